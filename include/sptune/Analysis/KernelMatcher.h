@@ -1,0 +1,44 @@
+//===- KernelMatcher.h - Recognize sparse kernels in linalg -----*- C++ -*-===//
+//
+// Part of sptune. The analysis behind `sptune-extract-kernels`: decides whether
+// a linalg op on #sparse_tensor operands is an SpMM, SDDMM or SpMV, and if so
+// describes it (roles of loops and operands, sizes, encoding). It rewrites
+// nothing; the pass turns its result into a #sptune.kernel attribute.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_ANALYSIS_KERNELMATCHER_H
+#define SPTUNE_ANALYSIS_KERNELMATCHER_H
+
+#include "sptune/IR/SptuneAttrs.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/SmallVector.h"
+#include <string>
+
+namespace mlir {
+namespace sptune {
+
+/// What the matcher found out about a linalg op.
+struct KernelMatch {
+  /// The op has no sparse operand: it is not a candidate, stay silent.
+  bool isSparse = false;
+  /// The recognized kernel (null when the op is sparse but not recognized).
+  KernelAttr kernel;
+  /// Why a sparse op was not recognized, phrased for a remark.
+  std::string reason;
+
+  bool recognized() const { return static_cast<bool>(kernel); }
+};
+
+/// Returns true when any operand of `op` has a #sparse_tensor encoding.
+bool hasSparseOperand(Operation *op);
+
+/// Classifies `op`. Never fails hard: unrecognized sparse ops come back with
+/// a reason, dense ops with `isSparse == false`.
+KernelMatch matchSparseKernel(linalg::LinalgOp op);
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_ANALYSIS_KERNELMATCHER_H

@@ -1,0 +1,35 @@
+//===- KernelReport.h - JSON report of extracted kernels --------*- C++ -*-===//
+//
+// Part of sptune. Writes the kernels found by `sptune-extract-kernels` as JSON
+// (schema: docs/kernel-report.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_ANALYSIS_KERNELREPORT_H
+#define SPTUNE_ANALYSIS_KERNELREPORT_H
+
+#include "sptune/IR/SptuneAttrs.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir {
+namespace sptune {
+
+/// Version of the report schema; bump on incompatible changes.
+constexpr int kKernelReportVersion = 1;
+
+/// One recognized kernel: the op it annotates and its description.
+struct ReportedKernel {
+  Operation *op;
+  KernelAttr kernel;
+};
+
+/// Writes the report for `kernels` to `os` as one JSON document.
+void writeKernelReport(llvm::raw_ostream &os,
+                       llvm::ArrayRef<ReportedKernel> kernels);
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_ANALYSIS_KERNELREPORT_H

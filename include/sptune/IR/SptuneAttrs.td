@@ -1,0 +1,104 @@
+//===- SptuneAttrs.td - sptune attributes ------------------*- tablegen -*-===//
+
+#ifndef SPTUNE_IR_SPTUNEATTRS_TD
+#define SPTUNE_IR_SPTUNEATTRS_TD
+
+include "sptune/IR/SptuneDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Sptune_KernelKind : I32EnumAttr<"KernelKind", "kind of sparse kernel", [
+    I32EnumAttrCase<"SpMM", 0, "spmm">,
+    I32EnumAttrCase<"SDDMM", 1, "sddmm">,
+    I32EnumAttrCase<"SpMV", 2, "spmv">
+  ]> {
+  let cppNamespace = "::mlir::sptune";
+  let genSpecializedAttr = 0;
+}
+
+/// The canonical role of an iteration dimension. For SpMM / SpMV, `i` is the
+/// free dimension of the sparse operand, `k` the reduction and `j` the free
+/// dimension of the dense operand; for SDDMM `i`, `j` are the sampled
+/// (sparse) dimensions and `k` the reduction.
+def Sptune_LoopRole : I32EnumAttr<"LoopRole", "role of an iteration dimension", [
+    I32EnumAttrCase<"I", 0, "i">,
+    I32EnumAttrCase<"J", 1, "j">,
+    I32EnumAttrCase<"K", 2, "k">
+  ]> {
+  let cppNamespace = "::mlir::sptune";
+  let genSpecializedAttr = 0;
+}
+
+def Sptune_OperandKind : I32EnumAttr<"OperandKind", "role of a kernel operand", [
+    I32EnumAttrCase<"Sparse", 0, "sparse">,
+    I32EnumAttrCase<"Dense", 1, "dense">,
+    I32EnumAttrCase<"Out", 2, "out">,
+    I32EnumAttrCase<"SparseOut", 3, "sparse_out">
+  ]> {
+  let cppNamespace = "::mlir::sptune";
+  let genSpecializedAttr = 0;
+}
+
+class Sptune_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Sptune_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// KernelAttr
+//===----------------------------------------------------------------------===//
+
+def Sptune_KernelAttr : Sptune_Attr<"Kernel", "kernel"> {
+  let summary = "A recognized sparse kernel";
+  let description = [{
+    Describes a `linalg` operation recognized as a sparse kernel:
+
+    ```mlir
+    #sptune.kernel<spmm, loops = [i : 1024, j : 64, k : ?],
+                   operands = [sparse(i, k), dense(k, j), out(i, j)],
+                   type = f64,
+                   encoding = #sparse_tensor.encoding<{...}>>
+    ```
+
+    - the kind (`spmm`, `sddmm`, `spmv`);
+    - `loops`: the iteration dimensions of the op in their current order
+      (`d0` first), each with its canonical role and its static size (`?` when
+      dynamic); the order of the roles is the kernel's current loop order;
+    - `operands`: one entry per operand of the op (inputs then outputs): its
+      kind (`sparse`, `dense`, `out`, or `sparse_out` for an output that shares
+      the sampling pattern) and the roles indexing its dimensions, in order —
+      `dense(j, k)` is a transposed dense operand;
+    - `type`: the element type;
+    - `encoding`: the current `#sparse_tensor.encoding` of the sparse operand.
+  }];
+  let parameters = (ins
+    EnumParameter<Sptune_KernelKind>:$kind,
+    ArrayRefParameter<"::mlir::sptune::LoopRole", "loop roles">:$loopRoles,
+    ArrayRefParameter<"int64_t", "loop sizes">:$loopSizes,
+    ArrayRefParameter<"::mlir::sptune::OperandKind", "operand kinds">:$operandKinds,
+    /// Flattened roles of each operand's dimensions; operandRanks splits it.
+    ArrayRefParameter<"::mlir::sptune::LoopRole", "operand dims">:$operandDims,
+    ArrayRefParameter<"int64_t", "operand ranks">:$operandRanks,
+    "::mlir::Type":$elementType,
+    "::mlir::sparse_tensor::SparseTensorEncodingAttr":$encoding
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumOperands() const { return getOperandKinds().size(); }
+    /// Roles of the dimensions of operand `idx`.
+    ::llvm::SmallVector<LoopRole> getOperandRoles(unsigned idx) const;
+    /// Index of the (sampling) sparse input operand.
+    unsigned getSparseOperand() const;
+    /// Position of the loop with `role` in the current loop order, or -1.
+    int getLoopPosition(LoopRole role) const;
+    /// Size of the loop with `role` (ShapedType::kDynamic when dynamic).
+    int64_t getLoopSize(LoopRole role) const;
+  }];
+}
+
+#endif // SPTUNE_IR_SPTUNEATTRS_TD

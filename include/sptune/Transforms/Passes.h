@@ -1,0 +1,22 @@
+//===- Passes.h - sptune passes ---------------------------------*- C++ -*-===//
+
+#ifndef SPTUNE_TRANSFORMS_PASSES_H
+#define SPTUNE_TRANSFORMS_PASSES_H
+
+#include "sptune/IR/SptuneDialect.h"
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace sptune {
+
+#define GEN_PASS_DECL
+#include "sptune/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "sptune/Transforms/Passes.h.inc"
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_TRANSFORMS_PASSES_H

@@ -1,0 +1,410 @@
+//===- KernelMatcher.cpp - Recognize sparse kernels in linalg -------------===//
+//
+// Recognition works on the LinalgOp interface, so named ops (linalg.matmul,
+// linalg.matvec, also with explicit indexing_maps) and linalg.generic are
+// handled alike: first the body must be a multiply-accumulate (or the SDDMM
+// "spy" idiom of upstream MLIR), then the indexing maps must give every loop
+// one canonical role.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/Analysis/KernelMatcher.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::sptune;
+
+bool mlir::sptune::hasSparseOperand(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), [](Type t) {
+    return static_cast<bool>(sparse_tensor::getSparseTensorEncoding(t));
+  });
+}
+
+namespace {
+/// The algebraic shape of a linalg body.
+enum class BodyKind {
+  /// out + x0 * x1 * ... over all inputs.
+  MulAcc,
+  /// Upstream's in-place SDDMM: out = present(out) ? out + a * b : absent.
+  Spy,
+};
+
+/// A kernel being assembled from an op.
+struct Assignment {
+  KernelKind kind;
+  SmallVector<LoopRole> loopRoles; // indexed by loop dim
+  SmallVector<OperandKind> operandKinds;
+};
+} // namespace
+
+static bool isBlockArg(Value v, Block *body, unsigned number) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && arg.getOwner() == body && arg.getArgNumber() == number;
+}
+
+/// Collects the block arguments at the leaves of a tree of arith.mulf.
+static bool collectFactors(Value v, Block *body,
+                           SmallVectorImpl<unsigned> &factors) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() != body)
+      return false;
+    factors.push_back(arg.getArgNumber());
+    return true;
+  }
+  auto mul = v.getDefiningOp<arith::MulFOp>();
+  if (!mul || factors.size() > 4)
+    return false;
+  return collectFactors(mul.getLhs(), body, factors) &&
+         collectFactors(mul.getRhs(), body, factors);
+}
+
+/// True when `factors` names each of the inputs 0..numInputs-1 exactly once.
+static bool coversInputs(SmallVector<unsigned> factors, unsigned numInputs) {
+  llvm::sort(factors);
+  if (factors.size() != numInputs)
+    return false;
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (factors[i] != i)
+      return false;
+  return true;
+}
+
+/// Returns the single value yielded by `region`'s sparse_tensor.yield.
+static Value regionYield(Region &region) {
+  if (!region.hasOneBlock())
+    return {};
+  auto yield = dyn_cast<sparse_tensor::YieldOp>(region.front().getTerminator());
+  if (!yield || yield->getNumOperands() != 1)
+    return {};
+  return yield->getOperand(0);
+}
+
+/// Matches upstream's SDDMM "spy" body:
+///   %u = sparse_tensor.unary %s present={ a * b } absent={}
+///   %r = sparse_tensor.reduce %s, %u, %zero { p + q }
+static bool isSpyBody(sparse_tensor::ReduceOp reduce, Block *body,
+                      unsigned numInputs) {
+  unsigned outArg = numInputs;
+  if (!isBlockArg(reduce.getX(), body, outArg))
+    return false;
+  auto unary = reduce.getY().getDefiningOp<sparse_tensor::UnaryOp>();
+  if (!unary || !isBlockArg(unary.getX(), body, outArg) ||
+      !unary.getAbsentRegion().empty())
+    return false;
+  Value product = regionYield(unary.getPresentRegion());
+  SmallVector<unsigned> factors;
+  if (!product || !collectFactors(product, body, factors) ||
+      !coversInputs(factors, numInputs))
+    return false;
+  Value sum = regionYield(reduce.getRegion());
+  auto add = sum ? sum.getDefiningOp<arith::AddFOp>() : nullptr;
+  if (!add)
+    return false;
+  Block &redBlock = reduce.getRegion().front();
+  auto isRedArg = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &redBlock;
+  };
+  return isRedArg(add.getLhs()) && isRedArg(add.getRhs()) &&
+         add.getLhs() != add.getRhs();
+}
+
+static FailureOr<BodyKind> analyzeBody(linalg::LinalgOp op,
+                                       std::string &reason) {
+  Block *body = op.getBlock();
+  unsigned numInputs = op.getNumDpsInputs();
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (!yield || yield.getNumOperands() != 1) {
+    reason = "op does not yield exactly one value";
+    return failure();
+  }
+  Value result = yield.getOperand(0);
+  if (auto add = result.getDefiningOp<arith::AddFOp>()) {
+    Value product = isBlockArg(add.getLhs(), body, numInputs)   ? add.getRhs()
+                    : isBlockArg(add.getRhs(), body, numInputs) ? add.getLhs()
+                                                                : Value();
+    SmallVector<unsigned> factors;
+    if (product && collectFactors(product, body, factors) &&
+        coversInputs(factors, numInputs))
+      return BodyKind::MulAcc;
+  }
+  if (auto reduce = result.getDefiningOp<sparse_tensor::ReduceOp>())
+    if (isSpyBody(reduce, body, numInputs))
+      return BodyKind::Spy;
+  reason = "body is not a multiply-accumulate";
+  return failure();
+}
+
+/// The loop dims an operand's indexing map reads, in order.
+static SmallVector<unsigned> operandLoops(AffineMap map) {
+  SmallVector<unsigned> dims;
+  for (AffineExpr e : map.getResults())
+    dims.push_back(cast<AffineDimExpr>(e).getPosition());
+  return dims;
+}
+
+/// Gives each loop a role and each operand a kind, or says why not.
+static FailureOr<Assignment>
+assignRoles(linalg::LinalgOp op, BodyKind bodyKind, std::string &reason) {
+  unsigned numInputs = op.getNumDpsInputs();
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<SmallVector<unsigned>> loops;
+  for (AffineMap map : maps)
+    loops.push_back(operandLoops(map));
+  SmallVector<bool> sparse;
+  for (OpOperand &operand : op->getOpOperands())
+    sparse.push_back(static_cast<bool>(
+        sparse_tensor::getSparseTensorEncoding(operand.get().getType())));
+  bool sparseOut = sparse.back();
+  unsigned numSparseInputs = llvm::count(ArrayRef(sparse).drop_back(), true);
+
+  auto iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> reductions;
+  for (unsigned l = 0; l < numLoops; ++l)
+    if (iterators[l] == utils::IteratorType::reduction)
+      reductions.push_back(l);
+  if (reductions.size() != 1) {
+    reason = "expected exactly one reduction loop, found " +
+             std::to_string(reductions.size());
+    return failure();
+  }
+  unsigned k = reductions.front();
+
+  Assignment a;
+  a.loopRoles.assign(numLoops, LoopRole::K);
+  auto setRole = [&](unsigned loop, LoopRole role) { a.loopRoles[loop] = role; };
+  auto rolesOf = [&](unsigned operand) {
+    SmallVector<LoopRole> roles;
+    for (unsigned l : loops[operand])
+      roles.push_back(a.loopRoles[l]);
+    return roles;
+  };
+  auto otherLoop = [&](ArrayRef<unsigned> exclude) -> unsigned {
+    for (unsigned l = 0; l < numLoops; ++l)
+      if (!llvm::is_contained(exclude, l))
+        return l;
+    return numLoops;
+  };
+  auto sameSet = [](ArrayRef<LoopRole> x, std::initializer_list<LoopRole> y) {
+    return x.size() == y.size() &&
+           llvm::all_of(y, [&](LoopRole r) { return llvm::is_contained(x, r); });
+  };
+  const char *notAProduct = "indexing maps do not form a matrix product";
+
+  if (bodyKind == BodyKind::Spy) {
+    // ins(A(i,k), B(k,j)) outs(S(i,j) sparse): sampling in place.
+    if (numInputs != 2 || numLoops != 3 || !sparseOut || numSparseInputs) {
+      reason = "sampling body on operands that do not form an SDDMM";
+      return failure();
+    }
+    ArrayRef<unsigned> outLoops = loops.back();
+    if (outLoops.size() != 2 || llvm::is_contained(outLoops, k)) {
+      reason = notAProduct;
+      return failure();
+    }
+    setRole(outLoops[0], LoopRole::I);
+    setRole(outLoops[1], LoopRole::J);
+    a.kind = KernelKind::SDDMM;
+    a.operandKinds = {OperandKind::Dense, OperandKind::Dense,
+                      OperandKind::SparseOut};
+    bool ok = (sameSet(rolesOf(0), {LoopRole::I, LoopRole::K}) &&
+               sameSet(rolesOf(1), {LoopRole::K, LoopRole::J})) ||
+              (sameSet(rolesOf(1), {LoopRole::I, LoopRole::K}) &&
+               sameSet(rolesOf(0), {LoopRole::K, LoopRole::J}));
+    if (!ok) {
+      reason = notAProduct;
+      return failure();
+    }
+    return a;
+  }
+
+  if (numSparseInputs > 1) {
+    reason = numInputs == 2 ? "both inputs are sparse (sparse x sparse products "
+                              "are not supported)"
+                            : "more than one sparse input";
+    return failure();
+  }
+  if (numSparseInputs == 0) {
+    reason = "sparse output of a product that is not sampled by a sparse input";
+    return failure();
+  }
+  unsigned s = llvm::find(sparse, true) - sparse.begin();
+
+  if (numInputs == 3) {
+    // SDDMM: X(i,j) += S(i,j) * A(i,k) * B(k,j).
+    if (numLoops != 3 || loops[s].size() != 2 ||
+        llvm::is_contained(loops[s], k)) {
+      reason = "three-input product whose sparse input is not the sampling "
+               "matrix";
+      return failure();
+    }
+    setRole(loops[s][0], LoopRole::I);
+    setRole(loops[s][1], LoopRole::J);
+    a.kind = KernelKind::SDDMM;
+    for (unsigned o = 0; o < numInputs; ++o)
+      a.operandKinds.push_back(o == s ? OperandKind::Sparse : OperandKind::Dense);
+    if (sparseOut) {
+      auto sEnc = sparse_tensor::getSparseTensorEncoding(
+          op->getOperand(s).getType());
+      auto oEnc = sparse_tensor::getSparseTensorEncoding(
+          op->getOperands().back().getType());
+      if (sEnc != oEnc) {
+        reason = "sparse output does not share the encoding of the sampling "
+                 "matrix";
+        return failure();
+      }
+    }
+    a.operandKinds.push_back(sparseOut ? OperandKind::SparseOut
+                                       : OperandKind::Out);
+    SmallVector<unsigned> dense;
+    for (unsigned o = 0; o < numInputs; ++o)
+      if (o != s)
+        dense.push_back(o);
+    bool ok = sameSet(rolesOf(numInputs), {LoopRole::I, LoopRole::J}) &&
+              ((sameSet(rolesOf(dense[0]), {LoopRole::I, LoopRole::K}) &&
+                sameSet(rolesOf(dense[1]), {LoopRole::K, LoopRole::J})) ||
+               (sameSet(rolesOf(dense[1]), {LoopRole::I, LoopRole::K}) &&
+                sameSet(rolesOf(dense[0]), {LoopRole::K, LoopRole::J})));
+    if (!ok) {
+      reason = notAProduct;
+      return failure();
+    }
+    return a;
+  }
+
+  if (numInputs != 2) {
+    reason = "expected two or three inputs, found " + std::to_string(numInputs);
+    return failure();
+  }
+  if (sparseOut) {
+    reason = "sparse output of a product that is not sampled by a sparse input";
+    return failure();
+  }
+  unsigned d = 1 - s;
+  a.operandKinds = {OperandKind::Dense, OperandKind::Dense, OperandKind::Out};
+  a.operandKinds[s] = OperandKind::Sparse;
+
+  if (numLoops == 3) {
+    // SpMM: C(i,j) += A(i,k) * B(k,j), A sparse (either side).
+    if (loops[s].size() != 2 || !llvm::is_contained(loops[s], k)) {
+      reason = notAProduct;
+      return failure();
+    }
+    unsigned i = loops[s][0] == k ? loops[s][1] : loops[s][0];
+    setRole(i, LoopRole::I);
+    setRole(otherLoop({i, k}), LoopRole::J);
+    a.kind = KernelKind::SpMM;
+    if (!sameSet(rolesOf(d), {LoopRole::K, LoopRole::J}) ||
+        !sameSet(rolesOf(2), {LoopRole::I, LoopRole::J})) {
+      reason = notAProduct;
+      return failure();
+    }
+    return a;
+  }
+  if (numLoops == 2) {
+    // SpMV: y(i) += A(i,k) * x(k), A sparse.
+    if (loops[s].size() != 2) {
+      reason = "sparse vector operand (only sparse matrices are supported)";
+      return failure();
+    }
+    if (!llvm::is_contained(loops[s], k)) {
+      reason = notAProduct;
+      return failure();
+    }
+    unsigned i = loops[s][0] == k ? loops[s][1] : loops[s][0];
+    setRole(i, LoopRole::I);
+    a.kind = KernelKind::SpMV;
+    if (!sameSet(rolesOf(d), {LoopRole::K}) ||
+        !sameSet(rolesOf(2), {LoopRole::I})) {
+      reason = "indexing maps do not form a matrix-vector product";
+      return failure();
+    }
+    return a;
+  }
+  reason = "expected 2 or 3 loops, found " + std::to_string(numLoops);
+  return failure();
+}
+
+KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
+  KernelMatch match;
+  match.isSparse = hasSparseOperand(op);
+  if (!match.isSparse)
+    return match;
+
+  // Operand types: ranked tensors of matrices/vectors with one f32/f64 type.
+  Type elementType;
+  for (auto [n, operand] : llvm::enumerate(op->getOperands())) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type) {
+      match.reason = "operand #" + std::to_string(n) + " is not a ranked tensor";
+      return match;
+    }
+    if (type.getRank() < 1 || type.getRank() > 2) {
+      match.reason = "operand #" + std::to_string(n) + " has rank " +
+                     std::to_string(type.getRank()) +
+                     " (only matrices and vectors are supported)";
+      return match;
+    }
+    Type et = type.getElementType();
+    if (!et.isF32() && !et.isF64()) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << "element type " << et << " is not f32 or f64";
+      match.reason = s;
+      return match;
+    }
+    if (elementType && et != elementType) {
+      match.reason = "operands have different element types";
+      return match;
+    }
+    elementType = et;
+  }
+  if (op->getNumResults() != 1 || op.getNumDpsInits() != 1) {
+    match.reason = "op does not have exactly one output";
+    return match;
+  }
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return map.isProjectedPermutation(/*allowZeroInResults=*/false);
+      })) {
+    match.reason = "indexing maps are not projected permutations";
+    return match;
+  }
+
+  FailureOr<BodyKind> body = analyzeBody(op, match.reason);
+  if (failed(body))
+    return match;
+  FailureOr<Assignment> a = assignRoles(op, *body, match.reason);
+  if (failed(a))
+    return match;
+
+  SmallVector<LoopRole> operandDims;
+  SmallVector<int64_t> operandRanks;
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    for (unsigned l : operandLoops(map))
+      operandDims.push_back(a->loopRoles[l]);
+    operandRanks.push_back(map.getNumResults());
+  }
+  unsigned sparseIdx = llvm::find(a->operandKinds, OperandKind::Sparse) -
+                       a->operandKinds.begin();
+  if (sparseIdx == a->operandKinds.size())
+    sparseIdx = a->operandKinds.size() - 1; // the sampling output
+  auto encoding = sparse_tensor::getSparseTensorEncoding(
+      op->getOperand(sparseIdx).getType());
+  SmallVector<int64_t> loopSizes = op.getStaticLoopRanges();
+  auto emitError = [&] {
+    return op->emitOpError("sptune internal error: ");
+  };
+  match.kernel = KernelAttr::getChecked(
+      llvm::function_ref<InFlightDiagnostic()>(emitError), op->getContext(),
+      a->kind, ArrayRef<LoopRole>(a->loopRoles), ArrayRef<int64_t>(loopSizes),
+      ArrayRef<OperandKind>(a->operandKinds), ArrayRef<LoopRole>(operandDims),
+      ArrayRef<int64_t>(operandRanks), elementType, encoding);
+  if (!match.kernel)
+    match.reason = "kernel description failed verification";
+  return match;
+}

@@ -1,0 +1,70 @@
+# -*- Python -*-
+# lit configuration of the sptune test suite.
+
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "SPTUNE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.sptune_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", ".so"))
+config.substitutions.append(("%sptune_src_root", config.sptune_src_root))
+config.substitutions.append(("%python", config.python_executable))
+
+# Runtime libraries for executed tests (mlir-runner -shared-libs=...).
+lib = config.llvm_lib_dir
+config.substitutions.append(("%mlir_lib_dir", lib))
+config.substitutions.append(
+    ("%mlir_c_runner_utils", os.path.join(lib, "libmlir_c_runner_utils.so")))
+config.substitutions.append(
+    ("%mlir_runner_utils", os.path.join(lib, "libmlir_runner_utils.so")))
+config.substitutions.append(("%omp_lib", os.path.join(lib, "libomp.so")))
+config.substitutions.append(
+    ("%shared_matrices",
+     os.path.normpath(os.path.join(config.sptune_src_root, "..", "shared",
+                                   "matrices"))))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.sptune_tools_dir, config.llvm_tools_dir]
+tools = [
+    "sptune-opt",
+    ToolSubst("mlir-opt", unresolved="fatal"),
+    ToolSubst("mlir-runner", unresolved="fatal"),
+]
+for optional in ["sptune-collect", "sptune-train", "sptune-matrix",
+                 "sptune-measure", "spade-sim", "sptune-fuzz"]:
+    tools.append(ToolSubst(optional, unresolved="ignore"))
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Features.
+if os.path.isdir(os.path.normpath(os.path.join(config.sptune_src_root, "..",
+                                               "shared", "matrices"))):
+    config.available_features.add("shared-matrices")
+if config.have_torch:
+    config.available_features.add("torch")
+if config.have_cuda_toolkit:
+    config.available_features.add("cuda-toolkit")
+    # A CUDA device exists only if the driver sees one.
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            out = subprocess.run([smi, "-L"], capture_output=True, text=True,
+                                 timeout=20)
+            if out.returncode == 0 and "GPU" in out.stdout:
+                config.available_features.add("cuda-device")
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")
