@@ -1,7 +1,6 @@
 //===- KernelAttr.cpp - #sptune.kernel ------------------------------------===//
 //
-// Parsing, printing and verification of #sptune.kernel, plus the tablegen'd
-// attribute and enum definitions of the dialect.
+// Parsing, printing and verification of #sptune.kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,18 +15,6 @@
 
 using namespace mlir;
 using namespace mlir::sptune;
-
-#include "sptune/IR/SptuneEnums.cpp.inc"
-
-#define GET_ATTRDEF_CLASSES
-#include "sptune/IR/SptuneAttrs.cpp.inc"
-
-void SptuneDialect::registerAttributes() {
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "sptune/IR/SptuneAttrs.cpp.inc"
-      >();
-}
 
 //===----------------------------------------------------------------------===//
 // Parsing and printing
@@ -122,9 +109,12 @@ Attribute KernelAttr::parse(AsmParser &parser, Type) {
     parser.emitError(encLoc, "expected a #sparse_tensor.encoding");
     return {};
   }
-  return parser.getChecked<KernelAttr>(parser.getContext(), kind, loopRoles,
-                                       loopSizes, operandKinds, operandDims,
-                                       operandRanks, elementType, encoding);
+  // ArrayRefs, so that the generated (out-of-line) getChecked is chosen.
+  return parser.getChecked<KernelAttr>(
+      parser.getContext(), kind, ArrayRef<LoopRole>(loopRoles),
+      ArrayRef<int64_t>(loopSizes), ArrayRef<OperandKind>(operandKinds),
+      ArrayRef<LoopRole>(operandDims), ArrayRef<int64_t>(operandRanks),
+      elementType, encoding);
 }
 
 void KernelAttr::print(AsmPrinter &printer) const {

@@ -1,0 +1,64 @@
+//===- SparseMatrix.h - Plain sparse matrix containers ----------*- C++ -*-===//
+//
+// Part of sptune. COO and CSR matrices as plain C++ values (no MLIR, no torch),
+// shared by the reader, the generators, the featurizer, the measurers and the
+// SPADE simulator.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_MATRIX_SPARSEMATRIX_H
+#define SPTUNE_MATRIX_SPARSEMATRIX_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sptune {
+
+/// Coordinate list. Entries may be unsorted and may repeat until `canonicalize`.
+struct CooMatrix {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::vector<int32_t> rowIdx;
+  std::vector<int32_t> colIdx;
+  std::vector<double> values;
+
+  int64_t nnz() const { return static_cast<int64_t>(rowIdx.size()); }
+  void add(int32_t r, int32_t c, double v) {
+    rowIdx.push_back(r);
+    colIdx.push_back(c);
+    values.push_back(v);
+  }
+  /// Sorts row-major and sums duplicates. Explicit zeros are kept (they are
+  /// stored entries, as in SuiteSparse files that store them).
+  void canonicalize();
+};
+
+/// Compressed sparse rows with sorted, unique column indices.
+struct CsrMatrix {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::vector<int64_t> rowPtr; // rows + 1 entries
+  std::vector<int32_t> colIdx;
+  std::vector<double> values;
+
+  int64_t nnz() const { return static_cast<int64_t>(colIdx.size()); }
+  int64_t rowLength(int64_t r) const { return rowPtr[r + 1] - rowPtr[r]; }
+
+  /// Builds from a COO matrix (canonicalizing a copy when needed).
+  static CsrMatrix fromCoo(const CooMatrix &coo);
+  CooMatrix toCoo() const;
+  CsrMatrix transposed() const;
+};
+
+/// Identity and provenance of a matrix, carried into datasets.
+struct MatrixInfo {
+  /// Stable identifier: file stem for files, generator spec for synthetic ones.
+  std::string id;
+  /// Where it came from: a path, or "gen:<spec>".
+  std::string source;
+};
+
+} // namespace sptune
+
+#endif // SPTUNE_MATRIX_SPARSEMATRIX_H

@@ -1,0 +1,204 @@
+//===- Schedule.h - The sparse format + loop schedule value -----*- C++ -*-===//
+//
+// Part of sptune. `Schedule` is the one representation of "how to run this
+// sparse kernel" that flows end to end: enumerated by a target's schedule
+// space, encoded for the cost model, printed as #sptune.schedule, applied by
+// sptune-apply-schedule and measured by a target's measurer. It is a plain C++
+// value (no MLIR, no torch), in the spirit of WACO's SuperSchedule: the sparse
+// format and the loop schedule chosen together.
+//
+// Roles are canonical: the sparse operand is A(i,k) for SpMM/SpMV and S(i,j)
+// for SDDMM; the "free" loop is the dense loop the sparse operand does not
+// index (j for SpMM, k for SDDMM, none for SpMV). A role split by a block size
+// b > 1 becomes two parts: outer `i1` = i / b and inner `i0` = i mod b.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_SCHEDULE_SCHEDULE_H
+#define SPTUNE_SCHEDULE_SCHEDULE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sptune {
+
+enum class TargetKind : uint8_t { CPU, NVVM, SPADE };
+enum class KernelType : uint8_t { SpMM, SDDMM, SpMV };
+enum class Role : uint8_t { I, J, K };
+/// Which part of a role a loop or level stands for.
+enum class Part : uint8_t { Whole, Outer, Inner };
+/// MLIR level types sptune uses (`compressed_nu` = compressed(nonunique)).
+enum class LevelFormat : uint8_t { Dense, Compressed, CompressedNU, Singleton };
+enum class ParallelKind : uint8_t { None, Outer };
+enum class OmpScheduleKind : uint8_t { Static, Dynamic };
+/// SPADE row reordering applied to the sparse matrix before tiling.
+enum class RowReorder : uint8_t { None, ByLength, BySimilarity };
+
+const char *toString(TargetKind);
+const char *toString(KernelType);
+const char *toString(LevelFormat);
+const char *toString(ParallelKind);
+const char *toString(OmpScheduleKind);
+const char *toString(RowReorder);
+std::optional<TargetKind> parseTargetKind(std::string_view);
+std::optional<KernelType> parseKernelType(std::string_view);
+
+/// A loop, or a storage level's dimension: a role, possibly one of its parts.
+struct DimPart {
+  Role role = Role::I;
+  Part part = Part::Whole;
+  bool operator==(const DimPart &o) const {
+    return role == o.role && part == o.part;
+  }
+  bool operator!=(const DimPart &o) const { return !(*this == o); }
+  /// "i", "i1" (outer), "i0" (inner).
+  std::string str() const;
+};
+
+struct StorageLevel {
+  DimPart dim;
+  LevelFormat format = LevelFormat::Dense;
+  bool operator==(const StorageLevel &o) const {
+    return dim == o.dim && format == o.format;
+  }
+};
+
+/// CPU knobs: OpenMP parallelization of the outer loop and vectorization.
+struct CpuKnobs {
+  ParallelKind parallel = ParallelKind::None;
+  int threads = 0; ///< 0 = the OpenMP default (all hardware threads)
+  OmpScheduleKind omp = OmpScheduleKind::Static;
+  int chunk = 0;        ///< 0 = the runtime's default chunk
+  int vectorLength = 0; ///< 0 = no vectorization; else 4, 8 or 16
+  bool simdIndex32 = false;
+  bool operator==(const CpuKnobs &) const;
+};
+
+/// NVVM knobs: MLIR's sparse GPU code generation, or the cuSPARSE library path.
+struct GpuKnobs {
+  int threads = 1024; ///< threads of sparse-gpu-codegen (num-threads)
+  bool libgen = false; ///< cuSPARSE through enable-gpu-libgen
+  bool operator==(const GpuKnobs &) const;
+};
+
+/// SPADE knobs (the row panel height and column tile width are the splits).
+struct SpadeKnobs {
+  int pes = 0; ///< processing elements used; 0 = all of the machine
+  bool barrier = false;
+  bool bypassSparse = false;
+  bool bypassDense = false;
+  bool bypassOutput = false;
+  RowReorder reorder = RowReorder::None;
+  bool operator==(const SpadeKnobs &) const;
+};
+
+struct Schedule {
+  TargetKind target = TargetKind::CPU;
+  KernelType kernel = KernelType::SpMM;
+  /// Block sizes of the sparse operand's row and column roles (1 = no split).
+  int64_t splitRow = 1;
+  int64_t splitCol = 1;
+  /// Storage levels of the sparse operand, outermost first.
+  std::vector<StorageLevel> levels;
+  /// All loops of the kernel, outermost first.
+  std::vector<DimPart> loopOrder;
+  /// Position / coordinate bit widths: 32 or 64.
+  int posWidth = 64;
+  int crdWidth = 64;
+  /// Strip-mining size of the free dense loop (0 = none).
+  int64_t tile = 0;
+  CpuKnobs cpu;
+  GpuKnobs gpu;
+  SpadeKnobs spade;
+
+  /// Canonical roles of the kernel.
+  static Role rowRole(KernelType) { return Role::I; }
+  static Role colRole(KernelType k) {
+    return k == KernelType::SDDMM ? Role::J : Role::K;
+  }
+  static std::optional<Role> freeRole(KernelType k);
+  /// The role whose loop is a reduction.
+  static Role reductionRole(KernelType) { return Role::K; }
+
+  Role rowRole() const { return rowRole(kernel); }
+  Role colRole() const { return colRole(kernel); }
+  std::optional<Role> freeRole() const { return freeRole(kernel); }
+  int64_t splitOf(Role r) const;
+
+  /// Named starting points: CSR with the natural loop order and no knobs.
+  static Schedule csr(TargetKind t, KernelType k);
+  static Schedule csc(TargetKind t, KernelType k);
+  static Schedule dcsr(TargetKind t, KernelType k);
+  static Schedule coo(TargetKind t, KernelType k);
+  /// Block-sparse rows: blocks of br x bc, block coordinates dense/compressed,
+  /// dense blocks.
+  static Schedule bsr(TargetKind t, KernelType k, int64_t br, int64_t bc);
+
+  /// Replaces the level order; the loop order becomes the level order with
+  /// the free loop innermost.
+  void setLevels(std::vector<StorageLevel> newLevels);
+
+  /// The printed form, e.g.
+  ///   cpu spmm, levels = [i : dense, k : compressed], split = [1, 1],
+  ///   order = [i, k, j], widths = [64, 64], tile = 0, parallel = none, ...
+  std::string str() const;
+
+  bool operator==(const Schedule &o) const;
+  bool operator!=(const Schedule &o) const { return !(*this == o); }
+  size_t hash() const;
+};
+
+/// Why `s` is illegal, or an empty string when it is legal. The single place
+/// that knows which schedules sptune can compile: structural rules and the
+/// combinations that crash MLIR's sparsifier (release builds have no
+/// assertions), each with its reason.
+std::string whyIllegal(const Schedule &s);
+inline bool isLegal(const Schedule &s) { return whyIllegal(s).empty(); }
+
+/// Why `s` cannot run on a rows x cols sparse operand (block sizes must
+/// divide the dimensions they split), or empty.
+std::string whyIllegalForShape(const Schedule &s, int64_t rows, int64_t cols);
+
+/// The canonical representative of `s`'s equivalence class: knobs that have
+/// no effect are reset (e.g. thread count when nothing runs in parallel, the
+/// knobs of other targets), so equivalent schedules compare equal.
+Schedule canonicalize(const Schedule &s);
+
+/// Parses the printed form. On failure returns nullopt and sets `error`.
+std::optional<Schedule> parseSchedule(std::string_view text,
+                                      std::string *error = nullptr);
+
+struct ScheduleHash {
+  size_t operator()(const Schedule &s) const { return s.hash(); }
+};
+
+//===----------------------------------------------------------------------===//
+// Token-level parsing, shared by the plain text parser and the MLIR attribute
+// parser so that both accept exactly one grammar.
+//===----------------------------------------------------------------------===//
+
+/// The tokens the schedule grammar needs. Implementations: a plain lexer over
+/// a string (parseSchedule) and mlir::AsmParser (#sptune.schedule).
+class ScheduleTokenSource {
+public:
+  virtual ~ScheduleTokenSource();
+  /// Identifiers such as `cpu`, `dense`, `i1`, `k0`, `true`.
+  virtual bool parseKeyword(std::string &keyword) = 0;
+  virtual bool parseInteger(int64_t &value) = 0;
+  /// Single punctuation: one of , = [ ] :
+  virtual bool parsePunct(char c) = 0;
+  virtual bool parseOptionalPunct(char c) = 0;
+  /// Reports an error at the current position.
+  virtual void emitError(const std::string &message) = 0;
+};
+
+/// Parses the body of a schedule (the printed form) from `tokens`.
+std::optional<Schedule> parseScheduleBody(ScheduleTokenSource &tokens);
+
+} // namespace sptune
+
+#endif // SPTUNE_SCHEDULE_SCHEDULE_H
