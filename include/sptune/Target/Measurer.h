@@ -1,0 +1,78 @@
+//===- Measurer.h - Measure a schedule on a target --------------*- C++ -*-===//
+//
+// Part of sptune. A target's measurer runs a kernel with a schedule on a
+// matrix and reports how long it took (or simulated cycles), with the result
+// checked against a reference. Plain C++: the collector drives any target's
+// measurer the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TARGET_MEASURER_H
+#define SPTUNE_TARGET_MEASURER_H
+
+#include "sptune/Matrix/SparseMatrix.h"
+#include "sptune/Schedule/Schedule.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace sptune {
+
+/// The kernel to measure. The sparse operand is the matrix (rows x cols in
+/// canonical roles: A(i,k) for SpMM/SpMV, S(i,j) for SDDMM).
+struct KernelSpec {
+  KernelType kernel = KernelType::SpMM;
+  /// N (dense columns) of SpMM, K (inner size) of SDDMM; ignored for SpMV.
+  int64_t free = 64;
+};
+
+struct MeasureOptions {
+  int warmups = 2;
+  int minReps = 5;
+  int maxReps = 1000;
+  double minSeconds = 0.2; ///< keep repeating until both minReps and this
+  double timeoutSeconds = 120; ///< per candidate, compile + run
+  bool checkResult = true;
+  double tolerance = 1e-4; ///< relative, against a double-precision reference
+};
+
+enum class MeasureStatus {
+  Ok,
+  Illegal,      ///< rejected by legality checks before compiling
+  CompileError, ///< the compiler reported an error
+  Crash,        ///< the compiling or running process died
+  Timeout,
+  WrongResult,
+  Error,        ///< anything else (I/O, resources)
+};
+const char *toString(MeasureStatus);
+
+struct Measurement {
+  MeasureStatus status = MeasureStatus::Error;
+  std::string reason;
+  double medianSeconds = 0, minSeconds = 0, maxSeconds = 0;
+  /// Median absolute deviation of the repetitions.
+  double madSeconds = 0;
+  int reps = 0;
+  double compileSeconds = 0;
+  /// Simulated cycles (simulator targets), else empty.
+  std::optional<double> cycles;
+  /// Target-specific details as a JSON object text ("{}" when none).
+  std::string detailsJson = "{}";
+
+  bool ok() const { return status == MeasureStatus::Ok; }
+};
+
+class Measurer {
+public:
+  virtual ~Measurer();
+  virtual TargetKind target() const = 0;
+  virtual Measurement measure(const CsrMatrix &matrix, const KernelSpec &spec,
+                              const Schedule &schedule,
+                              const MeasureOptions &options) = 0;
+};
+
+} // namespace sptune
+
+#endif // SPTUNE_TARGET_MEASURER_H
