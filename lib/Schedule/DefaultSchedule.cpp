@@ -1,0 +1,53 @@
+//===- DefaultSchedule.cpp - Heuristic schedule without a model -----------===//
+
+#include "sptune/Schedule/DefaultSchedule.h"
+
+using namespace sptune;
+
+Schedule sptune::mlirDefaultSchedule(TargetKind target, KernelType kernel) {
+  Schedule s = Schedule::csr(target, kernel);
+  if (target == TargetKind::CPU)
+    s.cpu.parallel = ParallelKind::Outer;
+  return canonicalize(s);
+}
+
+Schedule sptune::defaultSchedule(TargetKind target, KernelType kernel,
+                                 const MatrixStats *stats, int64_t free) {
+  // Mostly empty rows: do not visit them (DCSR) — otherwise the outer loop
+  // costs O(rows) instead of O(nonempty rows).
+  bool hyperSparse =
+      stats && stats->rows > 0 &&
+      static_cast<double>(stats->emptyRows) > 0.5 * static_cast<double>(stats->rows);
+  Schedule s = hyperSparse ? Schedule::dcsr(target, kernel)
+                           : Schedule::csr(target, kernel);
+  // CSR levels give the loop order i, k, then the free loop innermost: for
+  // SpMM that is the row-wise product (j innermost streams rows of B and C;
+  // the order i, j, k would re-walk each sparse row N times and read B by
+  // columns), for SDDMM the dot product over k innermost.
+  switch (target) {
+  case TargetKind::CPU: {
+    s.cpu.parallel = ParallelKind::Outer;
+    bool imbalanced = stats && stats->rowMean > 0 &&
+                      stats->rowStd > 1.0 * stats->rowMean;
+    if (imbalanced) {
+      s.cpu.omp = OmpScheduleKind::Dynamic;
+      s.cpu.chunk = 16;
+    }
+    // Vectorize the dense innermost loop (not SpMV, whose innermost loop is
+    // the sparse one); 8 lanes fit AVX2 for f32 and halve for f64 fine.
+    if (kernel != KernelType::SpMV && (free == 0 || free >= 8))
+      s.cpu.vectorLength = 8;
+    break;
+  }
+  case TargetKind::NVVM:
+    s.gpu.threads = 1024;
+    break;
+  case TargetKind::SPADE:
+    // Row panels of 32 rows, whole column range, no bypass: the paper's
+    // baseline tiling.
+    s.splitRow = 32;
+    s.splitCol = 1;
+    break;
+  }
+  return canonicalize(s);
+}
