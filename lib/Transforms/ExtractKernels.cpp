@@ -26,7 +26,7 @@ using namespace mlir::sptune;
 
 namespace {
 struct ExtractKernelsPass
-    : public sptune::impl::ExtractKernelsBase<ExtractKernelsPass> {
+    : public mlir::sptune::impl::ExtractKernelsBase<ExtractKernelsPass> {
   using ExtractKernelsBase::ExtractKernelsBase;
 
   void runOnOperation() override {

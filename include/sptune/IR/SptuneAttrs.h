@@ -11,6 +11,16 @@
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include "sptune/Schedule/Schedule.h"
+#include "llvm/ADT/Hashing.h"
+
+namespace sptune {
+/// Hashing for the #sptune.schedule storage.
+inline llvm::hash_code hash_value(const Schedule &s) {
+  return llvm::hash_value(s.str());
+}
+} // namespace sptune
+
 #include "sptune/IR/SptuneEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES

@@ -101,4 +101,33 @@ def Sptune_KernelAttr : Sptune_Attr<"Kernel", "kernel"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// ScheduleAttr
+//===----------------------------------------------------------------------===//
+
+def Sptune_ScheduleAttr : Sptune_Attr<"Schedule", "schedule"> {
+  let summary = "A sparse format + loop schedule for a kernel";
+  let description = [{
+    The printed form of the plain C++ `sptune::Schedule`
+    (include/sptune/Schedule/Schedule.h), 1:1: the same grammar is parsed by
+    `sptune::parseSchedule` and by this attribute. Example:
+
+    ```mlir
+    #sptune.schedule<cpu spmm, levels = [i1 : dense, k1 : compressed,
+        i0 : dense, k0 : dense], split = [4, 4], order = [i1, k1, j, i0, k0],
+        widths = [32, 32], tile = 0, parallel = outer, threads = 0,
+        omp = dynamic, chunk = 16, vl = 8, simd32 = false>
+    ```
+
+    Keys that are left out take their defaults (CSR, natural loop order,
+    no parallelism, no vectorization). The verifier rejects illegal schedules
+    (`sptune::whyIllegal`) with the reason.
+  }];
+  let parameters = (ins
+    AttrParameter<"::sptune::Schedule", "the schedule">:$schedule
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // SPTUNE_IR_SPTUNEATTRS_TD
