@@ -333,23 +333,29 @@ static std::string checkLevels(const Schedule &s) {
   }
 
   // Combinations that crash MLIR's sparsifier (no assertions in release
-  // builds). Each was reproduced; see docs/schedules.md.
+  // builds). Each was reproduced with mlir-opt 22.1; see docs/schedules.md.
   //
-  // (1) A split role whose outer and inner levels enclose a level of the
-  //     other role that is not split, e.g.
-  //     (i floordiv 2 : dense, k : compressed, i mod 2 : dense).
-  for (Role r : {s.rowRole(), s.colRole()}) {
-    Role other = r == s.rowRole() ? s.colRole() : s.rowRole();
-    if (s.splitOf(r) > 1 && s.splitOf(other) == 1) {
-      int outer = findLevel(s, {r, Part::Outer});
-      int inner = findLevel(s, {r, Part::Inner});
-      int mid = findLevel(s, {other, Part::Whole});
-      if (outer < mid && mid < inner)
-        return "level '" + DimPart{other, Part::Whole}.str() +
-               "' between the parts of split role '" + std::string(1, roleChar(r)) +
-               "' crashes the sparsifier";
-    }
-  }
+  // (1) The sparse operand's first dimension split while its second is not,
+  //     e.g. (i floordiv 2 : dense, k : compressed, i mod 2 : dense) or
+  //     (i floordiv 2 : dense, i mod 2 : dense, k : compressed): inferring
+  //     the level-to-dimension map segfaults in AffineMap::compose. Splitting
+  //     only the second dimension, or both, works.
+  if (std::string why = whyIllegalForOrientation(s, /*transposed=*/false);
+      !why.empty())
+    return why;
+  return "";
+}
+
+std::string sptune::whyIllegalForOrientation(const Schedule &s,
+                                             bool transposed) {
+  Role first = transposed ? s.colRole() : s.rowRole();
+  Role second = transposed ? s.rowRole() : s.colRole();
+  if (s.target != TargetKind::SPADE && s.splitOf(first) > 1 &&
+      s.splitOf(second) == 1)
+    return "splitting only the sparse operand's first dimension ('" +
+           std::string(1, roleChar(first)) +
+           "') crashes the sparsifier; split both dimensions or only the "
+           "second";
   return "";
 }
 
@@ -422,10 +428,37 @@ std::string sptune::whyIllegal(const Schedule &s) {
   return "";
 }
 
+double sptune::estimateStoredValues(const Schedule &s, int64_t rows,
+                                    int64_t cols, int64_t nnz) {
+  double count = 1;
+  for (const StorageLevel &l : s.levels) {
+    int64_t dimSize = l.dim.role == s.rowRole() ? rows : cols;
+    int64_t b = s.splitOf(l.dim.role);
+    double size = l.dim.part == Part::Whole   ? static_cast<double>(dimSize)
+                  : l.dim.part == Part::Inner ? static_cast<double>(b)
+                                              : static_cast<double>((dimSize + b - 1) / b);
+    if (l.format == LevelFormat::Dense)
+      count *= size;
+    else if (l.format != LevelFormat::Singleton)
+      count = std::min(count * size, static_cast<double>(nnz));
+  }
+  return count;
+}
+
 std::string sptune::whyIllegalForShape(const Schedule &s, int64_t rows,
-                                       int64_t cols) {
+                                       int64_t cols, int64_t nnz) {
   if (s.target == TargetKind::SPADE)
     return "";
+  if (nnz > 0) {
+    double stored = estimateStoredValues(s, rows, cols, nnz);
+    double limit = 32.0 * static_cast<double>(nnz) + 1048576.0;
+    if (stored > limit)
+      return "storage " + describeLevels(s) + " may hold " +
+             std::to_string(static_cast<int64_t>(stored)) +
+             " values for " + std::to_string(nnz) + " nonzeros";
+    if (s.posWidth == 32 && stored >= 2147483647.0)
+      return "32-bit positions cannot address the storage";
+  }
   if (rows % s.splitRow != 0)
     return "block size " + std::to_string(s.splitRow) +
            " does not divide the " + std::to_string(rows) + " rows";

@@ -159,9 +159,23 @@ struct Schedule {
 std::string whyIllegal(const Schedule &s);
 inline bool isLegal(const Schedule &s) { return whyIllegal(s).empty(); }
 
-/// Why `s` cannot run on a rows x cols sparse operand (block sizes must
-/// divide the dimensions they split), or empty.
-std::string whyIllegalForShape(const Schedule &s, int64_t rows, int64_t cols);
+/// Why `s` cannot be applied to a sparse operand whose dimensions are in
+/// canonical order (`transposed` = false: A(i,k), S(i,j)) or swapped (the
+/// sparse operand on the right of a product, stored as A(k,i)). `whyIllegal`
+/// checks the canonical orientation.
+std::string whyIllegalForOrientation(const Schedule &s, bool transposed);
+
+/// Why `s` cannot run on a rows x cols sparse operand with `nnz` stored
+/// entries, or empty: block sizes must divide the dimensions they split, and
+/// (when nnz > 0) the storage may not blow up — dense levels under sparse ones
+/// store explicit zeros; at most 32 * nnz + 2^20 values are allowed.
+std::string whyIllegalForShape(const Schedule &s, int64_t rows, int64_t cols,
+                               int64_t nnz = 0);
+
+/// Upper bound on the values `s`'s storage holds for a rows x cols operand
+/// with nnz entries (explicit zeros of dense levels included).
+double estimateStoredValues(const Schedule &s, int64_t rows, int64_t cols,
+                            int64_t nnz);
 
 /// The canonical representative of `s`'s equivalence class: knobs that have
 /// no effect are reset (e.g. thread count when nothing runs in parallel, the

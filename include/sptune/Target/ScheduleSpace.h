@@ -24,6 +24,7 @@ struct ProblemShape {
   int64_t rows = 0; ///< size of the sparse operand's row role (0 = unknown)
   int64_t cols = 0; ///< size of its column role (0 = unknown)
   int64_t free = 0; ///< size of the free dense loop (N of SpMM, K of SDDMM)
+  int64_t nnz = 0;  ///< stored entries of the sparse operand (0 = unknown)
 };
 
 class ScheduleSpace {

@@ -1,0 +1,192 @@
+//===- CpuScheduleSpace.cpp - The CPU target's schedules ------------------===//
+
+#include "cpu/CpuScheduleSpace.h"
+
+#include <algorithm>
+#include <random>
+#include <unordered_set>
+
+using namespace sptune;
+
+CpuScheduleSpace::CpuScheduleSpace(CpuSpaceConfig config)
+    : cfg(std::move(config)) {}
+
+/// All orders of `parts` that keep each role's outer part before its inner.
+static void levelOrders(std::vector<DimPart> parts,
+                        std::vector<std::vector<DimPart>> &out) {
+  std::sort(parts.begin(), parts.end(), [](DimPart a, DimPart b) {
+    return std::make_pair(a.role, a.part) < std::make_pair(b.role, b.part);
+  });
+  do {
+    bool ok = true;
+    for (size_t a = 0; a < parts.size() && ok; ++a)
+      for (size_t b = a + 1; b < parts.size(); ++b)
+        if (parts[a].role == parts[b].role && parts[a].part == Part::Inner &&
+            parts[b].part == Part::Outer)
+          ok = false;
+    if (ok)
+      out.push_back(parts);
+  } while (std::next_permutation(
+      parts.begin(), parts.end(), [](DimPart a, DimPart b) {
+        return std::make_pair(a.role, a.part) < std::make_pair(b.role, b.part);
+      }));
+}
+
+std::vector<Schedule> CpuScheduleSpace::structures(KernelType kernel) const {
+  std::vector<Schedule> out;
+  Schedule base = Schedule::csr(TargetKind::CPU, kernel);
+  Role row = base.rowRole(), col = base.colRole();
+  std::optional<Role> free = base.freeRole();
+  for (int64_t br : cfg.splits) {
+    for (int64_t bc : cfg.splits) {
+      std::vector<DimPart> parts;
+      for (auto [role, b] : {std::make_pair(row, br), std::make_pair(col, bc)}) {
+        if (b > 1) {
+          parts.push_back({role, Part::Outer});
+          parts.push_back({role, Part::Inner});
+        } else {
+          parts.push_back({role, Part::Whole});
+        }
+      }
+      std::vector<std::vector<DimPart>> orders;
+      levelOrders(parts, orders);
+      for (const std::vector<DimPart> &order : orders) {
+        size_t numLevels = order.size();
+        // Formats: every dense/compressed assignment, plus COO when unsplit.
+        std::vector<std::vector<LevelFormat>> formats;
+        for (unsigned mask = 0; mask < (1u << numLevels); ++mask) {
+          std::vector<LevelFormat> f;
+          for (size_t l = 0; l < numLevels; ++l)
+            f.push_back(mask & (1u << l) ? LevelFormat::Compressed
+                                         : LevelFormat::Dense);
+          formats.push_back(f);
+        }
+        if (cfg.includeCoo && numLevels == 2)
+          formats.push_back({LevelFormat::CompressedNU, LevelFormat::Singleton});
+        for (const std::vector<LevelFormat> &f : formats) {
+          Schedule s = base;
+          s.splitRow = br;
+          s.splitCol = bc;
+          std::vector<StorageLevel> levels;
+          for (size_t l = 0; l < numLevels; ++l)
+            levels.push_back({order[l], f[l]});
+          s.levels = levels;
+          // The free loop at each position among the levels.
+          size_t positions = free ? numLevels + 1 : 1;
+          for (size_t pos = 0; pos < positions; ++pos) {
+            s.loopOrder = order;
+            if (free)
+              s.loopOrder.insert(s.loopOrder.begin() + pos,
+                                 DimPart{*free, Part::Whole});
+            if (isLegal(s))
+              out.push_back(s);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+uint64_t CpuScheduleSpace::knobCombinations() const {
+  uint64_t parallel = 1 + cfg.threads.size() * cfg.omp.size();
+  uint64_t vector = 0;
+  for (int vl : cfg.vectorLengths)
+    vector += vl == 0 ? 1 : 2;
+  return cfg.tiles.size() * cfg.widths.size() * parallel * vector;
+}
+
+void CpuScheduleSpace::applyKnobs(Schedule &s, uint64_t index) const {
+  uint64_t parallel = 1 + cfg.threads.size() * cfg.omp.size();
+  s.tile = cfg.tiles[index % cfg.tiles.size()];
+  index /= cfg.tiles.size();
+  auto [pw, cw] = cfg.widths[index % cfg.widths.size()];
+  s.posWidth = pw;
+  s.crdWidth = cw;
+  index /= cfg.widths.size();
+  uint64_t p = index % parallel;
+  index /= parallel;
+  s.cpu = CpuKnobs();
+  if (p > 0) {
+    --p;
+    s.cpu.parallel = ParallelKind::Outer;
+    s.cpu.threads = cfg.threads[p % cfg.threads.size()];
+    auto [kind, chunk] = cfg.omp[p / cfg.threads.size()];
+    s.cpu.omp = kind;
+    s.cpu.chunk = chunk;
+  }
+  for (int vl : cfg.vectorLengths) {
+    uint64_t variants = vl == 0 ? 1 : 2;
+    if (index < variants) {
+      s.cpu.vectorLength = vl;
+      s.cpu.simdIndex32 = index == 1;
+      return;
+    }
+    index -= variants;
+  }
+}
+
+bool CpuScheduleSpace::admits(const ProblemShape &shape,
+                              const Schedule &s) const {
+  if (s.tile > 0 && shape.free > 0 && s.tile >= shape.free)
+    return false; // tiling would not split the loop
+  if (!isLegal(s) || canonicalize(s) != s)
+    return false;
+  if (shape.rows > 0 && shape.cols > 0 &&
+      !whyIllegalForShape(s, shape.rows, shape.cols, shape.nnz).empty())
+    return false;
+  return true;
+}
+
+void CpuScheduleSpace::enumerate(
+    const ProblemShape &shape,
+    const std::function<bool(const Schedule &)> &fn) const {
+  uint64_t knobs = knobCombinations();
+  for (Schedule s : structures(shape.kernel)) {
+    if (shape.rows > 0 && shape.cols > 0 &&
+        !whyIllegalForShape(s, shape.rows, shape.cols, shape.nnz).empty())
+      continue;
+    for (uint64_t k = 0; k < knobs; ++k) {
+      applyKnobs(s, k);
+      if (admits(shape, s) && !fn(s))
+        return;
+    }
+  }
+}
+
+std::vector<Schedule> CpuScheduleSpace::sample(const ProblemShape &shape,
+                                               size_t count,
+                                               uint64_t seed) const {
+  std::vector<Schedule> bases = structures(shape.kernel);
+  if (shape.rows > 0 && shape.cols > 0)
+    bases.erase(std::remove_if(bases.begin(), bases.end(),
+                               [&](const Schedule &s) {
+                                 return !whyIllegalForShape(s, shape.rows,
+                                                            shape.cols,
+                                                            shape.nnz)
+                                             .empty();
+                               }),
+                bases.end());
+  std::vector<Schedule> out;
+  if (bases.empty())
+    return out;
+  uint64_t knobs = knobCombinations();
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<uint64_t> pickBase(0, bases.size() - 1);
+  std::uniform_int_distribution<uint64_t> pickKnobs(0, knobs - 1);
+  std::unordered_set<std::string> seen;
+  // Rejection sampling: uniform over (structure, knobs) grid points, keeping
+  // canonical legal ones, is uniform over the canonical legal schedules.
+  uint64_t attempts = 0, maxAttempts = 200 * count + 10000;
+  while (out.size() < count && attempts++ < maxAttempts) {
+    Schedule s = bases[pickBase(rng)];
+    applyKnobs(s, pickKnobs(rng));
+    if (!admits(shape, s))
+      continue;
+    if (seen.insert(s.str()).second)
+      out.push_back(s);
+  }
+  if (out.size() < count) // small space: fall back to exact enumeration
+    return ScheduleSpace::sample(shape, count, seed);
+  return out;
+}

@@ -1,0 +1,66 @@
+//===- CpuScheduleSpace.h - The CPU target's schedules ----------*- C++ -*-===//
+//
+// Part of sptune. The space the CPU target searches: WACO-style storage
+// (splits, level order, per-level formats, widths) together with the loop
+// order (where the free dense loop sits among the storage levels), a tile of
+// the free loop, OpenMP parallelization of the outer loop, and vectorization.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TARGETS_CPU_CPUSCHEDULESPACE_H
+#define SPTUNE_TARGETS_CPU_CPUSCHEDULESPACE_H
+
+#include "sptune/Target/ScheduleSpace.h"
+
+#include <vector>
+
+namespace sptune {
+
+/// The values each knob takes. The defaults give a space of about 1.7 M
+/// schedules for SpMM; tests use smaller ones.
+struct CpuSpaceConfig {
+  std::vector<int64_t> splits = {1, 2, 4, 8, 16};
+  std::vector<int64_t> tiles = {0, 16, 32};
+  /// (position, coordinate) width pairs.
+  std::vector<std::pair<int, int>> widths = {{32, 32}, {64, 64}};
+  /// Thread counts for parallel schedules (0 = all hardware threads).
+  std::vector<int> threads = {0};
+  /// (kind, chunk) pairs for parallel schedules.
+  std::vector<std::pair<OmpScheduleKind, int>> omp = {
+      {OmpScheduleKind::Static, 0},
+      {OmpScheduleKind::Dynamic, 16},
+      {OmpScheduleKind::Dynamic, 64}};
+  std::vector<int> vectorLengths = {0, 4, 8, 16};
+  bool includeCoo = true;
+};
+
+class CpuScheduleSpace : public ScheduleSpace {
+public:
+  explicit CpuScheduleSpace(CpuSpaceConfig config = {});
+
+  TargetKind target() const override { return TargetKind::CPU; }
+  void enumerate(const ProblemShape &shape,
+                 const std::function<bool(const Schedule &)> &fn) const override;
+  /// Rejection sampling over the knob grid (uniform over canonical legal
+  /// schedules without enumerating the space).
+  std::vector<Schedule> sample(const ProblemShape &shape, size_t count,
+                               uint64_t seed) const override;
+
+  const CpuSpaceConfig &config() const { return cfg; }
+
+private:
+  /// Storage + loop order of one kernel: everything but the knobs.
+  std::vector<Schedule> structures(KernelType kernel) const;
+  /// The number of knob combinations per structure.
+  uint64_t knobCombinations() const;
+  /// Applies knob combination `index` to `s`.
+  void applyKnobs(Schedule &s, uint64_t index) const;
+  /// Whether `s` is legal, canonical and fits `shape`.
+  bool admits(const ProblemShape &shape, const Schedule &s) const;
+
+  CpuSpaceConfig cfg;
+};
+
+} // namespace sptune
+
+#endif // SPTUNE_TARGETS_CPU_CPUSCHEDULESPACE_H

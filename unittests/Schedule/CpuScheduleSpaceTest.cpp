@@ -1,0 +1,97 @@
+//===- CpuScheduleSpaceTest.cpp - The CPU schedule space ------------------===//
+
+#include "cpu/CpuScheduleSpace.h"
+
+#include "gtest/gtest.h"
+
+#include <set>
+
+using namespace sptune;
+
+namespace {
+
+CpuSpaceConfig smallConfig() {
+  CpuSpaceConfig c;
+  c.splits = {1, 4};
+  c.tiles = {0, 16};
+  c.widths = {{64, 64}};
+  c.omp = {{OmpScheduleKind::Static, 0}, {OmpScheduleKind::Dynamic, 16}};
+  c.vectorLengths = {0, 8};
+  return c;
+}
+
+TEST(CpuScheduleSpace, EnumeratesLegalCanonicalDistinct) {
+  CpuScheduleSpace space(smallConfig());
+  ProblemShape shape{KernelType::SpMM, 64, 64, 64, 500};
+  std::set<std::string> seen;
+  space.enumerate(shape, [&](const Schedule &s) {
+    EXPECT_TRUE(isLegal(s)) << s.str() << ": " << whyIllegal(s);
+    EXPECT_EQ(canonicalize(s), s) << s.str();
+    EXPECT_TRUE(seen.insert(s.str()).second) << "duplicate " << s.str();
+    return true;
+  });
+  EXPECT_EQ(seen.size(), space.size(shape));
+  EXPECT_GT(seen.size(), 100u);
+  // CSR and the blocked mixed format of WACO are in the space.
+  EXPECT_TRUE(space.contains(shape, Schedule::csr(TargetKind::CPU, KernelType::SpMM)));
+  std::string error;
+  auto waco = parseSchedule("cpu spmm, levels = [i1 : dense, k1 : compressed, "
+                            "i0 : dense, k0 : compressed], split = [4, 4]",
+                            &error);
+  ASSERT_TRUE(waco) << error;
+  EXPECT_TRUE(space.contains(shape, *waco));
+}
+
+TEST(CpuScheduleSpace, RespectsShape) {
+  CpuScheduleSpace space(smallConfig());
+  // 62 rows: no row split by 4; a free size of 16 admits no tile of 16.
+  ProblemShape shape{KernelType::SpMM, 62, 64, 16, 300};
+  space.enumerate(shape, [&](const Schedule &s) {
+    EXPECT_EQ(s.splitRow, 1) << s.str();
+    EXPECT_EQ(s.tile, 0) << s.str();
+    return true;
+  });
+}
+
+TEST(CpuScheduleSpace, SamplingIsDeterministicDistinctAndLegal) {
+  CpuScheduleSpace space; // the full default space
+  ProblemShape shape{KernelType::SpMM, 4096, 4096, 64, 40000};
+  std::vector<Schedule> a = space.sample(shape, 200, 7);
+  std::vector<Schedule> b = space.sample(shape, 200, 7);
+  std::vector<Schedule> c = space.sample(shape, 200, 8);
+  ASSERT_EQ(a.size(), 200u);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  std::set<std::string> distinct;
+  size_t parallel = 0, vectorized = 0, split = 0;
+  for (const Schedule &s : a) {
+    EXPECT_TRUE(isLegal(s)) << s.str();
+    EXPECT_EQ(canonicalize(s), s);
+    distinct.insert(s.str());
+    parallel += s.cpu.parallel == ParallelKind::Outer;
+    vectorized += s.cpu.vectorLength > 0;
+    split += s.splitRow > 1 || s.splitCol > 1;
+  }
+  EXPECT_EQ(distinct.size(), a.size());
+  // A uniform sample covers every knob.
+  EXPECT_GT(parallel, 20u);
+  EXPECT_GT(vectorized, 20u);
+  EXPECT_GT(split, 20u);
+}
+
+TEST(CpuScheduleSpace, SmallSpacesFallBackToEnumeration) {
+  CpuSpaceConfig c;
+  c.splits = {1};
+  c.tiles = {0};
+  c.widths = {{64, 64}};
+  c.omp = {{OmpScheduleKind::Static, 0}};
+  c.vectorLengths = {0};
+  c.includeCoo = false;
+  CpuScheduleSpace space(c);
+  ProblemShape shape{KernelType::SpMV, 8, 8, 1, 10};
+  uint64_t n = space.size(shape);
+  EXPECT_GT(n, 0u);
+  EXPECT_EQ(space.sample(shape, 1000, 1).size(), n);
+}
+
+} // namespace
