@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -86,10 +88,13 @@ static Value regionYield(Region &region) {
 /// Matches upstream's SDDMM "spy" body:
 ///   %u = sparse_tensor.unary %s present={ a * b } absent={}
 ///   %r = sparse_tensor.reduce %s, %u, %zero { p + q }
+/// The identity must be a zero constant: with any other value the reduction
+/// is not a plain sum of the sampled products.
 static bool isSpyBody(sparse_tensor::ReduceOp reduce, Block *body,
                       unsigned numInputs) {
   unsigned outArg = numInputs;
-  if (!isBlockArg(reduce.getX(), body, outArg))
+  if (!isBlockArg(reduce.getX(), body, outArg) ||
+      !matchPattern(reduce.getIdentity(), m_AnyZeroFloat()))
     return false;
   auto unary = reduce.getY().getDefiningOp<sparse_tensor::UnaryOp>();
   if (!unary || !isBlockArg(unary.getX(), body, outArg) ||
@@ -132,9 +137,13 @@ static FailureOr<BodyKind> analyzeBody(linalg::LinalgOp op,
         coversInputs(factors, numInputs))
       return BodyKind::MulAcc;
   }
-  if (auto reduce = result.getDefiningOp<sparse_tensor::ReduceOp>())
+  if (auto reduce = result.getDefiningOp<sparse_tensor::ReduceOp>()) {
     if (isSpyBody(reduce, body, numInputs))
       return BodyKind::Spy;
+    reason = "sparse_tensor.reduce body is not the sampled multiply-"
+             "accumulate of an SDDMM";
+    return failure();
+  }
   reason = "body is not a multiply-accumulate";
   return failure();
 }
@@ -230,7 +239,7 @@ assignRoles(linalg::LinalgOp op, BodyKind bodyKind, std::string &reason) {
     return failure();
   }
   if (numSparseInputs == 0) {
-    reason = "sparse output of a product that is not sampled by a sparse input";
+    reason = "sparse output of a product of dense inputs that is not sampled";
     return failure();
   }
   unsigned s = llvm::find(sparse, true) - sparse.begin();
@@ -282,7 +291,8 @@ assignRoles(linalg::LinalgOp op, BodyKind bodyKind, std::string &reason) {
     return failure();
   }
   if (sparseOut) {
-    reason = "sparse output of a product that is not sampled by a sparse input";
+    reason = "sparse output of an unsampled product (only an SDDMM may write "
+             "a sparse output)";
     return failure();
   }
   unsigned d = 1 - s;
@@ -395,16 +405,37 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
     sparseIdx = a->operandKinds.size() - 1; // the sampling output
   auto encoding = sparse_tensor::getSparseTensorEncoding(
       op->getOperand(sparseIdx).getType());
-  SmallVector<int64_t> loopSizes = op.getStaticLoopRanges();
-  auto emitError = [&] {
-    return op->emitOpError("sptune internal error: ");
-  };
-  match.kernel = KernelAttr::getChecked(
-      llvm::function_ref<InFlightDiagnostic()>(emitError), op->getContext(),
-      a->kind, ArrayRef<LoopRole>(a->loopRoles), ArrayRef<int64_t>(loopSizes),
-      ArrayRef<OperandKind>(a->operandKinds), ArrayRef<LoopRole>(operandDims),
-      ArrayRef<int64_t>(operandRanks), elementType, encoding);
+  // A loop is static when any operand dimension it indexes is static (the
+  // linalg verifier keeps static sizes consistent). getStaticLoopRanges()
+  // would only look at the first operand dimension of each loop.
+  SmallVector<int64_t> loopSizes(op.getNumLoops(), ShapedType::kDynamic);
+  for (OpOperand &operand : op->getOpOperands()) {
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(operand.get().getType()).getShape();
+    for (auto [d, l] :
+         llvm::enumerate(operandLoops(op.getMatchingIndexingMap(&operand))))
+      if (!ShapedType::isDynamic(shape[d]))
+        loopSizes[l] = shape[d];
+  }
+
+  // The attribute verifier is a consistency check of this matcher. Should it
+  // fail, turn its message into the reason instead of emitting an error from
+  // an analysis.
+  std::string verifierMessage;
+  {
+    ScopedDiagnosticHandler capture(op->getContext(), [&](Diagnostic &diag) {
+      verifierMessage = diag.str();
+      return success();
+    });
+    auto emitError = [&] { return mlir::emitError(op->getLoc()); };
+    match.kernel = KernelAttr::getChecked(
+        llvm::function_ref<InFlightDiagnostic()>(emitError), op->getContext(),
+        a->kind, ArrayRef<LoopRole>(a->loopRoles),
+        ArrayRef<int64_t>(loopSizes), ArrayRef<OperandKind>(a->operandKinds),
+        ArrayRef<LoopRole>(operandDims), ArrayRef<int64_t>(operandRanks),
+        elementType, encoding);
+  }
   if (!match.kernel)
-    match.reason = "kernel description failed verification";
+    match.reason = "kernel description failed verification: " + verifierMessage;
   return match;
 }
