@@ -70,7 +70,13 @@ void mlir::sptune::writeKernelReport(llvm::raw_ostream &os,
           j.attribute("encoding", printToString(k.getEncoding()));
           j.attributeArray("operands", [&] {
             for (unsigned o = 0; o < k.getNumOperands(); ++o) {
-              auto type = cast<RankedTensorType>(rk.op->getOperand(o).getType());
+              // The kernel comes from the matcher, so its operands are the
+              // op's ranked tensors; stay safe should an attribute written
+              // by hand disagree with its op.
+              Type type = o < rk.op->getNumOperands()
+                              ? rk.op->getOperand(o).getType()
+                              : Type();
+              auto tensor = dyn_cast_or_null<RankedTensorType>(type);
               j.object([&] {
                 j.attribute("index", o);
                 j.attribute("kind",
@@ -79,10 +85,17 @@ void mlir::sptune::writeKernelReport(llvm::raw_ostream &os,
                   for (LoopRole r : k.getOperandRoles(o))
                     j.value(stringifyLoopRole(r).str());
                 });
-                j.attributeBegin("shape");
-                writeShape(j, type.getShape());
-                j.attributeEnd();
-                j.attribute("type", printToString(type));
+                if (tensor) {
+                  j.attributeBegin("shape");
+                  writeShape(j, tensor.getShape());
+                  j.attributeEnd();
+                } else {
+                  j.attribute("shape", nullptr);
+                }
+                if (type)
+                  j.attribute("type", printToString(type));
+                else
+                  j.attribute("type", nullptr);
               });
             }
           });

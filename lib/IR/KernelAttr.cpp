@@ -42,7 +42,8 @@ static ParseResult parseRole(AsmParser &parser, LoopRole &role) {
 }
 
 Attribute KernelAttr::parse(AsmParser &parser, Type) {
-  KernelKind kind;
+  // Initialized only to keep -Wmaybe-uninitialized quiet; parsing sets them.
+  KernelKind kind = KernelKind::SpMM;
   SmallVector<LoopRole> loopRoles, operandDims;
   SmallVector<int64_t> loopSizes, operandRanks;
   SmallVector<OperandKind> operandKinds;
@@ -56,7 +57,7 @@ Attribute KernelAttr::parse(AsmParser &parser, Type) {
       parser.parseEqual())
     return {};
   auto parseLoop = [&]() -> ParseResult {
-    LoopRole role;
+    LoopRole role = LoopRole::I;
     if (parseRole(parser, role) || parser.parseColon())
       return failure();
     int64_t size = ShapedType::kDynamic;
@@ -73,13 +74,13 @@ Attribute KernelAttr::parse(AsmParser &parser, Type) {
       parser.parseEqual())
     return {};
   auto parseOperand = [&]() -> ParseResult {
-    OperandKind operandKind;
+    OperandKind operandKind = OperandKind::Sparse;
     if (parseEnumKeyword<OperandKind>(parser, operandKind, symbolizeOperandKind,
                                       "operand kind"))
       return failure();
     int64_t rank = 0;
     auto parseDim = [&]() -> ParseResult {
-      LoopRole role;
+      LoopRole role = LoopRole::I;
       if (parseRole(parser, role))
         return failure();
       operandDims.push_back(role);
