@@ -1,0 +1,238 @@
+// RUN: sptune-opt %s -split-input-file -verify-diagnostics
+
+// #sptune.kernel attributes that the parser or the verifier must reject, each
+// with a clear message. Each attribute is an alias definition, so that it is
+// parsed (and verified) where it is written.
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Missing role: an SpMM needs i, j and k.
+// expected-error @below {{'spmm' kernel needs one loop per role (i, j, k), got (i, k)}}
+#k = #sptune.kernel<spmm, loops = [i : 8, k : 4], operands = [sparse(i, k), dense(k), out(i)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Duplicate role.
+// expected-error @below {{'spmm' kernel needs one loop per role (i, j, k), got (i, i, k)}}
+#k = #sptune.kernel<spmm, loops = [i : 8, i : 8, k : 4], operands = [sparse(i, k), dense(k, i), out(i, i)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// An SpMV has no j loop.
+// expected-error @below {{'spmv' kernel needs one loop per role (i, k), got (i, j, k)}}
+#k = #sptune.kernel<spmv, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k), out(i)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Sizes are positive or '?'.
+// expected-error @below {{loop size must be positive or '?', got 0}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 0, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Wrong operand signature: the sparse operand of an SpMM is indexed by (i, k).
+// expected-error @below {{operand #0 sparse(i, j) does not fit a 'spmm' kernel}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, j), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Wrong operand signature: the dense operand of an SpMM is indexed by (k, j).
+// expected-error @below {{operand #1 dense(i, k) does not fit a 'spmm' kernel}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(i, k), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Two sparse inputs (SpGEMM) are not a kernel.
+// expected-error @below {{operand #1 sparse(k, j) does not fit a 'spmm' kernel}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), sparse(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Too many operands.
+// expected-error @below {{'spmm' kernel expects 3 operands, got 4}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// An operand indexed by a role that has no loop.
+// expected-error @below {{operand #1 uses role 'j' that has no loop}}
+#k = #sptune.kernel<spmv, loops = [i : 8, k : 4], operands = [sparse(i, k), dense(j), out(i)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// An SDDMM without a sparse sampling operand.
+// expected-error @below {{operand #0 dense(i, j) does not fit a 'sddmm' kernel}}
+#k = #sptune.kernel<sddmm, loops = [i : 8, j : 8, k : 4], operands = [dense(i, j), dense(i, k), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// The in-place SDDMM samples through its output, which must be sparse_out.
+// expected-error @below {{operand #2 out(i, j) does not fit a 'sddmm' kernel}}
+#k = #sptune.kernel<sddmm, loops = [i : 8, j : 8, k : 4], operands = [dense(i, k), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Integer element type.
+// expected-error @below {{element type must be f32 or f64, got 'i32'}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
+                    type = i32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Half precision is not supported either.
+// expected-error @below {{element type must be f32 or f64, got 'f16'}}
+#k = #sptune.kernel<spmv, loops = [i : 8, k : 4], operands = [sparse(i, k), dense(k), out(i)],
+                    type = f16, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// The output is the last operand.
+// expected-error @below {{the last operand must be the output}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [out(i, j), sparse(i, k), dense(k, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Exactly one output.
+// expected-error @below {{a kernel has exactly one output}}
+#k = #sptune.kernel<sddmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, j), dense(i, k), out(i, j), sparse_out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Only an SDDMM writes a sparse output.
+// expected-error @below {{only 'sddmm' may have a sparse output}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), sparse_out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#SV = #sparse_tensor.encoding<{ map = (i) -> (i : compressed) }>
+
+// The sparse operand is a matrix.
+// expected-error @below {{the sparse operand must be a matrix, its encoding has dimension rank 1}}
+#k = #sptune.kernel<spmv, loops = [i : 8, k : 4], operands = [sparse(i, k), dense(k), out(i)],
+                    type = f32, encoding = #SV>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Unknown kernel kind.
+// expected-error @below {{unknown kernel kind 'spgemm'}}
+#k = #sptune.kernel<spgemm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Unknown loop role.
+// expected-error @below {{unknown loop role 'l'}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, l : 4], operands = [sparse(i, l), dense(l, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Unknown operand kind.
+// expected-error @below {{unknown operand kind 'weird'}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), weird(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// A size that is neither an integer nor '?'.
+// expected-error @below {{expected integer value}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : x, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Misspelled keyword.
+// expected-error @below {{expected 'loops'}}
+#k = #sptune.kernel<spmm, loop = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Fields in the wrong order.
+// expected-error @below {{expected 'operands'}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], inputs = [sparse(i, k), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Unknown trailing field.
+// expected-error @+2 {{expected '>'}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSR, order = [i, j, k]>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Missing encoding.
+// expected-error @+2 {{expected ','}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
+                    type = f32>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// The encoding must be a #sparse_tensor.encoding.
+// expected-error @+2 {{expected a #sparse_tensor.encoding}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
+                    type = f32, encoding = 3>
