@@ -4,16 +4,50 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 using namespace sptune;
 
-void CooMatrix::canonicalize() {
-  const size_t n = rowIdx.size();
+bool CooMatrix::isCanonical() const {
+  for (size_t i = 1, n = rowIdx.size(); i < n; ++i) {
+    if (rowIdx[i - 1] > rowIdx[i])
+      return false;
+    if (rowIdx[i - 1] == rowIdx[i] && colIdx[i - 1] >= colIdx[i])
+      return false;
+  }
+  return true;
+}
+
+bool CooMatrix::verify(std::string &error) const {
+  if (rows < 0 || cols < 0) {
+    error = "negative matrix size";
+    return false;
+  }
+  if (colIdx.size() != rowIdx.size() || values.size() != rowIdx.size()) {
+    error = "row, column and value arrays differ in length";
+    return false;
+  }
+  for (size_t i = 0, n = rowIdx.size(); i < n; ++i) {
+    if (rowIdx[i] < 0 || rowIdx[i] >= rows || colIdx[i] < 0 ||
+        colIdx[i] >= cols) {
+      error = "entry " + std::to_string(i) + " at (" +
+              std::to_string(rowIdx[i]) + ", " + std::to_string(colIdx[i]) +
+              ") lies outside the " + std::to_string(rows) + " x " +
+              std::to_string(cols) + " matrix";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Fallback for coordinates outside [0, rows): a comparison sort.
+static void canonicalizeBySort(CooMatrix &m) {
+  const size_t n = m.rowIdx.size();
   std::vector<size_t> perm(n);
   std::iota(perm.begin(), perm.end(), 0);
-  std::sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
-    return rowIdx[a] != rowIdx[b] ? rowIdx[a] < rowIdx[b]
-                                  : colIdx[a] < colIdx[b];
+  std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
+    return m.rowIdx[a] != m.rowIdx[b] ? m.rowIdx[a] < m.rowIdx[b]
+                                      : m.colIdx[a] < m.colIdx[b];
   });
   std::vector<int32_t> r, c;
   std::vector<double> v;
@@ -21,21 +55,86 @@ void CooMatrix::canonicalize() {
   c.reserve(n);
   v.reserve(n);
   for (size_t p : perm) {
-    if (!r.empty() && r.back() == rowIdx[p] && c.back() == colIdx[p]) {
-      v.back() += values[p];
+    if (!r.empty() && r.back() == m.rowIdx[p] && c.back() == m.colIdx[p]) {
+      v.back() += m.values[p];
       continue;
     }
-    r.push_back(rowIdx[p]);
-    c.push_back(colIdx[p]);
-    v.push_back(values[p]);
+    r.push_back(m.rowIdx[p]);
+    c.push_back(m.colIdx[p]);
+    v.push_back(m.values[p]);
   }
-  rowIdx = std::move(r);
-  colIdx = std::move(c);
-  values = std::move(v);
+  m.rowIdx = std::move(r);
+  m.colIdx = std::move(c);
+  m.values = std::move(v);
+}
+
+void CooMatrix::canonicalize() {
+  if (isCanonical())
+    return;
+  const size_t n = rowIdx.size();
+  // Rows in range: a stable counting sort by row, then a sort of each row by
+  // column; O(nnz + rows) plus short per-row sorts.
+  for (int32_t r : rowIdx)
+    if (r < 0 || r >= rows)
+      return canonicalizeBySort(*this);
+
+  std::vector<int64_t> start(rows + 1, 0);
+  for (int32_t r : rowIdx)
+    ++start[r + 1];
+  for (int64_t r = 0; r < rows; ++r)
+    start[r + 1] += start[r];
+  std::vector<std::pair<int32_t, double>> entries(n);
+  {
+    std::vector<int64_t> next(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < n; ++i)
+      entries[next[rowIdx[i]]++] = {colIdx[i], values[i]};
+  }
+  auto byColumn = [](const std::pair<int32_t, double> &a,
+                     const std::pair<int32_t, double> &b) {
+    return a.first < b.first;
+  };
+
+  size_t out = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    auto first = entries.begin() + start[r],
+         last = entries.begin() + start[r + 1];
+    if (!std::is_sorted(first, last, byColumn))
+      std::stable_sort(first, last, byColumn);
+    for (auto it = first; it != last; ++it) {
+      if (it != first && it->first == colIdx[out - 1]) {
+        values[out - 1] += it->second;
+        continue;
+      }
+      rowIdx[out] = static_cast<int32_t>(r);
+      colIdx[out] = it->first;
+      values[out] = it->second;
+      ++out;
+    }
+  }
+  rowIdx.resize(out);
+  colIdx.resize(out);
+  values.resize(out);
 }
 
 CsrMatrix CsrMatrix::fromCoo(const CooMatrix &input) {
+  if (input.isCanonical()) {
+    CsrMatrix csr;
+    csr.rows = input.rows;
+    csr.cols = input.cols;
+    csr.rowPtr.assign(input.rows + 1, 0);
+    for (int32_t r : input.rowIdx)
+      ++csr.rowPtr[r + 1];
+    for (int64_t r = 0; r < input.rows; ++r)
+      csr.rowPtr[r + 1] += csr.rowPtr[r];
+    csr.colIdx = input.colIdx;
+    csr.values = input.values;
+    return csr;
+  }
   CooMatrix coo = input;
+  return fromCoo(std::move(coo));
+}
+
+CsrMatrix CsrMatrix::fromCoo(CooMatrix &&coo) {
   coo.canonicalize();
   CsrMatrix csr;
   csr.rows = coo.rows;
@@ -47,6 +146,7 @@ CsrMatrix CsrMatrix::fromCoo(const CooMatrix &input) {
     csr.rowPtr[r + 1] += csr.rowPtr[r];
   csr.colIdx = std::move(coo.colIdx);
   csr.values = std::move(coo.values);
+  coo.rowIdx.clear();
   return csr;
 }
 

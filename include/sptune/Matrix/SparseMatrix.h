@@ -15,7 +15,8 @@
 
 namespace sptune {
 
-/// Coordinate list. Entries may be unsorted and may repeat until `canonicalize`.
+/// Coordinate list. Entries may be unsorted and may repeat until
+/// `canonicalize`.
 struct CooMatrix {
   int64_t rows = 0;
   int64_t cols = 0;
@@ -30,8 +31,14 @@ struct CooMatrix {
     values.push_back(v);
   }
   /// Sorts row-major and sums duplicates. Explicit zeros are kept (they are
-  /// stored entries, as in SuiteSparse files that store them).
+  /// stored entries, as in SuiteSparse files that store them). Duplicates are
+  /// summed in their original order, so the result is deterministic.
   void canonicalize();
+  /// True if sorted row-major without duplicates.
+  bool isCanonical() const;
+  /// Checks that the three arrays have one length and every coordinate lies
+  /// in [0, rows) x [0, cols); on failure says why in `error`.
+  bool verify(std::string &error) const;
 };
 
 /// Compressed sparse rows with sorted, unique column indices.
@@ -45,8 +52,11 @@ struct CsrMatrix {
   int64_t nnz() const { return static_cast<int64_t>(colIdx.size()); }
   int64_t rowLength(int64_t r) const { return rowPtr[r + 1] - rowPtr[r]; }
 
-  /// Builds from a COO matrix (canonicalizing a copy when needed).
+  /// Builds from a COO matrix (canonicalizing a copy when needed). The COO
+  /// matrix must be valid (see CooMatrix::verify).
   static CsrMatrix fromCoo(const CooMatrix &coo);
+  /// Same, consuming the COO matrix (no copy of the coordinates).
+  static CsrMatrix fromCoo(CooMatrix &&coo);
   CooMatrix toCoo() const;
   CsrMatrix transposed() const;
 };

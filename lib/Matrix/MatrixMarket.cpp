@@ -1,0 +1,520 @@
+//===- MatrixMarket.cpp - Matrix Market reader and writer -----------------===//
+//
+// The reader loads the whole file into memory and parses it in one pass with
+// std::from_chars, counting lines as it goes so that every error names the
+// line it was found on.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/Matrix/MatrixMarket.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+using namespace sptune;
+
+namespace {
+
+constexpr int64_t kMaxDim = std::numeric_limits<int32_t>::max();
+
+bool isBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+char toLower(char c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
+
+std::string lowered(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), toLower);
+  return out;
+}
+
+/// A token for a message: printable, quoted, at most 40 characters.
+std::string quoted(std::string_view tok) {
+  std::string out = "'";
+  for (size_t i = 0; i < tok.size() && i < 40; ++i) {
+    unsigned char c = static_cast<unsigned char>(tok[i]);
+    out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
+  }
+  if (tok.size() > 40)
+    out += "...";
+  return out + "'";
+}
+
+/// One-pass Matrix Market parser over an in-memory buffer.
+class Parser {
+public:
+  Parser(std::string_view text, std::string_view name, std::string &error)
+      : begin(text.data()), p(text.data()), end(text.data() + text.size()),
+        name(name), error(error) {}
+
+  bool parse(CooMatrix &out, MatrixMarketHeader &header);
+
+private:
+  bool fail(int64_t atLine, const std::string &message) {
+    error = std::string(name) + ":" + std::to_string(atLine) + ": " + message;
+    return false;
+  }
+  bool fail(const std::string &message) { return fail(line, message); }
+  /// The last line of the file (for errors found at its end).
+  int64_t lastLine() const {
+    return (end != begin && end[-1] == '\n') ? line - 1 : line;
+  }
+
+  bool atLineEnd() const { return p == end || *p == '\n'; }
+  void skipBlanks() {
+    while (p != end && isBlank(*p))
+      ++p;
+  }
+  /// Moves past the end of the current line.
+  void skipLine() {
+    const void *nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+    if (!nl) {
+      p = end;
+      return;
+    }
+    p = static_cast<const char *>(nl) + 1;
+    ++line;
+  }
+  /// The whitespace-delimited token starting at `at`.
+  std::string_view tokenAt(const char *at) const {
+    const char *q = at;
+    while (q != end && !isBlank(*q) && *q != '\n')
+      ++q;
+    return std::string_view(at, static_cast<size_t>(q - at));
+  }
+  /// The rest of the current line from `at`, without the line break.
+  std::string_view restOfLine(const char *at) const {
+    const char *q = at;
+    while (q != end && *q != '\n')
+      ++q;
+    while (q != at && isBlank(q[-1]))
+      --q;
+    return std::string_view(at, static_cast<size_t>(q - at));
+  }
+  /// True if the character after a number ends its token.
+  bool endsToken(const char *q) const {
+    return q == end || isBlank(*q) || *q == '\n';
+  }
+
+  bool parseBanner(MatrixMarketHeader &header);
+  bool parseSizeLine(int64_t &rows, int64_t &cols, int64_t &entries);
+  bool parseIndex(const char *what, int64_t limit, int32_t &out);
+  bool parseValue(MatrixMarketField field, double &out);
+
+  const char *begin, *p, *end;
+  int64_t line = 1;
+  std::string_view name;
+  std::string &error;
+};
+
+} // namespace
+
+bool Parser::parseBanner(MatrixMarketHeader &header) {
+  static constexpr std::string_view kBanner = "%%MatrixMarket";
+  static constexpr const char *kExpected =
+      "expected '%%MatrixMarket matrix coordinate <real|integer|pattern> "
+      "<general|symmetric|skew-symmetric>'";
+  if (p == end)
+    return fail("empty file: missing '%%MatrixMarket' banner");
+  std::string_view first = restOfLine(p);
+  if (first.size() < kBanner.size() ||
+      lowered(first.substr(0, kBanner.size())) != lowered(kBanner))
+    return fail("missing '%%MatrixMarket' banner on the first line (found " +
+                quoted(first) + ")");
+  p += kBanner.size();
+  std::string tokens[4];
+  for (std::string &tok : tokens) {
+    skipBlanks();
+    if (atLineEnd())
+      return fail(std::string("incomplete banner: ") + kExpected);
+    std::string_view t = tokenAt(p);
+    tok = lowered(t);
+    p += t.size();
+  }
+  skipBlanks();
+  if (!atLineEnd())
+    return fail("unexpected text after the banner: " + quoted(tokenAt(p)));
+
+  if (tokens[0] != "matrix")
+    return fail("unsupported object " + quoted(tokens[0]) +
+                " (only 'matrix' is supported)");
+  if (tokens[1] == "array")
+    return fail("unsupported format 'array' (only sparse 'coordinate' files "
+                "are supported)");
+  if (tokens[1] != "coordinate")
+    return fail("unknown format " + quoted(tokens[1]) + ": " + kExpected);
+  if (tokens[2] == "real")
+    header.field = MatrixMarketField::Real;
+  else if (tokens[2] == "integer")
+    header.field = MatrixMarketField::Integer;
+  else if (tokens[2] == "pattern")
+    header.field = MatrixMarketField::Pattern;
+  else if (tokens[2] == "complex")
+    return fail("unsupported field 'complex' (expected real, integer or "
+                "pattern)");
+  else
+    return fail("unknown field " + quoted(tokens[2]) +
+                " (expected real, integer or pattern)");
+  if (tokens[3] == "general")
+    header.symmetry = MatrixMarketSymmetry::General;
+  else if (tokens[3] == "symmetric")
+    header.symmetry = MatrixMarketSymmetry::Symmetric;
+  else if (tokens[3] == "skew-symmetric")
+    header.symmetry = MatrixMarketSymmetry::SkewSymmetric;
+  else if (tokens[3] == "hermitian")
+    return fail("unsupported symmetry 'hermitian' (expected general, "
+                "symmetric or skew-symmetric)");
+  else
+    return fail("unknown symmetry " + quoted(tokens[3]) +
+                " (expected general, symmetric or skew-symmetric)");
+  skipLine();
+  return true;
+}
+
+bool Parser::parseSizeLine(int64_t &rows, int64_t &cols, int64_t &entries) {
+  const char *lineStart = p;
+  auto bad = [&]() {
+    return fail("bad size line " + quoted(restOfLine(lineStart)) +
+                ": expected 'rows cols entries' (three non-negative "
+                "integers)");
+  };
+  int64_t *fields[3] = {&rows, &cols, &entries};
+  for (int64_t *f : fields) {
+    skipBlanks();
+    if (atLineEnd())
+      return bad();
+    if (*p == '+')
+      ++p;
+    auto [q, ec] = std::from_chars(p, end, *f);
+    if (ec == std::errc::result_out_of_range && endsToken(q))
+      return fail("size " + quoted(tokenAt(p)) + " is too large");
+    if (ec != std::errc() || !endsToken(q) || *f < 0)
+      return bad();
+    p = q;
+  }
+  skipBlanks();
+  if (!atLineEnd())
+    return fail("unexpected text after the size line: " + quoted(tokenAt(p)));
+  if (rows > kMaxDim || cols > kMaxDim)
+    return fail("matrix too large: " + std::to_string(rows) + " x " +
+                std::to_string(cols) + " (at most " + std::to_string(kMaxDim) +
+                " rows and columns)");
+  return true;
+}
+
+bool Parser::parseIndex(const char *what, int64_t limit, int32_t &out) {
+  skipBlanks();
+  if (atLineEnd())
+    return fail(std::string("missing ") + what);
+  const char *tok = p;
+  const char *digits = (*p == '+') ? p + 1 : p;
+  int64_t v = 0;
+  auto [q, ec] = std::from_chars(digits, end, v);
+  if ((ec != std::errc() && ec != std::errc::result_out_of_range) ||
+      !endsToken(q))
+    return fail(std::string("expected an integer ") + what + ", found " +
+                quoted(tokenAt(tok)));
+  if (ec == std::errc::result_out_of_range || v < 1 || v > limit)
+    return fail(std::string(what) + " " + quoted(tokenAt(tok)) +
+                " out of range [1, " + std::to_string(limit) + "]");
+  out = static_cast<int32_t>(v - 1);
+  p = q;
+  return true;
+}
+
+bool Parser::parseValue(MatrixMarketField field, double &out) {
+  skipBlanks();
+  if (atLineEnd())
+    return fail("missing value");
+  const char *tok = p;
+  const char *num = p;
+  if (*num == '+' && num + 1 != end &&
+      ((num[1] >= '0' && num[1] <= '9') || num[1] == '.'))
+    ++num;
+  if (field == MatrixMarketField::Integer) {
+    int64_t v = 0;
+    auto [q, ec] = std::from_chars(num, end, v);
+    if (ec == std::errc::result_out_of_range && endsToken(q))
+      return fail("integer value " + quoted(tokenAt(tok)) + " out of range");
+    if (ec != std::errc() || !endsToken(q))
+      return fail("expected an integer value, found " + quoted(tokenAt(tok)));
+    out = static_cast<double>(v);
+    p = q;
+    return true;
+  }
+  auto [q, ec] = std::from_chars(num, end, out);
+  if ((ec == std::errc() && !endsToken(q) && (*q == 'd' || *q == 'D')) ||
+      ec == std::errc::result_out_of_range) {
+    // Fortran exponents (1.0D+00) and values beyond the double range: copy
+    // the token, fix the exponent letter, and let strtod decide (it
+    // underflows to zero and overflows to infinity).
+    std::string copy(tokenAt(num));
+    for (char &c : copy)
+      if (c == 'd' || c == 'D')
+        c = 'e';
+    char *stop = nullptr;
+    errno = 0;
+    out = std::strtod(copy.c_str(), &stop);
+    if (stop != copy.c_str() + copy.size())
+      return fail("expected a real value, found " + quoted(tokenAt(tok)));
+    if (std::isinf(out))
+      return fail("value " + quoted(tokenAt(tok)) + " out of range");
+    p = num + copy.size();
+    return true;
+  }
+  if (ec != std::errc() || !endsToken(q))
+    return fail("expected a real value, found " + quoted(tokenAt(tok)));
+  if (!std::isfinite(out))
+    return fail("non-finite value " + quoted(tokenAt(tok)));
+  p = q;
+  return true;
+}
+
+bool Parser::parse(CooMatrix &out, MatrixMarketHeader &header) {
+  if (!parseBanner(header))
+    return false;
+
+  // Comments and blank lines, then the size line.
+  for (;;) {
+    skipBlanks();
+    if (p == end)
+      return fail(lastLine(), "missing size line 'rows cols entries' (the "
+                              "file ends before it)");
+    if (*p == '\n') {
+      skipLine();
+      continue;
+    }
+    if (*p == '%') {
+      skipLine();
+      continue;
+    }
+    break;
+  }
+  int64_t rows = 0, cols = 0, declared = 0;
+  if (!parseSizeLine(rows, cols, declared))
+    return false;
+  const bool symmetric = header.symmetry != MatrixMarketSymmetry::General;
+  if (symmetric && rows != cols)
+    return fail(std::string(header.symmetry == MatrixMarketSymmetry::Symmetric
+                                ? "symmetric"
+                                : "skew-symmetric") +
+                " matrix must be square, but the size line says " +
+                std::to_string(rows) + " x " + std::to_string(cols));
+  skipLine();
+  header.storedEntries = declared;
+
+  out.rows = rows;
+  out.cols = cols;
+  // Every entry takes at least 4 bytes ("1 1\n"): do not trust a huge count.
+  int64_t reserve = std::min<int64_t>(declared, (end - p) / 4 + 1);
+  if (symmetric)
+    reserve *= 2;
+  out.rowIdx.reserve(reserve);
+  out.colIdx.reserve(reserve);
+  out.values.reserve(reserve);
+
+  const MatrixMarketField field = header.field;
+  const double mirrorSign =
+      header.symmetry == MatrixMarketSymmetry::SkewSymmetric ? -1.0 : 1.0;
+  int64_t seen = 0;
+  // For symmetric files: the first line with an entry strictly below and
+  // strictly above the diagonal. Storing both triangles would double count.
+  int64_t lowerLine = 0, upperLine = 0;
+  while (p != end) {
+    skipBlanks();
+    if (p == end)
+      break;
+    if (*p == '\n' || *p == '%') {
+      skipLine();
+      continue;
+    }
+    if (seen == declared)
+      return fail("more entries than the " + std::to_string(declared) +
+                  " declared in the size line");
+    int32_t r = 0, c = 0;
+    double v = 1.0;
+    if (!parseIndex("row index", rows, r) ||
+        !parseIndex("column index", cols, c))
+      return false;
+    if (field != MatrixMarketField::Pattern && !parseValue(field, v))
+      return false;
+    skipBlanks();
+    if (!atLineEnd())
+      return fail("unexpected text after the entry: " + quoted(tokenAt(p)));
+    ++seen;
+    out.add(r, c, v);
+    if (symmetric && r != c) {
+      out.add(c, r, mirrorSign * v);
+      int64_t &mine = r > c ? lowerLine : upperLine;
+      if (!mine)
+        mine = line;
+      if (lowerLine && upperLine)
+        return fail(
+            "symmetric file stores entries on both sides of the diagonal "
+            "(below on line " +
+            std::to_string(lowerLine) + ", above on line " +
+            std::to_string(upperLine) + "); only one triangle may be stored");
+    } else if (r == c &&
+               header.symmetry == MatrixMarketSymmetry::SkewSymmetric) {
+      return fail("diagonal entry (" + std::to_string(r + 1) + ", " +
+                  std::to_string(c + 1) +
+                  ") in a skew-symmetric matrix (its diagonal is zero and "
+                  "must not be stored)");
+    }
+    if (p != end)
+      ++p, ++line; // the '\n'
+  }
+  if (seen < declared) {
+    return fail(lastLine(), "file ends after " + std::to_string(seen) +
+                                " of the " + std::to_string(declared) +
+                                " entries declared in the size line");
+  }
+  out.canonicalize();
+  return true;
+}
+
+bool sptune::parseMatrixMarket(std::string_view text, std::string_view name,
+                               CooMatrix &out, std::string &error,
+                               MatrixMarketHeader *header) {
+  out = CooMatrix();
+  MatrixMarketHeader local;
+  Parser parser(text, name, error);
+  if (!parser.parse(out, header ? *header : local)) {
+    out = CooMatrix();
+    return false;
+  }
+  return true;
+}
+
+/// Reads a whole file; false with `path: message` on failure.
+static bool readFile(const std::string &path, std::string &text,
+                     std::string &error) {
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  text.clear();
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    long size = std::ftell(f);
+    if (size > 0)
+      text.reserve(static_cast<size_t>(size));
+    std::fseek(f, 0, SEEK_SET);
+  }
+  char buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0)
+    text.append(buffer, n);
+  bool failed = std::ferror(f);
+  int savedErrno = errno;
+  std::fclose(f);
+  if (failed) {
+    error = path + ": read error: " + std::strerror(savedErrno);
+    return false;
+  }
+  return true;
+}
+
+bool sptune::readMatrixMarket(const std::string &path, CooMatrix &out,
+                              std::string &error, MatrixMarketHeader *header) {
+  out = CooMatrix();
+  std::string text;
+  if (!readFile(path, text, error))
+    return false;
+  return parseMatrixMarket(text, path, out, error, header);
+}
+
+//===----------------------------------------------------------------------===//
+// Writer
+//===----------------------------------------------------------------------===//
+
+namespace {
+template <typename T> void appendNumber(std::string &s, T v) {
+  char buf[32];
+  auto [q, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  (void)ec;
+  s.append(buf, q);
+}
+} // namespace
+
+bool sptune::formatMatrixMarket(const CooMatrix &m, std::string &text,
+                                std::string &error,
+                                const MatrixMarketWriteOptions &options) {
+  if (!m.verify(error))
+    return false;
+  text.clear();
+  text.reserve(64 + static_cast<size_t>(m.nnz()) * 32);
+  text += "%%MatrixMarket matrix coordinate ";
+  text += options.field == MatrixMarketField::Real      ? "real"
+          : options.field == MatrixMarketField::Integer ? "integer"
+                                                        : "pattern";
+  text += " general\n";
+  for (const std::string &comment : options.comments) {
+    text += '%';
+    for (char c : comment)
+      text += (c == '\n' || c == '\r') ? ' ' : c;
+    text += '\n';
+  }
+  appendNumber(text, m.rows);
+  text += ' ';
+  appendNumber(text, m.cols);
+  text += ' ';
+  appendNumber(text, m.nnz());
+  text += '\n';
+  for (int64_t i = 0, n = m.nnz(); i < n; ++i) {
+    appendNumber(text, m.rowIdx[i] + 1);
+    text += ' ';
+    appendNumber(text, m.colIdx[i] + 1);
+    double v = m.values[i];
+    if (options.field == MatrixMarketField::Real) {
+      if (!std::isfinite(v)) {
+        error = "entry " + std::to_string(i) + " has a non-finite value";
+        return false;
+      }
+      text += ' ';
+      appendNumber(text, v);
+    } else if (options.field == MatrixMarketField::Integer) {
+      if (!(std::trunc(v) == v && std::fabs(v) < 0x1.0p63)) {
+        error = "entry " + std::to_string(i) +
+                " has a value that is not an integer";
+        return false;
+      }
+      text += ' ';
+      appendNumber(text, static_cast<int64_t>(v));
+    }
+    text += '\n';
+  }
+  return true;
+}
+
+bool sptune::writeMatrixMarket(const std::string &path, const CooMatrix &m,
+                               std::string &error,
+                               const MatrixMarketWriteOptions &options) {
+  std::string text;
+  if (!formatMatrixMarket(m, text, error, options)) {
+    error = path + ": " + error;
+    return false;
+  }
+  const bool toStdout = path == "-";
+  FILE *f = toStdout ? stdout : std::fopen(path.c_str(), "wb");
+  if (!f) {
+    error = path + ": cannot open for writing: " + std::strerror(errno);
+    return false;
+  }
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int savedErrno = errno;
+  ok = (toStdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
+  if (!ok) {
+    error = path +
+            ": write error: " + std::strerror(savedErrno ? savedErrno : errno);
+    return false;
+  }
+  return true;
+}

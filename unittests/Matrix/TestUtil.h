@@ -1,0 +1,51 @@
+//===- TestUtil.h - Helpers shared by the matrix unit tests -----*- C++ -*-===//
+
+#ifndef SPTUNE_UNITTESTS_MATRIX_TESTUTIL_H
+#define SPTUNE_UNITTESTS_MATRIX_TESTUTIL_H
+
+#include "gtest/gtest.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+namespace sptune {
+namespace test {
+
+/// A fresh directory under the test temp dir, removed on destruction.
+class TempDir {
+public:
+  TempDir() {
+    const ::testing::TestInfo *info =
+        ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name =
+        std::string("sptune-matrix-") + (info ? info->test_suite_name() : "x") +
+        "-" + (info ? info->name() : "x") + "-" + std::to_string(::getpid());
+    path = std::filesystem::path(::testing::TempDir()) / name;
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+    std::filesystem::create_directories(path, ec);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  /// Writes `text` to `name` inside the directory; returns its path.
+  std::string write(const std::string &name, const std::string &text) const {
+    std::string file = (path / name).string();
+    std::ofstream out(file, std::ios::binary);
+    out << text;
+    return file;
+  }
+  std::string file(const std::string &name) const {
+    return (path / name).string();
+  }
+
+  std::filesystem::path path;
+};
+
+} // namespace test
+} // namespace sptune
+
+#endif // SPTUNE_UNITTESTS_MATRIX_TESTUTIL_H
