@@ -4,10 +4,15 @@
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Transforms/Passes.h"
 
+#include "cpu/CpuPasses.h"
+
 #include "mlir/IR/DialectRegistry.h"
 
 void mlir::sptune::registerAllSptuneDialects(DialectRegistry &registry) {
   registry.insert<SptuneDialect>();
 }
 
-void mlir::sptune::registerAllSptunePasses() { registerSptunePasses(); }
+void mlir::sptune::registerAllSptunePasses() {
+  registerSptunePasses();
+  registerCpuTargetPasses();
+}

@@ -36,6 +36,8 @@ config.substitutions.append(
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+# `not`, `split-file` & co at the start of a RUN line come from PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.sptune_tools_dir, config.llvm_tools_dir]
 tools = [

@@ -479,10 +479,16 @@ Schedule sptune::canonicalize(const Schedule &input) {
   switch (s.target) {
   case TargetKind::CPU: {
     CpuKnobs &c = s.cpu;
-    // The sparsifier never parallelizes a reduction loop.
-    if (c.parallel == ParallelKind::Outer && !s.loopOrder.empty() &&
-        s.loopOrder.front().role == Schedule::reductionRole(s.kernel))
-      c.parallel = ParallelKind::None;
+    // The sparsifier never parallelizes a reduction loop, nor the outer
+    // loop over a non-unique (COO) level, which it emits as a while loop.
+    if (c.parallel == ParallelKind::Outer && !s.loopOrder.empty()) {
+      const DimPart &outer = s.loopOrder.front();
+      if (outer.role == Schedule::reductionRole(s.kernel))
+        c.parallel = ParallelKind::None;
+      for (const StorageLevel &l : s.levels)
+        if (l.dim == outer && l.format == LevelFormat::CompressedNU)
+          c.parallel = ParallelKind::None;
+    }
     if (c.parallel == ParallelKind::None) {
       c.threads = 0;
       c.omp = OmpScheduleKind::Static;

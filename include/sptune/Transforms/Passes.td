@@ -25,4 +25,48 @@ def ExtractKernels : Pass<"sptune-extract-kernels", "ModuleOp"> {
   let dependentDialects = ["::mlir::sptune::SptuneDialect"];
 }
 
+def DefaultSchedule : Pass<"sptune-default-schedule", "ModuleOp"> {
+  let summary = "Attach the heuristic schedule to kernels that have none";
+  let description = [{
+    For each op carrying `sptune.kernel` but no `sptune.schedule`, attaches
+    sptune's heuristic schedule (no model; Scorch-style: loop orders that
+    avoid asymptotic cliffs, outer dense loop parallel, dense inner
+    dimension vectorized). Useful before any model exists and the baseline
+    the model must beat.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Target to schedule for: cpu or nvvm">,
+  ];
+  let dependentDialects = ["::mlir::sptune::SptuneDialect"];
+}
+
+def ApplySchedule : Pass<"sptune-apply-schedule", "ModuleOp"> {
+  let summary = "Rewrite scheduled kernels into their format and loop order";
+  let description = [{
+    For each op carrying both `sptune.kernel` and `sptune.schedule`:
+    converts the sparse operand to the scheduled encoding (with
+    `sparse_tensor.convert`, or by retyping the function argument when
+    `retype-args` is set and the argument has no other use), generalizes the
+    op, maps it into level space (upstream sparse-reinterpret-map) and
+    interchanges its loops into the scheduled order, marked `sorted` so the
+    sparsifier keeps it, and strip-mines the free dense loop by the
+    schedule's tile. Ops without a schedule are untouched. The schedule moves
+    to the rewritten op and to its function (for the lowering).
+  }];
+  let options = [
+    Option<"retypeArgs", "retype-args", "bool", /*default=*/"false",
+           "Change the type of a function argument holding the sparse "
+           "operand instead of converting it">,
+  ];
+  let dependentDialects = [
+    "::mlir::sptune::SptuneDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
 #endif // SPTUNE_TRANSFORMS_PASSES_TD

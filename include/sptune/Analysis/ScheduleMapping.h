@@ -1,0 +1,60 @@
+//===- ScheduleMapping.h - From a Schedule to MLIR constructs ---*- C++ -*-===//
+//
+// Part of sptune. The analysis side of sptune-apply-schedule: what a
+// schedule means for one kernel op in MLIR terms — the sparse encoding of the
+// scheduled storage, and the permutation of the (level-space) loops that
+// realizes the scheduled loop order. No rewriting here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_ANALYSIS_SCHEDULEMAPPING_H
+#define SPTUNE_ANALYSIS_SCHEDULEMAPPING_H
+
+#include "sptune/IR/SptuneAttrs.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SparseTensor/Transforms/Passes.h"
+#include <string>
+
+namespace mlir {
+namespace sptune {
+
+/// Converts between the MLIR and the plain C++ kernel kinds.
+::sptune::KernelType toKernelType(KernelKind kind);
+
+/// Whether the kernel's sparse operand stores its dimensions in the
+/// non-canonical order (the sparse operand on the right: A(k,i)).
+bool isSparseOperandTransposed(KernelAttr kernel);
+
+/// Why `schedule` cannot be applied to `kernel` (kind mismatch, orientation,
+/// static sizes the block sizes do not divide, unsupported kernel forms), or
+/// an empty string.
+std::string whyNotApplicable(KernelAttr kernel,
+                             const ::sptune::Schedule &schedule);
+
+/// The #sparse_tensor.encoding of the scheduled storage for the kernel's
+/// sparse operand (levels as floordiv/mod of the operand's dimensions).
+sparse_tensor::SparseTensorEncodingAttr
+buildScheduledEncoding(KernelAttr kernel, const ::sptune::Schedule &schedule);
+
+/// For a linalg.generic in level space (after sparse-reinterpret-map), whose
+/// input `sparseOperand` is the scheduled sparse operand: the interchange
+/// vector (new loop n = old loop vector[n]) that puts the loops in the
+/// schedule's order. Fails with `why` when the loops cannot be matched.
+FailureOr<SmallVector<unsigned>>
+scheduledInterchange(linalg::GenericOp levelSpaceOp, unsigned sparseOperand,
+                     const ::sptune::Schedule &schedule, std::string &why);
+
+/// Position of the schedule's free loop among the loops of `levelSpaceOp`
+/// (the loop the sparse operand does not index), or -1 (SpMV).
+int freeLoopPosition(linalg::GenericOp levelSpaceOp, unsigned sparseOperand);
+
+/// The sparsifier's parallelization strategy that realizes `schedule`:
+/// parallelize the outermost loop, dense or not, or nothing.
+SparseParallelizationStrategy
+parallelizationStrategy(const ::sptune::Schedule &schedule);
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_ANALYSIS_SCHEDULEMAPPING_H

@@ -1,0 +1,182 @@
+//===- ScheduleMapping.cpp - From a Schedule to MLIR constructs -----------===//
+
+#include "sptune/Analysis/ScheduleMapping.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::sptune;
+namespace st = ::sptune;
+
+st::KernelType mlir::sptune::toKernelType(KernelKind kind) {
+  switch (kind) {
+  case KernelKind::SpMM:
+    return st::KernelType::SpMM;
+  case KernelKind::SDDMM:
+    return st::KernelType::SDDMM;
+  case KernelKind::SpMV:
+    return st::KernelType::SpMV;
+  }
+  llvm_unreachable("unknown kernel kind");
+}
+
+/// The plain role of an MLIR loop role.
+static st::Role toRole(LoopRole r) {
+  switch (r) {
+  case LoopRole::I:
+    return st::Role::I;
+  case LoopRole::J:
+    return st::Role::J;
+  case LoopRole::K:
+    return st::Role::K;
+  }
+  llvm_unreachable("unknown role");
+}
+
+bool mlir::sptune::isSparseOperandTransposed(KernelAttr kernel) {
+  SmallVector<LoopRole> roles =
+      kernel.getOperandRoles(kernel.getSparseOperand());
+  return roles.size() == 2 && toRole(roles[0]) != st::Role::I;
+}
+
+std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
+                                           const st::Schedule &schedule) {
+  if (schedule.kernel != toKernelType(kernel.getKind()))
+    return std::string("schedule is for '") + st::toString(schedule.kernel) +
+           "' but the op is a '" +
+           stringifyKernelKind(kernel.getKind()).str() + "' kernel";
+  if (schedule.target == st::TargetKind::SPADE)
+    return "SPADE schedules are emitted with sptune-emit-spade, not applied";
+  if (llvm::is_contained(kernel.getOperandKinds(), OperandKind::SparseOut))
+    return "scheduling an SDDMM with a sparse output is not supported yet; "
+           "write it with a dense output";
+  std::string why = st::whyIllegal(schedule);
+  if (why.empty())
+    why = st::whyIllegalForOrientation(schedule,
+                                       isSparseOperandTransposed(kernel));
+  if (!why.empty())
+    return why;
+  int64_t rows = kernel.getLoopSize(LoopRole::I);
+  int64_t cols =
+      kernel.getLoopSize(kernel.getKind() == KernelKind::SDDMM ? LoopRole::J
+                                                               : LoopRole::K);
+  if (!ShapedType::isDynamic(rows) && rows % schedule.splitRow != 0)
+    return "block size " + std::to_string(schedule.splitRow) +
+           " does not divide the " + std::to_string(rows) + " rows";
+  if (!ShapedType::isDynamic(cols) && cols % schedule.splitCol != 0)
+    return "block size " + std::to_string(schedule.splitCol) +
+           " does not divide the " + std::to_string(cols) + " columns";
+  return "";
+}
+
+static sparse_tensor::LevelType toLevelType(st::LevelFormat f) {
+  using sparse_tensor::LevelFormat;
+  using sparse_tensor::LevelPropNonDefault;
+  switch (f) {
+  case st::LevelFormat::Dense:
+    return *sparse_tensor::buildLevelType(LevelFormat::Dense, true, true);
+  case st::LevelFormat::Compressed:
+    return *sparse_tensor::buildLevelType(LevelFormat::Compressed, true, true);
+  case st::LevelFormat::CompressedNU:
+    return *sparse_tensor::buildLevelType(LevelFormat::Compressed, true, false);
+  case st::LevelFormat::Singleton:
+    return *sparse_tensor::buildLevelType(LevelFormat::Singleton, true, true);
+  }
+  llvm_unreachable("unknown level format");
+}
+
+sparse_tensor::SparseTensorEncodingAttr
+mlir::sptune::buildScheduledEncoding(KernelAttr kernel,
+                                     const st::Schedule &schedule) {
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<LoopRole> roles =
+      kernel.getOperandRoles(kernel.getSparseOperand());
+  SmallVector<AffineExpr> exprs;
+  SmallVector<sparse_tensor::LevelType> lvlTypes;
+  for (const st::StorageLevel &level : schedule.levels) {
+    unsigned dim = 0;
+    for (unsigned d = 0; d < roles.size(); ++d)
+      if (toRole(roles[d]) == level.dim.role)
+        dim = d;
+    AffineExpr e = getAffineDimExpr(dim, ctx);
+    int64_t b = schedule.splitOf(level.dim.role);
+    if (level.dim.part == st::Part::Outer)
+      e = e.floorDiv(b);
+    else if (level.dim.part == st::Part::Inner)
+      e = e % b;
+    exprs.push_back(e);
+    lvlTypes.push_back(toLevelType(level.format));
+  }
+  AffineMap dimToLvl = AffineMap::get(roles.size(), 0, exprs, ctx);
+  AffineMap lvlToDim = sparse_tensor::inferLvlToDim(dimToLvl, ctx);
+  // 64-bit widths are the index type (width 0), MLIR's default.
+  unsigned posWidth = schedule.posWidth == 64 ? 0 : schedule.posWidth;
+  unsigned crdWidth = schedule.crdWidth == 64 ? 0 : schedule.crdWidth;
+  return sparse_tensor::SparseTensorEncodingAttr::get(
+      ctx, lvlTypes, dimToLvl, lvlToDim, posWidth, crdWidth);
+}
+
+int mlir::sptune::freeLoopPosition(linalg::GenericOp op,
+                                   unsigned sparseOperand) {
+  AffineMap map = op.getMatchingIndexingMap(&op->getOpOperand(sparseOperand));
+  for (unsigned l = 0; l < op.getNumLoops(); ++l)
+    if (!map.isFunctionOfDim(l))
+      return static_cast<int>(l);
+  return -1;
+}
+
+FailureOr<SmallVector<unsigned>>
+mlir::sptune::scheduledInterchange(linalg::GenericOp op, unsigned sparseOperand,
+                                   const st::Schedule &schedule,
+                                   std::string &why) {
+  AffineMap map = op.getMatchingIndexingMap(&op->getOpOperand(sparseOperand));
+  if (map.getNumResults() != schedule.levels.size()) {
+    why = "the sparse operand has " + std::to_string(map.getNumResults()) +
+          " levels, the schedule " + std::to_string(schedule.levels.size());
+    return failure();
+  }
+  int free = freeLoopPosition(op, sparseOperand);
+  unsigned expectedLoops = schedule.levels.size() + (free >= 0 ? 1 : 0);
+  if (op.getNumLoops() != expectedLoops) {
+    why = "the level-space op has " + std::to_string(op.getNumLoops()) +
+          " loops, the schedule " + std::to_string(expectedLoops);
+    return failure();
+  }
+  SmallVector<unsigned> interchange;
+  for (const st::DimPart &loop : schedule.loopOrder) {
+    auto it = llvm::find_if(schedule.levels, [&](const st::StorageLevel &l) {
+      return l.dim == loop;
+    });
+    if (it == schedule.levels.end()) { // the free loop
+      if (free < 0) {
+        why = "no free loop for '" + loop.str() + "'";
+        return failure();
+      }
+      interchange.push_back(free);
+      continue;
+    }
+    unsigned level = it - schedule.levels.begin();
+    auto dimExpr = dyn_cast<AffineDimExpr>(map.getResult(level));
+    if (!dimExpr) {
+      why = "level " + std::to_string(level) +
+            " of the sparse operand is not a loop index";
+      return failure();
+    }
+    interchange.push_back(dimExpr.getPosition());
+  }
+  return interchange;
+}
+
+SparseParallelizationStrategy
+mlir::sptune::parallelizationStrategy(const st::Schedule &schedule) {
+  if (schedule.target != st::TargetKind::CPU ||
+      schedule.cpu.parallel == st::ParallelKind::None ||
+      schedule.loopOrder.empty())
+    return SparseParallelizationStrategy::kNone;
+  const st::DimPart &outer = schedule.loopOrder.front();
+  for (const st::StorageLevel &l : schedule.levels)
+    if (l.dim == outer && l.format != st::LevelFormat::Dense)
+      return SparseParallelizationStrategy::kAnyStorageOuterLoop;
+  return SparseParallelizationStrategy::kDenseOuterLoop;
+}

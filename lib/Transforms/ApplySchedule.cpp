@@ -1,0 +1,212 @@
+//===- ApplySchedule.cpp - sptune-apply-schedule --------------------------===//
+//
+// Rewrites each scheduled kernel into its scheduled storage and loop order.
+// The meaning of a schedule in MLIR terms (encoding, loop permutation) comes
+// from the ScheduleMapping analysis; this pass only rewrites:
+//   1. the sparse operand gets the scheduled encoding (convert or retype);
+//   2. the op is generalized and mapped into level space by upstream's
+//      sparse-reinterpret-map patterns (applied to this op only);
+//   3. its loops are interchanged into the scheduled order and marked
+//      `sorted`, which the sparsifier keeps (d0 outermost);
+//   4. the free dense loop is strip-mined by the schedule's tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/Analysis/ScheduleMapping.h"
+#include "sptune/IR/SptuneDialect.h"
+#include "sptune/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace sptune {
+#define GEN_PASS_DEF_APPLYSCHEDULE
+#include "sptune/Transforms/Passes.h.inc"
+} // namespace sptune
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sptune;
+
+/// Name of the upstream attribute that tells the sparsifier a generic's loop
+/// order is final.
+static constexpr StringLiteral kSortedAttrName = "sorted";
+
+namespace {
+/// Follows one op through pattern rewrites that replace it.
+struct ReplacementTracker : public RewriterBase::Listener {
+  explicit ReplacementTracker(linalg::GenericOp op) : current(op) {}
+  void notifyOperationReplaced(Operation *op, ValueRange values) override {
+    if (op != current.getOperation())
+      return;
+    current = values.empty() ? linalg::GenericOp()
+                             : values.front().getDefiningOp<linalg::GenericOp>();
+  }
+  void notifyOperationErased(Operation *op) override {
+    if (op == current.getOperation())
+      current = {};
+  }
+  linalg::GenericOp current;
+};
+
+struct ApplySchedulePass
+    : public mlir::sptune::impl::ApplyScheduleBase<ApplySchedulePass> {
+  using ApplyScheduleBase::ApplyScheduleBase;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> work;
+    bool ok = true;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (!op->hasAttr(SptuneDialect::kScheduleAttrName))
+        return;
+      if (!isa_and_nonnull<KernelAttr>(
+              op->getAttr(SptuneDialect::kKernelAttrName))) {
+        op->emitError("sptune: op has a schedule but no #sptune.kernel; run "
+                      "sptune-extract-kernels first");
+        ok = false;
+        return;
+      }
+      if (!isa<ScheduleAttr>(op->getAttr(SptuneDialect::kScheduleAttrName))) {
+        op->emitError("sptune: 'sptune.schedule' must be a #sptune.schedule");
+        ok = false;
+        return;
+      }
+      work.push_back(op);
+    });
+    for (linalg::LinalgOp op : work)
+      ok &= succeeded(apply(op));
+    if (!ok)
+      signalPassFailure();
+  }
+
+  /// Gives the sparse operand the scheduled type: retypes a function
+  /// argument used only here (when asked), else inserts a conversion.
+  Value retypeOrConvert(IRRewriter &rewriter, Operation *op, Value sparse,
+                        RankedTensorType newType) {
+    auto arg = dyn_cast<BlockArgument>(sparse);
+    auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
+                    : func::FuncOp();
+    if (retypeArgs && func && arg.getOwner()->isEntryBlock() &&
+        arg.hasOneUse()) {
+      arg.setType(newType);
+      SmallVector<Type> inputs(func.getArgumentTypes());
+      inputs[arg.getArgNumber()] = newType;
+      func.setFunctionType(
+          FunctionType::get(func.getContext(), inputs, func.getResultTypes()));
+      return arg;
+    }
+    rewriter.setInsertionPoint(op);
+    return sparse_tensor::ConvertOp::create(rewriter, op->getLoc(), newType,
+                                            sparse);
+  }
+
+  LogicalResult apply(linalg::LinalgOp op) {
+    auto kernel = cast<KernelAttr>(op->getAttr(SptuneDialect::kKernelAttrName));
+    auto scheduleAttr =
+        cast<ScheduleAttr>(op->getAttr(SptuneDialect::kScheduleAttrName));
+    const ::sptune::Schedule &schedule = scheduleAttr.getSchedule();
+    std::string why = whyNotApplicable(kernel, schedule);
+    if (!why.empty())
+      return op->emitError("sptune: cannot apply schedule: ") << why;
+
+    MLIRContext *ctx = op->getContext();
+    IRRewriter rewriter(ctx);
+    auto func = op->getParentOfType<func::FuncOp>();
+    unsigned sparseIdx = kernel.getSparseOperand();
+
+    // 1. The scheduled storage.
+    Value sparse = op->getOperand(sparseIdx);
+    auto oldType = cast<RankedTensorType>(sparse.getType());
+    auto newType = RankedTensorType::get(
+        oldType.getShape(), oldType.getElementType(),
+        buildScheduledEncoding(kernel, schedule));
+    if (newType != oldType) {
+      Value converted = retypeOrConvert(rewriter, op, sparse, newType);
+      rewriter.modifyOpInPlace(op, [&] { op->setOperand(sparseIdx, converted); });
+    }
+
+    // 2. Generic form, then level space (and upstream's sort) for this op.
+    linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
+      if (failed(g))
+        return op->emitError("sptune: cannot generalize the kernel op");
+      generic = *g;
+    }
+    generic->removeAttr(SptuneDialect::kKernelAttrName);
+    generic->removeAttr(SptuneDialect::kScheduleAttrName);
+    generic->removeAttr(kSortedAttrName);
+    Location loc = generic.getLoc();
+
+    RewritePatternSet patterns(ctx);
+    populateSparseReinterpretMap(patterns, ReinterpretMapScope::kGenericOnly);
+    ReplacementTracker tracker(generic);
+    GreedyRewriteConfig config;
+    config.setListener(&tracker);
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    (void)applyOpPatternsGreedily({generic.getOperation()}, std::move(patterns),
+                                  config);
+    generic = tracker.current;
+    if (!generic)
+      return emitError(loc, "sptune: lost the kernel while mapping it to "
+                            "level space");
+
+    // 3. The scheduled loop order.
+    FailureOr<SmallVector<unsigned>> interchange =
+        scheduledInterchange(generic, sparseIdx, schedule, why);
+    if (failed(interchange))
+      return generic->emitError("sptune: cannot order the loops: ") << why;
+    FailureOr<linalg::GenericOp> ordered =
+        linalg::interchangeGenericOp(rewriter, generic, *interchange);
+    if (failed(ordered))
+      return generic->emitError("sptune: loop interchange failed");
+    generic = *ordered;
+    auto mark = [&](Operation *o) {
+      o->setAttr(kSortedAttrName, rewriter.getBoolAttr(true));
+      o->setAttr(SptuneDialect::kScheduleAttrName, scheduleAttr);
+    };
+    mark(generic);
+
+    // 4. Strip-mine the free dense loop.
+    if (schedule.tile > 0) {
+      int free = freeLoopPosition(generic, sparseIdx);
+      SmallVector<OpFoldResult> sizes(generic.getNumLoops(),
+                                      rewriter.getIndexAttr(0));
+      sizes[free] = rewriter.getIndexAttr(schedule.tile);
+      scf::SCFTilingOptions options;
+      options.setTileSizes(sizes);
+      rewriter.setInsertionPoint(generic);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(generic.getOperation()), options);
+      if (failed(tiled))
+        return generic->emitError("sptune: tiling the free loop failed");
+      rewriter.replaceOp(generic, tiled->replacements);
+      for (Operation *t : tiled->tiledOps) {
+        mark(t);
+        // The free loop does not index the sparse operand, so its "slice"
+        // is the whole tensor: use the tensor itself (the sparsifier does not
+        // take slices of most formats).
+        auto slice =
+            t->getOperand(sparseIdx).getDefiningOp<tensor::ExtractSliceOp>();
+        if (slice && slice.getSource().getType() == slice.getType())
+          rewriter.modifyOpInPlace(
+              t, [&] { t->setOperand(sparseIdx, slice.getSource()); });
+      }
+    }
+
+    if (func)
+      func->setAttr(SptuneDialect::kScheduleAttrName, scheduleAttr);
+    return success();
+  }
+};
+} // namespace

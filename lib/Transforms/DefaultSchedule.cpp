@@ -1,0 +1,58 @@
+//===- DefaultSchedule.cpp - sptune-default-schedule ----------------------===//
+//
+// Attaches the heuristic schedule (sptune/Schedule/DefaultSchedule.h) to each
+// recognized kernel that has no schedule yet.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/Analysis/ScheduleMapping.h"
+#include "sptune/IR/SptuneDialect.h"
+#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir {
+namespace sptune {
+#define GEN_PASS_DEF_DEFAULTSCHEDULE
+#include "sptune/Transforms/Passes.h.inc"
+} // namespace sptune
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sptune;
+
+namespace {
+struct DefaultSchedulePass
+    : public mlir::sptune::impl::DefaultScheduleBase<DefaultSchedulePass> {
+  using DefaultScheduleBase::DefaultScheduleBase;
+
+  void runOnOperation() override {
+    std::optional<::sptune::TargetKind> targetKind =
+        ::sptune::parseTargetKind(target);
+    if (!targetKind || *targetKind == ::sptune::TargetKind::SPADE) {
+      getOperation()->emitError("sptune-default-schedule: unknown target '")
+          << target << "' (expected cpu or nvvm)";
+      return signalPassFailure();
+    }
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      auto kernel = dyn_cast_or_null<KernelAttr>(
+          op->getAttr(SptuneDialect::kKernelAttrName));
+      if (!kernel || op->hasAttr(SptuneDialect::kScheduleAttrName))
+        return;
+      ::sptune::KernelType type = toKernelType(kernel.getKind());
+      int64_t free = 0;
+      if (type != ::sptune::KernelType::SpMV) {
+        int64_t size = kernel.getLoopSize(type == ::sptune::KernelType::SpMM
+                                              ? LoopRole::J
+                                              : LoopRole::K);
+        free = ShapedType::isDynamic(size) ? 0 : size;
+      }
+      ::sptune::Schedule schedule =
+          ::sptune::defaultSchedule(*targetKind, type, nullptr, free);
+      op->setAttr(SptuneDialect::kScheduleAttrName,
+                  ScheduleAttr::get(op->getContext(), schedule));
+    });
+  }
+};
+} // namespace

@@ -1,0 +1,67 @@
+//===- CpuOmpSchedule.cpp - sptune-omp-schedule ---------------------------===//
+//
+// convert-scf-to-openmp takes one thread count for the whole module and sets
+// no schedule; the schedule of each function says what its parallel loops
+// should get.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpu/CpuPasses.h"
+
+#include "sptune/IR/SptuneAttrs.h"
+#include "sptune/IR/SptuneDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace sptune {
+#define GEN_PASS_DEF_CPUOMPSCHEDULE
+#include "cpu/CpuPasses.h.inc"
+} // namespace sptune
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sptune;
+
+namespace {
+struct CpuOmpSchedulePass
+    : public mlir::sptune::impl::CpuOmpScheduleBase<CpuOmpSchedulePass> {
+  using CpuOmpScheduleBase::CpuOmpScheduleBase;
+
+  void runOnOperation() override {
+    getOperation()->walk([&](func::FuncOp func) {
+      auto attr = dyn_cast_or_null<ScheduleAttr>(
+          func->getAttr(SptuneDialect::kScheduleAttrName));
+      // The function's schedule is consumed here: nothing after this pass
+      // reads it, and the LLVM dialect output must not need sptune.
+      func->removeAttr(SptuneDialect::kScheduleAttrName);
+      if (!attr && threads < 0)
+        return;
+      ::sptune::CpuKnobs knobs;
+      if (attr && attr.getSchedule().target == ::sptune::TargetKind::CPU)
+        knobs = attr.getSchedule().cpu;
+      int numThreads = threads >= 0 ? static_cast<int>(threads) : knobs.threads;
+      OpBuilder b(func.getContext());
+      func.walk([&](omp::ParallelOp par) {
+        if (numThreads <= 0)
+          return;
+        b.setInsertionPoint(par);
+        Value n = arith::ConstantIntOp::create(b, par.getLoc(), numThreads, 32);
+        par.getNumThreadsMutable().assign(n);
+      });
+      func.walk([&](omp::WsloopOp loop) {
+        auto kind = knobs.omp == ::sptune::OmpScheduleKind::Dynamic
+                        ? omp::ClauseScheduleKind::Dynamic
+                        : omp::ClauseScheduleKind::Static;
+        loop.setScheduleKind(kind);
+        if (knobs.chunk > 0) {
+          b.setInsertionPoint(loop);
+          Value c = arith::ConstantIntOp::create(b, loop.getLoc(), knobs.chunk, 32);
+          loop.getScheduleChunkMutable().assign(c);
+        }
+      });
+    });
+  }
+};
+} // namespace

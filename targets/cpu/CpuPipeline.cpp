@@ -1,0 +1,83 @@
+//===- CpuPipeline.cpp - The sptune-lower-cpu pipeline --------------------===//
+//
+// Upstream's sparsifier pipeline (mlir/lib/Dialect/SparseTensor/Pipelines),
+// with the schedule's settings fed to sparsification and OpenMP conversion
+// (with the schedule's threads, kind and chunk) inserted before the lowering
+// to LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpu/CpuPasses.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SparseTensor/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::sptune;
+
+void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
+                                            const CpuLoweringOptions &opts) {
+  pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
+
+  CpuSparsifyOptions sparsify;
+  sparsify.parallelization = opts.parallelization;
+  sparsify.vectorLength = opts.vectorLength;
+  sparsify.simdIndex32 = opts.simdIndex32;
+  sparsify.enableRuntimeLibrary = opts.enableRuntimeLibrary;
+  pm.addPass(createCpuSparsify(sparsify));
+  pm.addPass(createStorageSpecifierToLLVMPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+
+  // scf.parallel -> omp.parallel + omp.wsloop, then the schedule's knobs.
+  pm.addPass(createConvertSCFToOpenMPPass());
+  CpuOmpScheduleOptions omp;
+  omp.threads = opts.threads;
+  pm.addPass(createCpuOmpSchedule(omp));
+  // Inlines the memref.alloca_scope that scf-to-openmp leaves, which would
+  // otherwise hold several blocks after scf-to-cf.
+  pm.addPass(createCanonicalizerPass());
+
+  ConvertVectorToLLVMPassOptions vectorOpts;
+  vectorOpts.reassociateFPReductions = true;
+  pm.addPass(memref::createExpandReallocPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass());
+  pm.addNestedPass<func::FuncOp>(memref::createExpandReallocPass());
+  pm.addNestedPass<func::FuncOp>(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToLLVMPass(vectorOpts));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addNestedPass<func::FuncOp>(createConvertComplexToStandardPass());
+  pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass(vectorOpts));
+  pm.addPass(createConvertComplexToLLVMPass());
+  pm.addPass(createConvertVectorToLLVMPass(vectorOpts));
+  pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::sptune::registerCpuTargetPasses() {
+  registerSptuneCpuPasses();
+  PassPipelineRegistration<CpuLoweringOptions>(
+      "sptune-lower-cpu",
+      "Lower scheduled sparse kernels to LLVM with OpenMP: sparsify with the "
+      "schedules' parallelization and vector length, convert parallel loops "
+      "to OpenMP with their threads, schedule kind and chunk",
+      buildCpuLoweringPipeline);
+}

@@ -1,0 +1,118 @@
+//===- CpuSparsify.cpp - sptune-cpu-sparsify ------------------------------===//
+//
+// Upstream's sparsifier takes its parallelization strategy and vector length
+// as module-wide options; this pass reads them off the schedules and runs the
+// upstream sparsification-and-bufferization mini-pipeline with them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpu/CpuPasses.h"
+
+#include "sptune/Analysis/ScheduleMapping.h"
+#include "sptune/IR/SptuneDialect.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SparseTensor/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir {
+namespace sptune {
+#define GEN_PASS_DEF_CPUSPARSIFY
+#include "cpu/CpuPasses.h.inc"
+} // namespace sptune
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sptune;
+
+namespace {
+/// The module-wide sparsifier settings a schedule asks for.
+struct SparsifierSettings {
+  SparseParallelizationStrategy parallelization =
+      SparseParallelizationStrategy::kNone;
+  unsigned vectorLength = 0;
+  bool simdIndex32 = false;
+  bool operator!=(const SparsifierSettings &o) const {
+    return parallelization != o.parallelization ||
+           vectorLength != o.vectorLength || simdIndex32 != o.simdIndex32;
+  }
+};
+
+SparsifierSettings settingsFor(const ::sptune::Schedule &s) {
+  SparsifierSettings out;
+  out.parallelization = parallelizationStrategy(s);
+  if (s.target == ::sptune::TargetKind::CPU) {
+    out.vectorLength = s.cpu.vectorLength;
+    out.simdIndex32 = s.cpu.simdIndex32;
+  }
+  return out;
+}
+
+std::optional<SparseParallelizationStrategy> parseStrategy(StringRef s) {
+  return llvm::StringSwitch<std::optional<SparseParallelizationStrategy>>(s)
+      .Case("none", SparseParallelizationStrategy::kNone)
+      .Case("dense-outer-loop", SparseParallelizationStrategy::kDenseOuterLoop)
+      .Case("any-storage-outer-loop",
+            SparseParallelizationStrategy::kAnyStorageOuterLoop)
+      .Default(std::nullopt);
+}
+
+struct CpuSparsifyPass
+    : public mlir::sptune::impl::CpuSparsifyBase<CpuSparsifyPass> {
+  using CpuSparsifyBase::CpuSparsifyBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Settings from the first scheduled kernel; warn about disagreements.
+    std::optional<SparsifierSettings> settings;
+    Operation *first = nullptr;
+    module->walk([&](linalg::GenericOp op) {
+      auto attr = dyn_cast_or_null<ScheduleAttr>(
+          op->getAttr(SptuneDialect::kScheduleAttrName));
+      if (!attr)
+        return;
+      SparsifierSettings s = settingsFor(attr.getSchedule());
+      if (!settings) {
+        settings = s;
+        first = op;
+      } else if (*settings != s) {
+        op->emitWarning("sptune: this kernel's schedule asks for other "
+                        "sparsifier settings than the kernel at ")
+            << first->getLoc()
+            << "; the sparsifier takes one setting per module, that "
+               "kernel's is used";
+      }
+    });
+    SparsifierSettings use = settings.value_or(SparsifierSettings());
+    if (parallelization != "auto") {
+      std::optional<SparseParallelizationStrategy> p =
+          parseStrategy(parallelization);
+      if (!p) {
+        module.emitError("sptune-cpu-sparsify: unknown parallelization '")
+            << parallelization << "'";
+        return signalPassFailure();
+      }
+      use.parallelization = *p;
+    }
+    if (vectorLength >= 0)
+      use.vectorLength = vectorLength;
+    if (simdIndex32 != "auto")
+      use.simdIndex32 = simdIndex32 == "true";
+
+    OpPassManager pm(ModuleOp::getOperationName());
+    SparsificationOptions sparsification(use.parallelization,
+                                         SparseEmitStrategy::kFunctional,
+                                         enableRuntimeLibrary);
+    pm.addPass(createSparsificationAndBufferizationPass(
+        getBufferizationOptionsForSparsification(/*analysisOnly=*/false),
+        sparsification, /*createSparseDeallocs=*/true, enableRuntimeLibrary,
+        /*enableBufferInitialization=*/false, use.vectorLength,
+        /*enableVLAVectorization=*/false, use.simdIndex32,
+        /*enableGPULibgen=*/false, SparseEmitStrategy::kFunctional,
+        use.parallelization));
+    if (failed(runPipeline(pm, module)))
+      return signalPassFailure();
+  }
+};
+} // namespace
