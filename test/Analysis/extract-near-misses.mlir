@@ -568,6 +568,22 @@ func.func @not_products(%a: tensor<8x4xf32, #CSR>, %t: tensor<4x8xf32>,
 
 // -----
 
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// An empty matrix: the product matches, but #sptune.kernel has no zero-size
+// loops, so the attribute verifier's message becomes the reason (a remark,
+// not an error).
+// CHECK-LABEL: func.func @zero_size_loop
+func.func @zero_size_loop(%a: tensor<0x4xf32, #CSR>, %b: tensor<4x16xf32>,
+                          %c: tensor<0x16xf32>) -> tensor<0x16xf32> {
+  // expected-remark @below {{kernel description failed verification: loop size must be positive or '?', got 0}}
+  %0 = linalg.matmul ins(%a, %b : tensor<0x4xf32, #CSR>, tensor<4x16xf32>)
+                     outs(%c : tensor<0x16xf32>) -> tensor<0x16xf32>
+  return %0 : tensor<0x16xf32>
+}
+
+// -----
+
 // Dense ops, on tensors and on buffers, are left alone: no remark (checked by
 // -verify-diagnostics) and no attribute.
 #spmm = {
