@@ -1,0 +1,73 @@
+//===- SpadeMeasurer.cpp - Measure SPADE schedules by simulation ----------===//
+
+#include "spade/SpadeMeasurer.h"
+
+#include "spade/BoundProgram.h"
+#include "spade/Functional.h"
+#include "spade/ProgramBuilder.h"
+
+#include <chrono>
+
+using namespace sptune;
+
+Measurement SpadeMeasurer::measure(const CsrMatrix &matrix,
+                                   const KernelSpec &spec,
+                                   const Schedule &schedule,
+                                   const MeasureOptions &options) {
+  using Clock = std::chrono::steady_clock;
+  Measurement m;
+  auto finish = [&](MeasureStatus status, std::string reason) {
+    m.status = status;
+    m.reason = std::move(reason);
+    return m;
+  };
+  if (schedule.target != TargetKind::SPADE)
+    return finish(MeasureStatus::Illegal,
+                  std::string("the SPADE measurer got a '") +
+                      toString(schedule.target) + "' schedule");
+  if (std::string why = machineConfig.whyInvalid(); !why.empty())
+    return finish(MeasureStatus::Error, "invalid SPADE machine: " + why);
+
+  const Clock::time_point start = Clock::now();
+  std::string error;
+  std::optional<SpadeProgram> program =
+      buildSpadeProgram(matrix, spec, schedule, machineConfig, &error);
+  if (!program)
+    return finish(MeasureStatus::Illegal, error);
+  std::optional<SpadeBoundProgram> bound =
+      bindSpadeProgram(matrix, *program, machineConfig, &error);
+  if (!bound)
+    return finish(MeasureStatus::Error, error);
+  const double prepared =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  m.compileSeconds = prepared;
+
+  SpadeSimOptions simOptions;
+  if (options.timeoutSeconds > 0)
+    simOptions.maxWallSeconds =
+        std::max(options.timeoutSeconds - prepared, 1e-3);
+  SpadeSimResult sim = simulateSpade(*bound, machineConfig, simOptions);
+  if (sim.status == SpadeSimStatus::Timeout)
+    return finish(MeasureStatus::Timeout, sim.error);
+  if (!sim.ok())
+    return finish(MeasureStatus::Error, sim.error);
+
+  if (options.checkResult) {
+    SpadeDenseInputs in = makeSpadeInputs(matrix, spec.kernel, spec.free);
+    std::vector<double> scale;
+    std::vector<double> ref = spadeReference(matrix, spec.kernel, in, &scale);
+    std::vector<double> got = runSpadeFunctional(*bound, in);
+    if (std::string why = compareSpadeResults(
+            got, ref, scale, options.tolerance, spec.kernel, spec.free);
+        !why.empty())
+      return finish(MeasureStatus::WrongResult, why);
+  }
+
+  const SpadeStats &s = sim.stats;
+  m.cycles = double(s.cycles);
+  m.medianSeconds = m.minSeconds = m.maxSeconds = s.seconds;
+  m.madSeconds = 0;
+  m.reps = 1;
+  m.detailsJson = s.toJson(/*withWallTime=*/false);
+  return finish(MeasureStatus::Ok, "");
+}
