@@ -6,6 +6,13 @@ using namespace sptune;
 
 Schedule sptune::mlirDefaultSchedule(TargetKind target, KernelType kernel) {
   Schedule s = Schedule::csr(target, kernel);
+  // Upstream's loop sort (sparse-reinterpret-map, default strategy) puts the
+  // reduction before the last parallel loop: (i, k, j) for SpMM as for
+  // SDDMM, where k is the free loop.
+  if (kernel == KernelType::SDDMM)
+    s.loopOrder = {{Role::I, Part::Whole},
+                   {Role::K, Part::Whole},
+                   {Role::J, Part::Whole}};
   if (target == TargetKind::CPU)
     s.cpu.parallel = ParallelKind::Outer;
   return canonicalize(s);

@@ -48,8 +48,14 @@ struct ReplacementTracker : public RewriterBase::Listener {
   void notifyOperationReplaced(Operation *op, ValueRange values) override {
     if (op != current.getOperation())
       return;
-    current = values.empty() ? linalg::GenericOp()
-                             : values.front().getDefiningOp<linalg::GenericOp>();
+    current = {};
+    if (values.empty())
+      return;
+    Value v = values.front();
+    // A sparse result comes back through a reinterpret_map to its type.
+    if (auto demap = v.getDefiningOp<sparse_tensor::ReinterpretMapOp>())
+      v = demap.getSource();
+    current = v.getDefiningOp<linalg::GenericOp>();
   }
   void notifyOperationErased(Operation *op) override {
     if (op == current.getOperation())
@@ -132,6 +138,33 @@ struct ApplySchedulePass
     if (newType != oldType) {
       Value converted = retypeOrConvert(rewriter, op, sparse, newType);
       rewriter.modifyOpInPlace(op, [&] { op->setOperand(sparseIdx, converted); });
+      // An SDDMM whose output shares the sampling pattern: the output gets
+      // the same storage (a fresh tensor.empty is simply retyped).
+      unsigned outIdx = op.getNumDpsInputs();
+      if (sparseIdx < outIdx &&
+          kernel.getOperandKinds()[outIdx] == OperandKind::SparseOut) {
+        Value init = op->getOperand(outIdx);
+        Value newInit;
+        if (auto empty = init.getDefiningOp<tensor::EmptyOp>()) {
+          rewriter.setInsertionPoint(op);
+          newInit = tensor::EmptyOp::create(rewriter, op->getLoc(), newType,
+                                            empty.getDynamicSizes());
+        } else {
+          newInit = retypeOrConvert(rewriter, op, init, newType);
+        }
+        rewriter.modifyOpInPlace(op, [&] { op->setOperand(outIdx, newInit); });
+      }
+      // The result takes the scheduled type when the output is sparse;
+      // convert it back for the users.
+      if (sparseIdx >= outIdx ||
+          kernel.getOperandKinds()[outIdx] == OperandKind::SparseOut) {
+        Value result = op->getResult(0);
+        result.setType(newType);
+        rewriter.setInsertionPointAfter(op);
+        auto back = sparse_tensor::ConvertOp::create(rewriter, op->getLoc(),
+                                                     oldType, result);
+        rewriter.replaceAllUsesExcept(result, back, back);
+      }
     }
 
     // 2. Generic form, then level space (and upstream's sort) for this op.

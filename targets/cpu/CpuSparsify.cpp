@@ -62,6 +62,13 @@ struct CpuSparsifyPass
     : public mlir::sptune::impl::CpuSparsifyBase<CpuSparsifyPass> {
   using CpuSparsifyBase::CpuSparsifyBase;
 
+  /// The nested pipeline runs dynamically: its dialects must be loaded
+  /// before this pass starts.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    CpuSparsifyBase::getDependentDialects(registry);
+    createSparsificationAndBufferizationPass()->getDependentDialects(registry);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Settings from the first scheduled kernel; warn about disagreements.

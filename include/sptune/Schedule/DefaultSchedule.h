@@ -22,8 +22,9 @@ namespace sptune {
 Schedule defaultSchedule(TargetKind target, KernelType kernel,
                          const MatrixStats *stats = nullptr, int64_t free = 0);
 
-/// The upstream MLIR sparsifier's default for comparison: CSR, the natural
-/// loop order, the outer dense loop parallel with OpenMP, no vectorization.
+/// The upstream MLIR sparsifier's default for comparison: CSR, the loop order
+/// upstream's sort picks ((i, k, j) for SpMM and SDDMM, (i, k) for SpMV), the
+/// outer dense loop parallel with OpenMP, no vectorization.
 Schedule mlirDefaultSchedule(TargetKind target, KernelType kernel);
 
 } // namespace sptune
