@@ -1,0 +1,119 @@
+//===- Dataset.h - Measured schedules, grouped for ranking ------*- C++ -*-===//
+//
+// Part of sptune. Reads the JSONL datasets `sptune-collect` writes
+// (docs/dataset.md) into groups of schedules measured on the same problem:
+// (matrix, kernel, free size, target). Ranking losses and metrics compare
+// schedules within a group only. Splits are by matrix, never by sample, so
+// held-out metrics are about matrices the model has not seen.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_COSTMODEL_DATASET_H
+#define SPTUNE_COSTMODEL_DATASET_H
+
+#include "sptune/Schedule/Schedule.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace sptune {
+
+/// The matrix a group was measured on, as the dataset records it.
+struct MatrixRef {
+  std::string id;
+  /// A Matrix Market path or "gen:<spec>".
+  std::string source;
+  int64_t rows = 0, cols = 0, nnz = 0;
+};
+
+/// One schedule and its runtime (median seconds).
+struct MeasuredSchedule {
+  Schedule schedule; ///< canonical
+  double time = 0;
+};
+
+/// All measurements of one problem on one target.
+struct SampleGroup {
+  MatrixRef matrix;
+  KernelType kernel = KernelType::SpMM;
+  int64_t free = 0;
+  TargetKind target = TargetKind::CPU;
+  /// Distinct canonical schedules (repeated measurements merged by geometric
+  /// mean), sorted by their printed form.
+  std::vector<MeasuredSchedule> samples;
+  /// Baseline runtimes, when the dataset has them.
+  std::optional<double> mlirDefaultTime, heuristicTime, eigenTime, cusparseTime;
+
+  /// "<matrix id>|<kernel>|<free>|<target>".
+  std::string key() const;
+  /// The MLIR default's runtime: its baseline record, else the sample whose
+  /// schedule is `mlirDefaultSchedule`; nullopt when neither was measured.
+  std::optional<double> defaultTime() const;
+  /// What runtimes are relative to: `defaultTime()`, else the geometric mean
+  /// of the samples (so a group without a baseline still trains).
+  double referenceTime() const;
+};
+
+/// What reading saw, for the warning line.
+struct DatasetCounts {
+  size_t lines = 0;      ///< non-empty lines read
+  size_t unparsable = 0; ///< not JSON, or required fields missing/mistyped
+  size_t unsupportedSchema = 0;
+  size_t notOk = 0;       ///< status != ok (failed compiles, timeouts, ...)
+  size_t badSchedule = 0; ///< schedule text that does not parse or mismatches
+  size_t duplicates = 0;  ///< repeated measurements merged into one
+  size_t samples = 0;     ///< schedule measurements kept
+  size_t baselines = 0;   ///< library baseline runtimes kept
+  /// One line summarizing the counts.
+  std::string summary() const;
+};
+
+/// Accumulates records from any number of files, then yields the groups.
+class DatasetReader {
+public:
+  /// Reads every line of `path`. Fails (with `error`) only when the file
+  /// cannot be read; bad lines are counted and skipped.
+  bool addFile(const std::string &path, std::string &error);
+  /// Adds one JSONL record; returns false (and counts why) when skipped.
+  bool addLine(std::string_view line);
+  const DatasetCounts &counts() const { return counts_; }
+  /// The groups read so far, sorted by key; groups with no schedule sample
+  /// are dropped.
+  std::vector<SampleGroup> groups() const;
+
+private:
+  struct Accumulator {
+    SampleGroup group;
+    /// Printed schedule -> (schedule, sum of log times, count).
+    std::map<std::string, std::pair<Schedule, std::pair<double, int>>> times;
+  };
+  Accumulator &accumulator(const MatrixRef &m, KernelType k, int64_t free,
+                           TargetKind t);
+  std::unordered_map<std::string, Accumulator> groups_;
+  DatasetCounts counts_;
+};
+
+/// Groups of `target` only.
+std::vector<SampleGroup> filterTarget(std::vector<SampleGroup> groups,
+                                      TargetKind target);
+
+/// A split of groups by matrix.
+struct DatasetSplit {
+  std::vector<size_t> train, test; ///< indices into the groups
+  std::vector<std::string> trainMatrices, testMatrices;
+};
+
+/// Holds out round(holdout * matrices) distinct matrices (at least one and
+/// at most all but one when holdout > 0 and there are two or more), chosen
+/// by a seeded shuffle; every group of a held-out matrix is in `test`.
+DatasetSplit splitByMatrix(const std::vector<SampleGroup> &groups,
+                           double holdout, uint64_t seed);
+
+} // namespace sptune
+
+#endif // SPTUNE_COSTMODEL_DATASET_H

@@ -1,0 +1,240 @@
+//===- Dataset.cpp - Measured schedules, grouped for ranking --------------===//
+
+#include "sptune/CostModel/Dataset.h"
+#include "sptune/Schedule/DefaultSchedule.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+using namespace sptune;
+
+std::string SampleGroup::key() const {
+  return matrix.id + "|" + toString(kernel) + "|" + std::to_string(free) + "|" +
+         toString(target);
+}
+
+std::optional<double> SampleGroup::defaultTime() const {
+  if (mlirDefaultTime)
+    return mlirDefaultTime;
+  Schedule def = mlirDefaultSchedule(target, kernel);
+  for (const MeasuredSchedule &m : samples)
+    if (m.schedule == def)
+      return m.time;
+  return std::nullopt;
+}
+
+double SampleGroup::referenceTime() const {
+  if (auto t = defaultTime())
+    return *t;
+  if (samples.empty())
+    return 1.0;
+  double logSum = 0;
+  for (const MeasuredSchedule &m : samples)
+    logSum += std::log(m.time);
+  return std::exp(logSum / static_cast<double>(samples.size()));
+}
+
+std::string DatasetCounts::summary() const {
+  return std::to_string(lines) + " lines: " + std::to_string(samples) +
+         " schedule measurements, " + std::to_string(baselines) +
+         " library baselines; skipped " + std::to_string(unparsable) +
+         " unparsable, " + std::to_string(unsupportedSchema) +
+         " of another schema, " + std::to_string(notOk) + " not ok, " +
+         std::to_string(badSchedule) + " with a bad schedule; merged " +
+         std::to_string(duplicates) + " repeated measurements";
+}
+
+bool DatasetReader::addFile(const std::string &path, std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer) {
+    error =
+        "cannot read dataset '" + path + "': " + buffer.getError().message();
+    return false;
+  }
+  llvm::StringRef rest = (*buffer)->getBuffer();
+  while (!rest.empty()) {
+    auto [line, tail] = rest.split('\n');
+    rest = tail;
+    if (!line.trim().empty())
+      addLine(std::string_view(line.data(), line.size()));
+  }
+  return true;
+}
+
+DatasetReader::Accumulator &DatasetReader::accumulator(const MatrixRef &m,
+                                                       KernelType k,
+                                                       int64_t free,
+                                                       TargetKind t) {
+  SampleGroup probe;
+  probe.matrix = m;
+  probe.kernel = k;
+  probe.free = free;
+  probe.target = t;
+  auto [it, inserted] = groups_.try_emplace(probe.key());
+  if (inserted)
+    it->second.group = probe;
+  return it->second;
+}
+
+static void keepMin(std::optional<double> &slot, double t) {
+  slot = slot ? std::min(*slot, t) : t;
+}
+
+bool DatasetReader::addLine(std::string_view text) {
+  ++counts_.lines;
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse(llvm::StringRef(text.data(), text.size()));
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    ++counts_.unparsable;
+    return false;
+  }
+  const llvm::json::Object *rec = parsed->getAsObject();
+  if (!rec) {
+    ++counts_.unparsable;
+    return false;
+  }
+  if (auto schema = rec->getInteger("schema"); !schema || *schema != 1) {
+    ++(schema ? counts_.unsupportedSchema : counts_.unparsable);
+    return false;
+  }
+  const llvm::json::Object *matrix = rec->getObject("matrix");
+  auto kernelName = rec->getString("kernel");
+  auto targetName = rec->getString("target");
+  auto role = rec->getString("role");
+  auto status = rec->getString("status");
+  auto free = rec->getInteger("free");
+  auto schedText = rec->getString("schedule");
+  if (!matrix || !kernelName || !targetName || !role || !status || !free ||
+      !schedText) {
+    ++counts_.unparsable;
+    return false;
+  }
+  auto id = matrix->getString("id");
+  auto kernel =
+      parseKernelType(std::string_view(kernelName->data(), kernelName->size()));
+  auto target =
+      parseTargetKind(std::string_view(targetName->data(), targetName->size()));
+  if (!id || id->empty() || !kernel || !target || *free < 0) {
+    ++counts_.unparsable;
+    return false;
+  }
+  if (*status != "ok") {
+    ++counts_.notOk;
+    return false;
+  }
+  const llvm::json::Object *times = rec->getObject("time_s");
+  std::optional<double> median =
+      times ? times->getNumber("median") : std::nullopt;
+  if (!median || !std::isfinite(*median) || *median <= 0) {
+    ++counts_.unparsable;
+    return false;
+  }
+
+  MatrixRef m;
+  m.id = id->str();
+  if (auto source = matrix->getString("source"))
+    m.source = source->str();
+  m.rows = matrix->getInteger("rows").value_or(0);
+  m.cols = matrix->getInteger("cols").value_or(0);
+  m.nnz = matrix->getInteger("nnz").value_or(0);
+  Accumulator &acc = accumulator(m, *kernel, *free, *target);
+  if (acc.group.matrix.source.empty())
+    acc.group.matrix = m;
+
+  if (*role == "baseline:eigen" || *role == "baseline:cusparse") {
+    keepMin(*role == "baseline:eigen" ? acc.group.eigenTime
+                                      : acc.group.cusparseTime,
+            *median);
+    ++counts_.baselines;
+    return true;
+  }
+  bool isDefault = *role == "baseline:mlir-default";
+  bool isHeuristic = *role == "baseline:heuristic";
+  if (!isDefault && !isHeuristic && *role != "sample") {
+    ++counts_.unparsable;
+    return false;
+  }
+  std::string error;
+  std::optional<Schedule> sched = parseSchedule(
+      std::string_view(schedText->data(), schedText->size()), &error);
+  if (!sched || sched->target != *target || sched->kernel != *kernel ||
+      !isLegal(*sched)) {
+    ++counts_.badSchedule;
+    return false;
+  }
+  Schedule canon = canonicalize(*sched);
+  if (isDefault)
+    keepMin(acc.group.mlirDefaultTime, *median);
+  if (isHeuristic)
+    keepMin(acc.group.heuristicTime, *median);
+  auto [it, inserted] =
+      acc.times.try_emplace(canon.str(), canon, std::make_pair(0.0, 0));
+  if (!inserted)
+    ++counts_.duplicates;
+  it->second.second.first += std::log(*median);
+  it->second.second.second += 1;
+  ++counts_.samples;
+  return true;
+}
+
+std::vector<SampleGroup> DatasetReader::groups() const {
+  std::vector<SampleGroup> out;
+  for (const auto &[key, acc] : groups_) {
+    if (acc.times.empty())
+      continue;
+    SampleGroup g = acc.group;
+    for (const auto &[text, entry] : acc.times)
+      g.samples.push_back(
+          {entry.first, std::exp(entry.second.first / entry.second.second)});
+    out.push_back(std::move(g));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const SampleGroup &a, const SampleGroup &b) {
+              return a.key() < b.key();
+            });
+  return out;
+}
+
+std::vector<SampleGroup> sptune::filterTarget(std::vector<SampleGroup> groups,
+                                              TargetKind target) {
+  groups.erase(
+      std::remove_if(groups.begin(), groups.end(),
+                     [&](const SampleGroup &g) { return g.target != target; }),
+      groups.end());
+  return groups;
+}
+
+DatasetSplit sptune::splitByMatrix(const std::vector<SampleGroup> &groups,
+                                   double holdout, uint64_t seed) {
+  std::set<std::string> idSet;
+  for (const SampleGroup &g : groups)
+    idSet.insert(g.matrix.id);
+  std::vector<std::string> ids(idSet.begin(), idSet.end());
+  // Fisher-Yates with an explicit generator: the same split on every
+  // platform (std::shuffle's algorithm is unspecified).
+  std::mt19937_64 rng(seed);
+  for (size_t n = ids.size(); n > 1; --n)
+    std::swap(ids[n - 1], ids[rng() % n]);
+  size_t numTest = 0;
+  if (holdout > 0 && ids.size() >= 2) {
+    numTest = static_cast<size_t>(
+        std::llround(holdout * static_cast<double>(ids.size())));
+    numTest = std::clamp<size_t>(numTest, 1, ids.size() - 1);
+  }
+  DatasetSplit split;
+  std::set<std::string> testIds(ids.begin(), ids.begin() + numTest);
+  for (size_t n = 0; n < groups.size(); ++n)
+    (testIds.count(groups[n].matrix.id) ? split.test : split.train)
+        .push_back(n);
+  split.testMatrices.assign(testIds.begin(), testIds.end());
+  for (const std::string &id : idSet)
+    if (!testIds.count(id))
+      split.trainMatrices.push_back(id);
+  return split;
+}

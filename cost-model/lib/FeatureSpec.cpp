@@ -1,0 +1,39 @@
+//===- FeatureSpec.cpp - Identity of the feature specification ------------===//
+
+#include "sptune/CostModel/FeatureSpec.h"
+#include "sptune/CostModel/ConfigurationMapper.h"
+#include "sptune/CostModel/MatrixFeatures.h"
+
+using namespace sptune;
+
+uint64_t sptune::fnv1a64(std::string_view bytes, uint64_t seed) {
+  uint64_t h = seed;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string sptune::featureSpecString() {
+  std::string s = "revision=" + std::to_string(kFeatureRevision) + ";images=";
+  for (int size : MatrixFeatures::kImageSizes)
+    s += std::to_string(size) + ",";
+  s += ";hist=log2x" + std::to_string(MatrixFeatures::kHistBins) + ";scalars=";
+  for (const std::string &n : scalarFeatureNames())
+    s += n + ",";
+  s += ";common=";
+  for (const std::string &n : commonFeatureNames())
+    s += n + ",";
+  for (TargetKind t : kAllTargets) {
+    s += std::string(";knobs.") + toString(t) + "=";
+    for (const std::string &n : knobFeatureNames(t))
+      s += n + ",";
+  }
+  return s;
+}
+
+uint64_t sptune::featureSpecHash() {
+  static const uint64_t hash = fnv1a64(featureSpecString());
+  return hash;
+}

@@ -1,0 +1,212 @@
+//===- ModelFile.cpp - The container format of model files ----------------===//
+
+#include "sptune/CostModel/ModelFile.h"
+#include "sptune/CostModel/FeatureSpec.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace sptune;
+
+static constexpr char kMagic[8] = {'S', 'P', 'T', 'U', 'N', 'E', 'C', 'M'};
+/// magic, version, spec hash, payload length, checksum.
+static constexpr size_t kHeaderSize = 8 + 4 + 8 + 8 + 8;
+
+static void putU32(std::string &out, uint32_t v) {
+  for (int b = 0; b < 4; ++b)
+    out.push_back(static_cast<char>((v >> (8 * b)) & 0xff));
+}
+static void putU64(std::string &out, uint64_t v) {
+  for (int b = 0; b < 8; ++b)
+    out.push_back(static_cast<char>((v >> (8 * b)) & 0xff));
+}
+
+namespace {
+/// Bounds-checked little-endian reader.
+struct Cursor {
+  std::string_view data;
+  size_t pos = 0;
+  bool u32(uint32_t &v) {
+    if (data.size() - pos < 4)
+      return false;
+    v = 0;
+    for (int b = 0; b < 4; ++b)
+      v |= static_cast<uint32_t>(static_cast<unsigned char>(data[pos + b]))
+           << (8 * b);
+    pos += 4;
+    return true;
+  }
+  bool u64(uint64_t &v) {
+    if (data.size() - pos < 8)
+      return false;
+    v = 0;
+    for (int b = 0; b < 8; ++b)
+      v |= static_cast<uint64_t>(static_cast<unsigned char>(data[pos + b]))
+           << (8 * b);
+    pos += 8;
+    return true;
+  }
+  bool bytes(uint64_t n, std::string &out) {
+    if (data.size() - pos < n)
+      return false;
+    out.assign(data.substr(pos, n));
+    pos += n;
+    return true;
+  }
+};
+} // namespace
+
+static std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%016llx",
+                static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string sptune::encodeModelFile(std::string_view kind,
+                                    const ModelFileSections &sections) {
+  std::string payload;
+  putU32(payload, static_cast<uint32_t>(kind.size()));
+  payload.append(kind);
+  putU32(payload, static_cast<uint32_t>(sections.size()));
+  for (const auto &[name, bytes] : sections) {
+    putU32(payload, static_cast<uint32_t>(name.size()));
+    payload.append(name);
+    putU64(payload, bytes.size());
+    payload.append(bytes);
+  }
+  std::string checked;
+  putU32(checked, kModelFormatVersion);
+  putU64(checked, featureSpecHash());
+  uint64_t checksum = fnv1a64(payload, fnv1a64(checked));
+
+  std::string out(kMagic, sizeof(kMagic));
+  out += checked;
+  putU64(out, payload.size());
+  putU64(out, checksum);
+  out += payload;
+  return out;
+}
+
+bool sptune::decodeModelFile(std::string_view bytes,
+                             std::string_view expectedKind,
+                             const std::string &what,
+                             ModelFileSections &sections, std::string &error) {
+  if (bytes.size() < sizeof(kMagic) ||
+      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    error = "'" + what + "' is not a sptune cost model file (bad magic)";
+    return false;
+  }
+  Cursor c{bytes, sizeof(kMagic)};
+  uint32_t version = 0;
+  uint64_t specHash = 0, length = 0, checksum = 0;
+  if (!c.u32(version)) {
+    error = "'" + what + "' is truncated (incomplete header)";
+    return false;
+  }
+  if (version != kModelFormatVersion) {
+    error = "'" + what + "' has model format version " +
+            std::to_string(version) + "; this build of sptune reads version " +
+            std::to_string(kModelFormatVersion) +
+            " (retrain the model with this build's sptune-train)";
+    return false;
+  }
+  if (!c.u64(specHash) || !c.u64(length) || !c.u64(checksum)) {
+    error = "'" + what + "' is truncated (incomplete header)";
+    return false;
+  }
+  if (bytes.size() - kHeaderSize != length) {
+    error = "'" + what + "' is " +
+            (bytes.size() - kHeaderSize < length ? "truncated" : "corrupt") +
+            ": the header announces " + std::to_string(length) +
+            " bytes of payload, the file has " +
+            std::to_string(bytes.size() - kHeaderSize);
+    return false;
+  }
+  std::string_view payload = bytes.substr(kHeaderSize);
+  std::string_view checked = bytes.substr(sizeof(kMagic), 12);
+  if (fnv1a64(payload, fnv1a64(checked)) != checksum) {
+    error = "'" + what + "' is corrupt (checksum mismatch)";
+    return false;
+  }
+  if (specHash != featureSpecHash()) {
+    error = "'" + what +
+            "' was trained on a different feature specification "
+            "(file " +
+            hex(specHash) + ", this build " + hex(featureSpecHash()) +
+            "); retrain it with this build's sptune-train";
+    return false;
+  }
+  Cursor p{payload, 0};
+  uint32_t kindLen = 0, count = 0;
+  std::string kind;
+  if (!p.u32(kindLen) || !p.bytes(kindLen, kind) || !p.u32(count)) {
+    error = "'" + what + "' is corrupt (bad payload)";
+    return false;
+  }
+  if (kind != expectedKind) {
+    error = "'" + what + "' is a " + kind + " file, expected a " +
+            std::string(expectedKind) + " file";
+    return false;
+  }
+  sections.clear();
+  for (uint32_t n = 0; n < count; ++n) {
+    uint32_t nameLen = 0;
+    uint64_t size = 0;
+    std::string name, body;
+    if (!p.u32(nameLen) || !p.bytes(nameLen, name) || !p.u64(size) ||
+        !p.bytes(size, body)) {
+      error = "'" + what + "' is corrupt (bad section table)";
+      return false;
+    }
+    sections[name] = std::move(body);
+  }
+  return true;
+}
+
+bool sptune::readFileBytes(const std::string &path, std::string &bytes,
+                           std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  bytes = ss.str();
+  return true;
+}
+
+bool sptune::writeFileAtomically(const std::string &path,
+                                 std::string_view bytes, std::string &error) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      error = "cannot write '" + tmp + "': " + std::strerror(errno);
+      return false;
+    }
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) {
+      error = "cannot write '" + tmp + "'";
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = "cannot rename '" + tmp + "' to '" + path +
+            "': " + std::strerror(errno);
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,153 @@
+//===- ConfigurationMapperTest.cpp - Schedules into model features --------===//
+
+#include "sptune/CostModel/ConfigurationMapper.h"
+#include "sptune/CostModel/FeatureSpec.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+#include <set>
+
+using namespace sptune;
+
+namespace {
+/// Legal canonical schedules of all three targets and kernels, with varied
+/// formats, orders, widths, tiles and knobs.
+std::vector<Schedule> variedSchedules() {
+  std::vector<Schedule> out;
+  for (TargetKind t : kAllTargets)
+    for (KernelType k :
+         {KernelType::SpMM, KernelType::SDDMM, KernelType::SpMV}) {
+      std::vector<Schedule> bases = {
+          Schedule::csr(t, k),       Schedule::csc(t, k),
+          Schedule::dcsr(t, k),      Schedule::coo(t, k),
+          Schedule::bsr(t, k, 4, 4), Schedule::bsr(t, k, 8, 2)};
+      std::vector<Schedule> knobs = sampleKnobSettings(t, k, 40, 3);
+      for (size_t b = 0; b < bases.size(); ++b)
+        for (size_t n = 0; n < knobs.size(); ++n) {
+          Schedule s = bases[b];
+          s.cpu = knobs[n].cpu;
+          s.gpu = knobs[n].gpu;
+          s.spade = knobs[n].spade;
+          s.posWidth = n % 2 ? 32 : 64;
+          if (s.freeRole() && n % 3 == 0)
+            s.tile = 8;
+          if (t == TargetKind::SPADE)
+            s.splitRow = int64_t(1) << (n % 6);
+          s = canonicalize(s);
+          if (isLegal(s))
+            out.push_back(s);
+        }
+    }
+  return out;
+}
+
+std::vector<float> flat(const MappedSchedule &m) {
+  std::vector<float> v = m.common;
+  v.push_back(-1.0f); // separator: knob vectors of different lengths
+  v.insert(v.end(), m.knobs.begin(), m.knobs.end());
+  return v;
+}
+} // namespace
+
+TEST(ConfigurationMapperTest, SizesMatchNames) {
+  EXPECT_EQ(commonFeatureSize(), static_cast<int>(commonFeatureNames().size()));
+  std::set<std::string> unique(commonFeatureNames().begin(),
+                               commonFeatureNames().end());
+  EXPECT_EQ(unique.size(), commonFeatureNames().size());
+  for (TargetKind t : kAllTargets)
+    EXPECT_EQ(knobFeatureSize(t), static_cast<int>(knobFeatureNames(t).size()));
+}
+
+TEST(ConfigurationMapperTest, EveryTargetSharesTheCommonWidth) {
+  for (const Schedule &s : variedSchedules()) {
+    MappedSchedule m = mapSchedule(s, 64);
+    EXPECT_EQ(static_cast<int>(m.common.size()), commonFeatureSize());
+    EXPECT_EQ(static_cast<int>(m.knobs.size()), knobFeatureSize(s.target));
+  }
+}
+
+TEST(ConfigurationMapperTest, DistinctSchedulesMapToDistinctVectors) {
+  std::vector<Schedule> all = variedSchedules();
+  std::map<std::vector<float>, std::string> seen;
+  std::set<std::string> distinct;
+  for (const Schedule &s : all) {
+    if (!distinct.insert(s.str()).second)
+      continue;
+    auto [it, inserted] = seen.emplace(flat(mapSchedule(s, 64)), s.str());
+    EXPECT_TRUE(inserted) << s.str() << "\ncollides with\n" << it->second;
+  }
+  EXPECT_GT(distinct.size(), 1000u);
+}
+
+TEST(ConfigurationMapperTest, EquivalentSchedulesMapToEqualVectors) {
+  Schedule a = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
+  Schedule b = a;
+  // No effect without parallelism, or without vectorization, or of another
+  // target: canonicalization resets them.
+  b.cpu.threads = 8;
+  b.cpu.omp = OmpScheduleKind::Dynamic;
+  b.cpu.chunk = 16;
+  b.cpu.simdIndex32 = true;
+  b.spade.bypassDense = true;
+  b.gpu.libgen = true;
+  ASSERT_NE(a, b);
+  ASSERT_EQ(canonicalize(a), canonicalize(b));
+  EXPECT_EQ(flat(mapSchedule(a, 64)), flat(mapSchedule(b, 64)));
+}
+
+TEST(ConfigurationMapperTest, LoopOrderIsAPermutationMatrix) {
+  Schedule s = Schedule::bsr(TargetKind::CPU, KernelType::SpMM, 4, 2);
+  MappedSchedule m = mapSchedule(s, 64);
+  const auto &names = commonFeatureNames();
+  for (size_t p = 0; p < s.loopOrder.size(); ++p) {
+    std::string name =
+        "order_" + s.loopOrder[p].str() + "_" + std::to_string(p);
+    auto it = std::find(names.begin(), names.end(), name);
+    ASSERT_NE(it, names.end()) << name;
+    EXPECT_EQ(m.common[it - names.begin()], 1.0f) << name;
+  }
+  float ones = 0;
+  for (size_t n = 0; n < names.size(); ++n)
+    if (names[n].rfind("order_", 0) == 0)
+      ones += m.common[n];
+  EXPECT_EQ(ones, static_cast<float>(s.loopOrder.size()));
+}
+
+TEST(ConfigurationMapperTest, FreeSizeAndOrderAreSeen) {
+  Schedule s = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
+  EXPECT_NE(mapSchedule(s, 16).common, mapSchedule(s, 256).common);
+  EXPECT_NE(mapSchedule(s, 0).common, mapSchedule(s, 16).common);
+  Schedule outer = s;
+  std::rotate(outer.loopOrder.rbegin(), outer.loopOrder.rbegin() + 1,
+              outer.loopOrder.rend());
+  ASSERT_TRUE(isLegal(outer)) << whyIllegal(outer);
+  EXPECT_NE(mapSchedule(s, 64).common, mapSchedule(outer, 64).common);
+}
+
+TEST(ConfigurationMapperTest, SampledKnobsAreLegalAndDeterministic) {
+  for (TargetKind t : kAllTargets) {
+    auto a = sampleKnobSettings(t, KernelType::SpMM, 200, 11);
+    auto b = sampleKnobSettings(t, KernelType::SpMM, 200, 11);
+    auto c = sampleKnobSettings(t, KernelType::SpMM, 200, 12);
+    ASSERT_EQ(a.size(), 200u);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+    std::set<std::string> distinct;
+    for (const Schedule &s : a) {
+      EXPECT_EQ(s.target, t);
+      EXPECT_TRUE(isLegal(s)) << whyIllegal(s);
+      EXPECT_EQ(s, canonicalize(s));
+      distinct.insert(s.str());
+    }
+    EXPECT_GT(distinct.size(), 10u) << toString(t);
+  }
+}
+
+TEST(ConfigurationMapperTest, FeatureSpecHashIsStable) {
+  EXPECT_EQ(featureSpecHash(), fnv1a64(featureSpecString()));
+  EXPECT_NE(featureSpecString().find("log2_split_row"), std::string::npos);
+  // Known FNV-1a test vectors.
+  EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cull);
+}

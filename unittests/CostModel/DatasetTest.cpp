@@ -1,0 +1,162 @@
+//===- DatasetTest.cpp - Reading and splitting datasets -------------------===//
+
+#include "sptune/CostModel/Dataset.h"
+#include "sptune/Schedule/DefaultSchedule.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+using namespace sptune;
+
+namespace {
+std::string record(const std::string &matrix, const std::string &role,
+                   const std::string &schedule, double median,
+                   const std::string &status = "ok", int64_t free = 64,
+                   const std::string &kernel = "spmm") {
+  return "{\"schema\": 1, \"key\": \"k\", \"matrix\": {\"id\": \"" + matrix +
+         "\", \"source\": \"gen:uniform:rows=8\", \"rows\": 8, \"cols\": 8, "
+         "\"nnz\": 10}, \"kernel\": \"" +
+         kernel + "\", \"free\": " + std::to_string(free) +
+         ", \"target\": \"cpu\", \"role\": \"" + role + "\", \"schedule\": \"" +
+         schedule + "\", \"status\": \"" + status +
+         "\", \"reason\": \"\", \"time_s\": {\"median\": " +
+         std::to_string(median) +
+         ", \"min\": 0, \"max\": 0, \"mad\": 0, \"reps\": 5}, \"compile_s\": "
+         "0.1, \"cycles\": null, \"machine\": {}, \"tool_version\": \"0.1.0\", "
+         "\"time\": \"now\"}";
+}
+
+std::string csrText() {
+  return Schedule::csr(TargetKind::CPU, KernelType::SpMM).str();
+}
+std::string defaultText() {
+  return mlirDefaultSchedule(TargetKind::CPU, KernelType::SpMM).str();
+}
+std::string dcsrText() {
+  return Schedule::dcsr(TargetKind::CPU, KernelType::SpMM).str();
+}
+} // namespace
+
+TEST(DatasetTest, ReadsGroupsAndCountsSkippedLines) {
+  DatasetReader reader;
+  EXPECT_TRUE(reader.addLine(record("A", "sample", csrText(), 2e-3)));
+  EXPECT_TRUE(reader.addLine(record("A", "sample", dcsrText(), 4e-3)));
+  EXPECT_TRUE(reader.addLine(
+      record("A", "baseline:mlir-default", defaultText(), 1e-3)));
+  EXPECT_TRUE(reader.addLine(record("A", "baseline:eigen", "", 5e-4)));
+  EXPECT_FALSE(
+      reader.addLine(record("A", "sample", csrText(), 1.0, "timeout")));
+  EXPECT_FALSE(reader.addLine("{\"schema\": 1, \"matrix\": {\"id\": \"A\""));
+  EXPECT_FALSE(reader.addLine("not json at all"));
+  EXPECT_FALSE(
+      reader.addLine(record("A", "sample", "cpu spmm, levels = [q]", 1e-3)));
+  EXPECT_FALSE(reader.addLine(record("A", "sample", csrText(), -1.0)));
+  std::string other = record("A", "sample", csrText(), 1e-3);
+  other.replace(other.find("\"schema\": 1"), 11, "\"schema\": 2");
+  EXPECT_FALSE(reader.addLine(other));
+  EXPECT_TRUE(reader.addLine(record("B", "sample", csrText(), 1e-3, "ok", 16)));
+
+  const DatasetCounts &c = reader.counts();
+  EXPECT_EQ(c.lines, 11u);
+  EXPECT_EQ(c.samples, 4u);
+  EXPECT_EQ(c.baselines, 1u);
+  EXPECT_EQ(c.notOk, 1u);
+  EXPECT_EQ(c.unparsable, 3u);
+  EXPECT_EQ(c.badSchedule, 1u);
+  EXPECT_EQ(c.unsupportedSchema, 1u);
+
+  std::vector<SampleGroup> groups = reader.groups();
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].key(), "A|spmm|64|cpu");
+  EXPECT_EQ(groups[1].key(), "B|spmm|16|cpu");
+  EXPECT_EQ(groups[0].samples.size(), 3u); // csr, dcsr, the default
+  EXPECT_EQ(groups[0].matrix.source, "gen:uniform:rows=8");
+  ASSERT_TRUE(groups[0].eigenTime);
+  EXPECT_DOUBLE_EQ(*groups[0].eigenTime, 5e-4);
+  ASSERT_TRUE(groups[0].defaultTime());
+  EXPECT_DOUBLE_EQ(*groups[0].defaultTime(), 1e-3);
+  EXPECT_DOUBLE_EQ(groups[0].referenceTime(), 1e-3);
+  // No default measured: the reference is the geometric mean.
+  EXPECT_FALSE(groups[1].defaultTime());
+  EXPECT_DOUBLE_EQ(groups[1].referenceTime(), 1e-3);
+}
+
+TEST(DatasetTest, MergesRepeatedMeasurementsByGeometricMean) {
+  DatasetReader reader;
+  reader.addLine(record("A", "sample", csrText(), 1e-3));
+  reader.addLine(record("A", "sample", csrText(), 4e-3));
+  std::vector<SampleGroup> groups = reader.groups();
+  ASSERT_EQ(groups.size(), 1u);
+  ASSERT_EQ(groups[0].samples.size(), 1u);
+  EXPECT_NEAR(groups[0].samples[0].time, 2e-3, 1e-12);
+  EXPECT_EQ(reader.counts().duplicates, 1u);
+}
+
+TEST(DatasetTest, DefaultFoundAmongSamples) {
+  DatasetReader reader;
+  reader.addLine(record("A", "sample", defaultText(), 3e-3));
+  reader.addLine(record("A", "sample", csrText(), 1e-3));
+  std::vector<SampleGroup> groups = reader.groups();
+  ASSERT_EQ(groups.size(), 1u);
+  ASSERT_TRUE(groups[0].defaultTime());
+  EXPECT_DOUBLE_EQ(*groups[0].defaultTime(), 3e-3);
+}
+
+TEST(DatasetTest, ReadsFilesAndReportsMissingOnes) {
+  std::string path = testing::TempDir() + "/sptune-dataset-test.jsonl";
+  {
+    std::ofstream out(path);
+    out << record("A", "sample", csrText(), 1e-3) << "\n\n"
+        << "{\"cut by a kill"
+        << "\n"
+        << record("A", "sample", dcsrText(), 2e-3) << "\n";
+  }
+  DatasetReader reader;
+  std::string error;
+  ASSERT_TRUE(reader.addFile(path, error)) << error;
+  EXPECT_EQ(reader.counts().samples, 2u);
+  EXPECT_EQ(reader.counts().unparsable, 1u);
+  EXPECT_FALSE(reader.addFile(path + ".missing", error));
+  EXPECT_NE(error.find(".missing"), std::string::npos) << error;
+  std::remove(path.c_str());
+}
+
+TEST(DatasetTest, SplitsByMatrixNeverBySample) {
+  DatasetReader reader;
+  for (int m = 0; m < 20; ++m)
+    for (int64_t free : {16, 64}) {
+      std::string id = "M" + std::to_string(m);
+      reader.addLine(record(id, "sample", csrText(), 1e-3, "ok", free));
+      reader.addLine(record(id, "sample", dcsrText(), 2e-3, "ok", free));
+    }
+  std::vector<SampleGroup> groups = reader.groups();
+  ASSERT_EQ(groups.size(), 40u);
+  DatasetSplit split = splitByMatrix(groups, 0.25, 7);
+  EXPECT_EQ(split.testMatrices.size(), 5u);
+  EXPECT_EQ(split.trainMatrices.size(), 15u);
+  EXPECT_EQ(split.train.size() + split.test.size(), groups.size());
+  std::set<std::string> trainIds, testIds;
+  for (size_t i : split.train)
+    trainIds.insert(groups[i].matrix.id);
+  for (size_t i : split.test)
+    testIds.insert(groups[i].matrix.id);
+  for (const std::string &id : testIds)
+    EXPECT_EQ(trainIds.count(id), 0u) << id;
+  EXPECT_EQ(split.test.size(), 10u); // both free sizes of each held-out matrix
+
+  DatasetSplit same = splitByMatrix(groups, 0.25, 7);
+  EXPECT_EQ(same.testMatrices, split.testMatrices);
+  bool differs = false;
+  for (uint64_t seed = 8; seed < 12; ++seed)
+    differs |=
+        splitByMatrix(groups, 0.25, seed).testMatrices != split.testMatrices;
+  EXPECT_TRUE(differs);
+
+  EXPECT_TRUE(splitByMatrix(groups, 0.0, 1).test.empty());
+  EXPECT_EQ(splitByMatrix(groups, 0.99, 1).trainMatrices.size(), 1u);
+  EXPECT_EQ(splitByMatrix(groups, 0.001, 1).testMatrices.size(), 1u);
+}

@@ -1,0 +1,89 @@
+//===- MetricsTest.cpp - Ranking metrics on known inputs ------------------===//
+
+#include "sptune/CostModel/Metrics.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace sptune;
+
+TEST(MetricsTest, KendallTauOfKnownOrders) {
+  std::vector<double> x = {1, 2, 3, 4, 5};
+  EXPECT_DOUBLE_EQ(kendallTau(x, x), 1.0);
+  EXPECT_DOUBLE_EQ(kendallTau(x, {5, 4, 3, 2, 1}), -1.0);
+  // One adjacent swap among 4: 5 concordant, 1 discordant pairs.
+  EXPECT_NEAR(kendallTau({1, 2, 3, 4}, {1, 3, 2, 4}), 4.0 / 6.0, 1e-12);
+  // Ties (tau-b): x has one tied pair.
+  EXPECT_NEAR(kendallTau({1, 1, 2}, {1, 2, 3}), 2.0 / std::sqrt(2.0 * 3.0),
+              1e-12);
+  EXPECT_DOUBLE_EQ(kendallTau({1}, {1}), 0.0);
+  EXPECT_DOUBLE_EQ(kendallTau({1, 1, 1}, {1, 2, 3}), 0.0);
+}
+
+TEST(MetricsTest, RankingTauComparesScoresWithSpeed) {
+  std::vector<double> times = {1.0, 2.0, 3.0};
+  EXPECT_DOUBLE_EQ(rankingTau({3, 2, 1}, times), 1.0); // fastest scored best
+  EXPECT_DOUBLE_EQ(rankingTau({1, 2, 3}, times), -1.0);
+}
+
+TEST(MetricsTest, OrderedPairAccuracy) {
+  std::vector<double> times = {1.0, 2.0, 3.0, 4.0};
+  EXPECT_DOUBLE_EQ(*orderedPairAccuracy({4, 3, 2, 1}, times), 1.0);
+  EXPECT_DOUBLE_EQ(*orderedPairAccuracy({1, 2, 3, 4}, times), 0.0);
+  EXPECT_DOUBLE_EQ(*orderedPairAccuracy({4, 2, 3, 1}, times), 5.0 / 6.0);
+  // A tie in the scores counts half.
+  EXPECT_DOUBLE_EQ(*orderedPairAccuracy({1, 1}, {1.0, 2.0}), 0.5);
+  // Pairs within the tolerance are not counted; none left: no value.
+  EXPECT_FALSE(orderedPairAccuracy({1, 2}, {1.0, 1.01}, 0.05));
+  EXPECT_FALSE(orderedPairAccuracy({1, 2}, {1.0, 1.0}));
+}
+
+TEST(MetricsTest, OrderAndTopKSpeedup) {
+  std::vector<double> scores = {0.5, 2.0, 2.0, -1.0};
+  EXPECT_EQ(orderByScore(scores), (std::vector<size_t>{1, 2, 0, 3}));
+  std::vector<double> times = {4.0, 8.0, 2.0, 1.0};
+  // top-1 is candidate 1 (8.0): 4 / 8; top-3 reaches candidate 2 (2.0).
+  EXPECT_DOUBLE_EQ(topKSpeedup(scores, times, 4.0, 1), 0.5);
+  EXPECT_DOUBLE_EQ(topKSpeedup(scores, times, 4.0, 2), 2.0);
+  EXPECT_DOUBLE_EQ(topKSpeedup(scores, times, 4.0, 10), 4.0);
+}
+
+TEST(MetricsTest, GroupAndSummary) {
+  // Predicted time = reference * exp(-score): with reference 1 and scores
+  // -log(t * 1.1) every prediction is 10% high.
+  std::vector<double> times = {1.0, 2.0, 4.0};
+  std::vector<double> scores;
+  for (double t : times)
+    scores.push_back(-std::log(t * 1.1));
+  GroupEvaluation a = evaluateGroup("a", scores, times, 2.0, 1.0);
+  EXPECT_DOUBLE_EQ(a.tau, 1.0);
+  ASSERT_EQ(a.ape.size(), 3u);
+  for (double e : a.ape)
+    EXPECT_NEAR(e, 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(*a.top1, 2.0);
+  EXPECT_DOUBLE_EQ(*a.oracle, 2.0);
+
+  // Reversed scores, no default measured, no calibration.
+  GroupEvaluation b =
+      evaluateGroup("b", {1, 2, 3}, times, std::nullopt, std::nullopt);
+  EXPECT_DOUBLE_EQ(b.tau, -1.0);
+  EXPECT_TRUE(b.ape.empty());
+  EXPECT_FALSE(b.top1);
+
+  // Worst pick: top-1 is 8 against a default of 2.
+  GroupEvaluation c = evaluateGroup("c", {0, 1}, {1.0, 8.0}, 2.0, std::nullopt);
+  EXPECT_DOUBLE_EQ(*c.top1, 0.25);
+  EXPECT_DOUBLE_EQ(*c.top5, 2.0);
+
+  EvaluationReport r = summarize({a, b, c});
+  EXPECT_EQ(r.groups, 3u);
+  EXPECT_EQ(r.samples, 8u);
+  EXPECT_NEAR(r.tau, (1.0 - 1.0 - 1.0) / 3, 1e-12);
+  EXPECT_EQ(r.groupsWithDefault, 2u);
+  EXPECT_NEAR(*r.top1, std::sqrt(2.0 * 0.25), 1e-12);
+  EXPECT_NEAR(*r.oracle, std::sqrt(2.0 * 2.0), 1e-12);
+  EXPECT_NEAR(*r.mape, 0.1, 1e-12);
+  EXPECT_NE(r.toJson().find("\"kendall_tau\""), std::string::npos);
+  EXPECT_NE(r.summary().find("top-1"), std::string::npos);
+}
