@@ -1,0 +1,101 @@
+//===- CostModel.h - Ranking candidate schedules ----------------*- C++ -*-===//
+//
+// Part of sptune. The interface the `sptune-autotune` pass (and any tool)
+// uses to order candidate schedules for a matrix. Plain C++: no torch types.
+// Three modes, as in LLVM's MLGO:
+//
+//   heuristic    no model: the heuristic default schedule first, then the
+//                others by an analytical cost estimate (AnalyticalCost.h);
+//   release      the default model shipped in the repository
+//                (cost-model/models/<target>-default.pt, resolved at build
+//                time); a missing file is an error, not a silent fallback;
+//   development  a model file given explicitly, plus a JSONL log of every
+//                ranking request (for inspecting and debugging a model).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_COSTMODEL_COSTMODEL_H
+#define SPTUNE_COSTMODEL_COSTMODEL_H
+
+#include "sptune/CostModel/MatrixFeatures.h"
+#include "sptune/Schedule/Schedule.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sptune {
+
+enum class CostModelMode : uint8_t { Heuristic, Release, Development };
+
+const char *toString(CostModelMode mode);
+std::optional<CostModelMode> parseCostModelMode(std::string_view name);
+
+/// The result of ranking candidates.
+struct Ranking {
+  /// One score per candidate, higher is predicted faster. For a calibrated
+  /// model, the predicted log speedup over the MLIR default schedule; for the
+  /// heuristic, minus the log of the analytical cost.
+  std::vector<double> scores;
+  /// Candidate indices, best first (equal scores keep candidate order).
+  std::vector<size_t> order;
+};
+
+struct CostModelOptions {
+  /// development mode: append one JSON line per `rank` call here (empty:
+  /// no log).
+  std::string logPath;
+  /// LibTorch intra-op threads for the learned modes (process-wide; 0:
+  /// leave LibTorch's setting). One is fastest for ranking on a busy
+  /// machine.
+  int threads = 1;
+};
+
+class CostModel {
+public:
+  virtual ~CostModel();
+  CostModelMode mode() const { return mode_; }
+  /// One line: mode, model file, trained targets.
+  virtual std::string description() const = 0;
+  /// Whether `rank` can serve `target`.
+  virtual bool supports(TargetKind target) const = 0;
+
+  /// Ranks `candidates` (schedules of `target`) for a matrix with
+  /// `features`; `free` is the size of the free dense loop (0 = unknown).
+  /// Fails (nullopt, message in `error`) when a candidate is of another
+  /// target, the model was not trained for `target`, or the features are
+  /// malformed. Thread-safe; 1,000 candidates take a few milliseconds.
+  virtual std::optional<Ranking> rank(const MatrixFeatures &features,
+                                      const std::vector<Schedule> &candidates,
+                                      TargetKind target, int64_t free = 0,
+                                      std::string *error = nullptr) const = 0;
+
+protected:
+  explicit CostModel(CostModelMode mode) : mode_(mode) {}
+
+private:
+  CostModelMode mode_;
+};
+
+/// Where the release model of `target` lives (in the source tree).
+std::string defaultModelPath(TargetKind target = TargetKind::CPU);
+
+/// Whether this build has the learned modes (LibTorch).
+bool haveLearnedCostModels();
+
+/// Creates a cost model:
+///  - heuristic: `path` must be empty;
+///  - release: loads `path`, or `defaultModelPath(CPU)` when it is empty;
+///  - development: loads `path` (required) and logs to `options.logPath`.
+/// On failure returns null with a message in `error`.
+std::unique_ptr<CostModel>
+createCostModel(CostModelMode mode, const std::string &path, std::string *error,
+                const CostModelOptions &options = {});
+
+} // namespace sptune
+
+#endif // SPTUNE_COSTMODEL_COSTMODEL_H

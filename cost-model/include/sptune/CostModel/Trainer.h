@@ -1,0 +1,145 @@
+//===- Trainer.h - Training, fine-tuning and evaluation ---------*- C++ -*-===//
+//
+// Part of sptune. Trains a `Model` on groups of measured schedules:
+//
+//  - ranking (WACO): a pairwise margin loss over schedules of the same
+//    group, hinge(min(margin, |log t_a - log t_b|) - (s_a - s_b)) for a
+//    faster than b, pairs within `pairTolerance` of each other left out;
+//  - regression (optional): Huber loss between the score and
+//    log(reference time / time), the reference being the MLIR default;
+//  - reconstruction: each target's knob autoencoder keeps reconstructing
+//    its knobs, so its latent code stays a code of the knobs.
+//
+// Fine-tuning (COGNATE) freezes the matrix encoder and the schedule encoder
+// and trains only the target's autoencoder and the predictor, for targets
+// where measurements are expensive (SPADE's simulator, a GPU).
+//
+// Training is deterministic for a seed (batches are drawn from a generator
+// reseeded per epoch, no dropout), checkpoints after every epoch and resumes
+// from the last checkpoint to the same weights it would have reached.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_COSTMODEL_TRAINER_H
+#define SPTUNE_COSTMODEL_TRAINER_H
+
+#include "sptune/CostModel/Dataset.h"
+#include "sptune/CostModel/MatrixFeatures.h"
+#include "sptune/CostModel/Metrics.h"
+#include "sptune/CostModel/Model.h"
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sptune {
+
+/// Features of the matrices of a dataset, by matrix id.
+using FeatureTable = std::unordered_map<std::string, MatrixFeatures>;
+
+/// Reported after every optimizer step.
+struct TrainProgress {
+  int epoch = 0, epochs = 0; ///< 1-based current epoch
+  size_t step = 0, stepsPerEpoch = 0;
+  double loss = 0;             ///< running mean over the epoch
+  double samplesPerSecond = 0; ///< schedules scored per second
+  double etaSeconds = 0;       ///< to the end of training
+};
+
+/// Reported after every epoch.
+struct EpochReport {
+  int epoch = 0;
+  double loss = 0, rankLoss = 0, regressionLoss = 0, reconstructionLoss = 0;
+  double seconds = 0;
+  /// Metrics on the validation groups, when given.
+  std::optional<EvaluationReport> validation;
+};
+
+struct TrainOptions {
+  /// Groups of other targets are ignored.
+  TargetKind target = TargetKind::CPU;
+  int epochs = 40;
+  int groupsPerBatch = 8;
+  /// Schedules drawn per group and step (all when the group is smaller).
+  int schedulesPerGroup = 32;
+  double learningRate = 2e-3;
+  double weightDecay = 1e-5;
+  double margin = 0.1;
+  /// Weight of the regression term; 0 trains a pure ranking model.
+  double regressionWeight = 0.5;
+  double reconstructionWeight = 0.1;
+  /// Pairs whose runtimes differ by less (relatively) are not ranked.
+  double pairTolerance = 0.02;
+  uint64_t seed = 0;
+  /// COGNATE fine-tuning: only the target's autoencoder and the predictor
+  /// learn; the feature normalization of the base model is kept.
+  bool finetune = false;
+  /// Where to checkpoint after every epoch and resume from (empty: none).
+  std::string checkpointDir;
+  /// Evaluate the validation groups every this many epochs (and the last).
+  int validateEvery = 5;
+  /// LibTorch intra-op threads (0: leave LibTorch's default).
+  int threads = 0;
+  /// Checked between steps; when set, training stops after the last
+  /// checkpoint and the result says `interrupted`.
+  const std::atomic<bool> *stop = nullptr;
+  /// Stop (as if interrupted) after this many epochs in total (0: never).
+  int stopAfterEpoch = 0;
+  /// Called once when training resumes from a checkpoint (with its epoch).
+  std::function<void(int)> onResume;
+  std::function<void(const TrainProgress &)> onProgress;
+  std::function<void(const EpochReport &)> onEpoch;
+};
+
+struct TrainResult {
+  bool ok = false;
+  std::string error;
+  bool interrupted = false;
+  /// Epochs completed in total, and the epoch a checkpoint resumed from (0:
+  /// started fresh).
+  int epochs = 0, resumedFrom = 0;
+  double seconds = 0;
+  std::vector<EpochReport> history;
+};
+
+/// Trains `model` in place on `groups` (their matrices must be in
+/// `features`). `validation` groups are evaluated for the epoch reports
+/// only; nothing is selected on them.
+TrainResult train(Model &model, const std::vector<SampleGroup> &groups,
+                  const FeatureTable &features, const TrainOptions &options,
+                  const std::vector<SampleGroup> *validation = nullptr);
+
+/// `train` with `options.finetune` set.
+TrainResult finetune(Model &model, const std::vector<SampleGroup> &groups,
+                     const FeatureTable &features, TrainOptions options,
+                     const std::vector<SampleGroup> *validation = nullptr);
+
+struct PretrainOptions {
+  int steps = 400;
+  int batch = 128;
+  /// Knob settings sampled per target besides the given schedules.
+  size_t sampledPerTarget = 2048;
+  double learningRate = 3e-3;
+  uint64_t seed = 0;
+};
+
+/// Pre-trains every target's knob autoencoder on reconstruction: knob
+/// settings drawn by `sampleKnobSettings` plus `schedules` (e.g. a target's
+/// enumerated space). Returns the final reconstruction error per target
+/// (mean squared, in kAllTargets order).
+std::vector<double> pretrainAutoencoders(Model &model,
+                                         const std::vector<Schedule> &schedules,
+                                         const PretrainOptions &options);
+
+/// Scores every group and compares with the measurements. Groups whose
+/// matrix has no features are skipped.
+EvaluationReport evaluate(const Model &model,
+                          const std::vector<SampleGroup> &groups,
+                          const FeatureTable &features);
+
+} // namespace sptune
+
+#endif // SPTUNE_COSTMODEL_TRAINER_H

@@ -1,0 +1,248 @@
+//===- CostModel.cpp - Ranking candidate schedules ------------------------===//
+
+#include "sptune/CostModel/CostModel.h"
+#include "sptune/Config.h"
+#include "sptune/CostModel/AnalyticalCost.h"
+#include "sptune/CostModel/Metrics.h"
+#include "sptune/Schedule/DefaultSchedule.h"
+
+#if SPTUNE_COSTMODEL_TORCH
+#include "sptune/CostModel/Model.h"
+#endif
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+
+using namespace sptune;
+
+CostModel::~CostModel() = default;
+
+const char *sptune::toString(CostModelMode mode) {
+  switch (mode) {
+  case CostModelMode::Heuristic:
+    return "heuristic";
+  case CostModelMode::Release:
+    return "release";
+  case CostModelMode::Development:
+    return "development";
+  }
+  return "?";
+}
+
+std::optional<CostModelMode> sptune::parseCostModelMode(std::string_view name) {
+  for (CostModelMode m : {CostModelMode::Heuristic, CostModelMode::Release,
+                          CostModelMode::Development})
+    if (name == toString(m))
+      return m;
+  return std::nullopt;
+}
+
+std::string sptune::defaultModelPath(TargetKind target) {
+  return std::string(SPTUNE_SOURCE_DIR) + "/cost-model/models/" +
+         toString(target) + "-default.pt";
+}
+
+bool sptune::haveLearnedCostModels() { return SPTUNE_COSTMODEL_TORCH != 0; }
+
+/// Checks that every candidate is a schedule of `target`.
+static bool checkCandidates(const std::vector<Schedule> &candidates,
+                            TargetKind target, std::string *error) {
+  for (size_t n = 0; n < candidates.size(); ++n)
+    if (candidates[n].target != target) {
+      if (error)
+        *error = "candidate " + std::to_string(n) + " is a '" +
+                 toString(candidates[n].target) +
+                 "' schedule; ranking for target '" + toString(target) + "'";
+      return false;
+    }
+  return true;
+}
+
+static Ranking rankingFromScores(std::vector<double> scores) {
+  Ranking r;
+  r.order = orderByScore(scores);
+  r.scores = std::move(scores);
+  return r;
+}
+
+namespace {
+/// No model: the heuristic default first, then the analytical order.
+class HeuristicCostModel : public CostModel {
+public:
+  HeuristicCostModel() : CostModel(CostModelMode::Heuristic) {}
+  std::string description() const override {
+    return "heuristic (default schedule first, then analytical cost)";
+  }
+  bool supports(TargetKind) const override { return true; }
+  std::optional<Ranking> rank(const MatrixFeatures &features,
+                              const std::vector<Schedule> &candidates,
+                              TargetKind target, int64_t free,
+                              std::string *error) const override {
+    if (!checkCandidates(candidates, target, error))
+      return std::nullopt;
+    std::vector<double> scores(candidates.size());
+    std::vector<bool> isDefault(candidates.size(), false);
+    double best = -INFINITY;
+    std::optional<KernelType> kernel;
+    Schedule def;
+    for (size_t n = 0; n < candidates.size(); ++n) {
+      Schedule s = canonicalize(candidates[n]);
+      if (kernel != s.kernel) {
+        kernel = s.kernel;
+        def = defaultSchedule(target, s.kernel, &features.stats, free);
+      }
+      scores[n] = -std::log(analyticalCost(s, features.stats, free));
+      isDefault[n] = s == def;
+      best = std::max(best, scores[n]);
+    }
+    for (size_t n = 0; n < candidates.size(); ++n)
+      if (isDefault[n])
+        scores[n] = best + 1.0;
+    return rankingFromScores(std::move(scores));
+  }
+};
+
+#if SPTUNE_COSTMODEL_TORCH
+/// A learned model from a file; development mode also logs.
+class LearnedCostModel : public CostModel {
+public:
+  LearnedCostModel(CostModelMode mode, std::unique_ptr<Model> model,
+                   std::string path, std::string logPath)
+      : CostModel(mode), model(std::move(model)), path(std::move(path)),
+        logPath(std::move(logPath)) {}
+
+  std::string description() const override {
+    std::string targets;
+    for (TargetKind t : model->info().trainedTargets)
+      targets += std::string(targets.empty() ? "" : ",") + toString(t);
+    return std::string(toString(mode())) + " model '" + path +
+           "' (targets: " + (targets.empty() ? "none" : targets) +
+           (model->info().calibrated ? ", calibrated" : "") + ")";
+  }
+  bool supports(TargetKind target) const override {
+    return model->isTrainedFor(target);
+  }
+  std::optional<Ranking> rank(const MatrixFeatures &features,
+                              const std::vector<Schedule> &candidates,
+                              TargetKind target, int64_t free,
+                              std::string *error) const override {
+    auto start = std::chrono::steady_clock::now();
+    if (!model->isTrainedFor(target)) {
+      if (error)
+        *error = "the model '" + path + "' was not trained for target '" +
+                 toString(target) + "'";
+      return std::nullopt;
+    }
+    if (!checkCandidates(candidates, target, error))
+      return std::nullopt;
+    if (!features.isWellFormed()) {
+      if (error)
+        *error = "matrix features have the wrong sizes for this build";
+      return std::nullopt;
+    }
+    std::string why;
+    std::vector<double> scores = model->score(features, candidates, free, &why);
+    if (scores.size() != candidates.size()) {
+      if (error)
+        *error = why.empty() ? "the model returned no scores" : why;
+      return std::nullopt;
+    }
+    Ranking r = rankingFromScores(std::move(scores));
+    if (!logPath.empty())
+      log(features, candidates, target, free, r,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                        start)
+              .count());
+    return r;
+  }
+
+private:
+  void log(const MatrixFeatures &f, const std::vector<Schedule> &candidates,
+           TargetKind target, int64_t free, const Ranking &r,
+           double seconds) const {
+    llvm::json::Array top;
+    for (size_t n = 0; n < r.order.size() && n < 10; ++n)
+      top.push_back(
+          llvm::json::Object{{"index", static_cast<int64_t>(r.order[n])},
+                             {"schedule", candidates[r.order[n]].str()},
+                             {"score", r.scores[r.order[n]]}});
+    llvm::json::Object line{
+        {"model", path},
+        {"target", toString(target)},
+        {"free", free},
+        {"matrix", llvm::json::Object{{"rows", f.stats.rows},
+                                      {"cols", f.stats.cols},
+                                      {"nnz", f.stats.nnz}}},
+        {"candidates", static_cast<int64_t>(candidates.size())},
+        {"seconds", seconds},
+        {"top", std::move(top)}};
+    std::lock_guard<std::mutex> lock(logMutex);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(logPath, ec, llvm::sys::fs::OF_Append);
+    if (ec)
+      return; // Logging is best effort; ranking must not fail for it.
+    os << llvm::json::Value(std::move(line)) << "\n";
+  }
+
+  std::unique_ptr<Model> model;
+  std::string path, logPath;
+  mutable std::mutex logMutex;
+};
+#endif
+} // namespace
+
+std::unique_ptr<CostModel>
+sptune::createCostModel(CostModelMode mode, const std::string &path,
+                        std::string *error, const CostModelOptions &options) {
+  auto fail = [&](std::string message) -> std::unique_ptr<CostModel> {
+    if (error)
+      *error = std::move(message);
+    return nullptr;
+  };
+  if (mode == CostModelMode::Heuristic) {
+    if (!path.empty())
+      return fail("the heuristic cost model takes no model file (got '" + path +
+                  "')");
+    return std::make_unique<HeuristicCostModel>();
+  }
+#if SPTUNE_COSTMODEL_TORCH
+  std::string file = path;
+  if (mode == CostModelMode::Release && file.empty())
+    file = defaultModelPath(TargetKind::CPU);
+  if (file.empty())
+    return fail("the development cost model needs a model file");
+  if (!llvm::sys::fs::exists(file))
+    return fail(std::string("the ") + toString(mode) + " model '" + file +
+                "' does not exist" +
+                (mode == CostModelMode::Release
+                     ? " (train it with sptune-train; see cost-model/README.md)"
+                     : ""));
+  std::string why;
+  std::unique_ptr<Model> model = Model::load(file, why);
+  if (!model)
+    return fail(why);
+  if (options.threads > 0)
+    setModelThreads(options.threads);
+  if (mode == CostModelMode::Development && !options.logPath.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream probe(options.logPath, ec, llvm::sys::fs::OF_Append);
+    if (ec)
+      return fail("cannot write the ranking log '" + options.logPath +
+                  "': " + ec.message());
+  }
+  return std::make_unique<LearnedCostModel>(
+      mode, std::move(model), file,
+      mode == CostModelMode::Development ? options.logPath : std::string());
+#else
+  (void)options;
+  return fail(std::string("the ") + toString(mode) +
+              " cost model needs LibTorch; this sptune was built with "
+              "SPTUNE_ENABLE_TORCH=OFF");
+#endif
+}

@@ -1,0 +1,503 @@
+//===- Model.cpp - The learned ranking model ------------------------------===//
+
+#include "ModelImpl.h"
+
+#include "sptune/CostModel/FeatureSpec.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <torch/serialize/archive.h>
+
+#include <cmath>
+#include <mutex>
+#include <sstream>
+
+using namespace sptune;
+using namespace sptune::torchimpl;
+namespace nn = torch::nn;
+
+//===----------------------------------------------------------------------===//
+// Networks
+//===----------------------------------------------------------------------===//
+
+DenseImpl::DenseImpl(int64_t in, int64_t out) {
+  double bound = 1.0 / std::sqrt(static_cast<double>(in));
+  weight = register_parameter(
+      "weight", torch::empty({out, in, 1, 1}).uniform_(-bound, bound));
+  bias =
+      register_parameter("bias", torch::empty({out}).uniform_(-bound, bound));
+}
+
+torch::Tensor DenseImpl::forward(const torch::Tensor &x) {
+  int64_t n = x.size(0);
+  return torch::conv2d(x.reshape({n, x.size(1), 1, 1}), weight, bias)
+      .reshape({n, weight.size(0)});
+}
+
+MatrixEncoderImpl::MatrixEncoderImpl(int vectorSize, int embedding) {
+  auto conv = [](int in, int out) {
+    return nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(2).padding(1));
+  };
+  // 128 -> 64, joined by the 64 image; -> 32, joined by the 32 image; -> 16
+  // -> 8, then mean and max pooling.
+  c1 = register_module("c1", conv(1, 8));
+  c2 = register_module("c2", conv(9, 16));
+  c3 = register_module("c3", conv(17, 32));
+  c4 = register_module("c4", conv(32, 32));
+  v1 = register_module("v1", Dense(vectorSize, 64));
+  v2 = register_module("v2", Dense(64, 64));
+  fuse = register_module("fuse", Dense(64 + 64, embedding));
+}
+
+torch::Tensor MatrixEncoderImpl::forward(const torch::Tensor &img32,
+                                         const torch::Tensor &img64,
+                                         const torch::Tensor &img128,
+                                         const torch::Tensor &vec) {
+  torch::Tensor x = torch::relu(c1(img128));
+  x = torch::relu(c2(torch::cat({x, img64}, 1)));
+  x = torch::relu(c3(torch::cat({x, img32}, 1)));
+  x = torch::relu(c4(x));
+  torch::Tensor pooled = torch::cat({x.mean({2, 3}), x.amax({2, 3})}, 1);
+  torch::Tensor v = torch::relu(v2(torch::relu(v1(vec))));
+  return torch::relu(fuse(torch::cat({pooled, v}, 1)));
+}
+
+KnobAutoencoderImpl::KnobAutoencoderImpl(int knobs, int hidden, int latent) {
+  e1 = register_module("e1", Dense(knobs, hidden));
+  e2 = register_module("e2", Dense(hidden, latent));
+  d1 = register_module("d1", Dense(latent, hidden));
+  d2 = register_module("d2", Dense(hidden, knobs));
+}
+
+torch::Tensor KnobAutoencoderImpl::encode(const torch::Tensor &knobs) {
+  return torch::tanh(e2(torch::relu(e1(knobs))));
+}
+
+torch::Tensor KnobAutoencoderImpl::decode(const torch::Tensor &code) {
+  return d2(torch::relu(d1(code)));
+}
+
+CostNetImpl::CostNetImpl(const ModelConfig &c) {
+  int e = c.embedding;
+  matrix =
+      register_module("matrix", MatrixEncoder(MatrixFeatures::kVectorSize, e));
+  for (TargetKind t : kAllTargets)
+    autoencoders[static_cast<size_t>(t)] = register_module(
+        std::string("autoencoder_") + toString(t),
+        KnobAutoencoder(knobFeatureSize(t), c.autoencoderHidden, c.latent));
+  s1 = register_module("s1", Dense(commonFeatureSize() + c.latent, c.hidden));
+  s2 = register_module("s2", Dense(c.hidden, e));
+  p1 = register_module("p1", Dense(3 * e, c.hidden));
+  p2 = register_module("p2", Dense(c.hidden, c.hidden / 2));
+  p3 = register_module("p3", Dense(c.hidden / 2, 1));
+  vecMean =
+      register_buffer("vec_mean", torch::zeros({MatrixFeatures::kVectorSize}));
+  vecStd =
+      register_buffer("vec_std", torch::ones({MatrixFeatures::kVectorSize}));
+}
+
+torch::Tensor CostNetImpl::embedMatrices(const torch::Tensor &img32,
+                                         const torch::Tensor &img64,
+                                         const torch::Tensor &img128,
+                                         const torch::Tensor &vec) {
+  torch::Tensor normalized = ((vec - vecMean) / vecStd).clamp(-10, 10);
+  return matrix(img32, img64, img128, normalized);
+}
+
+torch::Tensor CostNetImpl::embedSchedules(const torch::Tensor &common,
+                                          const torch::Tensor &latent) {
+  return torch::relu(s2(torch::relu(s1(torch::cat({common, latent}, 1)))));
+}
+
+torch::Tensor CostNetImpl::predict(const torch::Tensor &m,
+                                   const torch::Tensor &s) {
+  torch::Tensor h = torch::relu(p1(torch::cat({m, s, m * s}, 1)));
+  return p3(torch::relu(p2(h))).squeeze(1);
+}
+
+//===----------------------------------------------------------------------===//
+// Batches
+//===----------------------------------------------------------------------===//
+
+MatrixBatch
+torchimpl::makeMatrixBatch(const std::vector<const MatrixFeatures *> &ms) {
+  auto b = static_cast<int64_t>(ms.size());
+  MatrixBatch out;
+  torch::Tensor *imgs[3] = {&out.img32, &out.img64, &out.img128};
+  for (size_t s = 0; s < 3; ++s) {
+    int64_t side = MatrixFeatures::kImageSizes[s];
+    *imgs[s] = torch::empty({b, 1, side, side});
+    float *dst = imgs[s]->data_ptr<float>();
+    for (const MatrixFeatures *m : ms) {
+      std::copy(m->images[s].begin(), m->images[s].end(), dst);
+      dst += side * side;
+    }
+  }
+  out.vec = torch::empty({b, MatrixFeatures::kVectorSize});
+  float *dst = out.vec.data_ptr<float>();
+  for (const MatrixFeatures *m : ms) {
+    std::vector<float> v = m->vector();
+    std::copy(v.begin(), v.end(), dst);
+    dst += MatrixFeatures::kVectorSize;
+  }
+  return out;
+}
+
+ScheduleBatch
+torchimpl::makeScheduleBatch(const std::vector<const Schedule *> &ss,
+                             const std::vector<int64_t> &free) {
+  ScheduleBatch b;
+  b.size = static_cast<int64_t>(ss.size());
+  int64_t c = commonFeatureSize();
+  b.common = torch::empty({b.size, c});
+  float *common = b.common.data_ptr<float>();
+  std::vector<Schedule> canon;
+  canon.reserve(ss.size());
+  std::array<std::vector<int64_t>, 3> rows;
+  for (size_t n = 0; n < ss.size(); ++n) {
+    canon.push_back(canonicalize(*ss[n]));
+    rows[static_cast<size_t>(canon.back().target)].push_back(
+        static_cast<int64_t>(n));
+  }
+  std::array<float *, 3> knobPtr = {nullptr, nullptr, nullptr};
+  for (TargetKind t : kAllTargets) {
+    auto ti = static_cast<size_t>(t);
+    if (rows[ti].empty())
+      continue;
+    auto count = static_cast<int64_t>(rows[ti].size());
+    b.knobs[ti] = torch::empty({count, knobFeatureSize(t)});
+    b.rows[ti] =
+        torch::from_blob(rows[ti].data(), {count}, torch::kInt64).clone();
+    knobPtr[ti] = b.knobs[ti].data_ptr<float>();
+  }
+  for (size_t n = 0; n < canon.size(); ++n) {
+    auto ti = static_cast<size_t>(canon[n].target);
+    int64_t f = free.size() == 1 ? free[0] : free[n];
+    mapCanonicalSchedule(canon[n], f, common + n * c, knobPtr[ti]);
+    knobPtr[ti] += knobFeatureSize(canon[n].target);
+  }
+  return b;
+}
+
+torch::Tensor torchimpl::latentCodes(CostNet &net, const ScheduleBatch &batch,
+                                     int latent) {
+  torch::Tensor codes;
+  for (TargetKind t : kAllTargets) {
+    auto ti = static_cast<size_t>(t);
+    if (!batch.knobs[ti].defined())
+      continue;
+    torch::Tensor z = net->autoencoder(t)->encode(batch.knobs[ti]);
+    if (batch.knobs[ti].size(0) == batch.size)
+      return z; // one target: rows are in order
+    if (!codes.defined())
+      codes = torch::zeros({batch.size, latent});
+    codes = codes.index_copy(0, batch.rows[ti], z);
+  }
+  return codes.defined() ? codes : torch::zeros({batch.size, latent});
+}
+
+//===----------------------------------------------------------------------===//
+// Model
+//===----------------------------------------------------------------------===//
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::~Model() = default;
+
+std::unique_ptr<Model> Model::fromImpl(std::unique_ptr<Impl> impl) {
+  return std::unique_ptr<Model>(new Model(std::move(impl)));
+}
+
+/// Parameter initialization draws from LibTorch's global generator.
+static std::mutex &seedMutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::unique_ptr<Model> Model::create(const ModelConfig &config, uint64_t seed) {
+  std::lock_guard<std::mutex> lock(seedMutex());
+  torch::manual_seed(seed);
+  return fromImpl(std::make_unique<Impl>(config));
+}
+
+void sptune::setModelThreads(int n) {
+  if (n >= 1 && torch::get_num_threads() != n)
+    torch::set_num_threads(n);
+}
+
+const ModelInfo &Model::info() const { return impl_->info; }
+ModelInfo &Model::info() { return impl_->info; }
+
+bool Model::isTrainedFor(TargetKind target) const {
+  const auto &t = impl_->info.trainedTargets;
+  return std::find(t.begin(), t.end(), target) != t.end();
+}
+
+void Model::markTrained(TargetKind target) {
+  if (!isTrainedFor(target)) {
+    impl_->info.trainedTargets.push_back(target);
+    std::sort(impl_->info.trainedTargets.begin(),
+              impl_->info.trainedTargets.end());
+  }
+}
+
+std::vector<double> Model::score(const MatrixFeatures &features,
+                                 const std::vector<Schedule> &candidates,
+                                 int64_t free, std::string *error) const {
+  if (!features.isWellFormed()) {
+    if (error)
+      *error = "matrix features have the wrong sizes for this build";
+    return {};
+  }
+  if (candidates.empty())
+    return {};
+  try {
+    torch::NoGradGuard noGrad;
+    CostNet &net = impl_->net;
+    MatrixBatch mb = makeMatrixBatch({&features});
+    torch::Tensor m = net->embedMatrices(mb.img32, mb.img64, mb.img128, mb.vec);
+    std::vector<const Schedule *> ptrs;
+    ptrs.reserve(candidates.size());
+    for (const Schedule &s : candidates)
+      ptrs.push_back(&s);
+    ScheduleBatch sb = makeScheduleBatch(ptrs, {free});
+    torch::Tensor z = latentCodes(net, sb, impl_->info.config.latent);
+    torch::Tensor s = net->embedSchedules(sb.common, z);
+    torch::Tensor out =
+        net->predict(m.expand({sb.size, m.size(1)}), s).contiguous();
+    const float *p = out.data_ptr<float>();
+    return std::vector<double>(p, p + sb.size);
+  } catch (const std::exception &e) {
+    if (error)
+      *error = std::string("the cost model failed: ") + e.what();
+    return {};
+  }
+}
+
+std::vector<float> Model::scheduleCode(const Schedule &schedule,
+                                       int64_t free) const {
+  torch::NoGradGuard noGrad;
+  ScheduleBatch sb = makeScheduleBatch({&schedule}, {free});
+  torch::Tensor z = latentCodes(impl_->net, sb, impl_->info.config.latent);
+  torch::Tensor code = torch::cat({sb.common, z}, 1).contiguous();
+  const float *p = code.data_ptr<float>();
+  return std::vector<float>(p, p + code.numel());
+}
+
+std::vector<float>
+Model::matrixEmbedding(const MatrixFeatures &features) const {
+  if (!features.isWellFormed())
+    return {};
+  torch::NoGradGuard noGrad;
+  MatrixBatch mb = makeMatrixBatch({&features});
+  torch::Tensor m =
+      impl_->net->embedMatrices(mb.img32, mb.img64, mb.img128, mb.vec)
+          .contiguous();
+  const float *p = m.data_ptr<float>();
+  return std::vector<float>(p, p + m.numel());
+}
+
+size_t Model::parameterCount() const {
+  size_t n = 0;
+  for (const torch::Tensor &p : impl_->net->parameters())
+    n += static_cast<size_t>(p.numel());
+  return n;
+}
+
+/// Parameters and buffers by name, in the module's registration order.
+static std::vector<std::pair<std::string, torch::Tensor>>
+namedState(const CostNet &net, std::vector<bool> *isBuffer = nullptr) {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  for (const auto &p : net->named_parameters()) {
+    out.emplace_back(p.key(), p.value());
+    if (isBuffer)
+      isBuffer->push_back(false);
+  }
+  for (const auto &b : net->named_buffers()) {
+    out.emplace_back(b.key(), b.value());
+    if (isBuffer)
+      isBuffer->push_back(true);
+  }
+  return out;
+}
+
+uint64_t Model::weightHash() const {
+  uint64_t h = fnv1a64("");
+  for (const auto &[name, t] : namedState(impl_->net)) {
+    torch::Tensor c = t.detach().contiguous();
+    h = fnv1a64(name, h);
+    h = fnv1a64(std::string_view(static_cast<const char *>(c.data_ptr()),
+                                 c.numel() * c.element_size()),
+                h);
+  }
+  return h;
+}
+
+std::unique_ptr<Model> Model::clone() const {
+  std::string error;
+  return torchimpl::modelFromSections(torchimpl::modelSections(*this), "a copy",
+                                      error);
+}
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+/// Archive keys cannot hold '.', so dotted names become '__'.
+static std::string archiveKey(const std::string &name) {
+  std::string key;
+  for (char c : name)
+    key += c == '.' ? std::string("__") : std::string(1, c);
+  return key;
+}
+
+static std::string configJson(const ModelInfo &info) {
+  llvm::json::Array targets;
+  for (TargetKind t : info.trainedTargets)
+    targets.push_back(toString(t));
+  llvm::json::Object o{{"embedding", info.config.embedding},
+                       {"latent", info.config.latent},
+                       {"hidden", info.config.hidden},
+                       {"autoencoder_hidden", info.config.autoencoderHidden},
+                       {"trained_targets", std::move(targets)},
+                       {"calibrated", info.calibrated},
+                       {"provenance", info.provenance},
+                       {"feature_spec", featureSpecString()}};
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::json::Value(std::move(o));
+  return out;
+}
+
+static bool parseConfig(const std::string &text, ModelInfo &info,
+                        std::string &error) {
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse(text);
+  if (!v) {
+    error = "bad configuration: " + llvm::toString(v.takeError());
+    return false;
+  }
+  const llvm::json::Object *o = v->getAsObject();
+  if (!o) {
+    error = "bad configuration: not a JSON object";
+    return false;
+  }
+  auto size = [&](const char *key, int &out) {
+    auto x = o->getInteger(key);
+    if (!x || *x < 1 || *x > 4096) {
+      error = std::string("bad configuration: '") + key +
+              "' missing or out of range";
+      return false;
+    }
+    out = static_cast<int>(*x);
+    return true;
+  };
+  if (!size("embedding", info.config.embedding) ||
+      !size("latent", info.config.latent) ||
+      !size("hidden", info.config.hidden) ||
+      !size("autoencoder_hidden", info.config.autoencoderHidden))
+    return false;
+  if (info.config.hidden < 2) {
+    error = "bad configuration: 'hidden' must be at least 2";
+    return false;
+  }
+  info.trainedTargets.clear();
+  if (const llvm::json::Array *targets = o->getArray("trained_targets"))
+    for (const llvm::json::Value &t : *targets) {
+      auto name = t.getAsString();
+      auto kind =
+          name ? parseTargetKind(std::string_view(name->data(), name->size()))
+               : std::nullopt;
+      if (!kind) {
+        error = "bad configuration: unknown target in 'trained_targets'";
+        return false;
+      }
+      info.trainedTargets.push_back(*kind);
+    }
+  info.calibrated = o->getBoolean("calibrated").value_or(false);
+  if (auto p = o->getString("provenance"))
+    info.provenance = p->str();
+  return true;
+}
+
+ModelFileSections torchimpl::modelSections(const Model &model) {
+  torch::serialize::OutputArchive archive;
+  std::vector<bool> isBuffer;
+  auto state = namedState(model.impl().net, &isBuffer);
+  for (size_t n = 0; n < state.size(); ++n)
+    archive.write(archiveKey(state[n].first), state[n].second.detach(),
+                  isBuffer[n]);
+  std::ostringstream weights;
+  archive.save_to(weights);
+  return {{"config", configJson(model.info())}, {"weights", weights.str()}};
+}
+
+std::unique_ptr<Model>
+torchimpl::modelFromSections(const ModelFileSections &sections,
+                             const std::string &what, std::string &error) {
+  auto config = sections.find("config");
+  auto weights = sections.find("weights");
+  if (config == sections.end() || weights == sections.end()) {
+    error = "'" + what + "' lacks its configuration or weights";
+    return nullptr;
+  }
+  ModelInfo info;
+  if (!parseConfig(config->second, info, error)) {
+    error = "'" + what + "': " + error;
+    return nullptr;
+  }
+  try {
+    auto impl = std::make_unique<Model::Impl>(info.config);
+    impl->info = info;
+    torch::serialize::InputArchive archive;
+    std::istringstream in(weights->second);
+    archive.load_from(in);
+    std::vector<bool> isBuffer;
+    auto state = namedState(impl->net, &isBuffer);
+    torch::NoGradGuard noGrad;
+    for (size_t n = 0; n < state.size(); ++n) {
+      torch::Tensor read;
+      const std::string &name = state[n].first;
+      if (!archive.try_read(archiveKey(name), read, isBuffer[n])) {
+        error = "'" + what + "' lacks the weights '" + name + "'";
+        return nullptr;
+      }
+      torch::Tensor &dst = state[n].second;
+      if (read.sizes() != dst.sizes() ||
+          read.scalar_type() != dst.scalar_type()) {
+        error = "'" + what + "' has weights '" + name +
+                "' of another shape than its configuration implies";
+        return nullptr;
+      }
+      dst.copy_(read);
+    }
+    return Model::fromImpl(std::move(impl));
+  } catch (const std::exception &e) {
+    error = "'" + what + "' has unreadable weights: " + e.what();
+    return nullptr;
+  }
+}
+
+std::string Model::serialize() const {
+  return encodeModelFile("model", torchimpl::modelSections(*this));
+}
+
+bool Model::save(const std::string &path, std::string &error) const {
+  return writeFileAtomically(path, serialize(), error);
+}
+
+std::unique_ptr<Model> Model::loadFromBytes(const std::string &bytes,
+                                            const std::string &what,
+                                            std::string &error) {
+  ModelFileSections sections;
+  if (!decodeModelFile(bytes, "model", what, sections, error))
+    return nullptr;
+  return torchimpl::modelFromSections(sections, what, error);
+}
+
+std::unique_ptr<Model> Model::load(const std::string &path,
+                                   std::string &error) {
+  std::string bytes;
+  if (!readFileBytes(path, bytes, error))
+    return nullptr;
+  return loadFromBytes(bytes, path, error);
+}

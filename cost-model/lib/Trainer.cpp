@@ -1,0 +1,634 @@
+//===- Trainer.cpp - Training, fine-tuning and evaluation -----------------===//
+
+#include "ModelImpl.h"
+
+#include "sptune/CostModel/FeatureSpec.h"
+#include "sptune/CostModel/Trainer.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/adam.h>
+#include <torch/serialize/archive.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+using namespace sptune;
+using namespace sptune::torchimpl;
+
+namespace {
+/// A group ready for batching.
+struct PreparedGroup {
+  const SampleGroup *group = nullptr;
+  const MatrixFeatures *features = nullptr;
+  std::vector<double> logTimes;
+  double logReference = 0;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// Freezes every parameter outside `trainable` for its lifetime.
+class FreezeGuard {
+public:
+  FreezeGuard(CostNet &net, const std::vector<torch::Tensor> &trainable)
+      : net(net) {
+    for (torch::Tensor &p : net->parameters()) {
+      bool keep = false;
+      for (const torch::Tensor &t : trainable)
+        keep |= t.is_same(p);
+      if (!keep) {
+        p.set_requires_grad(false);
+        frozen.push_back(p);
+      }
+    }
+  }
+  ~FreezeGuard() {
+    for (torch::Tensor &p : frozen)
+      p.set_requires_grad(true);
+  }
+
+private:
+  CostNet &net;
+  std::vector<torch::Tensor> frozen;
+};
+} // namespace
+
+static std::vector<PreparedGroup>
+prepare(const std::vector<SampleGroup> &groups, const FeatureTable &features,
+        TargetKind target, std::string *missing) {
+  std::vector<PreparedGroup> out;
+  for (const SampleGroup &g : groups) {
+    if (g.target != target || g.samples.empty())
+      continue;
+    auto f = features.find(g.matrix.id);
+    if (f == features.end() || !f->second.isWellFormed()) {
+      if (missing && missing->empty())
+        *missing = g.matrix.id;
+      continue;
+    }
+    PreparedGroup p;
+    p.group = &g;
+    p.features = &f->second;
+    for (const MeasuredSchedule &m : g.samples)
+      p.logTimes.push_back(std::log(m.time));
+    p.logReference = std::log(g.referenceTime());
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+/// Standardization statistics of the matrix vector features over the
+/// distinct training matrices.
+static void fitNormalization(CostNet &net,
+                             const std::vector<PreparedGroup> &groups) {
+  std::vector<const MatrixFeatures *> distinct;
+  for (const PreparedGroup &g : groups)
+    if (std::find(distinct.begin(), distinct.end(), g.features) ==
+        distinct.end())
+      distinct.push_back(g.features);
+  int64_t v = MatrixFeatures::kVectorSize;
+  std::vector<double> sum(v, 0), sq(v, 0);
+  for (const MatrixFeatures *f : distinct) {
+    std::vector<float> x = f->vector();
+    for (int64_t n = 0; n < v; ++n) {
+      sum[n] += x[n];
+      sq[n] += static_cast<double>(x[n]) * x[n];
+    }
+  }
+  auto count = static_cast<double>(distinct.size());
+  torch::Tensor mean = torch::empty({v}), stddev = torch::empty({v});
+  for (int64_t n = 0; n < v; ++n) {
+    double m = sum[n] / count;
+    mean[n] = m;
+    stddev[n] = std::max(std::sqrt(std::max(0.0, sq[n] / count - m * m)), 1e-2);
+  }
+  torch::NoGradGuard noGrad;
+  net->vecMean.copy_(mean);
+  net->vecStd.copy_(stddev);
+}
+
+static std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "%016llx",
+                static_cast<unsigned long long>(v));
+  return buf;
+}
+
+/// What a checkpoint must agree with to be resumed: the data, the options
+/// that shape the trajectory, and the starting point.
+static uint64_t fingerprint(const std::vector<PreparedGroup> &groups,
+                            const TrainOptions &o, const Model &model) {
+  std::ostringstream os;
+  os.precision(17);
+  os << toString(o.target) << o.epochs << "," << o.groupsPerBatch << ","
+     << o.schedulesPerGroup << "," << o.learningRate << "," << o.weightDecay
+     << "," << o.margin << "," << o.regressionWeight << ","
+     << o.reconstructionWeight << "," << o.pairTolerance << "," << o.seed << ","
+     << o.finetune << ";";
+  const ModelConfig &c = model.info().config;
+  os << c.embedding << "," << c.latent << "," << c.hidden << ","
+     << c.autoencoderHidden << ";";
+  // A fine-tuning run starts from a given model; a fresh one from the seed.
+  if (o.finetune)
+    os << hex(model.weightHash()) << ";";
+  uint64_t h = fnv1a64(os.str());
+  for (const PreparedGroup &g : groups) {
+    h = fnv1a64(g.group->key(), h);
+    for (size_t n = 0; n < g.logTimes.size(); ++n) {
+      h = fnv1a64(g.group->samples[n].schedule.str(), h);
+      h = fnv1a64(
+          std::string_view(reinterpret_cast<const char *>(&g.logTimes[n]),
+                           sizeof(double)),
+          h);
+    }
+  }
+  return h;
+}
+
+//===----------------------------------------------------------------------===//
+// Checkpoints
+//===----------------------------------------------------------------------===//
+
+static std::string checkpointPath(const std::string &dir) {
+  llvm::SmallString<256> p(dir);
+  llvm::sys::path::append(p, "checkpoint.pt");
+  return std::string(p.str());
+}
+
+static llvm::json::Value historyJson(const std::vector<EpochReport> &h) {
+  llvm::json::Array a;
+  for (const EpochReport &e : h)
+    a.push_back(llvm::json::Object{{"epoch", e.epoch},
+                                   {"loss", e.loss},
+                                   {"rank", e.rankLoss},
+                                   {"regression", e.regressionLoss},
+                                   {"reconstruction", e.reconstructionLoss},
+                                   {"seconds", e.seconds}});
+  return a;
+}
+
+static bool saveCheckpoint(const std::string &dir, const Model &model,
+                           torch::optim::Optimizer &opt, int epoch, uint64_t fp,
+                           const std::vector<EpochReport> &history,
+                           std::string &error) {
+  ModelFileSections sections = modelSections(model);
+  torch::serialize::OutputArchive archive;
+  opt.save(archive);
+  std::ostringstream os;
+  archive.save_to(os);
+  sections["optimizer"] = os.str();
+  std::string state;
+  llvm::raw_string_ostream ss(state);
+  ss << llvm::json::Value(
+      llvm::json::Object{{"epoch", epoch},
+                         {"fingerprint", hex(fp)},
+                         {"history", historyJson(history)}});
+  sections["trainer"] = state;
+  return writeFileAtomically(checkpointPath(dir),
+                             encodeModelFile("checkpoint", sections), error);
+}
+
+/// Restores weights, optimizer state and history; returns the epoch to
+/// resume after, 0 when there is no checkpoint, -1 on error.
+static int loadCheckpoint(const std::string &dir, Model &model,
+                          torch::optim::Optimizer &opt, uint64_t fp,
+                          std::vector<EpochReport> &history,
+                          std::string &error) {
+  std::string path = checkpointPath(dir);
+  if (!llvm::sys::fs::exists(path))
+    return 0;
+  std::string bytes;
+  ModelFileSections sections;
+  if (!readFileBytes(path, bytes, error) ||
+      !decodeModelFile(bytes, "checkpoint", path, sections, error))
+    return -1;
+  llvm::Expected<llvm::json::Value> state =
+      llvm::json::parse(sections["trainer"]);
+  if (!state) {
+    error = "'" + path +
+            "' has a bad trainer state: " + llvm::toString(state.takeError());
+    return -1;
+  }
+  const llvm::json::Object *o = state->getAsObject();
+  auto epoch = o ? o->getInteger("epoch") : std::nullopt;
+  auto stored = o ? o->getString("fingerprint") : std::nullopt;
+  if (!epoch || !stored || *epoch < 1) {
+    error = "'" + path + "' has a bad trainer state";
+    return -1;
+  }
+  if (*stored != hex(fp)) {
+    error = "the checkpoint '" + path +
+            "' belongs to another training run (other data, options or "
+            "starting model); remove it or choose another checkpoint "
+            "directory";
+    return -1;
+  }
+  std::unique_ptr<Model> saved = modelFromSections(sections, path, error);
+  if (!saved)
+    return -1;
+  try {
+    torch::NoGradGuard noGrad;
+    auto dst = model.impl().net->named_parameters();
+    auto src = saved->impl().net->named_parameters();
+    for (const auto &p : src)
+      dst[p.key()].copy_(p.value());
+    auto dstBuf = model.impl().net->named_buffers();
+    for (const auto &b : saved->impl().net->named_buffers())
+      dstBuf[b.key()].copy_(b.value());
+    torch::serialize::InputArchive archive;
+    std::istringstream in(sections["optimizer"]);
+    archive.load_from(in);
+    opt.load(archive);
+  } catch (const std::exception &e) {
+    error = "cannot restore '" + path + "': " + e.what();
+    return -1;
+  }
+  history.clear();
+  if (const llvm::json::Array *h = o->getArray("history"))
+    for (const llvm::json::Value &v : *h)
+      if (const llvm::json::Object *e = v.getAsObject()) {
+        EpochReport r;
+        r.epoch = static_cast<int>(e->getInteger("epoch").value_or(0));
+        r.loss = e->getNumber("loss").value_or(0);
+        r.rankLoss = e->getNumber("rank").value_or(0);
+        r.regressionLoss = e->getNumber("regression").value_or(0);
+        r.reconstructionLoss = e->getNumber("reconstruction").value_or(0);
+        r.seconds = e->getNumber("seconds").value_or(0);
+        history.push_back(r);
+      }
+  return static_cast<int>(*epoch);
+}
+
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Losses of one step.
+struct StepLosses {
+  torch::Tensor total;
+  double rank = 0, regression = 0, reconstruction = 0;
+};
+} // namespace
+
+static StepLosses stepLosses(Model &model, const TrainOptions &o,
+                             const std::vector<const PreparedGroup *> &batch,
+                             const std::vector<std::vector<size_t>> &picks) {
+  CostNet &net = model.impl().net;
+  int latent = model.info().config.latent;
+  auto g = static_cast<int64_t>(batch.size());
+  int64_t width = 0;
+  for (const auto &p : picks)
+    width = std::max<int64_t>(width, static_cast<int64_t>(p.size()));
+
+  std::vector<const MatrixFeatures *> mats;
+  std::vector<const Schedule *> scheds;
+  std::vector<int64_t> frees, matrixRow, slot;
+  std::vector<float> logT(static_cast<size_t>(g * width), 0.0f),
+      valid(static_cast<size_t>(g * width), 0.0f), target;
+  for (int64_t b = 0; b < g; ++b) {
+    const PreparedGroup &pg = *batch[b];
+    mats.push_back(pg.features);
+    for (size_t k = 0; k < picks[b].size(); ++k) {
+      size_t n = picks[b][k];
+      scheds.push_back(&pg.group->samples[n].schedule);
+      frees.push_back(pg.group->free);
+      matrixRow.push_back(b);
+      slot.push_back(b * width + static_cast<int64_t>(k));
+      logT[b * width + k] = static_cast<float>(pg.logTimes[n]);
+      valid[b * width + k] = 1.0f;
+      target.push_back(static_cast<float>(pg.logReference - pg.logTimes[n]));
+    }
+  }
+  auto n = static_cast<int64_t>(scheds.size());
+  MatrixBatch mb = makeMatrixBatch(mats);
+  ScheduleBatch sb = makeScheduleBatch(scheds, frees);
+  torch::Tensor m = net->embedMatrices(mb.img32, mb.img64, mb.img128, mb.vec);
+  torch::Tensor z = latentCodes(net, sb, latent);
+  torch::Tensor s = net->embedSchedules(sb.common, z);
+  torch::Tensor rowIdx = torch::tensor(matrixRow, torch::kInt64);
+  torch::Tensor scores = net->predict(m.index_select(0, rowIdx), s);
+
+  // Pairwise ranking within each group.
+  torch::Tensor padded =
+      torch::zeros({g * width})
+          .index_copy(0, torch::tensor(slot, torch::kInt64), scores)
+          .view({g, width});
+  torch::Tensor lt = torch::from_blob(logT.data(), {g, width}).clone();
+  torch::Tensor ok = torch::from_blob(valid.data(), {g, width}).clone();
+  // gap[g][a][b] = log t_b - log t_a: positive when a is faster than b.
+  torch::Tensor gap = lt.unsqueeze(1) - lt.unsqueeze(2);
+  torch::Tensor pairMask =
+      ok.unsqueeze(2) * ok.unsqueeze(1) *
+      (gap > std::log1p(o.pairTolerance)).to(torch::kFloat);
+  torch::Tensor sdiff = padded.unsqueeze(2) - padded.unsqueeze(1);
+  torch::Tensor margin = gap.clamp(0, o.margin);
+  torch::Tensor rank = (torch::relu(margin - sdiff) * pairMask).sum() /
+                       pairMask.sum().clamp_min(1.0);
+
+  StepLosses out;
+  out.total = rank;
+  out.rank = rank.item<double>();
+  if (o.regressionWeight > 0) {
+    torch::Tensor y = torch::from_blob(target.data(), {n}).clone();
+    torch::Tensor reg = torch::smooth_l1_loss(scores, y);
+    out.total = out.total + o.regressionWeight * reg;
+    out.regression = reg.item<double>();
+  }
+  if (o.reconstructionWeight > 0) {
+    torch::Tensor rec = torch::zeros({});
+    for (TargetKind t : kAllTargets) {
+      auto ti = static_cast<size_t>(t);
+      if (!sb.knobs[ti].defined() || (o.finetune && t != o.target))
+        continue;
+      KnobAutoencoder &ae = net->autoencoder(t);
+      rec = rec +
+            torch::mse_loss(ae->decode(ae->encode(sb.knobs[ti])), sb.knobs[ti]);
+    }
+    out.total = out.total + o.reconstructionWeight * rec;
+    out.reconstruction = rec.item<double>();
+  }
+  return out;
+}
+
+static std::vector<torch::Tensor> trainableParameters(CostNet &net,
+                                                      const TrainOptions &o) {
+  if (!o.finetune)
+    return net->parameters();
+  std::vector<torch::Tensor> p = net->autoencoder(o.target)->parameters();
+  for (auto *layer : {&net->p1, &net->p2, &net->p3})
+    for (const torch::Tensor &t : (*layer)->parameters())
+      p.push_back(t);
+  return p;
+}
+
+TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
+                          const FeatureTable &features, const TrainOptions &o,
+                          const std::vector<SampleGroup> *validation) {
+  TrainResult result;
+  Clock::time_point start = Clock::now();
+  if (o.epochs < 1 || o.groupsPerBatch < 1 || o.schedulesPerGroup < 2 ||
+      !(o.learningRate > 0) || o.margin < 0 || o.regressionWeight < 0 ||
+      o.reconstructionWeight < 0 || o.pairTolerance < 0) {
+    result.error = "invalid training options (epochs >= 1, batch sizes >= 1 "
+                   "and >= 2, positive learning rate, non-negative weights)";
+    return result;
+  }
+  std::string missing;
+  std::vector<PreparedGroup> prepared =
+      prepare(groups, features, o.target, &missing);
+  if (!missing.empty()) {
+    result.error = "no features for matrix '" + missing + "'";
+    return result;
+  }
+  if (prepared.empty()) {
+    result.error =
+        std::string("no training data for target '") + toString(o.target) + "'";
+    return result;
+  }
+  if (o.finetune && !model.isTrainedFor(o.target) &&
+      model.info().trainedTargets.empty()) {
+    result.error = "fine-tuning needs a trained base model";
+    return result;
+  }
+  if (o.threads > 0)
+    torch::set_num_threads(o.threads);
+
+  try {
+    CostNet &net = model.impl().net;
+    if (!o.finetune)
+      fitNormalization(net, prepared);
+    uint64_t fp = fingerprint(prepared, o, model);
+    std::vector<torch::Tensor> params = trainableParameters(net, o);
+    FreezeGuard freeze(net, params);
+    torch::optim::Adam opt(
+        params,
+        torch::optim::AdamOptions(o.learningRate).weight_decay(o.weightDecay));
+
+    if (!o.checkpointDir.empty()) {
+      if (std::error_code ec =
+              llvm::sys::fs::create_directories(o.checkpointDir)) {
+        result.error = "cannot create checkpoint directory '" +
+                       o.checkpointDir + "': " + ec.message();
+        return result;
+      }
+      int resumed = loadCheckpoint(o.checkpointDir, model, opt, fp,
+                                   result.history, result.error);
+      if (resumed < 0)
+        return result;
+      result.resumedFrom = resumed;
+      if (resumed > 0 && o.onResume)
+        o.onResume(resumed);
+    }
+
+    size_t perBatch = static_cast<size_t>(o.groupsPerBatch);
+    size_t stepsPerEpoch = (prepared.size() + perBatch - 1) / perBatch;
+    size_t stepsDone = 0;
+    size_t stepsTotal =
+        stepsPerEpoch * static_cast<size_t>(o.epochs - result.resumedFrom);
+    double schedulesSeen = 0;
+    Clock::time_point runStart = Clock::now();
+    result.epochs = result.resumedFrom;
+
+    for (int epoch = result.resumedFrom + 1; epoch <= o.epochs; ++epoch) {
+      Clock::time_point epochStart = Clock::now();
+      std::mt19937_64 rng(o.seed * 0x9E3779B97F4A7C15ull +
+                          static_cast<uint64_t>(epoch));
+      std::vector<size_t> order(prepared.size());
+      for (size_t n = 0; n < order.size(); ++n)
+        order[n] = n;
+      for (size_t n = order.size(); n > 1; --n)
+        std::swap(order[n - 1], order[rng() % n]);
+      // Cosine decay to a tenth of the learning rate.
+      double progress = static_cast<double>(epoch - 1) / o.epochs;
+      double lr =
+          o.learningRate * (0.1 + 0.9 * 0.5 * (1 + std::cos(M_PI * progress)));
+      for (auto &group : opt.param_groups())
+        static_cast<torch::optim::AdamOptions &>(group.options()).lr(lr);
+
+      EpochReport report;
+      report.epoch = epoch;
+      for (size_t step = 0; step < stepsPerEpoch; ++step) {
+        if (o.stop && o.stop->load()) {
+          result.interrupted = true;
+          result.ok = true;
+          result.seconds = secondsSince(start);
+          return result;
+        }
+        std::vector<const PreparedGroup *> batch;
+        std::vector<std::vector<size_t>> picks;
+        for (size_t k = step * perBatch;
+             k < std::min(order.size(), (step + 1) * perBatch); ++k) {
+          const PreparedGroup &pg = prepared[order[k]];
+          size_t size = pg.logTimes.size();
+          std::vector<size_t> idx(size);
+          for (size_t n = 0; n < size; ++n)
+            idx[n] = n;
+          size_t take =
+              std::min(size, static_cast<size_t>(o.schedulesPerGroup));
+          for (size_t n = 0; n < take; ++n)
+            std::swap(idx[n], idx[n + rng() % (size - n)]);
+          idx.resize(take);
+          batch.push_back(&pg);
+          picks.push_back(std::move(idx));
+          schedulesSeen += static_cast<double>(take);
+        }
+        StepLosses losses = stepLosses(model, o, batch, picks);
+        opt.zero_grad();
+        losses.total.backward();
+        torch::nn::utils::clip_grad_norm_(params, 5.0);
+        opt.step();
+
+        double total = losses.total.item<double>();
+        double k = static_cast<double>(step + 1);
+        report.loss += (total - report.loss) / k;
+        report.rankLoss += (losses.rank - report.rankLoss) / k;
+        report.regressionLoss +=
+            (losses.regression - report.regressionLoss) / k;
+        report.reconstructionLoss +=
+            (losses.reconstruction - report.reconstructionLoss) / k;
+        ++stepsDone;
+        if (o.onProgress) {
+          double elapsed = secondsSince(runStart);
+          TrainProgress p;
+          p.epoch = epoch;
+          p.epochs = o.epochs;
+          p.step = step + 1;
+          p.stepsPerEpoch = stepsPerEpoch;
+          p.loss = report.loss;
+          p.samplesPerSecond = elapsed > 0 ? schedulesSeen / elapsed : 0;
+          p.etaSeconds = elapsed / static_cast<double>(stepsDone) *
+                         static_cast<double>(stepsTotal - stepsDone);
+          o.onProgress(p);
+        }
+      }
+      report.seconds = secondsSince(epochStart);
+      result.epochs = epoch;
+      bool last = epoch == o.epochs;
+      if (validation && !validation->empty() &&
+          (last || (o.validateEvery > 0 && epoch % o.validateEvery == 0))) {
+        model.markTrained(o.target);
+        model.info().calibrated = o.regressionWeight > 0;
+        report.validation =
+            evaluate(model, filterTarget(*validation, o.target), features);
+      }
+      result.history.push_back(report);
+      if (o.onEpoch)
+        o.onEpoch(report);
+      if (!o.checkpointDir.empty() &&
+          !saveCheckpoint(o.checkpointDir, model, opt, epoch, fp,
+                          result.history, result.error))
+        return result;
+      if (o.stopAfterEpoch > 0 && epoch >= o.stopAfterEpoch && !last) {
+        result.interrupted = true;
+        result.ok = true;
+        result.seconds = secondsSince(start);
+        return result;
+      }
+    }
+  } catch (const std::exception &e) {
+    result.error = std::string("training failed: ") + e.what();
+    return result;
+  }
+  model.markTrained(o.target);
+  model.info().calibrated = o.regressionWeight > 0;
+  result.ok = true;
+  result.seconds = secondsSince(start);
+  return result;
+}
+
+TrainResult sptune::finetune(Model &model,
+                             const std::vector<SampleGroup> &groups,
+                             const FeatureTable &features, TrainOptions options,
+                             const std::vector<SampleGroup> *validation) {
+  options.finetune = true;
+  return train(model, groups, features, options, validation);
+}
+
+//===----------------------------------------------------------------------===//
+// Autoencoder pre-training
+//===----------------------------------------------------------------------===//
+
+std::vector<double>
+sptune::pretrainAutoencoders(Model &model,
+                             const std::vector<Schedule> &schedules,
+                             const PretrainOptions &o) {
+  std::vector<double> errors;
+  CostNet &net = model.impl().net;
+  for (TargetKind t : kAllTargets) {
+    std::vector<Schedule> data =
+        sampleKnobSettings(t, KernelType::SpMM, o.sampledPerTarget,
+                           o.seed + static_cast<uint64_t>(t));
+    for (const Schedule &s : schedules)
+      if (s.target == t)
+        data.push_back(s);
+    int d = knobFeatureSize(t);
+    auto rows = static_cast<int64_t>(data.size());
+    torch::Tensor all = torch::empty({rows, d});
+    std::vector<float> common(static_cast<size_t>(commonFeatureSize()));
+    for (int64_t n = 0; n < rows; ++n)
+      mapCanonicalSchedule(canonicalize(data[n]), 0, common.data(),
+                           all.data_ptr<float>() + n * d);
+    KnobAutoencoder &ae = net->autoencoder(t);
+    torch::optim::Adam opt(ae->parameters(),
+                           torch::optim::AdamOptions(o.learningRate));
+    std::mt19937_64 rng(o.seed * 31 + static_cast<uint64_t>(t));
+    for (int step = 0; step < o.steps && rows > 0; ++step) {
+      std::vector<int64_t> idx(
+          static_cast<size_t>(std::min<int64_t>(o.batch, rows)));
+      for (int64_t &i : idx)
+        i = static_cast<int64_t>(rng() % static_cast<uint64_t>(rows));
+      torch::Tensor x = all.index_select(0, torch::tensor(idx, torch::kInt64));
+      torch::Tensor loss = torch::mse_loss(ae->decode(ae->encode(x)), x);
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+    }
+    torch::NoGradGuard noGrad;
+    errors.push_back(
+        rows ? torch::mse_loss(ae->decode(ae->encode(all)), all).item<double>()
+             : 0.0);
+  }
+  return errors;
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
+EvaluationReport sptune::evaluate(const Model &model,
+                                  const std::vector<SampleGroup> &groups,
+                                  const FeatureTable &features) {
+  std::vector<GroupEvaluation> evals;
+  for (const SampleGroup &g : groups) {
+    auto f = features.find(g.matrix.id);
+    if (f == features.end() || g.samples.empty())
+      continue;
+    std::vector<Schedule> schedules;
+    std::vector<double> times;
+    for (const MeasuredSchedule &m : g.samples) {
+      schedules.push_back(m.schedule);
+      times.push_back(m.time);
+    }
+    std::vector<double> scores = model.score(f->second, schedules, g.free);
+    if (scores.size() != schedules.size())
+      continue;
+    std::optional<double> reference;
+    if (model.info().calibrated)
+      reference = g.referenceTime();
+    evals.push_back(
+        evaluateGroup(g.key(), scores, times, g.defaultTime(), reference));
+  }
+  return summarize(std::move(evals));
+}

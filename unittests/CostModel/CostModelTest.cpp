@@ -1,0 +1,195 @@
+//===- CostModelTest.cpp - The public ranking interface -------------------===//
+
+#include "sptune/CostModel/CostModel.h"
+#include "sptune/CostModel/ConfigurationMapper.h"
+#include "sptune/CostModel/Model.h"
+#include "sptune/Schedule/DefaultSchedule.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace sptune;
+
+namespace {
+MatrixFeatures someFeatures() {
+  CooMatrix coo;
+  coo.rows = coo.cols = 1000;
+  for (int r = 0; r < 1000; ++r)
+    for (int k = 0; k < 1 + r % 7; ++k)
+      coo.add(r, (r * 7 + k * 131) % 1000, 1.0);
+  return featurize(CsrMatrix::fromCoo(coo));
+}
+
+std::vector<Schedule> cpuCandidates() {
+  std::vector<Schedule> out = {
+      Schedule::csr(TargetKind::CPU, KernelType::SpMM),
+      Schedule::csc(TargetKind::CPU, KernelType::SpMM),
+      Schedule::coo(TargetKind::CPU, KernelType::SpMM)};
+  Schedule jOuter = out[0];
+  std::rotate(jOuter.loopOrder.rbegin(), jOuter.loopOrder.rbegin() + 1,
+              jOuter.loopOrder.rend());
+  out.push_back(jOuter);
+  for (const Schedule &s :
+       sampleKnobSettings(TargetKind::CPU, KernelType::SpMM, 30, 1))
+    out.push_back(s);
+  return out;
+}
+
+bool isPermutation(std::vector<size_t> order, size_t n) {
+  std::sort(order.begin(), order.end());
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i] != i)
+      return false;
+  return order.size() == n;
+}
+
+std::string savedModel(const std::string &name, bool trainedForCpu) {
+  auto m = Model::create(ModelConfig(), 1);
+  if (trainedForCpu)
+    m->markTrained(TargetKind::CPU);
+  std::string path = testing::TempDir() + "/sptune-costmodel-" + name + ".pt";
+  std::string error;
+  EXPECT_TRUE(m->save(path, error)) << error;
+  return path;
+}
+} // namespace
+
+TEST(CostModelTest, ModeNames) {
+  for (CostModelMode m : {CostModelMode::Heuristic, CostModelMode::Release,
+                          CostModelMode::Development})
+    EXPECT_EQ(parseCostModelMode(toString(m)), m);
+  EXPECT_FALSE(parseCostModelMode("fancy"));
+  EXPECT_NE(defaultModelPath(TargetKind::CPU)
+                .find("cost-model/models/cpu-default.pt"),
+            std::string::npos);
+  EXPECT_TRUE(haveLearnedCostModels());
+}
+
+TEST(CostModelTest, HeuristicPutsTheDefaultFirst) {
+  std::string error;
+  auto cm = createCostModel(CostModelMode::Heuristic, "", &error);
+  ASSERT_TRUE(cm) << error;
+  EXPECT_EQ(cm->mode(), CostModelMode::Heuristic);
+  MatrixFeatures f = someFeatures();
+  std::vector<Schedule> c = cpuCandidates();
+  Schedule def =
+      defaultSchedule(TargetKind::CPU, KernelType::SpMM, &f.stats, 64);
+  c.push_back(def);
+  auto r = cm->rank(f, c, TargetKind::CPU, 64, &error);
+  ASSERT_TRUE(r) << error;
+  ASSERT_EQ(r->scores.size(), c.size());
+  ASSERT_TRUE(isPermutation(r->order, c.size()));
+  EXPECT_EQ(c[r->order[0]], def);
+  for (size_t n = 1; n < r->order.size(); ++n)
+    EXPECT_GE(r->scores[r->order[n - 1]], r->scores[r->order[n]]);
+  // The analytical order: the free loop outside the sparse loops (an
+  // asymptotic cliff) ranks below plain CSR with the same knobs.
+  auto pos = [&](size_t idx) {
+    return std::find(r->order.begin(), r->order.end(), idx) - r->order.begin();
+  };
+  EXPECT_LT(pos(0), pos(3));
+  // Parallel vectorized CSR beats serial CSR.
+  Schedule fast = c[0];
+  fast.cpu.parallel = ParallelKind::Outer;
+  fast.cpu.vectorLength = 8;
+  auto r2 = cm->rank(f, {c[0], fast}, TargetKind::CPU, 64, &error);
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(r2->order[0], 1u);
+}
+
+TEST(CostModelTest, RejectsBadRequests) {
+  std::string error;
+  auto cm = createCostModel(CostModelMode::Heuristic, "", &error);
+  std::vector<Schedule> c = cpuCandidates();
+  c.push_back(Schedule::csr(TargetKind::SPADE, KernelType::SpMM));
+  EXPECT_FALSE(cm->rank(someFeatures(), c, TargetKind::CPU, 64, &error));
+  EXPECT_NE(error.find("'spade' schedule"), std::string::npos) << error;
+  auto empty = cm->rank(someFeatures(), {}, TargetKind::CPU, 64, &error);
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->order.empty());
+
+  EXPECT_FALSE(createCostModel(CostModelMode::Heuristic, "x.pt", &error));
+  EXPECT_NE(error.find("takes no model file"), std::string::npos);
+  EXPECT_FALSE(createCostModel(CostModelMode::Development, "", &error));
+  EXPECT_NE(error.find("needs a model file"), std::string::npos);
+  EXPECT_FALSE(
+      createCostModel(CostModelMode::Release, "/nonexistent/cpu.pt", &error));
+  EXPECT_NE(error.find("/nonexistent/cpu.pt"), std::string::npos);
+  EXPECT_NE(error.find("does not exist"), std::string::npos);
+}
+
+TEST(CostModelTest, ReleaseModeNeedsTheShippedFile) {
+  std::string error;
+  auto cm = createCostModel(CostModelMode::Release, "", &error);
+  if (llvm::sys::fs::exists(defaultModelPath(TargetKind::CPU))) {
+    ASSERT_TRUE(cm) << error;
+    EXPECT_TRUE(cm->supports(TargetKind::CPU));
+  } else {
+    EXPECT_FALSE(cm);
+    EXPECT_NE(error.find(defaultModelPath(TargetKind::CPU)), std::string::npos)
+        << error;
+  }
+}
+
+TEST(CostModelTest, DevelopmentModeRanksAndLogs) {
+  std::string path = savedModel("dev", true);
+  std::string log = testing::TempDir() + "/sptune-costmodel-dev.log.jsonl";
+  std::remove(log.c_str());
+  CostModelOptions options;
+  options.logPath = log;
+  std::string error;
+  auto cm = createCostModel(CostModelMode::Development, path, &error, options);
+  ASSERT_TRUE(cm) << error;
+  EXPECT_TRUE(cm->supports(TargetKind::CPU));
+  EXPECT_FALSE(cm->supports(TargetKind::SPADE));
+  EXPECT_NE(cm->description().find(path), std::string::npos);
+  std::vector<Schedule> c = cpuCandidates();
+  MatrixFeatures f = someFeatures();
+  auto r = cm->rank(f, c, TargetKind::CPU, 64, &error);
+  ASSERT_TRUE(r) << error;
+  EXPECT_TRUE(isPermutation(r->order, c.size()));
+  for (size_t n = 1; n < r->order.size(); ++n)
+    EXPECT_GE(r->scores[r->order[n - 1]], r->scores[r->order[n]]);
+  ASSERT_TRUE(cm->rank(f, c, TargetKind::CPU, 64, &error));
+
+  auto buffer = llvm::MemoryBuffer::getFile(log);
+  ASSERT_TRUE(buffer);
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buffer)->getBuffer().trim().split(lines, '\n');
+  ASSERT_EQ(lines.size(), 2u);
+  auto line = llvm::json::parse(lines[0]);
+  ASSERT_TRUE(bool(line));
+  const llvm::json::Object *o = line->getAsObject();
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->getInteger("candidates"), static_cast<int64_t>(c.size()));
+  EXPECT_EQ(o->getArray("top")->size(), 10u);
+
+  // Not trained for SPADE: a clear error, not garbage.
+  std::vector<Schedule> spade = {
+      Schedule::csr(TargetKind::SPADE, KernelType::SpMM)};
+  EXPECT_FALSE(cm->rank(f, spade, TargetKind::SPADE, 64, &error));
+  EXPECT_NE(error.find("not trained for target 'spade'"), std::string::npos);
+  EXPECT_FALSE(cm->rank(MatrixFeatures(), c, TargetKind::CPU, 64, &error));
+  EXPECT_NE(error.find("wrong sizes"), std::string::npos);
+  std::remove(path.c_str());
+  std::remove(log.c_str());
+}
+
+TEST(CostModelTest, CorruptModelFileIsAnError) {
+  std::string path = testing::TempDir() + "/sptune-costmodel-corrupt.pt";
+  {
+    FILE *f = std::fopen(path.c_str(), "wb");
+    std::fputs("SPTUNECM\x01", f);
+    std::fclose(f);
+  }
+  std::string error;
+  EXPECT_FALSE(createCostModel(CostModelMode::Development, path, &error));
+  EXPECT_NE(error.find("truncated"), std::string::npos) << error;
+  std::remove(path.c_str());
+}

@@ -1,0 +1,375 @@
+//===- TrainerTest.cpp - Training learns a known ranking ------------------===//
+//
+// A synthetic dataset whose runtimes are a known function of the matrix
+// structure and the schedule: the best format differs by matrix family
+// (CSR for uniform matrices, DCSR for mostly empty rows, 4x4 BSR for block
+// matrices), parallelism and vectorization always help. The model has to
+// learn it well enough to pick the best schedule on held-out matrices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/CostModel/Trainer.h"
+#include "sptune/CostModel/ConfigurationMapper.h"
+#include "sptune/CostModel/FeatureSpec.h"
+#include "sptune/CostModel/ModelFile.h"
+#include "sptune/Matrix/MatrixSource.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace sptune;
+
+namespace {
+/// Runtime of a CPU SpMM schedule under the synthetic machine.
+double syntheticCpuTime(const Schedule &s, const MatrixStats &st) {
+  double empty =
+      static_cast<double>(st.emptyRows) / static_cast<double>(st.rows);
+  double fill4 = st.blockFill[1];
+  double format;
+  const auto &l = s.levels;
+  if (s.splitRow == 4 && s.splitCol == 4)
+    format = 1.0 / (2.5 * fill4);
+  else if (l[0].format == LevelFormat::CompressedNU)
+    format = 1.3;
+  else if (l[0].dim.role != Role::I)
+    format = 1.6;
+  else if (l[0].format == LevelFormat::Compressed)
+    format = 1.1;
+  else
+    format = 1.0 + 2.0 * empty;
+  double knobs = (s.cpu.parallel == ParallelKind::Outer ? 0.55 : 1.0) *
+                 (s.cpu.vectorLength == 8 ? 0.85 : 1.0);
+  // Deterministic "measurement noise" of +-2%.
+  double noise = 1.0 + 0.02 * std::sin(static_cast<double>(s.hash() % 1000));
+  return 1e-9 * static_cast<double>(st.nnz) * 64 * format * knobs * noise;
+}
+
+/// Runtime of a SPADE schedule: bypassing the sparse stream pays off unless
+/// the matrix is blocked, reordering by length helps skewed rows, 32-row
+/// panels beat 8-row ones.
+double syntheticSpadeTime(const Schedule &s, const MatrixStats &st) {
+  double blocked = st.blockFill[1] > 0.5 ? 1.0 : 0.0;
+  double t = static_cast<double>(st.nnz) * 1e-9;
+  t *= s.spade.bypassSparse ? (blocked ? 1.4 : 0.6) : 1.0;
+  t *= s.spade.reorder == RowReorder::ByLength ? 0.8 : 1.0;
+  t *= s.splitRow == 32 ? 0.7 : 1.0;
+  return t;
+}
+
+std::vector<Schedule> cpuCandidates() {
+  std::vector<Schedule> out;
+  for (Schedule base : {Schedule::csr(TargetKind::CPU, KernelType::SpMM),
+                        Schedule::dcsr(TargetKind::CPU, KernelType::SpMM),
+                        Schedule::csc(TargetKind::CPU, KernelType::SpMM),
+                        Schedule::coo(TargetKind::CPU, KernelType::SpMM),
+                        Schedule::bsr(TargetKind::CPU, KernelType::SpMM, 4, 4)})
+    for (int k = 0; k < 4; ++k) {
+      Schedule s = base;
+      s.cpu.parallel = k & 1 ? ParallelKind::Outer : ParallelKind::None;
+      s.cpu.vectorLength = k & 2 ? 8 : 0;
+      s = canonicalize(s);
+      // COO cannot run in parallel: its parallel variant is the serial one.
+      if (std::find(out.begin(), out.end(), s) == out.end())
+        out.push_back(s);
+    }
+  return out;
+}
+
+std::vector<Schedule> spadeCandidates() {
+  std::vector<Schedule> out;
+  for (const Schedule &k :
+       sampleKnobSettings(TargetKind::SPADE, KernelType::SpMM, 12, 4))
+    for (int64_t panel : {8, 32}) {
+      Schedule s = k;
+      s.splitRow = panel;
+      out.push_back(canonicalize(s));
+    }
+  return out;
+}
+
+struct Synthetic {
+  FeatureTable features;
+  std::vector<SampleGroup> train, test, spadeTrain, spadeTest;
+};
+
+/// Adds matrix `spec` and its group of `target` to `groups`.
+void addGroup(Synthetic &d, const std::string &spec, TargetKind target,
+              std::vector<SampleGroup> &groups) {
+  CooMatrix coo;
+  MatrixInfo info;
+  std::string error;
+  ASSERT_TRUE(loadMatrix(spec, coo, info, error)) << error;
+  if (!d.features.count(info.id))
+    d.features[info.id] = featurize(CsrMatrix::fromCoo(coo));
+  const MatrixStats &st = d.features[info.id].stats;
+  SampleGroup g;
+  g.matrix.id = info.id;
+  g.matrix.source = info.source;
+  g.kernel = KernelType::SpMM;
+  g.free = 64;
+  g.target = target;
+  for (const Schedule &s :
+       target == TargetKind::CPU ? cpuCandidates() : spadeCandidates())
+    g.samples.push_back({s, target == TargetKind::CPU
+                                ? syntheticCpuTime(s, st)
+                                : syntheticSpadeTime(s, st)});
+  if (target == TargetKind::CPU)
+    g.mlirDefaultTime = syntheticCpuTime(
+        canonicalize(Schedule::csr(TargetKind::CPU, KernelType::SpMM)), st);
+  groups.push_back(std::move(g));
+}
+
+std::string familySpec(int family, int n) {
+  std::string seed = ",seed=" + std::to_string(n + 1);
+  int rows = 512 << (n % 3);
+  std::string r = std::to_string(rows);
+  switch (family) {
+  case 0: // uniform
+    return "gen:uniform:rows=" + r + ",density=0.01" + seed;
+  case 1: // mostly empty rows
+    return "gen:uniform:rows=" + r + ",nnz=" + std::to_string(rows / 8) + seed;
+  default: // dense 4x4 blocks
+    return "gen:block:rows=" + r + ",density=0.02,bs=4,fill=1" + seed;
+  }
+}
+
+const Synthetic &synthetic() {
+  static Synthetic *d = [] {
+    auto *s = new Synthetic;
+    for (int family = 0; family < 3; ++family)
+      for (int n = 0; n < 12; ++n) {
+        bool held = n >= 8;
+        addGroup(*s, familySpec(family, n), TargetKind::CPU,
+                 held ? s->test : s->train);
+        if (n < 3 || held)
+          addGroup(*s, familySpec(family, n), TargetKind::SPADE,
+                   held ? s->spadeTest : s->spadeTrain);
+      }
+    return s;
+  }();
+  return *d;
+}
+
+TrainOptions quickOptions() {
+  TrainOptions o;
+  o.epochs = 50;
+  o.groupsPerBatch = 4;
+  o.seed = 1;
+  o.threads = 1;
+  return o;
+}
+
+/// The CPU model trained once for the whole suite.
+Model &trainedModel() {
+  static std::unique_ptr<Model> model = [] {
+    const Synthetic &d = synthetic();
+    auto m = Model::create(ModelConfig(), 1);
+    pretrainAutoencoders(*m, {}, PretrainOptions());
+    TrainResult r = train(*m, d.train, d.features, quickOptions());
+    EXPECT_TRUE(r.ok) << r.error;
+    return m;
+  }();
+  return *model;
+}
+
+size_t oracleHits(const Model &m, const std::vector<SampleGroup> &groups,
+                  const FeatureTable &features) {
+  size_t hits = 0;
+  for (const SampleGroup &g : groups) {
+    std::vector<Schedule> s;
+    size_t best = 0;
+    for (size_t n = 0; n < g.samples.size(); ++n) {
+      s.push_back(g.samples[n].schedule);
+      if (g.samples[n].time < g.samples[best].time)
+        best = n;
+    }
+    std::vector<double> scores = m.score(features.at(g.matrix.id), s, g.free);
+    hits += orderByScore(scores)[0] == best;
+  }
+  return hits;
+}
+
+std::string tempDir(const std::string &name) {
+  std::string dir = testing::TempDir() + "/sptune-trainer-" + name;
+  llvm::sys::fs::remove_directories(dir);
+  return dir;
+}
+} // namespace
+
+TEST(TrainerTest, LearnsTheBestScheduleOnHeldOutMatrices) {
+  const Synthetic &d = synthetic();
+  auto untrained = Model::create(ModelConfig(), 1);
+  untrained->markTrained(TargetKind::CPU);
+  EvaluationReport before = evaluate(*untrained, d.test, d.features);
+  Model &m = trainedModel();
+  EvaluationReport after = evaluate(m, d.test, d.features);
+  EXPECT_EQ(after.groups, d.test.size());
+  EXPECT_GT(after.tau, 0.7) << after.summary();
+  EXPECT_GT(after.tau, before.tau + 0.3) << before.summary();
+  EXPECT_GT(*after.pairAccuracy, 0.85) << after.summary();
+  // Picks the oracle's schedule on nearly every held-out matrix, and so
+  // nearly reaches the oracle's speedup.
+  EXPECT_GE(oracleHits(m, d.test, d.features), d.test.size() - 2);
+  EXPECT_GT(*after.top1, 0.9 * *after.oracle) << after.summary();
+  EXPECT_GE(*after.top5, *after.top1);
+  // Calibrated: predicted runtimes within a reasonable error.
+  ASSERT_TRUE(after.mape);
+  EXPECT_LT(*after.medianApe, 0.3) << after.summary();
+  EXPECT_TRUE(m.isTrainedFor(TargetKind::CPU));
+  EXPECT_TRUE(m.info().calibrated);
+}
+
+TEST(TrainerTest, RankingOnlyModelStillRanks) {
+  const Synthetic &d = synthetic();
+  auto m = Model::create(ModelConfig(), 2);
+  TrainOptions o = quickOptions();
+  o.regressionWeight = 0;
+  o.epochs = 30;
+  ASSERT_TRUE(train(*m, d.train, d.features, o).ok);
+  EvaluationReport r = evaluate(*m, d.test, d.features);
+  EXPECT_FALSE(m->info().calibrated);
+  EXPECT_FALSE(r.mape); // no runtimes predicted
+  EXPECT_GT(r.tau, 0.6) << r.summary();
+}
+
+TEST(TrainerTest, DeterministicForASeed) {
+  const Synthetic &d = synthetic();
+  TrainOptions o = quickOptions();
+  o.epochs = 3;
+  auto a = Model::create(ModelConfig(), 7), b = Model::create(ModelConfig(), 7);
+  ASSERT_TRUE(train(*a, d.train, d.features, o).ok);
+  ASSERT_TRUE(train(*b, d.train, d.features, o).ok);
+  EXPECT_EQ(a->weightHash(), b->weightHash());
+  o.seed = 2;
+  auto c = Model::create(ModelConfig(), 7);
+  ASSERT_TRUE(train(*c, d.train, d.features, o).ok);
+  EXPECT_NE(a->weightHash(), c->weightHash());
+}
+
+TEST(TrainerTest, ResumesFromCheckpointToTheSameWeights) {
+  const Synthetic &d = synthetic();
+  TrainOptions o = quickOptions();
+  o.epochs = 4;
+  auto straight = Model::create(ModelConfig(), 3);
+  ASSERT_TRUE(train(*straight, d.train, d.features, o).ok);
+
+  o.checkpointDir = tempDir("resume");
+  o.stopAfterEpoch = 2;
+  auto first = Model::create(ModelConfig(), 3);
+  TrainResult r1 = train(*first, d.train, d.features, o);
+  ASSERT_TRUE(r1.ok) << r1.error;
+  EXPECT_TRUE(r1.interrupted);
+  EXPECT_EQ(r1.epochs, 2);
+
+  // A fresh process would start from a fresh model and find the checkpoint.
+  o.stopAfterEpoch = 0;
+  int epochsSeen = 0;
+  o.onEpoch = [&](const EpochReport &) { ++epochsSeen; };
+  auto resumed = Model::create(ModelConfig(), 3);
+  TrainResult r2 = train(*resumed, d.train, d.features, o);
+  ASSERT_TRUE(r2.ok) << r2.error;
+  EXPECT_EQ(r2.resumedFrom, 2);
+  EXPECT_EQ(r2.epochs, 4);
+  EXPECT_EQ(epochsSeen, 2);
+  EXPECT_EQ(r2.history.size(), 4u);
+  EXPECT_EQ(resumed->weightHash(), straight->weightHash());
+
+  // Other options: the checkpoint is refused, not silently mixed in.
+  o.learningRate *= 2;
+  auto other = Model::create(ModelConfig(), 3);
+  TrainResult r3 = train(*other, d.train, d.features, o);
+  EXPECT_FALSE(r3.ok);
+  EXPECT_NE(r3.error.find("another training run"), std::string::npos)
+      << r3.error;
+  llvm::sys::fs::remove_directories(o.checkpointDir);
+}
+
+TEST(TrainerTest, StopFlagInterrupts) {
+  const Synthetic &d = synthetic();
+  TrainOptions o = quickOptions();
+  std::atomic<bool> stop{false};
+  o.stop = &stop;
+  int steps = 0;
+  o.onProgress = [&](const TrainProgress &p) {
+    EXPECT_GT(p.samplesPerSecond, 0);
+    EXPECT_GE(p.etaSeconds, 0);
+    if (++steps == 3)
+      stop = true;
+  };
+  auto m = Model::create(ModelConfig(), 3);
+  TrainResult r = train(*m, d.train, d.features, o);
+  EXPECT_TRUE(r.ok);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(steps, 3);
+}
+
+TEST(TrainerTest, FinetuneLearnsANewTargetWithAFrozenMatrixEncoder) {
+  const Synthetic &d = synthetic();
+  std::unique_ptr<Model> m = trainedModel().clone();
+  ASSERT_TRUE(m);
+  const MatrixFeatures &probe = d.features.begin()->second;
+  std::vector<float> embeddingBefore = m->matrixEmbedding(probe);
+  m->markTrained(TargetKind::SPADE); // so that evaluate scores it
+  EvaluationReport before = evaluate(*m, d.spadeTest, d.features);
+
+  TrainOptions o = quickOptions();
+  o.target = TargetKind::SPADE;
+  o.epochs = 60;
+  o.regressionWeight = 0;
+  TrainResult r = finetune(*m, d.spadeTrain, d.features, o);
+  ASSERT_TRUE(r.ok) << r.error;
+  EvaluationReport after = evaluate(*m, d.spadeTest, d.features);
+  EXPECT_EQ(m->matrixEmbedding(probe), embeddingBefore);
+  EXPECT_TRUE(m->isTrainedFor(TargetKind::SPADE));
+  EXPECT_TRUE(m->isTrainedFor(TargetKind::CPU));
+  // Few samples (9 matrices), yet it learns the SPADE knobs.
+  EXPECT_GT(*after.pairAccuracy, 0.8) << after.summary();
+  EXPECT_GT(*after.pairAccuracy, *before.pairAccuracy + 0.15)
+      << before.summary();
+}
+
+TEST(TrainerTest, PretrainingReducesReconstructionError) {
+  auto m = Model::create(ModelConfig(), 1);
+  PretrainOptions none;
+  none.steps = 0;
+  std::vector<double> before = pretrainAutoencoders(*m, {}, none);
+  std::vector<double> after = pretrainAutoencoders(*m, {}, PretrainOptions());
+  ASSERT_EQ(before.size(), kAllTargets.size());
+  for (size_t t = 0; t < before.size(); ++t) {
+    EXPECT_LT(after[t], 0.5 * before[t]) << toString(kAllTargets[t]);
+    EXPECT_LT(after[t], 0.02) << toString(kAllTargets[t]);
+  }
+}
+
+TEST(TrainerTest, ClearErrors) {
+  const Synthetic &d = synthetic();
+  auto m = Model::create(ModelConfig(), 1);
+  TrainResult empty = train(*m, {}, d.features, quickOptions());
+  EXPECT_FALSE(empty.ok);
+  EXPECT_NE(empty.error.find("no training data"), std::string::npos);
+
+  TrainResult noFeatures = train(*m, d.train, FeatureTable(), quickOptions());
+  EXPECT_FALSE(noFeatures.ok);
+  EXPECT_NE(noFeatures.error.find("no features for matrix"), std::string::npos);
+
+  TrainOptions bad = quickOptions();
+  bad.epochs = 0;
+  EXPECT_FALSE(train(*m, d.train, d.features, bad).ok);
+
+  TrainOptions nvvm = quickOptions();
+  nvvm.target = TargetKind::NVVM;
+  TrainResult none = train(*m, d.train, d.features, nvvm);
+  EXPECT_FALSE(none.ok);
+  EXPECT_NE(none.error.find("'nvvm'"), std::string::npos) << none.error;
+
+  TrainOptions spade = quickOptions();
+  spade.target = TargetKind::SPADE;
+  TrainResult untrainedBase = finetune(*m, d.spadeTrain, d.features, spade);
+  EXPECT_FALSE(untrainedBase.ok);
+  EXPECT_NE(untrainedBase.error.find("trained base model"), std::string::npos)
+      << untrainedBase.error;
+}
