@@ -54,21 +54,11 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
   if (sparseOut && schedule.tile > 0)
     return "tiling the reduction of an SDDMM with a sparse output is not "
            "supported";
-  bool reductionInnermost =
-      !schedule.loopOrder.empty() &&
-      schedule.loopOrder.back().role == st::Schedule::reductionRole(schedule.kernel);
-  // The sparse output is written by insertion in storage order: the
-  // reduction must be finished, i.e. innermost.
-  if (sparseOut && !inPlace && !reductionInnermost)
-    return "an SDDMM with a separate sparse output needs the reduction loop "
-           "'k' innermost";
-  // Reproduced with mlir-opt 22.1: with the reduction innermost, the in-place
-  // form scalarizes the reduction from the identity and drops the sampled
-  // matrix's values (S + A*B comes out as A*B): a silently wrong result.
-  if (inPlace && reductionInnermost)
-    return "the in-place SDDMM form computes a wrong result with the "
-           "reduction loop 'k' innermost (MLIR sparsifier limitation); put "
-           "'k' outside the innermost storage level or use a separate output";
+  if (sparseOut) {
+    std::string why = st::whyIllegalForSparseOutput(schedule, inPlace);
+    if (!why.empty())
+      return why;
+  }
   std::string why = st::whyIllegal(schedule);
   if (why.empty())
     why = st::whyIllegalForOrientation(schedule,

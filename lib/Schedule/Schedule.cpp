@@ -445,6 +445,32 @@ double sptune::estimateStoredValues(const Schedule &s, int64_t rows,
   return count;
 }
 
+std::string sptune::whyIllegalForSparseOutput(const Schedule &s,
+                                             bool inPlace) {
+  if (s.kernel != KernelType::SDDMM || s.loopOrder.empty())
+    return "";
+  Role k = Schedule::reductionRole(s.kernel);
+  size_t n = s.loopOrder.size();
+  bool innermost = s.loopOrder[n - 1].role == k;
+  bool aboveInnermostSparseLevel =
+      n >= 2 && s.loopOrder[n - 2].role == k && !s.levels.empty() &&
+      s.loopOrder[n - 1] == s.levels.back().dim &&
+      s.levels.back().format != LevelFormat::Dense;
+  bool outermost = s.loopOrder[0].role == k;
+  if (inPlace) {
+    if (outermost || aboveInnermostSparseLevel)
+      return "";
+    return "the in-place SDDMM computes a wrong result unless the reduction "
+           "loop 'k' is outermost or directly above an innermost non-dense "
+           "level (MLIR sparsifier limitation)";
+  }
+  if (innermost || aboveInnermostSparseLevel)
+    return "";
+  return "an SDDMM with a sparse output needs the reduction loop 'k' "
+         "innermost or directly above an innermost non-dense level (MLIR "
+         "sparsifier limitation)";
+}
+
 std::string sptune::whyIllegalForShape(const Schedule &s, int64_t rows,
                                        int64_t cols, int64_t nnz) {
   if (s.target == TargetKind::SPADE)

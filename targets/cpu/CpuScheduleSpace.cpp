@@ -78,8 +78,12 @@ std::vector<Schedule> CpuScheduleSpace::structures(KernelType kernel) const {
             if (free)
               s.loopOrder.insert(s.loopOrder.begin() + pos,
                                  DimPart{*free, Part::Whole});
-            if (isLegal(s))
-              out.push_back(s);
+            if (!isLegal(s))
+              continue;
+            if (cfg.sddmmSparseOutput &&
+                !whyIllegalForSparseOutput(s, /*inPlace=*/false).empty())
+              continue;
+            out.push_back(s);
           }
         }
       }

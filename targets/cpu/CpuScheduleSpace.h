@@ -32,6 +32,10 @@ struct CpuSpaceConfig {
       {OmpScheduleKind::Dynamic, 64}};
   std::vector<int> vectorLengths = {0, 4, 8, 16};
   bool includeCoo = true;
+  /// SDDMM is written with a sparse output sharing the sampling pattern (as
+  /// sptune measures it, and as large matrices need): keep only the loop
+  /// orders the sparsifier computes correctly for that form.
+  bool sddmmSparseOutput = true;
 };
 
 class CpuScheduleSpace : public ScheduleSpace {

@@ -95,3 +95,27 @@ TEST(CpuScheduleSpace, SmallSpacesFallBackToEnumeration) {
 }
 
 } // namespace
+
+namespace {
+TEST(CpuScheduleSpace, SddmmKeepsOnlyOrdersTheSparseOutputAllows) {
+  CpuSpaceConfig c = smallConfig();
+  CpuScheduleSpace space(c);
+  ProblemShape shape{KernelType::SDDMM, 64, 64, 32, 500};
+  size_t n = 0;
+  space.enumerate(shape, [&](const Schedule &s) {
+    EXPECT_EQ(whyIllegalForSparseOutput(s, false), "") << s.str();
+    ++n;
+    return true;
+  });
+  EXPECT_GT(n, 50u);
+  c.sddmmSparseOutput = false;
+  EXPECT_GT(CpuScheduleSpace(c).size(shape), n);
+  // The dot-product order (i, j, k) is in, the scatter order (k, i, j) not.
+  std::string error;
+  auto dot = parseSchedule("cpu sddmm, order = [i, j, k]", &error);
+  auto scatter = parseSchedule("cpu sddmm, order = [k, i, j]", &error);
+  ASSERT_TRUE(dot && scatter) << error;
+  EXPECT_TRUE(space.contains(shape, *dot));
+  EXPECT_FALSE(space.contains(shape, *scatter));
+}
+} // namespace

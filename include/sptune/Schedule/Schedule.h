@@ -165,6 +165,17 @@ inline bool isLegal(const Schedule &s) { return whyIllegal(s).empty(); }
 /// checks the canonical orientation.
 std::string whyIllegalForOrientation(const Schedule &s, bool transposed);
 
+/// For an SDDMM whose output is sparse and shares the sampling pattern:
+/// why MLIR's sparsifier would not compute it correctly with `s`'s loop
+/// order, or empty. `inPlace`: the output is the sampling matrix itself (the
+/// "spy" form), else a separate tensor. Reproduced with mlir-opt 22.1:
+///   - separate output: the reduction k must be innermost, or directly above
+///     an innermost non-dense level (access-pattern expansion); elsewhere the
+///     result is wrong or the code crashes;
+///   - in place: k innermost drops the sampled values (S + AB comes out as
+///     AB); k outermost or directly above an innermost non-dense level works.
+std::string whyIllegalForSparseOutput(const Schedule &s, bool inPlace);
+
 /// Why `s` cannot run on a rows x cols sparse operand with `nnz` stored
 /// entries, or empty: block sizes must divide the dimensions they split, and
 /// (when nnz > 0) the storage may not blow up — dense levels under sparse ones

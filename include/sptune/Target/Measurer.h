@@ -25,6 +25,8 @@ struct KernelSpec {
   KernelType kernel = KernelType::SpMM;
   /// N (dense columns) of SpMM, K (inner size) of SDDMM; ignored for SpMV.
   int64_t free = 64;
+  /// Element type: 32 (f32) or 64 (f64).
+  int elementBits = 32;
 };
 
 struct MeasureOptions {
@@ -34,7 +36,9 @@ struct MeasureOptions {
   double minSeconds = 0.2; ///< keep repeating until both minReps and this
   double timeoutSeconds = 120; ///< per candidate, compile + run
   bool checkResult = true;
-  double tolerance = 1e-4; ///< relative, against a double-precision reference
+  /// Allowed error, relative to the sum of |products| times the reduction
+  /// length (an upper bound on float rounding error in any order).
+  double tolerance = 1e-6;
 };
 
 enum class MeasureStatus {

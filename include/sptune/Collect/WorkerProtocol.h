@@ -1,0 +1,91 @@
+//===- WorkerProtocol.h - Requests and results of measurement workers -*- C++ -*-===//
+//
+// Part of sptune. A measurement worker (`sptune-measure --worker`) reads one
+// JSON request per line on stdin and writes one JSON response per line on
+// stdout:
+//
+//   {"id": 7, "target": "cpu", "matrix": "<path or gen: spec>",
+//    "kernel": "spmm", "free": 64, "bits": 32,
+//    "schedule": "cpu spmm, ...",            // or "" with a baseline:
+//    "baseline": "mlir-default" | "heuristic" | "eigen" | "",
+//    "options": {"warmups": 2, "min_reps": 5, "max_reps": 1000,
+//                "min_seconds": 0.2, "check": true, "tolerance": 1e-6}}
+//
+//   {"id": 7, "status": "ok", "reason": "", "schedule": "<measured>",
+//    "time_s": {"median": .., "min": .., "max": .., "mad": .., "reps": ..},
+//    "compile_s": .., "cycles": null, "details": {..},
+//    "matrix": {"id": .., "source": .., "rows": .., "cols": .., "nnz": ..}}
+//
+// `MeasureService` is the worker side; sptune/Collect/WorkerPool.h the
+// parent side.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_COLLECT_WORKERPROTOCOL_H
+#define SPTUNE_COLLECT_WORKERPROTOCOL_H
+
+#include "sptune/Matrix/MatrixStats.h"
+#include "sptune/Matrix/SparseMatrix.h"
+#include "sptune/Target/Measurer.h"
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace sptune {
+
+struct MeasureRequest {
+  int64_t id = 0;
+  std::string target = "cpu";
+  std::string matrix;
+  std::string kernel = "spmm";
+  int64_t free = 64;
+  int elementBits = 32;
+  std::string schedule;
+  std::string baseline;
+  MeasureOptions options;
+
+  /// Checks the fields; false with a message when a field is invalid.
+  bool validate(std::string &error) const;
+  std::string toJson() const;
+  static bool fromJson(const std::string &line, MeasureRequest &out,
+                       std::string &error);
+};
+
+struct MeasureResponse {
+  int64_t id = 0;
+  Measurement measurement;
+  /// The schedule that was measured (a baseline's equivalent schedule; empty
+  /// for library baselines).
+  std::string schedule;
+  MatrixInfo matrix;
+  int64_t rows = 0, cols = 0, nnz = 0;
+
+  std::string toJson() const;
+  static bool fromJson(const std::string &line, MeasureResponse &out,
+                       std::string &error);
+};
+
+/// The worker side: loads matrices (the last one stays cached) and measures.
+class MeasureService {
+public:
+  MeasureService();
+  ~MeasureService();
+  MeasureResponse handle(const MeasureRequest &request);
+  /// Serves requests until end of input; returns the exit code.
+  int serve(std::istream &in, llvm::raw_ostream &out);
+  /// The lowered module of the last CPU compile.
+  std::string lastModule() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace sptune
+
+#endif // SPTUNE_COLLECT_WORKERPROTOCOL_H

@@ -1,0 +1,53 @@
+//===- Reference.h - Reference results of the kernels -----------*- C++ -*-===//
+//
+// Part of sptune. Double-precision reference results of SpMM, SpMV and SDDMM,
+// with per-entry error bounds, and the deterministic dense inputs every
+// measurer uses, so that all targets are checked against the same numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_MATRIX_REFERENCE_H
+#define SPTUNE_MATRIX_REFERENCE_H
+
+#include "sptune/Matrix/SparseMatrix.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace sptune {
+
+/// Deterministic dense values in [-1, 1) for a rows x cols row-major matrix.
+std::vector<float> denseInput(int64_t rows, int64_t cols, uint64_t seed);
+
+/// The weight of entry (i, j) in sampled-output checksums, in (0, 1].
+inline double checksumWeight(int64_t i, int64_t j) {
+  return static_cast<double>((i * 7919 + j * 104729) % 1024 + 1) / 1024.0;
+}
+
+/// A reference result: values and, per value, a bound on the rounding error a
+/// correct float computation may make (sum of |products| times a factor).
+struct ReferenceResult {
+  std::vector<double> values;
+  std::vector<double> bounds;
+};
+
+/// C = A * B with B k x n row-major; C is rows x n row-major.
+ReferenceResult referenceSpMM(const CsrMatrix &a, const std::vector<float> &b,
+                              int64_t n);
+/// y = A * x.
+ReferenceResult referenceSpMV(const CsrMatrix &a, const std::vector<float> &x);
+/// The checksum of X = S .* (A * B) over S's stored entries,
+/// sum_ij X_ij * w(i,j) (one value, with its bound). A is rows x k row-major,
+/// B is k x cols row-major.
+ReferenceResult referenceSDDMMChecksum(const CsrMatrix &s,
+                                       const std::vector<float> &a,
+                                       const std::vector<float> &b, int64_t k);
+
+/// Compares `got` with `ref`: every |got - ref| <= tolerance * bound + tiny.
+/// Returns the index of the first mismatch, or -1.
+int64_t firstMismatch(const ReferenceResult &ref, const double *got,
+                      double tolerance);
+
+} // namespace sptune
+
+#endif // SPTUNE_MATRIX_REFERENCE_H

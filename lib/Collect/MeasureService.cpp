@@ -1,0 +1,111 @@
+//===- MeasureService.cpp - The worker side of measurements ---------------===//
+
+#include "sptune/Collect/WorkerProtocol.h"
+
+#include "cpu/CpuMeasurer.h"
+#include "cpu/EigenBaseline.h"
+#include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Schedule/DefaultSchedule.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <istream>
+
+using namespace sptune;
+
+struct MeasureService::Impl {
+  std::string loadedSource;
+  CsrMatrix matrix;
+  MatrixInfo info;
+  MatrixStats stats;
+  std::unique_ptr<CpuMeasurer> cpu;
+
+  bool load(const std::string &source, std::string &error) {
+    if (source == loadedSource)
+      return true;
+    CooMatrix coo;
+    if (!loadMatrix(source, coo, info, error))
+      return false;
+    matrix = CsrMatrix::fromCoo(std::move(coo));
+    stats = computeStats(matrix);
+    loadedSource = source;
+    return true;
+  }
+};
+
+MeasureService::MeasureService() : impl(std::make_unique<Impl>()) {}
+MeasureService::~MeasureService() = default;
+
+std::string MeasureService::lastModule() const {
+  return impl->cpu ? impl->cpu->lastModule() : std::string();
+}
+
+MeasureResponse MeasureService::handle(const MeasureRequest &request) {
+  MeasureResponse response;
+  response.id = request.id;
+  Measurement &m = response.measurement;
+  std::string error;
+  if (!request.validate(error)) {
+    m.status = MeasureStatus::Error;
+    m.reason = error;
+    return response;
+  }
+  if (!impl->load(request.matrix, error)) {
+    m.status = MeasureStatus::Error;
+    m.reason = error;
+    return response;
+  }
+  const CsrMatrix &matrix = impl->matrix;
+  response.matrix = impl->info;
+  response.rows = matrix.rows;
+  response.cols = matrix.cols;
+  response.nnz = matrix.nnz();
+  KernelSpec spec;
+  spec.kernel = *parseKernelType(request.kernel);
+  spec.free = spec.kernel == KernelType::SpMV ? 1 : request.free;
+  spec.elementBits = request.elementBits;
+
+  if (request.target != "cpu") {
+    m.status = MeasureStatus::Error;
+    m.reason = "target '" + request.target + "' is not available in this worker";
+    return response;
+  }
+  if (!impl->cpu)
+    impl->cpu = std::make_unique<CpuMeasurer>();
+  if (request.baseline == "eigen") {
+    m = measureEigen(matrix, spec, request.options);
+    return response;
+  }
+  if (request.baseline == "mlir-default") {
+    response.schedule = mlirDefaultSchedule(TargetKind::CPU, spec.kernel).str();
+    m = impl->cpu->measureUpstreamDefault(matrix, spec, request.options);
+    return response;
+  }
+  Schedule schedule =
+      request.baseline == "heuristic"
+          ? defaultSchedule(TargetKind::CPU, spec.kernel, &impl->stats, spec.free)
+          : *parseSchedule(request.schedule);
+  response.schedule = schedule.str();
+  m = impl->cpu->measure(matrix, spec, schedule, request.options);
+  return response;
+}
+
+int MeasureService::serve(std::istream &in, llvm::raw_ostream &out) {
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty())
+      continue;
+    MeasureRequest request;
+    std::string error;
+    MeasureResponse response;
+    if (!MeasureRequest::fromJson(line, request, error)) {
+      response.measurement.status = MeasureStatus::Error;
+      response.measurement.reason = error;
+    } else {
+      response = handle(request);
+    }
+    out << response.toJson() << "\n";
+    out.flush();
+  }
+  return 0;
+}

@@ -1,0 +1,214 @@
+//===- WorkerProtocol.cpp - Requests and results of measurement workers ---===//
+
+#include "sptune/Collect/WorkerProtocol.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace sptune;
+namespace json = llvm::json;
+
+bool MeasureRequest::validate(std::string &error) const {
+  if (target != "cpu" && target != "spade") {
+    error = "unknown target '" + target + "' (expected cpu or spade)";
+    return false;
+  }
+  if (matrix.empty()) {
+    error = "no matrix given";
+    return false;
+  }
+  if (!parseKernelType(kernel)) {
+    error = "unknown kernel '" + kernel + "' (expected spmm, sddmm or spmv)";
+    return false;
+  }
+  if (free < 1 || free > 1 << 16) {
+    error = "free size must be in [1, 65536]";
+    return false;
+  }
+  if (elementBits != 32 && elementBits != 64) {
+    error = "element bits must be 32 or 64";
+    return false;
+  }
+  if (!baseline.empty() && baseline != "mlir-default" &&
+      baseline != "heuristic" && baseline != "eigen") {
+    error = "unknown baseline '" + baseline +
+            "' (expected mlir-default, heuristic or eigen)";
+    return false;
+  }
+  if (baseline.empty() && schedule.empty()) {
+    error = "give a schedule or a baseline";
+    return false;
+  }
+  if (!schedule.empty() && !baseline.empty()) {
+    error = "give a schedule or a baseline, not both";
+    return false;
+  }
+  if (!schedule.empty()) {
+    std::string parseError;
+    if (!parseSchedule(schedule, &parseError)) {
+      error = "bad schedule: " + parseError;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string MeasureRequest::toJson() const {
+  json::Object o{{"id", id},
+                 {"target", target},
+                 {"matrix", matrix},
+                 {"kernel", kernel},
+                 {"free", free},
+                 {"bits", elementBits},
+                 {"schedule", schedule},
+                 {"baseline", baseline},
+                 {"options", json::Object{{"warmups", options.warmups},
+                                          {"min_reps", options.minReps},
+                                          {"max_reps", options.maxReps},
+                                          {"min_seconds", options.minSeconds},
+                                          {"timeout_s", options.timeoutSeconds},
+                                          {"check", options.checkResult},
+                                          {"tolerance", options.tolerance}}}};
+  std::string s;
+  llvm::raw_string_ostream(s) << json::Value(std::move(o));
+  return s;
+}
+
+bool MeasureRequest::fromJson(const std::string &line, MeasureRequest &out,
+                              std::string &error) {
+  llvm::Expected<json::Value> v = json::parse(line);
+  if (!v) {
+    error = "request is not JSON: " + llvm::toString(v.takeError());
+    return false;
+  }
+  const json::Object *o = v->getAsObject();
+  if (!o) {
+    error = "request is not a JSON object";
+    return false;
+  }
+  out = MeasureRequest();
+  if (auto x = o->getInteger("id"))
+    out.id = *x;
+  if (auto x = o->getString("target"))
+    out.target = x->str();
+  if (auto x = o->getString("matrix"))
+    out.matrix = x->str();
+  if (auto x = o->getString("kernel"))
+    out.kernel = x->str();
+  if (auto x = o->getInteger("free"))
+    out.free = *x;
+  if (auto x = o->getInteger("bits"))
+    out.elementBits = static_cast<int>(*x);
+  if (auto x = o->getString("schedule"))
+    out.schedule = x->str();
+  if (auto x = o->getString("baseline"))
+    out.baseline = x->str();
+  if (const json::Object *opt = o->getObject("options")) {
+    if (auto x = opt->getInteger("warmups"))
+      out.options.warmups = static_cast<int>(*x);
+    if (auto x = opt->getInteger("min_reps"))
+      out.options.minReps = static_cast<int>(*x);
+    if (auto x = opt->getInteger("max_reps"))
+      out.options.maxReps = static_cast<int>(*x);
+    if (auto x = opt->getNumber("min_seconds"))
+      out.options.minSeconds = *x;
+    if (auto x = opt->getNumber("timeout_s"))
+      out.options.timeoutSeconds = *x;
+    if (auto x = opt->getBoolean("check"))
+      out.options.checkResult = *x;
+    if (auto x = opt->getNumber("tolerance"))
+      out.options.tolerance = *x;
+  }
+  return out.validate(error);
+}
+
+static std::optional<MeasureStatus> parseStatus(llvm::StringRef s) {
+  for (MeasureStatus st :
+       {MeasureStatus::Ok, MeasureStatus::Illegal, MeasureStatus::CompileError,
+        MeasureStatus::Crash, MeasureStatus::Timeout,
+        MeasureStatus::WrongResult, MeasureStatus::Error})
+    if (s == toString(st))
+      return st;
+  return std::nullopt;
+}
+
+std::string MeasureResponse::toJson() const {
+  const Measurement &m = measurement;
+  json::Value details = json::Object();
+  if (auto parsed = json::parse(m.detailsJson))
+    details = std::move(*parsed);
+  else
+    llvm::consumeError(parsed.takeError());
+  json::Object o{
+      {"id", id},
+      {"status", toString(m.status)},
+      {"reason", m.reason},
+      {"schedule", schedule},
+      {"time_s", json::Object{{"median", m.medianSeconds},
+                              {"min", m.minSeconds},
+                              {"max", m.maxSeconds},
+                              {"mad", m.madSeconds},
+                              {"reps", m.reps}}},
+      {"compile_s", m.compileSeconds},
+      {"cycles", m.cycles ? json::Value(*m.cycles) : json::Value(nullptr)},
+      {"details", std::move(details)},
+      {"matrix", json::Object{{"id", matrix.id},
+                              {"source", matrix.source},
+                              {"rows", rows},
+                              {"cols", cols},
+                              {"nnz", nnz}}}};
+  std::string s;
+  llvm::raw_string_ostream(s) << json::Value(std::move(o));
+  return s;
+}
+
+bool MeasureResponse::fromJson(const std::string &line, MeasureResponse &out,
+                               std::string &error) {
+  llvm::Expected<json::Value> v = json::parse(line);
+  if (!v) {
+    error = "response is not JSON: " + llvm::toString(v.takeError());
+    return false;
+  }
+  const json::Object *o = v->getAsObject();
+  std::optional<MeasureStatus> status;
+  if (o)
+    if (auto s = o->getString("status"))
+      status = parseStatus(*s);
+  if (!o || !status) {
+    error = "response lacks a valid status";
+    return false;
+  }
+  out = MeasureResponse();
+  Measurement &m = out.measurement;
+  m.status = *status;
+  if (auto x = o->getInteger("id"))
+    out.id = *x;
+  if (auto x = o->getString("reason"))
+    m.reason = x->str();
+  if (auto x = o->getString("schedule"))
+    out.schedule = x->str();
+  if (const json::Object *t = o->getObject("time_s")) {
+    m.medianSeconds = t->getNumber("median").value_or(0);
+    m.minSeconds = t->getNumber("min").value_or(0);
+    m.maxSeconds = t->getNumber("max").value_or(0);
+    m.madSeconds = t->getNumber("mad").value_or(0);
+    m.reps = static_cast<int>(t->getInteger("reps").value_or(0));
+  }
+  m.compileSeconds = o->getNumber("compile_s").value_or(0);
+  if (auto c = o->getNumber("cycles"))
+    m.cycles = *c;
+  if (const json::Value *d = o->get("details")) {
+    m.detailsJson.clear();
+    llvm::raw_string_ostream(m.detailsJson) << *d;
+  }
+  if (const json::Object *mx = o->getObject("matrix")) {
+    if (auto x = mx->getString("id"))
+      out.matrix.id = x->str();
+    if (auto x = mx->getString("source"))
+      out.matrix.source = x->str();
+    out.rows = mx->getInteger("rows").value_or(0);
+    out.cols = mx->getInteger("cols").value_or(0);
+    out.nnz = mx->getInteger("nnz").value_or(0);
+  }
+  return true;
+}

@@ -1,0 +1,103 @@
+//===- Reference.cpp - Reference results of the kernels -------------------===//
+
+#include "sptune/Matrix/Reference.h"
+
+#include <cmath>
+
+using namespace sptune;
+
+std::vector<float> sptune::denseInput(int64_t rows, int64_t cols,
+                                      uint64_t seed) {
+  std::vector<float> out(static_cast<size_t>(rows * cols));
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  for (float &v : out) {
+    // xorshift64*: fast, deterministic on every compiler.
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    uint64_t r = x * 0x2545F4914F6CDD1Dull;
+    v = static_cast<float>(static_cast<double>(r >> 40) / 8388608.0 - 1.0);
+  }
+  return out;
+}
+
+ReferenceResult sptune::referenceSpMM(const CsrMatrix &a,
+                                      const std::vector<float> &b, int64_t n) {
+  ReferenceResult r;
+  r.values.assign(static_cast<size_t>(a.rows * n), 0.0);
+  r.bounds.assign(static_cast<size_t>(a.rows * n), 0.0);
+  for (int64_t i = 0; i < a.rows; ++i)
+    for (int64_t p = a.rowPtr[i]; p < a.rowPtr[i + 1]; ++p) {
+      double av = static_cast<float>(a.values[p]);
+      const float *brow = &b[static_cast<size_t>(a.colIdx[p] * n)];
+      double *c = &r.values[static_cast<size_t>(i * n)];
+      double *e = &r.bounds[static_cast<size_t>(i * n)];
+      for (int64_t j = 0; j < n; ++j) {
+        c[j] += av * brow[j];
+        e[j] += std::fabs(av * brow[j]);
+      }
+    }
+  // A float dot product of length L errs by about L * 2^-24 of its
+  // absolute sum; scale by the row length to allow any summation order.
+  for (int64_t i = 0; i < a.rows; ++i) {
+    double len = static_cast<double>(a.rowLength(i) + 1);
+    for (int64_t j = 0; j < n; ++j)
+      r.bounds[static_cast<size_t>(i * n + j)] *= len;
+  }
+  return r;
+}
+
+ReferenceResult sptune::referenceSpMV(const CsrMatrix &a,
+                                      const std::vector<float> &x) {
+  ReferenceResult r;
+  r.values.assign(static_cast<size_t>(a.rows), 0.0);
+  r.bounds.assign(static_cast<size_t>(a.rows), 0.0);
+  for (int64_t i = 0; i < a.rows; ++i) {
+    for (int64_t p = a.rowPtr[i]; p < a.rowPtr[i + 1]; ++p) {
+      double t = static_cast<double>(static_cast<float>(a.values[p])) *
+                 x[a.colIdx[p]];
+      r.values[i] += t;
+      r.bounds[i] += std::fabs(t);
+    }
+    r.bounds[i] *= static_cast<double>(a.rowLength(i) + 1);
+  }
+  return r;
+}
+
+ReferenceResult sptune::referenceSDDMMChecksum(const CsrMatrix &s,
+                                               const std::vector<float> &a,
+                                               const std::vector<float> &b,
+                                               int64_t k) {
+  double sum = 0, bound = 0;
+  int64_t n = s.cols;
+  for (int64_t i = 0; i < s.rows; ++i)
+    for (int64_t p = s.rowPtr[i]; p < s.rowPtr[i + 1]; ++p) {
+      int64_t j = s.colIdx[p];
+      double dot = 0, absDot = 0;
+      for (int64_t q = 0; q < k; ++q) {
+        double t = static_cast<double>(a[static_cast<size_t>(i * k + q)]) *
+                   b[static_cast<size_t>(q * n + j)];
+        dot += t;
+        absDot += std::fabs(t);
+      }
+      double sv = static_cast<float>(s.values[p]);
+      double w = checksumWeight(i, j);
+      sum += sv * dot * w;
+      bound += std::fabs(sv) * absDot * w * static_cast<double>(k + 2);
+    }
+  ReferenceResult r;
+  r.values = {sum};
+  // The checksum itself is summed in double over nnz terms.
+  r.bounds = {bound + 1e-12 * static_cast<double>(s.nnz())};
+  return r;
+}
+
+int64_t sptune::firstMismatch(const ReferenceResult &ref, const double *got,
+                              double tolerance) {
+  for (size_t i = 0; i < ref.values.size(); ++i) {
+    double err = std::fabs(got[i] - ref.values[i]);
+    if (!(err <= tolerance * ref.bounds[i] + 1e-30))
+      return static_cast<int64_t>(i);
+  }
+  return -1;
+}

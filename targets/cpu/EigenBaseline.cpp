@@ -1,0 +1,117 @@
+//===- EigenBaseline.cpp - The library baseline users compare with --------===//
+//
+// Built with -fopenmp but linked against LLVM's libomp (which provides the
+// GOMP entry points gcc emits), so that Eigen and the JIT'd kernels share one
+// OpenMP runtime in a measurement worker.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpu/EigenBaseline.h"
+
+#include "sptune/Matrix/Reference.h"
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+using namespace sptune;
+
+int sptune::eigenThreads() { return Eigen::nbThreads(); }
+
+namespace {
+template <typename T>
+using SparseRM = Eigen::SparseMatrix<T, Eigen::RowMajor, int64_t>;
+template <typename T>
+using DenseRM = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+template <typename T>
+Measurement run(const CsrMatrix &m, const KernelSpec &spec,
+                const MeasureOptions &opts) {
+  Measurement result;
+  // Eigen's compressed storage built directly from the CSR arrays.
+  std::vector<Eigen::Triplet<T, int64_t>> triplets;
+  triplets.reserve(m.nnz());
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (int64_t p = m.rowPtr[i]; p < m.rowPtr[i + 1]; ++p)
+      triplets.emplace_back(i, m.colIdx[p], static_cast<T>(m.values[p]));
+  SparseRM<T> a(m.rows, m.cols);
+  a.setFromTriplets(triplets.begin(), triplets.end());
+  a.makeCompressed();
+
+  int64_t n = spec.kernel == KernelType::SpMV ? 1 : spec.free;
+  std::vector<float> bIn = denseInput(m.cols, n, 1);
+  DenseRM<T> b(m.cols, n);
+  for (int64_t r = 0; r < m.cols; ++r)
+    for (int64_t c = 0; c < n; ++c)
+      b(r, c) = bIn[static_cast<size_t>(r * n + c)];
+  DenseRM<T> c = DenseRM<T>::Zero(m.rows, n);
+
+  if (opts.checkResult) {
+    c.noalias() += a * b;
+    ReferenceResult ref = spec.kernel == KernelType::SpMV
+                              ? referenceSpMV(m, bIn)
+                              : referenceSpMM(m, bIn, n);
+    std::vector<double> got(c.data(), c.data() + c.size());
+    int64_t bad = firstMismatch(ref, got.data(), opts.tolerance);
+    if (bad >= 0) {
+      result.status = MeasureStatus::WrongResult;
+      result.reason = "Eigen result #" + std::to_string(bad) + " differs";
+      return result;
+    }
+  }
+  std::vector<double> samples;
+  double total = 0;
+  for (int r = 0; r < opts.warmups; ++r)
+    c.noalias() += a * b;
+  auto begin = std::chrono::steady_clock::now();
+  while ((static_cast<int>(samples.size()) < opts.minReps ||
+          total < opts.minSeconds) &&
+         static_cast<int>(samples.size()) < opts.maxReps) {
+    auto t0 = std::chrono::steady_clock::now();
+    c.noalias() += a * b;
+    double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              t0)
+                    .count();
+    samples.push_back(dt);
+    total += dt;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count() > opts.timeoutSeconds / 2)
+      break;
+  }
+  result.status = MeasureStatus::Ok;
+  result.reps = static_cast<int>(samples.size());
+  result.medianSeconds = median(samples);
+  result.minSeconds = *std::min_element(samples.begin(), samples.end());
+  result.maxSeconds = *std::max_element(samples.begin(), samples.end());
+  std::vector<double> dev;
+  for (double s : samples)
+    dev.push_back(std::fabs(s - result.medianSeconds));
+  result.madSeconds = median(dev);
+  result.detailsJson =
+      "{\"library\": \"eigen\", \"threads\": " + std::to_string(eigenThreads()) +
+      "}";
+  return result;
+}
+} // namespace
+
+Measurement sptune::measureEigen(const CsrMatrix &matrix,
+                                 const KernelSpec &spec,
+                                 const MeasureOptions &options) {
+  if (spec.kernel == KernelType::SDDMM) {
+    Measurement m;
+    m.status = MeasureStatus::Illegal;
+    m.reason = "Eigen has no SDDMM";
+    return m;
+  }
+  return spec.elementBits == 64 ? run<double>(matrix, spec, options)
+                                : run<float>(matrix, spec, options);
+}

@@ -1,0 +1,82 @@
+//===- sptune-measure.cpp - Measure one schedule, or serve as a worker ----===//
+//
+// One-shot:  sptune-measure --matrix M --kernel spmm --free 64
+//                           (--schedule "cpu spmm, ..." | --baseline NAME)
+// Worker:    sptune-measure --worker   (JSON requests on stdin, one JSON
+//            result per line on stdout; see sptune/Collect/WorkerProtocol.h)
+//
+// Collectors run measurements in workers so that a compiler crash, a hang or
+// a wrong result of one candidate is recorded and nothing else is lost.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/Collect/WorkerProtocol.h"
+#include "sptune/Config.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <iostream>
+#include <string>
+
+using namespace sptune;
+namespace cl = llvm::cl;
+
+static cl::opt<bool> worker("worker", cl::desc("Serve JSON requests on stdin"));
+static cl::opt<std::string> matrix("matrix",
+                                   cl::desc("Matrix: .mtx path or gen: spec"));
+static cl::opt<std::string> kernel("kernel", cl::desc("spmm, sddmm or spmv"),
+                                   cl::init("spmm"));
+static cl::opt<int64_t> freeSize("free", cl::desc("N of SpMM, K of SDDMM"),
+                                 cl::init(64));
+static cl::opt<int> bits("bits", cl::desc("Element bits: 32 or 64"),
+                         cl::init(32));
+static cl::opt<std::string> schedule("schedule",
+                                     cl::desc("The schedule (printed form)"));
+static cl::opt<std::string>
+    baseline("baseline",
+             cl::desc("Measure a baseline instead: mlir-default, heuristic, "
+                      "eigen"));
+static cl::opt<double> minSeconds("min-seconds",
+                                  cl::desc("Minimum measured time"),
+                                  cl::init(0.2));
+static cl::opt<int> minReps("min-reps", cl::desc("Minimum repetitions"),
+                            cl::init(5));
+static cl::opt<bool> noCheck("no-check", cl::desc("Skip the result check"));
+static cl::opt<bool> printIR("print-ir",
+                             cl::desc("Print the lowered module to stderr"));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "sptune measurement worker\n");
+  MeasureService service;
+  if (worker)
+    return service.serve(std::cin, llvm::outs());
+
+  if (matrix.empty()) {
+    llvm::errs() << "sptune-measure: --matrix is required (or --worker)\n";
+    return 2;
+  }
+  MeasureRequest request;
+  request.id = 0;
+  request.matrix = matrix;
+  request.kernel = kernel;
+  request.free = freeSize;
+  request.elementBits = bits;
+  request.schedule = schedule;
+  request.baseline = baseline;
+  request.options.minSeconds = minSeconds;
+  request.options.minReps = minReps;
+  request.options.checkResult = !noCheck;
+  std::string error;
+  if (!request.validate(error)) {
+    llvm::errs() << "sptune-measure: " << error << "\n";
+    return 2;
+  }
+  MeasureResponse response = service.handle(request);
+  if (printIR)
+    llvm::errs() << service.lastModule() << "\n";
+  llvm::outs() << response.toJson() << "\n";
+  return response.measurement.ok() ? 0 : 1;
+}
