@@ -231,9 +231,12 @@ struct ApplySchedulePass
         // take slices of most formats).
         auto slice =
             t->getOperand(sparseIdx).getDefiningOp<tensor::ExtractSliceOp>();
-        if (slice && slice.getSource().getType() == slice.getType())
+        if (slice && slice.getSource().getType() == slice.getType()) {
           rewriter.modifyOpInPlace(
               t, [&] { t->setOperand(sparseIdx, slice.getSource()); });
+          if (slice->use_empty())
+            rewriter.eraseOp(slice);
+        }
       }
     }
 

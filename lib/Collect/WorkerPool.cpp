@@ -1,0 +1,244 @@
+//===- WorkerPool.cpp - Measurements in child processes -------------------===//
+
+#include "sptune/Collect/WorkerPool.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace sptune;
+
+std::string sptune::defaultWorkerExecutable() {
+  static int anchor;
+  std::string self = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(path, "sptune-measure");
+  return std::string(path);
+}
+
+MeasureWorker::MeasureWorker(WorkerOptions options)
+    : options(std::move(options)) {
+  if (this->options.executable.empty())
+    this->options.executable = defaultWorkerExecutable();
+  char tmpl[] = "/tmp/sptune-worker-XXXXXX";
+  int fd = mkstemp(tmpl);
+  if (fd >= 0) {
+    close(fd);
+    stderrPath = tmpl;
+  }
+}
+
+MeasureWorker::~MeasureWorker() {
+  stop(/*kill=*/true);
+  if (!stderrPath.empty())
+    unlink(stderrPath.c_str());
+}
+
+bool MeasureWorker::start(std::string &error) {
+  int in[2], out[2];
+  if (pipe(in) != 0 || pipe(out) != 0) {
+    error = std::string("pipe: ") + strerror(errno);
+    return false;
+  }
+  // Signals on a dead worker's pipe must not kill the collector.
+  signal(SIGPIPE, SIG_IGN);
+  pid_t child = fork();
+  if (child < 0) {
+    error = std::string("fork: ") + strerror(errno);
+    return false;
+  }
+  if (child == 0) {
+    dup2(in[0], STDIN_FILENO);
+    dup2(out[1], STDOUT_FILENO);
+    int errFd = stderrPath.empty()
+                    ? open("/dev/null", O_WRONLY)
+                    : open(stderrPath.c_str(), O_WRONLY | O_TRUNC | O_CREAT, 0600);
+    if (errFd >= 0)
+      dup2(errFd, STDERR_FILENO);
+    close(in[0]);
+    close(in[1]);
+    close(out[0]);
+    close(out[1]);
+    execl(options.executable.c_str(), options.executable.c_str(), "--worker",
+          static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  pid = child;
+  toChild = in[1];
+  fromChild = out[0];
+  pending.clear();
+  return true;
+}
+
+std::string MeasureWorker::stop(bool kill) {
+  if (pid <= 0)
+    return "";
+  if (toChild >= 0)
+    close(toChild);
+  if (kill)
+    ::kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (fromChild >= 0)
+    close(fromChild);
+  pid = -1;
+  toChild = fromChild = -1;
+  if (WIFSIGNALED(status))
+    return std::string("worker died of signal ") + strsignal(WTERMSIG(status));
+  if (WIFEXITED(status))
+    return "worker exited with status " + std::to_string(WEXITSTATUS(status));
+  return "worker ended";
+}
+
+void MeasureWorker::restart() { stop(/*kill=*/true); }
+
+std::string MeasureWorker::stderrTail() const {
+  if (stderrPath.empty())
+    return "";
+  int fd = open(stderrPath.c_str(), O_RDONLY);
+  if (fd < 0)
+    return "";
+  off_t size = lseek(fd, 0, SEEK_END);
+  off_t from = size > 4096 ? size - 4096 : 0;
+  std::string text(static_cast<size_t>(size - from), '\0');
+  ssize_t got = pread(fd, text.data(), text.size(), from);
+  close(fd);
+  text.resize(got > 0 ? static_cast<size_t>(got) : 0);
+  // The most telling line: an error message, else the first stack frame of
+  // the crash, else the last line.
+  size_t err = text.find("error:");
+  if (err != std::string::npos) {
+    size_t eol = text.find('\n', err);
+    return text.substr(err, eol == std::string::npos ? eol : eol - err);
+  }
+  size_t frame = text.find(" #4 ");
+  if (frame != std::string::npos) {
+    size_t eol = text.find('\n', frame);
+    return "crashed in" + text.substr(frame + 3, eol == std::string::npos
+                                                     ? eol
+                                                     : eol - frame - 3);
+  }
+  while (!text.empty() && text.back() == '\n')
+    text.pop_back();
+  size_t last = text.rfind('\n');
+  return last == std::string::npos ? text : text.substr(last + 1);
+}
+
+MeasureResponse MeasureWorker::measure(const MeasureRequest &request) {
+  MeasureResponse response;
+  response.id = request.id;
+  Measurement &m = response.measurement;
+  std::string error;
+  if (pid <= 0 && !start(error)) {
+    m.status = MeasureStatus::Error;
+    m.reason = "cannot start worker '" + options.executable + "': " + error;
+    return response;
+  }
+  if (!stderrPath.empty())
+    truncate(stderrPath.c_str(), 0);
+  std::string line = request.toJson() + "\n";
+  if (write(toChild, line.data(), line.size()) !=
+      static_cast<ssize_t>(line.size())) {
+    std::string how = stop(/*kill=*/true);
+    m.status = MeasureStatus::Crash;
+    m.reason = "could not send the request (" + how + ")";
+    return response;
+  }
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(
+                      static_cast<int64_t>(options.timeoutSeconds * 1000));
+  while (true) {
+    size_t eol = pending.find('\n');
+    if (eol != std::string::npos) {
+      std::string reply = pending.substr(0, eol);
+      pending.erase(0, eol + 1);
+      if (!MeasureResponse::fromJson(reply, response, error)) {
+        stop(/*kill=*/true);
+        m.status = MeasureStatus::Error;
+        m.reason = "garbled worker reply: " + error;
+      }
+      response.id = request.id;
+      return response;
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) {
+      stop(/*kill=*/true);
+      m.status = MeasureStatus::Timeout;
+      m.reason = "no result within " + std::to_string(options.timeoutSeconds) +
+                 " s; worker killed";
+      return response;
+    }
+    pollfd p{fromChild, POLLIN, 0};
+    int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 1000)));
+    if (ready < 0 && errno != EINTR) {
+      stop(/*kill=*/true);
+      m.status = MeasureStatus::Error;
+      m.reason = std::string("poll: ") + strerror(errno);
+      return response;
+    }
+    if (ready <= 0)
+      continue;
+    char buf[65536];
+    ssize_t got = read(fromChild, buf, sizeof(buf));
+    if (got > 0) {
+      pending.append(buf, static_cast<size_t>(got));
+      continue;
+    }
+    // End of output: the worker died while measuring.
+    std::string how = stop(/*kill=*/false);
+    std::string tail = stderrTail();
+    m.status = MeasureStatus::Crash;
+    m.reason = how + (tail.empty() ? "" : ": " + tail);
+    return response;
+  }
+}
+
+WorkerPool::WorkerPool(WorkerOptions options, unsigned count) {
+  for (unsigned n = 0; n < std::max(1u, count); ++n)
+    workers.push_back(std::make_unique<MeasureWorker>(options));
+}
+
+WorkerPool::~WorkerPool() = default;
+
+void WorkerPool::run(
+    const std::vector<MeasureRequest> &requests,
+    const std::function<void(const MeasureRequest &, const MeasureResponse &)>
+        &done) {
+  std::atomic<size_t> next{0};
+  std::mutex doneMutex;
+  auto loop = [&](MeasureWorker &worker) {
+    while (!stopping) {
+      size_t n = next++;
+      if (n >= requests.size())
+        return;
+      MeasureResponse r = worker.measure(requests[n]);
+      std::lock_guard<std::mutex> lock(doneMutex);
+      done(requests[n], r);
+    }
+  };
+  if (workers.size() == 1) {
+    loop(*workers.front());
+    return;
+  }
+  std::vector<std::thread> threads;
+  for (auto &w : workers)
+    threads.emplace_back(loop, std::ref(*w));
+  for (std::thread &t : threads)
+    t.join();
+}

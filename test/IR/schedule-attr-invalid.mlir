@@ -1,0 +1,62 @@
+// RUN: sptune-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{illegal schedule: loop 'i' must be nested inside the loops of the sparse operand's outer levels}}
+func.func @order_against_storage() attributes {a = #sptune.schedule<cpu spmm, levels = [k : dense, i : compressed], order = [i, k, j]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{illegal schedule: splitting only the sparse operand's first dimension ('i') crashes the sparsifier}}
+func.func @first_dim_split_alone() attributes {a = #sptune.schedule<cpu spmm, levels = [i1 : dense, k : compressed, i0 : dense], split = [2, 1]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{illegal schedule: levels (i : dense, k : compressed) do not match the splits [4, 1]}}
+func.func @split_without_levels() attributes {a = #sptune.schedule<cpu spmm, split = [4, 1]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{illegal schedule: a singleton level must follow a compressed_nu level}}
+func.func @singleton_alone() attributes {a = #sptune.schedule<cpu spmm, levels = [i : dense, k : singleton]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{illegal schedule: vector length must be 0, 4, 8 or 16}}
+func.func @vector_length() attributes {a = #sptune.schedule<cpu spmm, vl = 3>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{illegal schedule: a 'spmv' kernel has no free dense loop to tile}}
+func.func @spmv_tile() attributes {a = #sptune.schedule<cpu spmv, tile = 8>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown target 'gpu' (expected cpu, nvvm or spade)}}
+func.func @bad_target() attributes {a = #sptune.schedule<gpu spmm>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{key 'vl' does not apply to target 'spade'}}
+func.func @wrong_target_key() attributes {a = #sptune.schedule<spade spmm, vl = 8>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown level format 'sparse'}}
+func.func @bad_format() attributes {a = #sptune.schedule<cpu spmm, levels = [i : dense, k : sparse]>} {
+  return
+}

@@ -1,0 +1,42 @@
+// RUN: sptune-opt %s | FileCheck %s
+// RUN: sptune-opt %s | sptune-opt | FileCheck %s
+
+// The printed form lists every key of the target; omitted keys take their
+// defaults (CSR, natural loop order, no parallelism, no vectorization).
+
+// CHECK-LABEL: func @defaults
+// CHECK-SAME: a = #sptune.schedule<cpu spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = none, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false>
+func.func @defaults() attributes {a = #sptune.schedule<cpu spmm>} {
+  return
+}
+
+// Loop parts i1 / i0 lex as integer types in MLIR; they still parse.
+// CHECK-LABEL: func @waco_blocked
+// CHECK-SAME: #sptune.schedule<cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : compressed], split = [4, 8], order = [i1, k1, j, i0, k0], widths = [32, 32], tile = 16, parallel = outer, threads = 2, omp = dynamic, chunk = 16, vl = 8, simd32 = true>
+func.func @waco_blocked() attributes {a = #sptune.schedule<cpu spmm,
+    levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : compressed],
+    split = [4, 8], order = [i1, k1, j, i0, k0], widths = [32, 32], tile = 16,
+    parallel = outer, threads = 2, omp = dynamic, chunk = 16, vl = 8,
+    simd32 = true>} {
+  return
+}
+
+// Levels without an order: the free loop goes innermost.
+// CHECK-LABEL: func @csc_and_coo
+// CHECK-SAME: a = #sptune.schedule<cpu sddmm, levels = [j : dense, i : compressed], split = [1, 1], order = [j, i, k]
+// CHECK-SAME: b = #sptune.schedule<cpu spmv, levels = [i : compressed_nu, k : singleton], split = [1, 1], order = [i, k]
+func.func @csc_and_coo() attributes {
+    a = #sptune.schedule<cpu sddmm, levels = [j : dense, i : compressed]>,
+    b = #sptune.schedule<cpu spmv, levels = [i : compressed_nu, k : singleton]>} {
+  return
+}
+
+// Other targets print their own knobs.
+// CHECK-LABEL: func @targets
+// CHECK-SAME: a = #sptune.schedule<spade sddmm, split = [64, 512], tile = 0, pes = 4, barrier = true, bypass = [sparse, output], reorder = length>
+// CHECK-SAME: b = #sptune.schedule<nvvm spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, threads = 256, libgen = true>
+func.func @targets() attributes {
+    a = #sptune.schedule<spade sddmm, split = [64, 512], pes = 4, barrier = true, bypass = [sparse, output], reorder = length>,
+    b = #sptune.schedule<nvvm spmm, threads = 256, libgen = true>} {
+  return
+}

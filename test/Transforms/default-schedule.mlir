@@ -1,0 +1,41 @@
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule | FileCheck %s
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule=target=nvvm | FileCheck %s --check-prefix=NVVM
+// RUN: not sptune-opt %s --sptune-default-schedule=target=tpu 2>&1 | FileCheck %s --check-prefix=BAD
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// The heuristic: row-wise SpMM (j innermost), the outer row loop parallel,
+// the dense inner loop vectorized when it is wide enough.
+// CHECK-LABEL: func.func @spmm
+// CHECK: sptune.schedule = #sptune.schedule<cpu spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 0, omp = static, chunk = 0, vl = 8, simd32 = false>
+// NVVM-LABEL: func.func @spmm
+// NVVM: sptune.schedule = #sptune.schedule<nvvm spmm, {{.*}}threads = 1024, libgen = false>
+func.func @spmm(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x64xf32>, %c: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<?x?xf32, #CSR>, tensor<?x64xf32>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %0 : tensor<?x64xf32>
+}
+
+// A narrow free loop is not vectorized; SpMV's inner loop is sparse.
+// CHECK-LABEL: func.func @narrow
+// CHECK: sptune.schedule = #sptune.schedule<cpu spmm, {{.*}}vl = 0,
+// CHECK-LABEL: func.func @spmv
+// CHECK: sptune.schedule = #sptune.schedule<cpu spmv, {{.*}}parallel = outer, {{.*}}vl = 0,
+func.func @narrow(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x4xf32>, %c: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<?x?xf32, #CSR>, tensor<?x4xf32>) outs(%c : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+func.func @spmv(%a: tensor<?x?xf64, #CSR>, %x: tensor<?xf64>, %y: tensor<?xf64>) -> tensor<?xf64> {
+  %0 = linalg.matvec ins(%a, %x : tensor<?x?xf64, #CSR>, tensor<?xf64>) outs(%y : tensor<?xf64>) -> tensor<?xf64>
+  return %0 : tensor<?xf64>
+}
+
+// Ops that already have a schedule keep it.
+// CHECK-LABEL: func.func @kept
+// CHECK: sptune.schedule = #sptune.schedule<cpu spmm, levels = [i : compressed, k : compressed]
+func.func @kept(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x64xf32>, %c: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %0 = linalg.matmul {sptune.schedule = #sptune.schedule<cpu spmm, levels = [i : compressed, k : compressed]>}
+    ins(%a, %b : tensor<?x?xf32, #CSR>, tensor<?x64xf32>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %0 : tensor<?x64xf32>
+}
+
+// BAD: sptune-default-schedule: unknown target 'tpu' (expected cpu or nvvm)
