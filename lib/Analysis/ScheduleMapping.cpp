@@ -51,9 +51,6 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
   ArrayRef<OperandKind> kinds = kernel.getOperandKinds();
   bool sparseOut = llvm::is_contained(kinds, OperandKind::SparseOut);
   bool inPlace = sparseOut && !llvm::is_contained(kinds, OperandKind::Sparse);
-  if (sparseOut && schedule.tile > 0)
-    return "tiling the reduction of an SDDMM with a sparse output is not "
-           "supported";
   if (sparseOut) {
     std::string why = st::whyIllegalForSparseOutput(schedule, inPlace);
     if (!why.empty())

@@ -414,6 +414,12 @@ std::string sptune::whyIllegal(const Schedule &s) {
     if (c.vectorLength != 0 && c.vectorLength != 4 && c.vectorLength != 8 &&
         c.vectorLength != 16)
       return "vector length must be 0, 4, 8 or 16";
+    // Reproduced with mlir-opt 22.1: after strip-mining, the sparse
+    // vectorizer emits vector.load on the strided views of the tiles
+    // ("most minor memref dim must have unit stride").
+    if (s.tile > 0 && c.vectorLength > 0)
+      return "tiling the free loop and vectorizing cannot be combined (the "
+             "sparse vectorizer fails on tiled views)";
     break;
   }
   case TargetKind::NVVM:
@@ -457,6 +463,9 @@ std::string sptune::whyIllegalForSparseOutput(const Schedule &s,
       s.loopOrder[n - 1] == s.levels.back().dim &&
       s.levels.back().format != LevelFormat::Dense;
   bool outermost = s.loopOrder[0].role == k;
+  if (s.tile > 0)
+    return "tiling the reduction of an SDDMM with a sparse output is not "
+           "supported";
   if (inPlace) {
     if (outermost || aboveInnermostSparseLevel)
       return "";

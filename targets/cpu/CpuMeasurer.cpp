@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <map>
 
@@ -360,8 +361,24 @@ Measurement CpuMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
     else
       return inputsF64;
   }();
-  std::string key = std::to_string(reinterpret_cast<uintptr_t>(&m)) + "|" +
-                    std::to_string(m.nnz()) + "|" +
+  // Identify the matrix by content: callers reuse one CsrMatrix object for
+  // different matrices.
+  uint64_t fingerprint = 1469598103934665603ull;
+  auto mix = [&](uint64_t x) {
+    fingerprint = (fingerprint ^ x) * 1099511628211ull;
+  };
+  mix(static_cast<uint64_t>(m.rows));
+  mix(static_cast<uint64_t>(m.cols));
+  for (int64_t p : m.rowPtr)
+    mix(static_cast<uint64_t>(p));
+  for (int32_t c : m.colIdx)
+    mix(static_cast<uint64_t>(c));
+  for (double v : m.values) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    mix(bits);
+  }
+  std::string key = std::to_string(fingerprint) + "|" +
                     std::to_string(static_cast<int>(spec.kernel)) + "|" +
                     std::to_string(spec.free) + "|" +
                     std::to_string(spec.elementBits);

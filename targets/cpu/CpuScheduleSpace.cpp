@@ -136,6 +136,9 @@ bool CpuScheduleSpace::admits(const ProblemShape &shape,
     return false; // tiling would not split the loop
   if (!isLegal(s) || canonicalize(s) != s)
     return false;
+  if (cfg.sddmmSparseOutput &&
+      !whyIllegalForSparseOutput(s, /*inPlace=*/false).empty())
+    return false;
   if (shape.rows > 0 && shape.cols > 0 &&
       !whyIllegalForShape(s, shape.rows, shape.cols, shape.nnz).empty())
     return false;

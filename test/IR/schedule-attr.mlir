@@ -12,12 +12,11 @@ func.func @defaults() attributes {a = #sptune.schedule<cpu spmm>} {
 
 // Loop parts i1 / i0 lex as integer types in MLIR; they still parse.
 // CHECK-LABEL: func @waco_blocked
-// CHECK-SAME: #sptune.schedule<cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : compressed], split = [4, 8], order = [i1, k1, j, i0, k0], widths = [32, 32], tile = 16, parallel = outer, threads = 2, omp = dynamic, chunk = 16, vl = 8, simd32 = true>
+// CHECK-SAME: #sptune.schedule<cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : compressed], split = [4, 8], order = [i1, k1, j, i0, k0], widths = [32, 32], tile = 16, parallel = outer, threads = 2, omp = dynamic, chunk = 16, vl = 0, simd32 = false>
 func.func @waco_blocked() attributes {a = #sptune.schedule<cpu spmm,
     levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : compressed],
     split = [4, 8], order = [i1, k1, j, i0, k0], widths = [32, 32], tile = 16,
-    parallel = outer, threads = 2, omp = dynamic, chunk = 16, vl = 8,
-    simd32 = true>} {
+    parallel = outer, threads = 2, omp = dynamic, chunk = 16>} {
   return
 }
 

@@ -15,7 +15,7 @@
 // COO.
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i : compressed_nu, k : singleton], vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // BSR 2x2 (dense blocks), parallel over block rows, tiled free loop.
-// RUN: sed 's/SCHEDULE/cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : dense], split = [2, 2], tile = 2, parallel = outer, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : dense], split = [2, 2], tile = 2, parallel = outer/' %s | %{lower} | %{run} | FileCheck %s
 // WACO's blocked mixed format (i1:U k1:C i0:U k0:C) with j between blocks.
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : compressed], split = [2, 4], order = [i1, j, k1, i0, k0], parallel = outer, omp = dynamic, chunk = 2/' %s | %{lower} | %{run} | FileCheck %s
 // Only the column dimension split (block columns inside rows).

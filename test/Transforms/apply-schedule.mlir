@@ -25,7 +25,7 @@
 func.func @blocked(%a: tensor<8x8xf64, #CSR>, %b: tensor<8x64xf64>, %c: tensor<8x64xf64>) -> tensor<8x64xf64> {
   %0 = linalg.matmul {
       sptune.kernel = #sptune.kernel<spmm, loops = [i : 8, j : 64, k : 8], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f64, encoding = #CSR>,
-      sptune.schedule = #sptune.schedule<cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : compressed], split = [2, 4], order = [i1, j, k1, i0, k0], widths = [32, 32], tile = 16, parallel = outer, vl = 8>}
+      sptune.schedule = #sptune.schedule<cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : compressed], split = [2, 4], order = [i1, j, k1, i0, k0], widths = [32, 32], tile = 16, parallel = outer>}
     ins(%a, %b : tensor<8x8xf64, #CSR>, tensor<8x64xf64>) outs(%c : tensor<8x64xf64>) -> tensor<8x64xf64>
   return %0 : tensor<8x64xf64>
 }

@@ -30,9 +30,11 @@ TEST(Schedule, PrintParseRoundTrip) {
   knobs.cpu.chunk = 16;
   knobs.cpu.vectorLength = 8;
   knobs.cpu.simdIndex32 = true;
-  knobs.tile = 32;
   knobs.posWidth = knobs.crdWidth = 32;
   schedules.push_back(knobs);
+  Schedule tiled = Schedule::coo(TargetKind::CPU, KernelType::SpMM);
+  tiled.tile = 32;
+  schedules.push_back(tiled);
   Schedule spade = Schedule::csr(TargetKind::SPADE, KernelType::SpMM);
   spade.splitRow = 64;
   spade.splitCol = 1024;
@@ -101,6 +103,11 @@ TEST(Schedule, LegalityExplainsItself) {
   s = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
   s.cpu.vectorLength = 3;
   EXPECT_NE(whyIllegal(s).find("vector length"), std::string::npos);
+  s = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
+  s.tile = 16;
+  s.cpu.vectorLength = 8;
+  EXPECT_NE(whyIllegal(s).find("tiling the free loop and vectorizing"),
+            std::string::npos);
   s = Schedule::csr(TargetKind::CPU, KernelType::SpMV);
   s.tile = 8;
   EXPECT_NE(whyIllegal(s).find("no free dense loop"), std::string::npos);

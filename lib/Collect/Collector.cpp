@@ -1,0 +1,97 @@
+//===- Collector.cpp - What sptune-collect measures -----------------------===//
+
+#include "sptune/Collect/Collector.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+
+using namespace sptune;
+
+bool sptune::expandMatrixSources(const std::vector<std::string> &inputs,
+                                 std::vector<std::string> &sources,
+                                 std::string &error) {
+  for (const std::string &input : inputs) {
+    if (input.rfind("gen:", 0) == 0) {
+      sources.push_back(input);
+      continue;
+    }
+    if (!input.empty() && input[0] == '@') {
+      std::ifstream list(input.substr(1));
+      if (!list) {
+        error = "cannot read matrix list '" + input.substr(1) + "'";
+        return false;
+      }
+      std::vector<std::string> nested;
+      std::string line;
+      while (std::getline(list, line))
+        if (!line.empty() && line[0] != '#')
+          nested.push_back(line);
+      if (!expandMatrixSources(nested, sources, error))
+        return false;
+      continue;
+    }
+    if (llvm::sys::fs::is_directory(input)) {
+      std::error_code ec;
+      for (llvm::sys::fs::directory_iterator it(input, ec), end;
+           it != end && !ec; it.increment(ec))
+        if (llvm::sys::path::extension(it->path()) == ".mtx")
+          sources.push_back(it->path());
+      if (ec) {
+        error = "cannot list '" + input + "': " + ec.message();
+        return false;
+      }
+      continue;
+    }
+    if (!llvm::sys::fs::exists(input)) {
+      error = "no such matrix file or directory: '" + input + "'";
+      return false;
+    }
+    sources.push_back(input);
+  }
+  std::sort(sources.begin(), sources.end());
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  return true;
+}
+
+std::vector<PlannedRequest>
+sptune::planMatrix(const std::string &source, const std::string &matrixId,
+                   int64_t rows, int64_t cols, int64_t nnz,
+                   const ScheduleSpace &space, const CollectOptions &options) {
+  std::vector<PlannedRequest> out;
+  for (const std::string &kernelName : options.kernels) {
+    KernelType kernel = *parseKernelType(kernelName);
+    int64_t free = kernel == KernelType::SpMV ? 1 : options.free;
+    auto make = [&](const std::string &role, const std::string &schedule,
+                    const std::string &baseline) {
+      PlannedRequest p;
+      p.key = {matrixId, kernelName, free, options.target, role, schedule};
+      p.request.target = options.target;
+      p.request.matrix = source;
+      p.request.kernel = kernelName;
+      p.request.free = free;
+      p.request.elementBits = options.elementBits;
+      p.request.schedule = schedule;
+      p.request.baseline = baseline;
+      p.request.options = options.measure;
+      out.push_back(p);
+    };
+    if (options.target == "cpu")
+      for (const std::string &b : options.baselines) {
+        if (b == "eigen" && kernel == KernelType::SDDMM)
+          continue;
+        make("baseline:" + b, "", b);
+      }
+    // A sample per matrix and kernel that does not change when other
+    // matrices join the collection.
+    uint64_t seed = options.seed ^ std::hash<std::string>()(matrixId + "|" +
+                                                            kernelName);
+    ProblemShape shape{kernel, rows, cols, free, nnz};
+    for (const Schedule &s : space.sample(shape, options.samples, seed))
+      make("sample", s.str(), "");
+  }
+  return out;
+}

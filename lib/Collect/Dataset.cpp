@@ -1,0 +1,159 @@
+//===- Dataset.cpp - The JSONL dataset of measurements --------------------===//
+
+#include "sptune/Collect/Dataset.h"
+
+#include "sptune/Config.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace sptune;
+namespace json = llvm::json;
+
+std::string RecordKey::str() const {
+  return matrixId + "|" + kernel + "|" + std::to_string(free) + "|" + target +
+         "|" + role + "|" + schedule;
+}
+
+MachineInfo MachineInfo::current() {
+  MachineInfo m;
+  char host[256] = {0};
+  if (gethostname(host, sizeof(host) - 1) == 0)
+    m.host = host;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) {
+      size_t colon = line.find(':');
+      if (colon != std::string::npos)
+        m.cpu = line.substr(colon + 2);
+      break;
+    }
+  m.cores = static_cast<int>(std::thread::hardware_concurrency());
+  return m;
+}
+
+static std::string isoNow() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string sptune::datasetRecord(const RecordKey &key,
+                                  const MeasureRequest &request,
+                                  const MeasureResponse &response,
+                                  const MachineInfo &machine) {
+  const Measurement &m = response.measurement;
+  json::Value details = json::Object();
+  if (auto parsed = json::parse(m.detailsJson))
+    details = std::move(*parsed);
+  else
+    llvm::consumeError(parsed.takeError());
+  json::Object o{
+      {"schema", 1},
+      {"key", key.str()},
+      {"matrix", json::Object{{"id", key.matrixId},
+                              {"source", response.matrix.source.empty()
+                                             ? request.matrix
+                                             : response.matrix.source},
+                              {"rows", response.rows},
+                              {"cols", response.cols},
+                              {"nnz", response.nnz}}},
+      {"kernel", key.kernel},
+      {"free", key.free},
+      {"bits", request.elementBits},
+      {"target", key.target},
+      {"role", key.role},
+      {"schedule", response.schedule.empty() ? key.schedule : response.schedule},
+      {"status", toString(m.status)},
+      {"reason", m.reason},
+      {"time_s", json::Object{{"median", m.medianSeconds},
+                              {"min", m.minSeconds},
+                              {"max", m.maxSeconds},
+                              {"mad", m.madSeconds},
+                              {"reps", m.reps}}},
+      {"compile_s", m.compileSeconds},
+      {"cycles", m.cycles ? json::Value(*m.cycles) : json::Value(nullptr)},
+      {"details", std::move(details)},
+      {"machine", json::Object{{"host", machine.host},
+                               {"cpu", machine.cpu},
+                               {"cores", machine.cores}}},
+      {"tool_version", SPTUNE_VERSION},
+      {"time", isoNow()}};
+  std::string s;
+  llvm::raw_string_ostream(s) << json::Value(std::move(o));
+  return s;
+}
+
+std::unordered_set<std::string>
+sptune::readDatasetKeys(const std::string &path, size_t *badLines) {
+  std::unordered_set<std::string> keys;
+  size_t bad = 0;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty())
+      continue;
+    llvm::Expected<json::Value> v = json::parse(line);
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      ++bad;
+      continue;
+    }
+    const json::Object *o = v->getAsObject();
+    std::optional<llvm::StringRef> key = o ? o->getString("key") : std::nullopt;
+    if (!key) {
+      ++bad;
+      continue;
+    }
+    keys.insert(key->str());
+  }
+  if (badLines)
+    *badLines = bad;
+  return keys;
+}
+
+bool DatasetWriter::open(const std::string &path, bool syncEach,
+                         std::string &error) {
+  // A line cut by a kill would glue onto the next record: start on a fresh
+  // line when the file does not end with one.
+  bool needNewline = false;
+  if (FILE *probe = std::fopen(path.c_str(), "rb")) {
+    if (std::fseek(probe, -1, SEEK_END) == 0) {
+      int last = std::fgetc(probe);
+      needNewline = last != '\n' && last != EOF;
+    }
+    std::fclose(probe);
+  }
+  file = std::fopen(path.c_str(), "ab");
+  if (!file) {
+    error = "cannot open '" + path + "' for appending";
+    return false;
+  }
+  sync = syncEach;
+  if (needNewline)
+    std::fputc('\n', file);
+  return true;
+}
+
+bool DatasetWriter::append(const std::string &line) {
+  if (!file)
+    return false;
+  bool ok = std::fwrite(line.data(), 1, line.size(), file) == line.size() &&
+            std::fputc('\n', file) != EOF && std::fflush(file) == 0;
+  if (ok && sync)
+    ok = fsync(fileno(file)) == 0;
+  return ok;
+}
+
+DatasetWriter::~DatasetWriter() {
+  if (file)
+    std::fclose(file);
+}

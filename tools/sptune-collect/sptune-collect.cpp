@@ -1,0 +1,212 @@
+//===- sptune-collect.cpp - Collect measurements into a dataset -----------===//
+//
+//   sptune-collect DIR_OR_FILES_OR_SPECS... --kernel spmm,sddmm
+//                  --samples 40 --out samples.jsonl [--workers 1]
+//
+// Measures the baselines and M sampled schedules per matrix in worker
+// processes and appends one record per measurement to the dataset
+// (docs/dataset.md). Kill it and run it again: records already in the
+// dataset are not measured again, and nothing reported is lost.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpu/CpuScheduleSpace.h"
+#include "sptune/Collect/Collector.h"
+#include "sptune/Collect/WorkerPool.h"
+#include "sptune/Matrix/MatrixSource.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <map>
+
+using namespace sptune;
+namespace cl = llvm::cl;
+
+static cl::list<std::string>
+    matrixInputs(cl::Positional,
+                 cl::desc("<matrix: .mtx file, directory, gen: spec, @list>..."),
+                 cl::OneOrMore);
+static cl::list<std::string> kernels("kernel", cl::desc("spmm, sddmm, spmv"),
+                                     cl::CommaSeparated);
+static cl::opt<int64_t> freeSize("free", cl::desc("N of SpMM, K of SDDMM"),
+                                 cl::init(64));
+static cl::opt<unsigned> samples("samples",
+                                 cl::desc("Sampled schedules per matrix and "
+                                          "kernel"),
+                                 cl::init(40));
+static cl::opt<uint64_t> seed("seed", cl::desc("Sampling seed"), cl::init(1));
+static cl::opt<std::string> out("out", cl::desc("Dataset (JSONL, appended)"),
+                                cl::Required);
+static cl::opt<unsigned> workerCount("workers",
+                                     cl::desc("Measurement worker processes "
+                                              "(more than one perturbs "
+                                              "timings)"),
+                                     cl::init(1));
+static cl::opt<double> timeout("timeout", cl::desc("Seconds per measurement"),
+                               cl::init(120));
+static cl::opt<double> minSeconds("min-seconds",
+                                  cl::desc("Minimum timed seconds per "
+                                           "measurement"),
+                                  cl::init(0.2));
+static cl::opt<int> minReps("min-reps", cl::desc("Minimum repetitions"),
+                            cl::init(5));
+static cl::list<std::string>
+    baselines("baselines", cl::desc("mlir-default, heuristic, eigen"),
+              cl::CommaSeparated);
+static cl::opt<bool> noBaselines("no-baselines",
+                                 cl::desc("Measure sampled schedules only"));
+static cl::opt<int64_t> minNnz("min-nnz", cl::desc("Skip smaller matrices"),
+                               cl::init(0));
+static cl::opt<int64_t> maxNnz("max-nnz", cl::desc("Skip larger matrices"),
+                               cl::init(INT64_MAX));
+static cl::opt<bool> fsyncEach("fsync", cl::desc("fsync after each record"));
+static cl::opt<bool> spaceSize("space-size",
+                               cl::desc("Print the size of the legal "
+                                        "schedule space per matrix and "
+                                        "kernel, measure nothing"));
+static cl::opt<std::string> worker("worker-exe",
+                                   cl::desc("sptune-measure executable"));
+
+static std::atomic<bool> interrupted{false};
+static void onSignal(int) { interrupted = true; }
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "sptune measurement collector\n");
+
+  CollectOptions options;
+  if (!kernels.empty())
+    options.kernels.assign(kernels.begin(), kernels.end());
+  for (const std::string &k : options.kernels)
+    if (!parseKernelType(k)) {
+      llvm::errs() << "sptune-collect: unknown kernel '" << k << "'\n";
+      return 2;
+    }
+  options.free = freeSize;
+  options.samples = samples;
+  options.seed = seed;
+  if (noBaselines)
+    options.baselines.clear();
+  else if (!baselines.empty())
+    options.baselines.assign(baselines.begin(), baselines.end());
+  options.measure.minSeconds = minSeconds;
+  options.measure.minReps = minReps;
+  options.measure.timeoutSeconds = timeout;
+
+  std::vector<std::string> sources;
+  std::string error;
+  if (!expandMatrixSources({matrixInputs.begin(), matrixInputs.end()}, sources,
+                           error)) {
+    llvm::errs() << "sptune-collect: " << error << "\n";
+    return 2;
+  }
+  if (sources.empty()) {
+    llvm::errs() << "sptune-collect: no matrices\n";
+    return 2;
+  }
+
+  // Plan: load each matrix once for its shape (the workers reload it).
+  CpuScheduleSpace space;
+  std::vector<PlannedRequest> plan;
+  for (const std::string &source : sources) {
+    CooMatrix coo;
+    MatrixInfo info;
+    if (!loadMatrix(source, coo, info, error)) {
+      llvm::errs() << "sptune-collect: skipping " << source << ": " << error
+                   << "\n";
+      continue;
+    }
+    coo.canonicalize();
+    if (coo.nnz() < minNnz || coo.nnz() > maxNnz)
+      continue;
+    if (spaceSize) {
+      for (const std::string &k : options.kernels) {
+        KernelType kt = *parseKernelType(k);
+        ProblemShape shape{kt, coo.rows, coo.cols,
+                           kt == KernelType::SpMV ? 1 : options.free, coo.nnz()};
+        llvm::outs() << info.id << " " << k << " " << space.size(shape) << "\n";
+      }
+      continue;
+    }
+    for (PlannedRequest &p : planMatrix(source, info.id, coo.rows, coo.cols,
+                                        coo.nnz(), space, options))
+      plan.push_back(std::move(p));
+  }
+  if (spaceSize)
+    return 0;
+
+  size_t bad = 0;
+  std::unordered_set<std::string> have = readDatasetKeys(out, &bad);
+  if (bad)
+    llvm::errs() << "sptune-collect: " << bad
+                 << " unreadable line(s) in the dataset are ignored\n";
+  std::vector<MeasureRequest> requests;
+  std::vector<RecordKey> keys;
+  for (PlannedRequest &p : plan) {
+    if (have.count(p.key.str()))
+      continue;
+    p.request.id = static_cast<int64_t>(requests.size());
+    requests.push_back(p.request);
+    keys.push_back(p.key);
+  }
+  llvm::errs() << "sptune-collect: " << sources.size() << " matrices, "
+               << plan.size() << " measurements planned, "
+               << plan.size() - requests.size() << " already in " << out
+               << ", " << requests.size() << " to do\n";
+  if (requests.empty())
+    return 0;
+
+  DatasetWriter writer;
+  if (!writer.open(out, fsyncEach, error)) {
+    llvm::errs() << "sptune-collect: " << error << "\n";
+    return 2;
+  }
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+
+  WorkerOptions wopts;
+  wopts.executable = worker;
+  wopts.timeoutSeconds = timeout;
+  WorkerPool pool(wopts, workerCount);
+  MachineInfo machine = MachineInfo::current();
+  std::map<std::string, size_t> statuses;
+  size_t done = 0;
+  bool writeFailed = false;
+  auto start = std::chrono::steady_clock::now();
+  pool.run(requests, [&](const MeasureRequest &q, const MeasureResponse &r) {
+    if (!writer.append(datasetRecord(keys[q.id], q, r, machine)))
+      writeFailed = true;
+    ++done;
+    ++statuses[toString(r.measurement.status)];
+    double elapsed = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    double rate = done / std::max(elapsed, 1e-9);
+    llvm::errs() << "\r[" << done << "/" << requests.size() << "] "
+                 << llvm::format("%.1f", rate * 60) << " meas/min, ETA "
+                 << llvm::format("%.0f", (requests.size() - done) / rate)
+                 << " s, ok " << statuses["ok"] << ", failed "
+                 << done - statuses["ok"] << "   ";
+    if (interrupted || writeFailed)
+      pool.stop();
+  });
+  llvm::errs() << "\n";
+  for (auto &[status, n] : statuses)
+    llvm::errs() << "  " << status << ": " << n << "\n";
+  if (writeFailed) {
+    llvm::errs() << "sptune-collect: writing " << out << " failed\n";
+    return 1;
+  }
+  if (interrupted) {
+    llvm::errs() << "sptune-collect: interrupted after " << done
+                 << " measurements; run again to resume\n";
+    return 130;
+  }
+  return 0;
+}
