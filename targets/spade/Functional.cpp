@@ -46,6 +46,7 @@ std::vector<double> sptune::runSpadeFunctional(const SpadeBoundProgram &bound,
   std::vector<double> partial(static_cast<size_t>(f), 0.0);
   auto runTile = [&](size_t instr) {
     const SpadeTile &t = p.instrs[instr].tile;
+    const bool acc = tiles.accumulates(instr);
     int32_t id = tiles.tileOf(instr);
     for (const Segment *s = tiles.segmentsBegin(id), *e = tiles.segmentsEnd(id);
          s != e; ++s) {
@@ -57,7 +58,7 @@ std::vector<double> sptune::runSpadeFunctional(const SpadeBoundProgram &bound,
           for (int64_t x = t.freeBegin; x < t.freeEnd; ++x)
             dot += arow[x] * brow[x];
           double v = m.values[size_t(n)] * dot;
-          out[size_t(n)] = t.accumulate ? out[size_t(n)] + v : v;
+          out[size_t(n)] = acc ? out[size_t(n)] + v : v;
         }
         continue;
       }
@@ -71,8 +72,7 @@ std::vector<double> sptune::runSpadeFunctional(const SpadeBoundProgram &bound,
       }
       double *crow = &out[size_t(s->row * f)];
       for (int64_t x = t.freeBegin; x < t.freeEnd; ++x)
-        crow[x] =
-            t.accumulate ? crow[x] + partial[size_t(x)] : partial[size_t(x)];
+        crow[x] = acc ? crow[x] + partial[size_t(x)] : partial[size_t(x)];
     }
   };
   auto flush = [&]() {

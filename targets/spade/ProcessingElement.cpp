@@ -85,6 +85,7 @@ bool ProcessingElement::beginNextTile() {
       continue;
     }
     tile = &bound.program->instrs[size_t(n)].tile;
+    accumulate = tiles.accumulates(size_t(n));
     seg = tiles.segmentsBegin(t);
     segEnd = tiles.segmentsEnd(t);
     inSegment = false;
@@ -110,7 +111,7 @@ void ProcessingElement::prepareSegment() {
   unitEarliest = lookBound();
   unitReady = unitRowReady = 0;
   queueSparse(TileIndex::kHeaderBytes);
-  if (sddmm || tile->accumulate) {
+  if (sddmm || accumulate) {
     // SDDMM reads the row of A once per row of the tile; an accumulating
     // SpMM tile reads the partial row of C it adds into.
     uint64_t first, count;
@@ -150,7 +151,7 @@ void ProcessingElement::prepareNonzero() {
       // strip reads the partial values of the next one.
       if (outLine)
         memory.write(id, outLine - 1, issueT);
-      if (tile->accumulate)
+      if (accumulate)
         pending.push_back({line - 1, false});
       outLine = line;
     }
@@ -172,7 +173,7 @@ void ProcessingElement::finishNonzero() {
 
 void ProcessingElement::endSegment() {
   if (!sddmm) {
-    if (tile->accumulate)
+    if (accumulate)
       compute(rowReady, macCycles);
     uint64_t first, count;
     map.rowLines(Region::Output, seg->row, tile->freeBegin, tile->freeEnd,

@@ -113,6 +113,7 @@ private:
   size_t next = 0;
   bool inTile = false;
   const SpadeTile *tile = nullptr;
+  bool accumulate = false; ///< the tile adds into the partial output
   const Segment *seg = nullptr, *segEnd = nullptr;
   int64_t entry = 0; ///< next entry of the current segment
   bool inSegment = false;

@@ -10,12 +10,7 @@ using namespace sptune::spade;
 
 namespace {
 
-struct TileKey {
-  int64_t r0, r1, c0, c1;
-  bool operator==(const TileKey &o) const {
-    return r0 == o.r0 && r1 == o.r1 && c0 == o.c0 && c1 == o.c1;
-  }
-};
+using TileKey = TileIndex::TileKey;
 
 struct TileKeyHash {
   size_t operator()(const TileKey &k) const {
@@ -162,4 +157,66 @@ TileIndex::TileIndex(const CsrMatrix &m, const std::vector<int32_t> &order,
         [&](int32_t t, int32_t pos, int32_t row, int64_t begin, int64_t len) {
           segs[size_t(cursor[size_t(t)]++)] = Segment{pos, row, begin, len};
         });
+  decideAccumulation(p, keys);
+}
+
+void TileIndex::decideAccumulation(const SpadeProgram &p,
+                                   const std::vector<TileKey> &keys) {
+  accumulate.assign(p.instrs.size(), 0);
+  for (size_t n = 0; n < p.instrs.size(); ++n)
+    if (!p.instrs[n].isBarrier())
+      accumulate[n] = p.instrs[n].tile.accumulate;
+
+  // A tile's output footprint is its rows x its free range (SpMM: rows of C)
+  // or its rows x its columns (SDDMM: entries of X). Elision is exact if the
+  // row ranges are disjoint and, per row range, the second ranges are
+  // disjoint or equal: then footprints overlap iff they are equal.
+  const bool sddmm = p.kernel == KernelType::SDDMM;
+  using Range = std::pair<int64_t, int64_t>;
+  auto second = [&](const SpadeTile &t) {
+    return sddmm ? Range(t.colBegin, t.colEnd) : Range(t.freeBegin, t.freeEnd);
+  };
+  std::vector<Range> rowRanges;
+  for (const TileKey &k : keys)
+    rowRanges.push_back({k.r0, k.r1});
+  std::sort(rowRanges.begin(), rowRanges.end());
+  rowRanges.erase(std::unique(rowRanges.begin(), rowRanges.end()),
+                  rowRanges.end());
+  for (size_t i = 1; i < rowRanges.size(); ++i)
+    if (rowRanges[i].first < rowRanges[i - 1].second)
+      return;
+  auto groupOf = [&](const SpadeTile &t) {
+    return size_t(std::lower_bound(rowRanges.begin(), rowRanges.end(),
+                                   Range(t.rowBegin, t.rowEnd)) -
+                  rowRanges.begin());
+  };
+  std::vector<std::vector<Range>> seconds(rowRanges.size());
+  for (const SpadeInstr &i : p.instrs)
+    if (!i.isBarrier())
+      seconds[groupOf(i.tile)].push_back(second(i.tile));
+  for (std::vector<Range> &f : seconds) {
+    std::sort(f.begin(), f.end());
+    f.erase(std::unique(f.begin(), f.end()), f.end());
+    for (size_t i = 1; i < f.size(); ++i)
+      if (f[i].first < f[i - 1].second)
+        return;
+  }
+  // The first nonempty tile of each footprint, in program order, has no
+  // partial output to add to.
+  std::vector<std::vector<uint8_t>> seen(seconds.size());
+  for (size_t g = 0; g < seconds.size(); ++g)
+    seen[g].assign(seconds[g].size(), 0);
+  for (size_t n = 0; n < p.instrs.size(); ++n) {
+    if (p.instrs[n].isBarrier() || nnzOf[size_t(instrTile[n])] == 0)
+      continue;
+    const SpadeTile &t = p.instrs[n].tile;
+    const size_t g = groupOf(t);
+    const size_t f = size_t(
+        std::lower_bound(seconds[g].begin(), seconds[g].end(), second(t)) -
+        seconds[g].begin());
+    if (!seen[g][f]) {
+      seen[g][f] = 1;
+      accumulate[n] = 0;
+    }
+  }
 }

@@ -13,6 +13,14 @@
 // other in the order they first appear in the program; empty tiles take no
 // space and the host skips their instructions.
 //
+// The host also knows when an accumulating tile has nothing to add to: when
+// every earlier tile writing the same outputs (SpMM: the same rows and free
+// range of C; SDDMM: the same entries of X) was empty (it skipped them all),
+// there is no partial output yet, and it runs the tile as an overwriting one
+// (no read of the zeroed output). It does so only when the program's row
+// ranges are disjoint and, within one row range, the free ranges (SpMM) or
+// column ranges (SDDMM) are disjoint or equal, where this is exact.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef SPTUNE_TARGETS_SPADE_TILEINDEX_H
@@ -38,6 +46,14 @@ struct Segment {
 
 class TileIndex {
 public:
+  /// A distinct tile: a row range x a column range.
+  struct TileKey {
+    int64_t r0, r1, c0, c1;
+    bool operator==(const TileKey &o) const {
+      return r0 == o.r0 && r1 == o.r1 && c0 == o.c0 && c1 == o.c1;
+    }
+  };
+
   /// `order` maps positions to rows (spade::computeRowOrder); the program
   /// must be valid for the matrix (whyInvalid, whyIncompatible).
   TileIndex(const CsrMatrix &m, const std::vector<int32_t> &order,
@@ -53,6 +69,9 @@ public:
     return segs.data() + segOffset[size_t(tile) + 1];
   }
   int64_t nnz(int32_t tile) const { return nnzOf[size_t(tile)]; }
+  /// Whether tile instruction `instr` reads and adds to the partial output:
+  /// its `accumulate` flag, unless the host elides it (see above).
+  bool accumulates(size_t instr) const { return accumulate[instr] != 0; }
   /// Byte offset of the tile in the tiled storage.
   uint64_t storageOffset(int32_t tile) const { return storage[size_t(tile)]; }
   /// Index of the tile's first entry in the tiled entry order (where SDDMM
@@ -65,7 +84,12 @@ public:
   static constexpr int kIndexBytes = 4;
 
 private:
+  /// Decides accumulate[] for every instruction (after nnzOf is known).
+  void decideAccumulation(const SpadeProgram &p,
+                          const std::vector<TileKey> &keys);
+
   std::vector<int32_t> instrTile;
+  std::vector<uint8_t> accumulate;
   std::vector<int64_t> segOffset; ///< numTiles + 1
   std::vector<Segment> segs;
   std::vector<int64_t> nnzOf;

@@ -230,3 +230,28 @@ TEST(SpadeBehaviour, MoreWorkTakesMoreCycles) {
   EXPECT_GT(n128.cycles, 2 * n16.cycles);
   EXPECT_EQ(n128.macs, 8 * n16.macs);
 }
+
+TEST(SpadeBehaviour, HostSkipsReadingPartialsNobodyWrote) {
+  // A diagonal matrix in 64 x 64 tiles: each panel's only nonempty tile is
+  // its diagonal one, flagged to accumulate for every column tile but the
+  // first. Its earlier tiles were all empty, so there is no partial output
+  // to read: the host runs it as an overwriting tile.
+  CsrMatrix m = makeMatrix(1024, 1024, 5, [](int64_t r, Rng &) {
+    return std::vector<int64_t>{r};
+  });
+  SpadeMachineConfig machine;
+  SpadeStats s = simulate(m, KernelType::SpMM, 16,
+                          spadeSchedule(KernelType::SpMM, 64, 64), machine);
+  const int out = int(spade::Stream::Output);
+  EXPECT_EQ(s.memory.privateCache[out].reads, 0u);
+  EXPECT_EQ(s.tiles, 16u);
+  EXPECT_EQ(s.emptyTiles, 16u * 15u);
+  // Two entries per row, in different column tiles: the second tile of each
+  // row really adds to the first's partial row and reads it.
+  CsrMatrix two = makeMatrix(1024, 1024, 5, [](int64_t r, Rng &) {
+    return std::vector<int64_t>{r, (r + 512) % 1024};
+  });
+  SpadeStats t = simulate(two, KernelType::SpMM, 16,
+                          spadeSchedule(KernelType::SpMM, 64, 64), machine);
+  EXPECT_EQ(t.memory.privateCache[out].reads, 1024u);
+}
