@@ -69,4 +69,45 @@ def ApplySchedule : Pass<"sptune-apply-schedule", "ModuleOp"> {
   ];
 }
 
+def Autotune : Pass<"sptune-autotune", "ModuleOp"> {
+  let summary = "Choose each kernel's schedule with the learned cost model";
+  let description = [{
+    For each op carrying `sptune.kernel` and no `sptune.schedule`: gets the
+    kernel's matrix (the `matrix` option, or a `sptune.matrix` string
+    attribute — a Matrix Market path or a `gen:` spec — on the function
+    argument that feeds the sparse operand), featurizes it, ranks candidate
+    schedules from the target's space with the cost model, optionally
+    measures the best `measure-top-k` in measurement workers and keeps the
+    fastest, and attaches the winner as `sptune.schedule` with a remark that
+    shows the predicted ranking. Without a matrix it falls back to the
+    heuristic schedule with a remark saying so.
+
+    Modes (LLVM MLGO's): `release` uses the model shipped with sptune,
+    `development` the `model` file (and writes `log`), `heuristic` no model.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Target to tune for">,
+    Option<"mode", "mode", "std::string", /*default=*/"\"release\"",
+           "Cost model mode: release, development or heuristic">,
+    Option<"modelPath", "model", "std::string", /*default=*/"\"\"",
+           "Model file (development mode; release: override the shipped one)">,
+    Option<"logPath", "log", "std::string", /*default=*/"\"\"",
+           "Development mode: append the rankings here (JSON lines)">,
+    Option<"matrix", "matrix", "std::string", /*default=*/"\"\"",
+           "The matrix of every kernel: .mtx path or gen: spec">,
+    Option<"topK", "top-k", "unsigned", /*default=*/"5",
+           "Candidates shown in the remark">,
+    Option<"measureTopK", "measure-top-k", "unsigned", /*default=*/"0",
+           "Measure the best k candidates and keep the fastest">,
+    Option<"candidates", "candidates", "unsigned", /*default=*/"1000",
+           "Candidates drawn from the schedule space">,
+    Option<"seed", "seed", "unsigned", /*default=*/"1",
+           "Seed of the candidate sample">,
+    Option<"freeSize", "free", "int64_t", /*default=*/"64",
+           "Free dense size to assume when the kernel's is dynamic">,
+  ];
+  let dependentDialects = ["::mlir::sptune::SptuneDialect"];
+}
+
 #endif // SPTUNE_TRANSFORMS_PASSES_TD
