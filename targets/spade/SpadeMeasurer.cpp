@@ -27,15 +27,22 @@ Measurement SpadeMeasurer::measure(const CsrMatrix &matrix,
                       toString(schedule.target) + "' schedule");
   if (std::string why = machineConfig.whyInvalid(); !why.empty())
     return finish(MeasureStatus::Error, "invalid SPADE machine: " + why);
+  if (spec.elementBits != 32 && spec.elementBits != 64)
+    return finish(MeasureStatus::Illegal,
+                  "SPADE computes on 32- or 64-bit elements, not " +
+                      std::to_string(spec.elementBits));
+  // The element type of the kernel sets the machine's element size.
+  SpadeMachineConfig machine = machineConfig;
+  machine.elemBytes = spec.elementBits / 8;
 
   const Clock::time_point start = Clock::now();
   std::string error;
   std::optional<SpadeProgram> program =
-      buildSpadeProgram(matrix, spec, schedule, machineConfig, &error);
+      buildSpadeProgram(matrix, spec, schedule, machine, &error);
   if (!program)
     return finish(MeasureStatus::Illegal, error);
   std::optional<SpadeBoundProgram> bound =
-      bindSpadeProgram(matrix, *program, machineConfig, &error);
+      bindSpadeProgram(matrix, *program, machine, &error);
   if (!bound)
     return finish(MeasureStatus::Error, error);
   const double prepared =
@@ -46,7 +53,7 @@ Measurement SpadeMeasurer::measure(const CsrMatrix &matrix,
   if (options.timeoutSeconds > 0)
     simOptions.maxWallSeconds =
         std::max(options.timeoutSeconds - prepared, 1e-3);
-  SpadeSimResult sim = simulateSpade(*bound, machineConfig, simOptions);
+  SpadeSimResult sim = simulateSpade(*bound, machine, simOptions);
   if (sim.status == SpadeSimStatus::Timeout)
     return finish(MeasureStatus::Timeout, sim.error);
   if (!sim.ok())

@@ -23,12 +23,14 @@ public:
 
   TargetKind target() const override { return TargetKind::SPADE; }
 
+  /// `spec.elementBits` (32 or 64) sets the machine's element size.
   /// Status Illegal for schedules SPADE cannot run (other targets, SpMV,
-  /// illegal or oversized schedules), Timeout past options.timeoutSeconds,
-  /// WrongResult when options.checkResult and the result differs. On success
-  /// `cycles` is set, the times are cycles / clock, `compileSeconds` is the
-  /// time spent building and binding the program, and `detailsJson` holds
-  /// the simulator's statistics (SpadeStats::toJson without wall time).
+  /// illegal or oversized schedules, other element sizes), Timeout past
+  /// options.timeoutSeconds, WrongResult when options.checkResult and the
+  /// result differs. On success `cycles` is set, the times are cycles / clock,
+  /// `compileSeconds` is the time spent building and binding the program, and
+  /// `detailsJson` holds the simulator's statistics (SpadeStats::toJson without
+  /// wall time).
   Measurement measure(const CsrMatrix &matrix, const KernelSpec &spec,
                       const Schedule &schedule,
                       const MeasureOptions &options) override;

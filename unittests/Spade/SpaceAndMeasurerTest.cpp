@@ -141,11 +141,32 @@ TEST(SpadeMeasurer, RejectsWhatItCannotRun) {
   EXPECT_EQ(many.status, MeasureStatus::Illegal);
   EXPECT_NE(many.reason.find("1000 PEs"), std::string::npos) << many.reason;
 
+  KernelSpec half = spec;
+  half.elementBits = 16;
+  Measurement f16 =
+      measurer.measure(m, half, defaultSpadeSchedule(spec.kernel), options);
+  EXPECT_EQ(f16.status, MeasureStatus::Illegal);
+
   SpadeMachineConfig broken;
   broken.mshrs = 0;
   Measurement bad = SpadeMeasurer(broken).measure(
       m, spec, defaultSpadeSchedule(spec.kernel), options);
   EXPECT_EQ(bad.status, MeasureStatus::Error);
+}
+
+TEST(SpadeMeasurer, DoublePrecisionMovesMoreBytes) {
+  CsrMatrix m = uniformMatrix(4096, 65536, 8);
+  SpadeMeasurer measurer;
+  MeasureOptions options;
+  KernelSpec f32;
+  f32.free = 32;
+  KernelSpec f64 = f32;
+  f64.elementBits = 64;
+  Schedule s = defaultSpadeSchedule(KernelType::SpMM);
+  Measurement a = measurer.measure(m, f32, s, options);
+  Measurement b = measurer.measure(m, f64, s, options);
+  ASSERT_TRUE(a.ok() && b.ok()) << a.reason << b.reason;
+  EXPECT_GT(*b.cycles, 1.3 * *a.cycles);
 }
 
 TEST(SpadeMeasurer, TimesOut) {
