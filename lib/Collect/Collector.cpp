@@ -6,7 +6,6 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
-#include <fstream>
 #include <functional>
 
 using namespace sptune;
@@ -17,21 +16,6 @@ bool sptune::expandMatrixSources(const std::vector<std::string> &inputs,
   for (const std::string &input : inputs) {
     if (input.rfind("gen:", 0) == 0) {
       sources.push_back(input);
-      continue;
-    }
-    if (!input.empty() && input[0] == '@') {
-      std::ifstream list(input.substr(1));
-      if (!list) {
-        error = "cannot read matrix list '" + input.substr(1) + "'";
-        return false;
-      }
-      std::vector<std::string> nested;
-      std::string line;
-      while (std::getline(list, line))
-        if (!line.empty() && line[0] != '#')
-          nested.push_back(line);
-      if (!expandMatrixSources(nested, sources, error))
-        return false;
       continue;
     }
     if (llvm::sys::fs::is_directory(input)) {

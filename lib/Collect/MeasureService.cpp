@@ -9,7 +9,10 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+#include <csignal>
 #include <istream>
+#include <thread>
 
 using namespace sptune;
 
@@ -19,6 +22,8 @@ struct MeasureService::Impl {
   MatrixInfo info;
   MatrixStats stats;
   std::unique_ptr<CpuMeasurer> cpu;
+  bool faultCrash = false;
+  std::string faultText;
 
   bool load(const std::string &source, std::string &error) {
     if (source == loadedSource)
@@ -36,6 +41,11 @@ struct MeasureService::Impl {
 MeasureService::MeasureService() : impl(std::make_unique<Impl>()) {}
 MeasureService::~MeasureService() = default;
 
+void MeasureService::injectFault(bool crash, std::string text) {
+  impl->faultCrash = crash;
+  impl->faultText = std::move(text);
+}
+
 std::string MeasureService::lastModule() const {
   return impl->cpu ? impl->cpu->lastModule() : std::string();
 }
@@ -49,6 +59,14 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
     m.status = MeasureStatus::Error;
     m.reason = error;
     return response;
+  }
+  if (!impl->faultText.empty() &&
+      (request.baseline + " " + request.schedule).find(impl->faultText) !=
+          std::string::npos) {
+    if (impl->faultCrash)
+      std::raise(SIGSEGV);
+    while (true)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
   }
   if (!impl->load(request.matrix, error)) {
     m.status = MeasureStatus::Error;

@@ -44,6 +44,11 @@ static cl::opt<double> minSeconds("min-seconds",
 static cl::opt<int> minReps("min-reps", cl::desc("Minimum repetitions"),
                             cl::init(5));
 static cl::opt<bool> noCheck("no-check", cl::desc("Skip the result check"));
+static cl::opt<std::string> injectFault(
+    "inject-fault",
+    cl::desc("Testing: 'crash:TEXT' or 'hang:TEXT' makes the worker segfault "
+             "or hang on requests whose baseline or schedule contains TEXT"),
+    cl::Hidden);
 static cl::opt<bool> printIR("print-ir",
                              cl::desc("Print the lowered module to stderr"));
 
@@ -51,6 +56,16 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "sptune measurement worker\n");
   MeasureService service;
+  if (!injectFault.empty()) {
+    llvm::StringRef fault(injectFault);
+    auto [kind, text] = fault.split(':');
+    if ((kind != "crash" && kind != "hang") || text.empty()) {
+      llvm::errs() << "sptune-measure: --inject-fault takes crash:TEXT or "
+                      "hang:TEXT\n";
+      return 2;
+    }
+    service.injectFault(kind == "crash", text.str());
+  }
   if (worker)
     return service.serve(std::cin, llvm::outs());
 

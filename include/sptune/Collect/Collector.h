@@ -35,9 +35,10 @@ struct PlannedRequest {
   MeasureRequest request;
 };
 
-/// Expands `inputs` (Matrix Market files, directories of them, `gen:` specs,
-/// `@list` files with one input per line) into matrix sources, sorted and
-/// deduplicated. Unreadable inputs are reported in `error`.
+/// Expands `inputs` (Matrix Market files, directories of them, `gen:` specs)
+/// into matrix sources, sorted and deduplicated. Unreadable inputs are
+/// reported in `error`. (Tools take lists as LLVM response files: `@file`
+/// with one input per line.)
 bool expandMatrixSources(const std::vector<std::string> &inputs,
                          std::vector<std::string> &sources, std::string &error);
 

@@ -80,6 +80,9 @@ public:
   int serve(std::istream &in, llvm::raw_ostream &out);
   /// The lowered module of the last CPU compile.
   std::string lastModule() const;
+  /// Testing the fault tolerance of collectors: segfault (`crash`) or hang
+  /// on requests whose baseline or schedule contains `text`.
+  void injectFault(bool crash, std::string text);
 
 private:
   struct Impl;
