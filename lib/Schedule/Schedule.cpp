@@ -436,7 +436,10 @@ std::string sptune::whyIllegal(const Schedule &s) {
 
 double sptune::estimateStoredValues(const Schedule &s, int64_t rows,
                                     int64_t cols, int64_t nnz) {
-  double count = 1;
+  // Entries of each level: a dense level has (entries of its parent) x size
+  // of them, a compressed one at most nnz; positions arrays are as long as
+  // the parent level's entries. The largest level bounds time and memory.
+  double count = 1, largest = 1;
   for (const StorageLevel &l : s.levels) {
     int64_t dimSize = l.dim.role == s.rowRole() ? rows : cols;
     int64_t b = s.splitOf(l.dim.role);
@@ -447,8 +450,9 @@ double sptune::estimateStoredValues(const Schedule &s, int64_t rows,
       count *= size;
     else if (l.format != LevelFormat::Singleton)
       count = std::min(count * size, static_cast<double>(nnz));
+    largest = std::max(largest, count);
   }
-  return count;
+  return largest;
 }
 
 std::string sptune::whyIllegalForSparseOutput(const Schedule &s,

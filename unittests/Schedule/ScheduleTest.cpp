@@ -124,6 +124,11 @@ TEST(Schedule, ShapeChecks) {
   EXPECT_EQ(whyIllegalForShape(Schedule::csr(TargetKind::CPU, KernelType::SpMM),
                                1 << 20, 1 << 20, 1000),
             "");
+  // A dense level in the middle blows up the positions of the level below
+  // even when the last level is compressed (seen as a 120 s hang).
+  Schedule middle = parseOrDie("cpu spmm, levels = [i : compressed, k1 : dense, "
+                               "k0 : compressed], split = [1, 2]");
+  EXPECT_NE(whyIllegalForShape(middle, 67578, 67578, 336352), "");
 }
 
 TEST(Schedule, CanonicalizeMergesEquivalents) {

@@ -183,8 +183,9 @@ std::string whyIllegalForSparseOutput(const Schedule &s, bool inPlace);
 std::string whyIllegalForShape(const Schedule &s, int64_t rows, int64_t cols,
                                int64_t nnz = 0);
 
-/// Upper bound on the values `s`'s storage holds for a rows x cols operand
-/// with nnz entries (explicit zeros of dense levels included).
+/// Upper bound on the entries of the largest storage level of `s` for a
+/// rows x cols operand with nnz entries (explicit zeros of dense levels and
+/// the positions of compressed levels under dense ones included).
 double estimateStoredValues(const Schedule &s, int64_t rows, int64_t cols,
                             int64_t nnz);
 
