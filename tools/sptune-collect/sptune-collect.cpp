@@ -23,6 +23,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <algorithm>
 #include <map>
 
 using namespace sptune;
@@ -30,7 +31,7 @@ namespace cl = llvm::cl;
 
 static cl::list<std::string>
     matrixInputs(cl::Positional,
-                 cl::desc("<matrix: .mtx file, directory, gen: spec, @list>..."),
+                 cl::desc("<matrix: .mtx file, directory, gen: spec; @file = one per line>..."),
                  cl::OneOrMore);
 static cl::list<std::string> kernels("kernel", cl::desc("spmm, sddmm, spmv"),
                                      cl::CommaSeparated);
@@ -66,6 +67,9 @@ static cl::opt<int64_t> minNnz("min-nnz", cl::desc("Skip smaller matrices"),
 static cl::opt<int64_t> maxNnz("max-nnz", cl::desc("Skip larger matrices"),
                                cl::init(INT64_MAX));
 static cl::opt<bool> fsyncEach("fsync", cl::desc("fsync after each record"));
+static cl::opt<bool> byName("by-name",
+                            cl::desc("Measure matrices in name order (default: "
+                                     "smallest first, for early coverage)"));
 static cl::opt<bool> spaceSize("space-size",
                                cl::desc("Print the size of the legal "
                                         "schedule space per matrix and "
@@ -113,7 +117,7 @@ int main(int argc, char **argv) {
 
   // Plan: load each matrix once for its shape (the workers reload it).
   CpuScheduleSpace space;
-  std::vector<PlannedRequest> plan;
+  std::vector<std::pair<int64_t, std::vector<PlannedRequest>>> perMatrix;
   for (const std::string &source : sources) {
     CooMatrix coo;
     MatrixInfo info;
@@ -134,12 +138,19 @@ int main(int argc, char **argv) {
       }
       continue;
     }
-    for (PlannedRequest &p : planMatrix(source, info.id, coo.rows, coo.cols,
-                                        coo.nnz(), space, options))
-      plan.push_back(std::move(p));
+    perMatrix.emplace_back(coo.nnz(), planMatrix(source, info.id, coo.rows,
+                                                 coo.cols, coo.nnz(), space,
+                                                 options));
   }
   if (spaceSize)
     return 0;
+  if (!byName)
+    std::stable_sort(perMatrix.begin(), perMatrix.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<PlannedRequest> plan;
+  for (auto &[nnz, requestsOfMatrix] : perMatrix)
+    for (PlannedRequest &p : requestsOfMatrix)
+      plan.push_back(std::move(p));
 
   size_t bad = 0;
   std::unordered_set<std::string> have = readDatasetKeys(out, &bad);
