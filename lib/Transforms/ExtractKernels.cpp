@@ -58,7 +58,8 @@ struct ExtractKernelsPass
     std::unique_ptr<llvm::ToolOutputFile> out =
         openOutputFile(reportFile, &error);
     if (!out)
-      return getOperation()->emitError("sptune: cannot write report '")
+      return mlir::emitError(getOperation().getLoc(),
+                             "sptune: cannot write report '")
              << reportFile << "': " << error;
     writeKernelReport(out->os(), kernels);
     out->keep();

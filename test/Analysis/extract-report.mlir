@@ -17,10 +17,8 @@
 // EMPTY-NEXT:   "kernels": []
 // EMPTY-NEXT: }
 //
-// A report that cannot be written is an error and fails the pass. (lit's
-// default substitutions only resolve `not` after a pipe, and test/lit.cfg.py
-// does not put the LLVM tools on PATH, hence the `true |`.)
-// RUN: true | not sptune-opt %s --sptune-extract-kernels=report=%t.missing-dir/r.json -o /dev/null 2>&1 \
+// A report that cannot be written is an error and fails the pass.
+// RUN: not sptune-opt %s --sptune-extract-kernels=report=%t.missing-dir/r.json -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ERR
 // ERR: error: sptune: cannot write report '{{.*}}.missing-dir/r.json':
 
