@@ -1,0 +1,144 @@
+//===- ProtocolTest.cpp - Worker protocol and dataset records -------------===//
+
+#include "sptune/Collect/Collector.h"
+#include "sptune/Collect/Dataset.h"
+#include "sptune/Collect/WorkerProtocol.h"
+
+#include "cpu/CpuScheduleSpace.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <fstream>
+
+using namespace sptune;
+
+namespace {
+
+TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
+  MeasureRequest r;
+  r.id = 42;
+  r.matrix = "gen:uniform:rows=8,nnz=10";
+  r.kernel = "sddmm";
+  r.free = 32;
+  r.elementBits = 64;
+  r.schedule = "cpu sddmm, order = [i, j, k]";
+  r.options.minReps = 7;
+  r.options.minSeconds = 0.5;
+  r.options.checkResult = false;
+  MeasureRequest back;
+  std::string error;
+  ASSERT_TRUE(MeasureRequest::fromJson(r.toJson(), back, error)) << error;
+  EXPECT_EQ(back.id, 42);
+  EXPECT_EQ(back.kernel, "sddmm");
+  EXPECT_EQ(back.free, 32);
+  EXPECT_EQ(back.elementBits, 64);
+  EXPECT_EQ(back.schedule, r.schedule);
+  EXPECT_EQ(back.options.minReps, 7);
+  EXPECT_FALSE(back.options.checkResult);
+
+  MeasureRequest bad = r;
+  bad.baseline = "mlir-default"; // schedule and baseline together
+  EXPECT_FALSE(bad.validate(error));
+  EXPECT_NE(error.find("not both"), std::string::npos);
+  bad = r;
+  bad.kernel = "gemm";
+  EXPECT_FALSE(bad.validate(error));
+  bad = r;
+  bad.schedule = "cpu sddmm, order = [";
+  EXPECT_FALSE(bad.validate(error));
+  EXPECT_NE(error.find("bad schedule"), std::string::npos);
+  EXPECT_FALSE(MeasureRequest::fromJson("{not json", back, error));
+}
+
+TEST(WorkerProtocol, ResponseRoundTrips) {
+  MeasureResponse r;
+  r.id = 3;
+  r.measurement.status = MeasureStatus::Crash;
+  r.measurement.reason = "worker died of signal Segmentation fault";
+  r.measurement.medianSeconds = 1.5e-3;
+  r.measurement.reps = 9;
+  r.measurement.cycles = 12345;
+  r.measurement.detailsJson = "{\"llc_hit_rate\":0.5}";
+  r.schedule = "cpu spmm";
+  r.rows = 10;
+  r.cols = 20;
+  r.nnz = 30;
+  MeasureResponse back;
+  std::string error;
+  ASSERT_TRUE(MeasureResponse::fromJson(r.toJson(), back, error)) << error;
+  EXPECT_EQ(back.measurement.status, MeasureStatus::Crash);
+  EXPECT_EQ(back.measurement.reason, r.measurement.reason);
+  EXPECT_DOUBLE_EQ(back.measurement.medianSeconds, 1.5e-3);
+  EXPECT_EQ(back.measurement.reps, 9);
+  ASSERT_TRUE(back.measurement.cycles.has_value());
+  EXPECT_DOUBLE_EQ(*back.measurement.cycles, 12345);
+  EXPECT_NE(back.measurement.detailsJson.find("llc_hit_rate"),
+            std::string::npos);
+  EXPECT_EQ(back.nnz, 30);
+  EXPECT_FALSE(MeasureResponse::fromJson("{\"status\":\"great\"}", back, error));
+}
+
+TEST(Dataset, KeysOfWrittenRecordsAreReadBackAndCutLinesSkipped) {
+  std::string path = ::testing::TempDir() + "/sptune-dataset-test.jsonl";
+  std::remove(path.c_str());
+  MachineInfo machine = MachineInfo::current();
+  {
+    DatasetWriter w;
+    std::string error;
+    ASSERT_TRUE(w.open(path, false, error)) << error;
+    for (int n = 0; n < 3; ++n) {
+      RecordKey key{"m" + std::to_string(n), "spmm", 64, "cpu", "sample",
+                    "cpu spmm"};
+      MeasureRequest q;
+      MeasureResponse r;
+      r.measurement.status = MeasureStatus::Ok;
+      ASSERT_TRUE(w.append(datasetRecord(key, q, r, machine)));
+    }
+  }
+  { // A record cut by a kill.
+    std::ofstream out(path, std::ios::app);
+    out << "{\"schema\":1,\"key\":\"m9|sp";
+  }
+  size_t bad = 0;
+  auto keys = readDatasetKeys(path, &bad);
+  EXPECT_EQ(keys.size(), 3u);
+  EXPECT_EQ(bad, 1u);
+  EXPECT_TRUE(keys.count("m1|spmm|64|cpu|sample|cpu spmm"));
+  // Appending after a cut line starts a fresh line.
+  {
+    DatasetWriter w;
+    std::string error;
+    ASSERT_TRUE(w.open(path, false, error));
+    RecordKey key{"m4", "spmm", 64, "cpu", "sample", "cpu spmm"};
+    ASSERT_TRUE(w.append(datasetRecord(key, MeasureRequest(),
+                                       MeasureResponse(), machine)));
+  }
+  keys = readDatasetKeys(path, &bad);
+  EXPECT_EQ(keys.size(), 4u);
+  EXPECT_EQ(bad, 1u);
+  std::remove(path.c_str());
+}
+
+TEST(Collector, PlansBaselinesAndDeterministicSamples) {
+  CpuSpaceConfig c;
+  c.splits = {1, 2};
+  CpuScheduleSpace space(c);
+  CollectOptions options;
+  options.kernels = {"spmm", "sddmm"};
+  options.samples = 5;
+  auto a = planMatrix("gen:x", "x", 64, 64, 300, space, options);
+  auto b = planMatrix("gen:x", "x", 64, 64, 300, space, options);
+  // spmm: 3 baselines + 5; sddmm: 2 baselines (no Eigen SDDMM) + 5.
+  ASSERT_EQ(a.size(), 15u);
+  for (size_t n = 0; n < a.size(); ++n)
+    EXPECT_EQ(a[n].key.str(), b[n].key.str());
+  std::string error;
+  for (const PlannedRequest &p : a)
+    EXPECT_TRUE(p.request.validate(error)) << error;
+  // Another matrix draws another sample.
+  auto other = planMatrix("gen:y", "y", 64, 64, 300, space, options);
+  EXPECT_NE(a.back().key.schedule, other.back().key.schedule);
+}
+
+} // namespace
