@@ -63,12 +63,15 @@ sptune::planMatrix(const std::string &source, const std::string &matrixId,
       p.request.options = options.measure;
       out.push_back(p);
     };
-    if (options.target == "cpu")
-      for (const std::string &b : options.baselines) {
-        if (b == "eigen" && kernel == KernelType::SDDMM)
-          continue;
-        make("baseline:" + b, "", b);
-      }
+    for (const std::string &b : options.baselines) {
+      // Library and upstream baselines exist for the CPU only; SPADE's
+      // baseline is its plain row-panel schedule (the heuristic).
+      if (options.target != "cpu" && b != "heuristic")
+        continue;
+      if (b == "eigen" && kernel == KernelType::SDDMM)
+        continue;
+      make("baseline:" + b, "", b);
+    }
     // A sample per matrix and kernel that does not change when other
     // matrices join the collection.
     uint64_t seed = options.seed ^ std::hash<std::string>()(matrixId + "|" +

@@ -4,6 +4,7 @@
 
 #include "cpu/CpuMeasurer.h"
 #include "cpu/EigenBaseline.h"
+#include "spade/SpadeMeasurer.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Schedule/DefaultSchedule.h"
 
@@ -22,6 +23,7 @@ struct MeasureService::Impl {
   MatrixInfo info;
   MatrixStats stats;
   std::unique_ptr<CpuMeasurer> cpu;
+  std::unique_ptr<SpadeMeasurer> spade;
   bool faultCrash = false;
   std::string faultText;
 
@@ -83,6 +85,21 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
   spec.free = spec.kernel == KernelType::SpMV ? 1 : request.free;
   spec.elementBits = request.elementBits;
 
+  if (request.target == "spade") {
+    if (!impl->spade)
+      impl->spade = std::make_unique<SpadeMeasurer>();
+    if (!request.baseline.empty() && request.baseline != "heuristic") {
+      m.status = MeasureStatus::Illegal;
+      m.reason = "baseline '" + request.baseline + "' does not exist for SPADE";
+      return response;
+    }
+    Schedule schedule = request.baseline == "heuristic"
+                            ? defaultSchedule(TargetKind::SPADE, spec.kernel)
+                            : *parseSchedule(request.schedule);
+    response.schedule = schedule.str();
+    m = impl->spade->measure(matrix, spec, schedule, request.options);
+    return response;
+  }
   if (request.target != "cpu") {
     m.status = MeasureStatus::Error;
     m.reason = "target '" + request.target + "' is not available in this worker";

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpu/CpuScheduleSpace.h"
+#include "spade/SpadeScheduleSpace.h"
 #include "sptune/Collect/Collector.h"
 #include "sptune/Collect/WorkerPool.h"
 #include "sptune/Matrix/MatrixSource.h"
@@ -74,6 +75,8 @@ static cl::opt<bool> spaceSize("space-size",
                                cl::desc("Print the size of the legal "
                                         "schedule space per matrix and "
                                         "kernel, measure nothing"));
+static cl::opt<std::string> target("target", cl::desc("cpu or spade"),
+                                   cl::init("cpu"));
 static cl::opt<std::string> worker("worker-exe",
                                    cl::desc("sptune-measure executable"));
 
@@ -93,6 +96,12 @@ int main(int argc, char **argv) {
       return 2;
     }
   options.free = freeSize;
+  options.target = target;
+  if (target != "cpu" && target != "spade") {
+    llvm::errs() << "sptune-collect: unknown target '" << target
+                 << "' (expected cpu or spade)\n";
+    return 2;
+  }
   options.samples = samples;
   options.seed = seed;
   if (noBaselines)
@@ -116,7 +125,11 @@ int main(int argc, char **argv) {
   }
 
   // Plan: load each matrix once for its shape (the workers reload it).
-  CpuScheduleSpace space;
+  CpuScheduleSpace cpuSpace;
+  SpadeScheduleSpace spadeSpace;
+  const ScheduleSpace &space =
+      target == "spade" ? static_cast<const ScheduleSpace &>(spadeSpace)
+                        : static_cast<const ScheduleSpace &>(cpuSpace);
   std::vector<std::pair<int64_t, std::vector<PlannedRequest>>> perMatrix;
   for (const std::string &source : sources) {
     CooMatrix coo;

@@ -1,0 +1,168 @@
+"""Autotuned speedups: what `sptune-autotune` picks, measured.
+
+For each matrix and kernel: sptune-opt picks a schedule with the cost model
+(the pass, exactly as users run it, on a kernel written in linalg), then
+sptune-measure times it next to the MLIR sparsifier's default, sptune's
+heuristic and Eigen, in one run. With a dataset, the oracle (best sampled
+schedule measured there) is reported next to it.
+
+    /usr/bin/python3 -m sptune.autotune_eval --build build MATRIX... \
+        [--model m.pt] [--dataset d.jsonl] [--json out.json] [--plot out.png]
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from sptune import dataset
+
+KERNELS = {
+    "spmm": """
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+func.func @k(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<?x?xf32, #CSR>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}""",
+    "sddmm": """
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+func.func @k(%s: tensor<?x?xf32, #CSR>, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32, #CSR> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %s, %c0 : tensor<?x?xf32, #CSR>
+  %n = tensor.dim %s, %c1 : tensor<?x?xf32, #CSR>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32, #CSR>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]}
+    ins(%s, %a, %b : tensor<?x?xf32, #CSR>, tensor<?x?xf32>, tensor<?x?xf32>) outs(%e : tensor<?x?xf32, #CSR>) {
+  ^bb0(%sv: f32, %av: f32, %bv: f32, %xv: f32):
+    %p = arith.mulf %av, %bv : f32
+    %q = arith.mulf %sv, %p : f32
+    %r = arith.addf %xv, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32, #CSR>
+  return %0 : tensor<?x?xf32, #CSR>
+}""",
+}
+
+SCHEDULE = re.compile(r"sptune\.schedule = #sptune\.schedule<([^>]*)>")
+
+
+def pick(build, kernel, matrix, free, mode, model):
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(KERNELS[kernel])
+        path = f.name
+    try:
+        opts = f"mode={mode} matrix={matrix} free={free}"
+        if model:
+            opts += f" model={model}"
+        p = subprocess.run([os.path.join(build, "bin", "sptune-opt"), path,
+                            "--sptune-extract-kernels", f"--sptune-autotune={opts}",
+                            "--mlir-print-op-on-diagnostic=false"],
+                           capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    m = SCHEDULE.search(p.stdout)
+    if p.returncode != 0 or not m:
+        sys.exit(f"autotune_eval: sptune-opt failed on {matrix}: {p.stderr[-500:]}")
+    return m.group(1)
+
+
+def measure(build, matrix, kernel, free, min_seconds, schedule=None, baseline=None):
+    cmd = [os.path.join(build, "bin", "sptune-measure"), "--matrix", matrix, "--kernel",
+           kernel, "--free", str(free), "--min-seconds", str(min_seconds)]
+    cmd += ["--schedule", schedule] if schedule else ["--baseline", baseline]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        r = json.loads(p.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        return None, "no result"
+    if r.get("status") != "ok":
+        return None, r.get("status") + ": " + r.get("reason", "")[:200]
+    return r["time_s"]["median"], "ok"
+
+
+def oracle(records, matrix_id, kernel):
+    best = None
+    for r in records:
+        if r["matrix"]["id"] == matrix_id and r["kernel"] == kernel and r["role"] == "sample":
+            t = dataset.ok_time(r)
+            if t and (best is None or t < best):
+                best = t
+    return best
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("matrices", nargs="+")
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--kernel", default="spmm,sddmm")
+    ap.add_argument("--free", type=int, default=64)
+    ap.add_argument("--mode", default="release")
+    ap.add_argument("--model", default="")
+    ap.add_argument("--dataset", action="append", default=[])
+    ap.add_argument("--min-seconds", type=float, default=0.2)
+    ap.add_argument("--json")
+    ap.add_argument("--plot")
+    args = ap.parse_args(argv)
+    records = dataset.load(args.dataset)[0] if args.dataset else []
+    rows = []
+    for matrix in args.matrices:
+        mid = os.path.splitext(os.path.basename(matrix))[0] if not matrix.startswith("gen:") else matrix
+        for kernel in args.kernel.split(","):
+            schedule = pick(args.build, kernel, matrix, args.free, args.mode, args.model)
+            tuned, status = measure(args.build, matrix, kernel, args.free, args.min_seconds, schedule=schedule)
+            mlir, _ = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="mlir-default")
+            heur, _ = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="heuristic")
+            eigen = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="eigen")[0] \
+                if kernel != "sddmm" else None
+            orc = oracle(records, mid, kernel)
+            row = {"matrix": mid, "kernel": kernel, "schedule": schedule, "status": status,
+                   "tuned_s": tuned, "mlir_default_s": mlir, "heuristic_s": heur,
+                   "eigen_s": eigen, "oracle_sample_s": orc,
+                   "tuned_vs_mlir": mlir / tuned if tuned and mlir else None,
+                   "tuned_vs_eigen": eigen / tuned if tuned and eigen else None,
+                   "heuristic_vs_mlir": mlir / heur if heur and mlir else None,
+                   "oracle_vs_mlir": mlir / orc if orc and mlir else None}
+            rows.append(row)
+            f = lambda x: "-" if x is None else f"{x:.2f}"
+            print(f"{mid[:30]:30} {kernel:6} tuned/mlir {f(row['tuned_vs_mlir']):>6} "
+                  f"tuned/eigen {f(row['tuned_vs_eigen']):>6} heur/mlir {f(row['heuristic_vs_mlir']):>6} "
+                  f"oracle/mlir {f(row['oracle_vs_mlir']):>6}  {status}", flush=True)
+    summary = {}
+    for kernel in args.kernel.split(","):
+        k = [r for r in rows if r["kernel"] == kernel]
+        summary[kernel] = {key: dataset.geomean([r[key] for r in k]) for key in
+                           ("tuned_vs_mlir", "tuned_vs_eigen", "heuristic_vs_mlir", "oracle_vs_mlir")}
+        summary[kernel]["matrices"] = len(k)
+        print(kernel, {key: round(v, 3) if isinstance(v, float) else v for key, v in summary[kernel].items()})
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"summary": summary, "rows": rows}, fh, indent=1)
+    if args.plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        kernels = args.kernel.split(",")
+        fig, axes = plt.subplots(1, len(kernels), figsize=(6 * len(kernels), 4), squeeze=False)
+        for ax, kernel in zip(axes[0], kernels):
+            k = [r for r in rows if r["kernel"] == kernel and r["tuned_vs_mlir"]]
+            k.sort(key=lambda r: r["tuned_vs_mlir"])
+            xs = range(len(k))
+            ax.bar(xs, [r["tuned_vs_mlir"] for r in k], label="autotuned / MLIR default")
+            ax.plot(xs, [r["oracle_vs_mlir"] or float("nan") for r in k], "r_", ms=12, label="oracle in sample")
+            ax.plot(xs, [r["heuristic_vs_mlir"] or float("nan") for r in k], "k.", label="heuristic")
+            ax.axhline(1.0, color="gray", lw=0.8)
+            ax.set_yscale("log")
+            ax.set_xticks(list(xs))
+            ax.set_xticklabels([r["matrix"][:14] for r in k], rotation=70, fontsize=7)
+            ax.set_title(f"{kernel}: speedup over the MLIR default")
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=120)
+
+
+if __name__ == "__main__":
+    main()
