@@ -1,0 +1,63 @@
+//===- NvvmPasses.h - Passes and pipeline of the NVVM target ----*- C++ -*-===//
+
+#ifndef SPTUNE_TARGETS_NVVM_NVVMPASSES_H
+#define SPTUNE_TARGETS_NVVM_NVVMPASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace sptune {
+
+#define GEN_PASS_DECL
+#include "nvvm/NvvmPasses.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "nvvm/NvvmPasses.h.inc"
+
+/// Options of the `sptune-lower-nvvm` pipeline.
+struct NvvmLoweringOptions : public PassPipelineOptions<NvvmLoweringOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture (sm_XX)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features (+ptxXY)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("isa (PTX, no CUDA needed), bin (cubin) or fatbin; bin "
+                     "and fatbin need ptxas"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit root for ptxas (default: search)"),
+      llvm::cl::init("")};
+  PassOptions::Option<int> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads per block (-1 = from the schedules)"),
+      llvm::cl::init(-1)};
+  PassOptions::Option<int> blocks{
+      *this, "blocks",
+      llvm::cl::desc("Blocks per launch (-1 = cover the outer loop)"),
+      llvm::cl::init(-1)};
+  PassOptions::Option<bool> enableRuntimeLibrary{
+      *this, "enable-runtime-library",
+      llvm::cl::desc("Use MLIR's sparse runtime library for sparse tensors"),
+      llvm::cl::init(false)};
+};
+
+/// Adds the NVVM lowering (scheduled sparse kernels to GPU kernels or
+/// cuSPARSE calls, host code in the LLVM dialect, device code serialized in a
+/// gpu.binary) to `pm`, which must run on builtin.module.
+void buildNvvmLoweringPipeline(OpPassManager &pm,
+                               const NvvmLoweringOptions &options);
+
+/// Registers the NVVM target's passes and the `sptune-lower-nvvm` pipeline.
+void registerNvvmTargetPasses();
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_TARGETS_NVVM_NVVMPASSES_H

@@ -1,0 +1,208 @@
+//===- NvvmSparsify.cpp - sptune-nvvm-sparsify ----------------------------===//
+//
+// Upstream's sparsifier takes GPU code generation versus cuSPARSE calls and
+// the GPU thread count as module-wide options, and falls back to the host
+// silently when it cannot offload a kernel. This pass checks the schedules
+// with the GPU rules, derives those options from them, runs upstream's
+// sparsification-and-bufferization and sparse-gpu-codegen, and then checks
+// that every scheduled kernel was offloaded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvvm/NvvmLegality.h"
+#include "nvvm/NvvmPasses.h"
+
+#include "sptune/IR/SptuneAttrs.h"
+#include "sptune/IR/SptuneDialect.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/SparseTensor/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir {
+namespace sptune {
+#define GEN_PASS_DEF_NVVMSPARSIFY
+#include "nvvm/NvvmPasses.h.inc"
+} // namespace sptune
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sptune;
+
+namespace {
+
+/// The schedule an op or function carries, if any.
+std::optional<::sptune::Schedule> scheduleOf(Operation *op) {
+  auto attr = dyn_cast_or_null<ScheduleAttr>(
+      op->getAttr(SptuneDialect::kScheduleAttrName));
+  if (!attr)
+    return std::nullopt;
+  return attr.getSchedule();
+}
+
+/// Whether `op` writes a sparse output while also reading a sparse input:
+/// an SDDMM with a separate sparse result, which the sparsifier assembles
+/// with sequential insertions (never a parallel loop).
+bool hasSeparateSparseOutput(linalg::GenericOp op) {
+  auto sparse = [](Value v) {
+    return static_cast<bool>(sparse_tensor::getSparseTensorEncoding(v.getType()));
+  };
+  bool sparseOut = llvm::any_of(op.getDpsInits(), sparse);
+  bool sparseIn = llvm::any_of(op.getDpsInputs(), sparse);
+  return sparseOut && sparseIn;
+}
+
+/// Whether `func` calls cuSPARSE through the gpu dialect.
+bool hasLibraryCall(func::FuncOp func) {
+  bool found = false;
+  func.walk([&](Operation *op) {
+    if (isa<gpu::SpMVOp, gpu::SpMMOp, gpu::SDDMMOp>(op))
+      found = true;
+  });
+  return found;
+}
+
+struct NvvmSparsifyPass
+    : public mlir::sptune::impl::NvvmSparsifyBase<NvvmSparsifyPass> {
+  using NvvmSparsifyBase::NvvmSparsifyBase;
+
+  /// The nested pipeline runs dynamically: its dialects must be loaded
+  /// before this pass starts.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    NvvmSparsifyBase::getDependentDialects(registry);
+    createSparsificationAndBufferizationPass()->getDependentDialects(registry);
+    createSparseGPUCodegenPass()->getDependentDialects(registry);
+    createStorageSpecifierToLLVMPass()->getDependentDialects(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (threads != -1 && (threads < 1 || threads > 1024)) {
+      module.emitError("sptune-nvvm-sparsify: threads must be -1 (from the "
+                       "schedules) or in [1, 1024], not ")
+          << threads;
+      return signalPassFailure();
+    }
+
+    // Check the schedules and derive the module-wide settings.
+    bool ok = true;
+    Operation *firstLibgen = nullptr, *firstCodegen = nullptr;
+    int scheduleThreads = 1024;
+    module.walk([&](linalg::GenericOp op) {
+      std::optional<::sptune::Schedule> s = scheduleOf(op);
+      if (!s)
+        return;
+      std::string why = ::sptune::whyIllegalForNvvm(*s, enableRuntimeLibrary);
+      if (!why.empty()) {
+        op->emitError("sptune: the nvvm target cannot run this schedule: ")
+            << why;
+        ok = false;
+        return;
+      }
+      if (!s->gpu.libgen && hasSeparateSparseOutput(op)) {
+        op->emitError("sptune: GPU code generation offloads an SDDMM only in "
+                      "the in-place (spy) form, S = S + spy(S) * (A B); a "
+                      "separate sparse output is assembled by sequential "
+                      "insertions on the host");
+        ok = false;
+        return;
+      }
+      Operation *&first = s->gpu.libgen ? firstLibgen : firstCodegen;
+      Operation *other = s->gpu.libgen ? firstCodegen : firstLibgen;
+      if (other) {
+        op->emitError("sptune: this kernel asks for ")
+            << (s->gpu.libgen ? "the cuSPARSE path" : "GPU code generation")
+            << " and the kernel at " << other->getLoc() << " for "
+            << (s->gpu.libgen ? "GPU code generation" : "the cuSPARSE path")
+            << "; the sparsifier takes one mode per module";
+        ok = false;
+        return;
+      }
+      if (!first) {
+        first = op;
+        if (!s->gpu.libgen)
+          scheduleThreads = s->gpu.threads;
+      }
+    });
+    if (!ok)
+      return signalPassFailure();
+    bool libgen = firstLibgen != nullptr;
+
+    // Upstream's sparsifier with GPU settings (SparseTensorPipelines.cpp).
+    SparseParallelizationStrategy parallel =
+        libgen ? SparseParallelizationStrategy::kNone
+               : SparseParallelizationStrategy::kDenseOuterLoop;
+    OpPassManager pm(ModuleOp::getOperationName());
+    SparsificationOptions sparsification(parallel,
+                                         SparseEmitStrategy::kFunctional,
+                                         enableRuntimeLibrary);
+    pm.addPass(createSparsificationAndBufferizationPass(
+        getBufferizationOptionsForSparsification(/*analysisOnly=*/false),
+        sparsification, /*createSparseDeallocs=*/true, enableRuntimeLibrary,
+        /*enableBufferInitialization=*/false, /*vectorLength=*/0,
+        /*enableVLAVectorization=*/false, /*enableSIMDIndex32=*/false,
+        /*enableGPULibgen=*/libgen, SparseEmitStrategy::kFunctional,
+        parallel));
+    pm.addPass(createStorageSpecifierToLLVMPass());
+    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+    if (!libgen)
+      pm.addPass(createSparseGPUCodegenPass(
+          threads > 0 ? threads : scheduleThreads, enableRuntimeLibrary));
+    if (failed(runPipeline(pm, module)))
+      return signalPassFailure();
+
+    // Every scheduled function must have been offloaded.
+    module.walk([&](func::FuncOp func) {
+      std::optional<::sptune::Schedule> s = scheduleOf(func);
+      scf::ParallelOp leftover;
+      func.walk([&](scf::ParallelOp p) {
+        if (!leftover)
+          leftover = p;
+      });
+      if (!s || s->target != ::sptune::TargetKind::NVVM) {
+        if (leftover)
+          leftover->emitWarning("sptune: this parallel loop was not "
+                                "offloaded to the GPU; it runs sequentially "
+                                "on the host");
+        return;
+      }
+      if (s->gpu.libgen) {
+        if (!hasLibraryCall(func)) {
+          func.emitError("sptune: the cuSPARSE path did not match the kernel "
+                         "of @")
+              << func.getSymName()
+              << "; upstream's matcher takes C = A * B, y = A * x and the "
+                 "in-place S = S + spy(S) * (A B), with the sparse operand "
+                 "first, dense other operands, and CSR/CSC/COO (SpMM, SpMV) "
+                 "or CSR/BSR (SDDMM) storage";
+          ok = false;
+        }
+        return;
+      }
+      bool launched = false;
+      func.walk([&](gpu::LaunchFuncOp) { launched = true; });
+      if (leftover) {
+        leftover->emitError("sptune: this parallel loop of @")
+            << func.getSymName()
+            << " was not outlined to the GPU (sparse-gpu-codegen outlines "
+               "loops from 0 to N without reductions whose outside values "
+               "are scalars or buffers)";
+        ok = false;
+      } else if (!launched) {
+        func.emitError("sptune: @")
+            << func.getSymName()
+            << " was not offloaded to the GPU: the sparsifier produced no "
+               "parallel outer loop for its kernel";
+        ok = false;
+      }
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+};
+} // namespace
