@@ -72,13 +72,13 @@ struct NvvmLaunchConfigPass
     if (threads != -1 && (threads < 1 || threads > 1024)) {
       module.emitError("sptune-nvvm-launch-config: threads must be -1 (from "
                        "the schedules) or in [1, 1024], not ")
-          << threads;
+          << static_cast<int>(threads);
       return signalPassFailure();
     }
     if (blocks == 0 || blocks < -1 || blocks > kMaxGridX) {
       module.emitError("sptune-nvvm-launch-config: blocks must be -1 (cover "
                        "the outer loop) or in [1, 2^31 - 1], not ")
-          << blocks;
+          << static_cast<int>(blocks);
       return signalPassFailure();
     }
     bool ok = true;

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/SparseTensor/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir {
 namespace sptune {
@@ -85,7 +86,7 @@ struct NvvmSparsifyPass
     if (threads != -1 && (threads < 1 || threads > 1024)) {
       module.emitError("sptune-nvvm-sparsify: threads must be -1 (from the "
                        "schedules) or in [1, 1024], not ")
-          << threads;
+          << static_cast<int>(threads);
       return signalPassFailure();
     }
 
@@ -133,6 +134,16 @@ struct NvvmSparsifyPass
       return signalPassFailure();
     bool libgen = firstLibgen != nullptr;
 
+    // Functions holding sparse kernels, to check afterwards.
+    llvm::SmallPtrSet<Operation *, 8> sparseFuncs;
+    module.walk([&](linalg::LinalgOp op) {
+      if (llvm::any_of(op->getOperandTypes(), [](Type t) {
+            return static_cast<bool>(sparse_tensor::getSparseTensorEncoding(t));
+          }))
+        if (auto func = op->getParentOfType<func::FuncOp>())
+          sparseFuncs.insert(func);
+    });
+
     // Upstream's sparsifier with GPU settings (SparseTensorPipelines.cpp).
     SparseParallelizationStrategy parallel =
         libgen ? SparseParallelizationStrategy::kNone
@@ -164,11 +175,20 @@ struct NvvmSparsifyPass
         if (!leftover)
           leftover = p;
       });
+      bool launched = false;
+      func.walk([&](gpu::LaunchFuncOp) { launched = true; });
       if (!s || s->target != ::sptune::TargetKind::NVVM) {
         if (leftover)
           leftover->emitWarning("sptune: this parallel loop was not "
                                 "offloaded to the GPU; it runs sequentially "
                                 "on the host");
+        else if (sparseFuncs.contains(func) && !launched &&
+                 !hasLibraryCall(func))
+          func.emitWarning("sptune: @")
+              << func.getSymName()
+              << " has sparse kernels that were not offloaded to the GPU "
+                 "(no parallel outer loop); they run sequentially on the "
+                 "host";
         return;
       }
       if (s->gpu.libgen) {
@@ -184,8 +204,6 @@ struct NvvmSparsifyPass
         }
         return;
       }
-      bool launched = false;
-      func.walk([&](gpu::LaunchFuncOp) { launched = true; });
       if (leftover) {
         leftover->emitError("sptune: this parallel loop of @")
             << func.getSymName()
