@@ -5,6 +5,7 @@
 #include "sptune/Transforms/Passes.h"
 
 #include "cpu/CpuPasses.h"
+#include "spade/SpadePasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -15,4 +16,5 @@ void mlir::sptune::registerAllSptuneDialects(DialectRegistry &registry) {
 void mlir::sptune::registerAllSptunePasses() {
   registerSptunePasses();
   registerCpuTargetPasses();
+  registerSpadeTargetPasses();
 }

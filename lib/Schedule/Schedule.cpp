@@ -540,6 +540,10 @@ Schedule sptune::canonicalize(const Schedule &input) {
   case TargetKind::NVVM:
     break;
   case TargetKind::SPADE: {
+    // Without column tiles there is a single column phase: a barrier
+    // between phases has nothing to separate.
+    if (s.splitCol == 1 && s.tile == 0)
+      s.spade.barrier = false;
     // SPADE's storage is its tiles; MLIR levels play no part.
     Schedule base = Schedule::csr(s.target, s.kernel);
     s.levels = base.levels;

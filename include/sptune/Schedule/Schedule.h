@@ -85,7 +85,9 @@ struct GpuKnobs {
   bool operator==(const GpuKnobs &) const;
 };
 
-/// SPADE knobs (the row panel height and column tile width are the splits).
+/// SPADE knobs. The row panel height and the column tile width are the
+/// schedule's splits; a split of 1 means "not tiled" (one panel of all rows,
+/// or the whole column range).
 struct SpadeKnobs {
   int pes = 0; ///< processing elements used; 0 = all of the machine
   bool barrier = false;

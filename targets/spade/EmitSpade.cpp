@@ -1,0 +1,114 @@
+//===- EmitSpade.cpp - sptune-emit-spade ----------------------------------===//
+//
+// The SPADE target's emission: a kernel carrying a SPADE schedule becomes a
+// tile program file (the documented text format of spade/ProgramText.h) that
+// the simulator executes with the matrix. The program depends on the shape
+// only; row reordering is a directive the simulator applies to the matrix.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spade/SpadePasses.h"
+
+#include "spade/MachineConfig.h"
+#include "spade/ProgramBuilder.h"
+#include "spade/ProgramText.h"
+#include "sptune/Analysis/ScheduleMapping.h"
+#include "sptune/IR/SptuneDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <map>
+
+namespace mlir {
+namespace sptune {
+#define GEN_PASS_DEF_EMITSPADE
+#include "spade/SpadePasses.h.inc"
+} // namespace sptune
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sptune;
+namespace st = ::sptune;
+
+namespace {
+struct EmitSpadePass
+    : public mlir::sptune::impl::EmitSpadeBase<EmitSpadePass> {
+  using EmitSpadeBase::EmitSpadeBase;
+
+  void runOnOperation() override {
+    bool ok = true;
+    std::map<std::string, int> counters;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      auto schedule = dyn_cast_or_null<ScheduleAttr>(
+          op->getAttr(SptuneDialect::kScheduleAttrName));
+      if (!schedule ||
+          schedule.getSchedule().target != st::TargetKind::SPADE)
+        return;
+      ok &= succeeded(emit(op, schedule.getSchedule(), counters));
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+
+  LogicalResult emit(linalg::LinalgOp op, const st::Schedule &schedule,
+                     std::map<std::string, int> &counters) {
+    auto kernel = dyn_cast_or_null<KernelAttr>(
+        op->getAttr(SptuneDialect::kKernelAttrName));
+    if (!kernel)
+      return op->emitError("sptune-emit-spade: op has a SPADE schedule but no "
+                           "#sptune.kernel; run sptune-extract-kernels first");
+    st::KernelType type = toKernelType(kernel.getKind());
+    if (type != schedule.kernel)
+      return op->emitError("sptune-emit-spade: schedule is for '")
+             << st::toString(schedule.kernel) << "' but the op is a '"
+             << stringifyKernelKind(kernel.getKind()) << "' kernel";
+    if (isSparseOperandTransposed(kernel))
+      return op->emitError("sptune-emit-spade: the sparse operand must be "
+                           "the left operand, stored as rows x columns");
+    int64_t rows = kernel.getLoopSize(LoopRole::I);
+    int64_t cols = kernel.getLoopSize(type == st::KernelType::SDDMM
+                                          ? LoopRole::J
+                                          : LoopRole::K);
+    int64_t free = type == st::KernelType::SpMV
+                       ? 1
+                       : kernel.getLoopSize(type == st::KernelType::SDDMM
+                                                ? LoopRole::K
+                                                : LoopRole::J);
+    if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols) ||
+        ShapedType::isDynamic(free))
+      return op->emitError("sptune-emit-spade: SPADE programs need static "
+                           "shapes; the kernel has dynamic sizes");
+    st::KernelSpec spec;
+    spec.kernel = type;
+    spec.free = free;
+    spec.elementBits = kernel.getElementType().isF64() ? 64 : 32;
+    int pes = machinePes > 0 ? static_cast<int>(machinePes)
+                             : st::SpadeMachineConfig().pes;
+    std::string error;
+    std::optional<st::SpadeProgram> program =
+        st::buildSpadeProgram(rows, cols, spec, schedule, pes, &error);
+    if (!program)
+      return op->emitError("sptune-emit-spade: ") << error;
+
+    auto func = op->getParentOfType<func::FuncOp>();
+    std::string stem = func ? func.getSymName().str() : std::string("kernel");
+    llvm::SmallString<256> path(outputDir);
+    llvm::sys::path::append(path, stem + "." +
+                                      std::to_string(counters[stem]++) +
+                                      ".spade");
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return op->emitError("sptune-emit-spade: cannot create '")
+             << outputDir << "': " << ec.message();
+    if (!st::writeSpadeProgramFile(std::string(path), *program, &error))
+      return op->emitError("sptune-emit-spade: ") << error;
+    op->setAttr("sptune.spade_program",
+                StringAttr::get(op->getContext(), path.str()));
+    return success();
+  }
+};
+} // namespace
+
+void mlir::sptune::registerSpadeTargetPasses() { registerSptuneSpadePasses(); }

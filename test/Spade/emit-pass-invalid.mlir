@@ -1,0 +1,36 @@
+// RUN: sptune-opt %s -split-input-file -verify-diagnostics --sptune-emit-spade=output-dir=%t
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+func.func @dynamic(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x64xf32>, %c: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{sptune-emit-spade: SPADE programs need static shapes; the kernel has dynamic sizes}}
+  %0 = linalg.matmul {
+      sptune.kernel = #sptune.kernel<spmm, loops = [i : ?, j : 64, k : ?], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<spade spmm>}
+    ins(%a, %b : tensor<?x?xf32, #CSR>, tensor<?x64xf32>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %0 : tensor<?x64xf32>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+func.func @no_kernel(%a: tensor<8x8xf32, #CSR>, %b: tensor<8x4xf32>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{sptune-emit-spade: op has a SPADE schedule but no #sptune.kernel; run sptune-extract-kernels first}}
+  %0 = linalg.matmul {sptune.schedule = #sptune.schedule<spade spmm>}
+    ins(%a, %b : tensor<8x8xf32, #CSR>, tensor<8x4xf32>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+func.func @spmv(%a: tensor<8x8xf32, #CSR>, %x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{sptune-emit-spade: }}
+  %0 = linalg.matvec {
+      sptune.kernel = #sptune.kernel<spmv, loops = [i : 8, k : 8], operands = [sparse(i, k), dense(k), out(i)], type = f32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<spade spmv>}
+    ins(%a, %x : tensor<8x8xf32, #CSR>, tensor<8xf32>) outs(%y : tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
