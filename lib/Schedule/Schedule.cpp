@@ -417,6 +417,13 @@ std::string sptune::whyIllegal(const Schedule &s) {
     // Reproduced with mlir-opt 22.1: after strip-mining, the sparse
     // vectorizer emits vector.load on the strided views of the tiles
     // ("most minor memref dim must have unit stride").
+    // Found by sptune-fuzz, reproduced with mlir-opt 22.1: vectorized SpMV
+    // over COO storage (either orientation) computes wrong sums.
+    if (s.kernel == KernelType::SpMV && c.vectorLength > 0)
+      for (const StorageLevel &l : s.levels)
+        if (l.format == LevelFormat::Singleton)
+          return "vectorizing an SpMV over COO storage computes wrong results "
+                 "(MLIR sparse vectorizer)";
     if (s.tile > 0 && c.vectorLength > 0)
       return "tiling the free loop and vectorizing cannot be combined (the "
              "sparse vectorizer fails on tiled views)";

@@ -108,6 +108,9 @@ TEST(Schedule, LegalityExplainsItself) {
   s.cpu.vectorLength = 8;
   EXPECT_NE(whyIllegal(s).find("tiling the free loop and vectorizing"),
             std::string::npos);
+  s = Schedule::coo(TargetKind::CPU, KernelType::SpMV);
+  s.cpu.vectorLength = 4;
+  EXPECT_NE(whyIllegal(s).find("SpMV over COO"), std::string::npos);
   s = Schedule::csr(TargetKind::CPU, KernelType::SpMV);
   s.tile = 8;
   EXPECT_NE(whyIllegal(s).find("no free dense loop"), std::string::npos);
