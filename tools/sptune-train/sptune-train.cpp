@@ -67,6 +67,11 @@ static cl::opt<std::string>
                           "encoder) instead of training from scratch"),
                  cl::value_desc("model"), cl::cat(category));
 static cl::opt<std::string>
+    evaluateModel("evaluate",
+                  cl::desc("evaluate this model on all the data (no "
+                           "training; --out is not needed)"),
+                  cl::value_desc("model"), cl::cat(category));
+static cl::opt<std::string>
     checkpointDir("checkpoint-dir",
                   cl::desc("checkpoint every epoch here and resume from it"),
                   cl::value_desc("dir"), cl::cat(category));
@@ -151,7 +156,7 @@ int main(int argc, char **argv) {
       "sptune-train: train the sptune cost model on sptune-collect datasets\n");
   if (dataFiles.empty())
     return fail("no dataset given (use --data FILE, repeatable)");
-  if (outPath.empty())
+  if (outPath.empty() && evaluateModel.empty())
     return fail("no output model given (use --out FILE)");
   std::optional<TargetKind> target = parseTargetKind(targetName.getValue());
   if (!target)
@@ -165,7 +170,7 @@ int main(int argc, char **argv) {
     return fail("--batch-groups >= 1, --schedules-per-group >= 2 and --lr > 0 "
                 "are required");
   bool tty = ::isatty(2) && !quiet;
-  {
+  if (evaluateModel.empty()) {
     // Fail now rather than after training when the model cannot be written.
     llvm::SmallString<256> dir(outPath.getValue());
     llvm::sys::path::remove_filename(dir);
@@ -242,6 +247,25 @@ int main(int argc, char **argv) {
                groups.end());
   if (groups.empty())
     return fail("none of the datasets' matrices could be loaded");
+
+  if (!evaluateModel.empty()) {
+    std::string error;
+    std::unique_ptr<Model> model = Model::load(evaluateModel, error);
+    if (!model)
+      return fail(error);
+    EvaluationReport report = evaluate(*model, groups, features);
+    llvm::outs() << "evaluated '" << evaluateModel << "' on all "
+                 << report.groups << " problem(s): " << report.summary()
+                 << "\n";
+    if (!metricsPath.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream metrics(metricsPath, ec);
+      if (ec)
+        return fail("cannot write '" + metricsPath + "': " + ec.message());
+      metrics << report.toJson() << "\n";
+    }
+    return 0;
+  }
 
   // Split by matrix.
   DatasetSplit split = splitByMatrix(groups, holdout, seed);

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Reproduces cost-model/models/cpu-default.pt (the model sptune ships) and its
+# honest evaluation, with sptune's own tools, on this kind of machine
+# (2 cores; about 50 minutes of measurement, a minute of training):
+#
+#   1. collect: baselines + 24 sampled schedules per matrix for SpMM and SDDMM
+#      (N = K = 64, f32) on ../shared/matrices and the synthetic matrices of
+#      bench/matrices/synthetic-train.txt;
+#   2. evaluate honestly: train on everything except the shared matrices with
+#      >= 50,000 nonzeros, report held-out metrics on them, and measure what
+#      sptune-autotune picks with that model on them (autotune_eval);
+#   3. ship: train on all the data.
+#
+#   bash cost-model/reproduce-default.sh [WORK_DIR]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="${1:-$root/build/cost-model-runs}"
+bin="$root/build/bin"
+matrices="${SPTUNE_MATRICES:-$root/../shared/matrices}"
+mkdir -p "$work"
+export PYTHONPATH="$root/python"
+
+"$bin/sptune-collect" "$matrices" @"$root/bench/matrices/synthetic-train.txt" \
+  --kernel spmm,sddmm --free 64 --samples 24 --min-seconds 0.05 --min-reps 3 \
+  --timeout 60 --out "$work/cpu-train.jsonl"
+
+# Held-out evaluation: the large shared matrices never seen in training.
+/usr/bin/python3 -m sptune.filter_dataset "$work/cpu-train.jsonl" \
+  "$work/train-small.jsonl" --drop-min-nnz 50000 --only-files
+/usr/bin/python3 -m sptune.filter_dataset "$work/cpu-train.jsonl" \
+  "$work/test-large.jsonl" --keep-min-nnz 50000 --only-files
+"$bin/sptune-train" --data "$work/train-small.jsonl" --out "$work/heldout.pt" \
+  --epochs 60 --holdout 0 --seed 1 --quiet
+"$bin/sptune-train" --data "$work/test-large.jsonl" --evaluate "$work/heldout.pt" \
+  --metrics "$work/heldout-metrics.json" --quiet
+large=$(/usr/bin/python3 -c "import json,sys; print(' '.join(sorted({json.loads(l)['matrix']['source'] for l in open(sys.argv[1])})))" "$work/test-large.jsonl")
+/usr/bin/python3 -m sptune.autotune_eval --build "$root/build" --mode development \
+  --model "$work/heldout.pt" --dataset "$work/cpu-train.jsonl" \
+  --json "$work/autotune-heldout.json" --plot "$work/autotune-heldout.png" $large
+
+# The shipped model: all the data.
+"$bin/sptune-train" --data "$work/cpu-train.jsonl" \
+  --out "$root/cost-model/models/cpu-default.pt" --epochs 60 --holdout 0.15 --seed 1
