@@ -1,0 +1,77 @@
+//===- CudaRuntimeLoader.cpp - Load sptune's CUDA runtime at run time -----===//
+
+#include "nvvm/CudaRuntimeLoader.h"
+
+#include "nvvm/runtime/SptuneCudaRuntime.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+#include <type_traits>
+
+using namespace sptune;
+
+std::string sptune::defaultCudaRuntimePath() {
+  if (const char *path = std::getenv("SPTUNE_CUDA_RUNTIME"); path && *path)
+    return path;
+  return SPTUNE_CUDA_RUNTIME_PATH;
+}
+
+const CudaRuntimeApi *sptune::loadCudaRuntime(const std::string &path,
+                                              std::string &error) {
+  static std::mutex mutex;
+  static CudaRuntimeApi api;
+  static bool loaded = false;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (loaded) {
+    if (api.path == path)
+      return &api;
+    error = "the CUDA runtime " + api.path +
+            " is already loaded; cannot also load " + path;
+    return nullptr;
+  }
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!handle) {
+    const char *why = dlerror();
+    error = "cannot load sptune's CUDA runtime " + path + ": " +
+            (why ? why : "unknown error") +
+            " (a CUDA driver, libcuda.so.1, is needed to run on a GPU)";
+    return nullptr;
+  }
+  bool ok = true;
+  std::string missing;
+  auto get = [&](auto &fn, const char *name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+        dlsym(handle, name));
+    if (!fn) {
+      ok = false;
+      missing += std::string(missing.empty() ? "" : ", ") + name;
+    }
+  };
+  int32_t (*version)() = nullptr;
+  get(version, "sptuneCudaRuntimeApiVersion");
+  get(api.probe, "sptuneCudaProbe");
+  get(api.errorCount, "sptuneCudaErrorCount");
+  get(api.lastError, "sptuneCudaLastError");
+  get(api.resetErrors, "sptuneCudaResetErrors");
+  get(api.profileBegin, "sptuneCudaProfileBegin");
+  get(api.profileEnd, "sptuneCudaProfileEnd");
+  get(api.cusparseSpMM, "sptuneCusparseSpMM");
+  get(api.cusparseSDDMM, "sptuneCusparseSDDMM");
+  if (!ok) {
+    error = path + " is not sptune's CUDA runtime (missing " + missing + ")";
+    dlclose(handle);
+    return nullptr;
+  }
+  if (version() != SPTUNE_CUDA_RUNTIME_API_VERSION) {
+    error = path + " has API version " + std::to_string(version()) +
+            ", this sptune expects " +
+            std::to_string(SPTUNE_CUDA_RUNTIME_API_VERSION) +
+            " (rebuild sptune_cuda_runtime)";
+    dlclose(handle);
+    return nullptr;
+  }
+  api.path = path;
+  loaded = true;
+  return &api;
+}

@@ -1,0 +1,707 @@
+//===- NvvmMeasurer.cpp - Measure schedules on a CUDA GPU -----------------===//
+
+#include "nvvm/NvvmMeasurer.h"
+
+#include "nvvm/CudaRuntimeLoader.h"
+#include "nvvm/NvvmBenchModule.h"
+#include "nvvm/NvvmLegality.h"
+#include "nvvm/NvvmPasses.h"
+
+#include "sptune/Config.h"
+#include "sptune/IR/SptuneAttrs.h"
+#include "sptune/IR/SptuneDialect.h"
+#include "sptune/InitAll.h"
+#include "sptune/Matrix/Reference.h"
+#include "sptune/Transforms/Passes.h"
+
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+using namespace sptune;
+
+namespace {
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// Fills the statistics of `m` from device-time samples.
+void summarize(Measurement &m, const std::vector<double> &samples) {
+  m.reps = static_cast<int>(samples.size());
+  m.medianSeconds = median(samples);
+  m.minSeconds = *std::min_element(samples.begin(), samples.end());
+  m.maxSeconds = *std::max_element(samples.begin(), samples.end());
+  std::vector<double> dev;
+  for (double s : samples)
+    dev.push_back(std::fabs(s - m.medianSeconds));
+  m.madSeconds = median(dev);
+}
+
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20)
+      continue;
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// A C-interface memref descriptor over caller-owned data.
+template <typename T, int N> struct MemRef {
+  StridedMemRefType<T, N> desc;
+  MemRef(T *data, std::array<int64_t, N> sizes) {
+    desc.basePtr = desc.data = data;
+    desc.offset = 0;
+    int64_t stride = 1;
+    for (int d = N - 1; d >= 0; --d) {
+      desc.sizes[d] = sizes[d];
+      desc.strides[d] = stride;
+      stride *= sizes[d];
+    }
+  }
+  void *ptr() { return &desc; }
+};
+
+/// The C-interface entry points of the bench module take six descriptors.
+using Entry6 = void (*)(void *, void *, void *, void *, void *, void *);
+
+struct Compiled {
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  Entry6 time = nullptr;
+  Entry6 check = nullptr;
+  double compileSeconds = 0;
+};
+
+/// The inputs of one (matrix, kernel) in the element type T.
+template <typename T> struct Inputs {
+  std::vector<int64_t> pos, crd;
+  std::vector<T> vals;           // the matrix's values (zeros for SDDMM)
+  std::vector<T> dense0, dense1; // B (SpMM), x (SpMV), A and B (SDDMM)
+  std::vector<T> out;            // C / y
+  ReferenceResult reference;
+};
+
+/// Identifies a matrix by content (callers reuse one CsrMatrix object).
+uint64_t fingerprint(const CsrMatrix &m) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t x) { h = (h ^ x) * 1099511628211ull; };
+  mix(static_cast<uint64_t>(m.rows));
+  mix(static_cast<uint64_t>(m.cols));
+  for (int64_t p : m.rowPtr)
+    mix(static_cast<uint64_t>(p));
+  for (int32_t c : m.colIdx)
+    mix(static_cast<uint64_t>(c));
+  for (double v : m.values) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    mix(bits);
+  }
+  return h;
+}
+
+/// `m` with every stored value 1: the SDDMM reference of the sampled
+/// product.
+CsrMatrix onesPattern(const CsrMatrix &m) {
+  CsrMatrix ones = m;
+  std::fill(ones.values.begin(), ones.values.end(), 1.0);
+  return ones;
+}
+
+/// The weighted checksum of sampled values in CSR order (Reference.h).
+double checksum(const CsrMatrix &m, const double *values) {
+  double sum = 0;
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (int64_t p = m.rowPtr[i]; p < m.rowPtr[i + 1]; ++p)
+      sum += values[p] * checksumWeight(i, m.colIdx[p]);
+  return sum;
+}
+
+/// The lowest PTX version `chip` (sm_XY) needs with LLVM 22's NVPTX.
+std::string ptxFeaturesFor(const std::string &chip) {
+  int arch = std::atoi(chip.c_str() + (chip.rfind("sm_", 0) == 0 ? 3 : 0));
+  if (arch >= 120)
+    return "+ptx87";
+  if (arch >= 100)
+    return "+ptx86";
+  return "+ptx80";
+}
+
+template <typename T> void prepare(const CsrMatrix &m, const KernelSpec &spec,
+                                   Inputs<T> &in) {
+  in.pos.assign(m.rowPtr.begin(), m.rowPtr.end());
+  in.crd.assign(m.colIdx.begin(), m.colIdx.end());
+  auto cast = [](const std::vector<float> &v) {
+    return std::vector<T>(v.begin(), v.end());
+  };
+  switch (spec.kernel) {
+  case KernelType::SpMM: {
+    in.vals.assign(m.values.begin(), m.values.end());
+    std::vector<float> b = denseInput(m.cols, spec.free, 1);
+    in.dense0 = cast(b);
+    in.out.assign(static_cast<size_t>(m.rows * spec.free), T(0));
+    in.reference = referenceSpMM(m, b, spec.free);
+    break;
+  }
+  case KernelType::SpMV: {
+    in.vals.assign(m.values.begin(), m.values.end());
+    std::vector<float> x = denseInput(m.cols, 1, 1);
+    in.dense0 = cast(x);
+    in.out.assign(static_cast<size_t>(m.rows), T(0));
+    in.reference = referenceSpMV(m, x);
+    break;
+  }
+  case KernelType::SDDMM: {
+    in.vals.assign(m.values.size(), T(0));
+    std::vector<float> a = denseInput(m.rows, spec.free, 2);
+    std::vector<float> b = denseInput(spec.free, m.cols, 3);
+    in.dense0 = cast(a);
+    in.dense1 = cast(b);
+    in.reference = referenceSDDMMChecksum(onesPattern(m), a, b, spec.free);
+    break;
+  }
+  }
+}
+
+} // namespace
+
+struct NvvmMeasurer::Impl {
+  explicit Impl(NvvmMeasurerOptions o) : opts(std::move(o)) {
+    if (opts.runtimePath.empty())
+      opts.runtimePath = defaultCudaRuntimePath();
+    mlir::DialectRegistry registry;
+    mlir::registerAllDialects(registry);
+    mlir::registerAllExtensions(registry);
+    mlir::sptune::registerAllSptuneDialects(registry);
+    mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+    mlir::registerBuiltinDialectTranslation(registry);
+    mlir::registerLLVMDialectTranslation(registry);
+    mlir::registerGPUDialectTranslation(registry);
+    mlir::registerNVVMDialectTranslation(registry);
+    mlir::gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(
+        registry);
+    ctx = std::make_unique<mlir::MLIRContext>(registry);
+    ctx->loadAllAvailableDialects();
+    static bool nativeReady = [] {
+      llvm::InitializeNativeTarget();
+      llvm::InitializeNativeTargetAsmPrinter();
+      return true;
+    }();
+    (void)nativeReady;
+  }
+
+  /// Loads the runtime and probes the device once; empty when usable.
+  std::string ensureDevice() {
+    if (!probed) {
+      probed = true;
+      rt = loadCudaRuntime(opts.runtimePath, unavailable);
+      if (rt) {
+        char message[512] = {0};
+        if (rt->probe(message, sizeof(message)) != 0)
+          unavailable = std::string("no usable CUDA device: ") + message;
+        else
+          device = message;
+      }
+      // "NVIDIA H200, sm_90": the chip unless the options name one.
+      size_t at = device.rfind("sm_");
+      if (opts.chip.empty() && at != std::string::npos)
+        opts.chip = device.substr(at);
+    }
+    return unavailable;
+  }
+
+  std::string chip() const { return opts.chip.empty() ? "sm_90" : opts.chip; }
+  std::string features() const {
+    return opts.features.empty() ? ptxFeaturesFor(chip()) : opts.features;
+  }
+
+  /// Builds, schedules and lowers the bench module; null with `error` set.
+  mlir::OwningOpRef<mlir::ModuleOp> lower(const KernelSpec &spec, int64_t rows,
+                                          int64_t cols, const Schedule &s,
+                                          std::string &error);
+  Compiled *compile(const KernelSpec &spec, int64_t rows, int64_t cols,
+                    const Schedule &s, std::string &error);
+  template <typename T>
+  Measurement run(const CsrMatrix &m, const KernelSpec &spec,
+                  const Schedule &s, const MeasureOptions &opts);
+  template <typename T>
+  Measurement runCusparse(const CsrMatrix &m, const KernelSpec &spec,
+                          const MeasureOptions &opts);
+  template <typename T> Inputs<T> &inputs(const CsrMatrix &m,
+                                          const KernelSpec &spec);
+  std::string details(const char *path, double endToEnd, int64_t launches);
+
+  NvvmMeasurerOptions opts;
+  std::unique_ptr<mlir::MLIRContext> ctx;
+  const CudaRuntimeApi *rt = nullptr;
+  bool probed = false;
+  std::string unavailable, device;
+  std::map<std::string, std::unique_ptr<Compiled>> cache;
+  std::string lastModule;
+  std::string inputsKey;
+  Inputs<float> inputsF32;
+  Inputs<double> inputsF64;
+};
+
+mlir::OwningOpRef<mlir::ModuleOp>
+NvvmMeasurer::Impl::lower(const KernelSpec &spec, int64_t rows, int64_t cols,
+                          const Schedule &s, std::string &error) {
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(ctx.get(), [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error) {
+      if (!diagnostics.empty())
+        diagnostics += "; ";
+      diagnostics += d.str();
+    }
+    return mlir::success();
+  });
+  // The kernel is written on CSR; sptune-apply-schedule gives it the
+  // scheduled storage (its conversion is inside @kernel, as for a user).
+  std::string text =
+      buildNvvmBenchModule(spec, rows, cols, nvvmCsrEncodingText());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(text, ctx.get());
+  if (!module) {
+    error = "bench module does not parse: " + diagnostics;
+    return nullptr;
+  }
+  mlir::PassManager annotate(ctx.get());
+  mlir::sptune::ExtractKernelsOptions extract;
+  extract.emitRemarks = false;
+  annotate.addPass(mlir::sptune::createExtractKernels(extract));
+  if (mlir::failed(annotate.run(*module))) {
+    error = "kernel extraction failed: " + diagnostics;
+    return nullptr;
+  }
+  bool attached = false;
+  module->walk([&](mlir::Operation *op) {
+    if (op->hasAttr(mlir::sptune::SptuneDialect::kKernelAttrName)) {
+      op->setAttr(mlir::sptune::SptuneDialect::kScheduleAttrName,
+                  mlir::sptune::ScheduleAttr::get(ctx.get(), s));
+      attached = true;
+    }
+  });
+  if (!attached) {
+    error = "the bench kernel was not recognized";
+    return nullptr;
+  }
+  mlir::PassManager pm(ctx.get());
+  pm.addPass(mlir::sptune::createApplySchedule());
+  mlir::sptune::NvvmLoweringOptions lowering;
+  lowering.chip = chip();
+  lowering.features = features();
+  lowering.format = opts.format;
+  lowering.enableRuntimeLibrary = opts.sparseRuntimeLibrary;
+  mlir::sptune::buildNvvmLoweringPipeline(pm, lowering);
+  if (mlir::failed(pm.run(*module))) {
+    error = (diagnostics.find("cannot apply schedule") != std::string::npos ||
+                     diagnostics.find("cannot run this schedule") !=
+                         std::string::npos
+                 ? "not applicable: "
+                 : "lowering failed: ") +
+            diagnostics;
+    return nullptr;
+  }
+  lastModule.clear();
+  llvm::raw_string_ostream(lastModule) << *module;
+  return module;
+}
+
+Compiled *NvvmMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
+                                      int64_t cols, const Schedule &s,
+                                      std::string &error) {
+  std::string key = std::to_string(static_cast<int>(spec.kernel)) + "|" +
+                    std::to_string(spec.free) + "|" +
+                    std::to_string(spec.elementBits) + "|" +
+                    std::to_string(rows) + "x" + std::to_string(cols) + "|" +
+                    s.str();
+  if (auto it = cache.find(key); it != cache.end())
+    return it->second.get();
+  auto start = std::chrono::steady_clock::now();
+  mlir::OwningOpRef<mlir::ModuleOp> module = lower(spec, rows, cols, s, error);
+  if (!module)
+    return nullptr;
+  std::string runnerUtils =
+      std::string(SPTUNE_MLIR_LIB_DIR) + "/libmlir_c_runner_utils.so";
+  llvm::SmallVector<llvm::StringRef, 2> libs = {rt->path, runnerUtils};
+  mlir::ExecutionEngineOptions engineOptions;
+  auto transformer = mlir::makeOptimizingTransformer(3, 0, nullptr);
+  engineOptions.transformer = transformer;
+  engineOptions.sharedLibPaths = libs;
+  auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
+  if (!engine) {
+    error = "JIT failed: " + llvm::toString(engine.takeError());
+    return nullptr;
+  }
+  auto compiled = std::make_unique<Compiled>();
+  compiled->engine = std::move(*engine);
+  auto lookup = [&](const char *name) -> Entry6 {
+    llvm::Expected<void *> fn = compiled->engine->lookup(name);
+    if (!fn) {
+      llvm::consumeError(fn.takeError());
+      return nullptr;
+    }
+    return reinterpret_cast<Entry6>(*fn);
+  };
+  compiled->time = lookup("_mlir_ciface_sptune_time");
+  if (spec.kernel == KernelType::SDDMM)
+    compiled->check = lookup("_mlir_ciface_sptune_check");
+  if (!compiled->time ||
+      (spec.kernel == KernelType::SDDMM && !compiled->check)) {
+    error = "JIT: bench entry points not found";
+    return nullptr;
+  }
+  compiled->compileSeconds = seconds(start);
+  Compiled *raw = compiled.get();
+  cache[key] = std::move(compiled);
+  return raw;
+}
+
+template <typename T>
+Inputs<T> &NvvmMeasurer::Impl::inputs(const CsrMatrix &m,
+                                      const KernelSpec &spec) {
+  Inputs<T> &in = [&]() -> Inputs<T> & {
+    if constexpr (sizeof(T) == 4)
+      return inputsF32;
+    else
+      return inputsF64;
+  }();
+  std::string key = std::to_string(fingerprint(m)) + "|" +
+                    std::to_string(static_cast<int>(spec.kernel)) + "|" +
+                    std::to_string(spec.free) + "|" +
+                    std::to_string(spec.elementBits);
+  if (inputsKey != key) {
+    prepare(m, spec, in);
+    inputsKey = key;
+  }
+  return in;
+}
+
+std::string NvvmMeasurer::Impl::details(const char *path, double endToEnd,
+                                        int64_t launches) {
+  std::string json = "{\"path\":" + jsonString(path) +
+                     ",\"device\":" + jsonString(device) +
+                     ",\"chip\":" + jsonString(chip());
+  if (endToEnd > 0)
+    json += ",\"endToEndMedianSeconds\":" + std::to_string(endToEnd);
+  if (launches > 0)
+    json += ",\"launchesPerCall\":" + std::to_string(launches);
+  return json + "}";
+}
+
+template <typename T>
+Measurement NvvmMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
+                                    const Schedule &s,
+                                    const MeasureOptions &opts) {
+  Measurement result;
+  auto fail = [&](MeasureStatus status, std::string reason) {
+    result.status = status;
+    result.reason = std::move(reason);
+    return result;
+  };
+  std::string why = whyIllegalForNvvm(s, this->opts.sparseRuntimeLibrary);
+  if (why.empty())
+    why = whyIllegalForShape(s, m.rows, m.cols, m.nnz());
+  if (!why.empty())
+    return fail(MeasureStatus::Illegal, why);
+  if (std::string no = ensureDevice(); !no.empty())
+    return fail(MeasureStatus::Error, no);
+
+  size_t before = cache.size();
+  std::string error;
+  Compiled *compiled = compile(spec, m.rows, m.cols, s, error);
+  if (!compiled)
+    return fail(error.rfind("not applicable", 0) == 0
+                    ? MeasureStatus::Illegal
+                    : MeasureStatus::CompileError,
+                error);
+  result.compileSeconds = cache.size() > before ? compiled->compileSeconds : 0;
+
+  Inputs<T> &in = inputs<T>(m, spec);
+  // SDDMM updates the values in place: a private zeroed copy per call.
+  std::vector<T> vals = in.vals;
+  MemRef<int64_t, 1> pos(in.pos.data(), {static_cast<int64_t>(in.pos.size())});
+  MemRef<int64_t, 1> crd(in.crd.data(), {static_cast<int64_t>(in.crd.size())});
+  MemRef<T, 1> valsRef(vals.data(), {static_cast<int64_t>(vals.size())});
+  auto call = [&](Entry6 fn, void *last) {
+    switch (spec.kernel) {
+    case KernelType::SpMM: {
+      MemRef<T, 2> b(in.dense0.data(), {m.cols, spec.free});
+      MemRef<T, 2> c(in.out.data(), {m.rows, spec.free});
+      fn(pos.ptr(), crd.ptr(), valsRef.ptr(), b.ptr(), c.ptr(), last);
+      break;
+    }
+    case KernelType::SpMV: {
+      MemRef<T, 1> x(in.dense0.data(), {m.cols});
+      MemRef<T, 1> y(in.out.data(), {m.rows});
+      fn(pos.ptr(), crd.ptr(), valsRef.ptr(), x.ptr(), y.ptr(), last);
+      break;
+    }
+    case KernelType::SDDMM: {
+      MemRef<T, 2> a(in.dense0.data(), {m.rows, spec.free});
+      MemRef<T, 2> b(in.dense1.data(), {spec.free, m.cols});
+      fn(pos.ptr(), crd.ptr(), valsRef.ptr(), a.ptr(), b.ptr(), last);
+      break;
+    }
+    }
+  };
+  auto cudaFailed = [&]() -> bool { return rt->errorCount() > 0; };
+  rt->resetErrors();
+
+  if (opts.checkResult) {
+    std::vector<double> got;
+    if (spec.kernel == KernelType::SDDMM) {
+      got.assign(1, 0.0);
+      MemRef<double, 1> sum(got.data(), {1});
+      call(compiled->check, sum.ptr());
+    } else {
+      std::fill(in.out.begin(), in.out.end(), T(0));
+      std::vector<double> once(1, 0.0);
+      MemRef<double, 1> t(once.data(), {1});
+      call(compiled->time, t.ptr());
+      got.assign(in.out.begin(), in.out.end());
+    }
+    if (cudaFailed())
+      return fail(MeasureStatus::Error,
+                  std::string("CUDA: ") + rt->lastError());
+    double tolerance = spec.elementBits == 64 ? std::min(opts.tolerance, 1e-12)
+                                              : opts.tolerance;
+    int64_t bad = firstMismatch(in.reference, got.data(), tolerance);
+    if (bad >= 0)
+      return fail(MeasureStatus::WrongResult,
+                  "result #" + std::to_string(bad) + " is " +
+                      std::to_string(got[bad]) + ", expected " +
+                      std::to_string(in.reference.values[bad]));
+    std::copy(in.vals.begin(), in.vals.end(), vals.begin());
+  }
+
+  // Timed batches: wall time per call from rtclock, device time from the
+  // runtime's profiler; until both minReps and minSeconds of device time.
+  std::vector<double> device, wall;
+  int64_t launchesPerCall = 0;
+  auto start = std::chrono::steady_clock::now();
+  int reps = opts.warmups + std::max(opts.minReps, 1);
+  while (true) {
+    std::vector<double> times(static_cast<size_t>(reps), 0.0);
+    std::vector<double> intervals(static_cast<size_t>(reps) * 64, 0.0);
+    MemRef<double, 1> t(times.data(), {reps});
+    rt->profileBegin();
+    call(compiled->time, t.ptr());
+    int64_t n = rt->profileEnd(intervals.data(),
+                               static_cast<int64_t>(intervals.size()));
+    if (cudaFailed() || n < 0)
+      return fail(MeasureStatus::Error,
+                  std::string("CUDA: ") + rt->lastError());
+    if (n == 0 || n % reps != 0 ||
+        n > static_cast<int64_t>(intervals.size()))
+      return fail(MeasureStatus::Error,
+                  "the profiler recorded " + std::to_string(n) +
+                      " device intervals for " + std::to_string(reps) +
+                      " calls (expected the same number per call)");
+    launchesPerCall = n / reps;
+    int skip = device.empty() ? std::min(opts.warmups, reps) : 0;
+    for (int r = skip; r < reps; ++r) {
+      double sum = 0;
+      for (int64_t l = 0; l < launchesPerCall; ++l)
+        sum += intervals[static_cast<size_t>(r * launchesPerCall + l)];
+      device.push_back(sum);
+      wall.push_back(times[static_cast<size_t>(r)]);
+    }
+    double deviceTotal = 0, wallTotal = 0;
+    for (size_t r = 0; r < device.size(); ++r) {
+      deviceTotal += device[r];
+      wallTotal += wall[r];
+    }
+    // Enough samples once minSeconds of device or of wall time passed (the
+    // transfers of each call make small kernels wall-bound).
+    if ((static_cast<int>(device.size()) >= opts.minReps &&
+         (deviceTotal >= opts.minSeconds || wallTotal >= opts.minSeconds)) ||
+        static_cast<int>(device.size()) >= opts.maxReps ||
+        seconds(start) > opts.timeoutSeconds / 2)
+      break;
+    double perCall = std::max(median(wall), 1e-6);
+    int more = static_cast<int>(
+        std::ceil((opts.minSeconds - wallTotal) / perCall));
+    more = std::max(more, opts.minReps - static_cast<int>(device.size()));
+    reps = std::max(1, std::min(more, opts.maxReps -
+                                          static_cast<int>(device.size())));
+  }
+  result.status = MeasureStatus::Ok;
+  summarize(result, device);
+  result.detailsJson = details(s.gpu.libgen ? "cusparse" : "codegen",
+                               median(wall), launchesPerCall);
+  return result;
+}
+
+template <typename T>
+Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
+                                            const KernelSpec &spec,
+                                            const MeasureOptions &opts) {
+  Measurement result;
+  auto fail = [&](MeasureStatus status, std::string reason) {
+    result.status = status;
+    result.reason = std::move(reason);
+    return result;
+  };
+  if (spec.kernel == KernelType::SpMV)
+    return fail(MeasureStatus::Illegal, "no cuSPARSE baseline for spmv");
+  if (std::string no = ensureDevice(); !no.empty())
+    return fail(MeasureStatus::Error, no);
+  Inputs<T> &in = inputs<T>(m, spec);
+  std::vector<T> values(m.values.begin(), m.values.end());
+  std::vector<T> out(spec.kernel == KernelType::SpMM
+                         ? static_cast<size_t>(m.rows * spec.free)
+                         : static_cast<size_t>(m.nnz()),
+                     T(0));
+  char error[512] = {0};
+  std::vector<double> samples;
+  auto batch = [&](int warmups, int reps) -> bool {
+    std::vector<double> times(static_cast<size_t>(reps), 0.0);
+    int32_t status =
+        spec.kernel == KernelType::SpMM
+            ? rt->cusparseSpMM(m.rows, m.cols, m.nnz(), m.rowPtr.data(),
+                               m.colIdx.data(), values.data(),
+                               spec.elementBits, spec.free,
+                               in.dense0.data(), out.data(), warmups, reps,
+                               times.data(), error, sizeof(error))
+            : rt->cusparseSDDMM(m.rows, m.cols, m.nnz(), m.rowPtr.data(),
+                                m.colIdx.data(), spec.elementBits, spec.free,
+                                in.dense0.data(), in.dense1.data(),
+                                out.data(), warmups, reps, times.data(),
+                                error, sizeof(error));
+    samples.insert(samples.end(), times.begin(), times.end());
+    return status == 0;
+  };
+  rt->resetErrors();
+  if (!batch(opts.warmups, std::max(opts.minReps, 1)))
+    return fail(MeasureStatus::Error, std::string("cuSPARSE: ") + error);
+  double total = 0;
+  for (double s : samples)
+    total += s;
+  if (total < opts.minSeconds &&
+      static_cast<int>(samples.size()) < opts.maxReps) {
+    int more = static_cast<int>(
+        std::ceil((opts.minSeconds - total) / std::max(median(samples), 1e-7)));
+    more = std::min(more, opts.maxReps - static_cast<int>(samples.size()));
+    if (more > 0 && !batch(0, more))
+      return fail(MeasureStatus::Error, std::string("cuSPARSE: ") + error);
+  }
+  if (opts.checkResult) {
+    // `out` holds the result of one call (SpMM overwrites C: beta = 0).
+    std::vector<double> got;
+    if (spec.kernel == KernelType::SpMM) {
+      got.assign(out.begin(), out.end());
+    } else {
+      std::vector<double> sampled(out.begin(), out.end());
+      got = {checksum(m, sampled.data())};
+    }
+    double tolerance = spec.elementBits == 64 ? std::min(opts.tolerance, 1e-12)
+                                              : opts.tolerance;
+    int64_t bad = firstMismatch(in.reference, got.data(), tolerance);
+    if (bad >= 0)
+      return fail(MeasureStatus::WrongResult,
+                  "cuSPARSE result #" + std::to_string(bad) + " is " +
+                      std::to_string(got[bad]) + ", expected " +
+                      std::to_string(in.reference.values[bad]));
+  }
+  result.status = MeasureStatus::Ok;
+  summarize(result, samples);
+  result.detailsJson = details("cusparse-baseline", 0, 1);
+  return result;
+}
+
+NvvmMeasurer::NvvmMeasurer(NvvmMeasurerOptions options)
+    : impl(std::make_unique<Impl>(std::move(options))) {}
+NvvmMeasurer::~NvvmMeasurer() = default;
+
+std::string NvvmMeasurer::whyUnavailable(std::string *device) {
+  std::string why = impl->ensureDevice();
+  if (device)
+    *device = impl->device;
+  return why;
+}
+
+Measurement NvvmMeasurer::measure(const CsrMatrix &matrix,
+                                  const KernelSpec &spec,
+                                  const Schedule &schedule,
+                                  const MeasureOptions &options) {
+  if (schedule.target != TargetKind::NVVM || schedule.kernel != spec.kernel) {
+    Measurement m;
+    m.status = MeasureStatus::Illegal;
+    m.reason = "schedule '" + schedule.str() +
+               "' is not an nvvm schedule for '" + toString(spec.kernel) + "'";
+    return m;
+  }
+  return spec.elementBits == 64
+             ? impl->run<double>(matrix, spec, schedule, options)
+             : impl->run<float>(matrix, spec, schedule, options);
+}
+
+Measurement NvvmMeasurer::measureCusparse(const CsrMatrix &matrix,
+                                          const KernelSpec &spec,
+                                          const MeasureOptions &options) {
+  return spec.elementBits == 64 ? impl->runCusparse<double>(matrix, spec, options)
+                                : impl->runCusparse<float>(matrix, spec, options);
+}
+
+const std::string &NvvmMeasurer::lastModule() const {
+  return impl->lastModule;
+}
+
+bool NvvmMeasurer::compileOnly(const KernelSpec &spec, int64_t rows,
+                               int64_t cols, const Schedule &schedule,
+                               std::string &error) {
+  std::string why = whyIllegalForNvvm(schedule, impl->opts.sparseRuntimeLibrary);
+  if (!why.empty()) {
+    error = "illegal: " + why;
+    return false;
+  }
+  return static_cast<bool>(impl->lower(spec, rows, cols, schedule, error));
+}
+
+bool NvvmMeasurer::jitOnly(const KernelSpec &spec, int64_t rows, int64_t cols,
+                           const Schedule &schedule, std::string &error) {
+  std::string why = whyIllegalForNvvm(schedule, impl->opts.sparseRuntimeLibrary);
+  if (!why.empty()) {
+    error = "illegal: " + why;
+    return false;
+  }
+  if (!impl->rt)
+    impl->rt = loadCudaRuntime(impl->opts.runtimePath, error);
+  if (!impl->rt)
+    return false;
+  return impl->compile(spec, rows, cols, schedule, error) != nullptr;
+}
