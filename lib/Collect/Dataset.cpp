@@ -4,6 +4,8 @@
 
 #include "sptune/Config.h"
 
+#include "MeasurementJson.h"
+
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -51,11 +53,6 @@ std::string sptune::datasetRecord(const RecordKey &key,
                                   const MeasureResponse &response,
                                   const MachineInfo &machine) {
   const Measurement &m = response.measurement;
-  json::Value details = json::Object();
-  if (auto parsed = json::parse(m.detailsJson))
-    details = std::move(*parsed);
-  else
-    llvm::consumeError(parsed.takeError());
   json::Object o{
       {"schema", 1},
       {"key", key.str()},
@@ -74,14 +71,10 @@ std::string sptune::datasetRecord(const RecordKey &key,
       {"schedule", response.schedule.empty() ? key.schedule : response.schedule},
       {"status", toString(m.status)},
       {"reason", m.reason},
-      {"time_s", json::Object{{"median", m.medianSeconds},
-                              {"min", m.minSeconds},
-                              {"max", m.maxSeconds},
-                              {"mad", m.madSeconds},
-                              {"reps", m.reps}}},
+      {"time_s", timeObject(m)},
       {"compile_s", m.compileSeconds},
       {"cycles", m.cycles ? json::Value(*m.cycles) : json::Value(nullptr)},
-      {"details", std::move(details)},
+      {"details", detailsValue(m)},
       {"machine", json::Object{{"host", machine.host},
                                {"cpu", machine.cpu},
                                {"cores", machine.cores}}},

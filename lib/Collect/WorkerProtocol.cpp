@@ -2,6 +2,8 @@
 
 #include "sptune/Collect/WorkerProtocol.h"
 
+#include "MeasurementJson.h"
+
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -134,24 +136,15 @@ static std::optional<MeasureStatus> parseStatus(llvm::StringRef s) {
 
 std::string MeasureResponse::toJson() const {
   const Measurement &m = measurement;
-  json::Value details = json::Object();
-  if (auto parsed = json::parse(m.detailsJson))
-    details = std::move(*parsed);
-  else
-    llvm::consumeError(parsed.takeError());
   json::Object o{
       {"id", id},
       {"status", toString(m.status)},
       {"reason", m.reason},
       {"schedule", schedule},
-      {"time_s", json::Object{{"median", m.medianSeconds},
-                              {"min", m.minSeconds},
-                              {"max", m.maxSeconds},
-                              {"mad", m.madSeconds},
-                              {"reps", m.reps}}},
+      {"time_s", timeObject(m)},
       {"compile_s", m.compileSeconds},
       {"cycles", m.cycles ? json::Value(*m.cycles) : json::Value(nullptr)},
-      {"details", std::move(details)},
+      {"details", detailsValue(m)},
       {"matrix", json::Object{{"id", matrix.id},
                               {"source", matrix.source},
                               {"rows", rows},

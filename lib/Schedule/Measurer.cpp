@@ -2,6 +2,10 @@
 
 #include "sptune/Target/Measurer.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
 using namespace sptune;
 
 Measurer::~Measurer() = default;
@@ -24,4 +28,57 @@ const char *sptune::toString(MeasureStatus s) {
     return "error";
   }
   return "error";
+}
+
+static double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  if (n == 0)
+    return 0;
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void sptune::summarizeSamples(std::vector<double> samples, Measurement &m) {
+  m.status = MeasureStatus::Ok;
+  m.reps = static_cast<int>(samples.size());
+  if (samples.empty())
+    return;
+  m.medianSeconds = median(samples);
+  m.minSeconds = *std::min_element(samples.begin(), samples.end());
+  m.maxSeconds = *std::max_element(samples.begin(), samples.end());
+  for (double &s : samples)
+    s = std::fabs(s - m.medianSeconds);
+  m.madSeconds = median(samples);
+}
+
+void sptune::repeatAndSummarize(
+    const MeasureOptions &opts,
+    const std::function<void(int, std::vector<double> &)> &batch,
+    Measurement &m) {
+  std::vector<double> samples, times;
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  int reps = opts.warmups + std::max(1, opts.minReps);
+  while (true) {
+    batch(reps, times);
+    int skip = std::min<int>(opts.warmups, static_cast<int>(times.size()));
+    samples.insert(samples.end(), times.begin() + skip, times.end());
+    double total = 0;
+    for (double s : samples)
+      total += s;
+    int have = static_cast<int>(samples.size());
+    if ((have >= opts.minReps && total >= opts.minSeconds) ||
+        have >= opts.maxReps || elapsed() > opts.timeoutSeconds / 2)
+      break;
+    // Enough repetitions for the remaining time, at the median so far.
+    double med = std::max(median(samples), 1e-7);
+    int more = static_cast<int>(std::ceil((opts.minSeconds - total) / med));
+    more = std::max(more, opts.minReps - have);
+    reps = opts.warmups + std::min(std::max(more, 1), opts.maxReps - have);
+  }
+  summarizeSamples(std::move(samples), m);
 }

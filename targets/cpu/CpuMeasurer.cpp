@@ -320,11 +320,6 @@ static void prepare(const CsrMatrix &m, const KernelSpec &spec,
   }
 }
 
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 template <typename T>
 Measurement CpuMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
@@ -442,38 +437,7 @@ Measurement CpuMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
     }
   }
 
-  // Repeat until both the minimum count and the minimum time are reached.
-  std::vector<double> samples, times;
-  auto start = std::chrono::steady_clock::now();
-  int reps = opts.warmups + opts.minReps;
-  while (true) {
-    timed(reps, times);
-    samples.insert(samples.end(), times.begin() + std::min<int>(opts.warmups, reps),
-                   times.end());
-    double total = 0;
-    for (double s : samples)
-      total += s;
-    if ((static_cast<int>(samples.size()) >= opts.minReps &&
-         total >= opts.minSeconds) ||
-        static_cast<int>(samples.size()) >= opts.maxReps ||
-        seconds(start) > opts.timeoutSeconds / 2)
-      break;
-    double med = std::max(median(samples), 1e-7);
-    int more = static_cast<int>(std::ceil((opts.minSeconds - total) / med));
-    more = std::max(more, opts.minReps - static_cast<int>(samples.size()));
-    reps = opts.warmups +
-           std::min(std::max(more, 1),
-                    opts.maxReps - static_cast<int>(samples.size()));
-  }
-  result.status = MeasureStatus::Ok;
-  result.reps = static_cast<int>(samples.size());
-  result.medianSeconds = median(samples);
-  result.minSeconds = *std::min_element(samples.begin(), samples.end());
-  result.maxSeconds = *std::max_element(samples.begin(), samples.end());
-  std::vector<double> dev;
-  for (double s : samples)
-    dev.push_back(std::fabs(s - result.medianSeconds));
-  result.madSeconds = median(dev);
+  repeatAndSummarize(opts, timed, result);
   return result;
 }
 

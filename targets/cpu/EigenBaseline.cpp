@@ -27,11 +27,6 @@ using SparseRM = Eigen::SparseMatrix<T, Eigen::RowMajor, int64_t>;
 template <typename T>
 using DenseRM = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 template <typename T>
 Measurement run(const CsrMatrix &m, const KernelSpec &spec,
@@ -68,34 +63,20 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
       return result;
     }
   }
-  std::vector<double> samples;
-  double total = 0;
-  for (int r = 0; r < opts.warmups; ++r)
-    c.noalias() += a * b;
-  auto begin = std::chrono::steady_clock::now();
-  while ((static_cast<int>(samples.size()) < opts.minReps ||
-          total < opts.minSeconds) &&
-         static_cast<int>(samples.size()) < opts.maxReps) {
-    auto t0 = std::chrono::steady_clock::now();
-    c.noalias() += a * b;
-    double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                              t0)
-                    .count();
-    samples.push_back(dt);
-    total += dt;
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-            .count() > opts.timeoutSeconds / 2)
-      break;
-  }
-  result.status = MeasureStatus::Ok;
-  result.reps = static_cast<int>(samples.size());
-  result.medianSeconds = median(samples);
-  result.minSeconds = *std::min_element(samples.begin(), samples.end());
-  result.maxSeconds = *std::max_element(samples.begin(), samples.end());
-  std::vector<double> dev;
-  for (double s : samples)
-    dev.push_back(std::fabs(s - result.medianSeconds));
-  result.madSeconds = median(dev);
+  // Each repetition timed on its own, like the JIT's rtclock per call.
+  repeatAndSummarize(
+      opts,
+      [&](int reps, std::vector<double> &times) {
+        times.clear();
+        for (int r = 0; r < reps; ++r) {
+          auto t0 = std::chrono::steady_clock::now();
+          c.noalias() += a * b;
+          times.push_back(std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - t0)
+                              .count());
+        }
+      },
+      result);
   result.detailsJson =
       "{\"library\": \"eigen\", \"threads\": " + std::to_string(eigenThreads()) +
       "}";

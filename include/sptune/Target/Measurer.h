@@ -14,8 +14,10 @@
 #include "sptune/Schedule/Schedule.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace sptune {
 
@@ -67,6 +69,20 @@ struct Measurement {
 
   bool ok() const { return status == MeasureStatus::Ok; }
 };
+
+/// Fills `m`'s timing statistics (median, min, max, MAD, count) from
+/// `samples` in seconds and marks it Ok.
+void summarizeSamples(std::vector<double> samples, Measurement &m);
+
+/// The repetition policy every measurer shares: calls `batch(reps, times)`,
+/// which runs `reps` back-to-back repetitions and stores each one's seconds
+/// in `times` (the first `options.warmups` are warm-ups and dropped), as
+/// often as needed to reach both `minReps` and `minSeconds` (or `maxReps`,
+/// or half the timeout), then summarizes into `m`.
+void repeatAndSummarize(
+    const MeasureOptions &options,
+    const std::function<void(int reps, std::vector<double> &times)> &batch,
+    Measurement &m);
 
 class Measurer {
 public:
