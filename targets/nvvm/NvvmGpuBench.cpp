@@ -8,7 +8,8 @@
 // the cuSPARSE path through sptune-lower-nvvm — and reports the fastest
 // legal, correct one as "tuned" with its speedup over the baseline. The
 // tuned choice is the best measured candidate of that set (an oracle over a
-// small space; the NVVM cost model is trained from such measurements).
+// small space; the NVVM cost model is trained from such measurements); the
+// best of the code-generation candidates alone is reported as "codegen".
 // Results are JSON lines: one per measurement, one summary per (matrix,
 // kernel).
 //
@@ -267,8 +268,8 @@ int main(int argc, char **argv) {
                    << " us " << base.reason << "\n";
       std::vector<std::string> list =
           schedules.empty() ? candidates(kernel) : split(schedules, ';');
-      std::string bestText;
-      Measurement best;
+      std::string bestText, codegenText;
+      Measurement best, codegen;
       for (const std::string &text : list) {
         std::string parseError;
         std::optional<Schedule> s = parseSchedule(text, &parseError);
@@ -289,6 +290,11 @@ int main(int argc, char **argv) {
           best = r;
           bestText = text;
         }
+        if (r.ok() && !s->gpu.libgen &&
+            (!codegen.ok() || r.medianSeconds < codegen.medianSeconds)) {
+          codegen = r;
+          codegenText = text;
+        }
       }
       std::string summary =
           "{\"matrix\":" + json(info.id) + ",\"kernel\":" +
@@ -300,7 +306,10 @@ int main(int argc, char **argv) {
           ",\"device\":" + json(device) + ",\"summary\":true" +
           ",\"cusparse_s\":" + (base.ok() ? number(base.medianSeconds) : "null") +
           ",\"tuned_s\":" + (best.ok() ? number(best.medianSeconds) : "null") +
-          ",\"tuned_schedule\":" + json(bestText) + ",\"speedup\":" +
+          ",\"tuned_schedule\":" + json(bestText) +
+          ",\"codegen_s\":" +
+          (codegen.ok() ? number(codegen.medianSeconds) : "null") +
+          ",\"codegen_schedule\":" + json(codegenText) + ",\"speedup\":" +
           (base.ok() && best.ok() && best.medianSeconds > 0
                ? number(base.medianSeconds / best.medianSeconds)
                : "null") +

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The GPU device check, in one short run on a machine with an NVIDIA GPU:
+#   1. checks that a GPU and the toolchain are there (fails at once if not);
+#   2. builds what it needs (sptune-opt, the CUDA runtime, sptune-gpu-bench);
+#   3. runs the NVVM lit tests, the executed GPU tests included;
+#   4. measures tuned (best of sptune-gpu-bench's NVVM candidates) against
+#      cuSPARSE for SpMM and SDDMM on a few shared matrices;
+#   5. writes everything as JSON.
+# Budget: well under 8 minutes on a 16-core machine (each phase has a
+# timeout; a phase that runs out is reported, not hung on).
+#
+#   bash bench/gpu-check.sh [--out DIR] [--build DIR] [--quick]
+#
+# Environment: SPTUNE_MATRICES (folder of .mtx files; default the shared
+# matrices next to the repository), JOBS (build parallelism), BUILD_TIMEOUT,
+# TEST_TIMEOUT, BENCH_TIMEOUT (seconds). Output: DIR/gpu-check.json (summary),
+# DIR/bench.jsonl (every measurement), DIR/lit.log, DIR/build.log; DIR
+# defaults to $OUT when set (the device runner's output folder), else
+# build-gpu/gpu-check.
+#
+# Exit status: 0 all passed, 1 a phase failed, 2 no GPU or missing toolchain.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${OUT:-$root/build-gpu/gpu-check}"
+build="$root/build-gpu"
+quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out="$2"; shift 2 ;;
+    --build) build="$2"; shift 2 ;;
+    --quick) quick=1; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "gpu-check: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+start=$(date +%s)
+log() { echo "gpu-check [$(( $(date +%s) - start ))s]: $*" >&2; }
+die() { log "error: $1"; exit "${2:-1}"; }
+
+#===- 1. A GPU and the toolchain -----------------------------------------===#
+command -v nvidia-smi > /dev/null 2>&1 ||
+  die "no GPU here: nvidia-smi is not installed (this check needs an NVIDIA GPU and its driver)" 2
+gpus="$(timeout 30 nvidia-smi -L 2>&1)" ||
+  die "no GPU here: 'nvidia-smi -L' failed: $gpus" 2
+echo "$gpus" | grep -q "GPU" || die "no GPU here: nvidia-smi lists none" 2
+gpu_name="$(timeout 30 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+log "GPU: $gpu_name"
+
+mlir_dir=/usr/lib/llvm-22/lib/cmake/mlir
+lit=/usr/lib/llvm-22/bin/lit
+for tool in cmake ninja; do
+  command -v "$tool" > /dev/null 2>&1 || die "missing $tool" 2
+done
+[ -d "$mlir_dir" ] || die "missing MLIR 22 ($mlir_dir; apt-get install libmlir-22-dev mlir-22-tools)" 2
+[ -x "$lit" ] || die "missing lit ($lit)" 2
+cuda_root="${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}"
+[ -f "$cuda_root/include/cuda.h" ] && [ -f "$cuda_root/include/cusparse.h" ] ||
+  die "missing the CUDA toolkit (cuda.h, cusparse.h under $cuda_root/include)" 2
+
+#===- 2. Build ------------------------------------------------------------===#
+jobs="${JOBS:-$(nproc)}"
+torch=ON
+ls /usr/lib/x86_64-linux-gnu/libtorch.so* > /dev/null 2>&1 || torch=OFF
+log "configuring $build (torch $torch)"
+cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DLLVM_EXTERNAL_LIT="$lit" -DSPTUNE_ENABLE_CUDA=ON \
+  -DSPTUNE_ENABLE_TORCH="$torch" -DCUDAToolkit_ROOT="$cuda_root" \
+  > "$out/build.log" 2>&1 || die "cmake failed (see $out/build.log)"
+log "building sptune-opt, sptune_cuda_runtime, sptune-gpu-bench (-j$jobs)"
+timeout "${BUILD_TIMEOUT:-330}" ninja -C "$build" -j "$jobs" \
+  sptune-opt sptune_cuda_runtime sptune-gpu-bench >> "$out/build.log" 2>&1 ||
+  die "build failed or timed out (see $out/build.log)"
+"$build/bin/sptune-opt" --help 2>/dev/null | grep -q -- "--sptune-lower-nvvm" ||
+  die "sptune-opt does not register the NVVM target (lib/InitAll.cpp must call registerNvvmTargetPasses())"
+build_s=$(( $(date +%s) - start ))
+
+#===- 3. Tests ------------------------------------------------------------===#
+log "running the NVVM lit tests"
+test_start=$(date +%s)
+PATH="$build/bin:/usr/lib/llvm-22/bin:$PATH" timeout "${TEST_TIMEOUT:-150}" \
+  "$lit" -v "$build/test/NVVM" > "$out/lit.log" 2>&1
+lit_status=$?
+count() { grep -c "^$1: " "$out/lit.log" || true; }
+passed=$(count PASS); failed=$(count FAIL); unsupported=$(count UNSUPPORTED)
+log "lit: $passed passed, $failed failed, $unsupported unsupported (status $lit_status)"
+grep -q "^PASS: SPTUNE :: NVVM/exec-spmm.mlir" "$out/lit.log" ||
+  log "warning: the executed SpMM test did not pass (see $out/lit.log)"
+test_s=$(( $(date +%s) - test_start ))
+
+#===- 4. Tuned vs cuSPARSE ------------------------------------------------===#
+matrices_dir=""
+for d in "${SPTUNE_MATRICES:-}" "$root/../shared/matrices" "$root/shared/matrices" /work/shared/matrices; do
+  if [ -n "$d" ] && [ -d "$d" ]; then matrices_dir="$d"; break; fi
+done
+names="HB_bcsstk13 SNAP_wiki-Vote DIMACS10_rgg_n_2_15_s0 vanHeukelum_cage11"
+[ "$quick" = 1 ] && names="HB_bcsstk13 SNAP_wiki-Vote"
+inputs=()
+if [ -n "$matrices_dir" ]; then
+  for n in $names; do
+    [ -f "$matrices_dir/$n.mtx" ] && inputs+=("$matrices_dir/$n.mtx")
+  done
+fi
+if [ ${#inputs[@]} -eq 0 ]; then
+  log "no shared matrices found; using generated ones"
+  inputs=("gen:rmat:rows=32768,nnz=300000,seed=3"
+          "gen:banded:rows=65536,nnz=600000,bw=9,seed=1"
+          "gen:block:rows=32768,nnz=400000,bs=4,seed=2")
+fi
+log "measuring ${#inputs[@]} matrices: ${inputs[*]##*/}"
+bench_start=$(date +%s)
+timeout "${BENCH_TIMEOUT:-200}" "$build/bin/sptune-gpu-bench" --free=64 \
+  --min-seconds=0.02 --min-reps=10 --max-reps=200 --warmups=3 \
+  --json="$out/bench.jsonl" "${inputs[@]}" > "$out/bench-summary.jsonl" \
+  2> "$out/bench.log"
+bench_status=$?
+log "bench: status $bench_status (0 = all measured; see $out/bench.log)"
+bench_s=$(( $(date +%s) - bench_start ))
+
+#===- 5. JSON -------------------------------------------------------------===#
+total_s=$(( $(date +%s) - start ))
+/usr/bin/env python3 - "$out" "$gpu_name" "$passed" "$failed" "$unsupported" \
+  "$lit_status" "$bench_status" "$build_s" "$test_s" "$bench_s" "$total_s" <<'EOF'
+import json, sys
+out, gpu, passed, failed, unsupported, lit_status, bench_status, *times = sys.argv[1:]
+summaries = []
+try:
+    for line in open(out + "/bench-summary.jsonl"):
+        line = line.strip()
+        if line:
+            summaries.append(json.loads(line))
+except OSError:
+    pass
+speedups = [s["speedup"] for s in summaries if s.get("speedup")]
+geo = None
+if speedups:
+    prod = 1.0
+    for s in speedups:
+        prod *= s
+    geo = prod ** (1.0 / len(speedups))
+report = {
+    "gpu": gpu,
+    "lit": {"passed": int(passed), "failed": int(failed),
+            "unsupported": int(unsupported), "status": int(lit_status)},
+    "bench": {"status": int(bench_status), "results": summaries,
+              "geomean_speedup_tuned_over_cusparse": geo},
+    "seconds": dict(zip(["build", "tests", "bench", "total"], map(int, times))),
+}
+json.dump(report, open(out + "/gpu-check.json", "w"), indent=2)
+print(json.dumps(report, indent=2))
+EOF
+log "wrote $out/gpu-check.json in ${total_s}s"
+[ "$lit_status" = 0 ] && [ "$bench_status" = 0 ] || exit 1
