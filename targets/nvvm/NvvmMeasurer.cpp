@@ -384,6 +384,9 @@ Compiled *NvvmMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
     error = "JIT: bench entry points not found";
     return nullptr;
   }
+  // Runs the global constructors: they load the gpu.binary
+  // (mgpuModuleLoad / mgpuModuleLoadJIT). Looking functions up does not.
+  compiled->engine->initialize();
   compiled->compileSeconds = seconds(start);
   Compiled *raw = compiled.get();
   cache[key] = std::move(compiled);
