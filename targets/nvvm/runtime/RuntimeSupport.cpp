@@ -93,6 +93,17 @@ bool initialize(const char *where) {
   if (cuDeviceGetAttribute(&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
                            s.device) == CUDA_SUCCESS)
     s.pools = pools != 0;
+  if (s.pools) {
+    // Keep freed memory in the pool across synchronizations (the default
+    // threshold 0 returns it to the OS at each one), so that repeated calls
+    // of a kernel reuse their buffers.
+    CUmemoryPool pool = nullptr;
+    cuuint64_t keep = ~cuuint64_t(0);
+    if (SPTUNE_CU(cuDeviceGetDefaultMemPool(&pool, s.device), where))
+      SPTUNE_CU(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                                      &keep),
+                where);
+  }
   s.usable = true;
   return true;
 }
