@@ -118,7 +118,9 @@ struct NvvmToBinaryPass
 
     GpuModuleToBinaryPassOptions options;
     options.compilationTarget = target;
-    if (target != "isa") {
+    // Only device code needs the CUDA tools (the cuSPARSE path has none).
+    bool deviceCode = !module.getOps<gpu::GPUModuleOp>().empty();
+    if (target != "isa" && deviceCode) {
       SmallVector<StringRef, 2> tools = {"ptxas"};
       if (target == "fatbin")
         tools.push_back("fatbinary");

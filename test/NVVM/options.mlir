@@ -9,6 +9,13 @@
 // RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-nvvm="format=bin cuda-path=%t.no-cuda" 2>&1 | FileCheck %s --check-prefix=NOPTXAS
 // RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-nvvm="format=fatbin cuda-path=%t.no-cuda" 2>&1 | FileCheck %s --check-prefix=NOFATBIN
 //
+// The cuSPARSE path compiles no device code, so it needs no ptxas even for
+// format=bin:
+// RUN: sed 's/nvvm spmm>/nvvm spmm, libgen = true>/' %s | sptune-opt --sptune-apply-schedule --sptune-lower-nvvm="format=bin cuda-path=%t.no-cuda" | FileCheck %s --check-prefix=LIBGEN
+//
+// LIBGEN-NOT: gpu.binary
+// LIBGEN:     llvm.call @mgpuSpMM(
+//
 // FORMAT:   error: sptune-nvvm-to-binary: unknown format 'ptx' (expected isa, bin or fatbin)
 // CHIP:     error: sptune-nvvm-to-binary: unknown chip 'gfx90a' (expected sm_XY, e.g. sm_80, sm_90a)
 // FEATURES: error: sptune-nvvm-to-binary: unknown feature 'ptx80' (expected +ptxXY, e.g. +ptx80)
