@@ -56,18 +56,6 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/// Fills the statistics of `m` from device-time samples.
-void summarize(Measurement &m, const std::vector<double> &samples) {
-  m.reps = static_cast<int>(samples.size());
-  m.medianSeconds = median(samples);
-  m.minSeconds = *std::min_element(samples.begin(), samples.end());
-  m.maxSeconds = *std::max_element(samples.begin(), samples.end());
-  std::vector<double> dev;
-  for (double s : samples)
-    dev.push_back(std::fabs(s - m.medianSeconds));
-  m.madSeconds = median(dev);
-}
-
 std::string jsonString(const std::string &s) {
   std::string out = "\"";
   for (char c : s) {
@@ -512,7 +500,9 @@ Measurement NvvmMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
   }
 
   // Timed batches: wall time per call from rtclock, device time from the
-  // runtime's profiler; until both minReps and minSeconds of device time.
+  // runtime's profiler. Not repeatAndSummarize: a batch can fail (a CUDA
+  // error) and must stop the loop, and small kernels are bounded by the
+  // wall time of their transfers rather than by their device time.
   std::vector<double> device, wall;
   int64_t launchesPerCall = 0;
   auto start = std::chrono::steady_clock::now();
@@ -562,8 +552,7 @@ Measurement NvvmMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
     reps = std::max(1, std::min(more, opts.maxReps -
                                           static_cast<int>(device.size())));
   }
-  result.status = MeasureStatus::Ok;
-  summarize(result, device);
+  summarizeSamples(device, result);
   result.detailsJson = details(s.gpu.libgen ? "cusparse" : "codegen",
                                median(wall), launchesPerCall);
   return result;
@@ -640,8 +629,7 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
                       std::to_string(got[bad]) + ", expected " +
                       std::to_string(in.reference.values[bad]));
   }
-  result.status = MeasureStatus::Ok;
-  summarize(result, samples);
+  summarizeSamples(samples, result);
   result.detailsJson = details("cusparse-baseline", 0, 1);
   return result;
 }
