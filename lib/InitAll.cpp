@@ -5,6 +5,7 @@
 #include "sptune/Transforms/Passes.h"
 
 #include "cpu/CpuPasses.h"
+#include "nvvm/NvvmPasses.h"
 #include "spade/SpadePasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -16,5 +17,6 @@ void mlir::sptune::registerAllSptuneDialects(DialectRegistry &registry) {
 void mlir::sptune::registerAllSptunePasses() {
   registerSptunePasses();
   registerCpuTargetPasses();
+  registerNvvmTargetPasses();
   registerSpadeTargetPasses();
 }

@@ -5,6 +5,9 @@
 #include "cpu/CpuMeasurer.h"
 #include "cpu/EigenBaseline.h"
 #include "spade/SpadeMeasurer.h"
+#if SPTUNE_HAVE_CUDA
+#include "nvvm/NvvmMeasurer.h"
+#endif
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Schedule/DefaultSchedule.h"
 
@@ -24,6 +27,9 @@ struct MeasureService::Impl {
   MatrixStats stats;
   std::unique_ptr<CpuMeasurer> cpu;
   std::unique_ptr<SpadeMeasurer> spade;
+#if SPTUNE_HAVE_CUDA
+  std::unique_ptr<NvvmMeasurer> nvvm;
+#endif
   bool faultCrash = false;
   std::string faultText;
 
@@ -98,6 +104,27 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
                             : *parseSchedule(request.schedule);
     response.schedule = schedule.str();
     m = impl->spade->measure(matrix, spec, schedule, request.options);
+    return response;
+  }
+  if (request.target == "nvvm") {
+#if SPTUNE_HAVE_CUDA
+    if (!impl->nvvm)
+      impl->nvvm = std::make_unique<NvvmMeasurer>();
+    if (request.baseline == "cusparse") {
+      m = impl->nvvm->measureCusparse(matrix, spec, request.options);
+      return response;
+    }
+    Schedule schedule =
+        request.baseline == "heuristic"
+            ? defaultSchedule(TargetKind::NVVM, spec.kernel, &impl->stats,
+                              spec.free)
+            : *parseSchedule(request.schedule);
+    response.schedule = schedule.str();
+    m = impl->nvvm->measure(matrix, spec, schedule, request.options);
+#else
+    m.status = MeasureStatus::Error;
+    m.reason = "this sptune was built without CUDA: no NVVM measurements";
+#endif
     return response;
   }
   if (request.target != "cpu") {

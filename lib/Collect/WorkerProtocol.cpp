@@ -11,8 +11,8 @@ using namespace sptune;
 namespace json = llvm::json;
 
 bool MeasureRequest::validate(std::string &error) const {
-  if (target != "cpu" && target != "spade") {
-    error = "unknown target '" + target + "' (expected cpu or spade)";
+  if (target != "cpu" && target != "spade" && target != "nvvm") {
+    error = "unknown target '" + target + "' (expected cpu, nvvm or spade)";
     return false;
   }
   if (matrix.empty()) {
@@ -32,9 +32,9 @@ bool MeasureRequest::validate(std::string &error) const {
     return false;
   }
   if (!baseline.empty() && baseline != "mlir-default" &&
-      baseline != "heuristic" && baseline != "eigen") {
+      baseline != "heuristic" && baseline != "eigen" && baseline != "cusparse") {
     error = "unknown baseline '" + baseline +
-            "' (expected mlir-default, heuristic or eigen)";
+            "' (expected mlir-default, heuristic, eigen or cusparse)";
     return false;
   }
   if (baseline.empty() && schedule.empty()) {

@@ -25,8 +25,10 @@ Schedule sptune::defaultSchedule(TargetKind target, KernelType kernel,
   bool hyperSparse =
       stats && stats->rows > 0 &&
       static_cast<double>(stats->emptyRows) > 0.5 * static_cast<double>(stats->rows);
-  Schedule s = hyperSparse ? Schedule::dcsr(target, kernel)
-                           : Schedule::csr(target, kernel);
+  // (GPU code generation offloads only a dense outer loop: CSR there.)
+  Schedule s = hyperSparse && target == TargetKind::CPU
+                   ? Schedule::dcsr(target, kernel)
+                   : Schedule::csr(target, kernel);
   // CSR levels give the loop order i, k, then the free loop innermost: for
   // SpMM that is the row-wise product (j innermost streams rows of B and C;
   // the order i, j, k would re-walk each sparse row N times and read B by
@@ -48,6 +50,12 @@ Schedule sptune::defaultSchedule(TargetKind target, KernelType kernel,
   }
   case TargetKind::NVVM:
     s.gpu.threads = 1024;
+    // SDDMM runs in place on the GPU (the sampling matrix is the output),
+    // which is correct with k outside the innermost level.
+    if (kernel == KernelType::SDDMM)
+      s.loopOrder = {{Role::I, Part::Whole},
+                     {Role::K, Part::Whole},
+                     {Role::J, Part::Whole}};
     break;
   case TargetKind::SPADE:
     // Row panels of 256 rows over the whole column range, no barrier, no

@@ -466,6 +466,9 @@ std::string sptune::whyIllegalForSparseOutput(const Schedule &s,
                                              bool inPlace) {
   if (s.kernel != KernelType::SDDMM || s.loopOrder.empty())
     return "";
+  // The cuSPARSE path runs no loops of ours.
+  if (s.target == TargetKind::NVVM && s.gpu.libgen)
+    return "";
   Role k = Schedule::reductionRole(s.kernel);
   size_t n = s.loopOrder.size();
   bool innermost = s.loopOrder[n - 1].role == k;
@@ -545,6 +548,13 @@ Schedule sptune::canonicalize(const Schedule &input) {
     break;
   }
   case TargetKind::NVVM:
+    // The cuSPARSE path runs the library's own kernel on the stored format:
+    // loop order and code generation threads play no part.
+    if (s.gpu.libgen) {
+      s.gpu.threads = GpuKnobs().threads;
+      std::vector<StorageLevel> levels = s.levels;
+      s.setLevels(levels);
+    }
     break;
   case TargetKind::SPADE: {
     // Without column tiles there is a single column phase: a barrier

@@ -80,7 +80,7 @@ struct CpuKnobs {
 
 /// NVVM knobs: MLIR's sparse GPU code generation, or the cuSPARSE library path.
 struct GpuKnobs {
-  int threads = 1024; ///< threads of sparse-gpu-codegen (num-threads)
+  int threads = 1024; ///< threads per block of sparse-gpu-codegen
   bool libgen = false; ///< cuSPARSE through enable-gpu-libgen
   bool operator==(const GpuKnobs &) const;
 };
