@@ -41,6 +41,28 @@ bool sptune::expandMatrixSources(const std::vector<std::string> &inputs,
   return true;
 }
 
+PlannedRequest sptune::makeRequest(const std::string &source,
+                                   const std::string &matrixId,
+                                   const std::string &kernelName,
+                                   const std::string &role,
+                                   const std::string &schedule,
+                                   const std::string &baseline,
+                                   const CollectOptions &options) {
+  KernelType kernel = *parseKernelType(kernelName);
+  int64_t free = kernel == KernelType::SpMV ? 1 : options.free;
+  PlannedRequest p;
+  p.key = {matrixId, kernelName, free, options.target, role, schedule};
+  p.request.target = options.target;
+  p.request.matrix = source;
+  p.request.kernel = kernelName;
+  p.request.free = free;
+  p.request.elementBits = options.elementBits;
+  p.request.schedule = schedule;
+  p.request.baseline = baseline;
+  p.request.options = options.measure;
+  return p;
+}
+
 std::vector<PlannedRequest>
 sptune::planMatrix(const std::string &source, const std::string &matrixId,
                    int64_t rows, int64_t cols, int64_t nnz,
@@ -51,17 +73,8 @@ sptune::planMatrix(const std::string &source, const std::string &matrixId,
     int64_t free = kernel == KernelType::SpMV ? 1 : options.free;
     auto make = [&](const std::string &role, const std::string &schedule,
                     const std::string &baseline) {
-      PlannedRequest p;
-      p.key = {matrixId, kernelName, free, options.target, role, schedule};
-      p.request.target = options.target;
-      p.request.matrix = source;
-      p.request.kernel = kernelName;
-      p.request.free = free;
-      p.request.elementBits = options.elementBits;
-      p.request.schedule = schedule;
-      p.request.baseline = baseline;
-      p.request.options = options.measure;
-      out.push_back(p);
+      out.push_back(makeRequest(source, matrixId, kernelName, role, schedule,
+                                baseline, options));
     };
     for (const std::string &b : options.baselines) {
       // Library and upstream baselines exist for the CPU only; SPADE's

@@ -14,6 +14,7 @@
 #include "spade/SpadeScheduleSpace.h"
 #include "sptune/Collect/Collector.h"
 #include "sptune/Collect/WorkerPool.h"
+#include "sptune/Tune/ScheduleTuner.h"
 #include "sptune/Matrix/MatrixSource.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -75,6 +76,18 @@ static cl::opt<bool> spaceSize("space-size",
                                cl::desc("Print the size of the legal "
                                         "schedule space per matrix and "
                                         "kernel, measure nothing"));
+static cl::opt<std::string>
+    modelPath("model", cl::desc("Active learning: also measure the schedules "
+                                "this cost model ranks best (development "
+                                "mode model file)"));
+static cl::opt<unsigned> modelTopK("model-top-k",
+                                   cl::desc("How many of the model's best "
+                                            "candidates to measure"),
+                                   cl::init(8));
+static cl::opt<unsigned> modelCandidates("model-candidates",
+                                         cl::desc("Candidates the model ranks "
+                                                  "per matrix"),
+                                         cl::init(1000));
 static cl::opt<std::string> target("target", cl::desc("cpu or spade"),
                                    cl::init("cpu"));
 static cl::opt<std::string> worker("worker-exe",
@@ -130,6 +143,19 @@ int main(int argc, char **argv) {
   const ScheduleSpace &space =
       target == "spade" ? static_cast<const ScheduleSpace &>(spadeSpace)
                         : static_cast<const ScheduleSpace &>(cpuSpace);
+  std::unique_ptr<CostModel> model;
+  if (!modelPath.empty()) {
+    if (target != "cpu") {
+      llvm::errs() << "sptune-collect: --model is for the CPU target\n";
+      return 2;
+    }
+    model = createCostModel(CostModelMode::Development, modelPath, &error);
+    if (!model) {
+      llvm::errs() << "sptune-collect: cannot load the model: " << error
+                   << "\n";
+      return 2;
+    }
+  }
   std::vector<std::pair<int64_t, std::vector<PlannedRequest>>> perMatrix;
   for (const std::string &source : sources) {
     CooMatrix coo;
@@ -151,9 +177,32 @@ int main(int argc, char **argv) {
       }
       continue;
     }
-    perMatrix.emplace_back(coo.nnz(), planMatrix(source, info.id, coo.rows,
-                                                 coo.cols, coo.nnz(), space,
-                                                 options));
+    std::vector<PlannedRequest> requests = planMatrix(
+        source, info.id, coo.rows, coo.cols, coo.nnz(), space, options);
+    if (model) {
+      // Active learning: the model's favourites are where its errors
+      // matter; measuring them corrects its optimism (winner's curse).
+      CsrMatrix csr = CsrMatrix::fromCoo(coo);
+      for (const std::string &k : options.kernels) {
+        KernelType kt = *parseKernelType(k);
+        TuneOptions tune;
+        tune.candidates = modelCandidates;
+        tune.topK = modelTopK;
+        tune.seed = seed + 17;
+        std::optional<TuneResult> ranked = tuneSchedule(
+            *model, csr, kt, kt == KernelType::SpMV ? 1 : options.free, tune,
+            error);
+        if (!ranked) {
+          llvm::errs() << "sptune-collect: model ranking failed on "
+                       << info.id << ": " << error << "\n";
+          continue;
+        }
+        for (const RankedCandidate &c : ranked->top)
+          requests.push_back(makeRequest(source, info.id, k, "model",
+                                         c.schedule.str(), "", options));
+      }
+    }
+    perMatrix.emplace_back(coo.nnz(), std::move(requests));
   }
   if (spaceSize)
     return 0;

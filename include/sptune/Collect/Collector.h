@@ -42,6 +42,15 @@ struct PlannedRequest {
 bool expandMatrixSources(const std::vector<std::string> &inputs,
                          std::vector<std::string> &sources, std::string &error);
 
+/// One request with its dataset key: a `schedule` in `role`, or a
+/// `baseline` (then role is "baseline:<name>").
+PlannedRequest makeRequest(const std::string &source,
+                           const std::string &matrixId,
+                           const std::string &kernel, const std::string &role,
+                           const std::string &schedule,
+                           const std::string &baseline,
+                           const CollectOptions &options);
+
 /// The requests for one matrix (already loaded: its id and shape).
 std::vector<PlannedRequest> planMatrix(const std::string &source,
                                        const std::string &matrixId,
