@@ -156,10 +156,8 @@ bool DatasetReader::addLine(std::string_view text) {
   }
   bool isDefault = *role == "baseline:mlir-default";
   bool isHeuristic = *role == "baseline:heuristic";
-  if (!isDefault && !isHeuristic && *role != "sample") {
-    ++counts_.unparsable;
-    return false;
-  }
+  // Every other role ("sample", "model" from active learning, ...) is a
+  // measured schedule like any other.
   std::string error;
   std::optional<Schedule> sched = parseSchedule(
       std::string_view(schedText->data(), schedText->size()), &error);
