@@ -21,6 +21,10 @@ std::string SampleGroup::key() const {
 std::optional<double> SampleGroup::defaultTime() const {
   if (mlirDefaultTime)
     return mlirDefaultTime;
+  // Targets the MLIR sparsifier does not serve (SPADE) are compared with
+  // their own default schedule, the heuristic baseline.
+  if (target == TargetKind::SPADE && heuristicTime)
+    return heuristicTime;
   Schedule def = mlirDefaultSchedule(target, kernel);
   for (const MeasuredSchedule &m : samples)
     if (m.schedule == def)

@@ -207,7 +207,7 @@ std::string EvaluationReport::summary() const {
   std::snprintf(
       buf, sizeof(buf),
       "%zu groups, %zu samples: Kendall tau %.3f, pair accuracy %s, MAPE %s "
-      "(median %s)\nspeedup over MLIR default (geomean of %zu groups): top-1 "
+      "(median %s)\nspeedup over the default schedule (geomean of %zu groups): top-1 "
       "%s, top-5 %s, oracle %s",
       groups, samples, tau, fmt(pairAccuracy, "%.3f").c_str(),
       fmt(mape ? std::optional<double>(*mape * 100) : std::nullopt, "%.1f%%")

@@ -135,7 +135,7 @@ static uint64_t fingerprint(const std::vector<PreparedGroup> &groups,
      << o.schedulesPerGroup << "," << o.learningRate << "," << o.weightDecay
      << "," << o.margin << "," << o.regressionWeight << ","
      << o.reconstructionWeight << "," << o.pairTolerance << "," << o.seed << ","
-     << o.finetune << ";";
+     << o.finetune << ";" << o.finetuneScheduleEncoder << ";";
   const ModelConfig &c = model.info().config;
   os << c.embedding << "," << c.latent << "," << c.hidden << ","
      << c.autoencoderHidden << ";";
@@ -370,6 +370,10 @@ static std::vector<torch::Tensor> trainableParameters(CostNet &net,
   for (auto *layer : {&net->p1, &net->p2, &net->p3})
     for (const torch::Tensor &t : (*layer)->parameters())
       p.push_back(t);
+  if (o.finetuneScheduleEncoder)
+    for (auto *layer : {&net->s1, &net->s2})
+      for (const torch::Tensor &t : (*layer)->parameters())
+        p.push_back(t);
   return p;
 }
 

@@ -66,6 +66,11 @@ static cl::opt<std::string>
                  cl::desc("fine-tune this model (COGNATE: frozen matrix "
                           "encoder) instead of training from scratch"),
                  cl::value_desc("model"), cl::cat(category));
+static cl::opt<bool> finetuneScheduleEncoder(
+    "finetune-schedule-encoder",
+    cl::desc("with --finetune-from: also train the schedule encoder (only "
+             "the matrix encoder stays frozen)"),
+    cl::cat(category));
 static cl::opt<std::string>
     evaluateModel("evaluate",
                   cl::desc("evaluate this model on all the data (no "
@@ -330,6 +335,7 @@ int main(int argc, char **argv) {
   options.learningRate = learningRate;
   options.seed = seed;
   options.finetune = !finetuneFrom.empty();
+  options.finetuneScheduleEncoder = finetuneScheduleEncoder;
   options.checkpointDir = checkpointDir;
   options.threads =
       threads > 0

@@ -77,6 +77,9 @@ struct TrainOptions {
   /// COGNATE fine-tuning: only the target's autoencoder and the predictor
   /// learn; the feature normalization of the base model is kept.
   bool finetune = false;
+  /// Fine-tuning also trains the schedule encoder (only the matrix encoder
+  /// stays frozen): more capacity for a target whose knobs differ.
+  bool finetuneScheduleEncoder = false;
   /// Where to checkpoint after every epoch and resume from (empty: none).
   std::string checkpointDir;
   /// Evaluate the validation groups every this many epochs (and the last).
