@@ -140,7 +140,10 @@ TEST(ConfigurationMapperTest, SampledKnobsAreLegalAndDeterministic) {
       EXPECT_EQ(s, canonicalize(s));
       distinct.insert(s.str());
     }
-    EXPECT_GT(distinct.size(), 10u) << toString(t);
+    // NVVM has 6 codegen thread counts and the cuSPARSE path, on which the
+    // thread count means nothing (canonicalized away): 7 settings.
+    EXPECT_GE(distinct.size(), t == TargetKind::NVVM ? 7u : 11u)
+        << toString(t);
   }
 }
 
