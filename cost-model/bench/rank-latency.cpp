@@ -32,19 +32,23 @@
 using namespace sptune;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory category("sptune-rank-latency options");
+
 static cl::opt<std::string> matrixSource(
-    "matrix", cl::desc("matrix (.mtx path or gen: spec)"),
+    cl::cat(category), "matrix", cl::desc("matrix (.mtx path or gen: spec)"),
     cl::init("/work/shared/matrices/SNAP_ego-Twitter_undirected.mtx"));
 static cl::opt<std::string>
-    modelPath("model",
+    modelPath(cl::cat(category), "model",
               cl::desc("model file (default: an untrained model of "
                        "the default architecture)"),
               cl::init(""));
-static cl::opt<unsigned> numCandidates("candidates", cl::init(1000),
+static cl::opt<unsigned> numCandidates(cl::cat(category), "candidates",
+                                       cl::init(1000),
                                        cl::desc("candidates per ranking"));
-static cl::opt<unsigned> reps("reps", cl::init(21),
+static cl::opt<unsigned> reps(cl::cat(category), "reps", cl::init(21),
                               cl::desc("repetitions (the median is reported)"));
-static cl::opt<std::string> outPath("out", cl::desc("write JSON results here"),
+static cl::opt<std::string> outPath(cl::cat(category), "out",
+                                    cl::desc("write JSON results here"),
                                     cl::init(""));
 
 template <typename Fn> static double medianSeconds(unsigned n, Fn fn) {
@@ -94,6 +98,7 @@ static std::vector<Schedule> candidates(size_t count) {
 }
 
 int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "sptune featurize/rank latency\n");
   CooMatrix coo;
   MatrixInfo info;

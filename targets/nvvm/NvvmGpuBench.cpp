@@ -42,46 +42,49 @@
 using namespace sptune;
 namespace cl = llvm::cl;
 
-static cl::list<std::string> matrices(cl::Positional,
+static cl::OptionCategory category("sptune-gpu-bench options");
+
+static cl::list<std::string> matrices(cl::cat(category), cl::Positional,
                                       cl::desc("<matrix .mtx or gen: spec>"));
-static cl::opt<std::string> kernels("kernel",
+static cl::opt<std::string> kernels(cl::cat(category), "kernel",
                                     cl::desc("spmm, sddmm or all"),
                                     cl::init("all"));
-static cl::opt<int64_t> freeSize("free", cl::desc("N of SpMM, K of SDDMM"),
+static cl::opt<int64_t> freeSize(cl::cat(category), "free",
+                                 cl::desc("N of SpMM, K of SDDMM"),
                                  cl::init(64));
-static cl::opt<int> bits("bits", cl::desc("Element bits: 32 or 64"),
-                         cl::init(32));
-static cl::opt<std::string> jsonPath("json",
+static cl::opt<int> bits(cl::cat(category), "bits",
+                         cl::desc("Element bits: 32 or 64"), cl::init(32));
+static cl::opt<std::string> jsonPath(cl::cat(category), "json",
                                      cl::desc("Write JSON lines here"));
-static cl::opt<double> minSeconds("min-seconds",
+static cl::opt<double> minSeconds(cl::cat(category), "min-seconds",
                                   cl::desc("Minimum measured time"),
                                   cl::init(0.05));
-static cl::opt<int> warmups("warmups", cl::desc("Untimed calls"),
-                            cl::init(3));
-static cl::opt<int> minReps("min-reps", cl::desc("Minimum repetitions"),
-                            cl::init(10));
-static cl::opt<int> maxReps("max-reps", cl::desc("Maximum repetitions"),
-                            cl::init(500));
-static cl::opt<std::string> chip("chip",
+static cl::opt<int> warmups(cl::cat(category), "warmups",
+                            cl::desc("Untimed calls"), cl::init(3));
+static cl::opt<int> minReps(cl::cat(category), "min-reps",
+                            cl::desc("Minimum repetitions"), cl::init(10));
+static cl::opt<int> maxReps(cl::cat(category), "max-reps",
+                            cl::desc("Maximum repetitions"), cl::init(500));
+static cl::opt<std::string> chip(cl::cat(category), "chip",
                                  cl::desc("sm_XY (default: the device's)"));
 static cl::opt<std::string>
-    schedules("schedules",
+    schedules(cl::cat(category), "schedules",
               cl::desc("Measure these schedules (';'-separated) instead of "
                        "the built-in candidates"));
-static cl::opt<bool> emitModule("emit-module",
+static cl::opt<bool> emitModule(cl::cat(category), "emit-module",
                                 cl::desc("Print the lowered bench module of "
                                          "--schedule and exit"));
-static cl::opt<std::string> schedule("schedule",
+static cl::opt<std::string> schedule(cl::cat(category), "schedule",
                                      cl::desc("With --emit-module"));
 static cl::opt<bool>
-    jitOnly("jit-only",
+    jitOnly(cl::cat(category), "jit-only",
             cl::desc("Testing: also JIT the host code of --schedule against "
                      "the runtime (no device needed) and exit"),
             cl::Hidden);
-static cl::opt<int64_t> rows("rows", cl::desc("With --emit-module"),
-                             cl::init(1024));
-static cl::opt<int64_t> cols("cols", cl::desc("With --emit-module"),
-                             cl::init(1024));
+static cl::opt<int64_t> rows(cl::cat(category), "rows",
+                             cl::desc("With --emit-module"), cl::init(1024));
+static cl::opt<int64_t> cols(cl::cat(category), "cols",
+                             cl::desc("With --emit-module"), cl::init(1024));
 
 namespace {
 
@@ -132,8 +135,9 @@ std::string number(double v) {
 
 std::string measurementJson(const std::string &matrix, KernelType kernel,
                             const std::string &what, const Measurement &m) {
-  return "{\"matrix\":" + json(matrix) + ",\"kernel\":" +
-         json(toString(kernel)) + ",\"free\":" + std::to_string(freeSize) +
+  return "{\"matrix\":" + json(matrix) +
+         ",\"kernel\":" + json(toString(kernel)) +
+         ",\"free\":" + std::to_string(freeSize) +
          ",\"bits\":" + std::to_string(bits) + ",\"what\":" + json(what) +
          ",\"status\":" + json(toString(m.status)) +
          ",\"reason\":" + json(m.reason) +
@@ -164,6 +168,7 @@ std::vector<std::string> split(const std::string &text, char sep) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "sptune GPU benchmark: tuned vs cuSPARSE\n");
   auto errs = [](const std::string &msg) {
@@ -263,9 +268,9 @@ int main(int argc, char **argv) {
       spec.elementBits = bits;
       Measurement base = measurer.measureCusparse(m, spec, mopts);
       emit(measurementJson(info.id, kernel, "cusparse", base));
-      llvm::errs() << info.id << " " << toString(kernel) << " cusparse: "
-                   << toString(base.status) << " " << base.medianSeconds * 1e6
-                   << " us " << base.reason << "\n";
+      llvm::errs() << info.id << " " << toString(kernel)
+                   << " cusparse: " << toString(base.status) << " "
+                   << base.medianSeconds * 1e6 << " us " << base.reason << "\n";
       std::vector<std::string> list =
           schedules.empty() ? candidates(kernel) : split(schedules, ';');
       std::string bestText, codegenText;
@@ -297,17 +302,17 @@ int main(int argc, char **argv) {
         }
       }
       std::string summary =
-          "{\"matrix\":" + json(info.id) + ",\"kernel\":" +
-          json(toString(kernel)) + ",\"rows\":" + std::to_string(m.rows) +
+          "{\"matrix\":" + json(info.id) +
+          ",\"kernel\":" + json(toString(kernel)) +
+          ",\"rows\":" + std::to_string(m.rows) +
           ",\"cols\":" + std::to_string(m.cols) +
           ",\"nnz\":" + std::to_string(m.nnz()) +
           ",\"free\":" + std::to_string(freeSize) +
-          ",\"bits\":" + std::to_string(bits) +
-          ",\"device\":" + json(device) + ",\"summary\":true" +
-          ",\"cusparse_s\":" + (base.ok() ? number(base.medianSeconds) : "null") +
+          ",\"bits\":" + std::to_string(bits) + ",\"device\":" + json(device) +
+          ",\"summary\":true" + ",\"cusparse_s\":" +
+          (base.ok() ? number(base.medianSeconds) : "null") +
           ",\"tuned_s\":" + (best.ok() ? number(best.medianSeconds) : "null") +
-          ",\"tuned_schedule\":" + json(bestText) +
-          ",\"codegen_s\":" +
+          ",\"tuned_schedule\":" + json(bestText) + ",\"codegen_s\":" +
           (codegen.ok() ? number(codegen.medianSeconds) : "null") +
           ",\"codegen_schedule\":" + json(codegenText) + ",\"speedup\":" +
           (base.ok() && best.ok() && best.medianSeconds > 0

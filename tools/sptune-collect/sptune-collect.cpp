@@ -14,83 +14,94 @@
 #include "spade/SpadeScheduleSpace.h"
 #include "sptune/Collect/Collector.h"
 #include "sptune/Collect/WorkerPool.h"
-#include "sptune/Tune/ScheduleTuner.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Tune/ScheduleTuner.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <algorithm>
 #include <map>
 
 using namespace sptune;
 namespace cl = llvm::cl;
 
-static cl::list<std::string>
-    matrixInputs(cl::Positional,
-                 cl::desc("<matrix: .mtx file, directory, gen: spec; @file = one per line>..."),
-                 cl::OneOrMore);
-static cl::list<std::string> kernels("kernel", cl::desc("spmm, sddmm, spmv"),
+static cl::OptionCategory category("sptune-collect options");
+
+static cl::list<std::string> matrixInputs(
+    cl::cat(category), cl::Positional,
+    cl::desc(
+        "<matrix: .mtx file, directory, gen: spec; @file = one per line>..."),
+    cl::OneOrMore);
+static cl::list<std::string> kernels(cl::cat(category), "kernel",
+                                     cl::desc("spmm, sddmm, spmv"),
                                      cl::CommaSeparated);
-static cl::opt<int64_t> freeSize("free", cl::desc("N of SpMM, K of SDDMM"),
+static cl::opt<int64_t> freeSize(cl::cat(category), "free",
+                                 cl::desc("N of SpMM, K of SDDMM"),
                                  cl::init(64));
-static cl::opt<unsigned> samples("samples",
+static cl::opt<unsigned> samples(cl::cat(category), "samples",
                                  cl::desc("Sampled schedules per matrix and "
                                           "kernel"),
                                  cl::init(40));
-static cl::opt<uint64_t> seed("seed", cl::desc("Sampling seed"), cl::init(1));
-static cl::opt<std::string> out("out", cl::desc("Dataset (JSONL, appended)"),
+static cl::opt<uint64_t> seed(cl::cat(category), "seed",
+                              cl::desc("Sampling seed"), cl::init(1));
+static cl::opt<std::string> out(cl::cat(category), "out",
+                                cl::desc("Dataset (JSONL, appended)"),
                                 cl::Required);
-static cl::opt<unsigned> workerCount("workers",
+static cl::opt<unsigned> workerCount(cl::cat(category), "workers",
                                      cl::desc("Measurement worker processes "
                                               "(more than one perturbs "
                                               "timings)"),
                                      cl::init(1));
-static cl::opt<double> timeout("timeout", cl::desc("Seconds per measurement"),
+static cl::opt<double> timeout(cl::cat(category), "timeout",
+                               cl::desc("Seconds per measurement"),
                                cl::init(120));
-static cl::opt<double> minSeconds("min-seconds",
+static cl::opt<double> minSeconds(cl::cat(category), "min-seconds",
                                   cl::desc("Minimum timed seconds per "
                                            "measurement"),
                                   cl::init(0.2));
-static cl::opt<int> minReps("min-reps", cl::desc("Minimum repetitions"),
-                            cl::init(5));
+static cl::opt<int> minReps(cl::cat(category), "min-reps",
+                            cl::desc("Minimum repetitions"), cl::init(5));
 static cl::list<std::string>
-    baselines("baselines", cl::desc("mlir-default, heuristic, eigen"),
-              cl::CommaSeparated);
-static cl::opt<bool> noBaselines("no-baselines",
+    baselines(cl::cat(category), "baselines",
+              cl::desc("mlir-default, heuristic, eigen"), cl::CommaSeparated);
+static cl::opt<bool> noBaselines(cl::cat(category), "no-baselines",
                                  cl::desc("Measure sampled schedules only"));
-static cl::opt<int64_t> minNnz("min-nnz", cl::desc("Skip smaller matrices"),
-                               cl::init(0));
-static cl::opt<int64_t> maxNnz("max-nnz", cl::desc("Skip larger matrices"),
+static cl::opt<int64_t> minNnz(cl::cat(category), "min-nnz",
+                               cl::desc("Skip smaller matrices"), cl::init(0));
+static cl::opt<int64_t> maxNnz(cl::cat(category), "max-nnz",
+                               cl::desc("Skip larger matrices"),
                                cl::init(INT64_MAX));
-static cl::opt<bool> fsyncEach("fsync", cl::desc("fsync after each record"));
-static cl::opt<bool> byName("by-name",
+static cl::opt<bool> fsyncEach(cl::cat(category), "fsync",
+                               cl::desc("fsync after each record"));
+static cl::opt<bool> byName(cl::cat(category), "by-name",
                             cl::desc("Measure matrices in name order (default: "
                                      "smallest first, for early coverage)"));
-static cl::opt<bool> spaceSize("space-size",
+static cl::opt<bool> spaceSize(cl::cat(category), "space-size",
                                cl::desc("Print the size of the legal "
                                         "schedule space per matrix and "
                                         "kernel, measure nothing"));
 static cl::opt<std::string>
-    modelPath("model", cl::desc("Active learning: also measure the schedules "
-                                "this cost model ranks best (development "
-                                "mode model file)"));
-static cl::opt<unsigned> modelTopK("model-top-k",
+    modelPath(cl::cat(category), "model",
+              cl::desc("Active learning: also measure the schedules "
+                       "this cost model ranks best (development "
+                       "mode model file)"));
+static cl::opt<unsigned> modelTopK(cl::cat(category), "model-top-k",
                                    cl::desc("How many of the model's best "
                                             "candidates to measure"),
                                    cl::init(8));
-static cl::opt<unsigned> modelCandidates("model-candidates",
+static cl::opt<unsigned> modelCandidates(cl::cat(category), "model-candidates",
                                          cl::desc("Candidates the model ranks "
                                                   "per matrix"),
                                          cl::init(1000));
-static cl::opt<std::string> target("target", cl::desc("cpu or spade"),
-                                   cl::init("cpu"));
-static cl::opt<std::string> worker("worker-exe",
+static cl::opt<std::string> target(cl::cat(category), "target",
+                                   cl::desc("cpu or spade"), cl::init("cpu"));
+static cl::opt<std::string> worker(cl::cat(category), "worker-exe",
                                    cl::desc("sptune-measure executable"));
 
 static std::atomic<bool> interrupted{false};
@@ -98,6 +109,7 @@ static void onSignal(int) { interrupted = true; }
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "sptune measurement collector\n");
 
   CollectOptions options;
@@ -172,7 +184,8 @@ int main(int argc, char **argv) {
       for (const std::string &k : options.kernels) {
         KernelType kt = *parseKernelType(k);
         ProblemShape shape{kt, coo.rows, coo.cols,
-                           kt == KernelType::SpMV ? 1 : options.free, coo.nnz()};
+                           kt == KernelType::SpMV ? 1 : options.free,
+                           coo.nnz()};
         llvm::outs() << info.id << " " << k << " " << space.size(shape) << "\n";
       }
       continue;
@@ -193,8 +206,8 @@ int main(int argc, char **argv) {
             *model, csr, kt, kt == KernelType::SpMV ? 1 : options.free, tune,
             error);
         if (!ranked) {
-          llvm::errs() << "sptune-collect: model ranking failed on "
-                       << info.id << ": " << error << "\n";
+          llvm::errs() << "sptune-collect: model ranking failed on " << info.id
+                       << ": " << error << "\n";
           continue;
         }
         for (const RankedCandidate &c : ranked->top)
@@ -207,8 +220,9 @@ int main(int argc, char **argv) {
   if (spaceSize)
     return 0;
   if (!byName)
-    std::stable_sort(perMatrix.begin(), perMatrix.end(),
-                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::stable_sort(
+        perMatrix.begin(), perMatrix.end(),
+        [](const auto &a, const auto &b) { return a.first < b.first; });
   std::vector<PlannedRequest> plan;
   for (auto &[nnz, requestsOfMatrix] : perMatrix)
     for (PlannedRequest &p : requestsOfMatrix)
@@ -230,8 +244,8 @@ int main(int argc, char **argv) {
   }
   llvm::errs() << "sptune-collect: " << sources.size() << " matrices, "
                << plan.size() << " measurements planned, "
-               << plan.size() - requests.size() << " already in " << out
-               << ", " << requests.size() << " to do\n";
+               << plan.size() - requests.size() << " already in " << out << ", "
+               << requests.size() << " to do\n";
   if (requests.empty())
     return 0;
 
@@ -257,9 +271,9 @@ int main(int argc, char **argv) {
       writeFailed = true;
     ++done;
     ++statuses[toString(r.measurement.status)];
-    double elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     double rate = done / std::max(elapsed, 1e-9);
     llvm::errs() << "\r[" << done << "/" << requests.size() << "] "
                  << llvm::format("%.1f", rate * 60) << " meas/min, ETA "

@@ -24,38 +24,46 @@
 using namespace sptune;
 namespace cl = llvm::cl;
 
-static cl::list<std::string> kernels("kernel", cl::desc("spmm, sddmm, spmv"),
+static cl::OptionCategory category("sptune-fuzz options");
+
+static cl::list<std::string> kernels(cl::cat(category), "kernel",
+                                     cl::desc("spmm, sddmm, spmv"),
                                      cl::CommaSeparated);
-static cl::opt<unsigned> count("schedules",
+static cl::opt<unsigned> count(cl::cat(category), "schedules",
                                cl::desc("Schedules per kernel (spread over "
                                         "the matrices)"),
                                cl::init(200));
-static cl::opt<uint64_t> seed("seed", cl::desc("Random seed"), cl::init(1));
-static cl::opt<int64_t> freeSize("free", cl::desc("N of SpMM / K of SDDMM"),
+static cl::opt<uint64_t> seed(cl::cat(category), "seed",
+                              cl::desc("Random seed"), cl::init(1));
+static cl::opt<int64_t> freeSize(cl::cat(category), "free",
+                                 cl::desc("N of SpMM / K of SDDMM"),
                                  cl::init(16));
 static cl::list<std::string>
-    matrices("matrix", cl::desc("Matrices (paths or gen: specs); default: "
-                                "a built-in set of awkward shapes"));
-static cl::opt<unsigned> workers("workers", cl::desc("Worker processes"),
-                                 cl::init(1));
-static cl::opt<double> timeout("timeout", cl::desc("Seconds per schedule"),
-                               cl::init(60));
-static cl::opt<std::string> worker("worker-exe",
+    matrices(cl::cat(category), "matrix",
+             cl::desc("Matrices (paths or gen: specs); default: "
+                      "a built-in set of awkward shapes"));
+static cl::opt<unsigned> workers(cl::cat(category), "workers",
+                                 cl::desc("Worker processes"), cl::init(1));
+static cl::opt<double> timeout(cl::cat(category), "timeout",
+                               cl::desc("Seconds per schedule"), cl::init(60));
+static cl::opt<std::string> worker(cl::cat(category), "worker-exe",
                                    cl::desc("sptune-measure executable"));
-static cl::opt<bool> verbose("v", cl::desc("Print every schedule"));
+static cl::opt<bool> verbose(cl::cat(category), "v",
+                             cl::desc("Print every schedule"));
 
 static const char *kDefaultMatrices[] = {
-    "gen:uniform:rows=64,cols=64,density=0.08,seed=11",  // random
-    "gen:uniform:rows=96,cols=96,nnz=24,seed=12",        // mostly empty rows
-    "gen:uniform:rows=1,cols=48,nnz=20,seed=13",         // a single row
-    "gen:uniform:rows=48,cols=1,nnz=20,seed=14",         // a single column
-    "gen:uniform:rows=40,cols=112,nnz=300,seed=15",      // rectangular
-    "gen:block:rows=64,cols=64,nnz=512,bs=4,seed=16",    // blocked
-    "gen:rmat:rows=128,cols=128,nnz=900,seed=17",        // power law
+    "gen:uniform:rows=64,cols=64,density=0.08,seed=11", // random
+    "gen:uniform:rows=96,cols=96,nnz=24,seed=12",       // mostly empty rows
+    "gen:uniform:rows=1,cols=48,nnz=20,seed=13",        // a single row
+    "gen:uniform:rows=48,cols=1,nnz=20,seed=14",        // a single column
+    "gen:uniform:rows=40,cols=112,nnz=300,seed=15",     // rectangular
+    "gen:block:rows=64,cols=64,nnz=512,bs=4,seed=16",   // blocked
+    "gen:rmat:rows=128,cols=128,nnz=900,seed=17",       // power law
 };
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "sptune schedule fuzzer\n");
   std::vector<std::string> kernelNames(kernels.begin(), kernels.end());
   if (kernelNames.empty())
@@ -75,7 +83,8 @@ int main(int argc, char **argv) {
       return 2;
     }
     coo.canonicalize();
-    shapes.push_back({KernelType::SpMM, coo.rows, coo.cols, freeSize, coo.nnz()});
+    shapes.push_back(
+        {KernelType::SpMM, coo.rows, coo.cols, freeSize, coo.nnz()});
   }
 
   std::vector<MeasureRequest> requests;
@@ -125,13 +134,13 @@ int main(int argc, char **argv) {
                          q.schedule + " | " + r.measurement.reason);
     if (verbose)
       llvm::errs() << status << " " << q.matrix << " " << q.schedule << "\n";
-    double elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     llvm::errs() << "\r[" << done << "/" << requests.size() << "] "
                  << llvm::format("%.1f", done / elapsed) << " schedules/s, ETA "
-                 << llvm::format("%.0f", (requests.size() - done) *
-                                             elapsed / done)
+                 << llvm::format("%.0f",
+                                 (requests.size() - done) * elapsed / done)
                  << " s   ";
   });
   llvm::errs() << "\n";

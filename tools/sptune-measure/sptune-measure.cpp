@@ -23,37 +23,44 @@
 using namespace sptune;
 namespace cl = llvm::cl;
 
-static cl::opt<bool> worker("worker", cl::desc("Serve JSON requests on stdin"));
-static cl::opt<std::string> matrix("matrix",
+static cl::OptionCategory category("sptune-measure options");
+
+static cl::opt<bool> worker(cl::cat(category), "worker",
+                            cl::desc("Serve JSON requests on stdin"));
+static cl::opt<std::string> matrix(cl::cat(category), "matrix",
                                    cl::desc("Matrix: .mtx path or gen: spec"));
-static cl::opt<std::string> kernel("kernel", cl::desc("spmm, sddmm or spmv"),
+static cl::opt<std::string> kernel(cl::cat(category), "kernel",
+                                   cl::desc("spmm, sddmm or spmv"),
                                    cl::init("spmm"));
-static cl::opt<int64_t> freeSize("free", cl::desc("N of SpMM, K of SDDMM"),
+static cl::opt<int64_t> freeSize(cl::cat(category), "free",
+                                 cl::desc("N of SpMM, K of SDDMM"),
                                  cl::init(64));
-static cl::opt<int> bits("bits", cl::desc("Element bits: 32 or 64"),
-                         cl::init(32));
-static cl::opt<std::string> schedule("schedule",
+static cl::opt<int> bits(cl::cat(category), "bits",
+                         cl::desc("Element bits: 32 or 64"), cl::init(32));
+static cl::opt<std::string> schedule(cl::cat(category), "schedule",
                                      cl::desc("The schedule (printed form)"));
 static cl::opt<std::string>
-    baseline("baseline",
+    baseline(cl::cat(category), "baseline",
              cl::desc("Measure a baseline instead: mlir-default, heuristic, "
                       "eigen"));
-static cl::opt<double> minSeconds("min-seconds",
+static cl::opt<double> minSeconds(cl::cat(category), "min-seconds",
                                   cl::desc("Minimum measured time"),
                                   cl::init(0.2));
-static cl::opt<int> minReps("min-reps", cl::desc("Minimum repetitions"),
-                            cl::init(5));
-static cl::opt<bool> noCheck("no-check", cl::desc("Skip the result check"));
+static cl::opt<int> minReps(cl::cat(category), "min-reps",
+                            cl::desc("Minimum repetitions"), cl::init(5));
+static cl::opt<bool> noCheck(cl::cat(category), "no-check",
+                             cl::desc("Skip the result check"));
 static cl::opt<std::string> injectFault(
-    "inject-fault",
+    cl::cat(category), "inject-fault",
     cl::desc("Testing: 'crash:TEXT' or 'hang:TEXT' makes the worker segfault "
              "or hang on requests whose baseline or schedule contains TEXT"),
     cl::Hidden);
-static cl::opt<bool> printIR("print-ir",
+static cl::opt<bool> printIR(cl::cat(category), "print-ir",
                              cl::desc("Print the lowered module to stderr"));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "sptune measurement worker\n");
   MeasureService service;
   if (!injectFault.empty()) {
