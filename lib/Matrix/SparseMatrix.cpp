@@ -3,6 +3,7 @@
 #include "sptune/Matrix/SparseMatrix.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <utility>
 
@@ -182,4 +183,21 @@ CsrMatrix CsrMatrix::transposed() const {
       t.values[q] = values[p];
     }
   return t;
+}
+
+uint64_t sptune::contentHash(const CsrMatrix &m) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t x) { h = (h ^ x) * 1099511628211ull; };
+  mix(static_cast<uint64_t>(m.rows));
+  mix(static_cast<uint64_t>(m.cols));
+  for (int64_t p : m.rowPtr)
+    mix(static_cast<uint64_t>(p));
+  for (int32_t c : m.colIdx)
+    mix(static_cast<uint64_t>(c));
+  for (double v : m.values) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    mix(bits);
+  }
+  return h;
 }

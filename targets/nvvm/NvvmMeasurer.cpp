@@ -3,7 +3,6 @@
 #include "nvvm/NvvmMeasurer.h"
 
 #include "nvvm/CudaRuntimeLoader.h"
-#include "nvvm/NvvmBenchModule.h"
 #include "nvvm/NvvmLegality.h"
 #include "nvvm/NvvmPasses.h"
 
@@ -11,7 +10,7 @@
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/InitAll.h"
-#include "sptune/Matrix/Reference.h"
+#include "sptune/Target/JitBench.h"
 #include "sptune/Transforms/Passes.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
@@ -68,67 +67,6 @@ std::string jsonString(const std::string &s) {
   return out + "\"";
 }
 
-/// A C-interface memref descriptor over caller-owned data.
-template <typename T, int N> struct MemRef {
-  StridedMemRefType<T, N> desc;
-  MemRef(T *data, std::array<int64_t, N> sizes) {
-    desc.basePtr = desc.data = data;
-    desc.offset = 0;
-    int64_t stride = 1;
-    for (int d = N - 1; d >= 0; --d) {
-      desc.sizes[d] = sizes[d];
-      desc.strides[d] = stride;
-      stride *= sizes[d];
-    }
-  }
-  void *ptr() { return &desc; }
-};
-
-/// The C-interface entry points of the bench module take six descriptors.
-using Entry6 = void (*)(void *, void *, void *, void *, void *, void *);
-
-struct Compiled {
-  std::unique_ptr<mlir::ExecutionEngine> engine;
-  Entry6 time = nullptr;
-  Entry6 check = nullptr;
-  double compileSeconds = 0;
-};
-
-/// The inputs of one (matrix, kernel) in the element type T.
-template <typename T> struct Inputs {
-  std::vector<int64_t> pos, crd;
-  std::vector<T> vals;           // the matrix's values (zeros for SDDMM)
-  std::vector<T> dense0, dense1; // B (SpMM), x (SpMV), A and B (SDDMM)
-  std::vector<T> out;            // C / y
-  ReferenceResult reference;
-};
-
-/// Identifies a matrix by content (callers reuse one CsrMatrix object).
-uint64_t fingerprint(const CsrMatrix &m) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](uint64_t x) { h = (h ^ x) * 1099511628211ull; };
-  mix(static_cast<uint64_t>(m.rows));
-  mix(static_cast<uint64_t>(m.cols));
-  for (int64_t p : m.rowPtr)
-    mix(static_cast<uint64_t>(p));
-  for (int32_t c : m.colIdx)
-    mix(static_cast<uint64_t>(c));
-  for (double v : m.values) {
-    uint64_t bits;
-    std::memcpy(&bits, &v, sizeof(bits));
-    mix(bits);
-  }
-  return h;
-}
-
-/// `m` with every stored value 1: the SDDMM reference of the sampled
-/// product.
-CsrMatrix onesPattern(const CsrMatrix &m) {
-  CsrMatrix ones = m;
-  std::fill(ones.values.begin(), ones.values.end(), 1.0);
-  return ones;
-}
-
 /// The weighted checksum of sampled values in CSR order (Reference.h).
 double checksum(const CsrMatrix &m, const double *values) {
   double sum = 0;
@@ -146,42 +84,6 @@ std::string ptxFeaturesFor(const std::string &chip) {
   if (arch >= 100)
     return "+ptx86";
   return "+ptx80";
-}
-
-template <typename T> void prepare(const CsrMatrix &m, const KernelSpec &spec,
-                                   Inputs<T> &in) {
-  in.pos.assign(m.rowPtr.begin(), m.rowPtr.end());
-  in.crd.assign(m.colIdx.begin(), m.colIdx.end());
-  auto cast = [](const std::vector<float> &v) {
-    return std::vector<T>(v.begin(), v.end());
-  };
-  switch (spec.kernel) {
-  case KernelType::SpMM: {
-    in.vals.assign(m.values.begin(), m.values.end());
-    std::vector<float> b = denseInput(m.cols, spec.free, 1);
-    in.dense0 = cast(b);
-    in.out.assign(static_cast<size_t>(m.rows * spec.free), T(0));
-    in.reference = referenceSpMM(m, b, spec.free);
-    break;
-  }
-  case KernelType::SpMV: {
-    in.vals.assign(m.values.begin(), m.values.end());
-    std::vector<float> x = denseInput(m.cols, 1, 1);
-    in.dense0 = cast(x);
-    in.out.assign(static_cast<size_t>(m.rows), T(0));
-    in.reference = referenceSpMV(m, x);
-    break;
-  }
-  case KernelType::SDDMM: {
-    in.vals.assign(m.values.size(), T(0));
-    std::vector<float> a = denseInput(m.rows, spec.free, 2);
-    std::vector<float> b = denseInput(spec.free, m.cols, 3);
-    in.dense0 = cast(a);
-    in.dense1 = cast(b);
-    in.reference = referenceSDDMMChecksum(onesPattern(m), a, b, spec.free);
-    break;
-  }
-  }
 }
 
 } // namespace
@@ -240,16 +142,14 @@ struct NvvmMeasurer::Impl {
   mlir::OwningOpRef<mlir::ModuleOp> lower(const KernelSpec &spec, int64_t rows,
                                           int64_t cols, const Schedule &s,
                                           std::string &error);
-  Compiled *compile(const KernelSpec &spec, int64_t rows, int64_t cols,
-                    const Schedule &s, std::string &error);
+  CompiledBench *compile(const KernelSpec &spec, int64_t rows, int64_t cols,
+                         const Schedule &s, std::string &error);
   template <typename T>
-  Measurement run(const CsrMatrix &m, const KernelSpec &spec,
-                  const Schedule &s, const MeasureOptions &opts);
+  Measurement run(const CsrMatrix &m, const KernelSpec &spec, const Schedule &s,
+                  const MeasureOptions &opts);
   template <typename T>
   Measurement runCusparse(const CsrMatrix &m, const KernelSpec &spec,
                           const MeasureOptions &opts);
-  template <typename T> Inputs<T> &inputs(const CsrMatrix &m,
-                                          const KernelSpec &spec);
   std::string details(const char *path, double endToEnd, int64_t launches);
 
   NvvmMeasurerOptions opts;
@@ -257,55 +157,23 @@ struct NvvmMeasurer::Impl {
   const CudaRuntimeApi *rt = nullptr;
   bool probed = false;
   std::string unavailable, device;
-  std::map<std::string, std::unique_ptr<Compiled>> cache;
+  std::map<std::string, std::unique_ptr<CompiledBench>> cache;
   std::string lastModule;
-  std::string inputsKey;
-  Inputs<float> inputsF32;
-  Inputs<double> inputsF64;
+  BenchInputCache inputs{SddmmForm::InPlace};
 };
 
 mlir::OwningOpRef<mlir::ModuleOp>
 NvvmMeasurer::Impl::lower(const KernelSpec &spec, int64_t rows, int64_t cols,
                           const Schedule &s, std::string &error) {
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(ctx.get(), [&](mlir::Diagnostic &d) {
-    if (d.getSeverity() == mlir::DiagnosticSeverity::Error) {
-      if (!diagnostics.empty())
-        diagnostics += "; ";
-      diagnostics += d.str();
-    }
-    return mlir::success();
-  });
+  ErrorCollector collector(ctx.get());
   // The kernel is written on CSR; sptune-apply-schedule gives it the
   // scheduled storage (its conversion is inside @kernel, as for a user).
-  std::string text =
-      buildNvvmBenchModule(spec, rows, cols, nvvmCsrEncodingText());
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(text, ctx.get());
-  if (!module) {
-    error = "bench module does not parse: " + diagnostics;
+  mlir::OwningOpRef<mlir::ModuleOp> module = parseBenchModule(
+      ctx.get(),
+      buildBenchModule(spec, rows, cols, csrEncodingText(), SddmmForm::InPlace),
+      &s, collector, error);
+  if (!module)
     return nullptr;
-  }
-  mlir::PassManager annotate(ctx.get());
-  mlir::sptune::ExtractKernelsOptions extract;
-  extract.emitRemarks = false;
-  annotate.addPass(mlir::sptune::createExtractKernels(extract));
-  if (mlir::failed(annotate.run(*module))) {
-    error = "kernel extraction failed: " + diagnostics;
-    return nullptr;
-  }
-  bool attached = false;
-  module->walk([&](mlir::Operation *op) {
-    if (op->hasAttr(mlir::sptune::SptuneDialect::kKernelAttrName)) {
-      op->setAttr(mlir::sptune::SptuneDialect::kScheduleAttrName,
-                  mlir::sptune::ScheduleAttr::get(ctx.get(), s));
-      attached = true;
-    }
-  });
-  if (!attached) {
-    error = "the bench kernel was not recognized";
-    return nullptr;
-  }
   mlir::PassManager pm(ctx.get());
   pm.addPass(mlir::sptune::createApplySchedule());
   mlir::sptune::NvvmLoweringOptions lowering;
@@ -315,6 +183,7 @@ NvvmMeasurer::Impl::lower(const KernelSpec &spec, int64_t rows, int64_t cols,
   lowering.enableRuntimeLibrary = opts.sparseRuntimeLibrary;
   mlir::sptune::buildNvvmLoweringPipeline(pm, lowering);
   if (mlir::failed(pm.run(*module))) {
+    const std::string &diagnostics = collector.text();
     error = (diagnostics.find("cannot apply schedule") != std::string::npos ||
                      diagnostics.find("cannot run this schedule") !=
                          std::string::npos
@@ -328,14 +197,10 @@ NvvmMeasurer::Impl::lower(const KernelSpec &spec, int64_t rows, int64_t cols,
   return module;
 }
 
-Compiled *NvvmMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
-                                      int64_t cols, const Schedule &s,
-                                      std::string &error) {
-  std::string key = std::to_string(static_cast<int>(spec.kernel)) + "|" +
-                    std::to_string(spec.free) + "|" +
-                    std::to_string(spec.elementBits) + "|" +
-                    std::to_string(rows) + "x" + std::to_string(cols) + "|" +
-                    s.str();
+CompiledBench *NvvmMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
+                                           int64_t cols, const Schedule &s,
+                                           std::string &error) {
+  std::string key = benchKey(spec, rows, cols, &s);
   if (auto it = cache.find(key); it != cache.end())
     return it->second.get();
   auto start = std::chrono::steady_clock::now();
@@ -345,60 +210,17 @@ Compiled *NvvmMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
   std::string runnerUtils =
       std::string(SPTUNE_MLIR_LIB_DIR) + "/libmlir_c_runner_utils.so";
   llvm::SmallVector<llvm::StringRef, 2> libs = {rt->path, runnerUtils};
-  mlir::ExecutionEngineOptions engineOptions;
-  auto transformer = mlir::makeOptimizingTransformer(3, 0, nullptr);
-  engineOptions.transformer = transformer;
-  engineOptions.sharedLibPaths = libs;
-  auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
-  if (!engine) {
-    error = "JIT failed: " + llvm::toString(engine.takeError());
-    return nullptr;
-  }
-  auto compiled = std::make_unique<Compiled>();
-  compiled->engine = std::move(*engine);
-  auto lookup = [&](const char *name) -> Entry6 {
-    llvm::Expected<void *> fn = compiled->engine->lookup(name);
-    if (!fn) {
-      llvm::consumeError(fn.takeError());
-      return nullptr;
-    }
-    return reinterpret_cast<Entry6>(*fn);
-  };
-  compiled->time = lookup("_mlir_ciface_sptune_time");
-  if (spec.kernel == KernelType::SDDMM)
-    compiled->check = lookup("_mlir_ciface_sptune_check");
-  if (!compiled->time ||
-      (spec.kernel == KernelType::SDDMM && !compiled->check)) {
-    error = "JIT: bench entry points not found";
-    return nullptr;
-  }
-  // Runs the global constructors: they load the gpu.binary
+  // Initializing runs the global constructors: they load the gpu.binary
   // (mgpuModuleLoad / mgpuModuleLoadJIT). Looking functions up does not.
-  compiled->engine->initialize();
+  std::unique_ptr<CompiledBench> compiled =
+      jitBench(*module, spec.kernel, libs, /*aggressiveCodegen=*/false,
+               /*initialize=*/true, error);
+  if (!compiled)
+    return nullptr;
   compiled->compileSeconds = seconds(start);
-  Compiled *raw = compiled.get();
+  CompiledBench *raw = compiled.get();
   cache[key] = std::move(compiled);
   return raw;
-}
-
-template <typename T>
-Inputs<T> &NvvmMeasurer::Impl::inputs(const CsrMatrix &m,
-                                      const KernelSpec &spec) {
-  Inputs<T> &in = [&]() -> Inputs<T> & {
-    if constexpr (sizeof(T) == 4)
-      return inputsF32;
-    else
-      return inputsF64;
-  }();
-  std::string key = std::to_string(fingerprint(m)) + "|" +
-                    std::to_string(static_cast<int>(spec.kernel)) + "|" +
-                    std::to_string(spec.free) + "|" +
-                    std::to_string(spec.elementBits);
-  if (inputsKey != key) {
-    prepare(m, spec, in);
-    inputsKey = key;
-  }
-  return in;
 }
 
 std::string NvvmMeasurer::Impl::details(const char *path, double endToEnd,
@@ -433,7 +255,7 @@ Measurement NvvmMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
 
   size_t before = cache.size();
   std::string error;
-  Compiled *compiled = compile(spec, m.rows, m.cols, s, error);
+  CompiledBench *compiled = compile(spec, m.rows, m.cols, s, error);
   if (!compiled)
     return fail(error.rfind("not applicable", 0) == 0
                     ? MeasureStatus::Illegal
@@ -441,61 +263,23 @@ Measurement NvvmMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
                 error);
   result.compileSeconds = cache.size() > before ? compiled->compileSeconds : 0;
 
-  Inputs<T> &in = inputs<T>(m, spec);
+  BenchInputs<T> &in = inputs.get<T>(m, spec);
   // SDDMM updates the values in place: a private zeroed copy per call.
   std::vector<T> vals = in.vals;
-  MemRef<int64_t, 1> pos(in.pos.data(), {static_cast<int64_t>(in.pos.size())});
-  MemRef<int64_t, 1> crd(in.crd.data(), {static_cast<int64_t>(in.crd.size())});
-  MemRef<T, 1> valsRef(vals.data(), {static_cast<int64_t>(vals.size())});
-  auto call = [&](Entry6 fn, void *last) {
-    switch (spec.kernel) {
-    case KernelType::SpMM: {
-      MemRef<T, 2> b(in.dense0.data(), {m.cols, spec.free});
-      MemRef<T, 2> c(in.out.data(), {m.rows, spec.free});
-      fn(pos.ptr(), crd.ptr(), valsRef.ptr(), b.ptr(), c.ptr(), last);
-      break;
-    }
-    case KernelType::SpMV: {
-      MemRef<T, 1> x(in.dense0.data(), {m.cols});
-      MemRef<T, 1> y(in.out.data(), {m.rows});
-      fn(pos.ptr(), crd.ptr(), valsRef.ptr(), x.ptr(), y.ptr(), last);
-      break;
-    }
-    case KernelType::SDDMM: {
-      MemRef<T, 2> a(in.dense0.data(), {m.rows, spec.free});
-      MemRef<T, 2> b(in.dense1.data(), {spec.free, m.cols});
-      fn(pos.ptr(), crd.ptr(), valsRef.ptr(), a.ptr(), b.ptr(), last);
-      break;
-    }
-    }
+  auto call = [&](BenchEntry fn, void *last) {
+    callBench(fn, m, spec, in, last, &vals);
   };
   auto cudaFailed = [&]() -> bool { return rt->errorCount() > 0; };
   rt->resetErrors();
 
   if (opts.checkResult) {
-    std::vector<double> got;
-    if (spec.kernel == KernelType::SDDMM) {
-      got.assign(1, 0.0);
-      MemRef<double, 1> sum(got.data(), {1});
-      call(compiled->check, sum.ptr());
-    } else {
-      std::fill(in.out.begin(), in.out.end(), T(0));
-      std::vector<double> once(1, 0.0);
-      MemRef<double, 1> t(once.data(), {1});
-      call(compiled->time, t.ptr());
-      got.assign(in.out.begin(), in.out.end());
-    }
+    std::string wrong =
+        checkBench(*compiled, m, spec, in, checkTolerance(spec, opts), &vals);
     if (cudaFailed())
       return fail(MeasureStatus::Error,
                   std::string("CUDA: ") + rt->lastError());
-    double tolerance = spec.elementBits == 64 ? std::min(opts.tolerance, 1e-12)
-                                              : opts.tolerance;
-    int64_t bad = firstMismatch(in.reference, got.data(), tolerance);
-    if (bad >= 0)
-      return fail(MeasureStatus::WrongResult,
-                  "result #" + std::to_string(bad) + " is " +
-                      std::to_string(got[bad]) + ", expected " +
-                      std::to_string(in.reference.values[bad]));
+    if (!wrong.empty())
+      return fail(MeasureStatus::WrongResult, wrong);
     std::copy(in.vals.begin(), in.vals.end(), vals.begin());
   }
 
@@ -510,7 +294,7 @@ Measurement NvvmMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
   while (true) {
     std::vector<double> times(static_cast<size_t>(reps), 0.0);
     std::vector<double> intervals(static_cast<size_t>(reps) * 64, 0.0);
-    MemRef<double, 1> t(times.data(), {reps});
+    MemRefArg<double, 1> t(times.data(), {reps});
     rt->profileBegin();
     call(compiled->time, t.ptr());
     int64_t n = rt->profileEnd(intervals.data(),
@@ -518,8 +302,7 @@ Measurement NvvmMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
     if (cudaFailed() || n < 0)
       return fail(MeasureStatus::Error,
                   std::string("CUDA: ") + rt->lastError());
-    if (n == 0 || n % reps != 0 ||
-        n > static_cast<int64_t>(intervals.size()))
+    if (n == 0 || n % reps != 0 || n > static_cast<int64_t>(intervals.size()))
       return fail(MeasureStatus::Error,
                   "the profiler recorded " + std::to_string(n) +
                       " device intervals for " + std::to_string(reps) +
@@ -546,11 +329,11 @@ Measurement NvvmMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
         seconds(start) > opts.timeoutSeconds / 2)
       break;
     double perCall = std::max(median(wall), 1e-6);
-    int more = static_cast<int>(
-        std::ceil((opts.minSeconds - wallTotal) / perCall));
+    int more =
+        static_cast<int>(std::ceil((opts.minSeconds - wallTotal) / perCall));
     more = std::max(more, opts.minReps - static_cast<int>(device.size()));
-    reps = std::max(1, std::min(more, opts.maxReps -
-                                          static_cast<int>(device.size())));
+    reps = std::max(
+        1, std::min(more, opts.maxReps - static_cast<int>(device.size())));
   }
   summarizeSamples(device, result);
   result.detailsJson = details(s.gpu.libgen ? "cusparse" : "codegen",
@@ -572,7 +355,7 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
     return fail(MeasureStatus::Illegal, "no cuSPARSE baseline for spmv");
   if (std::string no = ensureDevice(); !no.empty())
     return fail(MeasureStatus::Error, no);
-  Inputs<T> &in = inputs<T>(m, spec);
+  BenchInputs<T> &in = inputs.get<T>(m, spec);
   std::vector<T> values(m.values.begin(), m.values.end());
   std::vector<T> out(spec.kernel == KernelType::SpMM
                          ? static_cast<size_t>(m.rows * spec.free)
@@ -585,15 +368,14 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
     int32_t status =
         spec.kernel == KernelType::SpMM
             ? rt->cusparseSpMM(m.rows, m.cols, m.nnz(), m.rowPtr.data(),
-                               m.colIdx.data(), values.data(),
-                               spec.elementBits, spec.free,
-                               in.dense0.data(), out.data(), warmups, reps,
-                               times.data(), error, sizeof(error))
+                               m.colIdx.data(), values.data(), spec.elementBits,
+                               spec.free, in.dense0.data(), out.data(), warmups,
+                               reps, times.data(), error, sizeof(error))
             : rt->cusparseSDDMM(m.rows, m.cols, m.nnz(), m.rowPtr.data(),
                                 m.colIdx.data(), spec.elementBits, spec.free,
-                                in.dense0.data(), in.dense1.data(),
-                                out.data(), warmups, reps, times.data(),
-                                error, sizeof(error));
+                                in.dense0.data(), in.dense1.data(), out.data(),
+                                warmups, reps, times.data(), error,
+                                sizeof(error));
     samples.insert(samples.end(), times.begin(), times.end());
     return status == 0;
   };
@@ -620,14 +402,10 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
       std::vector<double> sampled(out.begin(), out.end());
       got = {checksum(m, sampled.data())};
     }
-    double tolerance = spec.elementBits == 64 ? std::min(opts.tolerance, 1e-12)
-                                              : opts.tolerance;
-    int64_t bad = firstMismatch(in.reference, got.data(), tolerance);
-    if (bad >= 0)
-      return fail(MeasureStatus::WrongResult,
-                  "cuSPARSE result #" + std::to_string(bad) + " is " +
-                      std::to_string(got[bad]) + ", expected " +
-                      std::to_string(in.reference.values[bad]));
+    std::string wrong = mismatch(in.reference, got, checkTolerance(spec, opts),
+                                 "cuSPARSE result");
+    if (!wrong.empty())
+      return fail(MeasureStatus::WrongResult, wrong);
   }
   summarizeSamples(samples, result);
   result.detailsJson = details("cusparse-baseline", 0, 1);
@@ -664,18 +442,18 @@ Measurement NvvmMeasurer::measure(const CsrMatrix &matrix,
 Measurement NvvmMeasurer::measureCusparse(const CsrMatrix &matrix,
                                           const KernelSpec &spec,
                                           const MeasureOptions &options) {
-  return spec.elementBits == 64 ? impl->runCusparse<double>(matrix, spec, options)
-                                : impl->runCusparse<float>(matrix, spec, options);
+  return spec.elementBits == 64
+             ? impl->runCusparse<double>(matrix, spec, options)
+             : impl->runCusparse<float>(matrix, spec, options);
 }
 
-const std::string &NvvmMeasurer::lastModule() const {
-  return impl->lastModule;
-}
+const std::string &NvvmMeasurer::lastModule() const { return impl->lastModule; }
 
 bool NvvmMeasurer::compileOnly(const KernelSpec &spec, int64_t rows,
                                int64_t cols, const Schedule &schedule,
                                std::string &error) {
-  std::string why = whyIllegalForNvvm(schedule, impl->opts.sparseRuntimeLibrary);
+  std::string why =
+      whyIllegalForNvvm(schedule, impl->opts.sparseRuntimeLibrary);
   if (!why.empty()) {
     error = "illegal: " + why;
     return false;
@@ -685,7 +463,8 @@ bool NvvmMeasurer::compileOnly(const KernelSpec &spec, int64_t rows,
 
 bool NvvmMeasurer::jitOnly(const KernelSpec &spec, int64_t rows, int64_t cols,
                            const Schedule &schedule, std::string &error) {
-  std::string why = whyIllegalForNvvm(schedule, impl->opts.sparseRuntimeLibrary);
+  std::string why =
+      whyIllegalForNvvm(schedule, impl->opts.sparseRuntimeLibrary);
   if (!why.empty()) {
     error = "illegal: " + why;
     return false;

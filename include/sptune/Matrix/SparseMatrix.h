@@ -61,6 +61,10 @@ struct CsrMatrix {
   CsrMatrix transposed() const;
 };
 
+/// A 64-bit FNV-1a hash of the shape, pattern and values: identifies a matrix
+/// by content (callers reuse one CsrMatrix object for different matrices).
+uint64_t contentHash(const CsrMatrix &m);
+
 /// Identity and provenance of a matrix, carried into datasets.
 struct MatrixInfo {
   /// Stable identifier: file stem for files, generator spec for synthetic ones.

@@ -1,18 +1,18 @@
-//===- NvvmBenchModule.cpp - The IR the GPU measurer compiles -------------===//
+//===- BenchModule.cpp - The IR a JIT measurer compiles -------------------===//
 
-#include "nvvm/NvvmBenchModule.h"
+#include "sptune/Target/BenchModule.h"
 
 #include <vector>
 
 using namespace sptune;
 
-const char *sptune::nvvmCsrEncodingText() {
+const char *sptune::csrEncodingText() {
   return "#sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : "
          "compressed) }>";
 }
 
 namespace {
-/// Replaces $NAME tokens in an IR template.
+/// Replaces $NAME tokens in an IR template, in the order they were set.
 class Template {
 public:
   Template &set(const std::string &key, const std::string &value) {
@@ -35,7 +35,7 @@ private:
   std::vector<std::string> keys, values;
 };
 
-/// Assembles the CSR input and gives it the scheduled storage as %s.
+/// Assembles the CSR input and gives it the kernel's storage as %s.
 const char *kAssemble = R"(
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -45,94 +45,101 @@ const char *kAssemble = R"(
     %csr = sparse_tensor.assemble (%tp, %tc), %tv : (tensor<?xindex>, tensor<?xindex>), tensor<?x$ET> to !CSR
 $CONVERT)";
 
-/// One timed call of @kernel: %t0/%t1 around it, stored in %times[%i].
-const char *kClock = R"(
-      %dt = arith.subf %t1, %t0 : f64
-      memref.store %dt, %times[%i] : memref<?xf64>)";
-} // namespace
-
-std::string sptune::buildNvvmBenchModule(const KernelSpec &spec, int64_t rows,
-                                         int64_t cols,
-                                         const std::string &encoding) {
-  std::string et = spec.elementBits == 64 ? "f64" : "f32";
-  bool same = encoding == nvvmCsrEncodingText();
-  Template t;
-  t.set("M", std::to_string(rows))
-      .set("K", std::to_string(cols))
-      .set("N", std::to_string(spec.free))
-      .set("ET", et)
-      .set("ENC", encoding)
-      .set("CSRENC", nvvmCsrEncodingText())
-      .set("CONVERT",
-           same ? "    %s = tensor.cast %csr : !CSR to !S\n"
-                : "    %s = sparse_tensor.convert %csr : !CSR to !S\n")
-      .set("FREE", same ? "" : "    bufferization.dealloc_tensor %s : !S\n")
-      // In place: the result is %s (or its storage), freed when converted.
-      .set("DROPR", same ? "" : "    bufferization.dealloc_tensor %r : !S\n")
-      .set("DROPX", same ? "" : "    bufferization.dealloc_tensor %x : !S\n")
-      .set("CLOCK", kClock)
-      .set("EXTOP", et == "f64"
-                        ? "        %vd = arith.addf %v, %zero : f64\n"
-                        : "        %vd = arith.extf %v : f32 to f64\n");
-
-  std::string header = R"(!CSR = tensor<$Mx$Kx$ET, $CSRENC>
+/// The header of every bench module.
+const char *kHeader = R"(!CSR = tensor<$Mx$Kx$ET, $CSRENC>
 !S = tensor<$Mx$Kx$ET, $ENC>
 module {
   func.func private @rtclock() -> f64
 )";
-  std::string body;
-  switch (spec.kernel) {
-  case KernelType::SpMM:
-    body = R"(
+
+const char *kSpMM = R"(
   func.func @kernel(%a: !S, %b: tensor<$Kx$Nx$ET>, %c: tensor<$Mx$Nx$ET>) -> tensor<$Mx$Nx$ET> {
     %0 = linalg.matmul ins(%a, %b : !S, tensor<$Kx$Nx$ET>) outs(%c : tensor<$Mx$Nx$ET>) -> tensor<$Mx$Nx$ET>
     return %0 : tensor<$Mx$Nx$ET>
   }
   func.func @sptune_time(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
                          %b: memref<$Kx$Nx$ET>, %c: memref<$Mx$Nx$ET>, %times: memref<?xf64>)
-      attributes {llvm.emit_c_interface} {)" +
-           std::string(kAssemble) + R"(
+      attributes {llvm.emit_c_interface} {$ASSEMBLE
     %tb = bufferization.to_tensor %b restrict : memref<$Kx$Nx$ET> to tensor<$Kx$Nx$ET>
     %tcc = bufferization.to_tensor %c restrict writable : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
     %n = memref.dim %times, %c0 : memref<?xf64>
     %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %tcc) -> (tensor<$Mx$Nx$ET>) {
       %t0 = func.call @rtclock() : () -> f64
       %y = func.call @kernel(%s, %tb, %acc) : (!S, tensor<$Kx$Nx$ET>, tensor<$Mx$Nx$ET>) -> tensor<$Mx$Nx$ET>
-      %t1 = func.call @rtclock() : () -> f64$CLOCK
+      %t1 = func.call @rtclock() : () -> f64
+      %dt = arith.subf %t1, %t0 : f64
+      memref.store %dt, %times[%i] : memref<?xf64>
       scf.yield %y : tensor<$Mx$Nx$ET>
     }
     bufferization.materialize_in_destination %r in restrict writable %c : (tensor<$Mx$Nx$ET>, memref<$Mx$Nx$ET>) -> ()
 $FREE    return
   }
 )";
-    break;
-  case KernelType::SpMV:
-    body = R"(
+
+const char *kSpMV = R"(
   func.func @kernel(%a: !S, %x: tensor<$Kx$ET>, %y: tensor<$Mx$ET>) -> tensor<$Mx$ET> {
     %0 = linalg.matvec ins(%a, %x : !S, tensor<$Kx$ET>) outs(%y : tensor<$Mx$ET>) -> tensor<$Mx$ET>
     return %0 : tensor<$Mx$ET>
   }
   func.func @sptune_time(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
                          %x: memref<$Kx$ET>, %y: memref<$Mx$ET>, %times: memref<?xf64>)
-      attributes {llvm.emit_c_interface} {)" +
-           std::string(kAssemble) + R"(
+      attributes {llvm.emit_c_interface} {$ASSEMBLE
     %tx = bufferization.to_tensor %x restrict : memref<$Kx$ET> to tensor<$Kx$ET>
     %ty = bufferization.to_tensor %y restrict writable : memref<$Mx$ET> to tensor<$Mx$ET>
     %n = memref.dim %times, %c0 : memref<?xf64>
     %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %ty) -> (tensor<$Mx$ET>) {
       %t0 = func.call @rtclock() : () -> f64
       %z = func.call @kernel(%s, %tx, %acc) : (!S, tensor<$Kx$ET>, tensor<$Mx$ET>) -> tensor<$Mx$ET>
-      %t1 = func.call @rtclock() : () -> f64$CLOCK
+      %t1 = func.call @rtclock() : () -> f64
+      %dt = arith.subf %t1, %t0 : f64
+      memref.store %dt, %times[%i] : memref<?xf64>
       scf.yield %z : tensor<$Mx$ET>
     }
     bufferization.materialize_in_destination %r in restrict writable %y : (tensor<$Mx$ET>, memref<$Mx$ET>) -> ()
 $FREE    return
   }
 )";
-    break;
-  case KernelType::SDDMM:
-    // S is rows x cols ($M x $K here); the dense inner size is $N.
-    body = R"(
+
+// SDDMM: S is $M x $K (rows x cols); the dense inner size is $N.
+
+/// X = S .* (A B) into a fresh sparse X; every call's X is freed.
+const char *kSddmmSparseOutput = R"(
+  func.func @kernel(%s: !S, %a: tensor<$Mx$Nx$ET>, %b: tensor<$Nx$Kx$ET>) -> !S {
+    %e = tensor.empty() : !S
+    %0 = linalg.generic {
+        indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>,
+                         affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+        iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%s, %a, %b : !S, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) outs(%e : !S) {
+    ^bb0(%sv: $ET, %av: $ET, %bv: $ET, %xv: $ET):
+      %p = arith.mulf %av, %bv : $ET
+      %q = arith.mulf %sv, %p : $ET
+      %r = arith.addf %xv, %q : $ET
+      linalg.yield %r : $ET
+    } -> !S
+    return %0 : !S
+  }
+  func.func @sptune_time(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
+                         %a: memref<$Mx$Nx$ET>, %b: memref<$Nx$Kx$ET>, %times: memref<?xf64>)
+      attributes {llvm.emit_c_interface} {$ASSEMBLE
+    %ta = bufferization.to_tensor %a restrict : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
+    %tb = bufferization.to_tensor %b restrict : memref<$Nx$Kx$ET> to tensor<$Nx$Kx$ET>
+    %n = memref.dim %times, %c0 : memref<?xf64>
+    scf.for %i = %c0 to %n step %c1 {
+      %t0 = func.call @rtclock() : () -> f64
+      %x = func.call @kernel(%s, %ta, %tb) : (!S, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) -> !S
+      %t1 = func.call @rtclock() : () -> f64
+      %dt = arith.subf %t1, %t0 : f64
+      memref.store %dt, %times[%i] : memref<?xf64>
+      bufferization.dealloc_tensor %x : !S
+    }
+$FREE    return
+  }
+)";
+
+/// S = S + spy(S) * (A B) in place; the result of one call is the next
+/// call's S.
+const char *kSddmmInPlace = R"(
   func.func @kernel(%s: !S, %a: tensor<$Mx$Nx$ET>, %b: tensor<$Nx$Kx$ET>) -> !S {
     %0 = linalg.generic {
         indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
@@ -159,23 +166,28 @@ $FREE    return
   }
   func.func @sptune_time(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
                          %a: memref<$Mx$Nx$ET>, %b: memref<$Nx$Kx$ET>, %times: memref<?xf64>)
-      attributes {llvm.emit_c_interface} {)" +
-           std::string(kAssemble) + R"(
+      attributes {llvm.emit_c_interface} {$ASSEMBLE
     %ta = bufferization.to_tensor %a restrict : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
     %tb = bufferization.to_tensor %b restrict : memref<$Nx$Kx$ET> to tensor<$Nx$Kx$ET>
     %n = memref.dim %times, %c0 : memref<?xf64>
     %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %s) -> (!S) {
       %t0 = func.call @rtclock() : () -> f64
       %x = func.call @kernel(%acc, %ta, %tb) : (!S, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) -> !S
-      %t1 = func.call @rtclock() : () -> f64$CLOCK
+      %t1 = func.call @rtclock() : () -> f64
+      %dt = arith.subf %t1, %t0 : f64
+      memref.store %dt, %times[%i] : memref<?xf64>
       scf.yield %x : !S
     }
 $DROPR    return
   }
+)";
+
+/// One call of @kernel and the weighted checksum of its sparse result (the
+/// weights are checksumWeight of Reference.h).
+const char *kSddmmCheck = R"(
   func.func @sptune_check(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
                           %a: memref<$Mx$Nx$ET>, %b: memref<$Nx$Kx$ET>, %sum: memref<1xf64>)
-      attributes {llvm.emit_c_interface} {)" +
-           std::string(kAssemble) + R"(
+      attributes {llvm.emit_c_interface} {$ASSEMBLE
     %ta = bufferization.to_tensor %a restrict : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
     %tb = bufferization.to_tensor %b restrict : memref<$Nx$Kx$ET> to tensor<$Nx$Kx$ET>
     %x = func.call @kernel(%s, %ta, %tb) : (!S, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) -> !S
@@ -196,15 +208,60 @@ $EXTOP        %ii = arith.index_cast %i : index to i64
         %hf = arith.uitofp %h5 : i64 to f64
         %den = arith.constant 1024.0 : f64
         %w = arith.divf %hf, %den : f64
-        %vw = arith.mulf %vd, %w : f64
+        %vw = arith.mulf $VD, %w : f64
         %next = arith.addf %acc, %vw : f64
         sparse_tensor.yield %next : f64
     }
     memref.store %total, %sum[%c0] : memref<1xf64>
-$DROPX    return
+$CHECKEND    return
   }
 )";
+} // namespace
+
+std::string sptune::buildBenchModule(const KernelSpec &spec, int64_t rows,
+                                     int64_t cols, const std::string &encoding,
+                                     SddmmForm sddmm) {
+  std::string et = spec.elementBits == 64 ? "f64" : "f32";
+  bool same = encoding == csrEncodingText();
+  std::string freeS = same ? "" : "    bufferization.dealloc_tensor %s : !S\n";
+  // In place, the result is %s itself when no conversion happened, else the
+  // converted tensor's storage: free it only then.
+  std::string checkEnd =
+      sddmm == SddmmForm::SparseOutput
+          ? "    bufferization.dealloc_tensor %x : !S\n" + freeS
+          : (same ? "" : "    bufferization.dealloc_tensor %x : !S\n");
+  Template t;
+  // ASSEMBLE first: the snippet uses the tokens set after it.
+  t.set("ASSEMBLE", kAssemble)
+      .set("M", std::to_string(rows))
+      .set("K", std::to_string(cols))
+      .set("N", std::to_string(spec.free))
+      .set("ET", et)
+      .set("ENC", encoding)
+      .set("CSRENC", csrEncodingText())
+      .set("CONVERT",
+           same ? "    %s = tensor.cast %csr : !CSR to !S\n"
+                : "    %s = sparse_tensor.convert %csr : !CSR to !S\n")
+      .set("FREE", freeS)
+      .set("DROPR", same ? "" : "    bufferization.dealloc_tensor %r : !S\n")
+      .set("CHECKEND", checkEnd)
+      .set("VD", et == "f64" ? "%v" : "%vd")
+      .set("EXTOP",
+           et == "f64" ? "" : "        %vd = arith.extf %v : f32 to f64\n");
+
+  std::string body;
+  switch (spec.kernel) {
+  case KernelType::SpMM:
+    body = kSpMM;
+    break;
+  case KernelType::SpMV:
+    body = kSpMV;
+    break;
+  case KernelType::SDDMM:
+    body = std::string(sddmm == SddmmForm::SparseOutput ? kSddmmSparseOutput
+                                                        : kSddmmInPlace) +
+           kSddmmCheck;
     break;
   }
-  return t.render(header + body + "}\n");
+  return t.render(std::string(kHeader) + body + "}\n");
 }

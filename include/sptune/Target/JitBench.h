@@ -1,0 +1,151 @@
+//===- JitBench.h - What the JIT measurers share ----------------*- C++ -*-===//
+//
+// Part of sptune. The CPU and NVVM measurers both build a bench module
+// (BenchModule.h), annotate its kernel and attach the schedule, lower it with
+// their target's pipeline, JIT it, feed it one matrix's inputs and check the
+// result against a double-precision reference. This header holds the steps
+// that do not depend on the target; the lowering and the timing loop are the
+// targets' own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TARGET_JITBENCH_H
+#define SPTUNE_TARGET_JITBENCH_H
+
+#include "sptune/Matrix/Reference.h"
+#include "sptune/Target/BenchModule.h"
+#include "sptune/Target/Measurer.h"
+
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace sptune {
+
+/// A C-interface memref descriptor over caller-owned row-major data.
+template <typename T, int N> struct MemRefArg {
+  StridedMemRefType<T, N> desc;
+  MemRefArg(T *data, std::array<int64_t, N> sizes) {
+    desc.basePtr = desc.data = data;
+    desc.offset = 0;
+    int64_t stride = 1;
+    for (int d = N - 1; d >= 0; --d) {
+      desc.sizes[d] = sizes[d];
+      desc.strides[d] = stride;
+      stride *= sizes[d];
+    }
+  }
+  void *ptr() { return &desc; }
+};
+
+/// The C-interface entry points of a bench module take six descriptors.
+using BenchEntry = void (*)(void *, void *, void *, void *, void *, void *);
+
+/// A JIT-compiled bench module and its entry points.
+struct CompiledBench {
+  CompiledBench();
+  ~CompiledBench();
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  BenchEntry time = nullptr;
+  BenchEntry check = nullptr; ///< SDDMM only
+  double compileSeconds = 0;
+};
+
+/// The inputs of one (matrix, kernel) in the element type T, and the
+/// reference result they must produce.
+template <typename T> struct BenchInputs {
+  std::vector<int64_t> pos, crd;
+  std::vector<T> vals;           ///< zeros for the in-place SDDMM
+  std::vector<T> dense0, dense1; ///< B (SpMM), x (SpMV), A and B (SDDMM)
+  std::vector<T> out;            ///< C / y
+  ReferenceResult reference;
+};
+
+/// The inputs of the last (matrix, kernel), per element type. Measurers see
+/// one matrix many times; the matrix is identified by content because callers
+/// reuse one CsrMatrix object for different matrices.
+class BenchInputCache {
+public:
+  explicit BenchInputCache(SddmmForm sddmm) : sddmm(sddmm) {}
+  template <typename T>
+  BenchInputs<T> &get(const CsrMatrix &m, const KernelSpec &spec);
+
+private:
+  SddmmForm sddmm;
+  std::string key;
+  BenchInputs<float> f32;
+  BenchInputs<double> f64;
+};
+
+/// Calls `fn` with the descriptors of `in` for (m, spec); `vals` replaces
+/// in.vals when given (the in-place SDDMM writes its values), `last` is the
+/// sixth argument (times or the checksum).
+template <typename T>
+void callBench(BenchEntry fn, const CsrMatrix &m, const KernelSpec &spec,
+               BenchInputs<T> &in, void *last, std::vector<T> *vals = nullptr);
+
+/// Runs the bench once and compares its result with the reference: for SDDMM
+/// through @sptune_check, otherwise through one timed call. Returns the
+/// mismatch as a message (empty when the result is right).
+template <typename T>
+std::string checkBench(const CompiledBench &compiled, const CsrMatrix &m,
+                       const KernelSpec &spec, BenchInputs<T> &in,
+                       double tolerance, std::vector<T> *vals = nullptr);
+
+/// The tolerance to check a result of `spec` with.
+double checkTolerance(const KernelSpec &spec, const MeasureOptions &options);
+
+/// Says which reference value `got` misses first; empty when none.
+std::string mismatch(const ReferenceResult &reference,
+                     const std::vector<double> &got, double tolerance,
+                     llvm::StringRef what = "result");
+
+/// The key of a compiled bench in a measurer's cache (null: the upstream
+/// default).
+std::string benchKey(const KernelSpec &spec, int64_t rows, int64_t cols,
+                     const Schedule *schedule);
+
+/// Collects the error diagnostics of `ctx` while alive.
+class ErrorCollector {
+public:
+  explicit ErrorCollector(mlir::MLIRContext *ctx);
+  ~ErrorCollector();
+  const std::string &text() const { return errors; }
+
+private:
+  mlir::MLIRContext *ctx;
+  uint64_t handlerId;
+  std::string errors;
+};
+
+/// Parses the bench module, annotates its kernel with sptune-extract-kernels
+/// and attaches `schedule` to it (none: left unscheduled). On failure returns
+/// null and sets `error` (with the diagnostics `collector` gathered).
+mlir::OwningOpRef<mlir::ModuleOp>
+parseBenchModule(mlir::MLIRContext *ctx, const std::string &text,
+                 const Schedule *schedule, const ErrorCollector &collector,
+                 std::string &error);
+
+/// JITs a lowered bench module at O3 with `libs` loaded and looks up its
+/// entry points; null with `error` set on failure. `initialize` runs the
+/// module's global constructors (a gpu.binary loads there).
+std::unique_ptr<CompiledBench> jitBench(mlir::ModuleOp module,
+                                        KernelType kernel,
+                                        llvm::ArrayRef<llvm::StringRef> libs,
+                                        bool aggressiveCodegen, bool initialize,
+                                        std::string &error);
+
+} // namespace sptune
+
+#endif // SPTUNE_TARGET_JITBENCH_H

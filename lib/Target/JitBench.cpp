@@ -1,0 +1,271 @@
+//===- JitBench.cpp - What the JIT measurers share ------------------------===//
+
+#include "sptune/Target/JitBench.h"
+
+#include "sptune/IR/SptuneAttrs.h"
+#include "sptune/IR/SptuneDialect.h"
+#include "sptune/Transforms/Passes.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <algorithm>
+
+using namespace sptune;
+
+CompiledBench::CompiledBench() = default;
+CompiledBench::~CompiledBench() = default;
+
+/// Fills `in` for (m, spec).
+template <typename T>
+static void prepare(const CsrMatrix &m, const KernelSpec &spec, SddmmForm sddmm,
+                    BenchInputs<T> &in) {
+  in.pos.assign(m.rowPtr.begin(), m.rowPtr.end());
+  in.crd.assign(m.colIdx.begin(), m.colIdx.end());
+  in.vals.assign(m.values.begin(), m.values.end());
+  in.dense1.clear();
+  in.out.clear();
+  auto cast = [](const std::vector<float> &v) {
+    return std::vector<T>(v.begin(), v.end());
+  };
+  switch (spec.kernel) {
+  case KernelType::SpMM: {
+    std::vector<float> b = denseInput(m.cols, spec.free, 1);
+    in.dense0 = cast(b);
+    in.out.assign(static_cast<size_t>(m.rows * spec.free), T(0));
+    in.reference = referenceSpMM(m, b, spec.free);
+    break;
+  }
+  case KernelType::SpMV: {
+    std::vector<float> x = denseInput(m.cols, 1, 1);
+    in.dense0 = cast(x);
+    in.out.assign(static_cast<size_t>(m.rows), T(0));
+    in.reference = referenceSpMV(m, x);
+    break;
+  }
+  case KernelType::SDDMM: {
+    std::vector<float> a = denseInput(m.rows, spec.free, 2);
+    std::vector<float> b = denseInput(spec.free, m.cols, 3);
+    in.dense0 = cast(a);
+    in.dense1 = cast(b);
+    if (sddmm == SddmmForm::SparseOutput) {
+      in.reference = referenceSDDMMChecksum(m, a, b, spec.free);
+      break;
+    }
+    // In place with zero values: the sampled product on the pattern, the
+    // reference of S .* (A B) with every stored value 1.
+    std::fill(in.vals.begin(), in.vals.end(), T(0));
+    CsrMatrix ones = m;
+    std::fill(ones.values.begin(), ones.values.end(), 1.0);
+    in.reference = referenceSDDMMChecksum(ones, a, b, spec.free);
+    break;
+  }
+  }
+}
+
+template <typename T>
+BenchInputs<T> &BenchInputCache::get(const CsrMatrix &m,
+                                     const KernelSpec &spec) {
+  BenchInputs<T> *in;
+  if constexpr (sizeof(T) == 4)
+    in = &f32;
+  else
+    in = &f64;
+  std::string wanted = std::to_string(contentHash(m)) + "|" +
+                       std::to_string(static_cast<int>(spec.kernel)) + "|" +
+                       std::to_string(spec.free) + "|" +
+                       std::to_string(spec.elementBits);
+  if (key != wanted) {
+    prepare(m, spec, sddmm, *in);
+    key = wanted;
+  }
+  return *in;
+}
+
+template <typename T>
+void sptune::callBench(BenchEntry fn, const CsrMatrix &m,
+                       const KernelSpec &spec, BenchInputs<T> &in, void *last,
+                       std::vector<T> *vals) {
+  std::vector<T> &v = vals ? *vals : in.vals;
+  MemRefArg<int64_t, 1> pos(in.pos.data(),
+                            {static_cast<int64_t>(in.pos.size())});
+  MemRefArg<int64_t, 1> crd(in.crd.data(),
+                            {static_cast<int64_t>(in.crd.size())});
+  MemRefArg<T, 1> valsArg(v.data(), {static_cast<int64_t>(v.size())});
+  switch (spec.kernel) {
+  case KernelType::SpMM: {
+    MemRefArg<T, 2> b(in.dense0.data(), {m.cols, spec.free});
+    MemRefArg<T, 2> c(in.out.data(), {m.rows, spec.free});
+    fn(pos.ptr(), crd.ptr(), valsArg.ptr(), b.ptr(), c.ptr(), last);
+    break;
+  }
+  case KernelType::SpMV: {
+    MemRefArg<T, 1> x(in.dense0.data(), {m.cols});
+    MemRefArg<T, 1> y(in.out.data(), {m.rows});
+    fn(pos.ptr(), crd.ptr(), valsArg.ptr(), x.ptr(), y.ptr(), last);
+    break;
+  }
+  case KernelType::SDDMM: {
+    MemRefArg<T, 2> a(in.dense0.data(), {m.rows, spec.free});
+    MemRefArg<T, 2> b(in.dense1.data(), {spec.free, m.cols});
+    fn(pos.ptr(), crd.ptr(), valsArg.ptr(), a.ptr(), b.ptr(), last);
+    break;
+  }
+  }
+}
+
+template <typename T>
+std::string sptune::checkBench(const CompiledBench &compiled,
+                               const CsrMatrix &m, const KernelSpec &spec,
+                               BenchInputs<T> &in, double tolerance,
+                               std::vector<T> *vals) {
+  std::vector<double> got;
+  if (spec.kernel == KernelType::SDDMM) {
+    got.assign(1, 0.0);
+    MemRefArg<double, 1> sum(got.data(), {1});
+    callBench(compiled.check, m, spec, in, sum.ptr(), vals);
+  } else {
+    std::fill(in.out.begin(), in.out.end(), T(0));
+    std::vector<double> once(1, 0.0);
+    MemRefArg<double, 1> times(once.data(), {1});
+    callBench(compiled.time, m, spec, in, times.ptr(), vals);
+    got.assign(in.out.begin(), in.out.end());
+  }
+  return mismatch(in.reference, got, tolerance);
+}
+
+double sptune::checkTolerance(const KernelSpec &spec,
+                              const MeasureOptions &options) {
+  return spec.elementBits == 64 ? std::min(options.tolerance, 1e-12)
+                                : options.tolerance;
+}
+
+std::string sptune::mismatch(const ReferenceResult &reference,
+                             const std::vector<double> &got, double tolerance,
+                             llvm::StringRef what) {
+  int64_t bad = firstMismatch(reference, got.data(), tolerance);
+  if (bad < 0)
+    return "";
+  return what.str() + " #" + std::to_string(bad) + " is " +
+         std::to_string(got[bad]) + ", expected " +
+         std::to_string(reference.values[bad]);
+}
+
+std::string sptune::benchKey(const KernelSpec &spec, int64_t rows, int64_t cols,
+                             const Schedule *schedule) {
+  return std::to_string(static_cast<int>(spec.kernel)) + "|" +
+         std::to_string(spec.free) + "|" + std::to_string(spec.elementBits) +
+         "|" + std::to_string(rows) + "x" + std::to_string(cols) + "|" +
+         (schedule ? schedule->str() : std::string("upstream"));
+}
+
+ErrorCollector::ErrorCollector(mlir::MLIRContext *ctx) : ctx(ctx) {
+  handlerId = ctx->getDiagEngine().registerHandler([this](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error) {
+      if (!errors.empty())
+        errors += "; ";
+      errors += d.str();
+    }
+    return mlir::success();
+  });
+}
+
+ErrorCollector::~ErrorCollector() {
+  ctx->getDiagEngine().eraseHandler(handlerId);
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+sptune::parseBenchModule(mlir::MLIRContext *ctx, const std::string &text,
+                         const Schedule *schedule,
+                         const ErrorCollector &collector, std::string &error) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(text, ctx);
+  if (!module) {
+    error = "bench module does not parse: " + collector.text();
+    return nullptr;
+  }
+  mlir::PassManager annotate(ctx);
+  mlir::sptune::ExtractKernelsOptions extract;
+  extract.emitRemarks = false;
+  annotate.addPass(mlir::sptune::createExtractKernels(extract));
+  if (mlir::failed(annotate.run(*module))) {
+    error = "kernel extraction failed: " + collector.text();
+    return nullptr;
+  }
+  if (!schedule)
+    return module;
+  bool attached = false;
+  module->walk([&](mlir::Operation *op) {
+    if (op->hasAttr(mlir::sptune::SptuneDialect::kKernelAttrName)) {
+      op->setAttr(mlir::sptune::SptuneDialect::kScheduleAttrName,
+                  mlir::sptune::ScheduleAttr::get(ctx, *schedule));
+      attached = true;
+    }
+  });
+  if (!attached) {
+    error = "the bench kernel was not recognized";
+    return nullptr;
+  }
+  return module;
+}
+
+std::unique_ptr<CompiledBench>
+sptune::jitBench(mlir::ModuleOp module, KernelType kernel,
+                 llvm::ArrayRef<llvm::StringRef> libs, bool aggressiveCodegen,
+                 bool initialize, std::string &error) {
+  mlir::ExecutionEngineOptions engineOptions;
+  auto transformer = mlir::makeOptimizingTransformer(3, 0, nullptr);
+  engineOptions.transformer = transformer;
+  if (aggressiveCodegen)
+    engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.sharedLibPaths = libs;
+  auto engine = mlir::ExecutionEngine::create(module, engineOptions);
+  if (!engine) {
+    error = "JIT failed: " + llvm::toString(engine.takeError());
+    return nullptr;
+  }
+  auto compiled = std::make_unique<CompiledBench>();
+  compiled->engine = std::move(*engine);
+  auto lookup = [&](const char *name) -> BenchEntry {
+    llvm::Expected<void *> fn = compiled->engine->lookup(name);
+    if (!fn) {
+      llvm::consumeError(fn.takeError());
+      return nullptr;
+    }
+    return reinterpret_cast<BenchEntry>(*fn);
+  };
+  compiled->time = lookup("_mlir_ciface_sptune_time");
+  if (kernel == KernelType::SDDMM)
+    compiled->check = lookup("_mlir_ciface_sptune_check");
+  if (!compiled->time || (kernel == KernelType::SDDMM && !compiled->check)) {
+    error = "JIT: bench entry points not found";
+    return nullptr;
+  }
+  if (initialize)
+    compiled->engine->initialize();
+  return compiled;
+}
+
+// The element types the measurers run.
+template BenchInputs<float> &BenchInputCache::get(const CsrMatrix &,
+                                                  const KernelSpec &);
+template BenchInputs<double> &BenchInputCache::get(const CsrMatrix &,
+                                                   const KernelSpec &);
+template void sptune::callBench(BenchEntry, const CsrMatrix &,
+                                const KernelSpec &, BenchInputs<float> &,
+                                void *, std::vector<float> *);
+template void sptune::callBench(BenchEntry, const CsrMatrix &,
+                                const KernelSpec &, BenchInputs<double> &,
+                                void *, std::vector<double> *);
+template std::string sptune::checkBench(const CompiledBench &,
+                                        const CsrMatrix &, const KernelSpec &,
+                                        BenchInputs<float> &, double,
+                                        std::vector<float> *);
+template std::string sptune::checkBench(const CompiledBench &,
+                                        const CsrMatrix &, const KernelSpec &,
+                                        BenchInputs<double> &, double,
+                                        std::vector<double> *);

@@ -1,0 +1,188 @@
+//===- JitBenchTest.cpp - The measurers' shared bench steps ---------------===//
+
+#include "sptune/Target/JitBench.h"
+
+#include "cpu/CpuPasses.h"
+#include "sptune/Config.h"
+#include "sptune/IR/SptuneDialect.h"
+#include "sptune/InitAll.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+#include "gtest/gtest.h"
+
+using namespace sptune;
+
+namespace {
+CsrMatrix matrix(int64_t rows, int64_t cols,
+                 std::vector<std::array<int64_t, 2>> entries) {
+  CooMatrix coo;
+  coo.rows = rows;
+  coo.cols = cols;
+  double v = 0.5;
+  for (auto [r, c] : entries)
+    coo.add(static_cast<int32_t>(r), static_cast<int32_t>(c), v += 0.25);
+  return CsrMatrix::fromCoo(coo);
+}
+
+KernelSpec spec(KernelType kernel, int64_t free = 4) {
+  KernelSpec s;
+  s.kernel = kernel;
+  s.free = free;
+  return s;
+}
+} // namespace
+
+// The bug the first fuzzing round found: inputs cached by object address and
+// nnz were reused for a different matrix with as many entries.
+TEST(BenchInputCacheTest, FollowsTheContentNotTheObject) {
+  BenchInputCache cache(SddmmForm::SparseOutput);
+  CsrMatrix m = matrix(1, 3, {{0, 0}, {0, 2}});
+  BenchInputs<float> &first = cache.get<float>(m, spec(KernelType::SpMV));
+  EXPECT_EQ(first.pos.size(), 2u);
+  EXPECT_EQ(first.out.size(), 1u);
+  m = matrix(3, 1, {{0, 0}, {2, 0}}); // same object, same nnz
+  BenchInputs<float> &second = cache.get<float>(m, spec(KernelType::SpMV));
+  EXPECT_EQ(second.pos.size(), 4u);
+  EXPECT_EQ(second.out.size(), 3u);
+  EXPECT_EQ(second.reference.values.size(), 3u);
+}
+
+TEST(BenchInputCacheTest, KernelAndWidthAreOwnInputs) {
+  BenchInputCache cache(SddmmForm::SparseOutput);
+  CsrMatrix m = matrix(4, 4, {{0, 1}, {1, 2}, {3, 3}});
+  EXPECT_EQ(cache.get<float>(m, spec(KernelType::SpMM, 4)).out.size(), 16u);
+  EXPECT_EQ(cache.get<float>(m, spec(KernelType::SpMM, 8)).out.size(), 32u);
+  EXPECT_EQ(cache.get<double>(m, spec(KernelType::SDDMM, 8)).dense1.size(),
+            32u);
+}
+
+// In place, the measured values start at zero: S + spy(S)(AB) is the sampled
+// product, the reference with every stored value 1.
+TEST(BenchInputCacheTest, InPlaceSddmmIsTheSampledProduct) {
+  CsrMatrix m = matrix(3, 5, {{0, 1}, {1, 4}, {2, 0}, {2, 3}});
+  BenchInputCache inPlace(SddmmForm::InPlace);
+  BenchInputCache sparseOut(SddmmForm::SparseOutput);
+  KernelSpec s = spec(KernelType::SDDMM, 6);
+  const BenchInputs<float> &a = inPlace.get<float>(m, s);
+  const BenchInputs<float> &b = sparseOut.get<float>(m, s);
+  for (float v : a.vals)
+    EXPECT_EQ(v, 0.0f);
+  CsrMatrix ones = m;
+  std::fill(ones.values.begin(), ones.values.end(), 1.0);
+  ReferenceResult sampled = referenceSDDMMChecksum(
+      ones, denseInput(3, 6, 2), denseInput(6, 5, 3), 6);
+  ASSERT_EQ(a.reference.values.size(), 1u);
+  EXPECT_DOUBLE_EQ(a.reference.values[0], sampled.values[0]);
+  EXPECT_NE(b.reference.values[0], sampled.values[0]);
+}
+
+TEST(MismatchTest, NamesTheFirstWrongValue) {
+  ReferenceResult ref;
+  ref.values = {1.0, 2.0, 3.0};
+  ref.bounds = {1.0, 2.0, 3.0};
+  EXPECT_EQ(mismatch(ref, {1.0, 2.0, 3.0}, 1e-6), "");
+  EXPECT_EQ(mismatch(ref, {1.0, 2.5, 3.5}, 1e-6),
+            "result #1 is 2.500000, expected 2.000000");
+  EXPECT_EQ(mismatch(ref, {1.0, 2.0, 4.0}, 1e-6, "cuSPARSE result"),
+            "cuSPARSE result #2 is 4.000000, expected 3.000000");
+}
+
+TEST(BenchKeyTest, SeparatesEverythingACompiledModuleDependsOn) {
+  Schedule csr = parseSchedule("cpu spmm").value();
+  KernelSpec s = spec(KernelType::SpMM);
+  std::string base = benchKey(s, 8, 8, &csr);
+  EXPECT_NE(base, benchKey(s, 8, 8, nullptr));
+  EXPECT_NE(base, benchKey(s, 8, 16, &csr));
+  EXPECT_NE(base, benchKey(spec(KernelType::SpMM, 8), 8, 8, &csr));
+  KernelSpec f64 = s;
+  f64.elementBits = 64;
+  EXPECT_NE(base, benchKey(f64, 8, 8, &csr));
+}
+
+namespace {
+/// Builds, lowers for the CPU and JITs bench modules.
+class JitBenchTest : public ::testing::Test {
+protected:
+  JitBenchTest() {
+    mlir::DialectRegistry registry;
+    mlir::registerAllDialects(registry);
+    mlir::registerAllExtensions(registry);
+    mlir::sptune::registerAllSptuneDialects(registry);
+    mlir::registerBuiltinDialectTranslation(registry);
+    mlir::registerLLVMDialectTranslation(registry);
+    mlir::registerOpenMPDialectTranslation(registry);
+    ctx = std::make_unique<mlir::MLIRContext>(registry);
+    ctx->loadAllAvailableDialects();
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  }
+
+  std::unique_ptr<CompiledBench> build(const KernelSpec &s, const CsrMatrix &m,
+                                       std::string &error) {
+    ErrorCollector collector(ctx.get());
+    auto module = parseBenchModule(
+        ctx.get(),
+        buildBenchModule(s, m.rows, m.cols, csrEncodingText(),
+                         SddmmForm::SparseOutput),
+        nullptr, collector, error);
+    if (!module)
+      return nullptr;
+    mlir::PassManager pm(ctx.get());
+    mlir::sptune::CpuLoweringOptions options;
+    options.parallelization = "none";
+    mlir::sptune::buildCpuLoweringPipeline(pm, options);
+    if (mlir::failed(pm.run(*module))) {
+      error = "lowering failed: " + collector.text();
+      return nullptr;
+    }
+    std::string lib =
+        std::string(SPTUNE_MLIR_LIB_DIR) + "/libmlir_c_runner_utils.so";
+    std::string omp = std::string(SPTUNE_MLIR_LIB_DIR) + "/libomp.so";
+    llvm::SmallVector<llvm::StringRef, 2> libs = {lib, omp};
+    return jitBench(*module, s.kernel, libs, false, false, error);
+  }
+
+  std::unique_ptr<mlir::MLIRContext> ctx;
+};
+} // namespace
+
+// Every kernel's bench module lowers, runs, matches its reference, and a
+// wrong reference is caught: the check can fail.
+TEST_F(JitBenchTest, RunsChecksAndCatchesWrongResults) {
+  CsrMatrix m = matrix(6, 5, {{0, 1}, {0, 4}, {2, 2}, {3, 0}, {5, 3}, {5, 4}});
+  for (KernelType kernel :
+       {KernelType::SpMM, KernelType::SpMV, KernelType::SDDMM}) {
+    SCOPED_TRACE(toString(kernel));
+    KernelSpec s = spec(kernel, 3);
+    std::string error;
+    std::unique_ptr<CompiledBench> compiled = build(s, m, error);
+    ASSERT_TRUE(compiled) << error;
+    BenchInputCache cache(SddmmForm::SparseOutput);
+    BenchInputs<float> &in = cache.get<float>(m, s);
+    EXPECT_EQ(checkBench(*compiled, m, s, in, 1e-5), "");
+    in.reference.values[0] += 1.0;
+    EXPECT_NE(checkBench(*compiled, m, s, in, 1e-5), "");
+  }
+}
+
+TEST_F(JitBenchTest, UnrecognizedBenchKernelIsAnError) {
+  std::string error;
+  ErrorCollector collector(ctx.get());
+  Schedule csr = parseSchedule("cpu spmm").value();
+  auto module = parseBenchModule(ctx.get(), "module {}", &csr, collector,
+                                 error);
+  EXPECT_FALSE(module);
+  EXPECT_EQ(error, "the bench kernel was not recognized");
+  module = parseBenchModule(ctx.get(), "module { func.func @f( }", &csr,
+                            collector, error);
+  EXPECT_FALSE(module);
+  EXPECT_NE(error.find("bench module does not parse"), std::string::npos);
+}
