@@ -8,20 +8,14 @@
 #include "sptune/Config.h"
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
-#include "sptune/InitAll.h"
 #include "sptune/Target/JitBench.h"
 #include "sptune/Transforms/Passes.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
 #include <chrono>
@@ -88,23 +82,10 @@ mlir::sptune::KernelAttr canonicalKernel(mlir::MLIRContext *ctx,
 } // namespace
 
 struct CpuMeasurer::Impl {
-  Impl() {
-    mlir::DialectRegistry registry;
-    mlir::registerAllDialects(registry);
-    mlir::registerAllExtensions(registry);
-    mlir::sptune::registerAllSptuneDialects(registry);
-    mlir::registerBuiltinDialectTranslation(registry);
-    mlir::registerLLVMDialectTranslation(registry);
-    mlir::registerOpenMPDialectTranslation(registry);
-    ctx = std::make_unique<mlir::MLIRContext>(registry);
-    ctx->loadAllAvailableDialects();
-    static bool nativeReady = [] {
-      llvm::InitializeNativeTarget();
-      llvm::InitializeNativeTargetAsmPrinter();
-      return true;
-    }();
-    (void)nativeReady;
-  }
+  Impl()
+      : ctx(createJitContext([](mlir::DialectRegistry &registry) {
+          mlir::registerOpenMPDialectTranslation(registry);
+        })) {}
 
   /// Compiles the bench module; on failure returns null and sets `error`.
   CompiledBench *compile(const KernelSpec &spec, int64_t rows, int64_t cols,

@@ -9,7 +9,6 @@
 #include "sptune/Config.h"
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
-#include "sptune/InitAll.h"
 #include "sptune/Target/JitBench.h"
 #include "sptune/Transforms/Passes.h"
 
@@ -19,16 +18,11 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -92,25 +86,13 @@ struct NvvmMeasurer::Impl {
   explicit Impl(NvvmMeasurerOptions o) : opts(std::move(o)) {
     if (opts.runtimePath.empty())
       opts.runtimePath = defaultCudaRuntimePath();
-    mlir::DialectRegistry registry;
-    mlir::registerAllDialects(registry);
-    mlir::registerAllExtensions(registry);
-    mlir::sptune::registerAllSptuneDialects(registry);
-    mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-    mlir::registerBuiltinDialectTranslation(registry);
-    mlir::registerLLVMDialectTranslation(registry);
-    mlir::registerGPUDialectTranslation(registry);
-    mlir::registerNVVMDialectTranslation(registry);
-    mlir::gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(
-        registry);
-    ctx = std::make_unique<mlir::MLIRContext>(registry);
-    ctx->loadAllAvailableDialects();
-    static bool nativeReady = [] {
-      llvm::InitializeNativeTarget();
-      llvm::InitializeNativeTargetAsmPrinter();
-      return true;
-    }();
-    (void)nativeReady;
+    ctx = createJitContext([](mlir::DialectRegistry &registry) {
+      mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+      mlir::registerGPUDialectTranslation(registry);
+      mlir::registerNVVMDialectTranslation(registry);
+      mlir::gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(
+          registry);
+    });
   }
 
   /// Loads the runtime and probes the device once; empty when usable.

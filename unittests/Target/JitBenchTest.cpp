@@ -5,17 +5,11 @@
 #include "cpu/CpuPasses.h"
 #include "sptune/Config.h"
 #include "sptune/IR/SptuneDialect.h"
-#include "sptune/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
-#include "llvm/Support/TargetSelect.h"
 #include "gtest/gtest.h"
 
 using namespace sptune;
@@ -77,8 +71,8 @@ TEST(BenchInputCacheTest, InPlaceSddmmIsTheSampledProduct) {
     EXPECT_EQ(v, 0.0f);
   CsrMatrix ones = m;
   std::fill(ones.values.begin(), ones.values.end(), 1.0);
-  ReferenceResult sampled = referenceSDDMMChecksum(
-      ones, denseInput(3, 6, 2), denseInput(6, 5, 3), 6);
+  ReferenceResult sampled =
+      referenceSDDMMChecksum(ones, denseInput(3, 6, 2), denseInput(6, 5, 3), 6);
   ASSERT_EQ(a.reference.values.size(), 1u);
   EXPECT_DOUBLE_EQ(a.reference.values[0], sampled.values[0]);
   EXPECT_NE(b.reference.values[0], sampled.values[0]);
@@ -111,28 +105,19 @@ namespace {
 /// Builds, lowers for the CPU and JITs bench modules.
 class JitBenchTest : public ::testing::Test {
 protected:
-  JitBenchTest() {
-    mlir::DialectRegistry registry;
-    mlir::registerAllDialects(registry);
-    mlir::registerAllExtensions(registry);
-    mlir::sptune::registerAllSptuneDialects(registry);
-    mlir::registerBuiltinDialectTranslation(registry);
-    mlir::registerLLVMDialectTranslation(registry);
-    mlir::registerOpenMPDialectTranslation(registry);
-    ctx = std::make_unique<mlir::MLIRContext>(registry);
-    ctx->loadAllAvailableDialects();
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  }
+  JitBenchTest()
+      : ctx(createJitContext([](mlir::DialectRegistry &registry) {
+          mlir::registerOpenMPDialectTranslation(registry);
+        })) {}
 
   std::unique_ptr<CompiledBench> build(const KernelSpec &s, const CsrMatrix &m,
                                        std::string &error) {
     ErrorCollector collector(ctx.get());
-    auto module = parseBenchModule(
-        ctx.get(),
-        buildBenchModule(s, m.rows, m.cols, csrEncodingText(),
-                         SddmmForm::SparseOutput),
-        nullptr, collector, error);
+    auto module =
+        parseBenchModule(ctx.get(),
+                         buildBenchModule(s, m.rows, m.cols, csrEncodingText(),
+                                          SddmmForm::SparseOutput),
+                         nullptr, collector, error);
     if (!module)
       return nullptr;
     mlir::PassManager pm(ctx.get());
@@ -177,8 +162,8 @@ TEST_F(JitBenchTest, UnrecognizedBenchKernelIsAnError) {
   std::string error;
   ErrorCollector collector(ctx.get());
   Schedule csr = parseSchedule("cpu spmm").value();
-  auto module = parseBenchModule(ctx.get(), "module {}", &csr, collector,
-                                 error);
+  auto module =
+      parseBenchModule(ctx.get(), "module {}", &csr, collector, error);
   EXPECT_FALSE(module);
   EXPECT_EQ(error, "the bench kernel was not recognized");
   module = parseBenchModule(ctx.get(), "module { func.func @f( }", &csr,

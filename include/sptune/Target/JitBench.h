@@ -20,6 +20,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <array>
@@ -28,6 +29,7 @@
 #include <vector>
 
 namespace mlir {
+class DialectRegistry;
 class ExecutionEngine;
 } // namespace mlir
 
@@ -115,6 +117,14 @@ std::string mismatch(const ReferenceResult &reference,
 /// default).
 std::string benchKey(const KernelSpec &spec, int64_t rows, int64_t cols,
                      const Schedule *schedule);
+
+/// A context for building and JIT-compiling bench modules: every upstream
+/// dialect and extension, the sptune dialect, the builtin and LLVM dialect
+/// translations plus those `addTargetTranslations` registers (OpenMP for the
+/// CPU, GPU/NVVM for the GPU), all loaded. Initializes the native target for
+/// the JIT once per process.
+std::unique_ptr<mlir::MLIRContext> createJitContext(
+    llvm::function_ref<void(mlir::DialectRegistry &)> addTargetTranslations);
 
 /// Collects the error diagnostics of `ctx` while alive.
 class ErrorCollector {
