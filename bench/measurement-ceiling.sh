@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The measurement ceiling: on the shared SuiteSparse matrices with at least
 # 50,000 nonzeros, measure the baselines (MLIR default, sptune's heuristic,
-# Eigen) and SAMPLES random schedules per matrix for SpMM and SDDMM, then
+# Eigen, autotuned librsb) and SAMPLES random schedules per matrix for SpMM and SDDMM, then
 # report the best sampled schedule's speedups, compile time per schedule and
 # measurements per minute (JSON + table + plot).
 #
@@ -14,7 +14,8 @@ out="${1:-$root/build/bench/ceiling}"
 matrices="${SPTUNE_MATRICES:-$root/../shared/matrices}"
 mkdir -p "$out"
 "$root/build/bin/sptune-collect" "$matrices" --min-nnz 50000 \
-  --kernel spmm,sddmm --free 64 --samples "${SAMPLES:-40}" \
+  --kernel spmm,sddmm --free 64 --baselines mlir-default,heuristic,eigen,rsb \
+  --samples "${SAMPLES:-40}" \
   --min-seconds "${MIN_SECONDS:-0.2}" --out "$out/ceiling.jsonl"
 PYTHONPATH="$root/python" /usr/bin/python3 -m sptune.ceiling_report \
   "$out/ceiling.jsonl" --min-nnz 50000 --json "$out/ceiling.json" \

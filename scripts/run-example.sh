@@ -3,7 +3,7 @@
 # the bundled examples: extract the sparse kernels of examples/*.mlir (JSON
 # report), autotune them with the shipped cost model for a generated
 # power-law matrix, lower the tuned IR, and measure the chosen schedules
-# against the MLIR sparsifier's default and Eigen.
+# against the MLIR sparsifier's default, Eigen and autotuned librsb.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${SPTUNE_BUILD_DIR:-$root/build}"

@@ -151,8 +151,10 @@ bool DatasetReader::addLine(std::string_view text) {
   if (acc.group.matrix.source.empty())
     acc.group.matrix = m;
 
-  if (*role == "baseline:eigen" || *role == "baseline:cusparse") {
+  if (*role == "baseline:eigen" || *role == "baseline:rsb" ||
+      *role == "baseline:cusparse") {
     keepMin(*role == "baseline:eigen" ? acc.group.eigenTime
+            : *role == "baseline:rsb" ? acc.group.rsbTime
                                       : acc.group.cusparseTime,
             *median);
     ++counts_.baselines;

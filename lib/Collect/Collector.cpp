@@ -81,7 +81,7 @@ sptune::planMatrix(const std::string &source, const std::string &matrixId,
       // baseline is its plain row-panel schedule (the heuristic).
       if (options.target != "cpu" && b != "heuristic")
         continue;
-      if (b == "eigen" && kernel == KernelType::SDDMM)
+      if ((b == "eigen" || b == "rsb") && kernel == KernelType::SDDMM)
         continue;
       make("baseline:" + b, "", b);
     }

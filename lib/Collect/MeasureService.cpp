@@ -4,6 +4,7 @@
 
 #include "cpu/CpuMeasurer.h"
 #include "cpu/EigenBaseline.h"
+#include "cpu/RsbBaseline.h"
 #include "spade/SpadeMeasurer.h"
 #if SPTUNE_HAVE_CUDA
 #include "nvvm/NvvmMeasurer.h"
@@ -136,6 +137,10 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
     impl->cpu = std::make_unique<CpuMeasurer>();
   if (request.baseline == "eigen") {
     m = measureEigen(matrix, spec, request.options);
+    return response;
+  }
+  if (request.baseline == "rsb") {
+    m = measureRsb(matrix, spec, request.options);
     return response;
   }
   if (request.baseline == "mlir-default") {

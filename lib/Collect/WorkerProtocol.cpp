@@ -32,9 +32,10 @@ bool MeasureRequest::validate(std::string &error) const {
     return false;
   }
   if (!baseline.empty() && baseline != "mlir-default" &&
-      baseline != "heuristic" && baseline != "eigen" && baseline != "cusparse") {
+      baseline != "heuristic" && baseline != "eigen" && baseline != "rsb" &&
+      baseline != "cusparse") {
     error = "unknown baseline '" + baseline +
-            "' (expected mlir-default, heuristic, eigen or cusparse)";
+            "' (expected mlir-default, heuristic, eigen, rsb or cusparse)";
     return false;
   }
   if (baseline.empty() && schedule.empty()) {

@@ -1,7 +1,7 @@
 """The measurement ceiling report (issue: Measurement / benchmark).
 
 For each (matrix, kernel) of a dataset: the best sampled schedule's speedup
-over the MLIR default and over Eigen, the heuristic's speedup over the MLIR
+over the MLIR default, Eigen and autotuned librsb, the heuristic's speedup over the MLIR
 default, compile time per schedule and measurements per minute; geometric
 means over matrices. Writes JSON and prints a table; optionally plots the
 speedup distribution.
@@ -37,6 +37,7 @@ def analyze(records, min_nnz=0):
                 by_role[r["role"]] = r
         mlir = dataset.ok_time(by_role.get("baseline:mlir-default", {}))
         eigen = dataset.ok_time(by_role.get("baseline:eigen", {}))
+        rsb = dataset.ok_time(by_role.get("baseline:rsb", {}))
         heur = dataset.ok_time(by_role.get("baseline:heuristic", {}))
         ok = [(dataset.ok_time(s), s) for s in samples if dataset.ok_time(s)]
         best_t, best = min(ok, key=lambda x: x[0]) if ok else (None, None)
@@ -44,11 +45,13 @@ def analyze(records, min_nnz=0):
         rows.append({
             "matrix": mid, "kernel": kernel, "free": free, "nnz": nnz,
             "samples": len(samples), "samples_ok": len(ok),
-            "mlir_default_s": mlir, "eigen_s": eigen, "heuristic_s": heur,
+            "mlir_default_s": mlir, "eigen_s": eigen, "rsb_s": rsb, "heuristic_s": heur,
             "best_sample_s": best_t,
             "best_sample": best["schedule"] if best else None,
             "best_vs_mlir": mlir / best_t if mlir and best_t else None,
             "best_vs_eigen": eigen / best_t if eigen and best_t else None,
+            "best_vs_rsb": rsb / best_t if rsb and best_t else None,
+            "heuristic_vs_rsb": rsb / heur if rsb and heur else None,
             "heuristic_vs_mlir": mlir / heur if mlir and heur else None,
             "mean_compile_s": sum(compile_times) / len(compile_times) if compile_times else None,
         })
@@ -63,6 +66,8 @@ def summarize(rows, records):
             "matrices": len(k),
             "geomean_best_vs_mlir": dataset.geomean([r["best_vs_mlir"] for r in k]),
             "geomean_best_vs_eigen": dataset.geomean([r["best_vs_eigen"] for r in k]),
+            "geomean_best_vs_rsb": dataset.geomean([r["best_vs_rsb"] for r in k]),
+            "geomean_heuristic_vs_rsb": dataset.geomean([r["heuristic_vs_rsb"] for r in k]),
             "geomean_heuristic_vs_mlir": dataset.geomean([r["heuristic_vs_mlir"] for r in k]),
             "mean_compile_s": dataset.geomean([r["mean_compile_s"] for r in k]),
         }
@@ -93,14 +98,15 @@ def main(argv=None):
         sys.exit("ceiling_report: no records in " + ", ".join(args.data))
     rows = analyze(records, args.min_nnz)
     summary = summarize(rows, records)
-    print(f"{'matrix':32} {'kernel':6} {'nnz':>9} {'best/mlir':>9} {'best/eigen':>10} {'heur/mlir':>9} {'compile_s':>9}")
+    print(f"{'matrix':32} {'kernel':6} {'nnz':>9} {'best/mlir':>9} {'best/eigen':>10} {'best/rsb':>8} {'heur/mlir':>9} {'compile_s':>9}")
     for r in rows:
         print(f"{r['matrix'][:32]:32} {r['kernel']:6} {r['nnz']:9d} {fmt(r['best_vs_mlir']):>9} "
-              f"{fmt(r['best_vs_eigen']):>10} {fmt(r['heuristic_vs_mlir']):>9} {fmt(r['mean_compile_s'], '.3f'):>9}")
+              f"{fmt(r['best_vs_eigen']):>10} {fmt(r['best_vs_rsb']):>8} {fmt(r['heuristic_vs_mlir']):>9} {fmt(r['mean_compile_s'], '.3f'):>9}")
     for kernel, s in summary.items():
         if isinstance(s, dict) and "matrices" in s:
             print(f"{kernel}: {s['matrices']} matrices, geomean best/mlir {fmt(s['geomean_best_vs_mlir'])}, "
-                  f"best/eigen {fmt(s['geomean_best_vs_eigen'])}, heuristic/mlir {fmt(s['geomean_heuristic_vs_mlir'])}, "
+                  f"best/eigen {fmt(s['geomean_best_vs_eigen'])}, best/rsb {fmt(s['geomean_best_vs_rsb'])}, "
+                  f"heuristic/rsb {fmt(s['geomean_heuristic_vs_rsb'])}, heuristic/mlir {fmt(s['geomean_heuristic_vs_mlir'])}, "
                   f"compile {fmt(s['mean_compile_s'], '.3f')} s")
     print("measurements per minute:", fmt(summary.get("measurements_per_minute"), ".1f"))
     print("statuses:", summary["statuses"], f"(unparseable lines: {bad})")

@@ -1,6 +1,6 @@
 """The main job: autotune the kernels of a .mlir file for a matrix with the
 shipped cost model, then measure the chosen schedules against the MLIR
-sparsifier's default (and Eigen where it applies).
+sparsifier's default (and Eigen and autotuned librsb where they apply).
 
     /usr/bin/python3 -m sptune.tune_example --build build \
         --matrix gen:rmat:rows=16384,nnz=262144,seed=7 examples/kernels.mlir
@@ -78,15 +78,19 @@ def main(argv=None):
             mlir_m = measure(args.build, args.matrix, kind, free, baseline="mlir-default")
             eigen_m = measure(args.build, args.matrix, kind, free, baseline="eigen") \
                 if kind != "sddmm" else None
+            rsb_m = measure(args.build, args.matrix, kind, free, baseline="rsb") \
+                if kind != "sddmm" else None
             def ms(m):
                 return m["time_s"]["median"] * 1e3 if m and m.get("status") == "ok" else None
-            t, b, e = ms(tuned_m), ms(mlir_m), ms(eigen_m)
+            t, b, e, r = ms(tuned_m), ms(mlir_m), ms(eigen_m), ms(rsb_m)
             print(f"  {kind}: chose [{schedule}]")
             line = f"    tuned {t:.3f} ms" if t else f"    tuned failed: {tuned_m.get('reason')}"
             if t and b:
                 line += f" | MLIR default {b:.3f} ms | speedup {b / t:.2f}x"
             if t and e:
                 line += f" | Eigen {e:.3f} ms | vs Eigen {e / t:.2f}x"
+            if t and r:
+                line += f" | librsb {r:.3f} ms | vs librsb {r / t:.2f}x"
             print(line)
 
 

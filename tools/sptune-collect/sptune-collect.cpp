@@ -69,7 +69,9 @@ static cl::opt<int> minReps(cl::cat(category), "min-reps",
                             cl::desc("Minimum repetitions"), cl::init(5));
 static cl::list<std::string>
     baselines(cl::cat(category), "baselines",
-              cl::desc("mlir-default, heuristic, eigen"), cl::CommaSeparated);
+              cl::desc("mlir-default, heuristic, eigen, rsb (librsb, "
+                       "autotuned; default: the first three)"),
+              cl::CommaSeparated);
 static cl::opt<bool> noBaselines(cl::cat(category), "no-baselines",
                                  cl::desc("Measure sampled schedules only"));
 static cl::opt<int64_t> minNnz(cl::cat(category), "min-nnz",

@@ -42,7 +42,7 @@ static cl::opt<std::string> schedule(cl::cat(category), "schedule",
 static cl::opt<std::string>
     baseline(cl::cat(category), "baseline",
              cl::desc("Measure a baseline instead: mlir-default, heuristic, "
-                      "eigen"));
+                      "eigen, rsb"));
 static cl::opt<double> minSeconds(cl::cat(category), "min-seconds",
                                   cl::desc("Minimum measured time"),
                                   cl::init(0.2));

@@ -41,6 +41,13 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
   bad.baseline = "mlir-default"; // schedule and baseline together
   EXPECT_FALSE(bad.validate(error));
   EXPECT_NE(error.find("not both"), std::string::npos);
+  MeasureRequest library = r;
+  library.schedule.clear();
+  library.baseline = "rsb";
+  EXPECT_TRUE(library.validate(error)) << error;
+  library.baseline = "mkl";
+  EXPECT_FALSE(library.validate(error));
+  EXPECT_NE(error.find("unknown baseline 'mkl'"), std::string::npos);
   bad = r;
   bad.kernel = "gemm";
   EXPECT_FALSE(bad.validate(error));
@@ -139,6 +146,13 @@ TEST(Collector, PlansBaselinesAndDeterministicSamples) {
   // Another matrix draws another sample.
   auto other = planMatrix("gen:y", "y", 64, 64, 300, space, options);
   EXPECT_NE(a.back().key.schedule, other.back().key.schedule);
+  // librsb, like Eigen, has SpMM but no SDDMM.
+  options.baselines = {"eigen", "rsb"};
+  options.samples = 0;
+  auto libraries = planMatrix("gen:x", "x", 64, 64, 300, space, options);
+  ASSERT_EQ(libraries.size(), 2u);
+  EXPECT_EQ(libraries[1].request.baseline, "rsb");
+  EXPECT_EQ(libraries[1].request.kernel, "spmm");
 }
 
 } // namespace

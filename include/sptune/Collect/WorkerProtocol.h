@@ -7,7 +7,7 @@
 //   {"id": 7, "target": "cpu", "matrix": "<path or gen: spec>",
 //    "kernel": "spmm", "free": 64, "bits": 32,
 //    "schedule": "cpu spmm, ...",            // or "" with a baseline:
-//    "baseline": "mlir-default" | "heuristic" | "eigen" | "",
+//    "baseline": "mlir-default" | "heuristic" | "eigen" | "rsb" | "",
 //    "options": {"warmups": 2, "min_reps": 5, "max_reps": 1000,
 //                "min_seconds": 0.2, "check": true, "tolerance": 1e-6}}
 //

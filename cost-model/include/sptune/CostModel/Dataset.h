@@ -47,7 +47,8 @@ struct SampleGroup {
   /// mean), sorted by their printed form.
   std::vector<MeasuredSchedule> samples;
   /// Baseline runtimes, when the dataset has them.
-  std::optional<double> mlirDefaultTime, heuristicTime, eigenTime, cusparseTime;
+  std::optional<double> mlirDefaultTime, heuristicTime, eigenTime, rsbTime,
+      cusparseTime;
 
   /// "<matrix id>|<kernel>|<free>|<target>".
   std::string key() const;
