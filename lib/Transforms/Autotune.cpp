@@ -165,6 +165,7 @@ struct AutotunePass
     options.seed = seed;
     options.topK = std::max(1u, static_cast<unsigned>(topK));
     options.measureTopK = measureTopK;
+    options.measureHeuristic = measureHeuristic;
     options.matrixSource = transposed ? "" : source;
     options.applicable = applicable;
     std::string error;
@@ -176,16 +177,19 @@ struct AutotunePass
 
     std::string text;
     llvm::raw_string_ostream remark(text);
+    bool guarded = !result->top.empty() && result->top.back().guard;
     remark << "sptune-autotune (" << st::toString(model.mode()) << ", "
            << result->numCandidates << " candidates ranked in "
            << llvm::format("%.1f", result->rankSeconds * 1e3) << " ms"
            << (result->measured ? ", top " + std::to_string(measureTopK) +
+                                      (guarded ? " and the heuristic" : "") +
                                       " measured"
                                 : std::string())
            << "): chose " << result->chosen.str() << "; ranking:";
-    for (auto [n, c] : llvm::enumerate(result->top)) {
-      remark << " #" << n + 1 << " score "
-             << llvm::format("%.3f", c.score);
+    for (const st::RankedCandidate &c : result->top) {
+      if (c.guard)
+        remark << " + heuristic";
+      remark << " #" << c.rank << " score " << llvm::format("%.3f", c.score);
       if (c.seconds)
         remark << " measured " << llvm::format("%.3f", *c.seconds * 1e3)
                << " ms";

@@ -77,8 +77,9 @@ def Autotune : Pass<"sptune-autotune", "ModuleOp"> {
     attribute — a Matrix Market path or a `gen:` spec — on the function
     argument that feeds the sparse operand), featurizes it, ranks candidate
     schedules from the target's space with the cost model, optionally
-    measures the best `measure-top-k` in measurement workers and keeps the
-    fastest, and attaches the winner as `sptune.schedule` with a remark that
+    measures the best `measure-top-k` in measurement workers (plus the
+    heuristic schedule when the model ranked it lower, unless
+    `measure-heuristic=false`) and keeps the fastest, and attaches the winner as `sptune.schedule` with a remark that
     shows the predicted ranking. Without a matrix it falls back to the
     heuristic schedule with a remark saying so.
 
@@ -100,6 +101,10 @@ def Autotune : Pass<"sptune-autotune", "ModuleOp"> {
            "Candidates shown in the remark">,
     Option<"measureTopK", "measure-top-k", "unsigned", /*default=*/"0",
            "Measure the best k candidates and keep the fastest">,
+    Option<"measureHeuristic", "measure-heuristic", "bool", /*default=*/"true",
+           "When measuring, also measure the heuristic schedule if the model "
+           "did not rank it among the best k (a measured choice is then never "
+           "slower than the heuristic)">,
     Option<"candidates", "candidates", "unsigned", /*default=*/"1000",
            "Candidates drawn from the schedule space">,
     Option<"seed", "seed", "unsigned", /*default=*/"1",

@@ -3,7 +3,9 @@
 // Part of sptune. The decision behind `sptune-autotune`, as plain C++: draw
 // candidates from the target's schedule space (plus the heuristic and the
 // MLIR default), rank them with the cost model, optionally measure the top k
-// in measurement workers and keep the fastest.
+// in measurement workers and keep the fastest. When it measures, it measures
+// the heuristic schedule too (unless the model already put it in the top k):
+// a measured choice is never slower than sptune's model-free default.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,10 +33,15 @@ struct TuneOptions {
   /// Measure this many of the best-ranked candidates and keep the fastest
   /// (0 = trust the model).
   size_t measureTopK = 0;
+  /// When measuring, also measure the heuristic schedule if it is not among
+  /// the measured top k.
+  bool measureHeuristic = true;
   /// For measuring: the matrix source the workers load, and their options.
   std::string matrixSource;
   MeasureOptions measure;
   double timeoutSeconds = 120;
+  /// The measurement worker (empty: sptune-measure next to this program).
+  std::string workerExecutable;
   /// Extra legality for the kernel form being tuned (e.g. the rules of an
   /// in-place SDDMM); empty string = applicable.
   std::function<std::string(const Schedule &)> applicable;
@@ -46,11 +53,16 @@ struct RankedCandidate {
   /// Measured median seconds (when measured and it ran correctly).
   std::optional<double> seconds;
   std::string measureStatus; ///< "ok", or why the measurement failed
+  /// 1-based position in the model's ranking.
+  size_t rank = 0;
+  /// The heuristic, measured as a guard outside the model's top k.
+  bool guard = false;
 };
 
 struct TuneResult {
   Schedule chosen;
-  /// The best-ranked candidates, best first (topK of them, or all measured).
+  /// The best-ranked candidates, best first (topK of them, or all measured),
+  /// then the guard when there is one.
   std::vector<RankedCandidate> top;
   size_t numCandidates = 0;
   double rankSeconds = 0;
