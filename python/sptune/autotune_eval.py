@@ -3,11 +3,13 @@
 For each matrix and kernel: sptune-opt picks a schedule with the cost model
 (the pass, exactly as users run it, on a kernel written in linalg), then
 sptune-measure times it next to the MLIR sparsifier's default, sptune's
-heuristic and Eigen, in one run. With a dataset, the oracle (best sampled
+heuristic, Eigen and autotuned librsb, in one run. With --measure-top-k the
+pass measures its top k (and the heuristic) before choosing, as users can. With a dataset, the oracle (best sampled
 schedule measured there) is reported next to it.
 
     /usr/bin/python3 -m sptune.autotune_eval --build build MATRIX... \
-        [--model m.pt] [--dataset d.jsonl] [--json out.json] [--plot out.png]
+        [--model m.pt] [--measure-top-k K] [--dataset d.jsonl] \
+        [--json out.json] [--plot out.png]
 """
 
 import argparse
@@ -50,7 +52,7 @@ func.func @k(%s: tensor<?x?xf32, #CSR>, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>
 SCHEDULE = re.compile(r"sptune\.schedule = #sptune\.schedule<([^>]*)>")
 
 
-def pick(build, kernel, matrix, free, mode, model):
+def pick(build, kernel, matrix, free, mode, model, measure_top_k=0):
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(KERNELS[kernel])
         path = f.name
@@ -58,6 +60,8 @@ def pick(build, kernel, matrix, free, mode, model):
         opts = f"mode={mode} matrix={matrix} free={free}"
         if model:
             opts += f" model={model}"
+        if measure_top_k:
+            opts += f" measure-top-k={measure_top_k}"
         p = subprocess.run([os.path.join(build, "bin", "sptune-opt"), path,
                             "--sptune-extract-kernels", f"--sptune-autotune={opts}",
                             "--mlir-print-op-on-diagnostic=false"],
@@ -102,6 +106,7 @@ def main(argv=None):
     ap.add_argument("--free", type=int, default=64)
     ap.add_argument("--mode", default="release")
     ap.add_argument("--model", default="")
+    ap.add_argument("--measure-top-k", type=int, default=0)
     ap.add_argument("--dataset", action="append", default=[])
     ap.add_argument("--min-seconds", type=float, default=0.2)
     ap.add_argument("--json")
@@ -112,30 +117,35 @@ def main(argv=None):
     for matrix in args.matrices:
         mid = os.path.splitext(os.path.basename(matrix))[0] if not matrix.startswith("gen:") else matrix
         for kernel in args.kernel.split(","):
-            schedule = pick(args.build, kernel, matrix, args.free, args.mode, args.model)
+            schedule = pick(args.build, kernel, matrix, args.free, args.mode, args.model,
+                            args.measure_top_k)
             tuned, status = measure(args.build, matrix, kernel, args.free, args.min_seconds, schedule=schedule)
             mlir, _ = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="mlir-default")
             heur, _ = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="heuristic")
             eigen = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="eigen")[0] \
                 if kernel != "sddmm" else None
+            rsb = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="rsb")[0] \
+                if kernel != "sddmm" else None
             orc = oracle(records, mid, kernel)
             row = {"matrix": mid, "kernel": kernel, "schedule": schedule, "status": status,
                    "tuned_s": tuned, "mlir_default_s": mlir, "heuristic_s": heur,
-                   "eigen_s": eigen, "oracle_sample_s": orc,
+                   "eigen_s": eigen, "rsb_s": rsb, "oracle_sample_s": orc,
                    "tuned_vs_mlir": mlir / tuned if tuned and mlir else None,
                    "tuned_vs_eigen": eigen / tuned if tuned and eigen else None,
+                   "tuned_vs_rsb": rsb / tuned if tuned and rsb else None,
                    "heuristic_vs_mlir": mlir / heur if heur and mlir else None,
                    "oracle_vs_mlir": mlir / orc if orc and mlir else None}
             rows.append(row)
             f = lambda x: "-" if x is None else f"{x:.2f}"
             print(f"{mid[:30]:30} {kernel:6} tuned/mlir {f(row['tuned_vs_mlir']):>6} "
-                  f"tuned/eigen {f(row['tuned_vs_eigen']):>6} heur/mlir {f(row['heuristic_vs_mlir']):>6} "
+                  f"tuned/eigen {f(row['tuned_vs_eigen']):>6} tuned/rsb {f(row['tuned_vs_rsb']):>6} heur/mlir {f(row['heuristic_vs_mlir']):>6} "
                   f"oracle/mlir {f(row['oracle_vs_mlir']):>6}  {status}", flush=True)
     summary = {}
     for kernel in args.kernel.split(","):
         k = [r for r in rows if r["kernel"] == kernel]
         summary[kernel] = {key: dataset.geomean([r[key] for r in k]) for key in
-                           ("tuned_vs_mlir", "tuned_vs_eigen", "heuristic_vs_mlir", "oracle_vs_mlir")}
+                           ("tuned_vs_mlir", "tuned_vs_eigen", "tuned_vs_rsb", "heuristic_vs_mlir",
+                            "oracle_vs_mlir")}
         summary[kernel]["matrices"] = len(k)
         print(kernel, {key: round(v, 3) if isinstance(v, float) else v for key, v in summary[kernel].items()})
     if args.json:
