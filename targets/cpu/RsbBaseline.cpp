@@ -14,9 +14,9 @@
 
 #include <rsb.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -85,17 +85,21 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
   if (m.rows > INT_MAX || m.cols > INT_MAX || m.nnz() > INT_MAX)
     return fail(MeasureStatus::Illegal,
                 "librsb indices are 32-bit: the matrix is too large");
-  if (m.nnz() == 0)
-    return fail(MeasureStatus::Illegal, "librsb cannot hold an empty matrix");
 
   std::vector<rsb_coo_idx_t> rowPtr(m.rowPtr.begin(), m.rowPtr.end());
   std::vector<T> vals(m.values.begin(), m.values.end());
+  // librsb takes an empty matrix but not null arrays (it reports "not enough
+  // memory"), which is what empty vectors give.
+  const rsb_coo_idx_t noIndex = 0;
+  const T noValue = 0;
+  bool empty = m.nnz() == 0;
   rsb_err_t err = RSB_ERR_NO_ERROR;
   RsbMatrix a;
   a.mtx = rsb_mtx_alloc_from_csr_const(
-      vals.data(), rowPtr.data(), m.colIdx.data(),
-      static_cast<rsb_nnz_idx_t>(m.nnz()), rsbType<T>(),
-      static_cast<rsb_coo_idx_t>(m.rows), static_cast<rsb_coo_idx_t>(m.cols),
+      empty ? &noValue : vals.data(), rowPtr.data(),
+      empty ? &noIndex : m.colIdx.data(), static_cast<rsb_nnz_idx_t>(m.nnz()),
+      rsbType<T>(), static_cast<rsb_coo_idx_t>(m.rows),
+      static_cast<rsb_coo_idx_t>(m.cols),
       /*brA=*/1, /*bcA=*/1, RSB_FLAG_NOFLAGS, &err);
   if (!a.mtx || err != RSB_ERR_NO_ERROR)
     return fail(MeasureStatus::Error, rsbError("matrix assembly", err));
