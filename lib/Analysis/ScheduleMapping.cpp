@@ -66,13 +66,9 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
   int64_t cols =
       kernel.getLoopSize(kernel.getKind() == KernelKind::SDDMM ? LoopRole::J
                                                                : LoopRole::K);
-  if (!ShapedType::isDynamic(rows) && rows % schedule.splitRow != 0)
-    return "block size " + std::to_string(schedule.splitRow) +
-           " does not divide the " + std::to_string(rows) + " rows";
-  if (!ShapedType::isDynamic(cols) && cols % schedule.splitCol != 0)
-    return "block size " + std::to_string(schedule.splitCol) +
-           " does not divide the " + std::to_string(cols) + " columns";
-  return "";
+  return st::whyIllegalForShape(schedule,
+                                ShapedType::isDynamic(rows) ? -1 : rows,
+                                ShapedType::isDynamic(cols) ? -1 : cols);
 }
 
 static sparse_tensor::LevelType toLevelType(st::LevelFormat f) {

@@ -508,13 +508,23 @@ std::string sptune::whyIllegalForShape(const Schedule &s, int64_t rows,
     if (s.posWidth == 32 && stored >= 2147483647.0)
       return "32-bit positions cannot address the storage";
   }
-  if (rows % s.splitRow != 0)
-    return "block size " + std::to_string(s.splitRow) +
-           " does not divide the " + std::to_string(rows) + " rows";
-  if (cols % s.splitCol != 0)
-    return "block size " + std::to_string(s.splitCol) +
-           " does not divide the " + std::to_string(cols) + " columns";
-  return "";
+  // A block as large as the dimension leaves the outer level one position:
+  // with static sizes MLIR folds `d floordiv size` to 0, and the sparsifier
+  // then cannot order the loops or crashes (found by sptune-fuzz on 8x8).
+  auto whyNotBlocked = [](int64_t size, int64_t block,
+                          const char *dim) -> std::string {
+    if (size < 0) // unknown until run time
+      return "";
+    if (size % block != 0)
+      return "block size " + std::to_string(block) + " does not divide the " +
+             std::to_string(size) + " " + dim;
+    if (block > 1 && block == size)
+      return "block size " + std::to_string(block) + " equals the " + dim +
+             " (the outer level would be a constant)";
+    return "";
+  };
+  std::string why = whyNotBlocked(rows, s.splitRow, "rows");
+  return why.empty() ? whyNotBlocked(cols, s.splitCol, "columns") : why;
 }
 
 Schedule sptune::canonicalize(const Schedule &input) {

@@ -76,6 +76,20 @@ func.func @spy_reduction_innermost(%a: tensor<8x4xf64>, %b: tensor<4x8xf64>, %s:
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
+// MLIR would fold `k floordiv 8` to 0 on 8 columns and then crash.
+func.func @block_as_large_as_the_dimension(%a: tensor<16x8xf64, #CSR>, %b: tensor<8x4xf64>, %c: tensor<16x4xf64>) -> tensor<16x4xf64> {
+  // expected-error @+1 {{sptune: cannot apply schedule: block size 8 equals the columns (the outer level would be a constant)}}
+  %0 = linalg.matmul {
+      sptune.kernel = #sptune.kernel<spmm, loops = [i : 16, j : 4, k : 8], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f64, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<cpu spmm, levels = [i : dense, k1 : compressed, k0 : dense], split = [1, 8]>}
+    ins(%a, %b : tensor<16x8xf64, #CSR>, tensor<8x4xf64>) outs(%c : tensor<16x4xf64>) -> tensor<16x4xf64>
+  return %0 : tensor<16x4xf64>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
 func.func @no_kernel(%a: tensor<8x8xf64, #CSR>, %b: tensor<8x4xf64>, %c: tensor<8x4xf64>) -> tensor<8x4xf64> {
   // expected-error @+1 {{sptune: op has a schedule but no #sptune.kernel; run sptune-extract-kernels first}}
   %0 = linalg.matmul {sptune.schedule = #sptune.schedule<cpu spmm>}

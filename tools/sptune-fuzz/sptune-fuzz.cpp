@@ -2,10 +2,11 @@
 //
 // Draws random legal schedules from the CPU space for a set of small matrices
 // with awkward shapes (empty rows, one row, one column, rectangular, random,
-// blocked, power-law), compiles and runs each in a measurement worker, and
-// checks the result against a double-precision reference. Every schedule the
-// legality check accepts must compile and compute the right numbers; any
-// other outcome is a finding, printed with its schedule and reason.
+// blocked, power-law, tiny, empty), compiles and runs each in a measurement
+// worker, and checks the result against a double-precision reference. Every
+// schedule the legality check accepts must compile and compute the right
+// numbers; any other outcome is a finding, printed with its schedule and
+// reason.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +60,8 @@ static const char *kDefaultMatrices[] = {
     "gen:uniform:rows=40,cols=112,nnz=300,seed=15",     // rectangular
     "gen:block:rows=64,cols=64,nnz=512,bs=4,seed=16",   // blocked
     "gen:rmat:rows=128,cols=128,nnz=900,seed=17",       // power law
+    "gen:uniform:rows=16,cols=8,nnz=40,seed=18", // blocks as large as a side
+    "gen:uniform:rows=32,cols=32,nnz=0,seed=19", // no entries at all
 };
 
 int main(int argc, char **argv) {

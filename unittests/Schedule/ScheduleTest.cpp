@@ -120,6 +120,16 @@ TEST(Schedule, ShapeChecks) {
   Schedule bsr = Schedule::bsr(TargetKind::CPU, KernelType::SpMM, 4, 4);
   EXPECT_EQ(whyIllegalForShape(bsr, 64, 64), "");
   EXPECT_NE(whyIllegalForShape(bsr, 62, 64), "");
+  // A block as large as the dimension: the outer level would be a constant.
+  EXPECT_NE(whyIllegalForShape(bsr, 4, 64).find("equals the rows"),
+            std::string::npos);
+  EXPECT_NE(whyIllegalForShape(bsr, 64, 4).find("equals the columns"),
+            std::string::npos);
+  EXPECT_EQ(whyIllegalForShape(bsr, 8, 8), "");
+  EXPECT_EQ(whyIllegalForShape(bsr, -1, -1), ""); // dynamic sizes
+  EXPECT_EQ(whyIllegalForShape(Schedule::csr(TargetKind::CPU, KernelType::SpMM),
+                               1, 1),
+            "");
   // A dense level under a compressed one on a huge, very sparse matrix.
   Schedule dense = parseOrDie("cpu spmm, levels = [i : compressed, k : dense]");
   EXPECT_NE(whyIllegalForShape(dense, 1 << 20, 1 << 20, 1000).find("values"),

@@ -179,8 +179,9 @@ std::string whyIllegalForOrientation(const Schedule &s, bool transposed);
 std::string whyIllegalForSparseOutput(const Schedule &s, bool inPlace);
 
 /// Why `s` cannot run on a rows x cols sparse operand with `nnz` stored
-/// entries, or empty: block sizes must divide the dimensions they split, and
-/// (when nnz > 0) the storage may not blow up — dense levels under sparse ones
+/// entries, or empty: block sizes must divide the dimensions they split and be
+/// smaller than them (MLIR folds a one-position outer level away; a negative
+/// size is unknown and not checked), and (when nnz > 0) the storage may not blow up — dense levels under sparse ones
 /// store explicit zeros; at most 32 * nnz + 2^20 values are allowed.
 std::string whyIllegalForShape(const Schedule &s, int64_t rows, int64_t cols,
                                int64_t nnz = 0);
