@@ -4,8 +4,9 @@ For each matrix and kernel: sptune-opt picks a schedule with the cost model
 (the pass, exactly as users run it, on a kernel written in linalg), then
 sptune-measure times it next to the MLIR sparsifier's default, sptune's
 heuristic, Eigen and autotuned librsb, in one run. With --measure-top-k the
-pass measures its top k (and the heuristic) before choosing, as users can. With a dataset, the oracle (best sampled
-schedule measured there) is reported next to it.
+pass measures its top k (and the heuristic) before choosing, as users can.
+With a dataset, the oracle (best sampled schedule measured there) is
+reported next to it.
 
     /usr/bin/python3 -m sptune.autotune_eval --build build MATRIX... \
         [--model m.pt] [--measure-top-k K] [--dataset d.jsonl] \
@@ -138,7 +139,8 @@ def main(argv=None):
             rows.append(row)
             f = lambda x: "-" if x is None else f"{x:.2f}"
             print(f"{mid[:30]:30} {kernel:6} tuned/mlir {f(row['tuned_vs_mlir']):>6} "
-                  f"tuned/eigen {f(row['tuned_vs_eigen']):>6} tuned/rsb {f(row['tuned_vs_rsb']):>6} heur/mlir {f(row['heuristic_vs_mlir']):>6} "
+                  f"tuned/eigen {f(row['tuned_vs_eigen']):>6} tuned/rsb {f(row['tuned_vs_rsb']):>6} "
+                  f"heur/mlir {f(row['heuristic_vs_mlir']):>6} "
                   f"oracle/mlir {f(row['oracle_vs_mlir']):>6}  {status}", flush=True)
     summary = {}
     for kernel in args.kernel.split(","):

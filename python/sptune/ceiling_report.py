@@ -1,9 +1,9 @@
 """The measurement ceiling report (issue: Measurement / benchmark).
 
 For each (matrix, kernel) of a dataset: the best sampled schedule's speedup
-over the MLIR default, Eigen and autotuned librsb, the heuristic's speedup over the MLIR
-default, compile time per schedule and measurements per minute; geometric
-means over matrices. Writes JSON and prints a table; optionally plots the
+over the MLIR default, Eigen and autotuned librsb, the heuristic's speedup
+over the MLIR default, compile time per schedule and measurements per
+minute; geometric means over matrices. Writes JSON and prints a table; optionally plots the
 speedup distribution.
 
     /usr/bin/python3 -m sptune.ceiling_report data.jsonl --json out.json \
@@ -83,7 +83,8 @@ def summarize(rows, records):
 
 
 def fmt(x, spec=".2f"):
-    return "-" if x is None else format(x, spec)
+    # None: not measured; NaN: a geometric mean over nothing (no SDDMM in Eigen).
+    return "-" if x is None or x != x else format(x, spec)
 
 
 def main(argv=None):
