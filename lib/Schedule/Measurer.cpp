@@ -10,6 +10,21 @@ using namespace sptune;
 
 Measurer::~Measurer() = default;
 
+Measurement Measurer::measureBaseline(std::string_view name, const CsrMatrix &,
+                                      const KernelSpec &,
+                                      const MeasureOptions &) {
+  Measurement m;
+  m.status = MeasureStatus::Illegal;
+  m.reason = "baseline '" + std::string(name) + "' does not exist for target '" +
+             toString(target()) + "'";
+  return m;
+}
+
+std::string Measurer::baselineSchedule(std::string_view,
+                                       const KernelSpec &) const {
+  return "";
+}
+
 const char *sptune::toString(MeasureStatus s) {
   switch (s) {
   case MeasureStatus::Ok:

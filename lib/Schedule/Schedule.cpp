@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <functional>
+#include <mutex>
 #include <sstream>
 
 using namespace sptune;
@@ -12,6 +14,18 @@ using namespace sptune;
 //===----------------------------------------------------------------------===//
 // Names
 //===----------------------------------------------------------------------===//
+
+/// Targets added at run time, after the built-in enumerators. A deque keeps
+/// the names' addresses stable for toString.
+static constexpr size_t kBuiltinTargets = 3;
+static std::deque<std::string> &addedTargets() {
+  static std::deque<std::string> names;
+  return names;
+}
+static std::mutex &addedTargetsMutex() {
+  static std::mutex m;
+  return m;
+}
 
 const char *sptune::toString(TargetKind t) {
   switch (t) {
@@ -22,7 +36,9 @@ const char *sptune::toString(TargetKind t) {
   case TargetKind::SPADE:
     return "spade";
   }
-  return "?";
+  std::lock_guard<std::mutex> lock(addedTargetsMutex());
+  size_t index = static_cast<size_t>(t) - kBuiltinTargets;
+  return index < addedTargets().size() ? addedTargets()[index].c_str() : "?";
 }
 
 const char *sptune::toString(KernelType k) {
@@ -75,7 +91,19 @@ std::optional<TargetKind> sptune::parseTargetKind(std::string_view s) {
   for (TargetKind t : {TargetKind::CPU, TargetKind::NVVM, TargetKind::SPADE})
     if (s == toString(t))
       return t;
+  std::lock_guard<std::mutex> lock(addedTargetsMutex());
+  for (size_t n = 0; n < addedTargets().size(); ++n)
+    if (s == addedTargets()[n])
+      return static_cast<TargetKind>(kBuiltinTargets + n);
   return std::nullopt;
+}
+
+TargetKind sptune::addTargetKind(std::string_view name) {
+  if (std::optional<TargetKind> known = parseTargetKind(name))
+    return *known;
+  std::lock_guard<std::mutex> lock(addedTargetsMutex());
+  addedTargets().emplace_back(name);
+  return static_cast<TargetKind>(kBuiltinTargets + addedTargets().size() - 1);
 }
 
 std::optional<KernelType> sptune::parseKernelType(std::string_view s) {

@@ -45,6 +45,10 @@ const char *toString(ParallelKind);
 const char *toString(OmpScheduleKind);
 const char *toString(RowReorder);
 std::optional<TargetKind> parseTargetKind(std::string_view);
+/// The kind of a target added at run time (sptune/Target/Target.h) beyond
+/// the three built in: a new enumerator value the first time `name` is seen,
+/// the same one after. toString and parseTargetKind know it from then on.
+TargetKind addTargetKind(std::string_view name);
 std::optional<KernelType> parseKernelType(std::string_view);
 
 /// A loop, or a storage level's dimension: a role, possibly one of its parts.

@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sptune {
@@ -91,6 +92,23 @@ public:
   virtual Measurement measure(const CsrMatrix &matrix, const KernelSpec &spec,
                               const Schedule &schedule,
                               const MeasureOptions &options) = 0;
+
+  /// Measures the baseline called `name` (one of the target's
+  /// `Target::baselines()`, e.g. "eigen" on CPU, "cusparse" on NVVM). The
+  /// default knows none: status Illegal with the reason.
+  virtual Measurement measureBaseline(std::string_view name,
+                                      const CsrMatrix &matrix,
+                                      const KernelSpec &spec,
+                                      const MeasureOptions &options);
+
+  /// The schedule a baseline stands for, when it is one ("mlir-default" on
+  /// CPU), for the record; empty otherwise.
+  virtual std::string baselineSchedule(std::string_view name,
+                                       const KernelSpec &spec) const;
+
+  /// The compiled module of the last measurement, for debugging (empty
+  /// where the target compiles none).
+  virtual std::string lastModule() const { return ""; }
 };
 
 } // namespace sptune

@@ -1,0 +1,119 @@
+//===- Target.h - A target sptune tunes for, and the registry ---*- C++ -*-===//
+//
+// Part of sptune. The one place a target plugs in (IREE's HAL target registry
+// is the model): a `Target` says what its schedules are (space, heuristic,
+// untuned reference, legality) and how its scheduled kernels are lowered;
+// the registry maps names to targets. Each target folder (targets/cpu,
+// targets/nvvm, targets/spade) defines one and a `registerXTarget()`
+// function; `registerAllTargets()` (sptune/InitAllTargets.h) calls them all.
+// Adding a target is a folder and one registration line.
+//
+// Measuring is not part of a target's description: the measurement side
+// (JIT benches, library baselines, the simulator) registers a measurer
+// factory per target, and only the tools that measure link it. So the pass
+// library, which needs the description, links no measurement stack.
+//
+// Plain C++: no MLIR, no torch. The lowering pipeline is textual, for
+// mlir::parsePassPipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TARGET_TARGET_H
+#define SPTUNE_TARGET_TARGET_H
+
+#include "sptune/Schedule/Schedule.h"
+
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sptune {
+
+class Measurer;
+class ScheduleSpace;
+struct MatrixStats;
+
+class Target {
+public:
+  virtual ~Target();
+
+  /// The name used in options, printed schedules and datasets ("cpu").
+  virtual std::string_view name() const = 0;
+
+  /// The kind its schedules carry (`Schedule::target`). Built-in targets
+  /// have their own enumerator; a target added at run time gets the kind
+  /// `addTargetKind(name())` allocates.
+  virtual TargetKind kind() const = 0;
+
+  /// The schedules this target can run.
+  virtual const ScheduleSpace &space() const = 0;
+
+  /// The model-free schedule (MLGO's heuristic mode). `stats` may be null;
+  /// `free` is the free dense loop's size (0 = unknown).
+  virtual Schedule heuristicSchedule(KernelType kernel,
+                                     const MatrixStats *stats,
+                                     int64_t free) const = 0;
+
+  /// What runs when nobody tunes: the reference speedups are measured
+  /// against (MLIR's sparsifier default on CPU, SPADE's default config).
+  virtual Schedule referenceSchedule(KernelType kernel) const = 0;
+
+  /// Why this target cannot run `s`, or empty. The default is the
+  /// structural `sptune::whyIllegal`; targets add their own rules.
+  virtual std::string whyIllegal(const Schedule &s) const;
+
+  /// The pass pipeline (textual) that lowers kernels carrying this target's
+  /// schedules after `sptune-apply-schedule`, e.g. "sptune-lower-cpu"; empty
+  /// when the target is not reached through MLIR lowering.
+  virtual std::string loweringPipeline() const = 0;
+
+  /// Whether its schedules are applied to the IR by sptune-apply-schedule
+  /// (so they must fit the op's encoding, orientation and output form).
+  /// SPADE's are not: sptune-emit-spade turns them into tile programs.
+  virtual bool rewritesIR() const { return true; }
+
+  /// Names of the library or reference baselines its measurer can run
+  /// besides schedules ("heuristic" is available on every target).
+  virtual std::vector<std::string> baselines() const { return {}; }
+};
+
+/// Creates the measurer of one target (the measurement side registers it).
+using MeasurerFactory = std::function<std::unique_ptr<Measurer>()>;
+
+/// Name -> target. Registration happens at start-up from explicit
+/// `register*` calls (static libraries drop self-registering globals);
+/// lookups after that are read-only and thread-safe.
+class TargetRegistry {
+public:
+  /// Adds `target`; a second target of the same name is ignored (so the
+  /// register functions are idempotent). Returns the registered one.
+  static const Target &add(std::unique_ptr<Target> target);
+
+  /// The target called `name`, or null.
+  static const Target *lookup(std::string_view name);
+  /// The target of schedules of `kind`, or null.
+  static const Target *lookup(TargetKind kind);
+  /// The target called `name`, or an error that lists the registered ones.
+  static llvm::Expected<const Target &> get(std::string_view name);
+  /// The target of `kind`, or an error naming it.
+  static llvm::Expected<const Target &> get(TargetKind kind);
+
+  /// Every registered target, in registration order.
+  static std::vector<const Target *> all();
+  /// "cpu, nvvm, spade" (or "none").
+  static std::string names();
+
+  /// Makes `factory` the measurer of the target of `kind` (replaces any).
+  static void addMeasurer(TargetKind kind, MeasurerFactory factory);
+  /// A new measurer for `kind`, or an error saying this program was linked
+  /// without one.
+  static llvm::Expected<std::unique_ptr<Measurer>> createMeasurer(TargetKind kind);
+};
+
+} // namespace sptune
+
+#endif // SPTUNE_TARGET_TARGET_H

@@ -1,0 +1,122 @@
+//===- TargetRegistry.cpp - Name -> target, kind -> measurer --------------===//
+
+#include "sptune/Target/Target.h"
+
+#include "sptune/Target/Measurer.h"
+
+#include <map>
+#include <mutex>
+
+using namespace sptune;
+
+Target::~Target() = default;
+
+std::string Target::whyIllegal(const Schedule &s) const {
+  return sptune::whyIllegal(s);
+}
+
+namespace {
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<Target>> targets;
+  std::map<TargetKind, MeasurerFactory> measurers;
+
+  static Registry &get() {
+    static Registry r;
+    return r;
+  }
+};
+} // namespace
+
+const Target &TargetRegistry::add(std::unique_ptr<Target> target) {
+  Registry &r = Registry::get();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const std::unique_ptr<Target> &t : r.targets)
+    if (t->name() == target->name())
+      return *t;
+  r.targets.push_back(std::move(target));
+  return *r.targets.back();
+}
+
+const Target *TargetRegistry::lookup(std::string_view name) {
+  Registry &r = Registry::get();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const std::unique_ptr<Target> &t : r.targets)
+    if (t->name() == name)
+      return t.get();
+  return nullptr;
+}
+
+const Target *TargetRegistry::lookup(TargetKind kind) {
+  Registry &r = Registry::get();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const std::unique_ptr<Target> &t : r.targets)
+    if (t->kind() == kind)
+      return t.get();
+  return nullptr;
+}
+
+std::vector<const Target *> TargetRegistry::all() {
+  Registry &r = Registry::get();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<const Target *> out;
+  for (const std::unique_ptr<Target> &t : r.targets)
+    out.push_back(t.get());
+  return out;
+}
+
+std::string TargetRegistry::names() {
+  std::string out;
+  for (const Target *t : all())
+    out += (out.empty() ? "" : ", ") + std::string(t->name());
+  return out.empty() ? "none" : out;
+}
+
+llvm::Expected<const Target &> TargetRegistry::get(std::string_view name) {
+  if (const Target *t = lookup(name))
+    return *t;
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "unknown target '%s' (registered: %s)", std::string(name).c_str(),
+      names().c_str());
+}
+
+llvm::Expected<const Target &> TargetRegistry::get(TargetKind kind) {
+  if (const Target *t = lookup(kind))
+    return *t;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "target '%s' is not registered (registered: "
+                                 "%s)",
+                                 toString(kind), names().c_str());
+}
+
+void TargetRegistry::addMeasurer(TargetKind kind, MeasurerFactory factory) {
+  Registry &r = Registry::get();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.measurers[kind] = std::move(factory);
+}
+
+llvm::Expected<std::unique_ptr<Measurer>>
+TargetRegistry::createMeasurer(TargetKind kind) {
+  MeasurerFactory factory;
+  {
+    Registry &r = Registry::get();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.measurers.find(kind);
+    if (it != r.measurers.end())
+      factory = it->second;
+  }
+  if (!factory)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "no measurer for target '%s' in this program (measuring tools "
+        "call registerAllMeasurers(); NVVM needs a build with CUDA)",
+        toString(kind));
+  std::unique_ptr<Measurer> m = factory();
+  if (!m)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the measurer of target '%s' could not be "
+                                   "created",
+                                   toString(kind));
+  return std::move(m);
+}
