@@ -137,7 +137,7 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
   lower.addPass(mlir::sptune::createApplySchedule());
   mlir::sptune::CpuLoweringOptions lowering;
   if (!schedule) {
-    lowering.parallelization = "dense-outer-loop";
+    lowering.parallelization = mlir::sptune::ParallelizationChoice::DenseOuterLoop;
     lowering.vectorLength = 0;
   }
   mlir::sptune::buildCpuLoweringPipeline(lower, lowering);
@@ -236,4 +236,4 @@ Measurement CpuMeasurer::measureUpstreamDefault(const CsrMatrix &matrix,
              : impl->run<float>(matrix, spec, nullptr, options);
 }
 
-const std::string &CpuMeasurer::lastModule() const { return impl->lastModule; }
+std::string CpuMeasurer::lastModule() const { return impl->lastModule; }

@@ -40,8 +40,16 @@ public:
                                      const KernelSpec &spec,
                                      const MeasureOptions &options);
 
+  /// "mlir-default" (measureUpstreamDefault), "eigen" and "rsb" (the
+  /// library baselines, "not built" where configure did not find them).
+  Measurement measureBaseline(std::string_view name, const CsrMatrix &matrix,
+                              const KernelSpec &spec,
+                              const MeasureOptions &options) override;
+  std::string baselineSchedule(std::string_view name,
+                               const KernelSpec &spec) const override;
+
   /// The lowered LLVM-dialect module text of the last compile (debugging).
-  const std::string &lastModule() const;
+  std::string lastModule() const override;
 
 private:
   struct Impl;

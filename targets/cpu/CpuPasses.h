@@ -11,6 +11,35 @@
 namespace mlir {
 namespace sptune {
 
+/// `parallelization` of sptune-cpu-sparsify and sptune-lower-cpu: from the
+/// schedules (auto) or one of the sparsifier's strategies.
+enum class ParallelizationChoice {
+  Auto,
+  None,
+  DenseOuterLoop,
+  AnyStorageOuterLoop
+};
+#define SPTUNE_PARALLELIZATION_VALUES                                          \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::mlir::sptune::ParallelizationChoice::Auto, "auto",          \
+                 "from the schedules"),                                        \
+      clEnumValN(::mlir::sptune::ParallelizationChoice::None, "none",          \
+                 "sequential"),                                                \
+      clEnumValN(::mlir::sptune::ParallelizationChoice::DenseOuterLoop,        \
+                 "dense-outer-loop", "outer loop over a dense level"),         \
+      clEnumValN(::mlir::sptune::ParallelizationChoice::AnyStorageOuterLoop,   \
+                 "any-storage-outer-loop", "outer loop over any level"))
+
+/// `simd32`: 32-bit indices in vector gathers, from the schedules or forced.
+enum class Simd32Choice { Auto, On, Off };
+#define SPTUNE_SIMD32_VALUES                                                   \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::mlir::sptune::Simd32Choice::Auto, "auto",                   \
+                 "from the schedules"),                                        \
+      clEnumValN(::mlir::sptune::Simd32Choice::On, "true", "32-bit indices"),  \
+      clEnumValN(::mlir::sptune::Simd32Choice::Off, "false",                   \
+                 "64-bit indices"))
+
 #define GEN_PASS_DECL
 #include "cpu/CpuPasses.h.inc"
 
@@ -20,16 +49,17 @@ namespace sptune {
 /// Options of the `sptune-lower-cpu` pipeline. "auto"/-1 take the value from
 /// the #sptune.schedule attributes.
 struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
-  PassOptions::Option<std::string> parallelization{
+  PassOptions::Option<ParallelizationChoice> parallelization{
       *this, "parallelization",
-      llvm::cl::desc("auto, none, dense-outer-loop, any-storage-outer-loop"),
-      llvm::cl::init("auto")};
+      llvm::cl::desc("Sparsifier parallelization strategy"),
+      llvm::cl::init(ParallelizationChoice::Auto),
+      SPTUNE_PARALLELIZATION_VALUES};
   PassOptions::Option<int> vectorLength{
       *this, "vl", llvm::cl::desc("Vector length (-1 = from the schedules)"),
       llvm::cl::init(-1)};
-  PassOptions::Option<std::string> simdIndex32{
-      *this, "simd32", llvm::cl::desc("auto, true or false"),
-      llvm::cl::init("auto")};
+  PassOptions::Option<Simd32Choice> simdIndex32{
+      *this, "simd32", llvm::cl::desc("32-bit indices in vector gathers"),
+      llvm::cl::init(Simd32Choice::Auto), SPTUNE_SIMD32_VALUES};
   PassOptions::Option<int> threads{
       *this, "threads",
       llvm::cl::desc("OpenMP threads (-1 = from the schedules, 0 = default)"),

@@ -16,14 +16,16 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     and a warning names the others.
   }];
   let options = [
-    Option<"parallelization", "parallelization", "std::string",
-           /*default=*/"\"auto\"",
-           "auto (from the schedules), none, dense-outer-loop, "
-           "any-storage-outer-loop">,
+    Option<"parallelization", "parallelization",
+           "::mlir::sptune::ParallelizationChoice",
+           /*default=*/"::mlir::sptune::ParallelizationChoice::Auto",
+           "Sparsifier parallelization strategy",
+           "SPTUNE_PARALLELIZATION_VALUES">,
     Option<"vectorLength", "vl", "int", /*default=*/"-1",
            "Vector length (-1 = from the schedules, 0 = off)">,
-    Option<"simdIndex32", "simd32", "std::string", /*default=*/"\"auto\"",
-           "auto, true or false: 32-bit indices in vector gathers">,
+    Option<"simdIndex32", "simd32", "::mlir::sptune::Simd32Choice",
+           /*default=*/"::mlir::sptune::Simd32Choice::Auto",
+           "32-bit indices in vector gathers", "SPTUNE_SIMD32_VALUES">,
     Option<"enableRuntimeLibrary", "enable-runtime-library", "bool",
            /*default=*/"false",
            "Lower sparse tensors through the runtime library instead of "

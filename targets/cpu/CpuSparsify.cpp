@@ -49,13 +49,17 @@ SparsifierSettings settingsFor(const ::sptune::Schedule &s) {
   return out;
 }
 
-std::optional<SparseParallelizationStrategy> parseStrategy(StringRef s) {
-  return llvm::StringSwitch<std::optional<SparseParallelizationStrategy>>(s)
-      .Case("none", SparseParallelizationStrategy::kNone)
-      .Case("dense-outer-loop", SparseParallelizationStrategy::kDenseOuterLoop)
-      .Case("any-storage-outer-loop",
-            SparseParallelizationStrategy::kAnyStorageOuterLoop)
-      .Default(std::nullopt);
+SparseParallelizationStrategy toStrategy(ParallelizationChoice c) {
+  switch (c) {
+  case ParallelizationChoice::DenseOuterLoop:
+    return SparseParallelizationStrategy::kDenseOuterLoop;
+  case ParallelizationChoice::AnyStorageOuterLoop:
+    return SparseParallelizationStrategy::kAnyStorageOuterLoop;
+  case ParallelizationChoice::Auto:
+  case ParallelizationChoice::None:
+    break;
+  }
+  return SparseParallelizationStrategy::kNone;
 }
 
 struct CpuSparsifyPass
@@ -92,20 +96,12 @@ struct CpuSparsifyPass
       }
     });
     SparsifierSettings use = settings.value_or(SparsifierSettings());
-    if (parallelization != "auto") {
-      std::optional<SparseParallelizationStrategy> p =
-          parseStrategy(parallelization);
-      if (!p) {
-        module.emitError("sptune-cpu-sparsify: unknown parallelization '")
-            << parallelization << "'";
-        return signalPassFailure();
-      }
-      use.parallelization = *p;
-    }
+    if (parallelization != ParallelizationChoice::Auto)
+      use.parallelization = toStrategy(parallelization);
     if (vectorLength >= 0)
       use.vectorLength = vectorLength;
-    if (simdIndex32 != "auto")
-      use.simdIndex32 = simdIndex32 == "true";
+    if (simdIndex32 != Simd32Choice::Auto)
+      use.simdIndex32 = simdIndex32 == Simd32Choice::On;
 
     OpPassManager pm(ModuleOp::getOperationName());
     SparsificationOptions sparsification(use.parallelization,

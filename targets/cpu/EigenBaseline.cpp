@@ -8,6 +8,23 @@
 
 #include "cpu/EigenBaseline.h"
 
+#if !SPTUNE_HAVE_EIGEN
+// Configured without Eigen (libeigen3-dev not found): the baseline reports that it
+// was not built instead of a time.
+using namespace sptune;
+
+Measurement sptune::measureEigen(const CsrMatrix &, const KernelSpec &,
+                          const MeasureOptions &) {
+  Measurement m;
+  m.status = MeasureStatus::Error;
+  m.reason = "the Eigen baseline was not built (configure did not find "
+             "libeigen3-dev)";
+  return m;
+}
+
+int sptune::eigenThreads() { return 0; }
+#else
+
 #include "sptune/Matrix/Reference.h"
 
 #include <Eigen/Core>
@@ -96,3 +113,4 @@ Measurement sptune::measureEigen(const CsrMatrix &matrix,
   return spec.elementBits == 64 ? run<double>(matrix, spec, options)
                                 : run<float>(matrix, spec, options);
 }
+#endif // SPTUNE_HAVE_EIGEN

@@ -10,6 +10,21 @@
 
 #include "cpu/RsbBaseline.h"
 
+#if !SPTUNE_HAVE_RSB
+// Configured without librsb (librsb-dev not found): the baseline reports that it
+// was not built instead of a time.
+using namespace sptune;
+
+Measurement sptune::measureRsb(const CsrMatrix &, const KernelSpec &,
+                          const MeasureOptions &) {
+  Measurement m;
+  m.status = MeasureStatus::Error;
+  m.reason = "the librsb baseline was not built (configure did not find "
+             "librsb-dev)";
+  return m;
+}
+#else
+
 #include "sptune/Matrix/Reference.h"
 
 #include <rsb.h>
@@ -203,3 +218,4 @@ Measurement sptune::measureRsb(const CsrMatrix &matrix, const KernelSpec &spec,
              ? run<double>(matrix, spec, options, lib.threads)
              : run<float>(matrix, spec, options, lib.threads);
 }
+#endif // SPTUNE_HAVE_RSB

@@ -1,6 +1,8 @@
 //===- NvvmMeasurer.cpp - Measure schedules on a CUDA GPU -----------------===//
 
 #include "nvvm/NvvmMeasurer.h"
+#include "nvvm/NvvmTarget.h"
+#include "sptune/Target/Target.h"
 
 #include "nvvm/CudaRuntimeLoader.h"
 #include "nvvm/NvvmLegality.h"
@@ -429,7 +431,21 @@ Measurement NvvmMeasurer::measureCusparse(const CsrMatrix &matrix,
              : impl->runCusparse<float>(matrix, spec, options);
 }
 
-const std::string &NvvmMeasurer::lastModule() const { return impl->lastModule; }
+std::string NvvmMeasurer::lastModule() const { return impl->lastModule; }
+
+Measurement NvvmMeasurer::measureBaseline(std::string_view name,
+                                          const CsrMatrix &matrix,
+                                          const KernelSpec &spec,
+                                          const MeasureOptions &options) {
+  if (name == "cusparse")
+    return measureCusparse(matrix, spec, options);
+  return Measurer::measureBaseline(name, matrix, spec, options);
+}
+
+void sptune::registerNvvmMeasurer() {
+  TargetRegistry::addMeasurer(TargetKind::NVVM,
+                              [] { return std::make_unique<NvvmMeasurer>(); });
+}
 
 bool NvvmMeasurer::compileOnly(const KernelSpec &spec, int64_t rows,
                                int64_t cols, const Schedule &schedule,

@@ -65,8 +65,13 @@ public:
   Measurement measureCusparse(const CsrMatrix &matrix, const KernelSpec &spec,
                               const MeasureOptions &options);
 
+  /// "cusparse": measureCusparse.
+  Measurement measureBaseline(std::string_view name, const CsrMatrix &matrix,
+                              const KernelSpec &spec,
+                              const MeasureOptions &options) override;
+
   /// The lowered module of the last compile (debugging, tests).
-  const std::string &lastModule() const;
+  std::string lastModule() const override;
 
   /// Builds, applies `schedule` to, and lowers the bench module without
   /// running anything (works without a GPU). On failure returns false with

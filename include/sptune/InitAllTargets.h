@@ -1,0 +1,27 @@
+//===- InitAllTargets.h - Register sptune's targets -------------*- C++ -*-===//
+//
+// Part of sptune. The registration lines of the targets that ship with
+// sptune (cpu, nvvm, spade): one per target folder. Tools call them at
+// start-up; `registerAllSptunePasses()` calls `registerAllTargets()` too, so a
+// downstream compiler that registers sptune's passes has the targets.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_INITALLTARGETS_H
+#define SPTUNE_INITALLTARGETS_H
+
+namespace sptune {
+
+/// Registers every built-in target with the TargetRegistry (library
+/// SptuneTargets: descriptions only, no measurement stack). Idempotent.
+void registerAllTargets();
+
+/// Registers the measurers of every built-in target that this build has
+/// (library SptuneMeasurers: JIT benches, library baselines, the SPADE
+/// simulator; NVVM only with CUDA). For tools that measure. Also registers
+/// the targets.
+void registerAllMeasurers();
+
+} // namespace sptune
+
+#endif // SPTUNE_INITALLTARGETS_H

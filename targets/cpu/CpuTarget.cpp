@@ -1,0 +1,36 @@
+//===- CpuTarget.cpp - Target "cpu" ---------------------------------------===//
+
+#include "cpu/CpuTarget.h"
+
+#include "cpu/CpuScheduleSpace.h"
+#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/Target.h"
+
+using namespace sptune;
+
+namespace {
+class CpuTarget : public Target {
+public:
+  std::string_view name() const override { return "cpu"; }
+  TargetKind kind() const override { return TargetKind::CPU; }
+  const ScheduleSpace &space() const override { return cpuSpace; }
+  Schedule heuristicSchedule(KernelType kernel, const MatrixStats *stats,
+                             int64_t free) const override {
+    return defaultSchedule(TargetKind::CPU, kernel, stats, free);
+  }
+  Schedule referenceSchedule(KernelType kernel) const override {
+    return mlirDefaultSchedule(TargetKind::CPU, kernel);
+  }
+  std::string loweringPipeline() const override { return "sptune-lower-cpu"; }
+  std::vector<std::string> baselines() const override {
+    return {"mlir-default", "eigen", "rsb"};
+  }
+
+private:
+  CpuScheduleSpace cpuSpace;
+};
+} // namespace
+
+void sptune::registerCpuTarget() {
+  TargetRegistry::add(std::make_unique<CpuTarget>());
+}

@@ -1,0 +1,40 @@
+//===- SpadeTarget.cpp - Target "spade" -----------------------------------===//
+
+#include "spade/SpadeTarget.h"
+
+#include "spade/SpadeScheduleSpace.h"
+#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/Target.h"
+
+using namespace sptune;
+
+namespace {
+class SpadeTarget : public Target {
+public:
+  std::string_view name() const override { return "spade"; }
+  TargetKind kind() const override { return TargetKind::SPADE; }
+  const ScheduleSpace &space() const override { return spadeSpace; }
+  Schedule heuristicSchedule(KernelType kernel, const MatrixStats *stats,
+                             int64_t free) const override {
+    return defaultSchedule(TargetKind::SPADE, kernel, stats, free);
+  }
+  Schedule referenceSchedule(KernelType kernel) const override {
+    return defaultSpadeSchedule(kernel);
+  }
+  std::string whyIllegal(const Schedule &s) const override {
+    if (s.kernel == KernelType::SpMV)
+      return "SPADE runs SpMM and SDDMM only";
+    return sptune::whyIllegal(s);
+  }
+  /// SPADE programs are emitted (one file per kernel) rather than lowered.
+  std::string loweringPipeline() const override { return "sptune-emit-spade"; }
+  bool rewritesIR() const override { return false; }
+
+private:
+  SpadeScheduleSpace spadeSpace;
+};
+} // namespace
+
+void sptune::registerSpadeTarget() {
+  TargetRegistry::add(std::make_unique<SpadeTarget>());
+}
