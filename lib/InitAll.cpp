@@ -1,6 +1,7 @@
 //===- InitAll.cpp - Register everything sptune provides ------------------===//
 
 #include "sptune/InitAll.h"
+#include "sptune/InitAllTargets.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Transforms/Passes.h"
 
@@ -15,6 +16,7 @@ void mlir::sptune::registerAllSptuneDialects(DialectRegistry &registry) {
 }
 
 void mlir::sptune::registerAllSptunePasses() {
+  ::sptune::registerAllTargets();
   registerSptunePasses();
   registerCpuTargetPasses();
   registerNvvmTargetPasses();

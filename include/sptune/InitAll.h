@@ -16,7 +16,8 @@ namespace sptune {
 /// Adds the sptune dialect (and what it depends on) to `registry`.
 void registerAllSptuneDialects(DialectRegistry &registry);
 
-/// Registers sptune's passes and pipelines with the global pass registry.
+/// Registers sptune's passes and pipelines with the global pass registry,
+/// and the built-in targets (sptune::registerAllTargets()).
 void registerAllSptunePasses();
 
 } // namespace sptune

@@ -2,19 +2,14 @@
 
 #include "sptune/Collect/WorkerProtocol.h"
 
-#include "cpu/CpuMeasurer.h"
-#include "cpu/EigenBaseline.h"
-#include "cpu/RsbBaseline.h"
-#include "spade/SpadeMeasurer.h"
-#if SPTUNE_HAVE_CUDA
-#include "nvvm/NvvmMeasurer.h"
-#endif
 #include "sptune/Matrix/MatrixSource.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/Target.h"
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <csignal>
 #include <istream>
 #include <thread>
@@ -26,11 +21,10 @@ struct MeasureService::Impl {
   CsrMatrix matrix;
   MatrixInfo info;
   MatrixStats stats;
-  std::unique_ptr<CpuMeasurer> cpu;
-  std::unique_ptr<SpadeMeasurer> spade;
-#if SPTUNE_HAVE_CUDA
-  std::unique_ptr<NvvmMeasurer> nvvm;
-#endif
+  /// One measurer per target, created on first use (they keep JIT and
+  /// simulator state between requests).
+  std::map<TargetKind, std::unique_ptr<Measurer>> measurers;
+  Measurer *lastUsed = nullptr;
   bool faultCrash = false;
   std::string faultText;
 
@@ -45,6 +39,21 @@ struct MeasureService::Impl {
     loadedSource = source;
     return true;
   }
+
+  Measurer *measurerFor(const Target &target, std::string &error) {
+    std::unique_ptr<Measurer> &slot = measurers[target.kind()];
+    if (!slot) {
+      llvm::Expected<std::unique_ptr<Measurer>> created =
+          TargetRegistry::createMeasurer(target.kind());
+      if (!created) {
+        error = llvm::toString(created.takeError());
+        return nullptr;
+      }
+      slot = std::move(*created);
+    }
+    lastUsed = slot.get();
+    return lastUsed;
+  }
 };
 
 MeasureService::MeasureService() : impl(std::make_unique<Impl>()) {}
@@ -56,7 +65,7 @@ void MeasureService::injectFault(bool crash, std::string text) {
 }
 
 std::string MeasureService::lastModule() const {
-  return impl->cpu ? impl->cpu->lastModule() : std::string();
+  return impl->lastUsed ? impl->lastUsed->lastModule() : std::string();
 }
 
 MeasureResponse MeasureService::handle(const MeasureRequest &request) {
@@ -92,68 +101,38 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
   spec.free = spec.kernel == KernelType::SpMV ? 1 : request.free;
   spec.elementBits = request.elementBits;
 
-  if (request.target == "spade") {
-    if (!impl->spade)
-      impl->spade = std::make_unique<SpadeMeasurer>();
-    if (!request.baseline.empty() && request.baseline != "heuristic") {
+  llvm::Expected<const Target &> target = TargetRegistry::get(request.target);
+  if (!target) {
+    m.status = MeasureStatus::Error;
+    m.reason = llvm::toString(target.takeError());
+    return response;
+  }
+  Measurer *measurer = impl->measurerFor(*target, error);
+  if (!measurer) {
+    m.status = MeasureStatus::Error;
+    m.reason = error;
+    return response;
+  }
+  if (!request.baseline.empty() && request.baseline != "heuristic") {
+    std::vector<std::string> known = target->baselines();
+    if (std::find(known.begin(), known.end(), request.baseline) ==
+        known.end()) {
       m.status = MeasureStatus::Illegal;
-      m.reason = "baseline '" + request.baseline + "' does not exist for SPADE";
+      m.reason = "baseline '" + request.baseline + "' does not exist for " +
+                 "target '" + request.target + "'";
       return response;
     }
-    Schedule schedule = request.baseline == "heuristic"
-                            ? defaultSchedule(TargetKind::SPADE, spec.kernel)
-                            : *parseSchedule(request.schedule);
-    response.schedule = schedule.str();
-    m = impl->spade->measure(matrix, spec, schedule, request.options);
-    return response;
-  }
-  if (request.target == "nvvm") {
-#if SPTUNE_HAVE_CUDA
-    if (!impl->nvvm)
-      impl->nvvm = std::make_unique<NvvmMeasurer>();
-    if (request.baseline == "cusparse") {
-      m = impl->nvvm->measureCusparse(matrix, spec, request.options);
-      return response;
-    }
-    Schedule schedule =
-        request.baseline == "heuristic"
-            ? defaultSchedule(TargetKind::NVVM, spec.kernel, &impl->stats,
-                              spec.free)
-            : *parseSchedule(request.schedule);
-    response.schedule = schedule.str();
-    m = impl->nvvm->measure(matrix, spec, schedule, request.options);
-#else
-    m.status = MeasureStatus::Error;
-    m.reason = "this sptune was built without CUDA: no NVVM measurements";
-#endif
-    return response;
-  }
-  if (request.target != "cpu") {
-    m.status = MeasureStatus::Error;
-    m.reason = "target '" + request.target + "' is not available in this worker";
-    return response;
-  }
-  if (!impl->cpu)
-    impl->cpu = std::make_unique<CpuMeasurer>();
-  if (request.baseline == "eigen") {
-    m = measureEigen(matrix, spec, request.options);
-    return response;
-  }
-  if (request.baseline == "rsb") {
-    m = measureRsb(matrix, spec, request.options);
-    return response;
-  }
-  if (request.baseline == "mlir-default") {
-    response.schedule = mlirDefaultSchedule(TargetKind::CPU, spec.kernel).str();
-    m = impl->cpu->measureUpstreamDefault(matrix, spec, request.options);
+    response.schedule = measurer->baselineSchedule(request.baseline, spec);
+    m = measurer->measureBaseline(request.baseline, matrix, spec,
+                                  request.options);
     return response;
   }
   Schedule schedule =
       request.baseline == "heuristic"
-          ? defaultSchedule(TargetKind::CPU, spec.kernel, &impl->stats, spec.free)
+          ? target->heuristicSchedule(spec.kernel, &impl->stats, spec.free)
           : *parseSchedule(request.schedule);
   response.schedule = schedule.str();
-  m = impl->cpu->measure(matrix, spec, schedule, request.options);
+  m = measurer->measure(matrix, spec, schedule, request.options);
   return response;
 }
 

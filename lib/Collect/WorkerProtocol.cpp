@@ -3,16 +3,21 @@
 #include "sptune/Collect/WorkerProtocol.h"
 
 #include "MeasurementJson.h"
+#include "sptune/Target/Target.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 using namespace sptune;
 namespace json = llvm::json;
 
 bool MeasureRequest::validate(std::string &error) const {
-  if (target != "cpu" && target != "spade" && target != "nvvm") {
-    error = "unknown target '" + target + "' (expected cpu, nvvm or spade)";
+  const Target *t = TargetRegistry::lookup(target);
+  if (!t) {
+    error = "unknown target '" + target + "' (registered: " +
+            TargetRegistry::names() + ")";
     return false;
   }
   if (matrix.empty()) {
@@ -31,11 +36,16 @@ bool MeasureRequest::validate(std::string &error) const {
     error = "element bits must be 32 or 64";
     return false;
   }
-  if (!baseline.empty() && baseline != "mlir-default" &&
-      baseline != "heuristic" && baseline != "eigen" && baseline != "rsb" &&
-      baseline != "cusparse") {
-    error = "unknown baseline '" + baseline +
-            "' (expected mlir-default, heuristic, eigen, rsb or cusparse)";
+  std::vector<std::string> baselines = t->baselines();
+  baselines.insert(baselines.begin(), "heuristic");
+  if (!baseline.empty() &&
+      std::find(baselines.begin(), baselines.end(), baseline) ==
+          baselines.end()) {
+    std::string known;
+    for (const std::string &b : baselines)
+      known += (known.empty() ? "" : ", ") + b;
+    error = "unknown baseline '" + baseline + "' for target '" + target +
+            "' (expected " + known + ")";
     return false;
   }
   if (baseline.empty() && schedule.empty()) {

@@ -2,10 +2,9 @@
 
 #include "sptune/Tune/ScheduleTuner.h"
 
-#include "cpu/CpuScheduleSpace.h"
-#include "sptune/Collect/WorkerPool.h"
 #include "sptune/CostModel/MatrixFeatures.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/ScheduleSpace.h"
+#include "sptune/Target/Target.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,48 +12,83 @@
 
 using namespace sptune;
 
-std::optional<TuneResult> sptune::tuneSchedule(const CostModel &model,
-                                               const CsrMatrix &m,
-                                               KernelType kernel, int64_t free,
-                                               const TuneOptions &options,
-                                               std::string &error) {
-  if (options.target != TargetKind::CPU) {
-    error = std::string("tuning for target '") + toString(options.target) +
-            "' is not available in sptune-autotune (use its collector)";
-    return std::nullopt;
-  }
+static llvm::Error failure(const std::string &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Moves `first` to the front of `ranking` when it is among the candidates.
+/// The heuristic cost model puts the built-in heuristic first; a target
+/// registered at run time has its own.
+static void rankFirst(Ranking &ranking, const std::vector<Schedule> &usable,
+                      const Schedule &first) {
+  auto it = std::find_if(ranking.order.begin(), ranking.order.end(),
+                         [&](size_t idx) { return usable[idx] == first; });
+  if (it == ranking.order.end() || it == ranking.order.begin())
+    return;
+  size_t idx = *it;
+  ranking.order.erase(it);
+  ranking.order.insert(ranking.order.begin(), idx);
+  double best = *std::max_element(ranking.scores.begin(), ranking.scores.end());
+  ranking.scores[idx] = best + 1.0;
+}
+
+llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
+                                                const CsrMatrix &m,
+                                                KernelType kernel, int64_t free,
+                                                const TuneOptions &options) {
+  llvm::Expected<const Target &> target = TargetRegistry::get(options.target);
+  if (!target)
+    return target.takeError();
+  if (options.measureTopK > 0 && !options.matrixSource.empty() &&
+      !options.measurer)
+    return failure("measuring candidates needs a measurer, and this program "
+                   "has none (tools that measure register one)");
   MatrixFeatures features = featurize(m);
 
-  // Candidates: the heuristic, the upstream default, and a uniform sample.
-  CpuScheduleSpace space;
+  // Candidates: the heuristic, the untuned reference, and a uniform sample.
   ProblemShape shape{kernel, m.rows, m.cols, free, m.nnz()};
-  Schedule heuristic =
-      defaultSchedule(TargetKind::CPU, kernel, &features.stats, free);
-  std::vector<Schedule> candidates = {
-      heuristic, mlirDefaultSchedule(TargetKind::CPU, kernel)};
-  for (Schedule &s : space.sample(shape, options.candidates, options.seed))
+  Schedule heuristic = target->heuristicSchedule(kernel, &features.stats, free);
+  std::vector<Schedule> candidates = {heuristic,
+                                      target->referenceSchedule(kernel)};
+  for (Schedule &s :
+       target->space().sample(shape, options.candidates, options.seed))
     candidates.push_back(std::move(s));
   std::unordered_set<std::string> seen;
   std::vector<Schedule> usable;
   for (Schedule &s : candidates) {
-    if (!isLegal(s) ||
+    if (!target->whyIllegal(s).empty() ||
         !whyIllegalForShape(s, m.rows, m.cols, m.nnz()).empty() ||
         (options.applicable && !options.applicable(s).empty()))
       continue;
     if (seen.insert(s.str()).second)
       usable.push_back(std::move(s));
   }
-  if (usable.empty()) {
-    error = "no applicable candidate schedule";
-    return std::nullopt;
-  }
+  if (usable.empty())
+    return failure(std::string("no applicable candidate schedule for target '") +
+                   std::string(target->name()) + "'");
 
-  auto start = std::chrono::steady_clock::now();
-  std::optional<Ranking> ranking =
-      model.rank(features, usable, options.target, free, &error);
-  if (!ranking)
-    return std::nullopt;
   TuneResult result;
+  auto start = std::chrono::steady_clock::now();
+  std::string error;
+  std::optional<Ranking> ranking;
+  if (model.supports(options.target)) {
+    ranking = model.rank(features, usable, options.target, free, &error);
+    if (!ranking)
+      return failure(error);
+  } else {
+    // MLGO's heuristic mode for a target the model was not trained for.
+    result.fallbackReason = model.description() + " was not trained for '" +
+                            std::string(target->name()) + "'";
+    std::unique_ptr<CostModel> heuristicModel =
+        createCostModel(CostModelMode::Heuristic, "", &error);
+    if (heuristicModel)
+      ranking =
+          heuristicModel->rank(features, usable, options.target, free, &error);
+    if (!ranking)
+      return failure(error);
+  }
+  if (model.mode() == CostModelMode::Heuristic || !result.fallbackReason.empty())
+    rankFirst(*ranking, usable, heuristic);
   result.rankSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -67,62 +101,54 @@ std::optional<TuneResult> sptune::tuneSchedule(const CostModel &model,
   }
   result.chosen = result.top.front().schedule;
 
-  if (options.measureTopK > 0 && !options.matrixSource.empty()) {
-    result.measured = true;
-    size_t measured = std::min(options.measureTopK, result.top.size());
-    std::string heuristicText = heuristic.str();
-    auto isHeuristic = [&](const RankedCandidate &c) {
-      return c.schedule.str() == heuristicText;
-    };
-    if (options.measureHeuristic &&
-        std::none_of(result.top.begin(), result.top.begin() + measured,
-                     isHeuristic)) {
-      // The heuristic is usable whenever it was legal here; find its rank.
-      for (size_t n = 0; n < ranking->order.size(); ++n) {
-        size_t idx = ranking->order[n];
-        if (usable[idx].str() != heuristicText)
-          continue;
-        // Drop it from the unmeasured tail of the report; it goes last.
-        auto tail = std::remove_if(result.top.begin() + measured,
-                                   result.top.end(), isHeuristic);
-        result.top.erase(tail, result.top.end());
-        result.top.push_back(
-            {usable[idx], ranking->scores[idx], std::nullopt, "", n + 1, true});
-        break;
-      }
-    }
-    WorkerOptions wopts;
-    wopts.timeoutSeconds = options.timeoutSeconds;
-    wopts.executable = options.workerExecutable;
-    WorkerPool pool(wopts, 1);
-    std::vector<MeasureRequest> requests;
-    for (size_t n = 0; n < result.top.size(); ++n) {
-      if (n >= measured && !result.top[n].guard)
+  if (options.measureTopK == 0 || options.matrixSource.empty())
+    return result;
+  result.measured = true;
+  size_t measured = std::min(options.measureTopK, result.top.size());
+  auto isHeuristic = [&](const RankedCandidate &c) {
+    return c.schedule == heuristic;
+  };
+  if (options.measureHeuristic &&
+      std::none_of(result.top.begin(), result.top.begin() + measured,
+                   isHeuristic)) {
+    // The heuristic is usable whenever it was legal here; find its rank.
+    for (size_t n = 0; n < ranking->order.size(); ++n) {
+      size_t idx = ranking->order[n];
+      if (usable[idx] != heuristic)
         continue;
-      MeasureRequest r;
-      r.id = static_cast<int64_t>(n);
-      r.matrix = options.matrixSource;
-      r.kernel = toString(kernel);
-      r.free = kernel == KernelType::SpMV ? 1 : free;
-      r.schedule = result.top[n].schedule.str();
-      r.options = options.measure;
-      requests.push_back(r);
+      // Drop it from the unmeasured tail of the report; it goes last.
+      auto tail = std::remove_if(result.top.begin() + measured,
+                                 result.top.end(), isHeuristic);
+      result.top.erase(tail, result.top.end());
+      result.top.push_back(
+          {usable[idx], ranking->scores[idx], std::nullopt, "", n + 1, true});
+      break;
     }
-    pool.run(requests,
-             [&](const MeasureRequest &q, const MeasureResponse &response) {
-               RankedCandidate &c = result.top[static_cast<size_t>(q.id)];
-               c.measureStatus = toString(response.measurement.status);
-               if (response.measurement.ok())
-                 c.seconds = response.measurement.medianSeconds;
-               else
-                 c.measureStatus += ": " + response.measurement.reason;
-             });
-    const RankedCandidate *best = nullptr;
-    for (const RankedCandidate &c : result.top)
-      if (c.seconds && (!best || *c.seconds < *best->seconds))
-        best = &c;
-    if (best)
-      result.chosen = best->schedule;
   }
+  std::vector<size_t> positions;
+  std::vector<Schedule> toMeasure;
+  for (size_t n = 0; n < result.top.size(); ++n) {
+    if (n >= measured && !result.top[n].guard)
+      continue;
+    positions.push_back(n);
+    toMeasure.push_back(result.top[n].schedule);
+  }
+  std::vector<Measurement> measurements = options.measurer->measure(
+      options.matrixSource, kernel, free, toMeasure, options.measure);
+  for (size_t n = 0; n < positions.size() && n < measurements.size(); ++n) {
+    RankedCandidate &c = result.top[positions[n]];
+    const Measurement &mm = measurements[n];
+    c.measureStatus = toString(mm.status);
+    if (mm.ok())
+      c.seconds = mm.medianSeconds;
+    else
+      c.measureStatus += ": " + mm.reason;
+  }
+  const RankedCandidate *best = nullptr;
+  for (const RankedCandidate &c : result.top)
+    if (c.seconds && (!best || *c.seconds < *best->seconds))
+      best = &c;
+  if (best)
+    result.chosen = best->schedule;
   return result;
 }

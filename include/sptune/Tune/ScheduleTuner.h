@@ -1,9 +1,9 @@
 //===- ScheduleTuner.h - Pick a schedule for a matrix -----------*- C++ -*-===//
 //
 // Part of sptune. The decision behind `sptune-autotune`, as plain C++: draw
-// candidates from the target's schedule space (plus the heuristic and the
-// MLIR default), rank them with the cost model, optionally measure the top k
-// in measurement workers and keep the fastest. When it measures, it measures
+// candidates from the registered target's schedule space (plus its heuristic
+// and its untuned reference), rank them with the cost model, optionally
+// measure the top k through a CandidateMeasurer and keep the fastest. When it measures, it measures
 // the heuristic schedule too (unless the model already put it in the top k):
 // a measured choice is never slower than sptune's model-free default.
 //
@@ -14,6 +14,9 @@
 
 #include "sptune/CostModel/CostModel.h"
 #include "sptune/Target/Measurer.h"
+#include "sptune/Tune/CandidateMeasurer.h"
+
+#include "llvm/Support/Error.h"
 
 #include <functional>
 #include <optional>
@@ -23,25 +26,25 @@
 namespace sptune {
 
 struct TuneOptions {
+  /// The registered target to tune for (sptune/Target/Target.h).
   TargetKind target = TargetKind::CPU;
-  /// Candidates drawn from the space (the heuristic and MLIR default are
-  /// always added).
+  /// Candidates drawn from the target's space (its heuristic and reference
+  /// schedules are always added).
   size_t candidates = 1000;
   uint64_t seed = 1;
   /// How many of the best-ranked candidates to report.
   size_t topK = 5;
   /// Measure this many of the best-ranked candidates and keep the fastest
-  /// (0 = trust the model).
+  /// (0 = trust the model). Needs `measurer`.
   size_t measureTopK = 0;
   /// When measuring, also measure the heuristic schedule if it is not among
   /// the measured top k.
   bool measureHeuristic = true;
-  /// For measuring: the matrix source the workers load, and their options.
+  /// For measuring: the matrix source the measurer loads, and its options.
   std::string matrixSource;
   MeasureOptions measure;
-  double timeoutSeconds = 120;
-  /// The measurement worker (empty: sptune-measure next to this program).
-  std::string workerExecutable;
+  /// Runs the measurements (not owned; e.g. a WorkerCandidateMeasurer).
+  CandidateMeasurer *measurer = nullptr;
   /// Extra legality for the kernel form being tuned (e.g. the rules of an
   /// in-place SDDMM); empty string = applicable.
   std::function<std::string(const Schedule &)> applicable;
@@ -67,14 +70,21 @@ struct TuneResult {
   size_t numCandidates = 0;
   double rankSeconds = 0;
   bool measured = false;
+  /// The model could not serve the target (e.g. the CPU release model asked
+  /// about NVVM): ranked by the heuristic instead, for this reason.
+  std::string fallbackReason;
 };
 
 /// Tunes `kernel` on the matrix `m` (rows x cols in canonical roles) with
-/// free size `free`. Fails with `error` when the model cannot rank.
-std::optional<TuneResult> tuneSchedule(const CostModel &model,
-                                       const CsrMatrix &m, KernelType kernel,
-                                       int64_t free, const TuneOptions &options,
-                                       std::string &error);
+/// free size `free` for `options.target`, which must be registered. When the
+/// model was not trained for the target, ranks with the heuristic and says
+/// so in `fallbackReason`. Fails when the target is unknown, no candidate
+/// applies, the model fails to rank, or measuring was asked without a
+/// measurer.
+llvm::Expected<TuneResult> tuneSchedule(const CostModel &model,
+                                        const CsrMatrix &m, KernelType kernel,
+                                        int64_t free,
+                                        const TuneOptions &options);
 
 } // namespace sptune
 
