@@ -8,7 +8,7 @@
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Matrix/MatrixSource.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/Target.h"
 #include "sptune/Transforms/Passes.h"
 #include "sptune/Tune/ScheduleTuner.h"
 
@@ -75,26 +75,34 @@ struct AutotunePass
   }
 
   void runOnOperation() override {
-    std::optional<st::TargetKind> targetKind = st::parseTargetKind(target);
-    std::optional<st::CostModelMode> costMode = st::parseCostModelMode(mode);
-    if (!targetKind || !costMode) {
-      getOperation()->emitError("sptune-autotune: unknown ")
-          << (!targetKind ? "target '" + target + "'"
-                          : "mode '" + mode +
-                                "' (expected release, development or "
-                                "heuristic)");
+    llvm::Expected<const st::Target &> targetInfo =
+        st::TargetRegistry::get(target);
+    if (!targetInfo) {
+      getOperation()->emitError("sptune-autotune: ")
+          << llvm::toString(targetInfo.takeError());
       return signalPassFailure();
     }
     std::string error;
     st::CostModelOptions cmOptions;
     cmOptions.logPath = logPath;
     std::unique_ptr<st::CostModel> model =
-        st::createCostModel(*costMode, modelPath, &error, cmOptions);
+        st::createCostModel(mode, modelPath, &error, cmOptions);
     if (!model) {
       getOperation()->emitError("sptune-autotune: cannot load the cost model: ")
           << error;
       return signalPassFailure();
     }
+    if (measureTopK > 0) {
+      measurer = st::createDefaultCandidateMeasurer();
+      if (!measurer) {
+        getOperation()->emitError(
+            "sptune-autotune: measure-top-k needs a measurer, and this "
+            "program has none (sptune-opt has one; a compiler that links the "
+            "passes calls sptune::registerWorkerCandidateMeasurer())");
+        return signalPassFailure();
+      }
+    }
+    st::TargetKind targetKind = targetInfo->kind();
 
     bool ok = true;
     getOperation()->walk([&](linalg::LinalgOp op) {
@@ -102,7 +110,7 @@ struct AutotunePass
           op->getAttr(SptuneDialect::kKernelAttrName));
       if (!kernel || op->hasAttr(SptuneDialect::kScheduleAttrName))
         return;
-      ok &= succeeded(tune(op, kernel, *model, *targetKind));
+      ok &= succeeded(tune(op, kernel, *model, targetKind));
     });
     if (!ok)
       signalPassFailure();
@@ -123,16 +131,24 @@ struct AutotunePass
       op->setAttr(SptuneDialect::kScheduleAttrName,
                   ScheduleAttr::get(op->getContext(), s));
     };
-    auto applicable = [kernel](const st::Schedule &s) {
-      return whyNotApplicable(kernel, s);
+    // Schedules the IR is rewritten into must fit the op; emitted ones
+    // (SPADE's) only its kernel.
+    bool rewritesIR = st::TargetRegistry::lookup(targetKind)->rewritesIR();
+    auto applicable = [kernel, rewritesIR](const st::Schedule &s) {
+      if (rewritesIR)
+        return whyNotApplicable(kernel, s);
+      return s.kernel == toKernelType(kernel.getKind())
+                 ? std::string()
+                 : std::string("schedule is for another kernel");
     };
 
     unsigned sparseIdx = kernel.getSparseOperand();
     std::string source = matrixSourceFor(op, sparseIdx);
     if (source.empty()) {
-      st::Schedule s = st::defaultSchedule(targetKind, type, nullptr, free);
+      const st::Target &t = *st::TargetRegistry::lookup(targetKind);
+      st::Schedule s = t.heuristicSchedule(type, nullptr, free);
       if (!applicable(s).empty())
-        s = st::mlirDefaultSchedule(targetKind, type);
+        s = t.referenceSchedule(type);
       attach(s);
       op->emitRemark("sptune-autotune: no matrix for this kernel (give "
                      "matrix=... or a 'sptune.matrix' argument attribute); "
@@ -168,11 +184,12 @@ struct AutotunePass
     options.measureHeuristic = measureHeuristic;
     options.matrixSource = transposed ? "" : source;
     options.applicable = applicable;
-    std::string error;
-    std::optional<st::TuneResult> result =
-        st::tuneSchedule(model, lm.csr, type, free, options, error);
+    options.measurer = measurer.get();
+    llvm::Expected<st::TuneResult> result =
+        st::tuneSchedule(model, lm.csr, type, free, options);
     if (!result)
-      return op->emitError("sptune-autotune: ") << error;
+      return op->emitError("sptune-autotune: ")
+             << llvm::toString(result.takeError());
     attach(result->chosen);
 
     std::string text;
@@ -199,10 +216,14 @@ struct AutotunePass
     }
     if (transposed && measureTopK > 0)
       remark << "; not measured: the sparse operand is on the right";
+    if (!result->fallbackReason.empty())
+      remark << "; ranked by the heuristic: " << result->fallbackReason;
     op->emitRemark(remark.str());
     return success();
   }
 
   std::map<std::string, LoadedMatrix> matrices;
+  /// Created per run (passes are copied when cloned: shared, not unique).
+  std::shared_ptr<st::CandidateMeasurer> measurer;
 };
 } // namespace

@@ -7,7 +7,7 @@
 
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/Target.h"
 #include "sptune/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -28,11 +28,11 @@ struct DefaultSchedulePass
   using DefaultScheduleBase::DefaultScheduleBase;
 
   void runOnOperation() override {
-    std::optional<::sptune::TargetKind> targetKind =
-        ::sptune::parseTargetKind(target);
-    if (!targetKind || *targetKind == ::sptune::TargetKind::SPADE) {
-      getOperation()->emitError("sptune-default-schedule: unknown target '")
-          << target << "' (expected cpu or nvvm)";
+    llvm::Expected<const ::sptune::Target &> targetInfo =
+        ::sptune::TargetRegistry::get(target);
+    if (!targetInfo) {
+      getOperation()->emitError("sptune-default-schedule: ")
+          << llvm::toString(targetInfo.takeError());
       return signalPassFailure();
     }
     getOperation()->walk([&](linalg::LinalgOp op) {
@@ -49,7 +49,7 @@ struct DefaultSchedulePass
         free = ShapedType::isDynamic(size) ? 0 : size;
       }
       ::sptune::Schedule schedule =
-          ::sptune::defaultSchedule(*targetKind, type, nullptr, free);
+          targetInfo->heuristicSchedule(type, nullptr, free);
       op->setAttr(SptuneDialect::kScheduleAttrName,
                   ScheduleAttr::get(op->getContext(), schedule));
     });

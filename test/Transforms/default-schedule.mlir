@@ -38,4 +38,4 @@ func.func @kept(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x64xf32>, %c: tensor<?x64
   return %0 : tensor<?x64xf32>
 }
 
-// BAD: sptune-default-schedule: unknown target 'tpu' (expected cpu or nvvm)
+// BAD: sptune-default-schedule: unknown target 'tpu' (registered: cpu, nvvm, spade)

@@ -10,11 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cpu/CpuScheduleSpace.h"
-#include "spade/SpadeScheduleSpace.h"
 #include "sptune/Collect/Collector.h"
 #include "sptune/Collect/WorkerPool.h"
+#include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Target/ScheduleSpace.h"
+#include "sptune/Target/Target.h"
 #include "sptune/Tune/ScheduleTuner.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -102,7 +103,7 @@ static cl::opt<unsigned> modelCandidates(cl::cat(category), "model-candidates",
                                                   "per matrix"),
                                          cl::init(1000));
 static cl::opt<std::string> target(cl::cat(category), "target",
-                                   cl::desc("cpu or spade"), cl::init("cpu"));
+                                   cl::desc("A registered target (cpu, nvvm, spade)"), cl::init("cpu"));
 static cl::opt<std::string> worker(cl::cat(category), "worker-exe",
                                    cl::desc("sptune-measure executable"));
 
@@ -124,9 +125,11 @@ int main(int argc, char **argv) {
     }
   options.free = freeSize;
   options.target = target;
-  if (target != "cpu" && target != "spade") {
-    llvm::errs() << "sptune-collect: unknown target '" << target
-                 << "' (expected cpu or spade)\n";
+  registerAllTargets();
+  llvm::Expected<const Target &> targetInfo = TargetRegistry::get(target);
+  if (!targetInfo) {
+    llvm::errs() << "sptune-collect: "
+                 << llvm::toString(targetInfo.takeError()) << "\n";
     return 2;
   }
   options.samples = samples;
@@ -152,21 +155,18 @@ int main(int argc, char **argv) {
   }
 
   // Plan: load each matrix once for its shape (the workers reload it).
-  CpuScheduleSpace cpuSpace;
-  SpadeScheduleSpace spadeSpace;
-  const ScheduleSpace &space =
-      target == "spade" ? static_cast<const ScheduleSpace &>(spadeSpace)
-                        : static_cast<const ScheduleSpace &>(cpuSpace);
+  const ScheduleSpace &space = targetInfo->space();
   std::unique_ptr<CostModel> model;
   if (!modelPath.empty()) {
-    if (target != "cpu") {
-      llvm::errs() << "sptune-collect: --model is for the CPU target\n";
-      return 2;
-    }
     model = createCostModel(CostModelMode::Development, modelPath, &error);
     if (!model) {
       llvm::errs() << "sptune-collect: cannot load the model: " << error
                    << "\n";
+      return 2;
+    }
+    if (!model->supports(targetInfo->kind())) {
+      llvm::errs() << "sptune-collect: " << model->description()
+                   << " was not trained for target '" << target << "'\n";
       return 2;
     }
   }
@@ -201,15 +201,15 @@ int main(int argc, char **argv) {
       for (const std::string &k : options.kernels) {
         KernelType kt = *parseKernelType(k);
         TuneOptions tune;
+        tune.target = targetInfo->kind();
         tune.candidates = modelCandidates;
         tune.topK = modelTopK;
         tune.seed = seed + 17;
-        std::optional<TuneResult> ranked = tuneSchedule(
-            *model, csr, kt, kt == KernelType::SpMV ? 1 : options.free, tune,
-            error);
+        llvm::Expected<TuneResult> ranked = tuneSchedule(
+            *model, csr, kt, kt == KernelType::SpMV ? 1 : options.free, tune);
         if (!ranked) {
           llvm::errs() << "sptune-collect: model ranking failed on " << info.id
-                       << ": " << error << "\n";
+                       << ": " << llvm::toString(ranked.takeError()) << "\n";
           continue;
         }
         for (const RankedCandidate &c : ranked->top)

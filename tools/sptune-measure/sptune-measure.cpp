@@ -12,6 +12,7 @@
 
 #include "sptune/Collect/WorkerProtocol.h"
 #include "sptune/Config.h"
+#include "sptune/InitAllTargets.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -37,12 +38,17 @@ static cl::opt<int64_t> freeSize(cl::cat(category), "free",
                                  cl::init(64));
 static cl::opt<int> bits(cl::cat(category), "bits",
                          cl::desc("Element bits: 32 or 64"), cl::init(32));
+static cl::opt<std::string>
+    target(cl::cat(category), "target",
+           cl::desc("Target of a baseline (a schedule names its own)"),
+           cl::init("cpu"));
 static cl::opt<std::string> schedule(cl::cat(category), "schedule",
                                      cl::desc("The schedule (printed form)"));
 static cl::opt<std::string>
     baseline(cl::cat(category), "baseline",
-             cl::desc("Measure a baseline instead: mlir-default, heuristic, "
-                      "eigen, rsb"));
+             cl::desc("Measure a baseline instead: heuristic, or one of the "
+                      "target's (cpu: mlir-default, eigen, rsb; nvvm: "
+                      "cusparse)"));
 static cl::opt<double> minSeconds(cl::cat(category), "min-seconds",
                                   cl::desc("Minimum measured time"),
                                   cl::init(0.2));
@@ -62,6 +68,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "sptune measurement worker\n");
+  registerAllMeasurers();
   MeasureService service;
   if (!injectFault.empty()) {
     llvm::StringRef fault(injectFault);
@@ -82,6 +89,9 @@ int main(int argc, char **argv) {
   }
   MeasureRequest request;
   request.id = 0;
+  request.target = target;
+  if (std::optional<Schedule> parsed = parseSchedule(schedule))
+    request.target = toString(parsed->target);
   request.matrix = matrix;
   request.kernel = kernel;
   request.free = freeSize;

@@ -1,10 +1,12 @@
 //===- sptune-opt.cpp - sptune optimizer driver ---------------------------===//
 //
 // mlir-opt with every upstream dialect, extension, pass and pipeline, plus
-// sptune's own.
+// sptune's own. It can measure (sptune-autotune measure-top-k=...): the
+// candidates run in sptune-measure worker processes.
 //
 //===----------------------------------------------------------------------===//
 
+#include "sptune/Collect/WorkerCandidateMeasurer.h"
 #include "sptune/Config.h"
 #include "sptune/InitAll.h"
 
@@ -19,6 +21,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::sptune::registerAllSptunePasses();
+  sptune::registerWorkerCandidateMeasurer();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -5,6 +5,7 @@
 #include "sptune/Collect/WorkerProtocol.h"
 
 #include "cpu/CpuScheduleSpace.h"
+#include "sptune/InitAllTargets.h"
 
 #include "gtest/gtest.h"
 
@@ -16,6 +17,7 @@ using namespace sptune;
 namespace {
 
 TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
+  registerAllTargets();
   MeasureRequest r;
   r.id = 42;
   r.matrix = "gen:uniform:rows=8,nnz=10";
@@ -48,6 +50,17 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
   library.baseline = "mkl";
   EXPECT_FALSE(library.validate(error));
   EXPECT_NE(error.find("unknown baseline 'mkl'"), std::string::npos);
+  // Baselines belong to their target.
+  library.baseline = "cusparse";
+  EXPECT_FALSE(library.validate(error));
+  EXPECT_NE(error.find("for target 'cpu'"), std::string::npos) << error;
+  library.target = "nvvm";
+  EXPECT_TRUE(library.validate(error)) << error;
+  library.target = "tpu";
+  EXPECT_FALSE(library.validate(error));
+  EXPECT_NE(error.find("unknown target 'tpu' (registered: cpu, nvvm, spade"),
+            std::string::npos)
+      << error;
   bad = r;
   bad.kernel = "gemm";
   EXPECT_FALSE(bad.validate(error));
@@ -128,6 +141,7 @@ TEST(Dataset, KeysOfWrittenRecordsAreReadBackAndCutLinesSkipped) {
 }
 
 TEST(Collector, PlansBaselinesAndDeterministicSamples) {
+  registerAllTargets();
   CpuSpaceConfig c;
   c.splits = {1, 2};
   CpuScheduleSpace space(c);

@@ -122,7 +122,7 @@ protected:
       return nullptr;
     mlir::PassManager pm(ctx.get());
     mlir::sptune::CpuLoweringOptions options;
-    options.parallelization = "none";
+    options.parallelization = mlir::sptune::ParallelizationChoice::None;
     mlir::sptune::buildCpuLoweringPipeline(pm, options);
     if (mlir::failed(pm.run(*module))) {
       error = "lowering failed: " + collector.text();

@@ -2,10 +2,14 @@
 
 #include "sptune/Tune/ScheduleTuner.h"
 
+#include "sptune/Collect/WorkerCandidateMeasurer.h"
 #include "sptune/Config.h"
 #include "sptune/CostModel/MatrixFeatures.h"
+#include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/ScheduleSpace.h"
+#include "sptune/Target/Target.h"
 
 #include "gtest/gtest.h"
 
@@ -55,7 +59,15 @@ CsrMatrix load() {
   return CsrMatrix::fromCoo(coo);
 }
 
+/// Measures in sptune-measure workers of this build.
+CandidateMeasurer &workers() {
+  static WorkerCandidateMeasurer measurer(
+      {std::string(SPTUNE_BINARY_DIR) + "/bin/sptune-measure", 120});
+  return measurer;
+}
+
 TuneOptions measuring(size_t k) {
+  registerAllTargets();
   TuneOptions o;
   o.candidates = 40;
   o.topK = 3;
@@ -63,17 +75,15 @@ TuneOptions measuring(size_t k) {
   o.matrixSource = kMatrix;
   o.measure.minSeconds = 0;
   o.measure.minReps = 3;
-  o.workerExecutable = std::string(SPTUNE_BINARY_DIR) + "/bin/sptune-measure";
+  o.measurer = &workers();
   return o;
 }
 
 TEST(ScheduleTuner, MeasuresTheHeuristicTheModelRankedLast) {
   CsrMatrix m = load();
   HeuristicLastModel model;
-  std::string error;
-  auto result =
-      tuneSchedule(model, m, KernelType::SpMM, 16, measuring(2), error);
-  ASSERT_TRUE(result) << error;
+  auto result = tuneSchedule(model, m, KernelType::SpMM, 16, measuring(2));
+  ASSERT_TRUE(!!result) << llvm::toString(result.takeError());
   // Top 3 reported; the heuristic, ranked last, appended as the guard.
   ASSERT_EQ(result->top.size(), 4u);
   const RankedCandidate &guard = result->top.back();
@@ -103,22 +113,172 @@ TEST(ScheduleTuner, MeasuresTheHeuristicTheModelRankedLast) {
 TEST(ScheduleTuner, GuardCanBeTurnedOffAndIsNotNeededWithoutMeasuring) {
   CsrMatrix m = load();
   HeuristicLastModel model;
-  std::string error;
   TuneOptions off = measuring(1);
   off.measureHeuristic = false;
-  auto result = tuneSchedule(model, m, KernelType::SpMM, 16, off, error);
-  ASSERT_TRUE(result) << error;
+  auto result = tuneSchedule(model, m, KernelType::SpMM, 16, off);
+  ASSERT_TRUE(!!result) << llvm::toString(result.takeError());
   EXPECT_EQ(result->top.size(), 3u);
   EXPECT_TRUE(std::none_of(result->top.begin(), result->top.end(),
                            [](const RankedCandidate &c) { return c.guard; }));
   EXPECT_EQ(result->chosen.str(), result->top.front().schedule.str());
 
-  auto unmeasured =
-      tuneSchedule(model, m, KernelType::SpMM, 16, measuring(0), error);
-  ASSERT_TRUE(unmeasured) << error;
+  auto unmeasured = tuneSchedule(model, m, KernelType::SpMM, 16, measuring(0));
+  ASSERT_TRUE(!!unmeasured) << llvm::toString(unmeasured.takeError());
   EXPECT_FALSE(unmeasured->measured);
   EXPECT_EQ(unmeasured->top.size(), 3u);
   EXPECT_EQ(unmeasured->top.back().rank, 3u);
+}
+
+TEST(ScheduleTuner, MeasuringWithoutAMeasurerIsAnError) {
+  CsrMatrix m = load();
+  HeuristicLastModel model;
+  TuneOptions o = measuring(2);
+  o.measurer = nullptr;
+  auto result = tuneSchedule(model, m, KernelType::SpMM, 16, o);
+  ASSERT_FALSE(!!result);
+  EXPECT_NE(llvm::toString(result.takeError()).find("needs a measurer"),
+            std::string::npos);
+}
+
+/// Every built-in target tunes through the registry: the heuristic model
+/// ranks each target's own candidates, its heuristic first; a model trained
+/// for the CPU only falls back to the heuristic elsewhere and says so.
+TEST(ScheduleTuner, TunesEveryBuiltInTarget) {
+  registerAllTargets();
+  CsrMatrix m = load();
+  std::string error;
+  std::unique_ptr<CostModel> heuristic =
+      createCostModel(CostModelMode::Heuristic, "", &error);
+  ASSERT_TRUE(heuristic) << error;
+  HeuristicLastModel cpuOnly;
+  MatrixFeatures features = featurize(m);
+  for (TargetKind kind : {TargetKind::CPU, TargetKind::NVVM, TargetKind::SPADE}) {
+    SCOPED_TRACE(toString(kind));
+    TuneOptions o = measuring(0);
+    o.target = kind;
+    auto result = tuneSchedule(*heuristic, m, KernelType::SpMM, 16, o);
+    ASSERT_TRUE(!!result) << llvm::toString(result.takeError());
+    EXPECT_EQ(result->chosen.target, kind);
+    EXPECT_EQ(result->chosen,
+              TargetRegistry::lookup(kind)->heuristicSchedule(
+                  KernelType::SpMM, &features.stats, 16));
+    EXPECT_GT(result->numCandidates, 2u);
+    EXPECT_TRUE(result->fallbackReason.empty());
+
+    auto fallback = tuneSchedule(cpuOnly, m, KernelType::SpMM, 16, o);
+    ASSERT_TRUE(!!fallback) << llvm::toString(fallback.takeError());
+    EXPECT_EQ(fallback->fallbackReason.empty(), kind == TargetKind::CPU);
+    EXPECT_EQ(fallback->chosen.target, kind);
+  }
+}
+
+TEST(ScheduleTuner, UnregisteredTargetIsAnError) {
+  CsrMatrix m = load();
+  HeuristicLastModel model;
+  TuneOptions o = measuring(0);
+  o.target = addTargetKind("never-registered");
+  auto result = tuneSchedule(model, m, KernelType::SpMM, 16, o);
+  ASSERT_FALSE(!!result);
+  EXPECT_NE(llvm::toString(result.takeError())
+                .find("target 'never-registered' is not registered"),
+            std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// A fourth target, added the way a new target folder would add itself: a
+// Target subclass, its space, and one registration line.
+//===----------------------------------------------------------------------===//
+
+/// The toy target's space: CSR and DCSR, with and without 32-bit indices.
+class ToySpace : public ScheduleSpace {
+public:
+  explicit ToySpace(TargetKind kind) : kind(kind) {}
+  TargetKind target() const override { return kind; }
+  void enumerate(const ProblemShape &shape,
+                 const std::function<bool(const Schedule &)> &fn) const override {
+    for (bool doubly : {false, true})
+      for (int width : {32, 64}) {
+        Schedule s = doubly ? Schedule::dcsr(kind, shape.kernel)
+                            : Schedule::csr(kind, shape.kernel);
+        s.posWidth = s.crdWidth = width;
+        if (!fn(canonicalize(s)))
+          return;
+      }
+  }
+
+private:
+  TargetKind kind;
+};
+
+class ToyTarget : public Target {
+public:
+  ToyTarget() : toyKind(addTargetKind("toy")), toySpace(toyKind) {}
+  std::string_view name() const override { return "toy"; }
+  TargetKind kind() const override { return toyKind; }
+  const ScheduleSpace &space() const override { return toySpace; }
+  /// DCSR with 32-bit indices: the toy's idea of a good default.
+  Schedule heuristicSchedule(KernelType kernel, const MatrixStats *,
+                             int64_t) const override {
+    Schedule s = Schedule::dcsr(toyKind, kernel);
+    s.posWidth = s.crdWidth = 32;
+    return canonicalize(s);
+  }
+  Schedule referenceSchedule(KernelType kernel) const override {
+    return canonicalize(Schedule::csr(toyKind, kernel));
+  }
+  /// The toy runs no SDDMM.
+  std::string whyIllegal(const Schedule &s) const override {
+    if (s.kernel == KernelType::SDDMM)
+      return "the toy target runs no SDDMM";
+    return Target::whyIllegal(s);
+  }
+  std::string loweringPipeline() const override { return ""; }
+
+private:
+  TargetKind toyKind;
+  ToySpace toySpace;
+};
+
+TEST(ScheduleTuner, AToyTargetPlugsInWithOneRegistrationLine) {
+  const Target &toy = TargetRegistry::add(std::make_unique<ToyTarget>());
+  EXPECT_EQ(TargetRegistry::lookup("toy"), &toy);
+  EXPECT_EQ(TargetRegistry::lookup(toy.kind()), &toy);
+  // Its schedules print and parse under its name.
+  Schedule h = toy.heuristicSchedule(KernelType::SpMM, nullptr, 16);
+  EXPECT_EQ(h.str().rfind("toy spmm, levels = [i : compressed", 0), 0u)
+      << h.str();
+  std::optional<Schedule> parsed = parseSchedule(h.str());
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(*parsed, h);
+
+  CsrMatrix m = load();
+  std::string error;
+  std::unique_ptr<CostModel> heuristic =
+      createCostModel(CostModelMode::Heuristic, "", &error);
+  ASSERT_TRUE(heuristic) << error;
+  TuneOptions o = measuring(0);
+  o.target = toy.kind();
+  o.topK = 10;
+  auto result = tuneSchedule(*heuristic, m, KernelType::SpMM, 16, o);
+  ASSERT_TRUE(!!result) << llvm::toString(result.takeError());
+  EXPECT_EQ(result->numCandidates, 4u);
+  EXPECT_EQ(result->chosen, h);
+  for (const RankedCandidate &c : result->top)
+    EXPECT_EQ(c.schedule.target, toy.kind());
+
+  // Its legality applies: no SDDMM candidate survives.
+  auto sddmm = tuneSchedule(*heuristic, m, KernelType::SDDMM, 16, o);
+  ASSERT_FALSE(!!sddmm);
+  EXPECT_NE(llvm::toString(sddmm.takeError())
+                .find("no applicable candidate schedule for target 'toy'"),
+            std::string::npos);
+
+  // It has no measurer: measuring it is a clear error, not a crash.
+  auto measurer = TargetRegistry::createMeasurer(toy.kind());
+  ASSERT_FALSE(!!measurer);
+  EXPECT_NE(llvm::toString(measurer.takeError())
+                .find("no measurer for target 'toy'"),
+            std::string::npos);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #ifndef SPTUNE_TRANSFORMS_PASSES_H
 #define SPTUNE_TRANSFORMS_PASSES_H
 
+#include "sptune/CostModel/CostModel.h"
 #include "sptune/IR/SptuneDialect.h"
 
 #include "mlir/Pass/Pass.h"

@@ -36,7 +36,7 @@ def DefaultSchedule : Pass<"sptune-default-schedule", "ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "Target to schedule for: cpu or nvvm">,
+           "Target to schedule for: a registered target (cpu, nvvm, spade)">,
   ];
   let dependentDialects = ["::mlir::sptune::SptuneDialect"];
 }
@@ -88,9 +88,17 @@ def Autotune : Pass<"sptune-autotune", "ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "Target to tune for">,
-    Option<"mode", "mode", "std::string", /*default=*/"\"release\"",
-           "Cost model mode: release, development or heuristic">,
+           "Target to tune for: a registered target (cpu, nvvm, spade); a "
+           "model not trained for it falls back to the heuristic">,
+    Option<"mode", "mode", "::sptune::CostModelMode",
+           /*default=*/"::sptune::CostModelMode::Release",
+           "Cost model mode", [{::llvm::cl::values(
+             clEnumValN(::sptune::CostModelMode::Release, "release",
+                        "the model shipped with sptune (or `model`)"),
+             clEnumValN(::sptune::CostModelMode::Development, "development",
+                        "the `model` file, rankings logged to `log`"),
+             clEnumValN(::sptune::CostModelMode::Heuristic, "heuristic",
+                        "no model: the heuristic schedule first"))}]>,
     Option<"modelPath", "model", "std::string", /*default=*/"\"\"",
            "Model file (development mode; release: override the shipped one)">,
     Option<"logPath", "log", "std::string", /*default=*/"\"\"",
