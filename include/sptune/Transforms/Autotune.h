@@ -1,0 +1,73 @@
+//===- Autotune.h - Choose a kernel's schedule (callable) -------*- C++ -*-===//
+//
+// Part of sptune. What `sptune-autotune` does to one op, as a function a
+// downstream compiler can call from its own pass or pipeline: find the
+// kernel's matrix, tune it for a registered target (sptune/Tune), attach the
+// winner as #sptune.schedule and explain the choice in a remark.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TRANSFORMS_AUTOTUNE_H
+#define SPTUNE_TRANSFORMS_AUTOTUNE_H
+
+#include "sptune/CostModel/CostModel.h"
+#include "sptune/Matrix/SparseMatrix.h"
+#include "sptune/Schedule/Schedule.h"
+#include "sptune/Tune/CandidateMeasurer.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Support/LLVM.h"
+
+#include <map>
+#include <string>
+
+namespace mlir {
+namespace sptune {
+
+struct KernelTuningOptions {
+  /// A registered target (sptune/Target/Target.h).
+  ::sptune::TargetKind target = ::sptune::TargetKind::CPU;
+  /// The matrix of every kernel (.mtx path or gen: spec); empty: each
+  /// kernel's `sptune.matrix` argument attribute.
+  std::string matrix;
+  unsigned topK = 5;
+  unsigned measureTopK = 0;
+  bool measureHeuristic = true;
+  unsigned candidates = 1000;
+  unsigned seed = 1;
+  /// Free dense size to assume when the kernel's is dynamic.
+  int64_t freeSize = 64;
+  /// Runs measurements when measureTopK > 0 (not owned).
+  ::sptune::CandidateMeasurer *measurer = nullptr;
+};
+
+/// Matrices loaded by earlier calls (kernels of one module often share
+/// one), keyed by source and orientation.
+class MatrixCache {
+public:
+  /// The matrix in canonical orientation (transposed when the sparse operand
+  /// is on the right of the product), or null with `error` set.
+  const ::sptune::CsrMatrix *get(const std::string &source, bool transposed,
+                                 std::string &error);
+
+private:
+  struct Entry {
+    ::sptune::CsrMatrix csr;
+    std::string error;
+    bool ok = false;
+  };
+  std::map<std::string, Entry> entries;
+};
+
+/// Tunes `op`, which carries #sptune.kernel, and attaches the chosen
+/// #sptune.schedule with a remark that shows the ranking. Without a matrix,
+/// attaches the target's heuristic schedule and says so. Emits an error on
+/// `op` and fails for a matrix of the wrong shape, an unknown target or a
+/// failed ranking.
+LogicalResult autotune(linalg::LinalgOp op, const ::sptune::CostModel &model,
+                       const KernelTuningOptions &options, MatrixCache &matrices);
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_TRANSFORMS_AUTOTUNE_H

@@ -1,0 +1,145 @@
+//===- DownstreamApiTest.cpp - The passes' work as callable functions -----===//
+//
+// What a downstream MLIR sparse compiler does with sptune without running
+// sptune's passes: recognize the kernel, call `autotune` on the op with its
+// own cost model and options, then `applySchedule`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/IR/SptuneAttrs.h"
+#include "sptune/IR/SptuneDialect.h"
+#include "sptune/InitAll.h"
+#include "sptune/InitAllTargets.h"
+#include "sptune/Transforms/ApplySchedule.h"
+#include "sptune/Transforms/Autotune.h"
+#include "sptune/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::sptune;
+
+namespace {
+constexpr const char *kModule = R"mlir(
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+func.func @spmm(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x16xf32>,
+                %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x64xf32, #CSR>, tensor<64x16xf32>)
+                     outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
+}
+)mlir";
+
+class DownstreamApi : public ::testing::Test {
+protected:
+  DownstreamApi() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    registerAllSptuneDialects(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+    ::sptune::registerAllTargets();
+  }
+
+  /// The module with its kernel recognized (sptune-extract-kernels).
+  OwningOpRef<ModuleOp> recognized() {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModule, &ctx);
+    EXPECT_TRUE(module);
+    PassManager pm(&ctx);
+    pm.addPass(createExtractKernels());
+    EXPECT_TRUE(succeeded(pm.run(*module)));
+    return module;
+  }
+
+  linalg::LinalgOp kernelOf(ModuleOp module) {
+    linalg::LinalgOp found;
+    module.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(SptuneDialect::kKernelAttrName))
+        found = op;
+    });
+    return found;
+  }
+
+  MLIRContext ctx;
+};
+} // namespace
+
+TEST_F(DownstreamApi, AutotuneThenApplyScheduleOnOneOp) {
+  OwningOpRef<ModuleOp> module = recognized();
+  linalg::LinalgOp op = kernelOf(*module);
+  ASSERT_TRUE(op);
+
+  std::string error;
+  std::unique_ptr<::sptune::CostModel> model = ::sptune::createCostModel(
+      ::sptune::CostModelMode::Heuristic, "", &error);
+  ASSERT_TRUE(model) << error;
+  KernelTuningOptions options;
+  options.target = ::sptune::TargetKind::CPU;
+  options.matrix = "gen:rmat:rows=64,cols=64,nnz=400,seed=3";
+  options.candidates = 50;
+  MatrixCache matrices;
+  std::string remark;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    remark += d.str();
+    return success();
+  });
+  ASSERT_TRUE(succeeded(autotune(op, *model, options, matrices)));
+  EXPECT_NE(remark.find("sptune-autotune (heuristic"), std::string::npos)
+      << remark;
+  auto attr = dyn_cast_or_null<ScheduleAttr>(
+      op->getAttr(SptuneDialect::kScheduleAttrName));
+  ASSERT_TRUE(attr);
+  ::sptune::Schedule chosen = attr.getSchedule();
+  EXPECT_EQ(chosen.target, ::sptune::TargetKind::CPU);
+
+  // applySchedule with the chosen schedule: a `sorted` generic carrying it.
+  ASSERT_TRUE(succeeded(applySchedule(op, chosen)));
+  int sorted = 0;
+  module->walk([&](linalg::GenericOp g) {
+    if (g->hasAttr("sorted")) {
+      ++sorted;
+      auto carried = dyn_cast_or_null<ScheduleAttr>(
+          g->getAttr(SptuneDialect::kScheduleAttrName));
+      ASSERT_TRUE(carried);
+      EXPECT_EQ(carried.getSchedule(), chosen);
+    }
+  });
+  EXPECT_GE(sorted, 1);
+}
+
+TEST_F(DownstreamApi, ErrorsAreDiagnosticsOnTheOp) {
+  OwningOpRef<ModuleOp> module = recognized();
+  linalg::LinalgOp op = kernelOf(*module);
+  ASSERT_TRUE(op);
+  std::string errors;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      errors += d.str() + "\n";
+    return success();
+  });
+  // A schedule for another kernel is not applied.
+  ::sptune::Schedule spmv = ::sptune::Schedule::csr(
+      ::sptune::TargetKind::CPU, ::sptune::KernelType::SpMV);
+  EXPECT_TRUE(failed(applySchedule(op, spmv)));
+  EXPECT_NE(errors.find("cannot apply schedule"), std::string::npos) << errors;
+
+  // A matrix of the wrong shape is refused.
+  std::string error;
+  auto model = ::sptune::createCostModel(::sptune::CostModelMode::Heuristic,
+                                         "", &error);
+  ASSERT_TRUE(model) << error;
+  KernelTuningOptions options;
+  options.matrix = "gen:uniform:rows=10,cols=10,nnz=20";
+  MatrixCache matrices;
+  EXPECT_TRUE(failed(autotune(op, *model, options, matrices)));
+  EXPECT_NE(errors.find("is 10x10 but the kernel's sparse operand is 64x64"),
+            std::string::npos)
+      << errors;
+}
