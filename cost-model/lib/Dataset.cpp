@@ -1,7 +1,9 @@
 //===- Dataset.cpp - Measured schedules, grouped for ranking --------------===//
 
 #include "sptune/CostModel/Dataset.h"
+#include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/Measurer.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -103,23 +105,26 @@ bool DatasetReader::addLine(std::string_view text) {
     ++counts_.unparsable;
     return false;
   }
-  if (auto schema = rec->getInteger("schema"); !schema || *schema != 1) {
+  namespace f = dataset::field;
+  namespace mf = dataset::matrix_field;
+  if (auto schema = rec->getInteger(f::kSchema);
+      !schema || *schema != dataset::kSchemaVersion) {
     ++(schema ? counts_.unsupportedSchema : counts_.unparsable);
     return false;
   }
-  const llvm::json::Object *matrix = rec->getObject("matrix");
-  auto kernelName = rec->getString("kernel");
-  auto targetName = rec->getString("target");
-  auto role = rec->getString("role");
-  auto status = rec->getString("status");
-  auto free = rec->getInteger("free");
-  auto schedText = rec->getString("schedule");
+  const llvm::json::Object *matrix = rec->getObject(f::kMatrix);
+  auto kernelName = rec->getString(f::kKernel);
+  auto targetName = rec->getString(f::kTarget);
+  auto role = rec->getString(f::kRole);
+  auto status = rec->getString(f::kStatus);
+  auto free = rec->getInteger(f::kFree);
+  auto schedText = rec->getString(f::kSchedule);
   if (!matrix || !kernelName || !targetName || !role || !status || !free ||
       !schedText) {
     ++counts_.unparsable;
     return false;
   }
-  auto id = matrix->getString("id");
+  auto id = matrix->getString(mf::kId);
   auto kernel =
       parseKernelType(std::string_view(kernelName->data(), kernelName->size()));
   auto target =
@@ -128,13 +133,13 @@ bool DatasetReader::addLine(std::string_view text) {
     ++counts_.unparsable;
     return false;
   }
-  if (*status != "ok") {
+  if (*status != toString(MeasureStatus::Ok)) {
     ++counts_.notOk;
     return false;
   }
-  const llvm::json::Object *times = rec->getObject("time_s");
+  const llvm::json::Object *times = rec->getObject(f::kTimes);
   std::optional<double> median =
-      times ? times->getNumber("median") : std::nullopt;
+      times ? times->getNumber(dataset::time_field::kMedian) : std::nullopt;
   if (!median || !std::isfinite(*median) || *median <= 0) {
     ++counts_.unparsable;
     return false;
@@ -142,26 +147,28 @@ bool DatasetReader::addLine(std::string_view text) {
 
   MatrixRef m;
   m.id = id->str();
-  if (auto source = matrix->getString("source"))
+  if (auto source = matrix->getString(mf::kSource))
     m.source = source->str();
-  m.rows = matrix->getInteger("rows").value_or(0);
-  m.cols = matrix->getInteger("cols").value_or(0);
-  m.nnz = matrix->getInteger("nnz").value_or(0);
+  m.rows = matrix->getInteger(mf::kRows).value_or(0);
+  m.cols = matrix->getInteger(mf::kCols).value_or(0);
+  m.nnz = matrix->getInteger(mf::kNnz).value_or(0);
   Accumulator &acc = accumulator(m, *kernel, *free, *target);
   if (acc.group.matrix.source.empty())
     acc.group.matrix = m;
 
-  if (*role == "baseline:eigen" || *role == "baseline:rsb" ||
-      *role == "baseline:cusparse") {
-    keepMin(*role == "baseline:eigen" ? acc.group.eigenTime
-            : *role == "baseline:rsb" ? acc.group.rsbTime
-                                      : acc.group.cusparseTime,
-            *median);
+  std::string_view roleName(role->data(), role->size());
+  std::optional<std::string_view> baseline = dataset::baselineOfRole(roleName);
+  bool isDefault = baseline == dataset::kBaselineMlirDefault;
+  bool isHeuristic = baseline == dataset::kBaselineHeuristic;
+  if (baseline && !isDefault && !isHeuristic) {
+    // A library baseline (eigen, rsb, cusparse, ...): a time, no schedule.
+    auto [slot, fresh] =
+        acc.group.libraryTimes.try_emplace(std::string(*baseline), *median);
+    if (!fresh)
+      slot->second = std::min(slot->second, *median);
     ++counts_.baselines;
     return true;
   }
-  bool isDefault = *role == "baseline:mlir-default";
-  bool isHeuristic = *role == "baseline:heuristic";
   // Every other role ("sample", "model" from active learning, ...) is a
   // measured schedule like any other.
   std::string error;

@@ -2,6 +2,8 @@
 
 #include "sptune/Collect/Collector.h"
 
+#include "sptune/Schedule/DatasetSchema.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -83,7 +85,7 @@ sptune::planMatrix(const std::string &source, const std::string &matrixId,
         continue;
       if ((b == "eigen" || b == "rsb") && kernel == KernelType::SDDMM)
         continue;
-      make("baseline:" + b, "", b);
+      make(dataset::baselineRole(b), "", b);
     }
     // A sample per matrix and kernel that does not change when other
     // matrices join the collection.
@@ -91,7 +93,7 @@ sptune::planMatrix(const std::string &source, const std::string &matrixId,
                                                             kernelName);
     ProblemShape shape{kernel, rows, cols, free, nnz};
     for (const Schedule &s : space.sample(shape, options.samples, seed))
-      make("sample", s.str(), "");
+      make(std::string(dataset::kRoleSample), s.str(), "");
   }
   return out;
 }

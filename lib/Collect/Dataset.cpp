@@ -53,33 +53,37 @@ std::string sptune::datasetRecord(const RecordKey &key,
                                   const MeasureResponse &response,
                                   const MachineInfo &machine) {
   const Measurement &m = response.measurement;
+  namespace f = dataset::field;
+  namespace mf = dataset::matrix_field;
+  namespace hf = dataset::machine_field;
   json::Object o{
-      {"schema", 1},
-      {"key", key.str()},
-      {"matrix", json::Object{{"id", key.matrixId},
-                              {"source", response.matrix.source.empty()
-                                             ? request.matrix
-                                             : response.matrix.source},
-                              {"rows", response.rows},
-                              {"cols", response.cols},
-                              {"nnz", response.nnz}}},
-      {"kernel", key.kernel},
-      {"free", key.free},
-      {"bits", request.elementBits},
-      {"target", key.target},
-      {"role", key.role},
-      {"schedule", response.schedule.empty() ? key.schedule : response.schedule},
-      {"status", toString(m.status)},
-      {"reason", m.reason},
-      {"time_s", timeObject(m)},
-      {"compile_s", m.compileSeconds},
-      {"cycles", m.cycles ? json::Value(*m.cycles) : json::Value(nullptr)},
-      {"details", detailsValue(m)},
-      {"machine", json::Object{{"host", machine.host},
-                               {"cpu", machine.cpu},
-                               {"cores", machine.cores}}},
-      {"tool_version", SPTUNE_VERSION},
-      {"time", isoNow()}};
+      {f::kSchema, dataset::kSchemaVersion},
+      {f::kKey, key.str()},
+      {f::kMatrix, json::Object{{mf::kId, key.matrixId},
+                                {mf::kSource, response.matrix.source.empty()
+                                                  ? request.matrix
+                                                  : response.matrix.source},
+                                {mf::kRows, response.rows},
+                                {mf::kCols, response.cols},
+                                {mf::kNnz, response.nnz}}},
+      {f::kKernel, key.kernel},
+      {f::kFree, key.free},
+      {f::kBits, request.elementBits},
+      {f::kTarget, key.target},
+      {f::kRole, key.role},
+      {f::kSchedule,
+       response.schedule.empty() ? key.schedule : response.schedule},
+      {f::kStatus, toString(m.status)},
+      {f::kReason, m.reason},
+      {f::kTimes, timeObject(m)},
+      {f::kCompileSeconds, m.compileSeconds},
+      {f::kCycles, m.cycles ? json::Value(*m.cycles) : json::Value(nullptr)},
+      {f::kDetails, detailsValue(m)},
+      {f::kMachine, json::Object{{hf::kHost, machine.host},
+                                 {hf::kCpu, machine.cpu},
+                                 {hf::kCores, machine.cores}}},
+      {f::kToolVersion, SPTUNE_VERSION},
+      {f::kTime, isoNow()}};
   std::string s;
   llvm::raw_string_ostream(s) << json::Value(std::move(o));
   return s;
@@ -101,7 +105,7 @@ sptune::readDatasetKeys(const std::string &path, size_t *badLines) {
       continue;
     }
     const json::Object *o = v->getAsObject();
-    std::optional<llvm::StringRef> key = o ? o->getString("key") : std::nullopt;
+    std::optional<llvm::StringRef> key = o ? o->getString(dataset::field::kKey) : std::nullopt;
     if (!key) {
       ++bad;
       continue;

@@ -8,6 +8,7 @@
 #ifndef SPTUNE_LIB_COLLECT_MEASUREMENTJSON_H
 #define SPTUNE_LIB_COLLECT_MEASUREMENTJSON_H
 
+#include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Target/Measurer.h"
 
 #include "llvm/Support/JSON.h"
@@ -16,11 +17,12 @@ namespace sptune {
 
 /// {"median", "min", "max", "mad", "reps"}.
 inline llvm::json::Object timeObject(const Measurement &m) {
-  return llvm::json::Object{{"median", m.medianSeconds},
-                            {"min", m.minSeconds},
-                            {"max", m.maxSeconds},
-                            {"mad", m.madSeconds},
-                            {"reps", m.reps}};
+  namespace tf = dataset::time_field;
+  return llvm::json::Object{{tf::kMedian, m.medianSeconds},
+                            {tf::kMin, m.minSeconds},
+                            {tf::kMax, m.maxSeconds},
+                            {tf::kMad, m.madSeconds},
+                            {tf::kReps, m.reps}};
 }
 
 /// The target's details as JSON (an empty object when they do not parse).

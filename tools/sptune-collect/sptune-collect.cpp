@@ -14,6 +14,7 @@
 #include "sptune/Collect/WorkerPool.h"
 #include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
 #include "sptune/Tune/ScheduleTuner.h"
@@ -213,7 +214,8 @@ int main(int argc, char **argv) {
           continue;
         }
         for (const RankedCandidate &c : ranked->top)
-          requests.push_back(makeRequest(source, info.id, k, "model",
+          requests.push_back(makeRequest(source, info.id, k,
+                                         std::string(dataset::kRoleModel),
                                          c.schedule.str(), "", options));
       }
     }

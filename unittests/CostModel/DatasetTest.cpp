@@ -59,11 +59,13 @@ TEST(DatasetTest, ReadsGroupsAndCountsSkippedLines) {
   other.replace(other.find("\"schema\": 1"), 11, "\"schema\": 2");
   EXPECT_FALSE(reader.addLine(other));
   EXPECT_TRUE(reader.addLine(record("B", "sample", csrText(), 1e-3, "ok", 16)));
+  // A library baseline the reader has never heard of is kept by its name.
+  EXPECT_TRUE(reader.addLine(record("B", "baseline:mkl", "", 3e-4, "ok", 16)));
 
   const DatasetCounts &c = reader.counts();
-  EXPECT_EQ(c.lines, 11u);
+  EXPECT_EQ(c.lines, 12u);
   EXPECT_EQ(c.samples, 4u);
-  EXPECT_EQ(c.baselines, 1u);
+  EXPECT_EQ(c.baselines, 2u);
   EXPECT_EQ(c.notOk, 1u);
   EXPECT_EQ(c.unparsable, 3u);
   EXPECT_EQ(c.badSchedule, 1u);
@@ -75,8 +77,11 @@ TEST(DatasetTest, ReadsGroupsAndCountsSkippedLines) {
   EXPECT_EQ(groups[1].key(), "B|spmm|16|cpu");
   EXPECT_EQ(groups[0].samples.size(), 3u); // csr, dcsr, the default
   EXPECT_EQ(groups[0].matrix.source, "gen:uniform:rows=8");
-  ASSERT_TRUE(groups[0].eigenTime);
-  EXPECT_DOUBLE_EQ(*groups[0].eigenTime, 5e-4);
+  ASSERT_EQ(groups[0].libraryTimes.count("eigen"), 1u);
+  EXPECT_DOUBLE_EQ(groups[0].libraryTimes.at("eigen"), 5e-4);
+  EXPECT_EQ(groups[0].libraryTimes.size(), 1u);
+  ASSERT_EQ(groups[1].libraryTimes.count("mkl"), 1u);
+  EXPECT_DOUBLE_EQ(groups[1].libraryTimes.at("mkl"), 3e-4);
   ASSERT_TRUE(groups[0].defaultTime());
   EXPECT_DOUBLE_EQ(*groups[0].defaultTime(), 1e-3);
   EXPECT_DOUBLE_EQ(groups[0].referenceTime(), 1e-3);

@@ -46,9 +46,12 @@ struct SampleGroup {
   /// Distinct canonical schedules (repeated measurements merged by geometric
   /// mean), sorted by their printed form.
   std::vector<MeasuredSchedule> samples;
-  /// Baseline runtimes, when the dataset has them.
-  std::optional<double> mlirDefaultTime, heuristicTime, eigenTime, rsbTime,
-      cusparseTime;
+  /// Runtimes of the baselines that are schedules of the target, when the
+  /// dataset has them.
+  std::optional<double> mlirDefaultTime, heuristicTime;
+  /// Library baselines by name ("eigen", "rsb", "cusparse", ...): the
+  /// fastest measurement of each.
+  std::map<std::string, double> libraryTimes;
 
   /// "<matrix id>|<kernel>|<free>|<target>".
   std::string key() const;
