@@ -7,6 +7,7 @@
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
+#include "sptune/Support/ListingEnumParser.h"
 
 namespace mlir {
 namespace sptune {
@@ -39,6 +40,15 @@ enum class Simd32Choice { Auto, On, Off };
       clEnumValN(::mlir::sptune::Simd32Choice::On, "true", "32-bit indices"),  \
       clEnumValN(::mlir::sptune::Simd32Choice::Off, "false",                   \
                  "64-bit indices"))
+
+} // namespace sptune
+} // namespace mlir
+
+SPTUNE_LISTING_ENUM_PARSER(::mlir::sptune::ParallelizationChoice)
+SPTUNE_LISTING_ENUM_PARSER(::mlir::sptune::Simd32Choice)
+
+namespace mlir {
+namespace sptune {
 
 #define GEN_PASS_DECL
 #include "cpu/CpuPasses.h.inc"

@@ -18,7 +18,7 @@
 // RUN: not sptune-opt %s --sptune-extract-kernels --sptune-autotune="mode=heuristic matrix=gen:uniform:rows=100,cols=200,nnz=300" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SHAPE
 // SHAPE: error: sptune-autotune: matrix 'gen:uniform:rows=100,cols=200,nnz=300' is 100x200 but the kernel's sparse operand is 256x256
 // RUN: not sptune-opt %s --sptune-autotune=mode=oracle 2>&1 | FileCheck %s --check-prefix=MODE
-// MODE: for the --mode option: Cannot find option named 'oracle'!
+// MODE: for the --mode option: unknown value 'oracle' (expected release, development or heuristic)
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 

@@ -5,8 +5,11 @@
 
 #include "sptune/CostModel/CostModel.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Support/ListingEnumParser.h"
 
 #include "mlir/Pass/Pass.h"
+
+SPTUNE_LISTING_ENUM_PARSER(::sptune::CostModelMode)
 
 namespace mlir {
 namespace sptune {
