@@ -9,40 +9,15 @@ using namespace mlir;
 using namespace mlir::sptune;
 namespace st = ::sptune;
 
-st::KernelType mlir::sptune::toKernelType(KernelKind kind) {
-  switch (kind) {
-  case KernelKind::SpMM:
-    return st::KernelType::SpMM;
-  case KernelKind::SDDMM:
-    return st::KernelType::SDDMM;
-  case KernelKind::SpMV:
-    return st::KernelType::SpMV;
-  }
-  llvm_unreachable("unknown kernel kind");
-}
-
-/// The plain role of an MLIR loop role.
-static st::Role toRole(LoopRole r) {
-  switch (r) {
-  case LoopRole::I:
-    return st::Role::I;
-  case LoopRole::J:
-    return st::Role::J;
-  case LoopRole::K:
-    return st::Role::K;
-  }
-  llvm_unreachable("unknown role");
-}
-
 bool mlir::sptune::isSparseOperandTransposed(KernelAttr kernel) {
   SmallVector<LoopRole> roles =
       kernel.getOperandRoles(kernel.getSparseOperand());
-  return roles.size() == 2 && toRole(roles[0]) != st::Role::I;
+  return roles.size() == 2 && roles[0] != st::Role::I;
 }
 
 std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
                                            const st::Schedule &schedule) {
-  if (schedule.kernel != toKernelType(kernel.getKind()))
+  if (schedule.kernel != kernel.getKind())
     return std::string("schedule is for '") + st::toString(schedule.kernel) +
            "' but the op is a '" +
            stringifyKernelKind(kernel.getKind()).str() + "' kernel";
@@ -98,7 +73,7 @@ mlir::sptune::buildScheduledEncoding(KernelAttr kernel,
   for (const st::StorageLevel &level : schedule.levels) {
     unsigned dim = 0;
     for (unsigned d = 0; d < roles.size(); ++d)
-      if (toRole(roles[d]) == level.dim.role)
+      if (roles[d] == level.dim.role)
         dim = d;
     AffineExpr e = getAffineDimExpr(dim, ctx);
     int64_t b = schedule.splitOf(level.dim.role);

@@ -18,6 +18,21 @@ using namespace mlir::sptune;
 #include "sptune/IR/SptuneDialect.cpp.inc"
 #include "sptune/IR/SptuneEnums.cpp.inc"
 
+llvm::StringRef mlir::sptune::stringifyKernelKind(KernelKind kind) {
+  return ::sptune::toString(kind);
+}
+std::optional<mlir::sptune::KernelKind>
+mlir::sptune::symbolizeKernelKind(llvm::StringRef name) {
+  return ::sptune::parseKernelType(std::string_view(name.data(), name.size()));
+}
+llvm::StringRef mlir::sptune::stringifyLoopRole(LoopRole role) {
+  return ::sptune::toString(role);
+}
+std::optional<mlir::sptune::LoopRole>
+mlir::sptune::symbolizeLoopRole(llvm::StringRef name) {
+  return ::sptune::parseRole(std::string_view(name.data(), name.size()));
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "sptune/IR/SptuneAttrs.cpp.inc"
 

@@ -106,6 +106,25 @@ TargetKind sptune::addTargetKind(std::string_view name) {
   return static_cast<TargetKind>(kBuiltinTargets + addedTargets().size() - 1);
 }
 
+const char *sptune::toString(Role r) {
+  switch (r) {
+  case Role::I:
+    return "i";
+  case Role::J:
+    return "j";
+  case Role::K:
+    return "k";
+  }
+  return "?";
+}
+
+std::optional<Role> sptune::parseRole(std::string_view s) {
+  for (Role r : {Role::I, Role::J, Role::K})
+    if (s == toString(r))
+      return r;
+  return std::nullopt;
+}
+
 std::optional<KernelType> sptune::parseKernelType(std::string_view s) {
   for (KernelType k : {KernelType::SpMM, KernelType::SDDMM, KernelType::SpMV})
     if (s == toString(k))

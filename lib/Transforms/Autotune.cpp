@@ -87,7 +87,7 @@ LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
            << "' is not registered (registered: " << st::TargetRegistry::names()
            << ")";
   st::TargetKind targetKind = o.target;
-  st::KernelType type = toKernelType(kernel.getKind());
+  st::KernelType type = kernel.getKind();
   LoopRole freeRole = type == st::KernelType::SDDMM ? LoopRole::K : LoopRole::J;
   int64_t free = 1;
   if (type != st::KernelType::SpMV) {
@@ -105,7 +105,7 @@ LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
   auto applicable = [kernel, rewritesIR](const st::Schedule &s) {
     if (rewritesIR)
       return whyNotApplicable(kernel, s);
-    return s.kernel == toKernelType(kernel.getKind())
+    return s.kernel == kernel.getKind()
                ? std::string()
                : std::string("schedule is for another kernel");
   };

@@ -40,7 +40,7 @@ struct DefaultSchedulePass
           op->getAttr(SptuneDialect::kKernelAttrName));
       if (!kernel || op->hasAttr(SptuneDialect::kScheduleAttrName))
         return;
-      ::sptune::KernelType type = toKernelType(kernel.getKind());
+      ::sptune::KernelType type = kernel.getKind();
       int64_t free = 0;
       if (type != ::sptune::KernelType::SpMV) {
         int64_t size = kernel.getLoopSize(type == ::sptune::KernelType::SpMM

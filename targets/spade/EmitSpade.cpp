@@ -60,7 +60,7 @@ struct EmitSpadePass
     if (!kernel)
       return op->emitError("sptune-emit-spade: op has a SPADE schedule but no "
                            "#sptune.kernel; run sptune-extract-kernels first");
-    st::KernelType type = toKernelType(kernel.getKind());
+    st::KernelType type = kernel.getKind();
     if (type != schedule.kernel)
       return op->emitError("sptune-emit-spade: schedule is for '")
              << st::toString(schedule.kernel) << "' but the op is a '"

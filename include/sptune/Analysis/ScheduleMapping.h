@@ -19,9 +19,6 @@
 namespace mlir {
 namespace sptune {
 
-/// Converts between the MLIR and the plain C++ kernel kinds.
-::sptune::KernelType toKernelType(KernelKind kind);
-
 /// Whether the kernel's sparse operand stores its dimensions in the
 /// non-canonical order (the sparse operand on the right: A(k,i)).
 bool isSparseOperandTransposed(KernelAttr kernel);

@@ -21,6 +21,20 @@ inline llvm::hash_code hash_value(const Schedule &s) {
 }
 } // namespace sptune
 
+namespace mlir {
+namespace sptune {
+/// The dialect's kernel kinds and loop roles are the MLIR-free vocabulary's
+/// own types (sptune/Schedule/Vocabulary.h): one definition, no converters.
+using KernelKind = ::sptune::KernelType;
+using LoopRole = ::sptune::Role;
+/// Printed names ("spmm", "i"), as the ODS enums would have them.
+llvm::StringRef stringifyKernelKind(KernelKind kind);
+std::optional<KernelKind> symbolizeKernelKind(llvm::StringRef name);
+llvm::StringRef stringifyLoopRole(LoopRole role);
+std::optional<LoopRole> symbolizeLoopRole(llvm::StringRef name);
+} // namespace sptune
+} // namespace mlir
+
 #include "sptune/IR/SptuneEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES

@@ -11,27 +11,9 @@ include "mlir/IR/EnumAttr.td"
 // Enums
 //===----------------------------------------------------------------------===//
 
-def Sptune_KernelKind : I32EnumAttr<"KernelKind", "kind of sparse kernel", [
-    I32EnumAttrCase<"SpMM", 0, "spmm">,
-    I32EnumAttrCase<"SDDMM", 1, "sddmm">,
-    I32EnumAttrCase<"SpMV", 2, "spmv">
-  ]> {
-  let cppNamespace = "::mlir::sptune";
-  let genSpecializedAttr = 0;
-}
-
-/// The canonical role of an iteration dimension. For SpMM / SpMV, `i` is the
-/// free dimension of the sparse operand, `k` the reduction and `j` the free
-/// dimension of the dense operand; for SDDMM `i`, `j` are the sampled
-/// (sparse) dimensions and `k` the reduction.
-def Sptune_LoopRole : I32EnumAttr<"LoopRole", "role of an iteration dimension", [
-    I32EnumAttrCase<"I", 0, "i">,
-    I32EnumAttrCase<"J", 1, "j">,
-    I32EnumAttrCase<"K", 2, "k">
-  ]> {
-  let cppNamespace = "::mlir::sptune";
-  let genSpecializedAttr = 0;
-}
+// The kernel kind and the loop roles are the plain vocabulary's
+// (sptune/Schedule/Vocabulary.h: ::sptune::KernelType, ::sptune::Role),
+// named KernelKind and LoopRole in the dialect (SptuneAttrs.h).
 
 def Sptune_OperandKind : I32EnumAttr<"OperandKind", "role of a kernel operand", [
     I32EnumAttrCase<"Sparse", 0, "sparse">,
@@ -76,7 +58,7 @@ def Sptune_KernelAttr : Sptune_Attr<"Kernel", "kernel"> {
     - `encoding`: the current `#sparse_tensor.encoding` of the sparse operand.
   }];
   let parameters = (ins
-    EnumParameter<Sptune_KernelKind>:$kind,
+    "::mlir::sptune::KernelKind":$kind,
     ArrayRefParameter<"::mlir::sptune::LoopRole", "loop roles">:$loopRoles,
     ArrayRefParameter<"int64_t", "loop sizes">:$loopSizes,
     ArrayRefParameter<"::mlir::sptune::OperandKind", "operand kinds">:$operandKinds,

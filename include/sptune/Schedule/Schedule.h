@@ -17,6 +17,8 @@
 #ifndef SPTUNE_SCHEDULE_SCHEDULE_H
 #define SPTUNE_SCHEDULE_SCHEDULE_H
 
+#include "sptune/Schedule/Vocabulary.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -26,11 +28,6 @@
 
 namespace sptune {
 
-enum class TargetKind : uint8_t { CPU, NVVM, SPADE };
-enum class KernelType : uint8_t { SpMM, SDDMM, SpMV };
-enum class Role : uint8_t { I, J, K };
-/// Which part of a role a loop or level stands for.
-enum class Part : uint8_t { Whole, Outer, Inner };
 /// MLIR level types sptune uses (`compressed_nu` = compressed(nonunique)).
 enum class LevelFormat : uint8_t { Dense, Compressed, CompressedNU, Singleton };
 enum class ParallelKind : uint8_t { None, Outer };
@@ -38,8 +35,6 @@ enum class OmpScheduleKind : uint8_t { Static, Dynamic };
 /// SPADE row reordering applied to the sparse matrix before tiling.
 enum class RowReorder : uint8_t { None, ByLength, BySimilarity };
 
-const char *toString(TargetKind);
-const char *toString(KernelType);
 const char *toString(LevelFormat);
 const char *toString(ParallelKind);
 const char *toString(OmpScheduleKind);

@@ -1,0 +1,54 @@
+//===- Vocabulary.h - Names every layer of sptune shares --------*- C++ -*-===//
+//
+// Part of sptune. The MLIR-free vocabulary of the project: which target,
+// which kernel, which loop role, which part of a split role. The `Schedule`
+// value, the cost model, the simulator and the collector use these enums;
+// the `sptune` dialect uses the same ones (its `KernelKind` and `LoopRole`
+// are these types, sptune/IR/SptuneAttrs.h), so there is nothing to convert.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_SCHEDULE_VOCABULARY_H
+#define SPTUNE_SCHEDULE_VOCABULARY_H
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace sptune {
+
+/// A target: the built-in ones, and those added at run time
+/// (addTargetKind) after them.
+enum class TargetKind : uint8_t { CPU, NVVM, SPADE };
+
+/// The sparse kernels sptune recognizes and schedules.
+enum class KernelType : uint8_t { SpMM, SDDMM, SpMV };
+
+/// The canonical role of an iteration dimension. For SpMM / SpMV, `i` is the
+/// free dimension of the sparse operand, `k` the reduction and `j` the free
+/// dimension of the dense operand; for SDDMM `i`, `j` are the sampled
+/// (sparse) dimensions and `k` the reduction.
+enum class Role : uint8_t { I, J, K };
+
+/// Which part of a role a loop or level stands for.
+enum class Part : uint8_t { Whole, Outer, Inner };
+
+/// "cpu", "nvvm", "spade" (or the name a run-time target was added with).
+const char *toString(TargetKind);
+/// "spmm", "sddmm", "spmv".
+const char *toString(KernelType);
+/// "i", "j", "k".
+const char *toString(Role);
+
+std::optional<TargetKind> parseTargetKind(std::string_view);
+std::optional<KernelType> parseKernelType(std::string_view);
+std::optional<Role> parseRole(std::string_view);
+
+/// The kind of a target added at run time (sptune/Target/Target.h) beyond
+/// the three built in: a new enumerator value the first time `name` is seen,
+/// the same one after. toString and parseTargetKind know it from then on.
+TargetKind addTargetKind(std::string_view name);
+
+} // namespace sptune
+
+#endif // SPTUNE_SCHEDULE_VOCABULARY_H
