@@ -120,7 +120,11 @@ int main(int argc, char **argv) {
   std::string file = modelPath;
   std::string tmp;
   if (file.empty()) {
-    std::unique_ptr<Model> m = Model::create(ModelConfig(), 1);
+    std::unique_ptr<Model> m = Model::create(ModelConfig(), 1, &error);
+    if (!m) {
+      llvm::errs() << "error: " << error << "\n";
+      return 1;
+    }
     m->markTrained(TargetKind::CPU);
     tmp = "/tmp/sptune-rank-latency-" + std::to_string(::getpid()) + ".pt";
     if (!m->save(tmp, error)) {

@@ -227,8 +227,8 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
   std::unique_ptr<Model> model = Model::load(file, why);
   if (!model)
     return fail(why);
-  if (options.threads > 0)
-    setModelThreads(options.threads);
+  if (options.threads > 0 && !setModelThreads(options.threads, &why))
+    return fail(why);
   if (mode == CostModelMode::Development && !options.logPath.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream probe(options.logPath, ec, llvm::sys::fs::OF_Append);

@@ -1,6 +1,7 @@
 //===- Model.cpp - The learned ranking model ------------------------------===//
 
 #include "ModelImpl.h"
+#include "TorchGuard.h"
 
 #include "sptune/CostModel/FeatureSpec.h"
 
@@ -214,15 +215,31 @@ static std::mutex &seedMutex() {
   return m;
 }
 
-std::unique_ptr<Model> Model::create(const ModelConfig &config, uint64_t seed) {
-  std::lock_guard<std::mutex> lock(seedMutex());
-  torch::manual_seed(seed);
-  return fromImpl(std::make_unique<Impl>(config));
+std::unique_ptr<Model> Model::create(const ModelConfig &config, uint64_t seed,
+                                     std::string *error) {
+  llvm::Expected<std::unique_ptr<Model>> model =
+      guardTorch("creating the model failed", [&] {
+        std::lock_guard<std::mutex> lock(seedMutex());
+        torch::manual_seed(seed);
+        return fromImpl(std::make_unique<Impl>(config));
+      });
+  if (!model) {
+    reportError(model.takeError(), error);
+    return nullptr;
+  }
+  return std::move(*model);
 }
 
-void sptune::setModelThreads(int n) {
-  if (n >= 1 && torch::get_num_threads() != n)
-    torch::set_num_threads(n);
+bool sptune::setModelThreads(int n, std::string *error) {
+  llvm::Error err = guardTorch("setting LibTorch's thread count failed", [&] {
+    if (n >= 1 && torch::get_num_threads() != n)
+      torch::set_num_threads(n);
+  });
+  if (err) {
+    reportError(std::move(err), error);
+    return false;
+  }
+  return true;
 }
 
 const ModelInfo &Model::info() const { return impl_->info; }
@@ -251,57 +268,88 @@ std::vector<double> Model::score(const MatrixFeatures &features,
   }
   if (candidates.empty())
     return {};
-  try {
-    torch::NoGradGuard noGrad;
-    CostNet &net = impl_->net;
-    MatrixBatch mb = makeMatrixBatch({&features});
-    torch::Tensor m = net->embedMatrices(mb.img32, mb.img64, mb.img128, mb.vec);
-    std::vector<const Schedule *> ptrs;
-    ptrs.reserve(candidates.size());
-    for (const Schedule &s : candidates)
-      ptrs.push_back(&s);
-    ScheduleBatch sb = makeScheduleBatch(ptrs, {free});
-    torch::Tensor z = latentCodes(net, sb, impl_->info.config.latent);
-    torch::Tensor s = net->embedSchedules(sb.common, z);
-    torch::Tensor out =
-        net->predict(m.expand({sb.size, m.size(1)}), s).contiguous();
-    const float *p = out.data_ptr<float>();
-    return std::vector<double>(p, p + sb.size);
-  } catch (const std::exception &e) {
-    if (error)
-      *error = std::string("the cost model failed: ") + e.what();
+  llvm::Expected<std::vector<double>> scores =
+      guardTorch("scoring the candidates failed", [&] {
+        torch::NoGradGuard noGrad;
+        CostNet &net = impl_->net;
+        MatrixBatch mb = makeMatrixBatch({&features});
+        torch::Tensor m =
+            net->embedMatrices(mb.img32, mb.img64, mb.img128, mb.vec);
+        std::vector<const Schedule *> ptrs;
+        ptrs.reserve(candidates.size());
+        for (const Schedule &s : candidates)
+          ptrs.push_back(&s);
+        ScheduleBatch sb = makeScheduleBatch(ptrs, {free});
+        torch::Tensor z = latentCodes(net, sb, impl_->info.config.latent);
+        torch::Tensor s = net->embedSchedules(sb.common, z);
+        torch::Tensor out =
+            net->predict(m.expand({sb.size, m.size(1)}), s).contiguous();
+        const float *p = out.data_ptr<float>();
+        return std::vector<double>(p, p + sb.size);
+      });
+  if (!scores) {
+    reportError(scores.takeError(), error);
     return {};
   }
+  return std::move(*scores);
 }
 
-std::vector<float> Model::scheduleCode(const Schedule &schedule,
-                                       int64_t free) const {
-  torch::NoGradGuard noGrad;
-  ScheduleBatch sb = makeScheduleBatch({&schedule}, {free});
-  torch::Tensor z = latentCodes(impl_->net, sb, impl_->info.config.latent);
-  torch::Tensor code = torch::cat({sb.common, z}, 1).contiguous();
-  const float *p = code.data_ptr<float>();
-  return std::vector<float>(p, p + code.numel());
-}
-
-std::vector<float>
-Model::matrixEmbedding(const MatrixFeatures &features) const {
-  if (!features.isWellFormed())
+std::vector<float> Model::scheduleCode(const Schedule &schedule, int64_t free,
+                                       std::string *error) const {
+  llvm::Expected<std::vector<float>> code =
+      guardTorch("computing a schedule code failed", [&] {
+        torch::NoGradGuard noGrad;
+        ScheduleBatch sb = makeScheduleBatch({&schedule}, {free});
+        torch::Tensor z =
+            latentCodes(impl_->net, sb, impl_->info.config.latent);
+        torch::Tensor code = torch::cat({sb.common, z}, 1).contiguous();
+        const float *p = code.data_ptr<float>();
+        return std::vector<float>(p, p + code.numel());
+      });
+  if (!code) {
+    reportError(code.takeError(), error);
     return {};
-  torch::NoGradGuard noGrad;
-  MatrixBatch mb = makeMatrixBatch({&features});
-  torch::Tensor m =
-      impl_->net->embedMatrices(mb.img32, mb.img64, mb.img128, mb.vec)
-          .contiguous();
-  const float *p = m.data_ptr<float>();
-  return std::vector<float>(p, p + m.numel());
+  }
+  return std::move(*code);
 }
 
-size_t Model::parameterCount() const {
-  size_t n = 0;
-  for (const torch::Tensor &p : impl_->net->parameters())
-    n += static_cast<size_t>(p.numel());
-  return n;
+std::vector<float> Model::matrixEmbedding(const MatrixFeatures &features,
+                                          std::string *error) const {
+  if (!features.isWellFormed()) {
+    if (error)
+      *error = "matrix features have the wrong sizes for this build";
+    return {};
+  }
+  llvm::Expected<std::vector<float>> embedding =
+      guardTorch("computing the matrix embedding failed", [&] {
+        torch::NoGradGuard noGrad;
+        MatrixBatch mb = makeMatrixBatch({&features});
+        torch::Tensor m =
+            impl_->net->embedMatrices(mb.img32, mb.img64, mb.img128, mb.vec)
+                .contiguous();
+        const float *p = m.data_ptr<float>();
+        return std::vector<float>(p, p + m.numel());
+      });
+  if (!embedding) {
+    reportError(embedding.takeError(), error);
+    return {};
+  }
+  return std::move(*embedding);
+}
+
+size_t Model::parameterCount(std::string *error) const {
+  llvm::Expected<size_t> count =
+      guardTorch("counting the model's parameters failed", [&] {
+        size_t n = 0;
+        for (const torch::Tensor &p : impl_->net->parameters())
+          n += static_cast<size_t>(p.numel());
+        return n;
+      });
+  if (!count) {
+    reportError(count.takeError(), error);
+    return 0;
+  }
+  return *count;
 }
 
 /// Parameters and buffers by name, in the module's registration order.
@@ -321,22 +369,38 @@ namedState(const CostNet &net, std::vector<bool> *isBuffer = nullptr) {
   return out;
 }
 
-uint64_t Model::weightHash() const {
-  uint64_t h = fnv1a64("");
-  for (const auto &[name, t] : namedState(impl_->net)) {
-    torch::Tensor c = t.detach().contiguous();
-    h = fnv1a64(name, h);
-    h = fnv1a64(std::string_view(static_cast<const char *>(c.data_ptr()),
-                                 c.numel() * c.element_size()),
-                h);
+uint64_t Model::weightHash(std::string *error) const {
+  llvm::Expected<uint64_t> hash =
+      guardTorch("hashing the model's weights failed", [&] {
+        uint64_t h = fnv1a64("");
+        for (const auto &[name, t] : namedState(impl_->net)) {
+          torch::Tensor c = t.detach().contiguous();
+          h = fnv1a64(name, h);
+          h = fnv1a64(std::string_view(static_cast<const char *>(c.data_ptr()),
+                                       c.numel() * c.element_size()),
+                      h);
+        }
+        return h;
+      });
+  if (!hash) {
+    reportError(hash.takeError(), error);
+    return 0;
   }
-  return h;
+  return *hash;
 }
 
-std::unique_ptr<Model> Model::clone() const {
-  std::string error;
-  return torchimpl::modelFromSections(torchimpl::modelSections(*this), "a copy",
-                                      error);
+std::unique_ptr<Model> Model::clone(std::string *error) const {
+  llvm::Expected<ModelFileSections> sections = guardTorch(
+      "copying the model failed", [&] { return modelSections(*this); });
+  if (!sections) {
+    reportError(sections.takeError(), error);
+    return nullptr;
+  }
+  std::string why;
+  std::unique_ptr<Model> copy = modelFromSections(*sections, "a copy", why);
+  if (!copy && error)
+    *error = why;
+  return copy;
 }
 
 //===----------------------------------------------------------------------===//
@@ -445,44 +509,60 @@ torchimpl::modelFromSections(const ModelFileSections &sections,
     error = "'" + what + "': " + error;
     return nullptr;
   }
-  try {
-    auto impl = std::make_unique<Model::Impl>(info.config);
-    impl->info = info;
-    torch::serialize::InputArchive archive;
-    std::istringstream in(weights->second);
-    archive.load_from(in);
-    std::vector<bool> isBuffer;
-    auto state = namedState(impl->net, &isBuffer);
-    torch::NoGradGuard noGrad;
-    for (size_t n = 0; n < state.size(); ++n) {
-      torch::Tensor read;
-      const std::string &name = state[n].first;
-      if (!archive.try_read(archiveKey(name), read, isBuffer[n])) {
-        error = "'" + what + "' lacks the weights '" + name + "'";
-        return nullptr;
-      }
-      torch::Tensor &dst = state[n].second;
-      if (read.sizes() != dst.sizes() ||
-          read.scalar_type() != dst.scalar_type()) {
-        error = "'" + what + "' has weights '" + name +
-                "' of another shape than its configuration implies";
-        return nullptr;
-      }
-      dst.copy_(read);
-    }
-    return Model::fromImpl(std::move(impl));
-  } catch (const std::exception &e) {
-    error = "'" + what + "' has unreadable weights: " + e.what();
+  // Null with `error` set for a problem found; an llvm::Error for an
+  // exception.
+  llvm::Expected<std::unique_ptr<Model>> model = guardTorch(
+      "'" + what + "' has unreadable weights", [&]() -> std::unique_ptr<Model> {
+        auto impl = std::make_unique<Model::Impl>(info.config);
+        impl->info = info;
+        torch::serialize::InputArchive archive;
+        std::istringstream in(weights->second);
+        archive.load_from(in);
+        std::vector<bool> isBuffer;
+        auto state = namedState(impl->net, &isBuffer);
+        torch::NoGradGuard noGrad;
+        for (size_t n = 0; n < state.size(); ++n) {
+          torch::Tensor read;
+          const std::string &name = state[n].first;
+          if (!archive.try_read(archiveKey(name), read, isBuffer[n])) {
+            error = "'" + what + "' lacks the weights '" + name + "'";
+            return nullptr;
+          }
+          torch::Tensor &dst = state[n].second;
+          if (read.sizes() != dst.sizes() ||
+              read.scalar_type() != dst.scalar_type()) {
+            error = "'" + what + "' has weights '" + name +
+                    "' of another shape than its configuration implies";
+            return nullptr;
+          }
+          dst.copy_(read);
+        }
+        return Model::fromImpl(std::move(impl));
+      });
+  if (!model) {
+    error = llvm::toString(model.takeError());
     return nullptr;
   }
+  return std::move(*model);
 }
 
-std::string Model::serialize() const {
-  return encodeModelFile("model", torchimpl::modelSections(*this));
+std::string Model::serialize(std::string *error) const {
+  llvm::Expected<std::string> bytes =
+      guardTorch("serializing the model failed", [&] {
+        return encodeModelFile("model", modelSections(*this));
+      });
+  if (!bytes) {
+    reportError(bytes.takeError(), error);
+    return {};
+  }
+  return std::move(*bytes);
 }
 
 bool Model::save(const std::string &path, std::string &error) const {
-  return writeFileAtomically(path, serialize(), error);
+  std::string bytes = serialize(&error);
+  if (bytes.empty())
+    return false;
+  return writeFileAtomically(path, bytes, error);
 }
 
 std::unique_ptr<Model> Model::loadFromBytes(const std::string &bytes,

@@ -1,6 +1,7 @@
 //===- Trainer.cpp - Training, fine-tuning and evaluation -----------------===//
 
 #include "ModelImpl.h"
+#include "TorchGuard.h"
 
 #include "sptune/CostModel/FeatureSpec.h"
 #include "sptune/CostModel/Trainer.h"
@@ -237,7 +238,7 @@ static int loadCheckpoint(const std::string &dir, Model &model,
   std::unique_ptr<Model> saved = modelFromSections(sections, path, error);
   if (!saved)
     return -1;
-  try {
+  llvm::Error restored = guardTorch("cannot restore '" + path + "'", [&] {
     torch::NoGradGuard noGrad;
     auto dst = model.impl().net->named_parameters();
     auto src = saved->impl().net->named_parameters();
@@ -250,8 +251,9 @@ static int loadCheckpoint(const std::string &dir, Model &model,
     std::istringstream in(sections["optimizer"]);
     archive.load_from(in);
     opt.load(archive);
-  } catch (const std::exception &e) {
-    error = "cannot restore '" + path + "': " + e.what();
+  });
+  if (restored) {
+    error = llvm::toString(std::move(restored));
     return -1;
   }
   history.clear();
@@ -406,10 +408,11 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
     result.error = "fine-tuning needs a trained base model";
     return result;
   }
-  if (o.threads > 0)
-    torch::set_num_threads(o.threads);
-
-  try {
+  // Runs the training; false when it stopped early (an error in
+  // `result.error`, or an interruption).
+  llvm::Expected<bool> completed = guardTorch("training failed", [&] {
+    if (o.threads > 0)
+      torch::set_num_threads(o.threads);
     CostNet &net = model.impl().net;
     if (!o.finetune)
       fitNormalization(net, prepared);
@@ -425,12 +428,12 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
               llvm::sys::fs::create_directories(o.checkpointDir)) {
         result.error = "cannot create checkpoint directory '" +
                        o.checkpointDir + "': " + ec.message();
-        return result;
+        return false;
       }
       int resumed = loadCheckpoint(o.checkpointDir, model, opt, fp,
                                    result.history, result.error);
       if (resumed < 0)
-        return result;
+        return false;
       result.resumedFrom = resumed;
       if (resumed > 0 && o.onResume)
         o.onResume(resumed);
@@ -468,7 +471,7 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
           result.interrupted = true;
           result.ok = true;
           result.seconds = secondsSince(start);
-          return result;
+          return false;
         }
         std::vector<const PreparedGroup *> batch;
         std::vector<std::vector<size_t>> picks;
@@ -533,18 +536,22 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
       if (!o.checkpointDir.empty() &&
           !saveCheckpoint(o.checkpointDir, model, opt, epoch, fp,
                           result.history, result.error))
-        return result;
+        return false;
       if (o.stopAfterEpoch > 0 && epoch >= o.stopAfterEpoch && !last) {
         result.interrupted = true;
         result.ok = true;
         result.seconds = secondsSince(start);
-        return result;
+        return false;
       }
     }
-  } catch (const std::exception &e) {
-    result.error = std::string("training failed: ") + e.what();
+    return true;
+  });
+  if (!completed) {
+    result.error = llvm::toString(completed.takeError());
     return result;
   }
+  if (!*completed)
+    return result;
   model.markTrained(o.target);
   model.info().calibrated = o.regressionWeight > 0;
   result.ok = true;
@@ -564,10 +571,10 @@ TrainResult sptune::finetune(Model &model,
 // Autoencoder pre-training
 //===----------------------------------------------------------------------===//
 
-std::vector<double>
-sptune::pretrainAutoencoders(Model &model,
-                             const std::vector<Schedule> &schedules,
-                             const PretrainOptions &o) {
+/// `pretrainAutoencoders` without the exception boundary.
+static std::vector<double>
+pretrainUnguarded(Model &model, const std::vector<Schedule> &schedules,
+                  const PretrainOptions &o) {
   std::vector<double> errors;
   CostNet &net = model.impl().net;
   for (TargetKind t : kAllTargets) {
@@ -607,14 +614,30 @@ sptune::pretrainAutoencoders(Model &model,
   return errors;
 }
 
+std::vector<double>
+sptune::pretrainAutoencoders(Model &model,
+                             const std::vector<Schedule> &schedules,
+                             const PretrainOptions &o, std::string *error) {
+  llvm::Expected<std::vector<double>> errors =
+      guardTorch("pre-training the knob autoencoders failed",
+                 [&] { return pretrainUnguarded(model, schedules, o); });
+  if (!errors) {
+    reportError(errors.takeError(), error);
+    return {};
+  }
+  return std::move(*errors);
+}
+
 //===----------------------------------------------------------------------===//
 // Evaluation
 //===----------------------------------------------------------------------===//
 
-EvaluationReport sptune::evaluate(const Model &model,
-                                  const std::vector<SampleGroup> &groups,
-                                  const FeatureTable &features) {
+ModelEvaluation sptune::evaluate(const Model &model,
+                                 const std::vector<SampleGroup> &groups,
+                                 const FeatureTable &features) {
   std::vector<GroupEvaluation> evals;
+  size_t failed = 0;
+  std::string firstError;
   for (const SampleGroup &g : groups) {
     auto f = features.find(g.matrix.id);
     if (f == features.end() || g.samples.empty())
@@ -625,14 +648,24 @@ EvaluationReport sptune::evaluate(const Model &model,
       schedules.push_back(m.schedule);
       times.push_back(m.time);
     }
-    std::vector<double> scores = model.score(f->second, schedules, g.free);
-    if (scores.size() != schedules.size())
+    std::string why;
+    std::vector<double> scores =
+        model.score(f->second, schedules, g.free, &why);
+    if (scores.size() != schedules.size()) {
+      if (failed++ == 0)
+        firstError = g.key() + ": " +
+                     (why.empty() ? "the model returned no scores" : why);
       continue;
+    }
     std::optional<double> reference;
     if (model.info().calibrated)
       reference = g.referenceTime();
     evals.push_back(
         evaluateGroup(g.key(), scores, times, g.defaultTime(), reference));
   }
-  return summarize(std::move(evals));
+  ModelEvaluation out;
+  static_cast<EvaluationReport &>(out) = summarize(std::move(evals));
+  out.failedGroups = failed;
+  out.firstError = std::move(firstError);
+  return out;
 }

@@ -147,6 +147,16 @@ static llvm::json::Object metricsObject(const EvaluationReport &r) {
                             {"oracle_speedup", optional(r.oracle)}};
 }
 
+/// Warns about the problems of `which` the model failed to score (left out
+/// of the metrics); prints nothing when it scored them all.
+static void warnFailedGroups(const ModelEvaluation &r, const char *which) {
+  if (r.failedGroups)
+    llvm::errs() << "warning: the model failed to score " << r.failedGroups
+                 << " problem(s) of the " << which
+                 << "; they are left out of the metrics (first: "
+                 << r.firstError << ")\n";
+}
+
 static std::string nowUtc() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -258,10 +268,11 @@ int main(int argc, char **argv) {
     std::unique_ptr<Model> model = Model::load(evaluateModel, error);
     if (!model)
       return fail(error);
-    EvaluationReport report = evaluate(*model, groups, features);
+    ModelEvaluation report = evaluate(*model, groups, features);
     llvm::outs() << "evaluated '" << evaluateModel << "' on all "
                  << report.groups << " problem(s): " << report.summary()
                  << "\n";
+    warnFailedGroups(report, "data");
     if (!metricsPath.empty()) {
       std::error_code ec;
       llvm::raw_fd_ostream metrics(metricsPath, ec);
@@ -304,14 +315,20 @@ int main(int argc, char **argv) {
     llvm::errs() << "fine-tuning '" << finetuneFrom << "' for target '"
                  << toString(*target) << "'\n";
   } else {
-    model = Model::create(ModelConfig(), seed);
+    std::string error;
+    model = Model::create(ModelConfig(), seed, &error);
+    if (!model)
+      return fail(error);
     std::vector<Schedule> schedules;
     for (const SampleGroup &g : train)
       for (const MeasuredSchedule &m : g.samples)
         schedules.push_back(m.schedule);
     PretrainOptions pre;
     pre.seed = seed;
-    std::vector<double> errs = pretrainAutoencoders(*model, schedules, pre);
+    std::vector<double> errs =
+        pretrainAutoencoders(*model, schedules, pre, &error);
+    if (errs.empty())
+      return fail(error);
     llvm::errs() << llvm::formatv(
         "pre-trained knob autoencoders (reconstruction "
         "error {0:e2} / {1:e2} / {2:e2})\n",
@@ -376,6 +393,8 @@ int main(int argc, char **argv) {
       llvm::errs() << "\r\x1b[K";
     if (!quiet || e.epoch == options.epochs)
       llvm::errs() << line << "\n";
+    if (e.validation)
+      warnFailedGroups(*e.validation, "held-out matrices");
     if (log) {
       llvm::json::Object o{{"epoch", e.epoch},
                            {"loss", e.loss},
@@ -410,13 +429,15 @@ int main(int argc, char **argv) {
                                 duration(result.seconds));
 
   // Evaluation and outputs.
-  EvaluationReport trainReport = evaluate(*model, train, features);
-  EvaluationReport testReport = evaluate(*model, test, features);
+  ModelEvaluation trainReport = evaluate(*model, train, features);
+  ModelEvaluation testReport = evaluate(*model, test, features);
   llvm::outs() << "training matrices: " << trainReport.summary() << "\n";
   if (testReport.groups)
     llvm::outs() << "held-out matrices: " << testReport.summary() << "\n";
-  else
+  else if (!testReport.failedGroups)
     llvm::outs() << "held-out matrices: none (--holdout 0)\n";
+  warnFailedGroups(trainReport, "training matrices");
+  warnFailedGroups(testReport, "held-out matrices");
 
   llvm::json::Array dataArray, heldOut;
   for (const std::string &f : dataFiles)

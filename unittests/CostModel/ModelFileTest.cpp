@@ -114,6 +114,65 @@ TEST(ModelTest, ScoresDependOnMatrixAndSchedule) {
   EXPECT_NE(error.find("wrong sizes"), std::string::npos);
 }
 
+TEST(ModelTest, CreateReportsLibTorchErrors) {
+  // LibTorch throws building a layer of negative width; the model reports
+  // it instead of letting the exception out.
+  ModelConfig bad;
+  bad.embedding = -1;
+  std::string error;
+  EXPECT_FALSE(Model::create(bad, 1, &error));
+  EXPECT_NE(error.find("creating the model failed: "), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("negative dimension"), std::string::npos) << error;
+  // No backtrace in the message.
+  EXPECT_EQ(error.find("frame #"), std::string::npos) << error;
+  EXPECT_FALSE(Model::create(bad, 1)); // without an error argument too
+  // The failure left no lock held nor state behind.
+  auto a = Model::create(ModelConfig(), 3, &error);
+  auto b = Model::create(ModelConfig(), 3);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->weightHash(), b->weightHash());
+}
+
+TEST(ModelTest, ScoringReportsLibTorchErrors) {
+  auto m = Model::create(ModelConfig(), 1);
+  ASSERT_TRUE(m);
+  MatrixFeatures f = bandedFeatures(100, 2);
+  std::vector<Schedule> mixed = {
+      Schedule::csr(TargetKind::CPU, KernelType::SpMM),
+      Schedule::csr(TargetKind::SPADE, KernelType::SpMM)};
+  std::string error;
+  ASSERT_EQ(m->score(f, mixed, 64, &error).size(), 2u) << error;
+  // A configuration that no longer matches the network (ModelInfo is
+  // writable): gathering the latent codes of two targets fails in LibTorch.
+  m->info().config.latent += 1;
+  EXPECT_TRUE(m->score(f, mixed, 64, &error).empty());
+  EXPECT_NE(error.find("scoring the candidates failed: "), std::string::npos)
+      << error;
+  EXPECT_TRUE(m->score(f, mixed, 64).empty());
+}
+
+TEST(ModelTest, EmbeddingsAndCodesReportErrors) {
+  auto m = Model::create(ModelConfig(), 1);
+  ASSERT_TRUE(m);
+  std::string error;
+  EXPECT_TRUE(m->matrixEmbedding(MatrixFeatures(), &error).empty());
+  EXPECT_NE(error.find("wrong sizes"), std::string::npos) << error;
+  error.clear();
+  EXPECT_EQ(m->matrixEmbedding(bandedFeatures(100, 2), &error).size(),
+            static_cast<size_t>(ModelConfig().embedding));
+  EXPECT_EQ(m->scheduleCode(Schedule::csr(TargetKind::CPU, KernelType::SpMM),
+                            64, &error)
+                .size(),
+            commonFeatureSize() + ModelConfig().latent);
+  EXPECT_GT(m->parameterCount(&error), 0u);
+  EXPECT_NE(m->weightHash(&error), 0u);
+  EXPECT_FALSE(m->serialize(&error).empty());
+  EXPECT_TRUE(m->clone(&error));
+  EXPECT_TRUE(setModelThreads(1, &error));
+  EXPECT_TRUE(error.empty()) << error;
+}
+
 TEST(ModelFileTest, SaveLoadRoundTrip) {
   auto m = Model::create(ModelConfig(), 5);
   m->markTrained(TargetKind::CPU);

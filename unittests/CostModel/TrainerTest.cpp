@@ -373,3 +373,65 @@ TEST(TrainerTest, ClearErrors) {
   EXPECT_NE(untrainedBase.error.find("trained base model"), std::string::npos)
       << untrainedBase.error;
 }
+
+TEST(TrainerTest, LibTorchErrorsAreReportedNotThrown) {
+  const Synthetic &d = synthetic();
+  auto m = Model::create(ModelConfig(), 1);
+  ASSERT_TRUE(m);
+  // Adam refuses a negative learning rate by throwing.
+  PretrainOptions pre;
+  pre.steps = 1;
+  pre.learningRate = -1;
+  std::string error;
+  EXPECT_TRUE(pretrainAutoencoders(*m, {}, pre, &error).empty());
+  EXPECT_NE(error.find("pre-training the knob autoencoders failed: "),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("Invalid learning rate"), std::string::npos) << error;
+  EXPECT_TRUE(pretrainAutoencoders(*m, {}, pre).empty());
+
+  // ... and a negative weight decay.
+  TrainOptions o = quickOptions();
+  o.epochs = 1;
+  o.weightDecay = -1;
+  TrainResult r = train(*m, d.train, d.features, o);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("training failed: "), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("Invalid weight_decay"), std::string::npos) << r.error;
+}
+
+TEST(TrainerTest, EvaluateCountsGroupsItFailedToScore) {
+  const Synthetic &d = synthetic();
+  auto m = Model::create(ModelConfig(), 1);
+  ASSERT_TRUE(m);
+  m->markTrained(TargetKind::CPU);
+  ModelEvaluation all = evaluate(*m, d.test, d.features);
+  EXPECT_EQ(all.groups, d.test.size());
+  EXPECT_EQ(all.failedGroups, 0u);
+  EXPECT_TRUE(all.firstError.empty());
+
+  // Malformed features for one matrix: that group fails, the rest count.
+  FeatureTable broken = d.features;
+  broken[d.test[1].matrix.id] = MatrixFeatures();
+  ModelEvaluation r = evaluate(*m, d.test, broken);
+  EXPECT_EQ(r.groups, d.test.size() - 1);
+  EXPECT_EQ(r.failedGroups, 1u);
+  EXPECT_NE(r.firstError.find(d.test[1].key()), std::string::npos)
+      << r.firstError;
+  EXPECT_NE(r.firstError.find("wrong sizes"), std::string::npos)
+      << r.firstError;
+
+  // A LibTorch error while scoring (the configuration no longer matches the
+  // network, and the group mixes two targets' schedules).
+  std::vector<SampleGroup> mixed = {d.test[0]};
+  mixed[0].samples.push_back(
+      {Schedule::csr(TargetKind::SPADE, KernelType::SpMM), 1e-3});
+  EXPECT_EQ(evaluate(*m, mixed, d.features).failedGroups, 0u);
+  m->info().config.latent += 1;
+  ModelEvaluation t = evaluate(*m, mixed, d.features);
+  EXPECT_EQ(t.groups, 0u);
+  EXPECT_EQ(t.failedGroups, 1u);
+  EXPECT_NE(t.firstError.find("scoring the candidates failed: "),
+            std::string::npos)
+      << t.firstError;
+}

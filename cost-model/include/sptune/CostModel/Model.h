@@ -51,6 +51,9 @@ struct ModelInfo {
   std::string provenance;
 };
 
+/// Errors: LibTorch's exceptions never leave this interface. A function that
+/// fails returns null, an empty result, 0 or false as documented, and puts
+/// a message naming the operation in its `error` argument when one is given.
 class Model {
 public:
   ~Model();
@@ -58,8 +61,10 @@ public:
   Model &operator=(const Model &) = delete;
 
   /// A freshly initialized model; the same seed gives the same weights.
-  static std::unique_ptr<Model> create(const ModelConfig &config,
-                                       uint64_t seed);
+  /// Returns null (and sets `error`) when LibTorch fails, e.g. for sizes it
+  /// cannot build a network of.
+  static std::unique_ptr<Model> create(const ModelConfig &config, uint64_t seed,
+                                       std::string *error = nullptr);
   /// Loads a model file; on any problem (missing, truncated, corrupt, other
   /// format version or feature specification, weights of the wrong shape)
   /// returns null with a message in `error`.
@@ -71,10 +76,10 @@ public:
                                               std::string &error);
   /// Writes the model file (atomically).
   bool save(const std::string &path, std::string &error) const;
-  /// The bytes `save` writes.
-  std::string serialize() const;
-  /// A deep copy.
-  std::unique_ptr<Model> clone() const;
+  /// The bytes `save` writes; empty (and sets `error`) when LibTorch fails.
+  std::string serialize(std::string *error = nullptr) const;
+  /// A deep copy; null (and sets `error`) when LibTorch fails.
+  std::unique_ptr<Model> clone(std::string *error = nullptr) const;
 
   const ModelInfo &info() const;
   ModelInfo &info();
@@ -89,14 +94,20 @@ public:
                             int64_t free, std::string *error = nullptr) const;
   /// The schedule encoder's input for `schedule`: its common features
   /// followed by its target's latent knob code (the same width for every
-  /// target: commonFeatureSize() + config.latent).
-  std::vector<float> scheduleCode(const Schedule &schedule, int64_t free) const;
-  /// The matrix embedding.
-  std::vector<float> matrixEmbedding(const MatrixFeatures &features) const;
-  /// Number of trainable parameters.
-  size_t parameterCount() const;
-  /// FNV-1a over every parameter and buffer (identical weights, same hash).
-  uint64_t weightHash() const;
+  /// target: commonFeatureSize() + config.latent). Empty (and sets `error`)
+  /// when LibTorch fails.
+  std::vector<float> scheduleCode(const Schedule &schedule, int64_t free,
+                                  std::string *error = nullptr) const;
+  /// The matrix embedding. Empty (and sets `error`) when `features` is
+  /// malformed or LibTorch fails.
+  std::vector<float> matrixEmbedding(const MatrixFeatures &features,
+                                     std::string *error = nullptr) const;
+  /// Number of trainable parameters (0, and sets `error`, when LibTorch
+  /// fails).
+  size_t parameterCount(std::string *error = nullptr) const;
+  /// FNV-1a over every parameter and buffer (identical weights, same hash);
+  /// 0 (and sets `error`) when LibTorch fails.
+  uint64_t weightHash(std::string *error = nullptr) const;
 
   /// The LibTorch side, for the trainer (defined in lib/).
   struct Impl;
@@ -111,8 +122,9 @@ private:
 
 /// Sets LibTorch's intra-op thread count for the whole process (n >= 1).
 /// Ranking a thousand candidates is fastest on one thread: more threads
-/// spin-wait for each other on a loaded machine.
-void setModelThreads(int n);
+/// spin-wait for each other on a loaded machine. Returns false (and sets
+/// `error`) when LibTorch refuses.
+bool setModelThreads(int n, std::string *error = nullptr);
 
 } // namespace sptune
 

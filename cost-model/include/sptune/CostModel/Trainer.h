@@ -49,13 +49,22 @@ struct TrainProgress {
   double etaSeconds = 0;       ///< to the end of training
 };
 
+/// `evaluate`'s result: the metrics over the groups the model scored, and
+/// the groups it failed to score (left out of the metrics).
+struct ModelEvaluation : EvaluationReport {
+  /// Groups whose scoring failed (malformed features, a LibTorch error).
+  size_t failedGroups = 0;
+  /// The first of them: "<group key>: <message>" (empty when none failed).
+  std::string firstError;
+};
+
 /// Reported after every epoch.
 struct EpochReport {
   int epoch = 0;
   double loss = 0, rankLoss = 0, regressionLoss = 0, reconstructionLoss = 0;
   double seconds = 0;
   /// Metrics on the validation groups, when given.
-  std::optional<EvaluationReport> validation;
+  std::optional<ModelEvaluation> validation;
 };
 
 struct TrainOptions {
@@ -99,6 +108,7 @@ struct TrainOptions {
 
 struct TrainResult {
   bool ok = false;
+  /// Why training failed, LibTorch's errors included (it never throws).
   std::string error;
   bool interrupted = false;
   /// Epochs completed in total, and the epoch a checkpoint resumed from (0:
@@ -132,16 +142,20 @@ struct PretrainOptions {
 /// Pre-trains every target's knob autoencoder on reconstruction: knob
 /// settings drawn by `sampleKnobSettings` plus `schedules` (e.g. a target's
 /// enumerated space). Returns the final reconstruction error per target
-/// (mean squared, in kAllTargets order).
+/// (mean squared, in kAllTargets order); an empty vector (and sets `error`)
+/// when LibTorch fails, e.g. for invalid options, after which the
+/// autoencoders may be partly trained.
 std::vector<double> pretrainAutoencoders(Model &model,
                                          const std::vector<Schedule> &schedules,
-                                         const PretrainOptions &options);
+                                         const PretrainOptions &options,
+                                         std::string *error = nullptr);
 
 /// Scores every group and compares with the measurements. Groups whose
-/// matrix has no features are skipped.
-EvaluationReport evaluate(const Model &model,
-                          const std::vector<SampleGroup> &groups,
-                          const FeatureTable &features);
+/// matrix has no features are skipped; groups the model fails to score are
+/// counted in `failedGroups`, not in the metrics.
+ModelEvaluation evaluate(const Model &model,
+                         const std::vector<SampleGroup> &groups,
+                         const FeatureTable &features);
 
 } // namespace sptune
 
