@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/CostModel/ConfigurationMapper.h"
+#include "sptune/InitAllTargets.h"
 #include "sptune/CostModel/CostModel.h"
 #include "sptune/CostModel/MatrixFeatures.h"
 #include "sptune/CostModel/Model.h"
@@ -100,6 +101,7 @@ static std::vector<Schedule> candidates(size_t count) {
 int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "sptune featurize/rank latency\n");
+  registerAllTargets();
   CooMatrix coo;
   MatrixInfo info;
   std::string error;

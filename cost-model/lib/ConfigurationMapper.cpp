@@ -2,6 +2,12 @@
 
 #include "sptune/CostModel/ConfigurationMapper.h"
 
+#include "sptune/Target/KnobEncoding.h"
+#include "sptune/Target/Target.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/ErrorHandling.h"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -26,19 +32,14 @@ enum : int {
   kCommonSize = kDerivedOff + 2
 };
 
-constexpr int kCpuKnobs = 8, kNvvmKnobs = 2, kSpadeKnobs = 9;
-
 const char *const kLoopNames[kLoopVocabulary] = {"i",  "i1", "i0", "j", "j1",
                                                  "j0", "k",  "k1", "k0"};
 const char *const kFormatNames[4] = {"dense", "compressed", "compressed_nu",
                                      "singleton"};
 } // namespace
 
-/// log2(1 + x) scaled to about [0, 1] for x up to 2^scaleBits.
 static float log2p(int64_t x, float scaleBits) {
-  return static_cast<float>(
-             std::log2(1.0 + static_cast<double>(std::max<int64_t>(x, 0)))) /
-         scaleBits;
+  return knobLog2(x, scaleBits);
 }
 
 int sptune::commonFeatureSize() { return kCommonSize; }
@@ -66,78 +67,31 @@ const std::vector<std::string> &sptune::commonFeatureNames() {
   return names;
 }
 
+/// The knob encoding of `target`, from the target registry. The cost model
+/// cannot work without it: a program that uses the model registers its
+/// targets first (sptune::registerAllTargets()).
+static const KnobEncoding &encodingOf(TargetKind target) {
+  const Target *t = TargetRegistry::lookup(target);
+  if (!t)
+    llvm::report_fatal_error(llvm::Twine("sptune cost model: target '") +
+                             toString(target) +
+                             "' is not registered (call "
+                             "sptune::registerAllTargets() first)");
+  return t->knobEncoding();
+}
+
 int sptune::knobFeatureSize(TargetKind target) {
-  switch (target) {
-  case TargetKind::CPU:
-    return kCpuKnobs;
-  case TargetKind::NVVM:
-    return kNvvmKnobs;
-  case TargetKind::SPADE:
-    return kSpadeKnobs;
-  }
-  return 0;
+  return static_cast<int>(encodingOf(target).featureNames().size());
 }
 
 const std::vector<std::string> &sptune::knobFeatureNames(TargetKind target) {
-  static const std::vector<std::string> cpu = {
-      "parallel",   "log2_threads",  "all_threads", "omp_dynamic",
-      "log2_chunk", "default_chunk", "log2_vl",     "simd32"};
-  static const std::vector<std::string> nvvm = {"log2_threads", "libgen"};
-  static const std::vector<std::string> spade = {
-      "log2_pes",      "all_pes",        "barrier",
-      "bypass_sparse", "bypass_dense",   "bypass_output",
-      "reorder_none",  "reorder_length", "reorder_similarity"};
-  switch (target) {
-  case TargetKind::CPU:
-    return cpu;
-  case TargetKind::NVVM:
-    return nvvm;
-  case TargetKind::SPADE:
-    return spade;
-  }
-  return cpu;
+  return encodingOf(target).featureNames();
 }
 
 int sptune::loopVocabularyIndex(DimPart d) {
   int role = d.role == Role::I ? 0 : d.role == Role::J ? 1 : 2;
   int part = d.part == Part::Whole ? 0 : d.part == Part::Outer ? 1 : 2;
   return role * 3 + part;
-}
-
-static void mapKnobs(const Schedule &s, float *k) {
-  switch (s.target) {
-  case TargetKind::CPU: {
-    const CpuKnobs &c = s.cpu;
-    k[0] = c.parallel == ParallelKind::Outer ? 1.0f : 0.0f;
-    k[1] = log2p(c.threads, 11);
-    k[2] = c.threads == 0 ? 1.0f : 0.0f;
-    k[3] = c.omp == OmpScheduleKind::Dynamic ? 1.0f : 0.0f;
-    k[4] = log2p(c.chunk, 11);
-    k[5] = c.chunk == 0 ? 1.0f : 0.0f;
-    k[6] = c.vectorLength > 0
-               ? static_cast<float>(std::log2(c.vectorLength)) / 4.0f
-               : 0.0f;
-    k[7] = c.simdIndex32 ? 1.0f : 0.0f;
-    break;
-  }
-  case TargetKind::NVVM:
-    k[0] = log2p(s.gpu.threads, 10);
-    k[1] = s.gpu.libgen ? 1.0f : 0.0f;
-    break;
-  case TargetKind::SPADE: {
-    const SpadeKnobs &p = s.spade;
-    k[0] = log2p(p.pes, 11);
-    k[1] = p.pes == 0 ? 1.0f : 0.0f;
-    k[2] = p.barrier ? 1.0f : 0.0f;
-    k[3] = p.bypassSparse ? 1.0f : 0.0f;
-    k[4] = p.bypassDense ? 1.0f : 0.0f;
-    k[5] = p.bypassOutput ? 1.0f : 0.0f;
-    k[6] = p.reorder == RowReorder::None ? 1.0f : 0.0f;
-    k[7] = p.reorder == RowReorder::ByLength ? 1.0f : 0.0f;
-    k[8] = p.reorder == RowReorder::BySimilarity ? 1.0f : 0.0f;
-    break;
-  }
-  }
 }
 
 void sptune::mapCanonicalSchedule(const Schedule &s, int64_t free, float *out,
@@ -169,28 +123,13 @@ void sptune::mapCanonicalSchedule(const Schedule &s, int64_t free, float *out,
   out[kTileOff + 2] = s.tile > 0 && free > 0 && s.tile >= free ? 1.0f : 0.0f;
 
   // Degree of parallelism and vector length, in target-neutral terms.
-  switch (s.target) {
-  case TargetKind::CPU:
-    out[kParallelOff] = s.cpu.parallel == ParallelKind::Outer ? 1.0f : 0.0f;
-    out[kParallelOff + 1] = log2p(s.cpu.threads, 11);
-    out[kParallelOff + 2] =
-        s.cpu.parallel == ParallelKind::Outer && s.cpu.threads == 0 ? 1.0f
-                                                                    : 0.0f;
-    if (s.cpu.vectorLength > 0) {
-      out[kVectorOff] = static_cast<float>(std::log2(s.cpu.vectorLength)) / 4;
-      out[kVectorOff + 1] = 1.0f;
-    }
-    break;
-  case TargetKind::NVVM:
-    out[kParallelOff] = 1.0f;
-    out[kParallelOff + 1] = log2p(s.gpu.threads, 11);
-    break;
-  case TargetKind::SPADE:
-    out[kParallelOff] = 1.0f;
-    out[kParallelOff + 1] = log2p(s.spade.pes, 11);
-    out[kParallelOff + 2] = s.spade.pes == 0 ? 1.0f : 0.0f;
-    break;
-  }
+  const KnobEncoding &encoding = encodingOf(s.target);
+  ParallelismFeatures p = encoding.parallelism(s);
+  out[kParallelOff] = p.parallel;
+  out[kParallelOff + 1] = p.log2Workers;
+  out[kParallelOff + 2] = p.allWorkers;
+  out[kVectorOff] = p.log2Vector;
+  out[kVectorOff + 1] = p.vectorized;
   if (!s.loopOrder.empty()) {
     auto freeRole = s.freeRole();
     out[kDerivedOff] =
@@ -198,7 +137,7 @@ void sptune::mapCanonicalSchedule(const Schedule &s, int64_t free, float *out,
     out[kDerivedOff + 1] =
         s.loopOrder.front().role == Schedule::reductionRole(s.kernel);
   }
-  mapKnobs(s, knobs);
+  encoding.encode(s, knobs);
 }
 
 MappedSchedule sptune::mapSchedule(const Schedule &schedule, int64_t free) {
@@ -214,46 +153,5 @@ MappedSchedule sptune::mapSchedule(const Schedule &schedule, int64_t free) {
 std::vector<Schedule> sptune::sampleKnobSettings(TargetKind target,
                                                  KernelType kernel,
                                                  size_t count, uint64_t seed) {
-  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 0x5eed);
-  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
-  auto coin = [&] { return (rng() & 1) != 0; };
-  std::vector<Schedule> out;
-  out.reserve(count);
-  for (size_t n = 0; n < count; ++n) {
-    Schedule s = Schedule::csr(target, kernel);
-    switch (target) {
-    case TargetKind::CPU: {
-      static const int threads[] = {0, 1, 2, 4, 8, 16, 32, 64};
-      static const int chunks[] = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256};
-      static const int vls[] = {0, 4, 8, 16};
-      s.cpu.parallel = coin() ? ParallelKind::Outer : ParallelKind::None;
-      s.cpu.threads = threads[pick(8)];
-      s.cpu.omp = coin() ? OmpScheduleKind::Dynamic : OmpScheduleKind::Static;
-      s.cpu.chunk = chunks[pick(10)];
-      s.cpu.vectorLength = vls[pick(4)];
-      s.cpu.simdIndex32 = coin();
-      break;
-    }
-    case TargetKind::NVVM: {
-      static const int threads[] = {32, 64, 128, 256, 512, 1024};
-      s.gpu.threads = threads[pick(6)];
-      s.gpu.libgen = coin();
-      break;
-    }
-    case TargetKind::SPADE: {
-      static const int pes[] = {0, 1, 2, 4, 8, 16, 32, 64};
-      static const RowReorder reorders[] = {
-          RowReorder::None, RowReorder::ByLength, RowReorder::BySimilarity};
-      s.spade.pes = pes[pick(8)];
-      s.spade.barrier = coin();
-      s.spade.bypassSparse = coin();
-      s.spade.bypassDense = coin();
-      s.spade.bypassOutput = coin();
-      s.spade.reorder = reorders[pick(3)];
-      break;
-    }
-    }
-    out.push_back(canonicalize(s));
-  }
-  return out;
+  return encodingOf(target).sampleKnobs(kernel, count, seed);
 }

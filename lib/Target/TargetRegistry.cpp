@@ -2,6 +2,7 @@
 
 #include "sptune/Target/Target.h"
 
+#include "sptune/Target/KnobEncoding.h"
 #include "sptune/Target/Measurer.h"
 
 #include <map>
@@ -13,6 +14,32 @@ Target::~Target() = default;
 
 std::string Target::whyIllegal(const Schedule &s) const {
   return sptune::whyIllegal(s);
+}
+
+KnobEncoding::~KnobEncoding() = default;
+
+namespace {
+/// A target without knobs of its own.
+class NoKnobs : public KnobEncoding {
+public:
+  const std::vector<std::string> &featureNames() const override {
+    static const std::vector<std::string> none;
+    return none;
+  }
+  void encode(const Schedule &, float *) const override {}
+  ParallelismFeatures parallelism(const Schedule &) const override {
+    return {};
+  }
+  std::vector<Schedule> sampleKnobs(KernelType, size_t,
+                                    uint64_t) const override {
+    return {};
+  }
+};
+} // namespace
+
+const KnobEncoding &Target::knobEncoding() const {
+  static const NoKnobs none;
+  return none;
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include "cpu/CpuTarget.h"
 
+#include "cpu/CpuKnobEncoding.h"
 #include "cpu/CpuScheduleSpace.h"
 #include "sptune/Schedule/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
@@ -26,7 +27,10 @@ public:
     return {"mlir-default", "eigen", "rsb"};
   }
 
+  const KnobEncoding &knobEncoding() const override { return knobs; }
+
 private:
+  CpuKnobEncoding knobs;
   CpuScheduleSpace cpuSpace;
 };
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "nvvm/NvvmTarget.h"
 
+#include "nvvm/NvvmKnobEncoding.h"
 #include "nvvm/NvvmLegality.h"
 #include "nvvm/NvvmScheduleSpace.h"
 #include "sptune/Schedule/DefaultSchedule.h"
@@ -30,7 +31,10 @@ public:
   std::string loweringPipeline() const override { return "sptune-lower-nvvm"; }
   std::vector<std::string> baselines() const override { return {"cusparse"}; }
 
+  const KnobEncoding &knobEncoding() const override { return knobs; }
+
 private:
+  NvvmKnobEncoding knobs;
   NvvmScheduleSpace nvvmSpace;
 };
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "spade/SpadeTarget.h"
 
+#include "spade/SpadeKnobEncoding.h"
 #include "spade/SpadeScheduleSpace.h"
 #include "sptune/Schedule/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
@@ -30,7 +31,10 @@ public:
   std::string loweringPipeline() const override { return "sptune-emit-spade"; }
   bool rewritesIR() const override { return false; }
 
+  const KnobEncoding &knobEncoding() const override { return knobs; }
+
 private:
+  SpadeKnobEncoding knobs;
   SpadeScheduleSpace spadeSpace;
 };
 } // namespace

@@ -21,6 +21,7 @@
 #include "sptune/CostModel/Dataset.h"
 #include "sptune/CostModel/Model.h"
 #include "sptune/CostModel/Trainer.h"
+#include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -169,6 +170,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "sptune-train: train the sptune cost model on sptune-collect datasets\n");
+  registerAllTargets();
   if (dataFiles.empty())
     return fail("no dataset given (use --data FILE, repeatable)");
   if (outPath.empty() && evaluateModel.empty())

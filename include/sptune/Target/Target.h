@@ -33,6 +33,7 @@
 
 namespace sptune {
 
+class KnobEncoding;
 class Measurer;
 class ScheduleSpace;
 struct MatrixStats;
@@ -75,6 +76,11 @@ public:
   /// (so they must fit the op's encoding, orientation and output form).
   /// SPADE's are not: sptune-emit-spade turns them into tile programs.
   virtual bool rewritesIR() const { return true; }
+
+  /// How the cost model sees this target's own knobs. The default: none
+  /// (a zero-width vector; the target's schedules are told apart by the
+  /// common features only).
+  virtual const KnobEncoding &knobEncoding() const;
 
   /// Names of the library or reference baselines its measurer can run
   /// besides schedules ("heuristic" is available on every target).

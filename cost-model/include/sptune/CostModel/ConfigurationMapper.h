@@ -8,9 +8,11 @@
 // and free size). What only one target has (OpenMP schedule and chunk on the
 // CPU, cuSPARSE on NVVM, cache bypassing and reordering on SPADE) goes into a
 // per-target knob vector, which the model compresses with that target's
-// autoencoder into a fixed-size latent code. Adding a target adds a knob
-// vector and an autoencoder; the common space and the predictor keep their
-// shape.
+// autoencoder into a fixed-size latent code. The knob vector is defined by
+// the target (its KnobEncoding, sptune/Target/KnobEncoding.h) and found
+// through the target registry: targets must be registered before the model
+// is used (sptune::registerAllTargets()). The common space and the
+// predictor keep their shape whatever the knobs.
 //
 //===----------------------------------------------------------------------===//
 

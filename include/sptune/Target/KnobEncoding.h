@@ -1,0 +1,87 @@
+//===- KnobEncoding.h - A target's knobs as cost model features -*- C++ -*-===//
+//
+// Part of sptune. COGNATE's configuration mapper keeps one feature space for
+// what every target's schedules share (format, loop order, splits, ...) and
+// one knob vector per target for what only that target has (OpenMP schedule
+// and chunk on the CPU, cuSPARSE on NVVM, cache bypassing on SPADE), which
+// the model compresses with that target's autoencoder. The knob vector is
+// the target's to define: each target implements this interface in its own
+// folder and returns it from `Target::knobEncoding()`; the cost model's
+// ConfigurationMapper asks the registry for it and knows no target.
+//
+// Plain C++; the layout of a built-in target's vector is part of the shipped
+// model's feature specification (its names are hashed into the model file),
+// so changing it means retraining.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TARGET_KNOBENCODING_H
+#define SPTUNE_TARGET_KNOBENCODING_H
+
+#include "sptune/Schedule/Schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sptune {
+
+/// A schedule's parallelism and vectorization in target-neutral terms, for
+/// the common feature space.
+struct ParallelismFeatures {
+  float parallel = 0;    ///< 1 when the kernel runs on several workers
+  float log2Workers = 0; ///< knobLog2(workers, 11); 0 = all of the machine
+  float allWorkers = 0;  ///< 1 when "all of the machine" is asked for
+  float log2Vector = 0;  ///< log2(vector length) / 4
+  float vectorized = 0;  ///< 1 when vectorized
+};
+
+/// log2(1 + x) scaled by 1 / scaleBits: about [0, 1] for x up to
+/// 2^scaleBits (negative x counts as 0).
+inline float knobLog2(int64_t x, float scaleBits) {
+  return static_cast<float>(
+             std::log2(1.0 + static_cast<double>(std::max<int64_t>(x, 0)))) /
+         scaleBits;
+}
+
+/// The random draws of `KnobEncoding::sampleKnobs`: one generator per call,
+/// seeded from the call's seed.
+class KnobSampler {
+public:
+  explicit KnobSampler(uint64_t seed)
+      : rng(seed * 0x9E3779B97F4A7C15ull + 0x5eed) {}
+  /// Uniform in [0, n).
+  size_t pick(size_t n) { return static_cast<size_t>(rng() % n); }
+  bool coin() { return (rng() & 1) != 0; }
+
+private:
+  std::mt19937_64 rng;
+};
+
+class KnobEncoding {
+public:
+  virtual ~KnobEncoding();
+
+  /// Names of the knob features, in order; their count is the vector's
+  /// width (0 for a target without knobs of its own).
+  virtual const std::vector<std::string> &featureNames() const = 0;
+
+  /// Writes featureNames().size() features of the canonical schedule `s`.
+  virtual void encode(const Schedule &s, float *features) const = 0;
+
+  /// `s`'s parallelism and vectorization for the common feature space.
+  virtual ParallelismFeatures parallelism(const Schedule &s) const = 0;
+
+  /// `count` canonical CSR schedules of `kernel` whose knobs are drawn
+  /// uniformly from their legal domains, deterministically for `seed`: the
+  /// pre-training set of the target's autoencoder.
+  virtual std::vector<Schedule> sampleKnobs(KernelType kernel, size_t count,
+                                            uint64_t seed) const = 0;
+};
+
+} // namespace sptune
+
+#endif // SPTUNE_TARGET_KNOBENCODING_H

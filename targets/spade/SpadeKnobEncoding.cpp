@@ -1,0 +1,56 @@
+//===- SpadeKnobEncoding.cpp - SPADE's knobs for the cost model -----------===//
+
+#include "spade/SpadeKnobEncoding.h"
+
+using namespace sptune;
+
+const std::vector<std::string> &SpadeKnobEncoding::featureNames() const {
+  static const std::vector<std::string> names = {
+      "log2_pes",      "all_pes",        "barrier",
+      "bypass_sparse", "bypass_dense",   "bypass_output",
+      "reorder_none",  "reorder_length", "reorder_similarity"};
+  return names;
+}
+
+void SpadeKnobEncoding::encode(const Schedule &s, float *k) const {
+  const SpadeKnobs &p = s.spade;
+  k[0] = knobLog2(p.pes, 11);
+  k[1] = p.pes == 0 ? 1.0f : 0.0f;
+  k[2] = p.barrier ? 1.0f : 0.0f;
+  k[3] = p.bypassSparse ? 1.0f : 0.0f;
+  k[4] = p.bypassDense ? 1.0f : 0.0f;
+  k[5] = p.bypassOutput ? 1.0f : 0.0f;
+  k[6] = p.reorder == RowReorder::None ? 1.0f : 0.0f;
+  k[7] = p.reorder == RowReorder::ByLength ? 1.0f : 0.0f;
+  k[8] = p.reorder == RowReorder::BySimilarity ? 1.0f : 0.0f;
+}
+
+ParallelismFeatures SpadeKnobEncoding::parallelism(const Schedule &s) const {
+  ParallelismFeatures p;
+  p.parallel = 1.0f;
+  p.log2Workers = knobLog2(s.spade.pes, 11);
+  p.allWorkers = s.spade.pes == 0 ? 1.0f : 0.0f;
+  return p;
+}
+
+std::vector<Schedule> SpadeKnobEncoding::sampleKnobs(KernelType kernel,
+                                                     size_t count,
+                                                     uint64_t seed) const {
+  static const int pes[] = {0, 1, 2, 4, 8, 16, 32, 64};
+  static const RowReorder reorders[] = {
+      RowReorder::None, RowReorder::ByLength, RowReorder::BySimilarity};
+  KnobSampler r(seed);
+  std::vector<Schedule> out;
+  out.reserve(count);
+  for (size_t n = 0; n < count; ++n) {
+    Schedule s = Schedule::csr(TargetKind::SPADE, kernel);
+    s.spade.pes = pes[r.pick(8)];
+    s.spade.barrier = r.coin();
+    s.spade.bypassSparse = r.coin();
+    s.spade.bypassDense = r.coin();
+    s.spade.bypassOutput = r.coin();
+    s.spade.reorder = reorders[r.pick(3)];
+    out.push_back(canonicalize(s));
+  }
+  return out;
+}
