@@ -10,14 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sptune/Collect/Collector.h"
-#include "sptune/Collect/WorkerPool.h"
+#include "sptune/Collect/Collection.h"
 #include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
-#include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
-#include "sptune/Tune/ScheduleTuner.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -26,9 +23,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <csignal>
-#include <map>
 
 using namespace sptune;
 namespace cl = llvm::cl;
@@ -103,36 +98,63 @@ static cl::opt<unsigned> modelCandidates(cl::cat(category), "model-candidates",
                                          cl::desc("Candidates the model ranks "
                                                   "per matrix"),
                                          cl::init(1000));
-static cl::opt<std::string> target(cl::cat(category), "target",
-                                   cl::desc("A registered target (cpu, nvvm, spade)"), cl::init("cpu"));
+static cl::opt<std::string>
+    target(cl::cat(category), "target",
+           cl::desc("A registered target (cpu, nvvm, spade)"), cl::init("cpu"));
 static cl::opt<std::string> worker(cl::cat(category), "worker-exe",
                                    cl::desc("sptune-measure executable"));
 
 static std::atomic<bool> interrupted{false};
 static void onSignal(int) { interrupted = true; }
 
+/// Prints the size of the legal schedule space per matrix and kernel.
+static int printSpaceSizes(const std::vector<std::string> &sources,
+                           const ScheduleSpace &space,
+                           const CollectOptions &options) {
+  for (const std::string &source : sources) {
+    CooMatrix coo;
+    MatrixInfo info;
+    std::string error;
+    if (!loadMatrix(source, coo, info, error)) {
+      llvm::errs() << "sptune-collect: skipping " << source << ": " << error
+                   << "\n";
+      continue;
+    }
+    coo.canonicalize();
+    if (coo.nnz() < minNnz || coo.nnz() > maxNnz)
+      continue;
+    for (const std::string &k : options.kernels) {
+      KernelType kt = *parseKernelType(k);
+      ProblemShape shape{kt, coo.rows, coo.cols,
+                         kt == KernelType::SpMV ? 1 : options.free, coo.nnz()};
+      llvm::outs() << info.id << " " << k << " " << space.size(shape) << "\n";
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "sptune measurement collector\n");
+  registerAllTargets();
+  auto fail = [](const llvm::Twine &message) {
+    llvm::errs() << "sptune-collect: " << message << "\n";
+    return 2;
+  };
 
-  CollectOptions options;
+  CollectionPlanOptions planOptions;
+  CollectOptions &options = planOptions.collect;
   if (!kernels.empty())
     options.kernels.assign(kernels.begin(), kernels.end());
   for (const std::string &k : options.kernels)
-    if (!parseKernelType(k)) {
-      llvm::errs() << "sptune-collect: unknown kernel '" << k << "'\n";
-      return 2;
-    }
+    if (!parseKernelType(k))
+      return fail("unknown kernel '" + k + "'");
   options.free = freeSize;
   options.target = target;
-  registerAllTargets();
   llvm::Expected<const Target &> targetInfo = TargetRegistry::get(target);
-  if (!targetInfo) {
-    llvm::errs() << "sptune-collect: "
-                 << llvm::toString(targetInfo.takeError()) << "\n";
-    return 2;
-  }
+  if (!targetInfo)
+    return fail(llvm::toString(targetInfo.takeError()));
   options.samples = samples;
   options.seed = seed;
   if (noBaselines)
@@ -142,160 +164,76 @@ int main(int argc, char **argv) {
   options.measure.minSeconds = minSeconds;
   options.measure.minReps = minReps;
   options.measure.timeoutSeconds = timeout;
+  planOptions.minNnz = minNnz;
+  planOptions.maxNnz = maxNnz;
+  planOptions.smallestFirst = !byName;
+  planOptions.modelCandidates = modelCandidates;
+  planOptions.modelTopK = modelTopK;
 
   std::vector<std::string> sources;
   std::string error;
   if (!expandMatrixSources({matrixInputs.begin(), matrixInputs.end()}, sources,
-                           error)) {
-    llvm::errs() << "sptune-collect: " << error << "\n";
-    return 2;
-  }
-  if (sources.empty()) {
-    llvm::errs() << "sptune-collect: no matrices\n";
-    return 2;
-  }
+                           error))
+    return fail(error);
+  if (sources.empty())
+    return fail("no matrices");
+  if (spaceSize)
+    return printSpaceSizes(sources, targetInfo->space(), options);
 
-  // Plan: load each matrix once for its shape (the workers reload it).
-  const ScheduleSpace &space = targetInfo->space();
   std::unique_ptr<CostModel> model;
   if (!modelPath.empty()) {
     model = createCostModel(CostModelMode::Development, modelPath, &error);
-    if (!model) {
-      llvm::errs() << "sptune-collect: cannot load the model: " << error
-                   << "\n";
-      return 2;
-    }
-    if (!model->supports(targetInfo->kind())) {
-      llvm::errs() << "sptune-collect: " << model->description()
-                   << " was not trained for target '" << target << "'\n";
-      return 2;
-    }
+    if (!model)
+      return fail("cannot load the model: " + error);
+    planOptions.model = model.get();
   }
-  std::vector<std::pair<int64_t, std::vector<PlannedRequest>>> perMatrix;
-  for (const std::string &source : sources) {
-    CooMatrix coo;
-    MatrixInfo info;
-    if (!loadMatrix(source, coo, info, error)) {
-      llvm::errs() << "sptune-collect: skipping " << source << ": " << error
-                   << "\n";
-      continue;
-    }
-    coo.canonicalize();
-    if (coo.nnz() < minNnz || coo.nnz() > maxNnz)
-      continue;
-    if (spaceSize) {
-      for (const std::string &k : options.kernels) {
-        KernelType kt = *parseKernelType(k);
-        ProblemShape shape{kt, coo.rows, coo.cols,
-                           kt == KernelType::SpMV ? 1 : options.free,
-                           coo.nnz()};
-        llvm::outs() << info.id << " " << k << " " << space.size(shape) << "\n";
-      }
-      continue;
-    }
-    std::vector<PlannedRequest> requests = planMatrix(
-        source, info.id, coo.rows, coo.cols, coo.nnz(), space, options);
-    if (model) {
-      // Active learning: the model's favourites are where its errors
-      // matter; measuring them corrects its optimism (winner's curse).
-      CsrMatrix csr = CsrMatrix::fromCoo(coo);
-      for (const std::string &k : options.kernels) {
-        KernelType kt = *parseKernelType(k);
-        TuneOptions tune;
-        tune.target = targetInfo->kind();
-        tune.candidates = modelCandidates;
-        tune.topK = modelTopK;
-        tune.seed = seed + 17;
-        llvm::Expected<TuneResult> ranked = tuneSchedule(
-            *model, csr, kt, kt == KernelType::SpMV ? 1 : options.free, tune);
-        if (!ranked) {
-          llvm::errs() << "sptune-collect: model ranking failed on " << info.id
-                       << ": " << llvm::toString(ranked.takeError()) << "\n";
-          continue;
-        }
-        for (const RankedCandidate &c : ranked->top)
-          requests.push_back(makeRequest(source, info.id, k,
-                                         std::string(dataset::kRoleModel),
-                                         c.schedule.str(), "", options));
-      }
-    }
-    perMatrix.emplace_back(coo.nnz(), std::move(requests));
-  }
-  if (spaceSize)
-    return 0;
-  if (!byName)
-    std::stable_sort(
-        perMatrix.begin(), perMatrix.end(),
-        [](const auto &a, const auto &b) { return a.first < b.first; });
-  std::vector<PlannedRequest> plan;
-  for (auto &[nnz, requestsOfMatrix] : perMatrix)
-    for (PlannedRequest &p : requestsOfMatrix)
-      plan.push_back(std::move(p));
+  llvm::Expected<CollectionPlan> plan = planCollection(sources, planOptions);
+  if (!plan)
+    return fail(llvm::toString(plan.takeError()));
+  for (const std::string &warning : plan->warnings)
+    llvm::errs() << "sptune-collect: " << warning << "\n";
 
-  size_t bad = 0;
-  std::unordered_set<std::string> have = readDatasetKeys(out, &bad);
-  if (bad)
-    llvm::errs() << "sptune-collect: " << bad
+  PendingRequests pending = pendingRequests(*plan, out);
+  if (pending.unreadableLines)
+    llvm::errs() << "sptune-collect: " << pending.unreadableLines
                  << " unreadable line(s) in the dataset are ignored\n";
-  std::vector<MeasureRequest> requests;
-  std::vector<RecordKey> keys;
-  for (PlannedRequest &p : plan) {
-    if (have.count(p.key.str()))
-      continue;
-    p.request.id = static_cast<int64_t>(requests.size());
-    requests.push_back(p.request);
-    keys.push_back(p.key);
-  }
   llvm::errs() << "sptune-collect: " << sources.size() << " matrices, "
-               << plan.size() << " measurements planned, "
-               << plan.size() - requests.size() << " already in " << out << ", "
-               << requests.size() << " to do\n";
-  if (requests.empty())
+               << plan->requests.size() << " measurements planned, "
+               << pending.alreadyDone << " already in " << out << ", "
+               << pending.requests.size() << " to do\n";
+  if (pending.requests.empty())
     return 0;
 
-  DatasetWriter writer;
-  if (!writer.open(out, fsyncEach, error)) {
-    llvm::errs() << "sptune-collect: " << error << "\n";
-    return 2;
-  }
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
-
-  WorkerOptions wopts;
-  wopts.executable = worker;
-  wopts.timeoutSeconds = timeout;
-  WorkerPool pool(wopts, workerCount);
-  MachineInfo machine = MachineInfo::current();
-  std::map<std::string, size_t> statuses;
-  size_t done = 0;
-  bool writeFailed = false;
-  auto start = std::chrono::steady_clock::now();
-  pool.run(requests, [&](const MeasureRequest &q, const MeasureResponse &r) {
-    if (!writer.append(datasetRecord(keys[q.id], q, r, machine)))
-      writeFailed = true;
-    ++done;
-    ++statuses[toString(r.measurement.status)];
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    double rate = done / std::max(elapsed, 1e-9);
-    llvm::errs() << "\r[" << done << "/" << requests.size() << "] "
-                 << llvm::format("%.1f", rate * 60) << " meas/min, ETA "
-                 << llvm::format("%.0f", (requests.size() - done) / rate)
-                 << " s, ok " << statuses["ok"] << ", failed "
-                 << done - statuses["ok"] << "   ";
-    if (interrupted || writeFailed)
-      pool.stop();
-  });
+  CollectionRunOptions run;
+  run.datasetPath = out;
+  run.fsyncEach = fsyncEach;
+  run.worker.executable = worker;
+  run.worker.timeoutSeconds = timeout;
+  run.workers = workerCount;
+  llvm::Expected<CollectionResult> result = measureIntoDataset(
+      pending, run,
+      [](const CollectionProgress &p) {
+        double rate = p.done / std::max(p.secondsElapsed, 1e-9);
+        size_t ok = p.statuses.count("ok") ? p.statuses.at("ok") : 0;
+        llvm::errs() << "\r[" << p.done << "/" << p.total << "] "
+                     << llvm::format("%.1f", rate * 60) << " meas/min, ETA "
+                     << llvm::format("%.0f", (p.total - p.done) / rate)
+                     << " s, ok " << ok << ", failed " << p.done - ok << "   ";
+      },
+      &interrupted);
   llvm::errs() << "\n";
-  for (auto &[status, n] : statuses)
-    llvm::errs() << "  " << status << ": " << n << "\n";
-  if (writeFailed) {
-    llvm::errs() << "sptune-collect: writing " << out << " failed\n";
+  if (!result) {
+    llvm::errs() << "sptune-collect: " << llvm::toString(result.takeError())
+                 << "\n";
     return 1;
   }
-  if (interrupted) {
-    llvm::errs() << "sptune-collect: interrupted after " << done
+  for (auto &[status, n] : result->progress.statuses)
+    llvm::errs() << "  " << status << ": " << n << "\n";
+  if (result->interrupted) {
+    llvm::errs() << "sptune-collect: interrupted after "
+                 << result->progress.done
                  << " measurements; run again to resume\n";
     return 130;
   }

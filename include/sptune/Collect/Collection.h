@@ -1,0 +1,103 @@
+//===- Collection.h - A whole measurement collection ------------*- C++ -*-===//
+//
+// Part of sptune. What `sptune-collect` does, as library functions that other
+// drivers (the active-learning loop) call too:
+//   1. planCollection: matrices x kernels -> the baselines, schedules sampled
+//      from the target's space and, optionally, a cost model's favourites;
+//   2. pendingRequests: drop what the dataset already holds (resume);
+//   3. measureIntoDataset: measure the rest in crash- and timeout-isolated
+//      workers and append one record per measurement, stopping cleanly when
+//      asked to.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_COLLECT_COLLECTION_H
+#define SPTUNE_COLLECT_COLLECTION_H
+
+#include "sptune/Collect/Collector.h"
+#include "sptune/Collect/WorkerPool.h"
+#include "sptune/CostModel/CostModel.h"
+
+#include "llvm/Support/Error.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sptune {
+
+struct CollectionPlanOptions {
+  CollectOptions collect;
+  /// Matrices outside [minNnz, maxNnz] stored entries are skipped.
+  int64_t minNnz = 0;
+  int64_t maxNnz = std::numeric_limits<int64_t>::max();
+  /// Smallest matrices first (early coverage), else in source order.
+  bool smallestFirst = true;
+  /// Active learning: also measure the `modelTopK` best of
+  /// `modelCandidates` schedules this model ranks (not owned; null: none).
+  const CostModel *model = nullptr;
+  size_t modelCandidates = 1000;
+  size_t modelTopK = 8;
+};
+
+struct CollectionPlan {
+  std::vector<PlannedRequest> requests;
+  size_t matrices = 0; ///< matrices planned
+  /// Sources that could not be loaded or ranked, with the reason (they are
+  /// skipped, not fatal).
+  std::vector<std::string> warnings;
+};
+
+/// Plans the collection of `sources` (expanded matrix sources). Fails when
+/// the target is not registered or the model was not trained for it.
+llvm::Expected<CollectionPlan>
+planCollection(const std::vector<std::string> &sources,
+               const CollectionPlanOptions &options);
+
+/// The planned requests the dataset at `datasetPath` does not hold yet, with
+/// their keys; `unreadableLines` counts dataset lines that did not parse.
+struct PendingRequests {
+  std::vector<MeasureRequest> requests;
+  std::vector<RecordKey> keys;
+  size_t alreadyDone = 0;
+  size_t unreadableLines = 0;
+};
+PendingRequests pendingRequests(const CollectionPlan &plan,
+                                const std::string &datasetPath);
+
+struct CollectionRunOptions {
+  std::string datasetPath;
+  bool fsyncEach = false;
+  WorkerOptions worker;
+  unsigned workers = 1;
+};
+
+struct CollectionProgress {
+  size_t done = 0, total = 0;
+  double secondsElapsed = 0;
+  /// Measurements per status name ("ok", "timeout", ...).
+  std::map<std::string, size_t> statuses;
+};
+
+struct CollectionResult {
+  CollectionProgress progress;
+  bool interrupted = false;
+};
+
+/// Measures `pending` in workers and appends a record per measurement to
+/// the dataset. `onProgress` is called after each record; when `stop`
+/// becomes true the run ends after the measurements in flight (nothing
+/// reported is lost; a later run resumes). Fails when the dataset cannot be
+/// opened or written.
+llvm::Expected<CollectionResult> measureIntoDataset(
+    const PendingRequests &pending, const CollectionRunOptions &options,
+    const std::function<void(const CollectionProgress &)> &onProgress,
+    const std::atomic<bool> *stop = nullptr);
+
+} // namespace sptune
+
+#endif // SPTUNE_COLLECT_COLLECTION_H

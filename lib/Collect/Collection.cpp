@@ -1,0 +1,138 @@
+//===- Collection.cpp - A whole measurement collection --------------------===//
+
+#include "sptune/Collect/Collection.h"
+
+#include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Schedule/DatasetSchema.h"
+#include "sptune/Target/Target.h"
+#include "sptune/Tune/ScheduleTuner.h"
+
+#include <algorithm>
+#include <chrono>
+
+using namespace sptune;
+
+static llvm::Error failure(const std::string &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Expected<CollectionPlan>
+sptune::planCollection(const std::vector<std::string> &sources,
+                       const CollectionPlanOptions &options) {
+  const CollectOptions &collect = options.collect;
+  llvm::Expected<const Target &> target = TargetRegistry::get(collect.target);
+  if (!target)
+    return target.takeError();
+  if (options.model && !options.model->supports(target->kind()))
+    return failure(options.model->description() +
+                   " was not trained for target '" + collect.target + "'");
+  CollectionPlan plan;
+  std::vector<std::pair<int64_t, std::vector<PlannedRequest>>> perMatrix;
+  for (const std::string &source : sources) {
+    CooMatrix coo;
+    MatrixInfo info;
+    std::string error;
+    if (!loadMatrix(source, coo, info, error)) {
+      plan.warnings.push_back("skipping " + source + ": " + error);
+      continue;
+    }
+    coo.canonicalize();
+    if (coo.nnz() < options.minNnz || coo.nnz() > options.maxNnz)
+      continue;
+    std::vector<PlannedRequest> requests =
+        planMatrix(source, info.id, coo.rows, coo.cols, coo.nnz(),
+                   target->space(), collect);
+    if (options.model) {
+      // Active learning: the model's favourites are where its errors
+      // matter; measuring them corrects its optimism (winner's curse).
+      CsrMatrix csr = CsrMatrix::fromCoo(coo);
+      for (const std::string &k : collect.kernels) {
+        KernelType kt = *parseKernelType(k);
+        TuneOptions tune;
+        tune.target = target->kind();
+        tune.candidates = options.modelCandidates;
+        tune.topK = options.modelTopK;
+        tune.seed = collect.seed + 17;
+        llvm::Expected<TuneResult> ranked =
+            tuneSchedule(*options.model, csr, kt,
+                         kt == KernelType::SpMV ? 1 : collect.free, tune);
+        if (!ranked) {
+          plan.warnings.push_back("model ranking failed on " + info.id + ": " +
+                                  llvm::toString(ranked.takeError()));
+          continue;
+        }
+        for (const RankedCandidate &c : ranked->top)
+          requests.push_back(makeRequest(source, info.id, k,
+                                         std::string(dataset::kRoleModel),
+                                         c.schedule.str(), "", collect));
+      }
+    }
+    perMatrix.emplace_back(coo.nnz(), std::move(requests));
+  }
+  if (options.smallestFirst)
+    std::stable_sort(
+        perMatrix.begin(), perMatrix.end(),
+        [](const auto &a, const auto &b) { return a.first < b.first; });
+  plan.matrices = perMatrix.size();
+  for (auto &[nnz, requestsOfMatrix] : perMatrix)
+    for (PlannedRequest &p : requestsOfMatrix)
+      plan.requests.push_back(std::move(p));
+  return plan;
+}
+
+PendingRequests sptune::pendingRequests(const CollectionPlan &plan,
+                                        const std::string &datasetPath) {
+  PendingRequests pending;
+  std::unordered_set<std::string> have =
+      readDatasetKeys(datasetPath, &pending.unreadableLines);
+  for (const PlannedRequest &p : plan.requests) {
+    if (have.count(p.key.str())) {
+      ++pending.alreadyDone;
+      continue;
+    }
+    MeasureRequest request = p.request;
+    request.id = static_cast<int64_t>(pending.requests.size());
+    pending.requests.push_back(std::move(request));
+    pending.keys.push_back(p.key);
+  }
+  return pending;
+}
+
+llvm::Expected<CollectionResult> sptune::measureIntoDataset(
+    const PendingRequests &pending, const CollectionRunOptions &options,
+    const std::function<void(const CollectionProgress &)> &onProgress,
+    const std::atomic<bool> *stop) {
+  CollectionResult result;
+  result.progress.total = pending.requests.size();
+  if (pending.requests.empty())
+    return result;
+  DatasetWriter writer;
+  std::string error;
+  if (!writer.open(options.datasetPath, options.fsyncEach, error))
+    return failure(error);
+
+  WorkerPool pool(options.worker, options.workers);
+  MachineInfo machine = MachineInfo::current();
+  bool writeFailed = false;
+  auto start = std::chrono::steady_clock::now();
+  CollectionProgress &progress = result.progress;
+  pool.run(pending.requests, [&](const MeasureRequest &q,
+                                 const MeasureResponse &r) {
+    if (!writer.append(datasetRecord(pending.keys[static_cast<size_t>(q.id)], q,
+                                     r, machine)))
+      writeFailed = true;
+    ++progress.done;
+    ++progress.statuses[toString(r.measurement.status)];
+    progress.secondsElapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (onProgress)
+      onProgress(progress);
+    if ((stop && *stop) || writeFailed)
+      pool.stop();
+  });
+  if (writeFailed)
+    return failure("writing " + options.datasetPath + " failed");
+  result.interrupted = progress.done < progress.total;
+  return result;
+}
