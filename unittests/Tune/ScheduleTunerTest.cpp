@@ -5,12 +5,15 @@
 #include "sptune/Collect/WorkerCandidateMeasurer.h"
 #include "sptune/Config.h"
 #include "sptune/CostModel/MatrixFeatures.h"
+#include "sptune/CostModel/Model.h"
+#include "sptune/CostModel/Trainer.h"
 #include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Schedule/DefaultSchedule.h"
 #include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -170,6 +173,70 @@ TEST(ScheduleTuner, TunesEveryBuiltInTarget) {
     EXPECT_EQ(fallback->fallbackReason.empty(), kind == TargetKind::CPU);
     EXPECT_EQ(fallback->chosen.target, kind);
   }
+}
+
+/// Tuning NVVM with a model trained for NVVM: the model ranks (no
+/// heuristic fallback). There is no GPU to measure NVVM here, so the model
+/// learns a synthetic cost (cuSPARSE fastest, then more threads); this tests
+/// the path, not the GPU.
+TEST(ScheduleTuner, TunesNvvmWithAModelTrainedForIt) {
+  registerAllTargets();
+  const Target &nvvm = *TargetRegistry::lookup(TargetKind::NVVM);
+  FeatureTable features;
+  std::vector<SampleGroup> groups;
+  for (int n = 0; n < 6; ++n) {
+    std::string spec = "gen:uniform:rows=" + std::to_string(128 << (n % 3)) +
+                       ",density=0.02,seed=" + std::to_string(n + 1);
+    CooMatrix coo;
+    MatrixInfo info;
+    std::string error;
+    ASSERT_TRUE(loadMatrix(spec, coo, info, error)) << error;
+    CsrMatrix m = CsrMatrix::fromCoo(coo);
+    features[info.id] = featurize(m);
+    SampleGroup g;
+    g.matrix.id = info.id;
+    g.matrix.source = spec;
+    g.kernel = KernelType::SpMM;
+    g.free = 16;
+    g.target = TargetKind::NVVM;
+    ProblemShape shape{KernelType::SpMM, m.rows, m.cols, 16, m.nnz()};
+    for (const Schedule &s : nvvm.space().sample(shape, 40, n + 1)) {
+      double work = static_cast<double>(m.nnz()) * 16e-9;
+      double t = s.gpu.libgen ? work * 0.3 : work * 1024.0 / s.gpu.threads;
+      g.samples.push_back({s, t});
+    }
+    groups.push_back(std::move(g));
+  }
+  std::string error;
+  std::unique_ptr<Model> model = Model::create(ModelConfig(), 1, &error);
+  ASSERT_TRUE(model) << error;
+  TrainOptions options;
+  options.target = TargetKind::NVVM;
+  options.epochs = 20;
+  options.groupsPerBatch = 3;
+  options.seed = 1;
+  options.threads = 1;
+  TrainResult trained = train(*model, groups, features, options);
+  ASSERT_TRUE(trained.ok) << trained.error;
+  std::string path = testing::TempDir() + "/sptune-nvvm-model.pt";
+  ASSERT_TRUE(model->save(path, error)) << error;
+  std::unique_ptr<CostModel> costModel =
+      createCostModel(CostModelMode::Development, path, &error);
+  ASSERT_TRUE(costModel) << error;
+  EXPECT_TRUE(costModel->supports(TargetKind::NVVM));
+  EXPECT_FALSE(costModel->supports(TargetKind::CPU));
+
+  CsrMatrix m = load();
+  TuneOptions o = measuring(0);
+  o.target = TargetKind::NVVM;
+  auto result = tuneSchedule(*costModel, m, KernelType::SpMM, 16, o);
+  ASSERT_TRUE(!!result) << llvm::toString(result.takeError());
+  EXPECT_TRUE(result->fallbackReason.empty()) << result->fallbackReason;
+  EXPECT_EQ(result->chosen.target, TargetKind::NVVM);
+  EXPECT_EQ(nvvm.whyIllegal(result->chosen), "");
+  // What it learned: the library path ranks first.
+  EXPECT_TRUE(result->chosen.gpu.libgen) << result->chosen.str();
+  llvm::sys::fs::remove(path);
 }
 
 TEST(ScheduleTuner, UnregisteredTargetIsAnError) {
