@@ -9,16 +9,17 @@
 #include "cpu/EigenBaseline.h"
 
 #if !SPTUNE_HAVE_EIGEN
-// Configured without Eigen (libeigen3-dev not found): the baseline reports that it
-// was not built instead of a time.
+// Configured without Eigen (libeigen3-dev not found, or
+// SPTUNE_ENABLE_EIGEN=OFF): the baseline reports that it was not built instead
+// of a time.
 using namespace sptune;
 
 Measurement sptune::measureEigen(const CsrMatrix &, const KernelSpec &,
-                          const MeasureOptions &) {
+                                 const MeasureOptions &) {
   Measurement m;
   m.status = MeasureStatus::Error;
-  m.reason = "the Eigen baseline was not built (configure did not find "
-             "libeigen3-dev)";
+  m.reason = "the Eigen baseline was not built (libeigen3-dev not found at "
+             "configure time, or SPTUNE_ENABLE_EIGEN=OFF)";
   return m;
 }
 
@@ -42,8 +43,8 @@ namespace {
 template <typename T>
 using SparseRM = Eigen::SparseMatrix<T, Eigen::RowMajor, int64_t>;
 template <typename T>
-using DenseRM = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
+using DenseRM =
+    Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 template <typename T>
 Measurement run(const CsrMatrix &m, const KernelSpec &spec,
@@ -94,9 +95,8 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
         }
       },
       result);
-  result.detailsJson =
-      "{\"library\": \"eigen\", \"threads\": " + std::to_string(eigenThreads()) +
-      "}";
+  result.detailsJson = "{\"library\": \"eigen\", \"threads\": " +
+                       std::to_string(eigenThreads()) + "}";
   return result;
 }
 } // namespace

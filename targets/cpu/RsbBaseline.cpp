@@ -11,16 +11,16 @@
 #include "cpu/RsbBaseline.h"
 
 #if !SPTUNE_HAVE_RSB
-// Configured without librsb (librsb-dev not found): the baseline reports that it
-// was not built instead of a time.
+// Configured without librsb (librsb-dev not found, or SPTUNE_ENABLE_RSB=OFF):
+// the baseline reports that it was not built instead of a time.
 using namespace sptune;
 
 Measurement sptune::measureRsb(const CsrMatrix &, const KernelSpec &,
-                          const MeasureOptions &) {
+                               const MeasureOptions &) {
   Measurement m;
   m.status = MeasureStatus::Error;
-  m.reason = "the librsb baseline was not built (configure did not find "
-             "librsb-dev)";
+  m.reason = "the librsb baseline was not built (librsb-dev not found at "
+             "configure time, or SPTUNE_ENABLE_RSB=OFF)";
   return m;
 }
 #else
