@@ -1,0 +1,536 @@
+//===- TrainingRun.cpp - A whole training or evaluation run ---------------===//
+//
+// Part of sptune. Reading, featurizing, splitting, training, evaluating and
+// writing, through the public cost-model functions (which guard LibTorch
+// themselves); nothing here calls LibTorch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/CostModel/TrainingRun.h"
+
+#include "sptune/Config.h"
+#include "sptune/CostModel/MatrixFeatures.h"
+#include "sptune/CostModel/Model.h"
+#include "sptune/Matrix/MatrixSource.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <thread>
+
+using namespace sptune;
+
+std::string sptune::formatDuration(double seconds) {
+  auto s = static_cast<long long>(seconds + 0.5);
+  if (s >= 3600)
+    return llvm::formatv("{0}h{1:2}m", s / 3600, (s / 60) % 60).str();
+  if (s >= 60)
+    return llvm::formatv("{0}m{1:2}s", s / 60, s % 60).str();
+  return llvm::formatv("{0:f1}s", seconds).str();
+}
+
+namespace {
+
+llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::json::Value optional(std::optional<double> v) {
+  return v ? llvm::json::Value(*v) : llvm::json::Value(nullptr);
+}
+
+llvm::json::Object metricsObject(const EvaluationReport &r) {
+  return llvm::json::Object{{"groups", static_cast<int64_t>(r.groups)},
+                            {"samples", static_cast<int64_t>(r.samples)},
+                            {"kendall_tau", r.tau},
+                            {"pair_accuracy", optional(r.pairAccuracy)},
+                            {"mape", optional(r.mape)},
+                            {"top1_speedup", optional(r.top1)},
+                            {"top5_speedup", optional(r.top5)},
+                            {"oracle_speedup", optional(r.oracle)}};
+}
+
+std::string nowUtc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+bool stopRequested(const TrainingRunOptions &options) {
+  return options.stop && options.stop->load();
+}
+
+/// Reports the run's messages through the options' callback and keeps its
+/// warnings.
+class Reporter {
+public:
+  Reporter(const TrainingRunOptions &options,
+           std::vector<std::string> &warnings)
+      : options(options), warnings(warnings) {}
+
+  void note(const llvm::Twine &text) const {
+    emit(TrainingMessageKind::Note, text.str());
+  }
+  void result(const llvm::Twine &text) const {
+    emit(TrainingMessageKind::Result, text.str());
+  }
+  void warning(const llvm::Twine &text) const {
+    std::string s = text.str();
+    warnings.push_back(s);
+    emit(TrainingMessageKind::Warning, s);
+  }
+  /// Warns about the problems of `which` the model failed to score (left
+  /// out of the metrics); says nothing when it scored them all.
+  void failedGroups(const ModelEvaluation &r, const char *which) const {
+    if (r.failedGroups)
+      warning(llvm::Twine("the model failed to score ") +
+              llvm::Twine(static_cast<uint64_t>(r.failedGroups)) +
+              " problem(s) of the " + which +
+              "; they are left out of the metrics (first: " + r.firstError +
+              ")");
+  }
+
+private:
+  void emit(TrainingMessageKind kind, const std::string &text) const {
+    if (options.onMessage)
+      options.onMessage(kind, text);
+  }
+
+  const TrainingRunOptions &options;
+  std::vector<std::string> &warnings;
+};
+
+/// Checks the options both runs share (and, for training, that the model
+/// can be written) in `sptune-train`'s order; returns the target.
+llvm::Expected<TargetKind> checkOptions(const TrainingRunOptions &options,
+                                        bool training) {
+  if (options.dataFiles.empty())
+    return failure("no dataset given (use --data FILE, repeatable)");
+  if (training && options.outPath.empty())
+    return failure("no output model given (use --out FILE)");
+  if (!training && options.evaluateModel.empty())
+    return failure("no model to evaluate given (use --evaluate FILE)");
+  std::optional<TargetKind> target = parseTargetKind(options.target);
+  if (!target)
+    return failure("unknown target '" + options.target +
+                   "' (expected cpu, nvvm or spade)");
+  if (options.epochs < 1)
+    return failure("--epochs must be at least 1");
+  if (!(options.holdout >= 0 && options.holdout < 1))
+    return failure("--holdout must be in [0, 1)");
+  if (options.batchGroups < 1 || options.schedulesPerGroup < 2 ||
+      !(options.learningRate > 0))
+    return failure("--batch-groups >= 1, --schedules-per-group >= 2 and --lr "
+                   "> 0 are required");
+  if (training) {
+    // Fail now rather than after training when the model cannot be written.
+    llvm::SmallString<256> dir(options.outPath);
+    llvm::sys::path::remove_filename(dir);
+    if (dir.empty())
+      dir = ".";
+    if (!llvm::sys::fs::is_directory(dir) ||
+        llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write))
+      return failure("cannot write the model to '" + options.outPath +
+                     "': its directory does not exist or is not writable");
+  }
+  return *target;
+}
+
+/// The target's groups whose matrices could be loaded, and their features.
+struct PreparedData {
+  std::vector<SampleGroup> groups;
+  FeatureTable features;
+  bool interrupted = false;
+};
+
+/// Reads the datasets and featurizes their matrices, once per matrix.
+llvm::Expected<PreparedData> readAndFeaturize(const TrainingRunOptions &options,
+                                              TargetKind target,
+                                              DatasetRunSummary &summary,
+                                              const Reporter &report) {
+  PreparedData data;
+  DatasetReader reader;
+  for (const std::string &file : options.dataFiles) {
+    std::string error;
+    if (!reader.addFile(file, error))
+      return failure(error);
+  }
+  const DatasetCounts &counts = reader.counts();
+  summary.counts = counts;
+  report.note(llvm::Twine("read ") +
+              llvm::Twine(static_cast<uint64_t>(options.dataFiles.size())) +
+              " dataset(s): " + counts.summary());
+  summary.skippedLines =
+      counts.unparsable + counts.unsupportedSchema + counts.badSchedule;
+  if (summary.skippedLines)
+    report.warning(llvm::Twine("skipped ") +
+                   llvm::Twine(static_cast<uint64_t>(summary.skippedLines)) +
+                   " line(s) that could not be used");
+  if (counts.samples == 0)
+    return failure("the datasets hold no usable schedule measurement (" +
+                   std::to_string(counts.lines) + " lines read)");
+  data.groups = filterTarget(reader.groups(), target);
+  if (data.groups.empty())
+    return failure(std::string("the datasets hold no successful measurement "
+                               "for target '") +
+                   toString(target) + "'");
+
+  std::map<std::string, std::string> sources;
+  for (const SampleGroup &g : data.groups)
+    sources.emplace(g.matrix.id, g.matrix.source);
+  std::set<std::string> unloadable;
+  auto start = std::chrono::steady_clock::now();
+  size_t done = 0;
+  for (const auto &[id, source] : sources) {
+    if (stopRequested(options)) {
+      data.interrupted = true;
+      return std::move(data);
+    }
+    ++done;
+    if (options.onProgress) {
+      TrainingRunProgress p;
+      p.phase = TrainingRunProgress::Phase::Featurizing;
+      p.matrix = done;
+      p.matrices = sources.size();
+      p.matrixId = id;
+      options.onProgress(p);
+    }
+    CooMatrix coo;
+    MatrixInfo info;
+    std::string error;
+    if (source.empty() || !loadMatrix(source, coo, info, error)) {
+      report.warning("cannot load matrix '" + id + "' (" +
+                     (source.empty() ? "no source recorded" : error) +
+                     "); skipping its measurements");
+      unloadable.insert(id);
+      summary.unloadableMatrices.push_back(id);
+      continue;
+    }
+    data.features[id] = featurize(CsrMatrix::fromCoo(std::move(coo)));
+  }
+  summary.featurizedMatrices = data.features.size();
+  report.note(
+      llvm::formatv("featurized {0} matrices in {1}", data.features.size(),
+                    formatDuration(std::chrono::duration<double>(
+                                       std::chrono::steady_clock::now() - start)
+                                       .count())));
+  llvm::erase_if(data.groups, [&](const SampleGroup &g) {
+    return unloadable.count(g.matrix.id) != 0;
+  });
+  if (data.groups.empty())
+    return failure("none of the datasets' matrices could be loaded");
+  summary.groups = data.groups.size();
+  return std::move(data);
+}
+
+/// The base model: loaded for fine-tuning, else created and its knob
+/// autoencoders pre-trained on the training schedules.
+llvm::Expected<std::unique_ptr<Model>>
+baseModel(const TrainingRunOptions &options, TargetKind target,
+          const std::vector<SampleGroup> &train, TrainingRunResult &result,
+          const Reporter &report) {
+  std::string error;
+  if (!options.finetuneFrom.empty()) {
+    std::unique_ptr<Model> model = Model::load(options.finetuneFrom, error);
+    if (!model)
+      return failure(error);
+    if (model->info().trainedTargets.empty())
+      return failure("'" + options.finetuneFrom +
+                     "' is an untrained model; fine-tuning needs a trained "
+                     "base");
+    report.note("fine-tuning '" + options.finetuneFrom + "' for target '" +
+                toString(target) + "'");
+    return std::move(model);
+  }
+  std::unique_ptr<Model> model =
+      Model::create(ModelConfig(), options.seed, &error);
+  if (!model)
+    return failure(error);
+  std::vector<Schedule> schedules;
+  for (const SampleGroup &g : train)
+    for (const MeasuredSchedule &m : g.samples)
+      schedules.push_back(m.schedule);
+  PretrainOptions pre;
+  pre.seed = options.seed;
+  std::vector<double> errs =
+      pretrainAutoencoders(*model, schedules, pre, &error);
+  if (errs.empty())
+    return failure(error);
+  report.note(llvm::formatv("pre-trained knob autoencoders (reconstruction "
+                            "error {0:e2} / {1:e2} / {2:e2})",
+                            errs[0], errs[1], errs[2]));
+  result.reconstructionErrors = std::move(errs);
+  return std::move(model);
+}
+
+} // namespace
+
+llvm::Expected<EvaluationRunResult>
+sptune::runEvaluation(const TrainingRunOptions &options) {
+  llvm::Expected<TargetKind> target = checkOptions(options, false);
+  if (!target)
+    return target.takeError();
+  EvaluationRunResult result;
+  Reporter report(options, result.warnings);
+  llvm::Expected<PreparedData> data =
+      readAndFeaturize(options, *target, result.data, report);
+  if (!data)
+    return data.takeError();
+  if (data->interrupted) {
+    result.interrupted = true;
+    return std::move(result);
+  }
+
+  std::string error;
+  std::unique_ptr<Model> model = Model::load(options.evaluateModel, error);
+  if (!model)
+    return failure(error);
+  result.evaluation = evaluate(*model, data->groups, data->features);
+  report.result("evaluated '" + options.evaluateModel + "' on all " +
+                llvm::Twine(static_cast<uint64_t>(result.evaluation.groups)) +
+                " problem(s): " + result.evaluation.summary());
+  report.failedGroups(result.evaluation, "data");
+  if (!options.metricsPath.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream metrics(options.metricsPath, ec);
+    if (ec)
+      return failure("cannot write '" + options.metricsPath +
+                     "': " + ec.message());
+    metrics << result.evaluation.toJson() << "\n";
+    result.metricsPath = options.metricsPath;
+  }
+  return std::move(result);
+}
+
+llvm::Expected<TrainingRunResult>
+sptune::runTraining(const TrainingRunOptions &options) {
+  llvm::Expected<TargetKind> target = checkOptions(options, true);
+  if (!target)
+    return target.takeError();
+  TrainingRunResult result;
+  Reporter report(options, result.warnings);
+  llvm::Expected<PreparedData> data =
+      readAndFeaturize(options, *target, result.data, report);
+  if (!data)
+    return data.takeError();
+  if (data->interrupted) {
+    result.interrupted = true;
+    return std::move(result);
+  }
+  const std::vector<SampleGroup> &groups = data->groups;
+  const FeatureTable &features = data->features;
+
+  // Split by matrix.
+  DatasetSplit split = splitByMatrix(groups, options.holdout, options.seed);
+  std::vector<SampleGroup> train, test;
+  for (size_t i : split.train) {
+    result.trainSamples += groups[i].samples.size();
+    train.push_back(groups[i]);
+  }
+  for (size_t i : split.test) {
+    result.heldOutSamples += groups[i].samples.size();
+    test.push_back(groups[i]);
+  }
+  result.trainMatrices = split.trainMatrices.size();
+  result.trainGroups = train.size();
+  result.heldOutGroups = test.size();
+  result.heldOutMatrices = split.testMatrices;
+  report.note(llvm::formatv(
+      "train: {0} matrices, {1} problems, {2} schedules; held out: {3} "
+      "matrices, {4} problems, {5} schedules",
+      split.trainMatrices.size(), train.size(), result.trainSamples,
+      split.testMatrices.size(), test.size(), result.heldOutSamples));
+
+  // The model.
+  llvm::Expected<std::unique_ptr<Model>> loaded =
+      baseModel(options, *target, train, result, report);
+  if (!loaded)
+    return loaded.takeError();
+  std::unique_ptr<Model> model = std::move(*loaded);
+
+  // Training.
+  std::unique_ptr<llvm::raw_fd_ostream> log;
+  if (!options.logPath.empty()) {
+    std::error_code ec;
+    log = std::make_unique<llvm::raw_fd_ostream>(options.logPath, ec,
+                                                 llvm::sys::fs::OF_Append);
+    if (ec)
+      return failure("cannot write the log '" + options.logPath +
+                     "': " + ec.message());
+  }
+  TrainOptions trainOptions;
+  trainOptions.target = *target;
+  trainOptions.epochs = options.epochs;
+  trainOptions.groupsPerBatch = options.batchGroups;
+  trainOptions.schedulesPerGroup = options.schedulesPerGroup;
+  trainOptions.learningRate = options.learningRate;
+  trainOptions.seed = options.seed;
+  trainOptions.finetune = !options.finetuneFrom.empty();
+  trainOptions.finetuneScheduleEncoder = options.finetuneScheduleEncoder;
+  trainOptions.checkpointDir = options.checkpointDir;
+  trainOptions.threads =
+      options.torchThreads > 0
+          ? options.torchThreads
+          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (options.noRegression)
+    trainOptions.regressionWeight = 0;
+  trainOptions.stop = options.stop;
+  trainOptions.onResume = [&](int epoch) {
+    report.note("resuming from the checkpoint of epoch " + llvm::Twine(epoch) +
+                " in '" + options.checkpointDir + "'");
+  };
+  if (options.onProgress)
+    trainOptions.onProgress = [&](const TrainProgress &p) {
+      TrainingRunProgress progress;
+      progress.phase = TrainingRunProgress::Phase::Training;
+      progress.training = p;
+      options.onProgress(progress);
+    };
+  trainOptions.onEpoch = [&](const EpochReport &e) {
+    std::string line = llvm::formatv(
+        "epoch {0}/{1}: loss {2:f4} (rank {3:f4}, regression {4:f4}, "
+        "reconstruction {5:f5}) in {6}",
+        e.epoch, options.epochs, e.loss, e.rankLoss, e.regressionLoss,
+        e.reconstructionLoss, formatDuration(e.seconds));
+    if (e.validation && e.validation->groups)
+      line += llvm::formatv(
+          "; held-out tau {0:f3}, top-1 {1}", e.validation->tau,
+          e.validation->top1
+              ? llvm::formatv("{0:f3}x", *e.validation->top1).str()
+              : std::string("n/a"));
+    if (options.onEpoch)
+      options.onEpoch(e, line);
+    if (e.validation)
+      report.failedGroups(*e.validation, "held-out matrices");
+    if (log) {
+      llvm::json::Object o{{"epoch", e.epoch},
+                           {"loss", e.loss},
+                           {"rank", e.rankLoss},
+                           {"regression", e.regressionLoss},
+                           {"reconstruction", e.reconstructionLoss},
+                           {"seconds", e.seconds},
+                           {"time", nowUtc()}};
+      if (e.validation)
+        o["heldout"] = metricsObject(*e.validation);
+      *log << llvm::json::Value(std::move(o)) << "\n";
+      log->flush();
+    }
+  };
+  if (options.onTrainingStart)
+    options.onTrainingStart();
+  TrainResult trained =
+      sptune::train(*model, train, features, trainOptions, &test);
+  if (options.onTrainingEnd)
+    options.onTrainingEnd();
+  if (!trained.ok)
+    return failure(trained.error);
+  result.epochs = trained.epochs;
+  result.resumedFrom = trained.resumedFrom;
+  result.seconds = trained.seconds;
+  result.history = std::move(trained.history);
+  if (trained.interrupted) {
+    result.interrupted = true;
+    report.note("interrupted after epoch " + llvm::Twine(trained.epochs) +
+                "; " +
+                (options.checkpointDir.empty()
+                     ? std::string("no --checkpoint-dir, progress is lost")
+                     : "rerun the same command to resume from '" +
+                           options.checkpointDir + "'"));
+    return std::move(result);
+  }
+  report.note(llvm::formatv("trained {0} epochs in {1}", trained.epochs,
+                            formatDuration(trained.seconds)));
+
+  // Evaluation and outputs.
+  result.train = evaluate(*model, train, features);
+  result.heldOut = evaluate(*model, test, features);
+  report.result("training matrices: " + result.train.summary());
+  if (result.heldOut.groups)
+    report.result("held-out matrices: " + result.heldOut.summary());
+  else if (!result.heldOut.failedGroups)
+    report.result("held-out matrices: none (--holdout 0)");
+  report.failedGroups(result.train, "training matrices");
+  report.failedGroups(result.heldOut, "held-out matrices");
+
+  llvm::json::Array dataArray, heldOut;
+  for (const std::string &f : options.dataFiles)
+    dataArray.push_back(f);
+  for (const std::string &id : split.testMatrices)
+    heldOut.push_back(id);
+  llvm::json::Object provenance{
+      {"tool", options.toolName},
+      {"version", SPTUNE_VERSION},
+      {"time", nowUtc()},
+      {"data", std::move(dataArray)},
+      {"target", toString(*target)},
+      {"epochs", static_cast<int64_t>(options.epochs)},
+      {"seed", static_cast<int64_t>(options.seed)},
+      {"holdout", options.holdout},
+      {"regression", !options.noRegression},
+      {"finetune_from", options.finetuneFrom.empty()
+                            ? llvm::json::Value(nullptr)
+                            : llvm::json::Value(options.finetuneFrom)},
+      {"train_matrices", static_cast<int64_t>(split.trainMatrices.size())},
+      {"train_samples", static_cast<int64_t>(result.trainSamples)},
+      {"heldout_matrices", std::move(heldOut)},
+      {"heldout", metricsObject(result.heldOut)}};
+  std::string provenanceText;
+  llvm::raw_string_ostream(provenanceText)
+      << llvm::json::Value(llvm::json::Object(provenance));
+  model->info().provenance = provenanceText;
+
+  std::string error;
+  if (!model->save(options.outPath, error))
+    return failure(error);
+  result.modelPath = options.outPath;
+  result.modelBytes = model->serialize().size();
+  result.parameters = model->parameterCount();
+  report.note(llvm::formatv("wrote {0} ({1} KiB, {2} parameters)",
+                            options.outPath, result.modelBytes / 1024,
+                            result.parameters));
+
+  std::string metricsFile = options.metricsPath;
+  if (metricsFile.empty()) {
+    llvm::SmallString<256> p(options.outPath);
+    llvm::sys::path::replace_extension(p, "metrics.json");
+    metricsFile = std::string(p.str());
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream metrics(metricsFile, ec);
+  if (ec)
+    return failure("cannot write '" + metricsFile + "': " + ec.message());
+  llvm::Expected<llvm::json::Value> heldOutJson =
+      llvm::json::parse(result.heldOut.toJson());
+  llvm::Expected<llvm::json::Value> trainJson =
+      llvm::json::parse(result.train.toJson());
+  if (!heldOutJson || !trainJson) {
+    llvm::consumeError(heldOutJson.takeError());
+    llvm::consumeError(trainJson.takeError());
+    return failure("internal error: metrics are not valid JSON");
+  }
+  if (const llvm::json::Object *t = trainJson->getAsObject()) {
+    llvm::json::Object trainSummary = *t;
+    trainSummary.erase("per_group");
+    metrics << llvm::formatv(
+        "{0:2}\n", llvm::json::Value(
+                       llvm::json::Object{{"model", options.outPath},
+                                          {"provenance", std::move(provenance)},
+                                          {"heldout", std::move(*heldOutJson)},
+                                          {"train", std::move(trainSummary)}}));
+  }
+  result.metricsPath = metricsFile;
+  report.note("wrote " + metricsFile);
+  return std::move(result);
+}
