@@ -3,7 +3,8 @@
 For each matrix and kernel: sptune-opt picks a schedule with the cost model
 (the pass, exactly as users run it, on a kernel written in linalg), then
 sptune-measure times it next to the MLIR sparsifier's default, sptune's
-heuristic, Eigen and autotuned librsb, in one run. With --measure-top-k the
+heuristic, Eigen, autotuned librsb and the hand-written OpenMP kernels
+(`reference`, -O3 -march=native), in one run. With --measure-top-k the
 pass measures its top k (and the heuristic) before choosing, as users can.
 With a dataset, the oracle (best sampled schedule measured there) is
 reported next to it.
@@ -47,6 +48,12 @@ func.func @k(%s: tensor<?x?xf32, #CSR>, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>
     linalg.yield %r : f32
   } -> tensor<?x?xf32, #CSR>
   return %0 : tensor<?x?xf32, #CSR>
+}""",
+    "spmv": """
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+func.func @k(%a: tensor<?x?xf32, #CSR>, %x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = linalg.matvec ins(%a, %x : tensor<?x?xf32, #CSR>, tensor<?xf32>) outs(%y : tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
 }""",
 }
 
@@ -127,27 +134,30 @@ def main(argv=None):
                 if kernel != "sddmm" else None
             rsb = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="rsb")[0] \
                 if kernel != "sddmm" else None
+            ref = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="reference")[0]
             orc = oracle(records, mid, kernel)
             row = {"matrix": mid, "kernel": kernel, "schedule": schedule, "status": status,
                    "tuned_s": tuned, "mlir_default_s": mlir, "heuristic_s": heur,
-                   "eigen_s": eigen, "rsb_s": rsb, "oracle_sample_s": orc,
+                   "eigen_s": eigen, "rsb_s": rsb, "reference_s": ref, "oracle_sample_s": orc,
                    "tuned_vs_mlir": mlir / tuned if tuned and mlir else None,
                    "tuned_vs_eigen": eigen / tuned if tuned and eigen else None,
                    "tuned_vs_rsb": rsb / tuned if tuned and rsb else None,
+                   "tuned_vs_reference": ref / tuned if tuned and ref else None,
                    "heuristic_vs_mlir": mlir / heur if heur and mlir else None,
                    "oracle_vs_mlir": mlir / orc if orc and mlir else None}
             rows.append(row)
             f = lambda x: "-" if x is None else f"{x:.2f}"
             print(f"{mid[:30]:30} {kernel:6} tuned/mlir {f(row['tuned_vs_mlir']):>6} "
                   f"tuned/eigen {f(row['tuned_vs_eigen']):>6} tuned/rsb {f(row['tuned_vs_rsb']):>6} "
+                  f"tuned/ref {f(row['tuned_vs_reference']):>6} "
                   f"heur/mlir {f(row['heuristic_vs_mlir']):>6} "
                   f"oracle/mlir {f(row['oracle_vs_mlir']):>6}  {status}", flush=True)
     summary = {}
     for kernel in args.kernel.split(","):
         k = [r for r in rows if r["kernel"] == kernel]
         summary[kernel] = {key: dataset.geomean([r[key] for r in k]) for key in
-                           ("tuned_vs_mlir", "tuned_vs_eigen", "tuned_vs_rsb", "heuristic_vs_mlir",
-                            "oracle_vs_mlir")}
+                           ("tuned_vs_mlir", "tuned_vs_eigen", "tuned_vs_rsb", "tuned_vs_reference",
+                            "heuristic_vs_mlir", "oracle_vs_mlir")}
         summary[kernel]["matrices"] = len(k)
         print(kernel, {key: round(v, 3) if isinstance(v, float) else v for key, v in summary[kernel].items()})
     if args.json:

@@ -41,7 +41,8 @@ public:
                                      const MeasureOptions &options);
 
   /// "mlir-default" (measureUpstreamDefault), "eigen" and "rsb" (the
-  /// library baselines, "not built" where configure did not find them).
+  /// library baselines, "not built" where configure did not find them),
+  /// "reference" (hand-written OpenMP kernels, ReferenceBaseline.h).
   Measurement measureBaseline(std::string_view name, const CsrMatrix &matrix,
                               const KernelSpec &spec,
                               const MeasureOptions &options) override;

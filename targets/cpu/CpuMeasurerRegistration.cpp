@@ -3,6 +3,7 @@
 #include "cpu/CpuMeasurer.h"
 #include "cpu/CpuTarget.h"
 #include "cpu/EigenBaseline.h"
+#include "cpu/ReferenceBaseline.h"
 #include "cpu/RsbBaseline.h"
 #include "sptune/Schedule/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
@@ -19,6 +20,8 @@ Measurement CpuMeasurer::measureBaseline(std::string_view name,
     return measureEigen(matrix, spec, options);
   if (name == "rsb")
     return measureRsb(matrix, spec, options);
+  if (name == "reference")
+    return measureReference(matrix, spec, options);
   return Measurer::measureBaseline(name, matrix, spec, options);
 }
 

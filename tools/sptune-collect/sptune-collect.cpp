@@ -66,8 +66,10 @@ static cl::opt<int> minReps(cl::cat(category), "min-reps",
                             cl::desc("Minimum repetitions"), cl::init(5));
 static cl::list<std::string>
     baselines(cl::cat(category), "baselines",
-              cl::desc("mlir-default, heuristic, eigen, rsb (librsb, "
-                       "autotuned; default: the first three)"),
+              cl::desc("heuristic or the target's baselines (cpu: "
+                       "mlir-default, eigen, rsb = autotuned librsb, reference "
+                       "= hand-written OpenMP kernels; default: mlir-default, "
+                       "heuristic, eigen)"),
               cl::CommaSeparated);
 static cl::opt<bool> noBaselines(cl::cat(category), "no-baselines",
                                  cl::desc("Measure sampled schedules only"));

@@ -44,11 +44,11 @@ static cl::opt<std::string>
            cl::init("cpu"));
 static cl::opt<std::string> schedule(cl::cat(category), "schedule",
                                      cl::desc("The schedule (printed form)"));
-static cl::opt<std::string>
-    baseline(cl::cat(category), "baseline",
-             cl::desc("Measure a baseline instead: heuristic, or one of the "
-                      "target's (cpu: mlir-default, eigen, rsb; nvvm: "
-                      "cusparse)"));
+static cl::opt<std::string> baseline(
+    cl::cat(category), "baseline",
+    cl::desc("Measure a baseline instead: heuristic, or one of the "
+             "target's (cpu: mlir-default, eigen, rsb, reference; nvvm: "
+             "cusparse)"));
 static cl::opt<double> minSeconds(cl::cat(category), "min-seconds",
                                   cl::desc("Minimum measured time"),
                                   cl::init(0.2));

@@ -1,0 +1,208 @@
+//===- ReferenceBaseline.cpp - The hand-written kernels -------------------===//
+//
+// Compiled with -O3 -march=native -fopenmp (see CMakeLists.txt), linked
+// against LLVM's libomp like the JIT'd kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpu/ReferenceBaseline.h"
+
+#include "sptune/Matrix/Reference.h"
+
+#include <chrono>
+#include <omp.h>
+#include <string>
+#include <vector>
+
+using namespace sptune;
+
+namespace {
+
+/// Times `kernel` with the shared repetition policy.
+template <typename F>
+void timeKernel(const MeasureOptions &opts, F &&kernel, Measurement &result) {
+  repeatAndSummarize(
+      opts,
+      [&](int reps, std::vector<double> &times) {
+        times.clear();
+        for (int r = 0; r < reps; ++r) {
+          auto t0 = std::chrono::steady_clock::now();
+          kernel();
+          times.push_back(std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - t0)
+                              .count());
+        }
+      },
+      result);
+}
+
+Measurement mismatch(int64_t index) {
+  Measurement m;
+  m.status = MeasureStatus::WrongResult;
+  m.reason = "reference kernel result #" + std::to_string(index) + " differs";
+  return m;
+}
+
+template <typename T>
+Measurement spmm(const CsrMatrix &m, int64_t n, const MeasureOptions &opts) {
+  const int64_t rows = m.rows;
+  const int64_t *ptr = m.rowPtr.data();
+  const int32_t *col = m.colIdx.data();
+  std::vector<T> val(m.values.begin(), m.values.end());
+  std::vector<float> bIn = denseInput(m.cols, n, 1);
+  std::vector<T> b(bIn.begin(), bIn.end());
+  std::vector<T> c(static_cast<size_t>(rows * n), T(0));
+  const T *a = val.data();
+  const T *bp = b.data();
+  T *cp = c.data();
+  auto kernel = [&] {
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t i = 0; i < rows; ++i) {
+      T *ci = cp + i * n;
+      for (int64_t p = ptr[i]; p < ptr[i + 1]; ++p) {
+        const T av = a[p];
+        const T *bk = bp + col[p] * n;
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j)
+          ci[j] += av * bk[j];
+      }
+    }
+  };
+  Measurement result;
+  if (opts.checkResult) {
+    kernel();
+    std::vector<double> got(c.begin(), c.end());
+    int64_t bad =
+        firstMismatch(referenceSpMM(m, bIn, n), got.data(), opts.tolerance);
+    if (bad >= 0)
+      return mismatch(bad);
+  }
+  timeKernel(opts, kernel, result);
+  return result;
+}
+
+template <typename T>
+Measurement spmv(const CsrMatrix &m, const MeasureOptions &opts) {
+  const int64_t rows = m.rows;
+  const int64_t *ptr = m.rowPtr.data();
+  const int32_t *col = m.colIdx.data();
+  std::vector<T> val(m.values.begin(), m.values.end());
+  std::vector<float> xIn = denseInput(m.cols, 1, 1);
+  std::vector<T> x(xIn.begin(), xIn.end());
+  std::vector<T> y(static_cast<size_t>(rows), T(0));
+  const T *a = val.data();
+  const T *xp = x.data();
+  T *yp = y.data();
+  auto kernel = [&] {
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t i = 0; i < rows; ++i) {
+      T sum = 0;
+#pragma omp simd reduction(+ : sum)
+      for (int64_t p = ptr[i]; p < ptr[i + 1]; ++p)
+        sum += a[p] * xp[col[p]];
+      yp[i] += sum;
+    }
+  };
+  Measurement result;
+  if (opts.checkResult) {
+    kernel();
+    std::vector<double> got(y.begin(), y.end());
+    int64_t bad =
+        firstMismatch(referenceSpMV(m, xIn), got.data(), opts.tolerance);
+    if (bad >= 0)
+      return mismatch(bad);
+  }
+  timeKernel(opts, kernel, result);
+  return result;
+}
+
+template <typename T>
+Measurement sddmm(const CsrMatrix &s, int64_t k, const MeasureOptions &opts,
+                  double &transposeSeconds) {
+  const int64_t rows = s.rows;
+  const int64_t *ptr = s.rowPtr.data();
+  const int32_t *col = s.colIdx.data();
+  std::vector<T> sval(s.values.begin(), s.values.end());
+  std::vector<float> aIn = denseInput(s.rows, k, 2);
+  std::vector<float> bIn = denseInput(k, s.cols, 3);
+  std::vector<T> a(aIn.begin(), aIn.end());
+  // Bt = B transposed, cols x k: row j of Bt is column j of B.
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<T> bt(static_cast<size_t>(s.cols * k));
+  for (int64_t r = 0; r < k; ++r)
+    for (int64_t j = 0; j < s.cols; ++j)
+      bt[static_cast<size_t>(j * k + r)] =
+          bIn[static_cast<size_t>(r * s.cols + j)];
+  transposeSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  std::vector<T> x(sval.size(), T(0));
+  const T *sp = sval.data();
+  const T *ap = a.data();
+  const T *btp = bt.data();
+  T *xp = x.data();
+  auto kernel = [&] {
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t i = 0; i < rows; ++i) {
+      const T *ai = ap + i * k;
+      for (int64_t p = ptr[i]; p < ptr[i + 1]; ++p) {
+        const T *bj = btp + col[p] * k;
+        T dot = 0;
+#pragma omp simd reduction(+ : dot)
+        for (int64_t r = 0; r < k; ++r)
+          dot += ai[r] * bj[r];
+        xp[p] = sp[p] * dot;
+      }
+    }
+  };
+  Measurement result;
+  if (opts.checkResult) {
+    kernel();
+    double checksum = 0;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t p = ptr[i]; p < ptr[i + 1]; ++p)
+        checksum += static_cast<double>(x[static_cast<size_t>(p)]) *
+                    checksumWeight(i, col[p]);
+    int64_t bad = firstMismatch(referenceSDDMMChecksum(s, aIn, bIn, k),
+                                &checksum, opts.tolerance);
+    if (bad >= 0)
+      return mismatch(bad);
+  }
+  timeKernel(opts, kernel, result);
+  return result;
+}
+
+template <typename T>
+Measurement run(const CsrMatrix &m, const KernelSpec &spec,
+                const MeasureOptions &opts) {
+  double transposeSeconds = 0;
+  Measurement result;
+  switch (spec.kernel) {
+  case KernelType::SpMM:
+    result = spmm<T>(m, spec.free, opts);
+    break;
+  case KernelType::SpMV:
+    result = spmv<T>(m, opts);
+    break;
+  case KernelType::SDDMM:
+    result = sddmm<T>(m, spec.free, opts, transposeSeconds);
+    break;
+  }
+  result.detailsJson =
+      "{\"library\": \"reference\", \"threads\": " +
+      std::to_string(omp_get_max_threads()) +
+      (spec.kernel == KernelType::SDDMM
+           ? ", \"untimed_transpose_s\": " + std::to_string(transposeSeconds)
+           : std::string()) +
+      "}";
+  return result;
+}
+
+} // namespace
+
+Measurement sptune::measureReference(const CsrMatrix &matrix,
+                                     const KernelSpec &spec,
+                                     const MeasureOptions &options) {
+  return spec.elementBits == 64 ? run<double>(matrix, spec, options)
+                                : run<float>(matrix, spec, options);
+}
