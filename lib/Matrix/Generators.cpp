@@ -16,7 +16,7 @@ using detail::Rng;
 
 namespace {
 
-constexpr int64_t kMaxDim = std::numeric_limits<int32_t>::max();
+constexpr int64_t kMaxDim = kMaxMatrixDim;
 /// Largest nnz a spec may ask for (16 GiB of COO); keeps a typo from
 /// exhausting memory.
 constexpr int64_t kMaxNnz = int64_t(1) << 30;

@@ -16,12 +16,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <sys/stat.h>
 
 using namespace sptune;
 
 namespace {
 
-constexpr int64_t kMaxDim = std::numeric_limits<int32_t>::max();
+constexpr int64_t kMaxDim = kMaxMatrixDim;
 
 bool isBlank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
@@ -396,6 +397,13 @@ bool sptune::parseMatrixMarket(std::string_view text, std::string_view name,
 /// Reads a whole file; false with `path: message` on failure.
 static bool readFile(const std::string &path, std::string &text,
                      std::string &error) {
+  // fopen opens a directory too, and its "size" is not a size.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    error = path + ": not a regular file" +
+            (S_ISDIR(st.st_mode) ? " (a directory)" : "");
+    return false;
+  }
   FILE *f = std::fopen(path.c_str(), "rb");
   if (!f) {
     error = path + ": cannot open: " + std::strerror(errno);

@@ -1,6 +1,7 @@
 //===- MatrixMarketTest.cpp - Matrix Market reader and writer -------------===//
 
 #include "sptune/Matrix/MatrixMarket.h"
+#include "sptune/Matrix/MatrixSource.h"
 
 #include "TestUtil.h"
 
@@ -187,6 +188,18 @@ TEST_F(MatrixMarketTest, MissingFile) {
   EXPECT_EQ(error.rfind(missing + ": cannot open", 0), 0u) << error;
 }
 
+TEST_F(MatrixMarketTest, DirectoryIsAnErrorNotACrash) {
+  // fopen succeeds on a directory; its size used to abort the reader.
+  std::string folder = dir.file("");
+  ASSERT_FALSE(readMatrixMarket(folder, m, error));
+  EXPECT_NE(error.find("not a regular file (a directory)"), std::string::npos)
+      << error;
+  CooMatrix coo;
+  MatrixInfo info;
+  ASSERT_FALSE(loadMatrix(folder, coo, info, error));
+  EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+}
+
 TEST_F(MatrixMarketTest, EmptyFile) { expectError("", 1, "empty file"); }
 
 TEST_F(MatrixMarketTest, MissingBanner) {
@@ -235,6 +248,9 @@ TEST_F(MatrixMarketTest, BadSizeLine) {
   expectError(kGeneral + "3 3 1 9\n1 1 1\n", 2,
               "unexpected text after the size line: '9'");
   expectError(kGeneral + "3000000000 3 0\n", 2, "matrix too large");
+  // Past the documented limit (2^27) before anything is allocated.
+  expectError(kGeneral + "2147483647 2147483647 0\n", 2,
+              "matrix too large: 2147483647 x 2147483647 (at most 134217728");
   expectError(kGeneral + "99999999999999999999 3 0\n", 2, "too large");
   expectError("%%MatrixMarket matrix coordinate real symmetric\n2 3 0\n", 2,
               "must be square");

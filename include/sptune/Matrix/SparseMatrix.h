@@ -15,6 +15,12 @@
 
 namespace sptune {
 
+/// The largest row or column count sptune reads or generates (2^27): a CSR
+/// row-pointer array of that many rows takes 1 GiB and every dense operand
+/// grows with it, so larger sizes are refused with a message instead of
+/// exhausting memory (coordinates are 32-bit in any case).
+constexpr int64_t kMaxMatrixDim = int64_t(1) << 27;
+
 /// Coordinate list. Entries may be unsorted and may repeat until
 /// `canonicalize`.
 struct CooMatrix {
