@@ -6,6 +6,7 @@
 #include <cctype>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <sstream>
 
@@ -722,11 +723,18 @@ static bool parseIntInRange(ScheduleTokenSource &t, int64_t &out) {
   return t.parseInteger(out);
 }
 
+/// Parses an integer that must fit `T` (a value that would wrap, such as
+/// threads = 2^32 + 2 for an int, is an error rather than 2).
 template <typename T>
 static bool parseInt(ScheduleTokenSource &t, T &out) {
   int64_t v;
   if (!t.parseInteger(v))
     return false;
+  if (v < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+      v > static_cast<int64_t>(std::numeric_limits<T>::max())) {
+    t.emitError("integer " + std::to_string(v) + " is out of range");
+    return false;
+  }
   out = static_cast<T>(v);
   return true;
 }
@@ -802,9 +810,18 @@ std::optional<Schedule> sptune::parseScheduleBody(ScheduleTokenSource &t) {
   static const RowReorder kReorder[] = {RowReorder::None, RowReorder::ByLength,
                                         RowReorder::BySimilarity};
 
+  std::vector<std::string> seenKeys;
   while (t.parseOptionalPunct(',')) {
     std::string key;
-    if (!t.parseKeyword(key) || !t.parsePunct('='))
+    if (!t.parseKeyword(key))
+      return std::nullopt;
+    // A key given twice would silently keep the last value.
+    if (std::find(seenKeys.begin(), seenKeys.end(), key) != seenKeys.end()) {
+      t.emitError("duplicate key '" + key + "'");
+      return std::nullopt;
+    }
+    seenKeys.push_back(key);
+    if (!t.parsePunct('='))
       return std::nullopt;
     bool cpu = s.target == TargetKind::CPU;
     bool gpu = s.target == TargetKind::NVVM;
@@ -853,8 +870,8 @@ std::optional<Schedule> sptune::parseScheduleBody(ScheduleTokenSource &t) {
     } else if (key == "widths" && !spade) {
       std::vector<int64_t> v;
       ok = parseList(t, [&] {
-        int64_t x;
-        if (!t.parseInteger(x))
+        int x;
+        if (!parseInt(t, x))
           return false;
         v.push_back(x);
         return true;

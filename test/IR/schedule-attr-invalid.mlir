@@ -60,3 +60,18 @@ func.func @wrong_target_key() attributes {a = #sptune.schedule<spade spmm, vl = 
 func.func @bad_format() attributes {a = #sptune.schedule<cpu spmm, levels = [i : dense, k : sparse]>} {
   return
 }
+
+// -----
+
+// A thread count that would wrap to 2 in 32 bits.
+// expected-error @+1 {{integer 4294967298 is out of range}}
+func.func @wrapping_threads() attributes {a = #sptune.schedule<cpu spmm, parallel = outer, threads = 4294967298>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{duplicate key 'vl'}}
+func.func @duplicate_key() attributes {a = #sptune.schedule<cpu spmm, vl = 4, vl = 8>} {
+  return
+}

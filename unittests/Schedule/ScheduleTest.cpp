@@ -71,6 +71,17 @@ TEST(Schedule, ParseErrorsSayWhat) {
   EXPECT_NE(error.find("unknown level format 'sparse'"), std::string::npos)
       << error;
   EXPECT_FALSE(parseSchedule("cpu spmm trailing", &error));
+  // Integers that would wrap are errors, not small values.
+  EXPECT_FALSE(parseSchedule("cpu spmm, parallel = outer, threads = 4294967298",
+                             &error));
+  EXPECT_NE(error.find("integer 4294967298 is out of range"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(parseSchedule("cpu spmm, widths = [4294967328, 64]", &error));
+  EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+  // A key given twice is an error, not "the last one wins".
+  EXPECT_FALSE(parseSchedule("cpu spmm, vl = 4, vl = 8", &error));
+  EXPECT_NE(error.find("duplicate key 'vl'"), std::string::npos) << error;
 }
 
 TEST(Schedule, LegalityExplainsItself) {
