@@ -30,6 +30,13 @@ struct CpuOmpSchedulePass
   using CpuOmpScheduleBase::CpuOmpScheduleBase;
 
   void runOnOperation() override {
+    // The same range the schedules' thread counts have (whyIllegal).
+    if (threads < -1 || threads > 1024) {
+      getOperation()->emitError("sptune-omp-schedule: threads must be -1 "
+                                "(from the schedules) or in [0, 1024], got ")
+          << threads;
+      return signalPassFailure();
+    }
     getOperation()->walk([&](func::FuncOp func) {
       auto attr = dyn_cast_or_null<ScheduleAttr>(
           func->getAttr(SptuneDialect::kScheduleAttrName));

@@ -75,6 +75,14 @@ struct CpuSparsifyPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The vector lengths the schedules may ask for (whyIllegal), or -1.
+    if (vectorLength != -1 && vectorLength != 0 && vectorLength != 4 &&
+        vectorLength != 8 && vectorLength != 16) {
+      module.emitError("sptune-cpu-sparsify: vl must be -1 (from the "
+                       "schedules), 0, 4, 8 or 16, got ")
+          << vectorLength;
+      return signalPassFailure();
+    }
     // Settings from the first scheduled kernel; warn about disagreements.
     std::optional<SparsifierSettings> settings;
     Operation *first = nullptr;

@@ -6,6 +6,10 @@
 // RUN: sptune-opt %s --sptune-apply-schedule --sptune-cpu-sparsify="parallelization=none vl=0" | FileCheck %s --check-prefix=NONE
 // RUN: not sptune-opt %s --sptune-cpu-sparsify=parallelization=rows 2>&1 | FileCheck %s --check-prefix=BADPAR
 // RUN: not sptune-opt %s --sptune-cpu-sparsify=simd32=on 2>&1 | FileCheck %s --check-prefix=BADSIMD
+// RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-cpu=vl=7 2>&1 | FileCheck %s --check-prefix=BADVL
+// RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-cpu=vl=1000000000 2>&1 | FileCheck %s --check-prefix=BADVL
+// RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-cpu=threads=-3 2>&1 | FileCheck %s --check-prefix=BADTHREADS
+// RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-cpu=threads=1000000000 2>&1 | FileCheck %s --check-prefix=BADTHREADS
 //
 // CHECK-LABEL: func.func @spmm
 // CHECK: scf.parallel
@@ -18,6 +22,8 @@
 //
 // BADPAR: for the --parallelization option: unknown value 'rows' (expected auto, none, dense-outer-loop or any-storage-outer-loop)
 // BADSIMD: for the --simd32 option: unknown value 'on' (expected auto, true or false)
+// BADVL: error: sptune-cpu-sparsify: vl must be -1 (from the schedules), 0, 4, 8 or 16, got
+// BADTHREADS: error: sptune-omp-schedule: threads must be -1 (from the schedules) or in [0, 1024], got
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
