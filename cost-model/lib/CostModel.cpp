@@ -153,6 +153,13 @@ public:
         *error = why.empty() ? "the model returned no scores" : why;
       return std::nullopt;
     }
+    // NaN scores would order candidates arbitrarily: an error, not a ranking.
+    for (double score : scores)
+      if (!std::isfinite(score)) {
+        if (error)
+          *error = "the model '" + path + "' gave a non-finite score";
+        return std::nullopt;
+      }
     Ranking r = rankingFromScores(std::move(scores));
     if (!logPath.empty())
       log(features, candidates, target, free, r,

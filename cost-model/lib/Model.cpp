@@ -535,6 +535,13 @@ torchimpl::modelFromSections(const ModelFileSections &sections,
                     "' of another shape than its configuration implies";
             return nullptr;
           }
+          // A diverged training run leaves NaN or infinite weights; such a
+          // model would rank with NaN scores.
+          if (read.is_floating_point() && !torch::isfinite(read).all().item<bool>()) {
+            error = "'" + what + "' has non-finite weights '" + name +
+                    "' (its training diverged)";
+            return nullptr;
+          }
           dst.copy_(read);
         }
         return Model::fromImpl(std::move(impl));
@@ -547,10 +554,24 @@ torchimpl::modelFromSections(const ModelFileSections &sections,
 }
 
 std::string Model::serialize(std::string *error) const {
+  std::string nonFinite;
   llvm::Expected<std::string> bytes =
-      guardTorch("serializing the model failed", [&] {
+      guardTorch("serializing the model failed", [&]() -> std::string {
+        // Never write a model a diverged training left with NaN or infinite
+        // weights.
+        for (const auto &[name, t] : namedState(impl_->net))
+          if (t.is_floating_point() && !torch::isfinite(t).all().item<bool>()) {
+            nonFinite = name;
+            return {};
+          }
         return encodeModelFile("model", modelSections(*this));
       });
+  if (bytes && !nonFinite.empty()) {
+    if (error)
+      *error = "the model has non-finite weights '" + nonFinite +
+               "' (training diverged; try a smaller learning rate)";
+    return {};
+  }
   if (!bytes) {
     reportError(bytes.takeError(), error);
     return {};

@@ -435,3 +435,18 @@ TEST(TrainerTest, EvaluateCountsGroupsItFailedToScore) {
             std::string::npos)
       << t.firstError;
 }
+
+TEST(TrainerTest, DivergedModelsAreNeitherWrittenNorUsed) {
+  const Synthetic &d = synthetic();
+  auto m = Model::create(ModelConfig(), 1);
+  ASSERT_TRUE(m);
+  TrainOptions o = quickOptions();
+  o.epochs = 3;
+  o.learningRate = 1e12; // diverges: NaN weights
+  TrainResult r = train(*m, d.train, d.features, o);
+  std::string error;
+  std::string path = tempDir("diverged") + ".pt";
+  EXPECT_FALSE(m->save(path, error));
+  EXPECT_NE(error.find("non-finite weights"), std::string::npos) << error;
+  EXPECT_FALSE(llvm::sys::fs::exists(path));
+}
