@@ -3,15 +3,18 @@
 For each matrix and kernel: sptune-opt picks a schedule with the cost model
 (the pass, exactly as users run it, on a kernel written in linalg), then
 sptune-measure times it next to the MLIR sparsifier's default, sptune's
-heuristic, Eigen, autotuned librsb and the hand-written OpenMP kernels
-(`reference`, -O3 -march=native), in one run. With --measure-top-k the
+heuristic, Eigen, autotuned librsb, the hand-written OpenMP kernels
+(`reference`, -O3 -march=native) and PyTorch's sparse CSR ops (`torch`,
+LibTorch; --no-torch skips it), in one run. A baseline that fails or is not
+built (e.g. torch's SDDMM over its dense-memory limit) leaves its column
+empty (torch's reason is kept in `torch_status`). With --measure-top-k the
 pass measures its top k (and the heuristic) before choosing, as users can.
 With a dataset, the oracle (best sampled schedule measured there) is
 reported next to it.
 
     /usr/bin/python3 -m sptune.autotune_eval --build build MATRIX... \
         [--model m.pt] [--measure-top-k K] [--dataset d.jsonl] \
-        [--json out.json] [--plot out.png]
+        [--no-torch] [--json out.json] [--plot out.png]
 """
 
 import argparse
@@ -117,6 +120,8 @@ def main(argv=None):
     ap.add_argument("--measure-top-k", type=int, default=0)
     ap.add_argument("--dataset", action="append", default=[])
     ap.add_argument("--min-seconds", type=float, default=0.2)
+    ap.add_argument("--torch", action=argparse.BooleanOptionalAction, default=True,
+                    help="measure the torch baseline (PyTorch sparse CSR ops) too")
     ap.add_argument("--json")
     ap.add_argument("--plot")
     args = ap.parse_args(argv)
@@ -135,14 +140,18 @@ def main(argv=None):
             rsb = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="rsb")[0] \
                 if kernel != "sddmm" else None
             ref = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="reference")[0]
+            torch_s, torch_status = measure(args.build, matrix, kernel, args.free, args.min_seconds,
+                                            baseline="torch") if args.torch else (None, "skipped")
             orc = oracle(records, mid, kernel)
             row = {"matrix": mid, "kernel": kernel, "schedule": schedule, "status": status,
                    "tuned_s": tuned, "mlir_default_s": mlir, "heuristic_s": heur,
-                   "eigen_s": eigen, "rsb_s": rsb, "reference_s": ref, "oracle_sample_s": orc,
+                   "eigen_s": eigen, "rsb_s": rsb, "reference_s": ref, "torch_s": torch_s,
+                   "torch_status": torch_status, "oracle_sample_s": orc,
                    "tuned_vs_mlir": mlir / tuned if tuned and mlir else None,
                    "tuned_vs_eigen": eigen / tuned if tuned and eigen else None,
                    "tuned_vs_rsb": rsb / tuned if tuned and rsb else None,
                    "tuned_vs_reference": ref / tuned if tuned and ref else None,
+                   "tuned_vs_torch": torch_s / tuned if tuned and torch_s else None,
                    "heuristic_vs_mlir": mlir / heur if heur and mlir else None,
                    "oracle_vs_mlir": mlir / orc if orc and mlir else None}
             rows.append(row)
@@ -150,6 +159,7 @@ def main(argv=None):
             print(f"{mid[:30]:30} {kernel:6} tuned/mlir {f(row['tuned_vs_mlir']):>6} "
                   f"tuned/eigen {f(row['tuned_vs_eigen']):>6} tuned/rsb {f(row['tuned_vs_rsb']):>6} "
                   f"tuned/ref {f(row['tuned_vs_reference']):>6} "
+                  f"tuned/torch {f(row['tuned_vs_torch']):>6} "
                   f"heur/mlir {f(row['heuristic_vs_mlir']):>6} "
                   f"oracle/mlir {f(row['oracle_vs_mlir']):>6}  {status}", flush=True)
     summary = {}
@@ -157,6 +167,7 @@ def main(argv=None):
         k = [r for r in rows if r["kernel"] == kernel]
         summary[kernel] = {key: dataset.geomean([r[key] for r in k]) for key in
                            ("tuned_vs_mlir", "tuned_vs_eigen", "tuned_vs_rsb", "tuned_vs_reference",
+                            "tuned_vs_torch",
                             "heuristic_vs_mlir", "oracle_vs_mlir")}
         summary[kernel]["matrices"] = len(k)
         print(kernel, {key: round(v, 3) if isinstance(v, float) else v for key, v in summary[kernel].items()})

@@ -42,7 +42,8 @@ public:
 
   /// "mlir-default" (measureUpstreamDefault), "eigen" and "rsb" (the
   /// library baselines, "not built" where configure did not find them),
-  /// "reference" (hand-written OpenMP kernels, ReferenceBaseline.h).
+  /// "reference" (hand-written OpenMP kernels, ReferenceBaseline.h),
+  /// "torch" (LibTorch's sparse CSR operations, TorchBaseline.h).
   Measurement measureBaseline(std::string_view name, const CsrMatrix &matrix,
                               const KernelSpec &spec,
                               const MeasureOptions &options) override;

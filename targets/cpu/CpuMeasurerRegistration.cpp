@@ -5,6 +5,7 @@
 #include "cpu/EigenBaseline.h"
 #include "cpu/ReferenceBaseline.h"
 #include "cpu/RsbBaseline.h"
+#include "cpu/TorchBaseline.h"
 #include "sptune/Schedule/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
 
@@ -22,6 +23,8 @@ Measurement CpuMeasurer::measureBaseline(std::string_view name,
     return measureRsb(matrix, spec, options);
   if (name == "reference")
     return measureReference(matrix, spec, options);
+  if (name == "torch")
+    return measureTorch(matrix, spec, options);
   return Measurer::measureBaseline(name, matrix, spec, options);
 }
 

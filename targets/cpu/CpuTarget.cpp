@@ -24,7 +24,7 @@ public:
   }
   std::string loweringPipeline() const override { return "sptune-lower-cpu"; }
   std::vector<std::string> baselines() const override {
-    return {"mlir-default", "eigen", "rsb", "reference"};
+    return {"mlir-default", "eigen", "rsb", "reference", "torch"};
   }
 
   const KnobEncoding &knobEncoding() const override { return knobs; }

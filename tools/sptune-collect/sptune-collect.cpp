@@ -68,7 +68,8 @@ static cl::list<std::string>
     baselines(cl::cat(category), "baselines",
               cl::desc("heuristic or the target's baselines (cpu: "
                        "mlir-default, eigen, rsb = autotuned librsb, reference "
-                       "= hand-written OpenMP kernels; default: mlir-default, "
+                       "= hand-written OpenMP kernels, torch = LibTorch sparse; "
+                       "default: mlir-default, "
                        "heuristic, eigen)"),
               cl::CommaSeparated);
 static cl::opt<bool> noBaselines(cl::cat(category), "no-baselines",

@@ -47,7 +47,7 @@ static cl::opt<std::string> schedule(cl::cat(category), "schedule",
 static cl::opt<std::string> baseline(
     cl::cat(category), "baseline",
     cl::desc("Measure a baseline instead: heuristic, or one of the "
-             "target's (cpu: mlir-default, eigen, rsb, reference; nvvm: "
+             "target's (cpu: mlir-default, eigen, rsb, reference, torch; nvvm: "
              "cusparse)"));
 static cl::opt<double> minSeconds(cl::cat(category), "min-seconds",
                                   cl::desc("Minimum measured time"),
