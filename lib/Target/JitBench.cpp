@@ -2,6 +2,9 @@
 
 #include "sptune/Target/JitBench.h"
 
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Target/TargetMachine.h"
+
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Transforms/Passes.h"
@@ -218,7 +221,19 @@ sptune::jitBench(mlir::ModuleOp module, KernelType kernel,
                  llvm::ArrayRef<llvm::StringRef> libs, bool aggressiveCodegen,
                  bool initialize, std::string &error) {
   mlir::ExecutionEngineOptions engineOptions;
-  auto transformer = mlir::makeOptimizingTransformer(3, 0, nullptr);
+  // LLVM's optimizer gets the host's target machine, as mlir-runner gives
+  // it: without one its cost model knows no vector registers, and loops the
+  // sparsifier leaves scalar are never vectorized.
+  std::unique_ptr<llvm::TargetMachine> hostMachine;
+  if (auto builder = llvm::orc::JITTargetMachineBuilder::detectHost()) {
+    if (auto tm = builder->createTargetMachine())
+      hostMachine = std::move(*tm);
+    else
+      llvm::consumeError(tm.takeError());
+  } else {
+    llvm::consumeError(builder.takeError());
+  }
+  auto transformer = mlir::makeOptimizingTransformer(3, 0, hostMachine.get());
   engineOptions.transformer = transformer;
   if (aggressiveCodegen)
     engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
