@@ -37,6 +37,11 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
                                        isSparseOperandTransposed(kernel));
   if (!why.empty())
     return why;
+  const auto &dense = st::Schedule::denseOperands(schedule.kernel);
+  for (unsigned n = 0; n < dense.size(); ++n)
+    if (schedule.isDenseTransposed(n) && denseOperandIndex(kernel, n) < 0)
+      return std::string("the kernel has no dense operand '") + dense[n].name +
+             "' whose layout could be chosen";
   int64_t rows = kernel.getLoopSize(LoopRole::I);
   int64_t cols =
       kernel.getLoopSize(kernel.getKind() == KernelKind::SDDMM ? LoopRole::J
@@ -44,6 +49,43 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
   return st::whyIllegalForShape(schedule,
                                 ShapedType::isDynamic(rows) ? -1 : rows,
                                 ShapedType::isDynamic(cols) ? -1 : cols);
+}
+
+int mlir::sptune::denseOperandIndex(KernelAttr kernel, unsigned n) {
+  const auto &dense = st::Schedule::denseOperands(kernel.getKind());
+  if (n >= dense.size())
+    return -1;
+  ArrayRef<OperandKind> kinds = kernel.getOperandKinds();
+  for (unsigned idx = 0; idx < kinds.size(); ++idx) {
+    if (kinds[idx] != OperandKind::Dense && kinds[idx] != OperandKind::Out)
+      continue;
+    SmallVector<LoopRole> roles = kernel.getOperandRoles(idx);
+    if (roles.size() == 2 &&
+        ((roles[0] == dense[n].outer && roles[1] == dense[n].inner) ||
+         (roles[0] == dense[n].inner && roles[1] == dense[n].outer)))
+      return static_cast<int>(idx);
+  }
+  return -1;
+}
+
+bool mlir::sptune::usesCopiedSampleForm(KernelAttr kernel,
+                                        const st::Schedule &schedule,
+                                        bool outputIsFresh) {
+  ArrayRef<OperandKind> kinds = kernel.getOperandKinds();
+  return kernel.getKind() == KernelKind::SDDMM && outputIsFresh &&
+         llvm::is_contained(kinds, OperandKind::SparseOut) &&
+         llvm::is_contained(kinds, OperandKind::Sparse) &&
+         schedule.target == st::TargetKind::CPU && schedule.tile == 0 &&
+         !schedule.loopOrder.empty() &&
+         schedule.loopOrder.back().role == st::Role::K &&
+         isa<FloatType>(kernel.getElementType()) &&
+         // The copy is a bufferization.alloc_tensor, which upstream's
+         // sparse-reinterpret-map rebuilds without its `copy` operand for
+         // storage that is not the tensor's dimensions in order (blocks,
+         // column-major): those keep the fresh output.
+         schedule.splitRow == 1 && schedule.splitCol == 1 &&
+         schedule.levels.size() == 2 &&
+         schedule.levels[0].dim.role == st::Role::I;
 }
 
 static sparse_tensor::LevelType toLevelType(st::LevelFormat f) {

@@ -206,6 +206,29 @@ std::optional<Role> Schedule::freeRole(KernelType k) {
   return std::nullopt;
 }
 
+const std::vector<DenseOperandInfo> &
+Schedule::denseOperands(KernelType k) {
+  static const std::vector<DenseOperandInfo> spmm = {{"b", Role::K, Role::J},
+                                                     {"c", Role::I, Role::J}};
+  static const std::vector<DenseOperandInfo> sddmm = {
+      {"a", Role::I, Role::K}, {"b", Role::K, Role::J}};
+  static const std::vector<DenseOperandInfo> none;
+  switch (k) {
+  case KernelType::SpMM:
+    return spmm;
+  case KernelType::SDDMM:
+    return sddmm;
+  case KernelType::SpMV:
+    return none;
+  }
+  return none;
+}
+
+Role Schedule::contiguousRole(unsigned operand) const {
+  const DenseOperandInfo &d = denseOperands(kernel).at(operand);
+  return isDenseTransposed(operand) ? d.outer : d.inner;
+}
+
 int64_t Schedule::splitOf(Role r) const {
   if (r == rowRole())
     return splitRow;
@@ -270,7 +293,8 @@ bool Schedule::operator==(const Schedule &o) const {
   return target == o.target && kernel == o.kernel && splitRow == o.splitRow &&
          splitCol == o.splitCol && levels == o.levels &&
          loopOrder == o.loopOrder && posWidth == o.posWidth &&
-         crdWidth == o.crdWidth && tile == o.tile && cpu == o.cpu &&
+         crdWidth == o.crdWidth && tile == o.tile &&
+         denseTransposed == o.denseTransposed && cpu == o.cpu &&
          gpu == o.gpu && spade == o.spade;
 }
 
@@ -292,6 +316,16 @@ std::string Schedule::str() const {
     for (size_t n = 0; n < loopOrder.size(); ++n)
       os << (n ? ", " : "") << loopOrder[n].str();
     os << "], widths = [" << posWidth << ", " << crdWidth << "]";
+  }
+  // Printed only when it differs from the natural layouts, so that the
+  // printed forms (and dataset keys) of schedules without it are unchanged.
+  if (denseTransposed != 0) {
+    const std::vector<DenseOperandInfo> &ops = denseOperands(kernel);
+    os << ", layout = [";
+    for (size_t n = 0; n < ops.size(); ++n)
+      os << (n ? ", " : "") << ops[n].name << " : "
+         << toString(contiguousRole(static_cast<unsigned>(n)));
+    os << "]";
   }
   os << ", tile = " << tile;
   switch (target) {
@@ -443,6 +477,12 @@ std::string sptune::whyIllegal(const Schedule &s) {
   if (s.tile > 0 && !s.freeRole())
     return std::string("a '") + toString(s.kernel) +
            "' kernel has no free dense loop to tile";
+  if (s.denseTransposed >> Schedule::denseOperands(s.kernel).size())
+    return std::string("a '") + toString(s.kernel) + "' kernel has " +
+           std::to_string(Schedule::denseOperands(s.kernel).size()) +
+           " dense operands with a layout";
+  if (s.denseTransposed != 0 && s.target != TargetKind::CPU)
+    return "dense operand layouts are a CPU knob";
   if (s.target != TargetKind::SPADE) {
     if (std::string why = checkLevels(s); !why.empty())
       return why;
@@ -577,8 +617,10 @@ std::string sptune::whyIllegalForShape(const Schedule &s, int64_t rows,
 
 Schedule sptune::canonicalize(const Schedule &input) {
   Schedule s = input;
-  if (s.target != TargetKind::CPU)
+  if (s.target != TargetKind::CPU) {
     s.cpu = CpuKnobs();
+    s.denseTransposed = 0;
+  }
   if (s.target != TargetKind::NVVM)
     s.gpu = GpuKnobs();
   if (s.target != TargetKind::SPADE)
@@ -886,6 +928,45 @@ std::optional<Schedule> sptune::parseScheduleBody(ScheduleTokenSource &t) {
       }
     } else if (key == "tile") {
       ok = parseInt(t, s.tile);
+    } else if (key == "layout" && cpu) {
+      const std::vector<DenseOperandInfo> &ops = Schedule::denseOperands(s.kernel);
+      std::vector<bool> seen(ops.size(), false);
+      s.denseTransposed = 0;
+      ok = parseList(t, [&] {
+        std::string name, role;
+        if (!t.parseKeyword(name))
+          return false;
+        auto it = std::find_if(ops.begin(), ops.end(), [&](const auto &d) {
+          return name == d.name;
+        });
+        if (it == ops.end()) {
+          std::string names;
+          for (const DenseOperandInfo &d : ops)
+            names += std::string(names.empty() ? "" : ", ") + d.name;
+          t.emitError("'" + name + "' is not a dense operand of " +
+                      toString(s.kernel) + " (expected " +
+                      (names.empty() ? std::string("none") : names) + ")");
+          return false;
+        }
+        size_t n = it - ops.begin();
+        if (seen[n]) {
+          t.emitError("dense operand '" + name + "' given twice");
+          return false;
+        }
+        seen[n] = true;
+        if (!t.parsePunct(':') || !t.parseKeyword(role))
+          return false;
+        std::optional<Role> r = parseRole(role);
+        if (!r || (*r != it->outer && *r != it->inner)) {
+          t.emitError(std::string("the contiguous dimension of '") + name +
+                      "' must be '" + toString(it->inner) + "' or '" +
+                      toString(it->outer) + "', got '" + role + "'");
+          return false;
+        }
+        if (*r == it->outer)
+          s.denseTransposed |= static_cast<uint8_t>(1u << n);
+        return true;
+      });
     } else if (key == "parallel" && cpu) {
       ok = parseEnum(t, s.cpu.parallel, kParallel, "parallelization");
     } else if (key == "threads" && cpu) {

@@ -10,6 +10,9 @@
 //   3. its loops are interchanged into the scheduled order and marked
 //      `sorted`, which the sparsifier keeps (d0 outermost);
 //   4. the free dense loop is strip-mined by the schedule's tile.
+// Before 2., dense operands are transposed into the scheduled layouts, and
+// an SDDMM that would insert into a fresh sparse output is rewritten to
+// update a copy of its sampling matrix in place (usesCopiedSampleForm).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -86,6 +90,166 @@ static Value retypeOrConvert(IRRewriter &rewriter, Operation *op, Value sparse,
   rewriter.setInsertionPoint(op);
   return sparse_tensor::ConvertOp::create(rewriter, op->getLoc(), newType,
                                           sparse);
+}
+
+/// Rows of the transposed result per parallel panel of a layout change.
+static constexpr int64_t kTransposePanel = 64;
+
+/// `value` transposed (a 2-D tensor, dimensions swapped): the source of a
+/// transposition that already produced `value`, else a new linalg.transpose.
+/// The result is written into `dest` when given (destination-passing style:
+/// an output transposed back lands in the buffer of the original output).
+static Value transposed(IRRewriter &rewriter, Location loc, Value value,
+                        Value dest = Value()) {
+  if (auto t = value.getDefiningOp<linalg::TransposeOp>())
+    if (t.getPermutation() == ArrayRef<int64_t>{1, 0})
+      return t.getInput();
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> sizes = {
+      tensor::getMixedSize(rewriter, loc, value, 1),
+      tensor::getMixedSize(rewriter, loc, value, 0)};
+  Value init = dest ? dest
+                    : tensor::EmptyOp::create(rewriter, loc, sizes,
+                                              type.getElementType())
+                          .getResult();
+  auto transpose = linalg::TransposeOp::create(rewriter, loc, value, init,
+                                               ArrayRef<int64_t>{1, 0});
+  // Parallel panels of kTransposePanel rows of the result (scf.forall, run
+  // by OpenMP after lowering): each panel reads a cache-sized block of the
+  // source, and the threads share the panels.
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes({rewriter.getIndexAttr(kTransposePanel),
+                       rewriter.getIndexAttr(0)});
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(transpose.getOperation()), tiling);
+  if (failed(tiled))
+    return transpose->getResult(0);
+  rewriter.replaceOp(transpose, tiled->replacements);
+  return tiled->replacements.front();
+}
+
+/// Puts each dense operand of `generic` whose layout the schedule changes
+/// into that layout: the operand is transposed (or a transposition in the
+/// IR is elided) and its indexing map swapped; an output is transposed in,
+/// computed transposed, and transposed back for the users.
+static void applyDenseLayouts(IRRewriter &rewriter, linalg::GenericOp generic,
+                              KernelAttr kernel,
+                              const ::sptune::Schedule &schedule) {
+  const auto &dense = ::sptune::Schedule::denseOperands(schedule.kernel);
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  bool changed = false;
+  for (unsigned n = 0; n < dense.size(); ++n) {
+    int idx = denseOperandIndex(kernel, n);
+    if (idx < 0)
+      continue;
+    SmallVector<LoopRole> roles = kernel.getOperandRoles(idx);
+    if (roles.back() == schedule.contiguousRole(n))
+      continue;
+    Location loc = generic.getLoc();
+    rewriter.setInsertionPoint(generic);
+    Value operand = generic->getOperand(idx);
+    Value newOperand = transposed(rewriter, loc, operand);
+    AffineMap m = maps[idx];
+    maps[idx] = AffineMap::get(m.getNumDims(), m.getNumSymbols(),
+                               {m.getResult(1), m.getResult(0)},
+                               m.getContext());
+    changed = true;
+    rewriter.modifyOpInPlace(generic,
+                             [&] { generic->setOperand(idx, newOperand); });
+    if (static_cast<int64_t>(idx) < generic.getNumDpsInputs())
+      continue;
+    // An output: the op now yields it transposed.
+    unsigned result = idx - generic.getNumDpsInputs();
+    Value res = generic->getResult(result);
+    SmallVector<OpOperand *> users;
+    for (OpOperand &use : res.getUses())
+      users.push_back(&use);
+    res.setType(newOperand.getType());
+    rewriter.setInsertionPointAfter(generic);
+    // Back into the original output's buffer, so that the result stays
+    // in place of the output (as callers threading it through loops need).
+    Value back = transposed(rewriter, loc, res, operand);
+    for (OpOperand *use : users)
+      rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(back); });
+  }
+  if (changed)
+    rewriter.modifyOpInPlace(generic, [&] {
+      generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+}
+
+/// The SDDMM X = S .* (A B) into a fresh sparse X, rewritten as an in-place
+/// update of a copy of S: X0 = copy(S), then for every stored (i, j),
+/// X0(i,j) = reduce_k(present(X0(i,j)) ? X0(i,j) * A(i,k) * B(k,j)) — with
+/// the reduction innermost the sparsifier starts it from the identity and
+/// reads X0(i,j) (= S(i,j)) before any write, which is S(i,j) * (A B)(i,j)
+/// (checked numerically by the executed tests and sptune-fuzz).
+static linalg::GenericOp rewriteIntoCopiedSample(IRRewriter &rewriter,
+                                                 linalg::GenericOp generic,
+                                                 KernelAttr kernel,
+                                                 bool reassociate) {
+  // A vector length asks for the reduction to be reassociated into SIMD
+  // lanes, which the sparse vectorizer does for the other forms; here the
+  // reduction reads the stored value inside the loop, which that
+  // vectorizer does not handle, so LLVM's loop vectorizer does it and needs
+  // the permission on the operations.
+  auto fastmath = arith::FastMathFlagsAttr::get(
+      rewriter.getContext(), reassociate ? arith::FastMathFlags::reassoc |
+                                               arith::FastMathFlags::contract
+                                         : arith::FastMathFlags::none);
+  unsigned sparseIdx = kernel.getSparseOperand();
+  unsigned outIdx = generic.getNumDpsInputs();
+  Location loc = generic.getLoc();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  SmallVector<AffineMap> oldMaps = generic.getIndexingMapsArray();
+  for (unsigned idx = 0; idx < outIdx; ++idx)
+    if (idx != sparseIdx) {
+      inputs.push_back(generic->getOperand(idx));
+      maps.push_back(oldMaps[idx]);
+    }
+  maps.push_back(oldMaps[sparseIdx]);
+  rewriter.setInsertionPoint(generic);
+  Value sampling = generic->getOperand(sparseIdx);
+  auto type = cast<RankedTensorType>(generic->getResult(0).getType());
+  Value copy = bufferization::AllocTensorOp::create(
+      rewriter, loc, type, ValueRange(), sampling, Value(), IntegerAttr());
+  Type elemType = type.getElementType();
+  auto build = [&](OpBuilder &b, Location l, ValueRange args) {
+    Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(elemType));
+    Value out = args.back();
+    auto unary = sparse_tensor::UnaryOp::create(b, l, elemType, out);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *present = b.createBlock(&unary.getPresentRegion(), {}, elemType,
+                                     {l});
+      Value product = present->getArgument(0);
+      for (Value v : args.drop_back())
+        product = arith::MulFOp::create(b, l, product, v, fastmath);
+      sparse_tensor::YieldOp::create(b, l, product);
+      // The absent region stays empty: nothing is stored where S has no
+      // entry.
+    }
+    auto reduce = sparse_tensor::ReduceOp::create(b, l, out, unary, zero);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *body = b.createBlock(&reduce.getRegion(), {},
+                                  {elemType, elemType}, {l, l});
+      Value sum = arith::AddFOp::create(b, l, body->getArgument(0),
+                                        body->getArgument(1), fastmath);
+      sparse_tensor::YieldOp::create(b, l, sum);
+    }
+    linalg::YieldOp::create(b, l, reduce.getResult());
+  };
+  auto updated = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, inputs, ValueRange{copy}, maps,
+      generic.getIteratorTypesArray(), build);
+  Value oldInit = generic.getDpsInitOperand(0)->get();
+  rewriter.replaceOp(generic, updated->getResults());
+  if (Operation *empty = oldInit.getDefiningOp(); empty && empty->use_empty())
+    rewriter.eraseOp(empty);
+  return updated;
 }
 
 LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
@@ -159,6 +323,16 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
   generic->removeAttr(SptuneDialect::kScheduleAttrName);
   generic->removeAttr(kSortedAttrName);
   Location loc = generic.getLoc();
+
+  // Dense layouts, and the in-place form of an SDDMM into a fresh output.
+  applyDenseLayouts(rewriter, generic, kernel, schedule);
+  Value init = generic.getDpsInitOperand(0)->get();
+  if (usesCopiedSampleForm(kernel, schedule,
+                           init.getDefiningOp<tensor::EmptyOp>() != nullptr)) {
+    generic = rewriteIntoCopiedSample(rewriter, generic, kernel,
+                                      schedule.cpu.vectorLength > 0);
+    sparseIdx = generic.getNumDpsInputs(); // the copy, updated in place
+  }
 
   RewritePatternSet patterns(ctx);
   populateSparseReinterpretMap(patterns, ReinterpretMapScope::kGenericOnly);

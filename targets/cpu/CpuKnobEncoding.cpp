@@ -7,8 +7,20 @@ using namespace sptune;
 const std::vector<std::string> &CpuKnobEncoding::featureNames() const {
   static const std::vector<std::string> names = {
       "parallel",   "log2_threads",  "all_threads", "omp_dynamic",
-      "log2_chunk", "default_chunk", "log2_vl",     "simd32"};
+      "log2_chunk", "default_chunk", "log2_vl",     "simd32",
+      // Dense operand layouts (Schedule::denseOperands order): stored
+      // transposed, and read with unit stride by the innermost loop.
+      "dense0_transposed", "dense0_unit_stride", "dense1_transposed",
+      "dense1_unit_stride"};
   return names;
+}
+
+/// Whether dense operand `n` is read with unit stride by the innermost loop
+/// (its contiguous role is the innermost loop's).
+static bool unitStrideInnermost(const Schedule &s, unsigned n) {
+  return !s.loopOrder.empty() &&
+         n < Schedule::denseOperands(s.kernel).size() &&
+         s.loopOrder.back().role == s.contiguousRole(n);
 }
 
 void CpuKnobEncoding::encode(const Schedule &s, float *k) const {
@@ -23,6 +35,10 @@ void CpuKnobEncoding::encode(const Schedule &s, float *k) const {
              ? static_cast<float>(std::log2(c.vectorLength)) / 4.0f
              : 0.0f;
   k[7] = c.simdIndex32 ? 1.0f : 0.0f;
+  for (unsigned n = 0; n < 2; ++n) {
+    k[8 + 2 * n] = s.isDenseTransposed(n) ? 1.0f : 0.0f;
+    k[9 + 2 * n] = unitStrideInnermost(s, n) ? 1.0f : 0.0f;
+  }
 }
 
 ParallelismFeatures CpuKnobEncoding::parallelism(const Schedule &s) const {
@@ -55,6 +71,8 @@ std::vector<Schedule> CpuKnobEncoding::sampleKnobs(KernelType kernel,
     s.cpu.chunk = chunks[r.pick(10)];
     s.cpu.vectorLength = vls[r.pick(4)];
     s.cpu.simdIndex32 = r.coin();
+    s.denseTransposed = static_cast<uint8_t>(
+        r.pick(1u << Schedule::denseOperands(kernel).size()));
     out.push_back(canonicalize(s));
   }
   return out;

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/SparseTensor/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -34,9 +35,15 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   sparsify.enableRuntimeLibrary = opts.enableRuntimeLibrary;
   pm.addPass(createCpuSparsify(sparsify));
   pm.addPass(createStorageSpecifierToLLVMPass());
+  // CSE first: bufferizing a parallel layout change leaves a copy of each
+  // panel onto an identical view of itself, which folds away once the two
+  // views are one value.
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
 
-  // scf.parallel -> omp.parallel + omp.wsloop, then the schedule's knobs.
+  // scf.parallel (and the scf.forall of layout changes) -> omp.parallel +
+  // omp.wsloop, then the schedule's knobs.
+  pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createConvertSCFToOpenMPPass());
   CpuOmpScheduleOptions omp;
   omp.threads = opts.threads;

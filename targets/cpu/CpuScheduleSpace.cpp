@@ -92,16 +92,26 @@ std::vector<Schedule> CpuScheduleSpace::structures(KernelType kernel) const {
   return out;
 }
 
-uint64_t CpuScheduleSpace::knobCombinations() const {
+/// The number of dense layout combinations of `kernel` the space has.
+static uint64_t layoutCombinations(const CpuSpaceConfig &cfg, KernelType k) {
+  return cfg.denseLayouts ? uint64_t(1) << Schedule::denseOperands(k).size()
+                          : 1;
+}
+
+uint64_t CpuScheduleSpace::knobCombinations(KernelType kernel) const {
   uint64_t parallel = 1 + cfg.threads.size() * cfg.omp.size();
   uint64_t vector = 0;
   for (int vl : cfg.vectorLengths)
     vector += vl == 0 ? 1 : 2;
-  return cfg.tiles.size() * cfg.widths.size() * parallel * vector;
+  return cfg.tiles.size() * cfg.widths.size() * parallel * vector *
+         layoutCombinations(cfg, kernel);
 }
 
 void CpuScheduleSpace::applyKnobs(Schedule &s, uint64_t index) const {
   uint64_t parallel = 1 + cfg.threads.size() * cfg.omp.size();
+  uint64_t layouts = layoutCombinations(cfg, s.kernel);
+  s.denseTransposed = static_cast<uint8_t>(index % layouts);
+  index /= layouts;
   s.tile = cfg.tiles[index % cfg.tiles.size()];
   index /= cfg.tiles.size();
   auto [pw, cw] = cfg.widths[index % cfg.widths.size()];
@@ -148,7 +158,7 @@ bool CpuScheduleSpace::admits(const ProblemShape &shape,
 void CpuScheduleSpace::enumerate(
     const ProblemShape &shape,
     const std::function<bool(const Schedule &)> &fn) const {
-  uint64_t knobs = knobCombinations();
+  uint64_t knobs = knobCombinations(shape.kernel);
   for (Schedule s : structures(shape.kernel)) {
     if (shape.rows > 0 && shape.cols > 0 &&
         !whyIllegalForShape(s, shape.rows, shape.cols, shape.nnz).empty())
@@ -177,7 +187,7 @@ std::vector<Schedule> CpuScheduleSpace::sample(const ProblemShape &shape,
   std::vector<Schedule> out;
   if (bases.empty())
     return out;
-  uint64_t knobs = knobCombinations();
+  uint64_t knobs = knobCombinations(shape.kernel);
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<uint64_t> pickBase(0, bases.size() - 1);
   std::uniform_int_distribution<uint64_t> pickKnobs(0, knobs - 1);

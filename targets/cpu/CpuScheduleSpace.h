@@ -32,6 +32,9 @@ struct CpuSpaceConfig {
       {OmpScheduleKind::Dynamic, 64}};
   std::vector<int> vectorLengths = {0, 4, 8, 16};
   bool includeCoo = true;
+  /// Every layout of the kernel's dense operands (Schedule::denseTransposed),
+  /// or only the natural one.
+  bool denseLayouts = true;
   /// SDDMM is written with a sparse output sharing the sampling pattern (as
   /// sptune measures it, and as large matrices need): keep only the loop
   /// orders the sparsifier computes correctly for that form.
@@ -55,8 +58,8 @@ public:
 private:
   /// Storage + loop order of one kernel: everything but the knobs.
   std::vector<Schedule> structures(KernelType kernel) const;
-  /// The number of knob combinations per structure.
-  uint64_t knobCombinations() const;
+  /// The number of knob combinations per structure of `kernel`.
+  uint64_t knobCombinations(KernelType kernel) const;
   /// Applies knob combination `index` to `s`.
   void applyKnobs(Schedule &s, uint64_t index) const;
   /// Whether `s` is legal, canonical and fits `shape`.

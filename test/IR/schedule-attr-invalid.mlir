@@ -75,3 +75,24 @@ func.func @wrapping_threads() attributes {a = #sptune.schedule<cpu spmm, paralle
 func.func @duplicate_key() attributes {a = #sptune.schedule<cpu spmm, vl = 4, vl = 8>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{the contiguous dimension of 'b' must be 'j' or 'k', got 'i'}}
+func.func @layout_role_not_of_operand() attributes {a = #sptune.schedule<cpu sddmm, layout = [b : i]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'x' is not a dense operand of spmv (expected none)}}
+func.func @layout_on_spmv() attributes {a = #sptune.schedule<cpu spmv, layout = [x : k]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{key 'layout' does not apply to target 'spade'}}
+func.func @layout_on_spade() attributes {a = #sptune.schedule<spade sddmm, layout = [b : k]>} {
+  return
+}

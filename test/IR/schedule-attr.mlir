@@ -39,3 +39,12 @@ func.func @targets() attributes {
     b = #sptune.schedule<nvvm spmm, threads = 256, libgen = true>} {
   return
 }
+
+// Dense operand layouts print after the widths, only when one differs from
+// the natural (row-major) layout of the kernel as written.
+// CHECK-LABEL: func @layouts
+// CHECK-SAME: a = #sptune.schedule<cpu sddmm, levels = [i : dense, j : compressed], split = [1, 1], order = [i, j, k], widths = [64, 64], layout = [a : k, b : k], tile = 0
+// CHECK-SAME: b = #sptune.schedule<cpu spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0
+func.func @layouts() attributes {a = #sptune.schedule<cpu sddmm, order = [i, j, k], layout = [b : k]>, b = #sptune.schedule<cpu spmm, layout = [b : j, c : j]>} {
+  return
+}

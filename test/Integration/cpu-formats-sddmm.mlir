@@ -13,6 +13,14 @@
 // The reduction directly above the innermost compressed level (expansion).
 // RUN: sed 's/SCHEDULE/cpu sddmm, order = [i, k, j], parallel = outer/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu sddmm, levels = [i1 : dense, j1 : compressed, i0 : dense, j0 : compressed], split = [2, 2], order = [i1, j1, i0, k, j0]/' %s | %{lower} | %{run} | FileCheck %s
+// Dense operand layouts: B (and A) stored transposed inside the function,
+// in parallel panels; the sampled product then updates a copy of S in place
+// (S itself is printed unchanged after the call).
+// RUN: sed 's/SCHEDULE/cpu sddmm, order = [i, j, k], layout = [b : k], parallel = outer, omp = dynamic, chunk = 2, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu sddmm, order = [i, j, k], layout = [a : i, b : k], vl = 4/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu sddmm, levels = [i1 : dense, j1 : compressed, i0 : dense, j0 : dense], split = [2, 2], order = [i1, j1, i0, j0, k], layout = [b : k], parallel = outer/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu sddmm, levels = [i : compressed_nu, j : singleton], order = [i, j, k], layout = [a : i]/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu sddmm, order = [i, k, j], layout = [b : k], parallel = outer/' %s | %{lower} | %{run} | FileCheck %s
 // Unscheduled.
 // RUN: sed 's/, sptune.schedule = #sptune.schedule<SCHEDULE>//' %s | %{lower} | %{run} | FileCheck %s
 //
@@ -21,6 +29,7 @@
 // RUN: sed 's/SPY/cpu sddmm, order = [k, i, j]/; s/SCHEDULE/cpu sddmm/' %s | %{lower} | %{run} | FileCheck %s
 
 // CHECK: ( ( 20, 0, 0, 40, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 240, 0, 0, 0, 0, 0, 0 ), ( 200, 0, 750, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 180, 0 ), ( 0, 0, 0, 0, 0, -420, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 240 ), ( 0, 0, 0, 0, 90, 0, 0, 0 ) )
+// CHECK: ( 1, 2, 3, 4, 5, 3, -2, 1.5, 0.5 )
 // CHECK: ( 21, 22, 83, 54, 155, 63, 208, 161.5, 180.5 )
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
@@ -81,6 +90,9 @@ module {
     %xd = sparse_tensor.convert %x : tensor<8x8xf32, #CSR> to tensor<8x8xf32>
     %v = vector.transfer_read %xd[%c0, %c0], %z : tensor<8x8xf32>, vector<8x8xf32>
     vector.print %v : vector<8x8xf32>
+    %sv = sparse_tensor.values %s : tensor<8x8xf32, #CSR> to memref<?xf32>
+    %u = vector.transfer_read %sv[%c0], %z : memref<?xf32>, vector<9xf32>
+    vector.print %u : vector<9xf32>
     %s2 = sparse_tensor.convert %d : tensor<8x8xf32> to tensor<8x8xf32, #CSR>
     %y = call @spy(%s2, %a, %b) : (tensor<8x8xf32, #CSR>, tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32, #CSR>
     %yv = sparse_tensor.values %y : tensor<8x8xf32, #CSR> to memref<?xf32>

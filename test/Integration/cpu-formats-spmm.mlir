@@ -21,6 +21,11 @@
 // Only the column dimension split (block columns inside rows).
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i : dense, k1 : compressed, k0 : dense], split = [1, 4], parallel = outer, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // The upstream default, no schedule at all (reference for the others).
+// Dense operand layouts: B stored transposed (k contiguous), C computed
+// transposed and transposed back, both; with tiles and parallel panels.
+// RUN: sed 's/SCHEDULE/cpu spmm, layout = [b : k], parallel = outer, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, levels = [k : dense, i : compressed], order = [j, k, i], layout = [c : i], parallel = outer/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, order = [i, j, k], layout = [b : k, c : i], tile = 2, parallel = outer, omp = dynamic, chunk = 1/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/, sptune.schedule = #sptune.schedule<SCHEDULE>//' %s | %{lower} | %{run} | FileCheck %s
 
 // CHECK: ( ( 9, 39, 69, 99 ), ( 0, 0, 0, 0 ), ( 6, 36, 66, 96 ), ( 19, 109, 199, 289 ), ( 21, 51, 81, 111 ), ( -12, -32, -52, -72 ), ( 12, 27, 42, 57 ), ( 2.5, 7.5, 12.5, 17.5 ) )

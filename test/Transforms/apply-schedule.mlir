@@ -89,15 +89,17 @@ func.func @same_storage(%a: tensor<8x8xf64, #CSR>, %b: tensor<8x4xf64>, %c: tens
 }
 
 // SDDMM with a sparse output sharing the sampling pattern: both get the
-// scheduled storage (the fresh tensor.empty is retyped) and the result is
-// converted back for its users.
+// scheduled storage and the result is converted back for its users. With
+// the reduction innermost the output is a copy of S updated in place (the
+// sparsifier then allows parallel loops); with k directly above the
+// innermost compressed level it stays a fresh tensor.empty, retyped.
 //
 // CHECK-DAG: #[[$DCSR:.*]] = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : compressed, d1 : compressed) }>
 // CHECK-LABEL: func.func @sddmm_sparse_out
 // CHECK:       %[[S:.*]] = sparse_tensor.convert %{{.*}} to tensor<8x8xf32, #[[$DCSR]]>
-// CHECK:       %[[E:.*]] = tensor.empty() : tensor<8x8xf32, #[[$DCSR]]>
+// CHECK:       %[[E:.*]] = bufferization.alloc_tensor() copy(%[[S]]) : tensor<8x8xf32, #[[$DCSR]]>
 // CHECK:       %[[R:.*]] = linalg.generic
-// CHECK-SAME:    ins(%[[S]], %{{.*}}, %{{.*}} : tensor<8x8xf32, #[[$DCSR]]>, tensor<8x16xf32>, tensor<16x8xf32>) outs(%[[E]] : tensor<8x8xf32, #[[$DCSR]]>)
+// CHECK-SAME:    ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x8xf32>) outs(%[[E]] : tensor<8x8xf32, #[[$DCSR]]>)
 // CHECK:       %[[B:.*]] = sparse_tensor.convert %[[R]] : tensor<8x8xf32, #[[$DCSR]]> to tensor<8x8xf32, #{{.*}}>
 // CHECK:       return %[[B]]
 func.func @sddmm_sparse_out(%s: tensor<8x8xf32, #CSR>, %a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> tensor<8x8xf32, #CSR> {
@@ -113,4 +115,106 @@ func.func @sddmm_sparse_out(%s: tensor<8x8xf32, #CSR>, %a: tensor<8x16xf32>, %b:
     linalg.yield %r : f32
   } -> tensor<8x8xf32, #CSR>
   return %0 : tensor<8x8xf32, #CSR>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#sddmm = {
+  indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>,
+                   affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+  iterator_types = ["parallel", "parallel", "reduction"]
+}
+
+// SDDMM with B stored transposed: the transposition runs inside the
+// function in parallel panels (scf.forall), the kernel reads B^T(j, k); with
+// the reduction innermost the fresh sparse output becomes an in-place update
+// of a copy of S (the product multiplies the stored value, so S .* (A B)).
+//
+// CHECK-DAG: #[[$MA:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$MBT:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$MX:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @sddmm_transposed_b
+// CHECK-SAME:    (%[[S:.*]]: tensor<8x8xf32, #{{.*}}>, %[[A:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<16x8xf32>)
+// CHECK:       %[[BT0:.*]] = tensor.empty() : tensor<8x16xf32>
+// CHECK:       %[[BT:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[BT0]]) -> (tensor<8x16xf32>)
+// CHECK:         linalg.transpose ins(%{{.*}} : tensor<16x?xf32>) outs(%{{.*}} : tensor<?x16xf32>) permutation = [1, 0]
+// CHECK:       %[[X0:.*]] = bufferization.alloc_tensor() copy(%[[S]])
+// CHECK:       linalg.generic {indexing_maps = [#[[$MA]], #[[$MBT]], #[[$MX]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME:    ins(%[[A]], %[[BT]] : tensor<8x16xf32>, tensor<8x16xf32>) outs(%[[X0]] : tensor<8x8xf32, #{{.*}}>)
+// CHECK:         sparse_tensor.unary
+// CHECK:           arith.mulf {{.*}} fastmath<reassoc,contract>
+// CHECK:         sparse_tensor.reduce
+// CHECK-NOT:   tensor.empty() : tensor<8x8xf32
+func.func @sddmm_transposed_b(%s: tensor<8x8xf32, #CSR>, %a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> tensor<8x8xf32, #CSR> {
+  %e = tensor.empty() : tensor<8x8xf32, #CSR>
+  %0 = linalg.generic #sddmm {
+      sptune.kernel = #sptune.kernel<sddmm, loops = [i : 8, j : 8, k : 16], operands = [sparse(i, j), dense(i, k), dense(k, j), sparse_out(i, j)], type = f32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<cpu sddmm, order = [i, j, k], layout = [b : k], parallel = outer, vl = 8>}
+    ins(%s, %a, %b : tensor<8x8xf32, #CSR>, tensor<8x16xf32>, tensor<16x8xf32>) outs(%e : tensor<8x8xf32, #CSR>) {
+  ^bb0(%sv: f32, %av: f32, %bv: f32, %xv: f32):
+    %p = arith.mulf %av, %bv : f32
+    %q = arith.mulf %sv, %p : f32
+    %r = arith.addf %xv, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32, #CSR>
+  return %0 : tensor<8x8xf32, #CSR>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#sddmm = {
+  indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>,
+                   affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+  iterator_types = ["parallel", "parallel", "reduction"]
+}
+
+// B already comes from a transposition of B^T in the IR (the layout of
+// feature matrices in GNN code): the chosen layout reads B^T directly, no
+// transposition is left in the kernel's path.
+//
+// CHECK-LABEL: func.func @sddmm_layout_elided
+// CHECK-SAME:    (%{{.*}}: tensor<8x8xf32, #{{.*}}>, %[[A:.*]]: tensor<8x16xf32>, %[[BT:.*]]: tensor<8x16xf32>)
+// CHECK-NOT:   scf.forall
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%[[A]], %[[BT]] : tensor<8x16xf32>, tensor<8x16xf32>)
+func.func @sddmm_layout_elided(%s: tensor<8x8xf32, #CSR>, %a: tensor<8x16xf32>, %bt: tensor<8x16xf32>) -> tensor<8x8xf32, #CSR> {
+  %e = tensor.empty() : tensor<8x8xf32, #CSR>
+  %be = tensor.empty() : tensor<16x8xf32>
+  %b = linalg.transpose ins(%bt : tensor<8x16xf32>) outs(%be : tensor<16x8xf32>) permutation = [1, 0]
+  %0 = linalg.generic #sddmm {
+      sptune.kernel = #sptune.kernel<sddmm, loops = [i : 8, j : 8, k : 16], operands = [sparse(i, j), dense(i, k), dense(k, j), sparse_out(i, j)], type = f32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<cpu sddmm, order = [i, j, k], layout = [b : k], vl = 8>}
+    ins(%s, %a, %b : tensor<8x8xf32, #CSR>, tensor<8x16xf32>, tensor<16x8xf32>) outs(%e : tensor<8x8xf32, #CSR>) {
+  ^bb0(%sv: f32, %av: f32, %bv: f32, %xv: f32):
+    %p = arith.mulf %av, %bv : f32
+    %q = arith.mulf %sv, %p : f32
+    %r = arith.addf %xv, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32, #CSR>
+  return %0 : tensor<8x8xf32, #CSR>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// SpMM with the output C computed transposed: C is transposed in, the
+// kernel writes C^T(j, i), and the result is transposed back for the users.
+//
+// CHECK-DAG: #[[$MCT:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-LABEL: func.func @spmm_transposed_c
+// CHECK:       %[[CT:.*]] = scf.forall
+// CHECK:       %[[R:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[$MCT]]]
+// CHECK-SAME:    outs(%[[CT]] : tensor<4x8xf64>) attrs = {sorted = true
+// CHECK:       %[[BACK:.*]] = scf.forall
+// CHECK:         linalg.transpose ins(%{{.*}} : tensor<4x?xf64>)
+// CHECK:       return %[[BACK]] : tensor<8x4xf64>
+func.func @spmm_transposed_c(%a: tensor<8x8xf64, #CSR>, %b: tensor<8x4xf64>, %c: tensor<8x4xf64>) -> tensor<8x4xf64> {
+  %0 = linalg.matmul {
+      sptune.kernel = #sptune.kernel<spmm, loops = [i : 8, j : 4, k : 8], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f64, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<cpu spmm, layout = [c : i]>}
+    ins(%a, %b : tensor<8x8xf64, #CSR>, tensor<8x4xf64>) outs(%c : tensor<8x4xf64>) -> tensor<8x4xf64>
+  return %0 : tensor<8x4xf64>
 }

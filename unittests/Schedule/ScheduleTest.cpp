@@ -35,6 +35,14 @@ TEST(Schedule, PrintParseRoundTrip) {
   Schedule tiled = Schedule::coo(TargetKind::CPU, KernelType::SpMM);
   tiled.tile = 32;
   schedules.push_back(tiled);
+  for (uint8_t layout : {1, 2, 3}) {
+    Schedule sddmm = Schedule::csr(TargetKind::CPU, KernelType::SDDMM);
+    sddmm.denseTransposed = layout;
+    schedules.push_back(sddmm);
+    Schedule spmm = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
+    spmm.denseTransposed = layout;
+    schedules.push_back(spmm);
+  }
   Schedule spade = Schedule::csr(TargetKind::SPADE, KernelType::SpMM);
   spade.splitRow = 64;
   spade.splitCol = 1024;
@@ -54,6 +62,48 @@ TEST(Schedule, OmittedKeysTakeDefaults) {
   Schedule s = parseOrDie("cpu spmm, levels = [k : dense, i : compressed]");
   EXPECT_EQ(s, Schedule::csc(TargetKind::CPU, KernelType::SpMM));
   EXPECT_EQ(parseOrDie("cpu spmv"), Schedule::csr(TargetKind::CPU, KernelType::SpMV));
+}
+
+TEST(Schedule, DenseLayouts) {
+  // The natural layouts print nothing: schedules without the knob keep the
+  // printed form (and dataset key) they had before it existed.
+  Schedule natural = Schedule::csr(TargetKind::CPU, KernelType::SDDMM);
+  EXPECT_EQ(natural.str().find("layout"), std::string::npos);
+  Schedule s = parseOrDie("cpu sddmm, layout = [b : k]");
+  EXPECT_EQ(s.denseTransposed, 2);
+  EXPECT_EQ(s.contiguousRole(0), Role::K);
+  EXPECT_EQ(s.contiguousRole(1), Role::K);
+  EXPECT_NE(s.str().find("layout = [a : k, b : k]"), std::string::npos)
+      << s.str();
+  EXPECT_EQ(parseOrDie("cpu sddmm, layout = [a : k, b : j]"), natural);
+  EXPECT_EQ(parseOrDie("cpu spmm, layout = [c : i]").denseTransposed, 2);
+
+  std::string error;
+  EXPECT_FALSE(parseSchedule("cpu spmv, layout = [x : k]", &error));
+  EXPECT_NE(error.find("'x' is not a dense operand of spmv (expected none)"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(parseSchedule("cpu sddmm, layout = [c : i]", &error));
+  EXPECT_NE(error.find("expected a, b"), std::string::npos) << error;
+  EXPECT_FALSE(parseSchedule("cpu sddmm, layout = [b : i]", &error));
+  EXPECT_NE(error.find("must be 'j' or 'k', got 'i'"), std::string::npos)
+      << error;
+  EXPECT_FALSE(parseSchedule("cpu sddmm, layout = [b : k, b : j]", &error));
+  EXPECT_NE(error.find("given twice"), std::string::npos) << error;
+  EXPECT_FALSE(parseSchedule("nvvm sddmm, layout = [b : k]", &error));
+  EXPECT_NE(error.find("does not apply to target 'nvvm'"), std::string::npos)
+      << error;
+
+  // Structural legality: bits beyond the kernel's dense operands, and
+  // targets other than the CPU.
+  Schedule spmv = Schedule::csr(TargetKind::CPU, KernelType::SpMV);
+  spmv.denseTransposed = 1;
+  EXPECT_NE(whyIllegal(spmv).find("0 dense operands"), std::string::npos)
+      << whyIllegal(spmv);
+  Schedule gpu = Schedule::csr(TargetKind::NVVM, KernelType::SDDMM);
+  gpu.denseTransposed = 2;
+  EXPECT_NE(whyIllegal(gpu).find("CPU knob"), std::string::npos);
+  EXPECT_EQ(canonicalize(gpu).denseTransposed, 0);
 }
 
 TEST(Schedule, ParseErrorsSayWhat) {

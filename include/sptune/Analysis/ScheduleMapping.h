@@ -29,6 +29,22 @@ bool isSparseOperandTransposed(KernelAttr kernel);
 std::string whyNotApplicable(KernelAttr kernel,
                              const ::sptune::Schedule &schedule);
 
+/// The op operand that is the schedule's dense operand `n`
+/// (`Schedule::denseOperands(kind)[n]`, found by the roles indexing it), or
+/// -1 when the kernel has none (e.g. SpMM's output when it is sparse).
+int denseOperandIndex(KernelAttr kernel, unsigned n);
+
+/// Whether an SDDMM with `schedule` is computed in place on a copy of its
+/// sampling matrix rather than into a fresh sparse output: a separate,
+/// materializing sparse output (`sparse_out` initialized by tensor.empty)
+/// with the reduction loop innermost. In place, MLIR's sparsifier writes
+/// the values of the copy at their positions — parallel loops are allowed
+/// (the sparsifier never parallelizes insertions into a fresh output) —
+/// and the reduction over contiguous rows of A and B^T vectorizes.
+bool usesCopiedSampleForm(KernelAttr kernel,
+                          const ::sptune::Schedule &schedule,
+                          bool outputIsFresh);
+
 /// The #sparse_tensor.encoding of the scheduled storage for the kernel's
 /// sparse operand (levels as floordiv/mod of the operand's dimensions).
 sparse_tensor::SparseTensorEncodingAttr

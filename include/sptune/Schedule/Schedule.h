@@ -97,6 +97,16 @@ struct SpadeKnobs {
   bool operator==(const SpadeKnobs &) const;
 };
 
+/// A dense operand of a kernel whose storage order a schedule chooses, in
+/// its canonical orientation: `outer` x `inner`, `inner` contiguous (the
+/// row-major layout of the kernel as written: SpMM's B(k,j) and C(i,j),
+/// SDDMM's A(i,k) and B(k,j)). SpMV's vector has one order only.
+struct DenseOperandInfo {
+  const char *name; ///< "a", "b" or "c", as printed in `layout = [...]`
+  Role outer;
+  Role inner;
+};
+
 struct Schedule {
   TargetKind target = TargetKind::CPU;
   KernelType kernel = KernelType::SpMM;
@@ -112,6 +122,12 @@ struct Schedule {
   int crdWidth = 64;
   /// Strip-mining size of the free dense loop (0 = none).
   int64_t tile = 0;
+  /// Dense operand layouts: bit n set = dense operand n
+  /// (denseOperands(kernel)[n]) is stored with its `outer` role contiguous
+  /// (transposed) instead of its `inner` one. sptune-apply-schedule
+  /// transposes the operand inside the kernel's function (timed like the
+  /// kernel), or elides a transposition the IR already makes. CPU only.
+  uint8_t denseTransposed = 0;
   CpuKnobs cpu;
   GpuKnobs gpu;
   SpadeKnobs spade;
@@ -124,6 +140,14 @@ struct Schedule {
   static std::optional<Role> freeRole(KernelType k);
   /// The role whose loop is a reduction.
   static Role reductionRole(KernelType) { return Role::K; }
+
+  /// The dense operands whose layout a schedule chooses.
+  static const std::vector<DenseOperandInfo> &denseOperands(KernelType);
+  bool isDenseTransposed(unsigned operand) const {
+    return (denseTransposed >> operand) & 1u;
+  }
+  /// The contiguous role of dense operand `operand` under this schedule.
+  Role contiguousRole(unsigned operand) const;
 
   Role rowRole() const { return rowRole(kernel); }
   Role colRole() const { return colRole(kernel); }
@@ -146,6 +170,8 @@ struct Schedule {
   /// The printed form, e.g.
   ///   cpu spmm, levels = [i : dense, k : compressed], split = [1, 1],
   ///   order = [i, k, j], widths = [64, 64], tile = 0, parallel = none, ...
+  /// with `layout = [a : k, b : k]` after the widths when a dense operand
+  /// is not in its natural layout.
   std::string str() const;
 
   bool operator==(const Schedule &o) const;

@@ -66,6 +66,7 @@ def ApplySchedule : Pass<"sptune-apply-schedule", "ModuleOp"> {
     "::mlir::tensor::TensorDialect",
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
   ];
 }
 
