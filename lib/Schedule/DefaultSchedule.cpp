@@ -36,16 +36,27 @@ Schedule sptune::defaultSchedule(TargetKind target, KernelType kernel,
   switch (target) {
   case TargetKind::CPU: {
     s.cpu.parallel = ParallelKind::Outer;
+    // Imbalanced rows: dynamic chunks of 64 rows. Not for SpMV, whose rows
+    // are so cheap that libomp's dispatch of each chunk costs more than the
+    // imbalance (measured 4-7x slower with chunks of 16 on 2 cores).
     bool imbalanced = stats && stats->rowMean > 0 &&
                       stats->rowStd > 1.0 * stats->rowMean;
-    if (imbalanced) {
+    if (imbalanced && kernel != KernelType::SpMV) {
       s.cpu.omp = OmpScheduleKind::Dynamic;
-      s.cpu.chunk = 16;
+      s.cpu.chunk = 64;
     }
     // Vectorize the dense innermost loop (not SpMV, whose innermost loop is
     // the sparse one); 8 lanes fit AVX2 for f32 and halve for f64 fine.
     if (kernel != KernelType::SpMV && (free == 0 || free >= 8))
       s.cpu.vectorLength = 8;
+    // SDDMM: dot products over rows of A and B^T (k innermost, S's copy
+    // updated in place). B is stored transposed first when its columns are
+    // read often enough to repay the transposition (it moves as much data
+    // as the kernel reads when columns have ~N/8 entries): at least 16
+    // entries per column on average.
+    if (kernel == KernelType::SDDMM && stats && stats->cols > 0 &&
+        static_cast<double>(stats->nnz) >= 16.0 * stats->cols)
+      s.denseTransposed = 2; // b : k
     break;
   }
   case TargetKind::NVVM:

@@ -112,14 +112,27 @@ static Value transposed(IRRewriter &rewriter, Location loc, Value value,
                     : tensor::EmptyOp::create(rewriter, loc, sizes,
                                               type.getElementType())
                           .getResult();
-  auto transpose = linalg::TransposeOp::create(rewriter, loc, value, init,
-                                               ArrayRef<int64_t>{1, 0});
-  // Parallel panels of kTransposePanel rows of the result (scf.forall, run
-  // by OpenMP after lowering): each panel reads a cache-sized block of the
-  // source, and the threads share the panels.
+  // The copy as a generic over the *source's* dimensions (d0 = source row,
+  // d1 = source column, the contiguous one innermost): each source row is
+  // read with unit stride and the writes of a panel stay in a cache-sized
+  // block. (linalg.transpose iterates over the result's dimensions, which
+  // reads the source with a stride of a whole row for every element.)
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {d0, d1}, ctx),
+                                 AffineMap::get(2, 0, {d1, d0}, ctx)};
+  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  auto transpose = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{value},
+      ValueRange{init}, maps, iterators,
+      [](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, args.front());
+      });
+  // Parallel panels of kTransposePanel source columns (= rows of the
+  // result; scf.forall, run by OpenMP after lowering).
   scf::SCFTilingOptions tiling;
-  tiling.setTileSizes({rewriter.getIndexAttr(kTransposePanel),
-                       rewriter.getIndexAttr(0)});
+  tiling.setTileSizes({rewriter.getIndexAttr(0),
+                       rewriter.getIndexAttr(kTransposePanel)});
   tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
   FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
       rewriter, cast<TilingInterface>(transpose.getOperation()), tiling);

@@ -3,6 +3,9 @@
 #include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/FeatureSpec.h"
 
+#include "sptune/Target/KnobEncoding.h"
+#include "sptune/Target/Target.h"
+
 #include "gtest/gtest.h"
 
 #include <map>
@@ -123,6 +126,31 @@ TEST(ConfigurationMapperTest, FreeSizeAndOrderAreSeen) {
               outer.loopOrder.rend());
   ASSERT_TRUE(isLegal(outer)) << whyIllegal(outer);
   EXPECT_NE(mapSchedule(s, 64).common, mapSchedule(outer, 64).common);
+}
+
+TEST(ConfigurationMapperTest, DenseLayoutsAreSeen) {
+  // SDDMM with k innermost: B^T (layout b : k) is read with unit stride by
+  // the innermost loop, B (natural) is not; both facts reach the model.
+  Schedule natural = Schedule::csr(TargetKind::CPU, KernelType::SDDMM);
+  Schedule transposed = natural;
+  transposed.denseTransposed = 2;
+  MappedSchedule a = mapSchedule(natural, 64), b = mapSchedule(transposed, 64);
+  EXPECT_NE(a.knobs, b.knobs);
+  llvm::Expected<const Target &> cpu = TargetRegistry::get(TargetKind::CPU);
+  ASSERT_TRUE(!!cpu) << llvm::toString(cpu.takeError());
+  const std::vector<std::string> &names = cpu->knobEncoding().featureNames();
+  auto at = [&](const MappedSchedule &m, const char *name) {
+    auto it = std::find(names.begin(), names.end(), name);
+    EXPECT_NE(it, names.end()) << name;
+    return it == names.end() ? -1.0f : m.knobs[it - names.begin()];
+  };
+  EXPECT_EQ(at(a, "dense1_transposed"), 0.0f);
+  EXPECT_EQ(at(b, "dense1_transposed"), 1.0f);
+  EXPECT_EQ(at(a, "dense1_unit_stride"), 0.0f);
+  EXPECT_EQ(at(b, "dense1_unit_stride"), 1.0f);
+  // A(i, k) is read along k in both.
+  EXPECT_EQ(at(a, "dense0_unit_stride"), 1.0f);
+  EXPECT_EQ(at(b, "dense0_unit_stride"), 1.0f);
 }
 
 TEST(ConfigurationMapperTest, SampledKnobsAreLegalAndDeterministic) {

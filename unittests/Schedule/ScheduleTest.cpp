@@ -244,6 +244,23 @@ TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
             LevelFormat::Compressed);
   EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMV).cpu.vectorLength,
             0);
+  // SpMV rows are too cheap for dynamic dispatch, even when skewed.
+  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMV, &skewed).cpu.omp,
+            OmpScheduleKind::Static);
+  // SDDMM: dot products with k innermost; B stored transposed when its
+  // columns are read often enough to repay the transposition.
+  MatrixStats dense;
+  dense.rows = dense.cols = 1000;
+  dense.nnz = 20000;
+  Schedule sddmm = defaultSchedule(TargetKind::CPU, KernelType::SDDMM, &dense);
+  EXPECT_TRUE(isLegal(sddmm)) << whyIllegal(sddmm);
+  EXPECT_EQ(sddmm.loopOrder.back(), (DimPart{Role::K, Part::Whole}));
+  EXPECT_EQ(sddmm.contiguousRole(1), Role::K);
+  MatrixStats thin = dense;
+  thin.nnz = 3000;
+  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SDDMM, &thin)
+                .contiguousRole(1),
+            Role::J);
 }
 
 } // namespace
