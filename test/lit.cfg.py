@@ -56,6 +56,8 @@ if os.path.isdir(os.path.normpath(os.path.join(config.sptune_src_root, "..",
     config.available_features.add("shared-matrices")
 if config.have_torch:
     config.available_features.add("torch")
+if config.have_torch_baseline:
+    config.available_features.add("torch-baseline")
 if config.have_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
     # A CUDA device exists only if the driver sees one.
