@@ -506,12 +506,19 @@ std::string sptune::whyIllegal(const Schedule &s) {
     // vectorizer emits vector.load on the strided views of the tiles
     // ("most minor memref dim must have unit stride").
     // Found by sptune-fuzz, reproduced with mlir-opt 22.1: vectorized SpMV
-    // over COO storage (either orientation) computes wrong sums.
-    if (s.kernel == KernelType::SpMV && c.vectorLength > 0)
+    // over COO storage (either orientation) computes wrong sums; and so does
+    // any vectorized innermost loop over a singleton level once its dense
+    // operand is read with unit stride along it (SpMM over COO with
+    // layout = [b : k] and k innermost, or [c : i] and i innermost: the
+    // vectorizer gathers by coordinate and gets the sums wrong).
+    if (c.vectorLength > 0) {
       for (const StorageLevel &l : s.levels)
-        if (l.format == LevelFormat::Singleton)
-          return "vectorizing an SpMV over COO storage computes wrong results "
-                 "(MLIR sparse vectorizer)";
+        if (l.format == LevelFormat::Singleton &&
+            (s.kernel == KernelType::SpMV ||
+             (!s.loopOrder.empty() && s.loopOrder.back() == l.dim)))
+          return "vectorizing an innermost loop over a COO (singleton) level "
+                 "computes wrong results (MLIR sparse vectorizer)";
+    }
     if (s.tile > 0 && c.vectorLength > 0)
       return "tiling the free loop and vectorizing cannot be combined (the "
              "sparse vectorizer fails on tiled views)";

@@ -171,7 +171,16 @@ TEST(Schedule, LegalityExplainsItself) {
             std::string::npos);
   s = Schedule::coo(TargetKind::CPU, KernelType::SpMV);
   s.cpu.vectorLength = 4;
-  EXPECT_NE(whyIllegal(s).find("SpMV over COO"), std::string::npos);
+  EXPECT_NE(whyIllegal(s).find("over a COO (singleton) level"),
+            std::string::npos);
+  // SpMM over COO: vectorized with k (the singleton level) innermost is
+  // out, with j innermost (the row-wise product) is fine.
+  s = parseOrDie("cpu spmm, levels = [i : compressed_nu, k : singleton], "
+                 "order = [i, j, k], layout = [b : k], vl = 4");
+  EXPECT_NE(whyIllegal(s).find("singleton"), std::string::npos);
+  s = parseOrDie("cpu spmm, levels = [i : compressed_nu, k : singleton], "
+                 "vl = 4");
+  EXPECT_EQ(whyIllegal(s), "");
   s = Schedule::csr(TargetKind::CPU, KernelType::SpMV);
   s.tile = 8;
   EXPECT_NE(whyIllegal(s).find("no free dense loop"), std::string::npos);
