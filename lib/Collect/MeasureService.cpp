@@ -100,6 +100,7 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
   spec.kernel = *parseKernelType(request.kernel);
   spec.free = spec.kernel == KernelType::SpMV ? 1 : request.free;
   spec.elementBits = request.elementBits;
+  spec.transposedB = request.transposedB;
 
   llvm::Expected<const Target &> target = TargetRegistry::get(request.target);
   if (!target) {

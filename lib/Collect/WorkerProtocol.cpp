@@ -36,6 +36,10 @@ bool MeasureRequest::validate(std::string &error) const {
     error = "element bits must be 32 or 64";
     return false;
   }
+  if (transposedB && kernel != "sddmm") {
+    error = "a transposed B is an SDDMM input only";
+    return false;
+  }
   std::vector<std::string> baselines = t->baselines();
   baselines.insert(baselines.begin(), "heuristic");
   if (!baseline.empty() &&
@@ -82,6 +86,8 @@ std::string MeasureRequest::toJson() const {
                                           {"timeout_s", options.timeoutSeconds},
                                           {"check", options.checkResult},
                                           {"tolerance", options.tolerance}}}};
+  if (transposedB) // only when set: older workers' requests stay as they were
+    o["b_transposed"] = true;
   std::string s;
   llvm::raw_string_ostream(s) << json::Value(std::move(o));
   return s;
@@ -112,6 +118,8 @@ bool MeasureRequest::fromJson(const std::string &line, MeasureRequest &out,
     out.free = *x;
   if (auto x = o->getInteger("bits"))
     out.elementBits = static_cast<int>(*x);
+  if (auto x = o->getBoolean("b_transposed"))
+    out.transposedB = *x;
   if (auto x = o->getString("schedule"))
     out.schedule = x->str();
   if (auto x = o->getString("baseline"))

@@ -104,9 +104,9 @@ $FREE    return
 
 /// X = S .* (A B) into a fresh sparse X; every call's X is freed.
 const char *kSddmmSparseOutput = R"(
-  func.func @kernel(%s: !S, %a: tensor<$Mx$Nx$ET>, %b: tensor<$Nx$Kx$ET>) -> !S {
+  func.func @kernel(%s: !S, %a: tensor<$Mx$Nx$ET>, %bin: tensor<$BSHAPEx$ET>) -> !S {
     %e = tensor.empty() : !S
-    %0 = linalg.generic {
+$BPREP    %0 = linalg.generic {
         indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>,
                          affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
         iterator_types = ["parallel", "parallel", "reduction"]}
@@ -120,14 +120,14 @@ const char *kSddmmSparseOutput = R"(
     return %0 : !S
   }
   func.func @sptune_time(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
-                         %a: memref<$Mx$Nx$ET>, %b: memref<$Nx$Kx$ET>, %times: memref<?xf64>)
+                         %a: memref<$Mx$Nx$ET>, %b: memref<$BSHAPEx$ET>, %times: memref<?xf64>)
       attributes {llvm.emit_c_interface} {$ASSEMBLE
     %ta = bufferization.to_tensor %a restrict : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
-    %tb = bufferization.to_tensor %b restrict : memref<$Nx$Kx$ET> to tensor<$Nx$Kx$ET>
+    %tb = bufferization.to_tensor %b restrict : memref<$BSHAPEx$ET> to tensor<$BSHAPEx$ET>
     %n = memref.dim %times, %c0 : memref<?xf64>
     scf.for %i = %c0 to %n step %c1 {
       %t0 = func.call @rtclock() : () -> f64
-      %x = func.call @kernel(%s, %ta, %tb) : (!S, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) -> !S
+      %x = func.call @kernel(%s, %ta, %tb) : (!S, tensor<$Mx$Nx$ET>, tensor<$BSHAPEx$ET>) -> !S
       %t1 = func.call @rtclock() : () -> f64
       %dt = arith.subf %t1, %t0 : f64
       memref.store %dt, %times[%i] : memref<?xf64>
@@ -186,11 +186,11 @@ $DROPR    return
 /// weights are checksumWeight of Reference.h).
 const char *kSddmmCheck = R"(
   func.func @sptune_check(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
-                          %a: memref<$Mx$Nx$ET>, %b: memref<$Nx$Kx$ET>, %sum: memref<1xf64>)
+                          %a: memref<$Mx$Nx$ET>, %b: memref<$BCHECKx$ET>, %sum: memref<1xf64>)
       attributes {llvm.emit_c_interface} {$ASSEMBLE
     %ta = bufferization.to_tensor %a restrict : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
-    %tb = bufferization.to_tensor %b restrict : memref<$Nx$Kx$ET> to tensor<$Nx$Kx$ET>
-    %x = func.call @kernel(%s, %ta, %tb) : (!S, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) -> !S
+    %tb = bufferization.to_tensor %b restrict : memref<$BCHECKx$ET> to tensor<$BCHECKx$ET>
+    %x = func.call @kernel(%s, %ta, %tb) : (!S, tensor<$Mx$Nx$ET>, tensor<$BCHECKx$ET>) -> !S
     %zero = arith.constant 0.0 : f64
     %total = sparse_tensor.foreach in %x init(%zero) : !S, f64 -> f64 do {
       ^bb0(%i: index, %j: index, %v: $ET, %acc: f64):
@@ -230,7 +230,19 @@ std::string sptune::buildBenchModule(const KernelSpec &spec, int64_t rows,
       sddmm == SddmmForm::SparseOutput
           ? "    bufferization.dealloc_tensor %x : !S\n" + freeS
           : (same ? "" : "    bufferization.dealloc_tensor %x : !S\n");
+  // SDDMM's B: as the kernel reads it (K x cols), or supplied as B^T and
+  // transposed by the kernel itself.
+  bool bt = spec.kernel == KernelType::SDDMM && spec.transposedB &&
+            sddmm == SddmmForm::SparseOutput;
   Template t;
+  // Tokens that contain other tokens first, in the order they nest.
+  t.set("BPREP", bt ? "    %bempty = tensor.empty() : tensor<$Nx$Kx$ET>\n"
+                      "    %b = linalg.transpose ins(%bin : tensor<$Kx$Nx$ET>) "
+                      "outs(%bempty : tensor<$Nx$Kx$ET>) permutation = [1, 0]\n"
+                    : "    %b = tensor.cast %bin : tensor<$Nx$Kx$ET> to "
+                      "tensor<$Nx$Kx$ET>\n")
+      .set("BSHAPE", bt ? "$Kx$N" : "$Nx$K")
+      .set("BCHECK", bt ? "$Kx$N" : "$Nx$K");
   // ASSEMBLE first: the snippet uses the tokens set after it.
   t.set("ASSEMBLE", kAssemble)
       .set("M", std::to_string(rows))

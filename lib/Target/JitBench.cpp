@@ -55,6 +55,12 @@ static void prepare(const CsrMatrix &m, const KernelSpec &spec, SddmmForm sddmm,
     std::vector<float> b = denseInput(spec.free, m.cols, 3);
     in.dense0 = cast(a);
     in.dense1 = cast(b);
+    if (spec.transposedB) { // the same B, stored as B^T (cols x K)
+      for (int64_t r = 0; r < spec.free; ++r)
+        for (int64_t j = 0; j < m.cols; ++j)
+          in.dense1[static_cast<size_t>(j * spec.free + r)] =
+              static_cast<T>(b[static_cast<size_t>(r * m.cols + j)]);
+    }
     if (sddmm == SddmmForm::SparseOutput) {
       in.reference = referenceSDDMMChecksum(m, a, b, spec.free);
       break;
@@ -81,7 +87,8 @@ BenchInputs<T> &BenchInputCache::get(const CsrMatrix &m,
   std::string wanted = std::to_string(contentHash(m)) + "|" +
                        std::to_string(static_cast<int>(spec.kernel)) + "|" +
                        std::to_string(spec.free) + "|" +
-                       std::to_string(spec.elementBits);
+                       std::to_string(spec.elementBits) +
+                       (spec.transposedB ? "|bt" : "");
   if (key != wanted) {
     prepare(m, spec, sddmm, *in);
     key = wanted;
@@ -114,7 +121,9 @@ void sptune::callBench(BenchEntry fn, const CsrMatrix &m,
   }
   case KernelType::SDDMM: {
     MemRefArg<T, 2> a(in.dense0.data(), {m.rows, spec.free});
-    MemRefArg<T, 2> b(in.dense1.data(), {spec.free, m.cols});
+    MemRefArg<T, 2> b(in.dense1.data(),
+                      spec.transposedB ? std::array<int64_t, 2>{m.cols, spec.free}
+                                       : std::array<int64_t, 2>{spec.free, m.cols});
     fn(pos.ptr(), crd.ptr(), valsArg.ptr(), a.ptr(), b.ptr(), last);
     break;
   }
@@ -163,6 +172,7 @@ std::string sptune::benchKey(const KernelSpec &spec, int64_t rows, int64_t cols,
   return std::to_string(static_cast<int>(spec.kernel)) + "|" +
          std::to_string(spec.free) + "|" + std::to_string(spec.elementBits) +
          "|" + std::to_string(rows) + "x" + std::to_string(cols) + "|" +
+         (spec.transposedB ? "bt|" : "") +
          (schedule ? schedule->str() : std::string("upstream"));
 }
 

@@ -38,6 +38,11 @@ static cl::opt<int64_t> freeSize(cl::cat(category), "free",
                                  cl::init(64));
 static cl::opt<int> bits(cl::cat(category), "bits",
                          cl::desc("Element bits: 32 or 64"), cl::init(32));
+static cl::opt<bool> transposedB(
+    cl::cat(category), "sddmm-b-transposed",
+    cl::desc("SDDMM: supply B as B^T (cols x K, the layout of GNN feature "
+             "matrices); the kernel transposes it in the IR, which a layout "
+             "reading B^T elides"));
 static cl::opt<std::string>
     target(cl::cat(category), "target",
            cl::desc("Target of a baseline (a schedule names its own)"),
@@ -96,6 +101,7 @@ int main(int argc, char **argv) {
   request.kernel = kernel;
   request.free = freeSize;
   request.elementBits = bits;
+  request.transposedB = transposedB;
   request.schedule = schedule;
   request.baseline = baseline;
   request.options.minSeconds = minSeconds;

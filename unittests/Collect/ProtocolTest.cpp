@@ -38,6 +38,18 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
   EXPECT_EQ(back.schedule, r.schedule);
   EXPECT_EQ(back.options.minReps, 7);
   EXPECT_FALSE(back.options.checkResult);
+  EXPECT_FALSE(back.transposedB);
+  // The B^T input of SDDMM travels only when set, and only for SDDMM.
+  EXPECT_EQ(r.toJson().find("b_transposed"), std::string::npos);
+  MeasureRequest bt = r;
+  bt.transposedB = true;
+  ASSERT_TRUE(MeasureRequest::fromJson(bt.toJson(), back, error)) << error;
+  EXPECT_TRUE(back.transposedB);
+  bt.kernel = "spmm";
+  bt.schedule.clear();
+  bt.baseline = "heuristic";
+  EXPECT_FALSE(bt.validate(error));
+  EXPECT_NE(error.find("SDDMM input only"), std::string::npos) << error;
 
   MeasureRequest bad = r;
   bad.baseline = "mlir-default"; // schedule and baseline together

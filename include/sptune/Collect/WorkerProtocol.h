@@ -45,6 +45,8 @@ struct MeasureRequest {
   std::string kernel = "spmm";
   int64_t free = 64;
   int elementBits = 32;
+  /// SDDMM only: B supplied as B^T (KernelSpec::transposedB).
+  bool transposedB = false;
   std::string schedule;
   std::string baseline;
   MeasureOptions options;

@@ -30,6 +30,11 @@ struct KernelSpec {
   int64_t free = 64;
   /// Element type: 32 (f32) or 64 (f64).
   int elementBits = 32;
+  /// SDDMM only: B is supplied as B^T (cols x K, row-major — how GNN code
+  /// stores feature matrices), and the kernel as written transposes it with
+  /// a linalg.transpose before the product. A layout that reads B^T then
+  /// elides the transposition.
+  bool transposedB = false;
 };
 
 struct MeasureOptions {
