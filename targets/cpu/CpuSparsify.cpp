@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/Dialect/SparseTensor/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -83,26 +84,68 @@ struct CpuSparsifyPass
           << vectorLength;
       return signalPassFailure();
     }
-    // Settings from the first scheduled kernel; warn about disagreements.
-    std::optional<SparsifierSettings> settings;
-    Operation *first = nullptr;
-    module->walk([&](linalg::GenericOp op) {
+    // MLIR's sparsifier takes one setting per module. A kernel sptune did
+    // not schedule keeps upstream's defaults (parallelizing it can race:
+    // upstream's block-sparse matmul keeps a scratch buffer outside its
+    // loops), so then nothing is parallelized or vectorized. Scheduled
+    // kernels get what they all agree on: parallel outer loops if every one
+    // asks for them (any storage if one asks for that: a dense outer loop
+    // is parallelized alike), a vector length and 32-bit indices if every
+    // one asks for the same. A kernel whose settings are reduced is warned.
+    Operation *unscheduled = nullptr;
+    SmallVector<std::pair<Operation *, SparsifierSettings>> scheduled;
+    module->walk([&](linalg::LinalgOp op) {
       auto attr = dyn_cast_or_null<ScheduleAttr>(
           op->getAttr(SptuneDialect::kScheduleAttrName));
-      if (!attr)
+      if (attr) {
+        scheduled.push_back({op, settingsFor(attr.getSchedule())});
         return;
-      SparsifierSettings s = settingsFor(attr.getSchedule());
-      if (!settings) {
-        settings = s;
-        first = op;
-      } else if (*settings != s) {
-        op->emitWarning("sptune: this kernel's schedule asks for other "
-                        "sparsifier settings than the kernel at ")
-            << first->getLoc()
-            << "; the sparsifier takes one setting per module, that "
-               "kernel's is used";
       }
+      bool sparse = llvm::any_of(op->getOperandTypes(), [](Type t) {
+        return sparse_tensor::getSparseTensorEncoding(t) != nullptr;
+      });
+      if (sparse && !unscheduled)
+        unscheduled = op;
     });
+    std::optional<SparsifierSettings> settings;
+    if (!scheduled.empty() && !unscheduled) {
+      SparsifierSettings agreed = scheduled.front().second;
+      for (const auto &[op, s] : scheduled) {
+        if (s.parallelization == SparseParallelizationStrategy::kNone ||
+            agreed.parallelization == SparseParallelizationStrategy::kNone)
+          agreed.parallelization = SparseParallelizationStrategy::kNone;
+        else if (s.parallelization ==
+                 SparseParallelizationStrategy::kAnyStorageOuterLoop)
+          agreed.parallelization = s.parallelization;
+        if (s.vectorLength != agreed.vectorLength)
+          agreed.vectorLength = 0;
+        if (s.simdIndex32 != agreed.simdIndex32)
+          agreed.simdIndex32 = false;
+      }
+      settings = agreed;
+    }
+    SparsifierSettings applied = settings.value_or(SparsifierSettings());
+    for (const auto &[op, s] : scheduled) {
+      bool parallelLost =
+          s.parallelization != SparseParallelizationStrategy::kNone &&
+          applied.parallelization == SparseParallelizationStrategy::kNone;
+      bool vectorLost = s.vectorLength != applied.vectorLength ||
+                        s.simdIndex32 != applied.simdIndex32;
+      if (!parallelLost && !vectorLost)
+        continue;
+      InFlightDiagnostic w = op->emitWarning("sptune: this kernel's ");
+      w << (parallelLost && vectorLost ? "parallelization and vectorization"
+            : parallelLost             ? "parallelization"
+                                       : "vectorization")
+        << " is not applied: MLIR's sparsifier takes one setting per module, "
+           "and ";
+      if (unscheduled)
+        w << "the sparse kernel at " << unscheduled->getLoc()
+          << " is not scheduled (it keeps upstream's defaults)";
+      else
+        w << "other kernels of the module ask for other settings";
+      w << "; put the kernels in separate modules to schedule each";
+    }
     SparsifierSettings use = settings.value_or(SparsifierSettings());
     if (parallelization != ParallelizationChoice::Auto)
       use.parallelization = toStrategy(parallelization);
