@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Reproduces cost-model/models/cpu-default.pt (the model sptune ships) and its
 # honest evaluation, with sptune's own tools, on this kind of machine
-# (2 cores; about 50 minutes of measurement, a minute of training):
+# (2 cores; about 75 minutes of measurement, a minute of training):
 #
-#   1. collect: baselines + 24 sampled schedules per matrix for SpMM and SDDMM
-#      (N = K = 64, f32) on ../shared/matrices and the synthetic matrices of
-#      bench/matrices/synthetic-train.txt;
+#   1. collect: the MLIR default and the heuristic + 20 sampled schedules per
+#      matrix for SpMM, SDDMM and SpMV (N = K = 64, f32) on ../shared/matrices
+#      and the synthetic matrices of bench/matrices/synthetic-train.txt;
 #   2. evaluate honestly: train on everything except the shared matrices with
 #      >= 50,000 nonzeros, report held-out metrics on them, and measure what
 #      sptune-autotune picks with that model on them (autotune_eval);
@@ -21,8 +21,8 @@ mkdir -p "$work"
 export PYTHONPATH="$root/python"
 
 "$bin/sptune-collect" "$matrices" @"$root/bench/matrices/synthetic-train.txt" \
-  --kernel spmm,sddmm --free 64 --samples 24 --min-seconds 0.05 --min-reps 3 \
-  --timeout 60 --out "$work/cpu-train.jsonl"
+  --kernel spmm,sddmm,spmv --free 64 --samples 20 --min-seconds 0.05 --min-reps 3 \
+  --baselines mlir-default,heuristic --timeout 60 --out "$work/cpu-train.jsonl"
 
 # Held-out evaluation: the large shared matrices never seen in training.
 /usr/bin/python3 -m sptune.filter_dataset "$work/cpu-train.jsonl" \
@@ -35,6 +35,7 @@ export PYTHONPATH="$root/python"
   --metrics "$work/heldout-metrics.json" --quiet
 large=$(/usr/bin/python3 -c "import json,sys; print(' '.join(sorted({json.loads(l)['matrix']['source'] for l in open(sys.argv[1])})))" "$work/test-large.jsonl")
 /usr/bin/python3 -m sptune.autotune_eval --build "$root/build" --mode development \
+  --kernel spmm,sddmm,spmv \
   --model "$work/heldout.pt" --dataset "$work/cpu-train.jsonl" \
   --json "$work/autotune-heldout.json" --plot "$work/autotune-heldout.png" $large
 

@@ -48,7 +48,26 @@ static bool isBlockArg(Value v, Block *body, unsigned number) {
   return arg && arg.getOwner() == body && arg.getArgNumber() == number;
 }
 
-/// Collects the block arguments at the leaves of a tree of arith.mulf.
+/// The operands of a multiplication (arith.mulf, or arith.muli for integer
+/// kernels), or nothing.
+static std::optional<std::pair<Value, Value>> multiplication(Value v) {
+  if (auto mul = v.getDefiningOp<arith::MulFOp>())
+    return std::make_pair(mul.getLhs(), mul.getRhs());
+  if (auto mul = v.getDefiningOp<arith::MulIOp>())
+    return std::make_pair(mul.getLhs(), mul.getRhs());
+  return std::nullopt;
+}
+
+/// The operands of an addition (arith.addf or arith.addi), or nothing.
+static std::optional<std::pair<Value, Value>> addition(Value v) {
+  if (auto add = v.getDefiningOp<arith::AddFOp>())
+    return std::make_pair(add.getLhs(), add.getRhs());
+  if (auto add = v.getDefiningOp<arith::AddIOp>())
+    return std::make_pair(add.getLhs(), add.getRhs());
+  return std::nullopt;
+}
+
+/// Collects the block arguments at the leaves of a tree of multiplications.
 static bool collectFactors(Value v, Block *body,
                            SmallVectorImpl<unsigned> &factors) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -57,11 +76,11 @@ static bool collectFactors(Value v, Block *body,
     factors.push_back(arg.getArgNumber());
     return true;
   }
-  auto mul = v.getDefiningOp<arith::MulFOp>();
+  auto mul = multiplication(v);
   if (!mul || factors.size() > 4)
     return false;
-  return collectFactors(mul.getLhs(), body, factors) &&
-         collectFactors(mul.getRhs(), body, factors);
+  return collectFactors(mul->first, body, factors) &&
+         collectFactors(mul->second, body, factors);
 }
 
 /// True when `factors` names each of the inputs 0..numInputs-1 exactly once.
@@ -128,10 +147,10 @@ static FailureOr<BodyKind> analyzeBody(linalg::LinalgOp op,
     return failure();
   }
   Value result = yield.getOperand(0);
-  if (auto add = result.getDefiningOp<arith::AddFOp>()) {
-    Value product = isBlockArg(add.getLhs(), body, numInputs)   ? add.getRhs()
-                    : isBlockArg(add.getRhs(), body, numInputs) ? add.getLhs()
-                                                                : Value();
+  if (auto add = addition(result)) {
+    Value product = isBlockArg(add->first, body, numInputs)    ? add->second
+                    : isBlockArg(add->second, body, numInputs) ? add->first
+                                                               : Value();
     SmallVector<unsigned> factors;
     if (product && collectFactors(product, body, factors) &&
         coversInputs(factors, numInputs))
@@ -361,10 +380,11 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
       return match;
     }
     Type et = type.getElementType();
-    if (!et.isF32() && !et.isF64()) {
+    if (!et.isF32() && !et.isF64() && !et.isSignlessInteger(32) &&
+        !et.isSignlessInteger(64)) {
       std::string s;
       llvm::raw_string_ostream os(s);
-      os << "element type " << et << " is not f32 or f64";
+      os << "element type " << et << " is not f32, f64, i32 or i64";
       match.reason = s;
       return match;
     }

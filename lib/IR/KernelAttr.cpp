@@ -309,8 +309,10 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " does not fit a '" << kindName << "' kernel";
   }
 
-  if (!elementType || !(elementType.isF32() || elementType.isF64()))
-    return emitError() << "element type must be f32 or f64, got "
+  if (!elementType ||
+      !(elementType.isF32() || elementType.isF64() ||
+        elementType.isSignlessInteger(32) || elementType.isSignlessInteger(64)))
+    return emitError() << "element type must be f32, f64, i32 or i64, got "
                        << elementType;
   if (!encoding)
     return emitError() << "missing sparse encoding";

@@ -105,17 +105,17 @@
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
-// Integer element type.
-// expected-error @below {{element type must be f32 or f64, got 'i32'}}
+// Narrow integer element type (i32 and i64 are supported).
+// expected-error @below {{element type must be f32, f64, i32 or i64, got 'i16'}}
 #k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
-                    type = i32, encoding = #CSR>
+                    type = i16, encoding = #CSR>
 
 // -----
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
 // Half precision is not supported either.
-// expected-error @below {{element type must be f32 or f64, got 'f16'}}
+// expected-error @below {{element type must be f32, f64, i32 or i64, got 'f16'}}
 #k = #sptune.kernel<spmv, loops = [i : 8, k : 4], operands = [sparse(i, k), dense(k), out(i)],
                     type = f16, encoding = #CSR>
 

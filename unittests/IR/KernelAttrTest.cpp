@@ -123,13 +123,13 @@ TEST_F(KernelAttrTest, VerifierRejectsMissingRole) {
             "'spmm' kernel needs one loop per role (i, j, k), got (i, k)");
 }
 
-TEST_F(KernelAttrTest, VerifierRejectsIntegerElementType) {
+TEST_F(KernelAttrTest, VerifierRejectsNarrowIntegerElementType) {
   EXPECT_EQ(parseError(ctx, std::string("#sptune.kernel<spmv, loops = [i : 8, "
                                         "k : 8], operands = [sparse(i, k), "
-                                        "dense(k), out(i)], type = i32, "
+                                        "dense(k), out(i)], type = i8, "
                                         "encoding = ") +
                                 kCSR + ">"),
-            "element type must be f32 or f64, got 'i32'");
+            "element type must be f32, f64, i32 or i64, got 'i8'");
 }
 
 TEST_F(KernelAttrTest, VerifierRejectsSwappedRoles) {
