@@ -127,6 +127,21 @@ def oracle(records, matrix_id, kernel):
     return best
 
 
+def speedup_bars(ax, rows, key, label, markers, title):
+    """Per-matrix bars of `key` (log scale, sorted), with (key, style, label) markers."""
+    k = sorted((r for r in rows if r[key]), key=lambda r: r[key])
+    xs = range(len(k))
+    ax.bar(xs, [r[key] for r in k], label=label)
+    for mkey, style, mlabel in markers:
+        ax.plot(xs, [r[mkey] or float("nan") for r in k], style, ms=10, label=mlabel)
+    ax.axhline(1.0, color="gray", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([r["matrix"][:14] for r in k], rotation=70, fontsize=7)
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("matrices", nargs="+")
@@ -215,37 +230,23 @@ def main(argv=None):
         import matplotlib.pyplot as plt
         kernels = args.kernel.split(",")
         fig, axes = plt.subplots(2, len(kernels), figsize=(6 * len(kernels), 8), squeeze=False)
+        for ax, kernel in zip(axes[0], kernels):
+            speedup_bars(ax, [r for r in rows if r["kernel"] == kernel], "tuned_vs_mlir",
+                         "autotuned / MLIR default",
+                         [("oracle_vs_mlir", "r_", "oracle in sample"),
+                          ("heuristic_vs_mlir", "k.", "heuristic")],
+                         f"{kernel}: speedup over the MLIR default")
         for ax, kernel in zip(axes[1], kernels):
             # Against the best library per matrix (SDDMM: the hand-written reference).
-            key = "tuned_vs_reference" if kernel == "sddmm" else "tuned_vs_best_library"
-            k = [r for r in rows if r["kernel"] == kernel and r[key]]
-            k.sort(key=lambda r: r[key])
-            xs = range(len(k))
-            ax.bar(xs, [r[key] for r in k],
-                   label="autotuned / " + ("reference (B^T given, untimed)" if kernel == "sddmm"
-                                           else "best of eigen, rsb, reference"))
-            if kernel == "sddmm":
-                ax.plot(xs, [r["tuned_bt_vs_reference"] or float("nan") for r in k], "g^",
-                        label="autotuned, B^T given (transposition elided) / reference")
-            ax.axhline(1.0, color="gray", lw=0.8)
-            ax.set_yscale("log")
-            ax.set_xticks(list(xs))
-            ax.set_xticklabels([r["matrix"][:14] for r in k], rotation=70, fontsize=7)
-            ax.set_title(f"{kernel}: speedup over the best library kernel")
-            ax.legend(fontsize=7)
-        for ax, kernel in zip(axes[0], kernels):
-            k = [r for r in rows if r["kernel"] == kernel and r["tuned_vs_mlir"]]
-            k.sort(key=lambda r: r["tuned_vs_mlir"])
-            xs = range(len(k))
-            ax.bar(xs, [r["tuned_vs_mlir"] for r in k], label="autotuned / MLIR default")
-            ax.plot(xs, [r["oracle_vs_mlir"] or float("nan") for r in k], "r_", ms=12, label="oracle in sample")
-            ax.plot(xs, [r["heuristic_vs_mlir"] or float("nan") for r in k], "k.", label="heuristic")
-            ax.axhline(1.0, color="gray", lw=0.8)
-            ax.set_yscale("log")
-            ax.set_xticks(list(xs))
-            ax.set_xticklabels([r["matrix"][:14] for r in k], rotation=70, fontsize=7)
-            ax.set_title(f"{kernel}: speedup over the MLIR default")
-            ax.legend(fontsize=7)
+            sddmm = kernel == "sddmm"
+            speedup_bars(ax, [r for r in rows if r["kernel"] == kernel],
+                         "tuned_vs_reference" if sddmm else "tuned_vs_best_library",
+                         "autotuned / " + ("reference (B^T given, untimed)" if sddmm
+                                           else "best of eigen, rsb, reference"),
+                         [("tuned_bt_vs_reference", "g^",
+                           "autotuned, B^T given (transposition elided) / reference")]
+                         if sddmm else [],
+                         f"{kernel}: speedup over the best library kernel")
         fig.tight_layout()
         fig.savefig(args.plot, dpi=120)
 
