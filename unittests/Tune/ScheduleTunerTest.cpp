@@ -16,6 +16,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 
+#include <set>
+
 #include <algorithm>
 #include <numeric>
 
@@ -305,6 +307,37 @@ private:
   TargetKind toyKind;
   ToySpace toySpace;
 };
+
+TEST(ScheduleTuner, RanksTheHeuristicsKnobNeighbourhood) {
+  registerAllTargets();
+  CsrMatrix m = load();
+  std::string error;
+  std::unique_ptr<CostModel> heuristic =
+      createCostModel(CostModelMode::Heuristic, "", &error);
+  ASSERT_TRUE(heuristic) << error;
+  MatrixFeatures features = featurize(m);
+  Schedule h = defaultSchedule(TargetKind::CPU, KernelType::SDDMM,
+                               &features.stats, 16);
+  TuneOptions o = measuring(0);
+  o.candidates = 0; // only the heuristic, the reference and the neighbours
+  o.neighbours = 64;
+  o.topK = 100;
+  auto result = tuneSchedule(*heuristic, m, KernelType::SDDMM, 16, o);
+  ASSERT_TRUE(!!result) << llvm::toString(result.takeError());
+  EXPECT_GT(result->numCandidates, 20u);
+  // The neighbours keep the heuristic's storage and loop order and vary its
+  // knobs, dense layouts and widths included.
+  std::set<uint8_t> layouts;
+  std::set<int> widths;
+  for (const RankedCandidate &c : result->top) {
+    if (c.schedule.levels != h.levels || c.schedule.loopOrder != h.loopOrder)
+      continue;
+    layouts.insert(c.schedule.denseTransposed);
+    widths.insert(c.schedule.crdWidth);
+  }
+  EXPECT_EQ(layouts.size(), 4u);
+  EXPECT_EQ(widths.size(), 2u);
+}
 
 TEST(ScheduleTuner, AToyTargetPlugsInWithOneRegistrationLine) {
   const Target &toy = TargetRegistry::add(std::make_unique<ToyTarget>());

@@ -31,6 +31,9 @@ struct TuneOptions {
   /// Candidates drawn from the target's space (its heuristic and reference
   /// schedules are always added).
   size_t candidates = 1000;
+  /// Knob settings of the heuristic's storage and loop order added to the
+  /// candidates (its neighbourhood).
+  size_t neighbours = 200;
   uint64_t seed = 1;
   /// How many of the best-ranked candidates to report.
   size_t topK = 5;
