@@ -81,10 +81,11 @@ sptune::planCollection(const std::vector<std::string> &sources,
 }
 
 PendingRequests sptune::pendingRequests(const CollectionPlan &plan,
-                                        const std::string &datasetPath) {
+                                        const std::string &datasetPath,
+                                        bool retryTransient) {
   PendingRequests pending;
-  std::unordered_set<std::string> have =
-      readDatasetKeys(datasetPath, &pending.unreadableLines);
+  std::unordered_set<std::string> have = readDatasetKeys(
+      datasetPath, &pending.unreadableLines, retryTransient);
   for (const PlannedRequest &p : plan.requests) {
     if (have.count(p.key.str())) {
       ++pending.alreadyDone;

@@ -13,6 +13,8 @@
 #include <ctime>
 #include <fstream>
 #include <thread>
+
+#include <sys/file.h>
 #include <unistd.h>
 
 using namespace sptune;
@@ -90,7 +92,8 @@ std::string sptune::datasetRecord(const RecordKey &key,
 }
 
 std::unordered_set<std::string>
-sptune::readDatasetKeys(const std::string &path, size_t *badLines) {
+sptune::readDatasetKeys(const std::string &path, size_t *badLines,
+                        bool skipTransient) {
   std::unordered_set<std::string> keys;
   size_t bad = 0;
   std::ifstream in(path);
@@ -110,11 +113,19 @@ sptune::readDatasetKeys(const std::string &path, size_t *badLines) {
       ++bad;
       continue;
     }
+    std::optional<llvm::StringRef> status =
+        o->getString(dataset::field::kStatus);
+    if (skipTransient && status && isTransientStatus(status->str()))
+      continue;
     keys.insert(key->str());
   }
   if (badLines)
     *badLines = bad;
   return keys;
+}
+
+bool sptune::isTransientStatus(std::string_view status) {
+  return status == "crash" || status == "timeout" || status == "error";
 }
 
 bool DatasetWriter::open(const std::string &path, bool syncEach,
@@ -132,6 +143,13 @@ bool DatasetWriter::open(const std::string &path, bool syncEach,
   file = std::fopen(path.c_str(), "ab");
   if (!file) {
     error = "cannot open '" + path + "' for appending";
+    return false;
+  }
+  if (::flock(::fileno(file), LOCK_EX | LOCK_NB) != 0) {
+    std::fclose(file);
+    file = nullptr;
+    error = "'" + path + "' is being written by another process (is another "
+            "sptune-collect running on it?)";
     return false;
   }
   sync = syncEach;

@@ -79,6 +79,10 @@ static cl::opt<int64_t> minNnz(cl::cat(category), "min-nnz",
 static cl::opt<int64_t> maxNnz(cl::cat(category), "max-nnz",
                                cl::desc("Skip larger matrices"),
                                cl::init(INT64_MAX));
+static cl::opt<bool> noRetry(
+    cl::cat(category), "no-retry",
+    cl::desc("On resume, do not measure again what crashed, timed out or hit "
+             "a worker error (by default those are retried)"));
 static cl::opt<bool> fsyncEach(cl::cat(category), "fsync",
                                cl::desc("fsync after each record"));
 static cl::opt<bool> byName(cl::cat(category), "by-name",
@@ -196,7 +200,7 @@ int main(int argc, char **argv) {
   for (const std::string &warning : plan->warnings)
     llvm::errs() << "sptune-collect: " << warning << "\n";
 
-  PendingRequests pending = pendingRequests(*plan, out);
+  PendingRequests pending = pendingRequests(*plan, out, !noRetry);
   if (pending.unreadableLines)
     llvm::errs() << "sptune-collect: " << pending.unreadableLines
                  << " unreadable line(s) in the dataset are ignored\n";
@@ -239,6 +243,15 @@ int main(int argc, char **argv) {
                  << result->progress.done
                  << " measurements; run again to resume\n";
     return 130;
+  }
+  // Nothing measured at all is a broken setup (worker path, timeout,
+  // matrices), not a dataset: say so with the exit status.
+  const auto &statuses = result->progress.statuses;
+  if (result->progress.done > 0 && !statuses.count("ok")) {
+    llvm::errs() << "sptune-collect: none of the " << result->progress.done
+                 << " measurements succeeded; check the worker (--worker-exe), "
+                    "the timeout and the matrices\n";
+    return 1;
   }
   return 0;
 }

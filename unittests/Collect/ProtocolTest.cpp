@@ -152,6 +152,49 @@ TEST(Dataset, KeysOfWrittenRecordsAreReadBackAndCutLinesSkipped) {
   std::remove(path.c_str());
 }
 
+TEST(Dataset, TransientFailuresAreRetriedAndWritersExclude) {
+  std::string path = ::testing::TempDir() + "sptune-dataset-retry.jsonl";
+  std::remove(path.c_str());
+  MachineInfo machine = MachineInfo::current();
+  auto key = [](int n) {
+    return RecordKey{"m" + std::to_string(n), "spmm", 64, "cpu", "sample",
+                     "cpu spmm"};
+  };
+  {
+    DatasetWriter w;
+    std::string error;
+    ASSERT_TRUE(w.open(path, false, error)) << error;
+    // A second writer on the same dataset is refused while the first holds it.
+    DatasetWriter second;
+    EXPECT_FALSE(second.open(path, false, error));
+    EXPECT_NE(error.find("another sptune-collect"), std::string::npos) << error;
+    const MeasureStatus statuses[] = {MeasureStatus::Ok, MeasureStatus::Timeout,
+                                      MeasureStatus::Crash,
+                                      MeasureStatus::WrongResult};
+    for (int n = 0; n < 4; ++n) {
+      MeasureResponse r;
+      r.measurement.status = statuses[n];
+      ASSERT_TRUE(w.append(datasetRecord(key(n), MeasureRequest(), r, machine)));
+    }
+    // m1 timed out once, then succeeded.
+    MeasureResponse ok;
+    ok.measurement.status = MeasureStatus::Ok;
+    ASSERT_TRUE(w.append(datasetRecord(key(1), MeasureRequest(), ok, machine)));
+  }
+  auto all = readDatasetKeys(path);
+  EXPECT_EQ(all.size(), 4u);
+  auto done = readDatasetKeys(path, nullptr, /*skipTransient=*/true);
+  EXPECT_EQ(done.size(), 3u);
+  EXPECT_TRUE(done.count(key(1).str()));  // the retry succeeded
+  EXPECT_FALSE(done.count(key(2).str())); // the crash is measured again
+  EXPECT_TRUE(done.count(key(3).str()));  // a wrong result stays wrong
+  // Once the first writer is gone, another may write.
+  DatasetWriter again;
+  std::string error;
+  EXPECT_TRUE(again.open(path, false, error)) << error;
+  std::remove(path.c_str());
+}
+
 TEST(Collector, PlansBaselinesAndDeterministicSamples) {
   registerAllTargets();
   CpuSpaceConfig c;

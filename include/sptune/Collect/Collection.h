@@ -66,8 +66,12 @@ struct PendingRequests {
   size_t alreadyDone = 0;
   size_t unreadableLines = 0;
 };
+/// The planned requests `datasetPath` does not hold yet. With
+/// `retryTransient`, requests whose records all crashed, timed out or hit a
+/// worker error are measured again (readDatasetKeys).
 PendingRequests pendingRequests(const CollectionPlan &plan,
-                                const std::string &datasetPath);
+                                const std::string &datasetPath,
+                                bool retryTransient = true);
 
 struct CollectionRunOptions {
   std::string datasetPath;

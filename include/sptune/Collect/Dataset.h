@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 namespace sptune {
@@ -42,14 +43,27 @@ std::string datasetRecord(const RecordKey &key, const MeasureRequest &request,
                           const MachineInfo &machine);
 
 /// The keys of the parseable records of `path` (a missing file is empty).
-/// `badLines` counts lines that do not parse (e.g. cut by a kill).
+/// `badLines` counts lines that do not parse (e.g. cut by a kill). With
+/// `skipTransient`, a key whose records all failed for a reason that may
+/// not recur (crash, timeout, error: a worker killed, a machine busy, a
+/// wrong worker path) is left out, so that a resumed collection measures it
+/// again; deterministic outcomes (ok, illegal, compile_error,
+/// wrong_result) stay done.
 std::unordered_set<std::string> readDatasetKeys(const std::string &path,
-                                                size_t *badLines = nullptr);
+                                                size_t *badLines = nullptr,
+                                                bool skipTransient = false);
+
+/// Whether a record with `status` may come out differently when measured
+/// again (crash, timeout, error).
+bool isTransientStatus(std::string_view status);
 
 /// Appends lines to a dataset, flushing (and optionally fsyncing) each one so
 /// that an interrupted collector loses nothing it reported.
 class DatasetWriter {
 public:
+  /// Opens `path` for appending and takes an exclusive lock on it: a second
+  /// writer (another sptune-collect on the same dataset) fails to open
+  /// rather than writing every record twice.
   bool open(const std::string &path, bool sync, std::string &error);
   bool append(const std::string &line);
   ~DatasetWriter();
