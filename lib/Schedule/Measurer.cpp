@@ -56,9 +56,20 @@ static double median(std::vector<double> v) {
 void sptune::summarizeSamples(std::vector<double> samples, Measurement &m) {
   m.status = MeasureStatus::Ok;
   m.reps = static_cast<int>(samples.size());
-  if (samples.empty())
+  if (samples.empty()) {
+    m.status = MeasureStatus::Error;
+    m.reason = "no timed repetition";
     return;
+  }
   m.medianSeconds = median(samples);
+  // A median of no time (or a negative or non-finite one) is no
+  // measurement: a time of 0 would rank above everything.
+  if (!(m.medianSeconds > 0) || !std::isfinite(m.medianSeconds)) {
+    m.status = MeasureStatus::Error;
+    m.reason = "the timer measured no time (median " +
+               std::to_string(m.medianSeconds) + " s)";
+    return;
+  }
   m.minSeconds = *std::min_element(samples.begin(), samples.end());
   m.maxSeconds = *std::max_element(samples.begin(), samples.end());
   for (double &s : samples)

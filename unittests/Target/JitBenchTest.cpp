@@ -12,6 +12,8 @@
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "gtest/gtest.h"
 
+#include <algorithm>
+
 using namespace sptune;
 
 namespace {
@@ -99,6 +101,24 @@ TEST(BenchKeyTest, SeparatesEverythingACompiledModuleDependsOn) {
   KernelSpec f64 = s;
   f64.elementBits = 64;
   EXPECT_NE(base, benchKey(f64, 8, 8, &csr));
+  KernelSpec sddmm = spec(KernelType::SDDMM), bt = sddmm;
+  bt.transposedB = true;
+  Schedule sampled = parseSchedule("cpu sddmm").value();
+  EXPECT_NE(benchKey(sddmm, 8, 8, &sampled), benchKey(bt, 8, 8, &sampled));
+}
+
+TEST(SummarizeSamplesTest, NoTimeIsNoMeasurement) {
+  Measurement m;
+  summarizeSamples({2e-6, 1e-6, 3e-6}, m);
+  EXPECT_EQ(m.status, MeasureStatus::Ok);
+  EXPECT_DOUBLE_EQ(m.medianSeconds, 2e-6);
+  Measurement zero;
+  summarizeSamples({0.0, 0.0, 1e-6}, zero);
+  EXPECT_EQ(zero.status, MeasureStatus::Error);
+  EXPECT_NE(zero.reason.find("measured no time"), std::string::npos);
+  Measurement none;
+  summarizeSamples({}, none);
+  EXPECT_EQ(none.status, MeasureStatus::Error);
 }
 
 namespace {
@@ -156,6 +176,33 @@ TEST_F(JitBenchTest, RunsChecksAndCatchesWrongResults) {
     in.reference.values[0] += 1.0;
     EXPECT_NE(checkBench(*compiled, m, s, in, 1e-5), "");
   }
+  // SDDMM with B supplied as B^T (transposed by the kernel as written).
+  KernelSpec bt = spec(KernelType::SDDMM, 3);
+  bt.transposedB = true;
+  std::string error;
+  std::unique_ptr<CompiledBench> compiled = build(bt, m, error);
+  ASSERT_TRUE(compiled) << error;
+  BenchInputCache cache(SddmmForm::SparseOutput);
+  EXPECT_EQ(checkBench(*compiled, m, bt, cache.get<float>(m, bt), 1e-5), "");
+}
+
+// The drivers' clock has better than microsecond resolution: a kernel of
+// a few elements, tens of nanoseconds, is never timed as 0 (MLIR's
+// gettimeofday-based rtclock gave 0 or 0.24 us steps).
+TEST_F(JitBenchTest, TimesWithANanosecondClock) {
+  CsrMatrix m = matrix(6, 5, {{0, 1}, {0, 4}, {2, 2}, {3, 0}, {5, 3}, {5, 4}});
+  KernelSpec s = spec(KernelType::SpMV);
+  std::string error;
+  std::unique_ptr<CompiledBench> compiled = build(s, m, error);
+  ASSERT_TRUE(compiled) << error;
+  BenchInputCache cache(SddmmForm::SparseOutput);
+  BenchInputs<float> &in = cache.get<float>(m, s);
+  std::vector<double> times(200, 0.0);
+  MemRefArg<double, 1> arg(times.data(), {200});
+  callBench(compiled->time, m, s, in, arg.ptr());
+  EXPECT_GT(*std::min_element(times.begin(), times.end()), 0.0);
+  std::nth_element(times.begin(), times.begin() + 100, times.end());
+  EXPECT_LT(times[100], 1e-6);
 }
 
 TEST_F(JitBenchTest, UnrecognizedBenchKernelIsAnError) {
