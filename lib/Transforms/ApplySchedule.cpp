@@ -170,8 +170,18 @@ static void applyDenseLayouts(IRRewriter &rewriter, linalg::GenericOp generic,
     changed = true;
     rewriter.modifyOpInPlace(generic,
                              [&] { generic->setOperand(idx, newOperand); });
-    if (static_cast<int64_t>(idx) < generic.getNumDpsInputs())
+    // A transposition made here owns a fresh buffer that nothing else
+    // frees (the CPU pipeline has no deallocation pass for dense
+    // temporaries): free it after its last use, or every call leaks it.
+    bool fresh = newOperand.getDefiningOp<scf::ForallOp>() ||
+                 newOperand.getDefiningOp<linalg::GenericOp>();
+    if (static_cast<int64_t>(idx) < generic.getNumDpsInputs()) {
+      if (fresh) {
+        rewriter.setInsertionPointAfter(generic);
+        bufferization::DeallocTensorOp::create(rewriter, loc, newOperand);
+      }
       continue;
+    }
     // An output: the op now yields it transposed.
     unsigned result = idx - generic.getNumDpsInputs();
     Value res = generic->getResult(result);
@@ -185,6 +195,12 @@ static void applyDenseLayouts(IRRewriter &rewriter, linalg::GenericOp generic,
     Value back = transposed(rewriter, loc, res, operand);
     for (OpOperand *use : users)
       rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(back); });
+    // C^T, computed in place of the transposed-in output, is dead once
+    // transposed back.
+    if (fresh) {
+      rewriter.setInsertionPointAfter(back.getDefiningOp());
+      bufferization::DeallocTensorOp::create(rewriter, loc, res);
+    }
   }
   if (changed)
     rewriter.modifyOpInPlace(generic, [&] {
