@@ -138,13 +138,15 @@ func.func @sddmm_sparse_out(%s: tensor<8x8xf32, #CSR>, %a: tensor<8x16xf32>, %b:
 // CHECK-SAME:    (%[[S:.*]]: tensor<8x8xf32, #{{.*}}>, %[[A:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<16x8xf32>)
 // CHECK:       %[[BT0:.*]] = tensor.empty() : tensor<8x16xf32>
 // CHECK:       %[[BT:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[BT0]]) -> (tensor<8x16xf32>)
-// CHECK:         linalg.transpose ins(%{{.*}} : tensor<16x?xf32>) outs(%{{.*}} : tensor<?x16xf32>) permutation = [1, 0]
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<16x?xf32>) outs(%{{.*}} : tensor<?x16xf32>)
 // CHECK:       %[[X0:.*]] = bufferization.alloc_tensor() copy(%[[S]])
 // CHECK:       linalg.generic {indexing_maps = [#[[$MA]], #[[$MBT]], #[[$MX]]], iterator_types = ["parallel", "parallel", "reduction"]}
 // CHECK-SAME:    ins(%[[A]], %[[BT]] : tensor<8x16xf32>, tensor<8x16xf32>) outs(%[[X0]] : tensor<8x8xf32, #{{.*}}>)
 // CHECK:         sparse_tensor.unary
 // CHECK:           arith.mulf {{.*}} fastmath<reassoc,contract>
 // CHECK:         sparse_tensor.reduce
+// The transposition's buffer is freed after its last use.
+// CHECK:       bufferization.dealloc_tensor %[[BT]] : tensor<8x16xf32>
 // CHECK-NOT:   tensor.empty() : tensor<8x8xf32
 func.func @sddmm_transposed_b(%s: tensor<8x8xf32, #CSR>, %a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> tensor<8x8xf32, #CSR> {
   %e = tensor.empty() : tensor<8x8xf32, #CSR>
@@ -205,11 +207,13 @@ func.func @sddmm_layout_elided(%s: tensor<8x8xf32, #CSR>, %a: tensor<8x16xf32>, 
 //
 // CHECK-DAG: #[[$MCT:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
 // CHECK-LABEL: func.func @spmm_transposed_c
+// CHECK-SAME:    %[[C:[a-z0-9]+]]: tensor<8x4xf64>) -> tensor<8x4xf64>
 // CHECK:       %[[CT:.*]] = scf.forall
 // CHECK:       %[[R:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[$MCT]]]
 // CHECK-SAME:    outs(%[[CT]] : tensor<4x8xf64>) attrs = {sorted = true
-// CHECK:       %[[BACK:.*]] = scf.forall
-// CHECK:         linalg.transpose ins(%{{.*}} : tensor<4x?xf64>)
+// CHECK:       %[[BACK:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[C]])
+// CHECK:         linalg.generic
+// CHECK:       bufferization.dealloc_tensor %[[R]] : tensor<4x8xf64>
 // CHECK:       return %[[BACK]] : tensor<8x4xf64>
 func.func @spmm_transposed_c(%a: tensor<8x8xf64, #CSR>, %b: tensor<8x4xf64>, %c: tensor<8x4xf64>) -> tensor<8x4xf64> {
   %0 = linalg.matmul {
