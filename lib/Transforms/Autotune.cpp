@@ -189,6 +189,11 @@ LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
   return success();
 }
 
+/// Limits of sptune-autotune's size options: ranking 100,000 candidates
+/// takes about ten seconds, measuring 64 of them minutes.
+static constexpr unsigned kMaxCandidates = 100000;
+static constexpr unsigned kMaxMeasured = 64;
+
 namespace {
 /// Thin: options and the cost model for the whole module, then `autotune`
 /// on each kernel without a schedule.
@@ -201,6 +206,22 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
     if (!targetInfo) {
       getOperation()->emitError("sptune-autotune: ")
           << llvm::toString(targetInfo.takeError());
+      return signalPassFailure();
+    }
+    // Sizes that set allocations and work have documented limits.
+    if (freeSize < 1 || freeSize > (1 << 16)) {
+      getOperation()->emitError("sptune-autotune: free must be in [1, 65536], got ")
+          << static_cast<int64_t>(freeSize);
+      return signalPassFailure();
+    }
+    if (candidates > kMaxCandidates || measureTopK > kMaxMeasured ||
+        topK > kMaxCandidates) {
+      getOperation()->emitError("sptune-autotune: candidates and top-k must be "
+                                "at most ")
+          << kMaxCandidates << ", measure-top-k at most " << kMaxMeasured
+          << " (got candidates=" << static_cast<unsigned>(candidates)
+          << ", top-k=" << static_cast<unsigned>(topK)
+          << ", measure-top-k=" << static_cast<unsigned>(measureTopK) << ")";
       return signalPassFailure();
     }
     std::string error;

@@ -18,6 +18,12 @@
 // RUN: not sptune-opt %s --sptune-extract-kernels --sptune-autotune="mode=heuristic matrix=gen:uniform:rows=100,cols=200,nnz=300" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SHAPE
 // SHAPE: error: sptune-autotune: matrix 'gen:uniform:rows=100,cols=200,nnz=300' is 100x200 but the kernel's sparse operand is 256x256
 // RUN: not sptune-opt %s --sptune-autotune=mode=oracle 2>&1 | FileCheck %s --check-prefix=MODE
+// Size options have limits (found by the IR/option fuzzer: free=-1 and
+// candidates=2^32-1 were accepted).
+// RUN: not sptune-opt %s --sptune-extract-kernels --sptune-autotune="mode=heuristic free=-1" 2>&1 | FileCheck %s --check-prefix=FREE
+// FREE: error: sptune-autotune: free must be in [1, 65536], got -1
+// RUN: not sptune-opt %s --sptune-extract-kernels --sptune-autotune="mode=heuristic candidates=4294967295" 2>&1 | FileCheck %s --check-prefix=CAND
+// CAND: error: sptune-autotune: candidates and top-k must be at most 100000, measure-top-k at most 64 (got candidates=4294967295, top-k=5, measure-top-k=0)
 // MODE: for the --mode option: unknown value 'oracle' (expected release, development or heuristic)
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
