@@ -77,6 +77,24 @@ void sptune::summarizeSamples(std::vector<double> samples, Measurement &m) {
   m.madSeconds = median(samples);
 }
 
+void sptune::timeEachCall(const MeasureOptions &options,
+                          const std::function<bool()> &call, Measurement &m) {
+  bool stopped = false;
+  repeatAndSummarize(
+      options,
+      [&](int reps, std::vector<double> &times) {
+        times.clear();
+        for (int r = 0; r < reps && !stopped; ++r) {
+          auto t0 = std::chrono::steady_clock::now();
+          stopped = !call();
+          times.push_back(std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - t0)
+                              .count());
+        }
+      },
+      m);
+}
+
 void sptune::repeatAndSummarize(
     const MeasureOptions &opts,
     const std::function<void(int, std::vector<double> &)> &batch,

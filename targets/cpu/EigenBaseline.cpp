@@ -32,7 +32,6 @@ int sptune::eigenThreads() { return 0; }
 #include <Eigen/SparseCore>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 using namespace sptune;
@@ -82,17 +81,11 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
     }
   }
   // Each repetition timed on its own, like the JIT's rtclock per call.
-  repeatAndSummarize(
+  timeEachCall(
       opts,
-      [&](int reps, std::vector<double> &times) {
-        times.clear();
-        for (int r = 0; r < reps; ++r) {
-          auto t0 = std::chrono::steady_clock::now();
-          c.noalias() += a * b;
-          times.push_back(std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - t0)
-                              .count());
-        }
+      [&] {
+        c.noalias() += a * b;
+        return true;
       },
       result);
   result.detailsJson = "{\"library\": \"eigen\", \"threads\": " +

@@ -21,17 +21,11 @@ namespace {
 /// Times `kernel` with the shared repetition policy.
 template <typename F>
 void timeKernel(const MeasureOptions &opts, F &&kernel, Measurement &result) {
-  repeatAndSummarize(
+  timeEachCall(
       opts,
-      [&](int reps, std::vector<double> &times) {
-        times.clear();
-        for (int r = 0; r < reps; ++r) {
-          auto t0 = std::chrono::steady_clock::now();
-          kernel();
-          times.push_back(std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - t0)
-                              .count());
-        }
+      [&] {
+        kernel();
+        return true;
       },
       result);
 }

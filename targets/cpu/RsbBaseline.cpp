@@ -177,17 +177,11 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
                   "librsb result #" + std::to_string(bad) + " differs");
   }
   bool failed = false;
-  repeatAndSummarize(
+  timeEachCall(
       opts,
-      [&](int reps, std::vector<double> &times) {
-        times.clear();
-        for (int r = 0; r < reps && !failed; ++r) {
-          auto t0 = std::chrono::steady_clock::now();
-          failed = multiply() != RSB_ERR_NO_ERROR;
-          times.push_back(std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - t0)
-                              .count());
-        }
+      [&] {
+        failed = multiply() != RSB_ERR_NO_ERROR;
+        return !failed;
       },
       result);
   if (failed)

@@ -90,6 +90,13 @@ void repeatAndSummarize(
     const std::function<void(int reps, std::vector<double> &times)> &batch,
     Measurement &m);
 
+/// repeatAndSummarize for a library kernel called in this process: each call
+/// of `call` timed on its own with the monotonic clock (like the JIT's
+/// per-call timing). `call` returns false to stop the repetitions (a
+/// library reported an error); the times up to there are kept.
+void timeEachCall(const MeasureOptions &options,
+                  const std::function<bool()> &call, Measurement &m);
+
 class Measurer {
 public:
   virtual ~Measurer();
