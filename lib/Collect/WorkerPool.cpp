@@ -139,14 +139,23 @@ std::string MeasureWorker::stderrTail() const {
 }
 
 MeasureResponse MeasureWorker::measure(const MeasureRequest &request) {
+  // What the measurement cost: the wall-clock time of the round trip,
+  // including a worker (re)start, and on a failure the time spent until it.
+  auto started = std::chrono::steady_clock::now();
   MeasureResponse response;
   response.id = request.id;
   Measurement &m = response.measurement;
+  auto finish = [&]() -> MeasureResponse {
+    response.wallSeconds = std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - started)
+                               .count();
+    return response;
+  };
   std::string error;
   if (pid <= 0 && !start(error)) {
     m.status = MeasureStatus::Error;
     m.reason = "cannot start worker '" + options.executable + "': " + error;
-    return response;
+    return finish();
   }
   if (!stderrPath.empty())
     truncate(stderrPath.c_str(), 0);
@@ -156,7 +165,7 @@ MeasureResponse MeasureWorker::measure(const MeasureRequest &request) {
     std::string how = stop(/*kill=*/true);
     m.status = MeasureStatus::Crash;
     m.reason = "could not send the request (" + how + ")";
-    return response;
+    return finish();
   }
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::milliseconds(
@@ -172,7 +181,7 @@ MeasureResponse MeasureWorker::measure(const MeasureRequest &request) {
         m.reason = "garbled worker reply: " + error;
       }
       response.id = request.id;
-      return response;
+      return finish();
     }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     deadline - std::chrono::steady_clock::now())
@@ -182,7 +191,7 @@ MeasureResponse MeasureWorker::measure(const MeasureRequest &request) {
       m.status = MeasureStatus::Timeout;
       m.reason = "no result within " + std::to_string(options.timeoutSeconds) +
                  " s; worker killed";
-      return response;
+      return finish();
     }
     pollfd p{fromChild, POLLIN, 0};
     int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 1000)));
@@ -190,7 +199,7 @@ MeasureResponse MeasureWorker::measure(const MeasureRequest &request) {
       stop(/*kill=*/true);
       m.status = MeasureStatus::Error;
       m.reason = std::string("poll: ") + strerror(errno);
-      return response;
+      return finish();
     }
     if (ready <= 0)
       continue;
@@ -205,7 +214,7 @@ MeasureResponse MeasureWorker::measure(const MeasureRequest &request) {
     std::string tail = stderrTail();
     m.status = MeasureStatus::Crash;
     m.reason = how + (tail.empty() ? "" : ": " + tail);
-    return response;
+    return finish();
   }
 }
 

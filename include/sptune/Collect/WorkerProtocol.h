@@ -66,6 +66,12 @@ struct MeasureResponse {
   std::string schedule;
   MatrixInfo matrix;
   int64_t rows = 0, cols = 0, nnz = 0;
+  /// Wall-clock seconds the collector waited for this measurement (the
+  /// worker round trip: compile + check + timing, or the simulator's run;
+  /// on a failure or timeout, the time spent until it). Not part of the
+  /// worker protocol: set by the collector side (MeasureWorker::measure),
+  /// neither written by toJson nor read by fromJson.
+  double wallSeconds = 0;
 
   std::string toJson() const;
   static bool fromJson(const std::string &line, MeasureResponse &out,

@@ -36,6 +36,8 @@ inline constexpr const char *kStatus = "status";
 inline constexpr const char *kReason = "reason";
 inline constexpr const char *kTimes = "time_s";
 inline constexpr const char *kCompileSeconds = "compile_s";
+/// Wall-clock seconds the collector waited for the measurement (its cost).
+inline constexpr const char *kWallSeconds = "wall_s";
 inline constexpr const char *kCycles = "cycles";
 inline constexpr const char *kDetails = "details";
 inline constexpr const char *kMachine = "machine";
