@@ -91,6 +91,22 @@ static void keepMin(std::optional<double> &slot, double t) {
   slot = slot ? std::min(*slot, t) : t;
 }
 
+/// The seconds a record's measurement took: its `wall_s`, else (records
+/// written before it existed) compile time plus the timed repetitions.
+static double measurementCost(const llvm::json::Object &record,
+                              const llvm::json::Object &times, double median) {
+  namespace f = dataset::field;
+  if (std::optional<double> wall = record.getNumber(f::kWallSeconds);
+      wall && std::isfinite(*wall) && *wall >= 0)
+    return *wall;
+  double compile = record.getNumber(f::kCompileSeconds).value_or(0);
+  double reps = static_cast<double>(
+      times.getInteger(dataset::time_field::kReps).value_or(1));
+  if (!std::isfinite(compile) || compile < 0)
+    compile = 0;
+  return compile + median * std::max(1.0, reps);
+}
+
 bool DatasetReader::addLine(std::string_view text) {
   ++counts_.lines;
   llvm::Expected<llvm::json::Value> parsed =
@@ -184,12 +200,14 @@ bool DatasetReader::addLine(std::string_view text) {
     keepMin(acc.group.mlirDefaultTime, *median);
   if (isHeuristic)
     keepMin(acc.group.heuristicTime, *median);
-  auto [it, inserted] =
-      acc.times.try_emplace(canon.str(), canon, std::make_pair(0.0, 0));
+  auto [it, inserted] = acc.times.try_emplace(canon.str(), Repeats{canon});
   if (!inserted)
     ++counts_.duplicates;
-  it->second.second.first += std::log(*median);
-  it->second.second.second += 1;
+  it->second.sumLogTime += std::log(*median);
+  it->second.count += 1;
+  it->second.cost += measurementCost(*rec, *times, *median);
+  it->second.isMlirDefault |= isDefault;
+  it->second.isHeuristic |= isHeuristic;
   ++counts_.samples;
   return true;
 }
@@ -201,8 +219,10 @@ std::vector<SampleGroup> DatasetReader::groups() const {
       continue;
     SampleGroup g = acc.group;
     for (const auto &[text, entry] : acc.times)
-      g.samples.push_back(
-          {entry.first, std::exp(entry.second.first / entry.second.second)});
+      g.samples.push_back({entry.schedule,
+                           std::exp(entry.sumLogTime / entry.count),
+                           entry.cost, entry.isMlirDefault,
+                           entry.isHeuristic});
     out.push_back(std::move(g));
   }
   std::sort(out.begin(), out.end(),

@@ -35,6 +35,13 @@ struct MatrixRef {
 struct MeasuredSchedule {
   Schedule schedule; ///< canonical
   double time = 0;
+  /// What measuring it cost, in seconds, summed over its records: the
+  /// records' `wall_s`, or compile_s + median x reps where a record predates
+  /// `wall_s` (the active-learning driver's replay charges this).
+  double cost = 0;
+  /// Whether one of its records is the MLIR default's or the heuristic's
+  /// baseline record.
+  bool isMlirDefault = false, isHeuristic = false;
 };
 
 /// All measurements of one problem on one target.
@@ -91,10 +98,18 @@ public:
   std::vector<SampleGroup> groups() const;
 
 private:
+  /// Repeated measurements of one schedule.
+  struct Repeats {
+    Schedule schedule;
+    double sumLogTime = 0;
+    int count = 0;
+    double cost = 0;
+    bool isMlirDefault = false, isHeuristic = false;
+  };
   struct Accumulator {
     SampleGroup group;
-    /// Printed schedule -> (schedule, sum of log times, count).
-    std::map<std::string, std::pair<Schedule, std::pair<double, int>>> times;
+    /// Printed schedule -> its measurements.
+    std::map<std::string, Repeats> times;
   };
   Accumulator &accumulator(const MatrixRef &m, KernelType k, int64_t free,
                            TargetKind t);
