@@ -92,12 +92,16 @@ prepare(const std::vector<SampleGroup> &groups, const FeatureTable &features,
 /// Standardization statistics of the matrix vector features over the
 /// distinct training matrices.
 static void fitNormalization(CostNet &net,
-                             const std::vector<PreparedGroup> &groups) {
+                             const std::vector<PreparedGroup> &groups,
+                             const std::vector<const MatrixFeatures *> *given) {
   std::vector<const MatrixFeatures *> distinct;
-  for (const PreparedGroup &g : groups)
-    if (std::find(distinct.begin(), distinct.end(), g.features) ==
-        distinct.end())
-      distinct.push_back(g.features);
+  if (given && !given->empty())
+    distinct = *given;
+  else
+    for (const PreparedGroup &g : groups)
+      if (std::find(distinct.begin(), distinct.end(), g.features) ==
+          distinct.end())
+        distinct.push_back(g.features);
   int64_t v = MatrixFeatures::kVectorSize;
   std::vector<double> sum(v, 0), sq(v, 0);
   for (const MatrixFeatures *f : distinct) {
@@ -386,9 +390,11 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
   Clock::time_point start = Clock::now();
   if (o.epochs < 1 || o.groupsPerBatch < 1 || o.schedulesPerGroup < 2 ||
       !(o.learningRate > 0) || o.margin < 0 || o.regressionWeight < 0 ||
-      o.reconstructionWeight < 0 || o.pairTolerance < 0) {
+      o.reconstructionWeight < 0 || o.pairTolerance < 0 ||
+      !(o.epochGroupFraction > 0 && o.epochGroupFraction <= 1)) {
     result.error = "invalid training options (epochs >= 1, batch sizes >= 1 "
-                   "and >= 2, positive learning rate, non-negative weights)";
+                   "and >= 2, positive learning rate, non-negative weights, epoch group "
+                   "fraction in (0, 1])";
     return result;
   }
   std::string missing;
@@ -415,7 +421,7 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
       torch::set_num_threads(o.threads);
     CostNet &net = model.impl().net;
     if (!o.finetune)
-      fitNormalization(net, prepared);
+      fitNormalization(net, prepared, o.normalizationMatrices);
     uint64_t fp = fingerprint(prepared, o, model);
     std::vector<torch::Tensor> params = trainableParameters(net, o);
     FreezeGuard freeze(net, params);
@@ -440,7 +446,13 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
     }
 
     size_t perBatch = static_cast<size_t>(o.groupsPerBatch);
-    size_t stepsPerEpoch = (prepared.size() + perBatch - 1) / perBatch;
+    // RS2: an epoch is a fresh random subset of the groups.
+    size_t perEpoch = prepared.size();
+    if (o.epochGroupFraction < 1)
+      perEpoch = std::max<size_t>(
+          1, static_cast<size_t>(std::ceil(o.epochGroupFraction *
+                                           static_cast<double>(perEpoch))));
+    size_t stepsPerEpoch = (perEpoch + perBatch - 1) / perBatch;
     size_t stepsDone = 0;
     size_t stepsTotal =
         stepsPerEpoch * static_cast<size_t>(o.epochs - result.resumedFrom);
@@ -457,6 +469,7 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
         order[n] = n;
       for (size_t n = order.size(); n > 1; --n)
         std::swap(order[n - 1], order[rng() % n]);
+      order.resize(perEpoch);
       // Cosine decay to a tenth of the learning rate.
       double progress = static_cast<double>(epoch - 1) / o.epochs;
       double lr =

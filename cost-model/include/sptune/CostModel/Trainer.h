@@ -89,6 +89,14 @@ struct TrainOptions {
   /// Fine-tuning also trains the schedule encoder (only the matrix encoder
   /// stays frozen): more capacity for a target whose knobs differ.
   bool finetuneScheduleEncoder = false;
+  /// RS2 (repeated random sampling): each epoch trains on a new random
+  /// subset of this fraction of the groups (1: every group every epoch).
+  double epochGroupFraction = 1.0;
+  /// Fit the standardization of the matrix features on these matrices
+  /// instead of the training groups' (e.g. every matrix of an active-learning
+  /// pool, whose features are known before anything is measured). Not
+  /// owned; null: the training groups' matrices.
+  const std::vector<const MatrixFeatures *> *normalizationMatrices = nullptr;
   /// Where to checkpoint after every epoch and resume from (empty: none).
   std::string checkpointDir;
   /// Evaluate the validation groups every this many epochs (and the last).
