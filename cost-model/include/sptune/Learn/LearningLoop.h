@@ -1,0 +1,127 @@
+//===- LearningLoop.h - The active-learning driver --------------*- C++ -*-===//
+//
+// Part of sptune. What `sptune-learn` does, as a library function: rounds of
+//
+//   1. choose the round's strategy (fixed, or a bandit's arm),
+//   2. let it order the pool's unmeasured candidates, measure a prefix that
+//      fits the round's budget through the oracle (live or replay),
+//   3. update the model on everything measured so far: the first round
+//      trains a fresh model (knob autoencoders pre-trained on the pool's
+//      schedules), later rounds continue training the previous round's model
+//      (warm start, `roundEpochs`), or retrain from scratch (`retrain`),
+//   4. evaluate on the fixed validation problems (top-1 speedup over the
+//      default, Kendall's tau), reward the bandit's arm with the metric's
+//      gain per unit of cost, and
+//   5. checkpoint: the measured outcomes, the bandit, the model and the
+//      round log, atomically, so that a killed run resumes where it was and
+//      nothing measured is measured again.
+//
+// Round budgets are cumulative measurement seconds (the driver keeps
+// measuring within a round, re-estimating costs from what it paid, until the
+// round's budget is spent or the pool is empty).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_LEARN_LEARNINGLOOP_H
+#define SPTUNE_LEARN_LEARNINGLOOP_H
+
+#include "sptune/CostModel/Trainer.h"
+#include "sptune/Learn/LearningPool.h"
+#include "sptune/Learn/MeasurementOracle.h"
+#include "sptune/Learn/SelectionStrategy.h"
+#include "sptune/Learn/StrategyBandit.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sptune {
+
+/// The validation metric the bandit's reward is the gain of.
+enum class RewardMetric { Top1, Tau };
+
+struct LearnOptions {
+  TargetKind target = TargetKind::CPU;
+  /// A strategy name (`strategyNames()`), or "bandit".
+  std::string strategy = "bandit";
+  BanditPolicy policy = BanditPolicy::UCB1;
+  /// The bandit's arms (default: every strategy but rs2, whose selection is
+  /// random's).
+  std::vector<std::string> arms = {"random", "diversity", "uncertainty",
+                                   "exploitation", "exploration"};
+  double ucbExploration = 1.0;
+  RewardMetric reward = RewardMetric::Top1;
+  StrategyOptions strategyOptions;
+  /// Cumulative measurement seconds at the end of each round (increasing).
+  std::vector<double> roundBudgets;
+  /// What 100% of the budget is, for the log's `budget_fraction` (0: none).
+  double referenceCost = 0;
+  uint64_t seed = 1;
+  /// Epochs of the first round's fresh model, and of each later round.
+  int initialEpochs = 30, roundEpochs = 10;
+  /// Retrain from scratch every round (initialEpochs) instead of warm
+  /// starting.
+  bool retrain = false;
+  /// Regression term of the loss (see TrainOptions).
+  double regressionWeight = 0.5;
+  int torchThreads = 1;
+  /// Where the state is checkpointed and resumed from (required): state.json,
+  /// the current model, rounds.jsonl.
+  std::string stateDir;
+  /// The final model (empty: only the state directory's copy).
+  std::string outPath;
+  /// Named in the model's provenance.
+  std::string toolName = "sptune-learn";
+
+  const std::atomic<bool> *stop = nullptr;
+  /// Status lines (what was resumed, each round's summary).
+  std::function<void(llvm::StringRef)> onMessage;
+  /// Progress within a round (measuring), for a transient line.
+  std::function<void(int round, int rounds, const OracleProgress &)>
+      onMeasureProgress;
+};
+
+/// One round, as logged (rounds.jsonl).
+struct RoundRecord {
+  int round = 0;
+  std::string strategy;
+  /// The bandit's arm (empty for a fixed strategy or the uniform first round
+  /// of a model-based strategy).
+  std::string arm;
+  size_t measured = 0, failed = 0, totalMeasured = 0, problems = 0;
+  double cost = 0, cumulativeCost = 0;
+  double selectSeconds = 0, measureSeconds = 0, trainSeconds = 0;
+  std::optional<double> top1, top5, oracle;
+  double tau = 0;
+  std::optional<double> reward;
+  std::string json() const;
+};
+
+struct LearnResult {
+  std::vector<RoundRecord> rounds;
+  /// The round a checkpoint resumed after (0: started fresh).
+  int resumedAfter = 0;
+  bool interrupted = false;
+  /// Stopped early because nothing was left to measure.
+  bool poolExhausted = false;
+  std::string modelPath;
+};
+
+/// Runs (or resumes) active learning on `pool` with `oracle`; `validation`
+/// groups are evaluated after every round; `features` holds every pool and
+/// validation matrix. Fails for invalid options, a state directory of
+/// another run, oracle and training errors.
+llvm::Expected<LearnResult> runLearning(LearningPool &pool,
+                                        MeasurementOracle &oracle,
+                                        const std::vector<SampleGroup> &validation,
+                                        const FeatureTable &features,
+                                        const LearnOptions &options);
+
+} // namespace sptune
+
+#endif // SPTUNE_LEARN_LEARNINGLOOP_H

@@ -1,0 +1,602 @@
+//===- LearningLoop.cpp - The active-learning driver ----------------------===//
+//
+// Part of sptune. Rounds of select, measure, train, evaluate, checkpoint
+// (see LearningLoop.h); nothing here calls LibTorch directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/Learn/LearningLoop.h"
+
+#include "StrategySupport.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <random>
+
+using namespace sptune;
+using namespace sptune::learn;
+namespace json = llvm::json;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+json::Value optional(std::optional<double> v) {
+  return v ? json::Value(*v) : json::Value(nullptr);
+}
+
+std::string nowUtc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+json::Object recordObject(const RoundRecord &r) {
+  return json::Object{
+      {"round", r.round},
+      {"strategy", r.strategy},
+      {"arm", r.arm.empty() ? json::Value(nullptr) : json::Value(r.arm)},
+      {"measured", static_cast<int64_t>(r.measured)},
+      {"failed", static_cast<int64_t>(r.failed)},
+      {"total_measured", static_cast<int64_t>(r.totalMeasured)},
+      {"problems", static_cast<int64_t>(r.problems)},
+      {"cost_s", r.cost},
+      {"cumulative_cost_s", r.cumulativeCost},
+      {"select_s", r.selectSeconds},
+      {"measure_s", r.measureSeconds},
+      {"train_s", r.trainSeconds},
+      {"validation",
+       json::Object{{"top1_speedup", optional(r.top1)},
+                    {"top5_speedup", optional(r.top5)},
+                    {"oracle_speedup", optional(r.oracle)},
+                    {"kendall_tau", r.tau}}},
+      {"reward", optional(r.reward)}};
+}
+
+std::optional<RoundRecord> recordFromJson(const json::Value &v) {
+  const json::Object *o = v.getAsObject();
+  if (!o)
+    return std::nullopt;
+  RoundRecord r;
+  r.round = static_cast<int>(o->getInteger("round").value_or(-1));
+  if (auto s = o->getString("strategy"))
+    r.strategy = s->str();
+  if (auto s = o->getString("arm"))
+    r.arm = s->str();
+  r.measured = static_cast<size_t>(o->getInteger("measured").value_or(0));
+  r.failed = static_cast<size_t>(o->getInteger("failed").value_or(0));
+  r.totalMeasured =
+      static_cast<size_t>(o->getInteger("total_measured").value_or(0));
+  r.problems = static_cast<size_t>(o->getInteger("problems").value_or(0));
+  r.cost = o->getNumber("cost_s").value_or(0);
+  r.cumulativeCost = o->getNumber("cumulative_cost_s").value_or(0);
+  r.selectSeconds = o->getNumber("select_s").value_or(0);
+  r.measureSeconds = o->getNumber("measure_s").value_or(0);
+  r.trainSeconds = o->getNumber("train_s").value_or(0);
+  if (const json::Object *val = o->getObject("validation")) {
+    r.top1 = val->getNumber("top1_speedup");
+    r.top5 = val->getNumber("top5_speedup");
+    r.oracle = val->getNumber("oracle_speedup");
+    r.tau = val->getNumber("kendall_tau").value_or(0);
+  }
+  r.reward = o->getNumber("reward");
+  if (r.round < 0)
+    return std::nullopt;
+  return r;
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, so that a
+/// kill leaves either the old or the new file.
+llvm::Error writeAtomically(const std::string &path, llvm::StringRef text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(tmp, ec);
+    if (ec)
+      return failure("cannot write '" + tmp + "': " + ec.message());
+    out << text;
+    out.flush();
+    if (out.has_error())
+      return failure("writing '" + tmp + "' failed");
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmp, path))
+    return failure("cannot rename '" + tmp + "' to '" + path +
+                   "': " + ec.message());
+  return llvm::Error::success();
+}
+
+/// "<problem key>|<schedule>": a candidate's name in the state file.
+std::string candidateName(const LearningPool &pool, size_t c) {
+  const PoolCandidate &pc = pool.candidates()[c];
+  return pool.problems()[pc.problem].key() + "|" + pc.schedule.str();
+}
+
+/// What a state directory must agree with to be resumed.
+std::string fingerprint(const LearningPool &pool, const LearnOptions &o) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](llvm::StringRef s) {
+    for (char ch : s) {
+      h ^= static_cast<unsigned char>(ch);
+      h *= 1099511628211ull;
+    }
+    h ^= 0xff;
+    h *= 1099511628211ull;
+  };
+  for (size_t c = 0; c < pool.candidates().size(); ++c)
+    mix(candidateName(pool, c));
+  mix(toString(o.target));
+  mix(o.strategy);
+  if (o.strategy == "bandit") {
+    mix(toString(o.policy));
+    for (const std::string &a : o.arms)
+      mix(a);
+  }
+  mix(std::to_string(o.seed));
+  for (double b : o.roundBudgets)
+    mix(llvm::formatv("{0:e6}", b).str());
+  mix(llvm::formatv("{0},{1},{2},{3}", o.initialEpochs, o.roundEpochs,
+                    o.retrain, static_cast<int>(o.reward))
+          .str());
+  return llvm::utohexstr(h, /*LowerCase=*/true);
+}
+
+class Driver {
+public:
+  Driver(LearningPool &pool, MeasurementOracle &oracle,
+         const std::vector<SampleGroup> &validation,
+         const FeatureTable &features, const LearnOptions &o)
+      : pool(pool), oracle(oracle), validation(validation), features(features),
+        o(o) {}
+
+  llvm::Expected<LearnResult> run();
+
+private:
+  void note(const llvm::Twine &text) const {
+    if (o.onMessage)
+      o.onMessage(text.str());
+  }
+  bool stopRequested() const { return o.stop && o.stop->load(); }
+  std::string statePath() const { return o.stateDir + "/state.json"; }
+  std::string modelPath(int round) const {
+    return o.stateDir + "/model-round" + std::to_string(round) + ".pt";
+  }
+
+  llvm::Error checkOptions() const;
+  llvm::Error loadState();
+  llvm::Error saveState(int round, const std::string &modelFile);
+  llvm::Expected<std::unique_ptr<Model>> trainModel(const Model *warm,
+                                                    int epochs, uint64_t seed,
+                                                    double epochFraction,
+                                                    bool bootstrap);
+  double metricOf(const RoundRecord &r) const {
+    if (o.reward == RewardMetric::Tau)
+      return r.tau;
+    return r.top1 ? std::log(*r.top1) : 0.0;
+  }
+
+  LearningPool &pool;
+  MeasurementOracle &oracle;
+  const std::vector<SampleGroup> &validation;
+  const FeatureTable &features;
+  const LearnOptions &o;
+
+  std::optional<StrategyBandit> bandit;
+  std::unique_ptr<Model> model;
+  std::vector<const MatrixFeatures *> poolMatrices;
+  LearnResult result;
+  int roundsDone = 0;
+};
+
+llvm::Error Driver::checkOptions() const {
+  if (o.stateDir.empty())
+    return failure("a state directory is required (checkpoints, resume)");
+  if (o.roundBudgets.empty())
+    return failure("no round budgets given");
+  for (size_t n = 0; n < o.roundBudgets.size(); ++n)
+    if (!(o.roundBudgets[n] > 0) ||
+        (n && !(o.roundBudgets[n] > o.roundBudgets[n - 1])))
+      return failure("round budgets must be positive and increasing");
+  if (o.initialEpochs < 1 || o.roundEpochs < 1)
+    return failure("epochs must be at least 1");
+  if (o.strategy == "bandit") {
+    if (o.arms.empty())
+      return failure("the bandit needs at least one arm");
+    for (const std::string &a : o.arms)
+      if (llvm::Expected<std::unique_ptr<SelectionStrategy>> s =
+              createStrategy(a, o.strategyOptions);
+          !s)
+        return s.takeError();
+  } else if (llvm::Expected<std::unique_ptr<SelectionStrategy>> s =
+                 createStrategy(o.strategy, o.strategyOptions);
+             !s) {
+    return llvm::joinErrors(
+        s.takeError(), failure("(or 'bandit' for a bandit over strategies)"));
+  }
+  if (validation.empty())
+    return failure("no validation problems");
+  if (pool.candidates().empty())
+    return failure("the pool is empty");
+  return llvm::Error::success();
+}
+
+llvm::Error Driver::loadState() {
+  if (!llvm::sys::fs::exists(statePath()))
+    return llvm::Error::success();
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf =
+      llvm::MemoryBuffer::getFile(statePath());
+  if (!buf)
+    return failure("cannot read '" + statePath() +
+                   "': " + buf.getError().message());
+  llvm::Expected<json::Value> v = json::parse((*buf)->getBuffer());
+  if (!v)
+    return failure("'" + statePath() + "' is corrupt: " +
+                   llvm::toString(v.takeError()));
+  const json::Object *s = v->getAsObject();
+  if (!s)
+    return failure("'" + statePath() + "' is corrupt: not an object");
+  std::optional<llvm::StringRef> fp = s->getString("fingerprint");
+  if (!fp || *fp != fingerprint(pool, o))
+    return failure("'" + o.stateDir +
+                   "' holds the state of another run (other pool, strategy, "
+                   "seed, budgets or training options); use a new state "
+                   "directory");
+  std::map<std::string, size_t> byName;
+  for (size_t c = 0; c < pool.candidates().size(); ++c)
+    byName[candidateName(pool, c)] = c;
+  const json::Array *measured = s->getArray("measured");
+  const json::Array *rounds = s->getArray("rounds");
+  std::optional<llvm::StringRef> modelFile = s->getString("model");
+  if (!measured || !rounds || !modelFile)
+    return failure("'" + statePath() + "' is corrupt: fields missing");
+  for (const json::Value &m : *measured) {
+    const json::Object *mo = m.getAsObject();
+    std::optional<llvm::StringRef> name =
+        mo ? mo->getString("candidate") : std::nullopt;
+    auto it = name ? byName.find(name->str()) : byName.end();
+    if (it == byName.end())
+      return failure("'" + statePath() +
+                     "' is corrupt: an unknown measured candidate");
+    MeasuredOutcome out;
+    out.ok = mo->getBoolean("ok").value_or(false);
+    out.time = mo->getNumber("time").value_or(0);
+    out.cost = mo->getNumber("cost").value_or(0);
+    pool.record(it->second, out);
+  }
+  for (const json::Value &r : *rounds) {
+    std::optional<RoundRecord> rec = recordFromJson(r);
+    if (!rec)
+      return failure("'" + statePath() + "' is corrupt: a bad round record");
+    result.rounds.push_back(*rec);
+  }
+  if (bandit)
+    if (const json::Value *b = s->get("bandit"))
+      if (llvm::Error e = bandit->restore(*b))
+        return e;
+  std::string error;
+  model = Model::load(o.stateDir + "/" + modelFile->str(), error);
+  if (!model)
+    return failure("cannot resume: " + error);
+  roundsDone = static_cast<int>(result.rounds.size());
+  result.resumedAfter = roundsDone;
+  note(llvm::formatv("resuming after round {0} of {1} from '{2}' ({3} "
+                     "measurements, {4:f1} s of measurement)",
+                     roundsDone, o.roundBudgets.size(), o.stateDir,
+                     pool.measuredCount(), pool.spent()));
+  return llvm::Error::success();
+}
+
+llvm::Error Driver::saveState(int round, const std::string &modelFile) {
+  json::Array measured;
+  for (size_t c = 0; c < pool.candidates().size(); ++c)
+    if (const std::optional<MeasuredOutcome> &m = pool.outcome(c))
+      measured.push_back(json::Object{{"candidate", candidateName(pool, c)},
+                                      {"ok", m->ok},
+                                      {"time", m->time},
+                                      {"cost", m->cost}});
+  json::Array rounds;
+  std::string log;
+  for (const RoundRecord &r : result.rounds) {
+    rounds.push_back(recordObject(r));
+    log += r.json() + "\n";
+  }
+  json::Object state{{"version", 1},
+                     {"fingerprint", fingerprint(pool, o)},
+                     {"round", round},
+                     {"model", llvm::sys::path::filename(modelFile).str()},
+                     {"measured", std::move(measured)},
+                     {"rounds", std::move(rounds)},
+                     {"time", nowUtc()}};
+  if (bandit)
+    state["bandit"] = bandit->toJson();
+  std::string text;
+  llvm::raw_string_ostream(text) << json::Value(std::move(state)) << "\n";
+  if (llvm::Error e = writeAtomically(statePath(), text))
+    return e;
+  // The log is derived from the state: rewritten whole, never half a round.
+  return writeAtomically(o.stateDir + "/rounds.jsonl", log);
+}
+
+llvm::Expected<std::unique_ptr<Model>>
+Driver::trainModel(const Model *warm, int epochs, uint64_t seed,
+                   double epochFraction, bool bootstrap) {
+  std::string error;
+  std::unique_ptr<Model> m;
+  if (warm) {
+    m = warm->clone(&error);
+    if (!m)
+      return failure(error);
+  } else {
+    m = Model::create(ModelConfig(), seed, &error);
+    if (!m)
+      return failure(error);
+    std::vector<Schedule> schedules;
+    for (const PoolCandidate &c : pool.candidates())
+      schedules.push_back(c.schedule);
+    PretrainOptions pre;
+    pre.seed = seed;
+    if (pretrainAutoencoders(*m, schedules, pre, &error).empty())
+      return failure(error);
+  }
+  std::vector<SampleGroup> groups = pool.measuredGroups();
+  if (bootstrap) {
+    std::mt19937_64 rng(seed);
+    std::vector<SampleGroup> resampled;
+    for (size_t n = 0; n < groups.size(); ++n)
+      resampled.push_back(groups[rng() % groups.size()]);
+    groups = std::move(resampled);
+  }
+  TrainOptions t;
+  t.target = o.target;
+  t.epochs = std::max(
+      1, static_cast<int>(std::lround(epochs / std::max(epochFraction, 1e-3))));
+  t.epochGroupFraction = epochFraction;
+  t.seed = seed;
+  t.threads = o.torchThreads;
+  t.regressionWeight = o.regressionWeight;
+  t.validateEvery = 1 << 30;
+  t.normalizationMatrices = &poolMatrices;
+  t.stop = o.stop;
+  TrainResult r = train(*m, groups, features, t);
+  if (!r.ok)
+    return failure("training failed: " + r.error);
+  if (r.interrupted)
+    return failure("interrupted");
+  m->markTrained(o.target);
+  m->info().calibrated = o.regressionWeight > 0;
+  return std::move(m);
+}
+
+llvm::Expected<LearnResult> Driver::run() {
+  if (llvm::Error e = checkOptions())
+    return std::move(e);
+  if (std::error_code ec = llvm::sys::fs::create_directories(o.stateDir))
+    return failure("cannot create the state directory '" + o.stateDir +
+                   "': " + ec.message());
+  for (const std::string &id : pool.matrixIds()) {
+    auto f = features.find(id);
+    if (f == features.end())
+      return failure("no features for matrix '" + id + "'");
+    poolMatrices.push_back(&f->second);
+  }
+  for (const SampleGroup &g : validation)
+    if (!features.count(g.matrix.id))
+      return failure("no features for validation matrix '" + g.matrix.id +
+                     "'");
+  if (o.strategy == "bandit")
+    bandit.emplace(o.policy, o.arms, o.ucbExploration);
+  if (llvm::Error e = loadState())
+    return std::move(e);
+
+  int rounds = static_cast<int>(o.roundBudgets.size());
+  for (int round = roundsDone + 1; round <= rounds; ++round) {
+    if (stopRequested()) {
+      result.interrupted = true;
+      return std::move(result);
+    }
+    double target = o.roundBudgets[static_cast<size_t>(round - 1)];
+    uint64_t roundSeed = o.seed * 0x9E3779B97F4A7C15ull + round;
+    RoundRecord rec;
+    rec.round = round;
+    rec.strategy = o.strategy;
+
+    // 1. The round's strategy.
+    std::unique_ptr<SelectionStrategy> strategy;
+    std::optional<size_t> arm;
+    std::string name = o.strategy;
+    if (bandit) {
+      name = "random";
+      if (model) {
+        arm = bandit->choose(roundSeed);
+        name = bandit->arms()[*arm];
+        rec.arm = name;
+      }
+    }
+    strategy = cantFail(createStrategy(name, o.strategyOptions));
+    std::unique_ptr<SelectionStrategy> trainingStrategy =
+        cantFail(createStrategy(bandit ? "random" : o.strategy,
+                                o.strategyOptions));
+    if (strategy->needsModel() && !model)
+      strategy = cantFail(createStrategy("random", o.strategyOptions));
+
+    // 2. Select and measure until the round's budget is spent.
+    Clock::time_point t0 = Clock::now();
+    SelectionContext ctx{pool, features, model.get(), roundSeed, {}};
+    ctx.trainEnsembleMember =
+        [&](uint64_t seed) -> llvm::Expected<std::unique_ptr<Model>> {
+      return trainModel(model.get(), std::max(2, o.roundEpochs / 2), seed, 1.0,
+                        /*bootstrap=*/true);
+    };
+    llvm::Expected<std::vector<size_t>> ranked = strategy->rank(ctx);
+    if (!ranked)
+      return ranked.takeError();
+    rec.selectSeconds = secondsSince(t0);
+    double before = pool.spent();
+    size_t next = 0;
+    t0 = Clock::now();
+    for (int batch = 0; batch < 8 && pool.spent() < target * 0.999; ++batch) {
+      std::vector<size_t> chosen;
+      double planned = pool.spent();
+      for (; next < ranked->size() && planned < target; ++next) {
+        size_t c = (*ranked)[next];
+        if (pool.isMeasured(c))
+          continue;
+        chosen.push_back(c);
+        planned += pool.estimatedCost(c);
+      }
+      if (chosen.empty())
+        break;
+      llvm::Expected<std::vector<std::optional<MeasuredOutcome>>> outcomes =
+          oracle.measure(pool, chosen,
+                         [&](const OracleProgress &p) {
+                           if (o.onMeasureProgress)
+                             o.onMeasureProgress(round, rounds, p);
+                         },
+                         o.stop);
+      if (!outcomes)
+        return outcomes.takeError();
+      for (size_t n = 0; n < chosen.size(); ++n)
+        if (const std::optional<MeasuredOutcome> &m = (*outcomes)[n]) {
+          pool.record(chosen[n], *m);
+          ++rec.measured;
+          if (!m->ok)
+            ++rec.failed;
+        }
+      if (stopRequested()) {
+        // What was measured is in the oracle's dataset (live) or free to
+        // reveal again (replay): the round is redone on resume.
+        result.interrupted = true;
+        return std::move(result);
+      }
+    }
+    rec.measureSeconds = secondsSince(t0);
+    rec.cost = pool.spent() - before;
+    rec.cumulativeCost = pool.spent();
+    rec.totalMeasured = pool.measuredCount();
+    if (rec.measured == 0) {
+      result.poolExhausted = true;
+      note(llvm::formatv("round {0}: nothing left to measure; stopping",
+                         round));
+      break;
+    }
+
+    // 3. Train.
+    t0 = Clock::now();
+    bool fresh = !model || o.retrain;
+    llvm::Expected<std::unique_ptr<Model>> trained = trainModel(
+        fresh ? nullptr : model.get(),
+        fresh ? o.initialEpochs : o.roundEpochs, roundSeed,
+        trainingStrategy->epochFraction(), /*bootstrap=*/false);
+    if (!trained) {
+      if (stopRequested()) {
+        llvm::consumeError(trained.takeError());
+        result.interrupted = true;
+        return std::move(result);
+      }
+      return trained.takeError();
+    }
+    model = std::move(*trained);
+    rec.trainSeconds = secondsSince(t0);
+    rec.problems = pool.measuredGroups().size();
+
+    // 4. Evaluate, reward.
+    ModelEvaluation eval = evaluate(*model, validation, features);
+    if (eval.failedGroups)
+      return failure("the model failed to score validation problems: " +
+                     eval.firstError);
+    rec.top1 = eval.top1;
+    rec.top5 = eval.top5;
+    rec.oracle = eval.oracle;
+    rec.tau = eval.tau;
+    if (arm && !result.rounds.empty()) {
+      double gain = metricOf(rec) - metricOf(result.rounds.back());
+      // Per unit of cost: a round that costs the mean round cost keeps its
+      // gain, a dearer one is discounted.
+      double meanRound = pool.spent() / round;
+      rec.reward = gain * meanRound / std::max(rec.cost, 1e-9);
+      bandit->update(*arm, *rec.reward);
+    }
+
+    // 5. Checkpoint: the model first, then the state that names it.
+    std::string file = modelPath(round);
+    std::string error;
+    if (!model->save(file, error))
+      return failure(error);
+    result.rounds.push_back(rec);
+    if (llvm::Error e = saveState(round, file))
+      return std::move(e);
+    if (round > 1)
+      llvm::sys::fs::remove(modelPath(round - 1));
+    roundsDone = round;
+    std::string budget =
+        o.referenceCost > 0
+            ? llvm::formatv(" ({0:f1}% of {1:f0} s)",
+                            100 * rec.cumulativeCost / o.referenceCost,
+                            o.referenceCost)
+                  .str()
+            : std::string();
+    note(llvm::formatv(
+        "round {0}/{1} [{2}]: measured {3} ({4} failed) for {5:f1} s; total "
+        "{6} measurements, {7:f1} s{8}; validation top-1 {9}, tau {10:f3}; "
+        "select {11:f1} s, train {12:f1} s",
+        round, rounds, rec.arm.empty() ? name : rec.arm, rec.measured,
+        rec.failed, rec.cost, rec.totalMeasured, rec.cumulativeCost, budget,
+        rec.top1 ? llvm::formatv("{0:f3}x", *rec.top1).str() : "n/a",
+        rec.tau, rec.selectSeconds, rec.trainSeconds));
+  }
+
+  if (!model)
+    return failure("nothing was trained (the pool had nothing to measure)");
+  // Provenance and the final model.
+  json::Object prov{{"tool", o.toolName},
+                    {"oracle", oracle.name()},
+                    {"strategy", o.strategy},
+                    {"seed", static_cast<int64_t>(o.seed)},
+                    {"rounds", static_cast<int64_t>(result.rounds.size())},
+                    {"measurements", static_cast<int64_t>(pool.measuredCount())},
+                    {"measurement_s", pool.spent()},
+                    {"warm_start", !o.retrain},
+                    {"time", nowUtc()}};
+  if (bandit)
+    prov["policy"] = toString(o.policy);
+  if (!result.rounds.empty())
+    prov["validation"] = recordObject(result.rounds.back())["validation"];
+  std::string text;
+  llvm::raw_string_ostream(text) << json::Value(std::move(prov));
+  model->info().provenance = text;
+  std::string final = o.outPath.empty() ? o.stateDir + "/final.pt" : o.outPath;
+  std::string error;
+  if (!model->save(final, error))
+    return failure(error);
+  result.modelPath = final;
+  return std::move(result);
+}
+
+} // namespace
+
+std::string RoundRecord::json() const {
+  std::string s;
+  llvm::raw_string_ostream(s) << json::Value(recordObject(*this));
+  return s;
+}
+
+llvm::Expected<LearnResult>
+sptune::runLearning(LearningPool &pool, MeasurementOracle &oracle,
+                    const std::vector<SampleGroup> &validation,
+                    const FeatureTable &features, const LearnOptions &options) {
+  Driver driver(pool, oracle, validation, features, options);
+  return driver.run();
+}
