@@ -46,7 +46,8 @@ tools = [
     ToolSubst("mlir-runner", unresolved="fatal"),
 ]
 for optional in ["sptune-collect", "sptune-train", "sptune-matrix",
-                 "sptune-measure", "spade-sim", "sptune-fuzz"]:
+                 "sptune-measure", "spade-sim", "sptune-fuzz",
+                 "sptune-learn"]:
     tools.append(ToolSubst(optional, unresolved="ignore"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -151,6 +151,11 @@ std::string fingerprint(const LearningPool &pool, const LearnOptions &o) {
   mix(llvm::formatv("{0},{1},{2},{3}", o.initialEpochs, o.roundEpochs,
                     o.retrain, static_cast<int>(o.reward))
           .str());
+  const StrategyOptions &so = o.strategyOptions;
+  mix(llvm::formatv("{0},{1},{2:e6},{3:e6},{4:e6},{5:e6}", so.perMatrix,
+                    so.ensembleSize, so.farShare, so.rs2Fraction,
+                    o.ucbExploration, o.regressionWeight)
+          .str());
   return llvm::utohexstr(h, /*LowerCase=*/true);
 }
 
@@ -292,6 +297,13 @@ llvm::Error Driver::loadState() {
     return failure("cannot resume: " + error);
   roundsDone = static_cast<int>(result.rounds.size());
   result.resumedAfter = roundsDone;
+  // The log is derived from the state; a kill between the two writes of a
+  // checkpoint leaves it a round short: rewrite it.
+  std::string log;
+  for (const RoundRecord &r : result.rounds)
+    log += r.json() + "\n";
+  if (llvm::Error e = writeAtomically(o.stateDir + "/rounds.jsonl", log))
+    return e;
   note(llvm::formatv("resuming after round {0} of {1} from '{2}' ({3} "
                      "measurements, {4:f1} s of measurement)",
                      roundsDone, o.roundBudgets.size(), o.stateDir,
@@ -429,8 +441,10 @@ llvm::Expected<LearnResult> Driver::run() {
     std::unique_ptr<SelectionStrategy> trainingStrategy =
         cantFail(createStrategy(bandit ? "random" : o.strategy,
                                 o.strategyOptions));
-    if (strategy->needsModel() && !model)
+    if (strategy->needsModel() && !model) {
       strategy = cantFail(createStrategy("random", o.strategyOptions));
+      name = strategy->name();
+    }
 
     // 2. Select and measure until the round's budget is spent.
     Clock::time_point t0 = Clock::now();
@@ -463,7 +477,8 @@ llvm::Expected<LearnResult> Driver::run() {
           oracle.measure(pool, chosen,
                          [&](const OracleProgress &p) {
                            if (o.onMeasureProgress)
-                             o.onMeasureProgress(round, rounds, p);
+                             o.onMeasureProgress(round, rounds, p, pool.spent(),
+                                                 o.roundBudgets.back());
                          },
                          o.stop);
       if (!outcomes)
@@ -486,7 +501,7 @@ llvm::Expected<LearnResult> Driver::run() {
     rec.cost = pool.spent() - before;
     rec.cumulativeCost = pool.spent();
     rec.totalMeasured = pool.measuredCount();
-    if (rec.measured == 0) {
+    if (rec.measured == 0 && pool.unmeasured().empty()) {
       result.poolExhausted = true;
       note(llvm::formatv("round {0}: nothing left to measure; stopping",
                          round));
@@ -521,12 +536,16 @@ llvm::Expected<LearnResult> Driver::run() {
     rec.top5 = eval.top5;
     rec.oracle = eval.oracle;
     rec.tau = eval.tau;
-    if (arm && !result.rounds.empty()) {
+    if (arm && !result.rounds.empty() && rec.measured > 0) {
       double gain = metricOf(rec) - metricOf(result.rounds.back());
-      // Per unit of cost: a round that costs the mean round cost keeps its
-      // gain, a dearer one is discounted.
-      double meanRound = pool.spent() / round;
-      rec.reward = gain * meanRound / std::max(rec.cost, 1e-9);
+      // Per unit of log cost: learning curves are close to linear in the
+      // logarithm of the data, so a gain per unit of log cost is comparable
+      // between early rounds (big gains, cheap) and late ones; per unit of
+      // plain cost would credit whichever arms happened to play first.
+      double before = std::max(rec.cumulativeCost - rec.cost, 1e-9);
+      double logCost = std::log(std::max(rec.cumulativeCost, before * (1 + 1e-9)) /
+                                before);
+      rec.reward = gain / std::max(logCost, 1e-6);
       bandit->update(*arm, *rec.reward);
     }
 
