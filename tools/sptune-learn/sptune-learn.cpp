@@ -399,10 +399,10 @@ int main(int argc, char **argv) {
     return fail("cannot load matrices: " + llvm::join(unloadable, "; "));
   FeatureTable table(features.begin(), features.end());
   llvm::errs() << llvm::formatv(
-      "sptune-learn: {0} pool: {1} problems, {2} candidates ({3} measured "
-      "before); validation: {4} problems; {5} rounds up to {6:f1} s{7}\n",
+      "sptune-learn: {0} pool: {1} problems, {2} candidates; validation: "
+      "{3} problems; {4} rounds up to {5:f1} s{6}\n",
       oracle->name(), pool.problems().size(), pool.candidates().size(),
-      pool.measuredCount(), validation.size(), options.roundBudgets.size(),
+      validation.size(), options.roundBudgets.size(),
       options.roundBudgets.back(),
       reference > 0 ? llvm::formatv(" ({0:f1}% of {1:f1} s)",
                                     100 * options.roundBudgets.back() /
@@ -418,14 +418,20 @@ int main(int argc, char **argv) {
     llvm::errs() << "sptune-learn: " << line << "\n";
   };
   options.onMeasureProgress = [&](int round, int total,
-                                  const OracleProgress &p) {
+                                  const OracleProgress &p, double spent,
+                                  double budget) {
     if (!tty || !p.total)
       return;
     double rate = p.done / std::max(p.secondsElapsed, 1e-9);
+    // The batch's own measurements are not in `spent` until it returns:
+    // scale its elapsed time into the remaining budget.
+    double left = std::max(0.0, budget - spent - p.secondsElapsed);
     llvm::errs() << "\rround " << round << "/" << total << ": measured "
                  << p.done << "/" << p.total << ", "
-                 << llvm::format("%.1f", rate * 60) << "/min, ETA "
-                 << formatDuration((p.total - p.done) / std::max(rate, 1e-9))
+                 << llvm::format("%.1f", rate * 60) << "/min; budget "
+                 << formatDuration(spent + p.secondsElapsed) << " of "
+                 << formatDuration(budget) << ", ETA "
+                 << formatDuration(left) << " of measurement"
                  << ", elapsed "
                  << formatDuration(std::chrono::duration<double>(
                                        std::chrono::steady_clock::now() - begin)

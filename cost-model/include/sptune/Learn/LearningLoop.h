@@ -11,7 +11,9 @@
 //      (warm start, `roundEpochs`), or retrain from scratch (`retrain`),
 //   4. evaluate on the fixed validation problems (top-1 speedup over the
 //      default, Kendall's tau), reward the bandit's arm with the metric's
-//      gain per unit of cost, and
+//      gain (log top-1 speedup or tau) per unit of log cumulative cost
+//      (learning curves are close to linear in the log of the data: the
+//      rewards of early and late rounds stay comparable), and
 //   5. checkpoint: the measured outcomes, the bandit, the model and the
 //      round log, atomically, so that a killed run resumes where it was and
 //      nothing measured is measured again.
@@ -81,8 +83,12 @@ struct LearnOptions {
   const std::atomic<bool> *stop = nullptr;
   /// Status lines (what was resumed, each round's summary).
   std::function<void(llvm::StringRef)> onMessage;
-  /// Progress within a round (measuring), for a transient line.
-  std::function<void(int round, int rounds, const OracleProgress &)>
+  /// Progress within a round (measuring), for a transient line: the
+  /// round, the oracle's progress of the current batch, and the seconds of
+  /// measurement paid so far out of the last round's budget (what is left
+  /// of it is the run's remaining measurement time).
+  std::function<void(int round, int rounds, const OracleProgress &,
+                     double spent, double budget)>
       onMeasureProgress;
 };
 

@@ -2,8 +2,9 @@
 //
 // Part of sptune. A multi-armed bandit over the selection strategies: each
 // round it picks the strategy (arm) that chooses the measurements; the
-// reward is the gain in the validation metric per unit of measurement cost
-// that round brought. Two policies:
+// reward is the gain in the validation metric per unit of the logarithm of
+// the cumulative measurement cost that round brought (see LearningLoop.h).
+// Two policies:
 //
 //  - UCB1 (Auer et al. 2002) on rewards rescaled to [0, 1] by the smallest
 //    and largest reward seen so far (the gains have no known bound);
