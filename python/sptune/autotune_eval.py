@@ -15,7 +15,10 @@ each baseline, against the best of eigen, rsb and reference per matrix
 (`tuned_vs_best_library`), and the worst matrix against the MLIR default.
 SDDMM is also measured with B supplied as B^T — the input the `reference`
 kernel gets for free — with the chosen schedule reading B^T directly
-(`tuned_bt_vs_reference`; --no-sddmm-b-transposed skips it).
+(`tuned_bt_vs_reference`; --no-sddmm-b-transposed skips it). `--compare
+NAME=MODEL` (repeatable) also measures what other development-mode models
+pick, in the same run (`NAME_vs_mlir`, `tuned_vs_NAME`); --no-libraries
+skips eigen, rsb and reference.
 
     /usr/bin/python3 -m sptune.autotune_eval --build build MATRIX... \
         [--model m.pt] [--measure-top-k K] [--dataset d.jsonl] \
@@ -158,10 +161,20 @@ def main(argv=None):
     ap.add_argument("--sddmm-b-transposed", action=argparse.BooleanOptionalAction, default=True,
                     help="SDDMM: also measure with B supplied as B^T (the reference's input), "
                          "the chosen schedule reading B^T directly")
+    ap.add_argument("--compare", action="append", default=[], metavar="NAME=MODEL",
+                    help="also measure what this development-mode model picks")
+    ap.add_argument("--libraries", action=argparse.BooleanOptionalAction, default=True,
+                    help="measure eigen, rsb and the reference kernels")
     ap.add_argument("--json")
     ap.add_argument("--plot")
     args = ap.parse_args(argv)
     records = dataset.load(args.dataset)[0] if args.dataset else []
+    compare = []
+    for c in args.compare:
+        name, sep, path = c.partition("=")
+        if not sep or not name or not path:
+            sys.exit(f"autotune_eval: --compare wants NAME=MODEL, got '{c}'")
+        compare.append((name, path))
     rows = []
     for matrix in args.matrices:
         mid = os.path.splitext(os.path.basename(matrix))[0] if not matrix.startswith("gen:") else matrix
@@ -171,11 +184,18 @@ def main(argv=None):
             tuned, status = measure(args.build, matrix, kernel, args.free, args.min_seconds, schedule=schedule)
             mlir, _ = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="mlir-default")
             heur, _ = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="heuristic")
+            lib = args.libraries
             eigen = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="eigen")[0] \
-                if kernel != "sddmm" else None
+                if kernel != "sddmm" and lib else None
             rsb = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="rsb")[0] \
-                if kernel != "sddmm" else None
-            ref = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="reference")[0]
+                if kernel != "sddmm" and lib else None
+            ref = measure(args.build, matrix, kernel, args.free, args.min_seconds,
+                          baseline="reference")[0] if lib else None
+            others = {}
+            for name, path in compare:
+                other = pick(args.build, kernel, matrix, args.free, "development", path)
+                others[name] = (other, measure(args.build, matrix, kernel, args.free,
+                                               args.min_seconds, schedule=other)[0])
             torch_s, torch_status = measure(args.build, matrix, kernel, args.free, args.min_seconds,
                                             baseline="torch") if args.torch else (None, "skipped")
             libs = [x for x in (eigen, rsb, ref) if x]
@@ -200,6 +220,11 @@ def main(argv=None):
                    "tuned_vs_torch": torch_s / tuned if tuned and torch_s else None,
                    "heuristic_vs_mlir": mlir / heur if heur and mlir else None,
                    "oracle_vs_mlir": mlir / orc if orc and mlir else None}
+            for name, (other, t) in others.items():
+                row[f"{name}_schedule"] = other
+                row[f"{name}_s"] = t
+                row[f"{name}_vs_mlir"] = mlir / t if t and mlir else None
+                row[f"tuned_vs_{name}"] = t / tuned if t and tuned else None
             rows.append(row)
             f = lambda x: "-" if x is None else f"{x:.2f}"
             print(f"{mid[:30]:30} {kernel:6} tuned/mlir {f(row['tuned_vs_mlir']):>6} "
@@ -215,7 +240,12 @@ def main(argv=None):
                            ("tuned_vs_mlir", "tuned_vs_eigen", "tuned_vs_rsb", "tuned_vs_reference",
                             "tuned_vs_torch", "tuned_vs_best_library", "tuned_vs_heuristic",
                             "tuned_bt_vs_reference",
-                            "heuristic_vs_mlir", "oracle_vs_mlir")}
+                            "heuristic_vs_mlir", "oracle_vs_mlir")
+                           + tuple(f"{n}_vs_mlir" for n, _ in compare)
+                           + tuple(f"tuned_vs_{n}" for n, _ in compare)}
+        for name, _ in compare:
+            v = [r[f"{name}_vs_mlir"] for r in k if r[f"{name}_vs_mlir"]]
+            summary[kernel][f"worst_{name}_vs_mlir"] = min(v) if v else None
         vs_mlir = [r["tuned_vs_mlir"] for r in k if r["tuned_vs_mlir"]]
         # The worst matrix against the MLIR default (below 0.95: more than 5% slower).
         summary[kernel]["worst_tuned_vs_mlir"] = min(vs_mlir) if vs_mlir else None
