@@ -123,6 +123,13 @@ static cl::opt<int> roundEpochs(cl::cat(category), "epochs",
                                 cl::desc("Epochs of each later round (warm "
                                          "start)"),
                                 cl::init(10));
+static cl::opt<double> learningRate(cl::cat(category), "lr",
+                                    cl::desc("Learning rate of a fresh model"),
+                                    cl::init(2e-3));
+static cl::opt<double> warmLearningRate(cl::cat(category), "warm-lr",
+                                        cl::desc("Learning rate of the warm-"
+                                                 "started rounds"),
+                                        cl::init(1e-3));
 static cl::opt<bool> retrain(cl::cat(category), "retrain",
                              cl::desc("Train from scratch every round "
                                       "(--initial-epochs) instead of warm "
@@ -266,6 +273,8 @@ int main(int argc, char **argv) {
   options.initialEpochs = initialEpochs;
   options.roundEpochs = roundEpochs;
   options.retrain = retrain;
+  options.learningRate = learningRate;
+  options.warmLearningRate = warmLearningRate;
   options.stateDir = stateDir;
   options.outPath = out;
   options.stop = &interrupted;

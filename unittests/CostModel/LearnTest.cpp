@@ -1029,10 +1029,14 @@ TEST(LearningLoopTest, ReplayRunsEveryRoundAndCheckpoints) {
     EXPECT_EQ(rec.totalMeasured, measured);
     EXPECT_GE(rec.cumulativeCost, previous) << "cumulative cost decreased";
     EXPECT_NEAR(rec.cost, rec.cumulativeCost - previous, 1e-9);
-    // Each round spends its budget (or empties the pool).
-    EXPECT_TRUE(rec.cumulativeCost >= 0.999 * o.roundBudgets[n] ||
-                rec.totalMeasured == r.pool.candidates().size())
-        << rec.cumulativeCost << " < " << o.roundBudgets[n];
+    // Each round spends its budget to within a measurement (candidates
+    // cost at most 0.5 s), the last one all of it (or empties the pool).
+    if (n + 1 == res->rounds.size())
+      EXPECT_TRUE(rec.cumulativeCost >= 0.999 * o.roundBudgets[n] ||
+                  rec.totalMeasured == r.pool.candidates().size())
+          << rec.cumulativeCost << " < " << o.roundBudgets[n];
+    else
+      EXPECT_NEAR(rec.cumulativeCost, o.roundBudgets[n], 0.5);
     EXPECT_GT(rec.problems, 0u);
     EXPECT_TRUE(rec.top1.has_value());
     EXPECT_TRUE(rec.oracle.has_value());
@@ -1266,10 +1270,10 @@ TEST(LearningLoopTest, ModelBasedStrategyStartsUniformAndExhaustsThePool) {
   // No model yet in round 1: it chooses as random does with the same seed.
   ReplayRun uniform;
   LearnOptions random = quickLearnOptions(dir / "random", uniform.total());
-  random.roundBudgets = {o.roundBudgets[0]};
+  random.roundBudgets = o.roundBudgets;
   llvm::Expected<LearnResult> u = uniform.run(random);
   ASSERT_TRUE(static_cast<bool>(u)) << errorText(u.takeError());
-  ASSERT_EQ(u->rounds.size(), 1u);
+  ASSERT_GE(u->rounds.size(), 1u);
   EXPECT_EQ(res->rounds[0].measured, u->rounds[0].measured);
   EXPECT_DOUBLE_EQ(res->rounds[0].cost, u->rounds[0].cost);
   EXPECT_EQ(res->rounds[0].strategy, "exploitation");

@@ -152,9 +152,10 @@ std::string fingerprint(const LearningPool &pool, const LearnOptions &o) {
                     o.retrain, static_cast<int>(o.reward))
           .str());
   const StrategyOptions &so = o.strategyOptions;
-  mix(llvm::formatv("{0},{1},{2:e6},{3:e6},{4:e6},{5:e6}", so.perMatrix,
-                    so.ensembleSize, so.farShare, so.rs2Fraction,
-                    o.ucbExploration, o.regressionWeight)
+  mix(llvm::formatv("{0},{1},{2:e6},{3:e6},{4:e6},{5:e6},{6:e6},{7:e6}",
+                    so.perMatrix, so.ensembleSize, so.farShare, so.rs2Fraction,
+                    o.ucbExploration, o.regressionWeight, o.learningRate,
+                    o.warmLearningRate)
           .str());
   return llvm::utohexstr(h, /*LowerCase=*/true);
 }
@@ -217,6 +218,8 @@ llvm::Error Driver::checkOptions() const {
       return failure("round budgets must be positive and increasing");
   if (o.initialEpochs < 1 || o.roundEpochs < 1)
     return failure("epochs must be at least 1");
+  if (!(o.learningRate > 0) || !(o.warmLearningRate > 0))
+    return failure("learning rates must be positive");
   if (o.strategy == "bandit") {
     if (o.arms.empty())
       return failure("the bandit needs at least one arm");
@@ -378,6 +381,7 @@ Driver::trainModel(const Model *warm, int epochs, uint64_t seed,
   t.epochGroupFraction = epochFraction;
   t.seed = seed;
   t.threads = o.torchThreads;
+  t.learningRate = warm ? o.warmLearningRate : o.learningRate;
   t.regressionWeight = o.regressionWeight;
   t.validateEvery = 1 << 30;
   t.normalizationMatrices = &poolMatrices;
@@ -464,12 +468,24 @@ llvm::Expected<LearnResult> Driver::run() {
     for (int batch = 0; batch < 8 && pool.spent() < target * 0.999; ++batch) {
       std::vector<size_t> chosen;
       double planned = pool.spent();
-      for (; next < ranked->size() && planned < target; ++next) {
+      // Candidates are taken while the round's spending stays nearest its
+      // budget (a candidate is in when at least half its expected cost
+      // fits), so a round ends within about half a measurement of its
+      // budget instead of always above it; a round below its budget
+      // measures at least one, and the last round spends its whole budget.
+      for (; next < ranked->size(); ++next) {
         size_t c = (*ranked)[next];
         if (pool.isMeasured(c))
           continue;
+        double cost = pool.estimatedCost(c);
+        bool fits = round == rounds ? planned < target
+                                    : planned + cost / 2 < target;
+        bool first = chosen.empty() && rec.measured == 0 &&
+                     pool.spent() < target;
+        if (!fits && !first)
+          break;
         chosen.push_back(c);
-        planned += pool.estimatedCost(c);
+        planned += cost;
       }
       if (chosen.empty())
         break;

@@ -69,6 +69,10 @@ struct LearnOptions {
   /// Retrain from scratch every round (initialEpochs) instead of warm
   /// starting.
   bool retrain = false;
+  /// Adam's learning rate of the first round's fresh model (and of every
+  /// round with `retrain`), and of the warm-started rounds (each decays
+  /// along a cosine to a tenth, see TrainOptions).
+  double learningRate = 2e-3, warmLearningRate = 1e-3;
   /// Regression term of the loss (see TrainOptions).
   double regressionWeight = 0.5;
   int torchThreads = 1;
