@@ -9,6 +9,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 using namespace sptune;
 namespace json = llvm::json;
@@ -106,6 +108,29 @@ bool MeasureRequest::fromJson(const std::string &line, MeasureRequest &out,
     return false;
   }
   out = MeasureRequest();
+  // The id first, so that an error response still answers its request.
+  if (auto x = o->getInteger("id"))
+    out.id = *x;
+  // Fields that are present must have their type (a wrong one would
+  // silently become the default).
+  for (const char *key : {"target", "matrix", "kernel", "schedule", "baseline"})
+    if (const json::Value *v = o->get(key); v && !v->getAsString()) {
+      error = std::string("field '") + key + "' must be a string";
+      return false;
+    }
+  for (const char *key : {"id", "free", "bits"})
+    if (const json::Value *v = o->get(key); v && !v->getAsInteger()) {
+      error = std::string("field '") + key + "' must be an integer";
+      return false;
+    }
+  if (const json::Value *v = o->get("b_transposed"); v && !v->getAsBoolean()) {
+    error = "field 'b_transposed' must be true or false";
+    return false;
+  }
+  if (auto x = o->getInteger("bits"); x && (*x < 0 || *x > 1024)) {
+    error = "element bits must be 32 or 64";
+    return false;
+  }
   if (auto x = o->getInteger("id"))
     out.id = *x;
   if (auto x = o->getString("target"))
@@ -124,21 +149,66 @@ bool MeasureRequest::fromJson(const std::string &line, MeasureRequest &out,
     out.schedule = x->str();
   if (auto x = o->getString("baseline"))
     out.baseline = x->str();
-  if (const json::Object *opt = o->getObject("options")) {
-    if (auto x = opt->getInteger("warmups"))
-      out.options.warmups = static_cast<int>(*x);
-    if (auto x = opt->getInteger("min_reps"))
-      out.options.minReps = static_cast<int>(*x);
-    if (auto x = opt->getInteger("max_reps"))
-      out.options.maxReps = static_cast<int>(*x);
-    if (auto x = opt->getNumber("min_seconds"))
-      out.options.minSeconds = *x;
-    if (auto x = opt->getNumber("timeout_s"))
-      out.options.timeoutSeconds = *x;
-    if (auto x = opt->getBoolean("check"))
-      out.options.checkResult = *x;
-    if (auto x = opt->getNumber("tolerance"))
-      out.options.tolerance = *x;
+  if (const json::Value *optValue = o->get("options")) {
+    const json::Object *opt = optValue->getAsObject();
+    if (!opt) {
+      error = "'options' is not a JSON object";
+      return false;
+    }
+    // A field that is present must have its type and range: a wrong one is
+    // an error, never a silent default (or a wrapped integer).
+    auto integer = [&](const char *key, int &into, int64_t lo,
+                       int64_t hi) -> bool {
+      const json::Value *v = opt->get(key);
+      if (!v)
+        return true;
+      std::optional<int64_t> x = v->getAsInteger();
+      if (!x || *x < lo || *x > hi) {
+        error = std::string("option '") + key + "' must be an integer in [" +
+                std::to_string(lo) + ", " + std::to_string(hi) + "]";
+        return false;
+      }
+      into = static_cast<int>(*x);
+      return true;
+    };
+    auto number = [&](const char *key, double &into, double lo, double hi,
+                      bool openLow) -> bool {
+      const json::Value *v = opt->get(key);
+      if (!v)
+        return true;
+      std::optional<double> x = v->getAsNumber();
+      if (!x || !std::isfinite(*x) || *x > hi || *x < lo ||
+          (openLow && *x == lo)) {
+        char range[64];
+        std::snprintf(range, sizeof(range), "%c%g, %g]", openLow ? '(' : '[',
+                      lo, hi);
+        error = std::string("option '") + key + "' must be a number in " +
+                range;
+        return false;
+      }
+      into = *x;
+      return true;
+    };
+    MeasureOptions &m = out.options;
+    if (!integer("warmups", m.warmups, 0, 1000) ||
+        !integer("min_reps", m.minReps, 1, 10000000) ||
+        !integer("max_reps", m.maxReps, 1, 100000000) ||
+        !number("min_seconds", m.minSeconds, 0, 3600, false) ||
+        !number("timeout_s", m.timeoutSeconds, 0, 86400, true) ||
+        !number("tolerance", m.tolerance, 0, 1, false))
+      return false;
+    if (const json::Value *v = opt->get("check")) {
+      std::optional<bool> b = v->getAsBoolean();
+      if (!b) {
+        error = "option 'check' must be true or false";
+        return false;
+      }
+      m.checkResult = *b;
+    }
+    if (m.maxReps < m.minReps) {
+      error = "option 'max_reps' must be at least 'min_reps'";
+      return false;
+    }
   }
   return out.validate(error);
 }

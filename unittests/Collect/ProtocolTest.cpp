@@ -83,6 +83,41 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
   EXPECT_FALSE(MeasureRequest::fromJson("{not json", back, error));
 }
 
+TEST(WorkerProtocol, RequestFieldsAndOptionsAreTypedAndRangeChecked) {
+  registerAllTargets();
+  MeasureRequest back;
+  std::string error;
+  const std::string head = R"({"target":"cpu","matrix":"gen:uniform:rows=8,nnz=10",)"
+                           R"("kernel":"spmm","baseline":"heuristic")";
+  auto rejects = [&](const std::string &extra, const std::string &message) {
+    SCOPED_TRACE(extra);
+    EXPECT_FALSE(MeasureRequest::fromJson(head + extra + "}", back, error));
+    EXPECT_NE(error.find(message), std::string::npos) << error;
+  };
+  ASSERT_TRUE(MeasureRequest::fromJson(head + "}", back, error)) << error;
+  // Repetition counts: negative or wrapped integers are errors, not 1.
+  rejects(R"(,"options":{"min_reps":-5})", "'min_reps' must be an integer in [1,");
+  rejects(R"(,"options":{"min_reps":4294967298})", "'min_reps'");
+  rejects(R"(,"options":{"max_reps":-3})", "'max_reps'");
+  rejects(R"(,"options":{"min_reps":10,"max_reps":5})", "at least 'min_reps'");
+  rejects(R"(,"options":{"warmups":-1})", "'warmups'");
+  rejects(R"(,"options":{"min_seconds":-0.5})", "'min_seconds' must be a number");
+  rejects(R"(,"options":{"min_seconds":1e300})", "'min_seconds'");
+  rejects(R"(,"options":{"timeout_s":0})", "'timeout_s' must be a number in (0,");
+  rejects(R"(,"options":{"tolerance":"tight"})", "'tolerance'");
+  rejects(R"(,"options":{"check":"yes"})", "'check' must be true or false");
+  rejects(R"(,"options":[1,2])", "'options' is not a JSON object");
+  // Fields of the wrong type are errors, not silent defaults.
+  rejects(R"(,"free":"64")", "'free' must be an integer");
+  rejects(R"(,"id":1.5)", "'id' must be an integer");
+  rejects(R"(,"bits":4294967328)", "element bits");
+  rejects(R"(,"b_transposed":1)", "'b_transposed' must be true or false");
+  EXPECT_FALSE(MeasureRequest::fromJson(
+      R"({"target":7,"matrix":"m","kernel":"spmm","baseline":"heuristic"})",
+      back, error));
+  EXPECT_NE(error.find("'target' must be a string"), std::string::npos) << error;
+}
+
 TEST(WorkerProtocol, ResponseRoundTrips) {
   MeasureResponse r;
   r.id = 3;
