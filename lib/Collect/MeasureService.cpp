@@ -146,6 +146,7 @@ int MeasureService::serve(std::istream &in, llvm::raw_ostream &out) {
     std::string error;
     MeasureResponse response;
     if (!MeasureRequest::fromJson(line, request, error)) {
+      response.id = request.id; // parsed first when it is an integer
       response.measurement.status = MeasureStatus::Error;
       response.measurement.reason = error;
     } else {
