@@ -67,8 +67,8 @@ int SpadeMachineConfig::dramLineCycles() const {
 std::string SpadeMachineConfig::whyInvalid() const {
   if (pes < 1 || pes > 4096)
     return "PE count must be in [1, 4096]";
-  if (!(clockGHz > 0))
-    return "clock must be positive";
+  if (!(clockGHz >= 1e-3 && clockGHz <= 1e3))
+    return "clock must be in [0.001, 1000] GHz";
   if (vectorLanes < 1 || vectorLanes > 1024)
     return "vector lanes must be in [1, 1024]";
   if (elemBytes != 4 && elemBytes != 8)
@@ -120,8 +120,9 @@ std::string SpadeMachineConfig::set(const std::string &key,
   char *end = nullptr;
   if (key == "clock_ghz") {
     double v = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end || errno || !(v > 0))
-      return "machine parameter 'clock_ghz' needs a positive number, got '" +
+    if (value.empty() || *end || errno || !(v >= 1e-3 && v <= 1e3))
+      return "machine parameter 'clock_ghz' needs a number in [0.001, 1000] "
+             "GHz, got '" +
              value + "'";
     clockGHz = v;
     return "";
