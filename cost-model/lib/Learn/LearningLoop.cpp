@@ -160,6 +160,9 @@ std::string fingerprint(const LearningPool &pool, const LearnOptions &o) {
   return llvm::utohexstr(h, /*LowerCase=*/true);
 }
 
+/// Batches of measurements per round at most (each re-estimates costs).
+constexpr int kMaxBatches = 12;
+
 class Driver {
 public:
   Driver(LearningPool &pool, MeasurementOracle &oracle,
@@ -465,9 +468,23 @@ llvm::Expected<LearnResult> Driver::run() {
     double before = pool.spent();
     size_t next = 0;
     t0 = Clock::now();
-    for (int batch = 0; batch < 8 && pool.spent() < target * 0.999; ++batch) {
+    for (int batch = 0; batch < kMaxBatches && pool.spent() < target * 0.999;
+         ++batch) {
       std::vector<size_t> chosen;
       double planned = pool.spent();
+      // Costs are estimates (what this problem, matrix or the pool cost so
+      // far); a candidate of a matrix not measured yet may cost several
+      // times the pool's mean. So a batch plans half of what is left of the
+      // round's budget, and the last batches the rest: an error of the
+      // estimates costs at most a fraction of the remaining budget.
+      double left = target - pool.spent();
+      double typical = pool.measuredCount()
+                           ? pool.spent() / static_cast<double>(
+                                                pool.measuredCount())
+                           : 1.0;
+      double batchTarget = batch + 1 == kMaxBatches || left < 4 * typical
+                               ? target
+                               : pool.spent() + left / 2;
       // Candidates are taken while the round's spending stays nearest its
       // budget (a candidate is in when at least half its expected cost
       // fits), so a round ends within about half a measurement of its
@@ -478,8 +495,9 @@ llvm::Expected<LearnResult> Driver::run() {
         if (pool.isMeasured(c))
           continue;
         double cost = pool.estimatedCost(c);
-        bool fits = round == rounds ? planned < target
-                                    : planned + cost / 2 < target;
+        bool fits = batchTarget < target ? planned < batchTarget
+                    : round == rounds    ? planned < target
+                                         : planned + cost / 2 < target;
         bool first = chosen.empty() && rec.measured == 0 &&
                      pool.spent() < target;
         if (!fits && !first)
