@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Reproduces the active-learning results of docs/results.md ("Active
+# learning"), with sptune's own tools, on this kind of machine (2 cores):
+#
+#   1. replay, CPU: every strategy and both bandits, 5 seeds, rounds up to 20%
+#      of the shipped CPU data's measurement cost, and a full-data model per
+#      seed (about 30 minutes);
+#   2. replay, SPADE: the same on the shipped SPADE data (about 15 minutes);
+#   3. live, CPU: from no model to 10% of the shipped CPU data's measurement
+#      cost (323 s of measurement), then what sptune-autotune picks with that
+#      model, with the shipped model and with the heuristic on the 14 large
+#      shared matrices, side by side (about 20 minutes; run it alone).
+#
+#   bash cost-model/learn-experiments.sh [WORK_DIR]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="${1:-$root/build/learn-runs}"
+bin="$root/build/bin"
+matrices="${SPTUNE_MATRICES:-$root/../shared/matrices}"
+mkdir -p "$work"
+export PYTHONPATH="$root/python"
+
+zcat "$root/cost-model/data/cpu-2026-11-30.jsonl.gz" > "$work/cpu.jsonl"
+zcat "$root/cost-model/data/spade-2026-11-30.jsonl.gz" > "$work/spade.jsonl"
+
+/usr/bin/python3 -m sptune.learn_experiment --build "$root/build" \
+  --replay "$work/cpu.jsonl" --out "$work/cpu-replay" --seeds 5 --jobs 2 \
+  --json "$work/cpu-replay.json" --plot "$work/cpu-replay.png" \
+  --title "CPU replay (shipped data, 7,702 measurements)"
+/usr/bin/python3 -m sptune.learn_experiment --build "$root/build" --target spade \
+  --replay "$work/spade.jsonl" --out "$work/spade-replay" --seeds 5 --jobs 2 \
+  --json "$work/spade-replay.json" --plot "$work/spade-replay.png" \
+  --title "SPADE replay (shipped SPADE data, 5,312 simulations)"
+
+# Live: validation = every fifth small shared matrix (by name), measured in
+# the shipped data; they leave the pool.
+/usr/bin/python3 - "$matrices/MANIFEST.tsv" "$work/cpu.jsonl" "$work/live-validation.jsonl" <<'PY'
+import json, sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()[1:]]
+small = sorted(r[0].removesuffix(".mtx") for r in rows if int(r[9]) < 50000)
+val = set(small[::5])
+with open(sys.argv[3], "w") as out:
+    for line in open(sys.argv[2]):
+        if json.loads(line)["matrix"]["id"] in val:
+            out.write(line)
+PY
+"$bin/sptune-learn" "$matrices" @"$root/bench/matrices/synthetic-train.txt" --max-nnz 49999 \
+  --kernel spmm,sddmm,spmv --validation "$work/live-validation.jsonl" \
+  --rounds-at 40,80,120,160,240,323 --strategy bandit --policy ucb1 --candidates 60 \
+  --min-seconds 0.05 --min-reps 3 --timeout 60 \
+  --state "$work/live" --out "$work/live/learned.pt"
+large=$(awk -F'\t' 'NR>1 && $10>=50000 {print "'"$matrices"'/"$1}' "$matrices/MANIFEST.tsv")
+/usr/bin/python3 -m sptune.autotune_eval --build "$root/build" --mode development \
+  --model "$work/live/learned.pt" --compare shipped="$root/cost-model/models/cpu-default.pt" \
+  --kernel spmm,sddmm,spmv --no-torch --no-libraries --no-sddmm-b-transposed \
+  --min-seconds 0.1 --json "$work/live-eval.json" $large
