@@ -5,7 +5,8 @@
 #   1. replay, CPU: every strategy and both bandits, 5 seeds, rounds up to 20%
 #      of the shipped CPU data's measurement cost, and a full-data model per
 #      seed (about 30 minutes);
-#   2. replay, SPADE: the same on the shipped SPADE data (about 15 minutes);
+#   2. replay, SPADE: the same on the shipped SPADE data, five rounds up to
+#      20% (about 15 minutes);
 #   3. live, CPU: from no model to 10% of the shipped CPU data's measurement
 #      cost (323 s of measurement), then what sptune-autotune picks with that
 #      model, with the shipped model and with the heuristic on the 14 large
@@ -29,6 +30,7 @@ zcat "$root/cost-model/data/spade-2026-11-30.jsonl.gz" > "$work/spade.jsonl"
   --title "CPU replay (shipped data, 7,702 measurements)"
 /usr/bin/python3 -m sptune.learn_experiment --build "$root/build" --target spade \
   --replay "$work/spade.jsonl" --out "$work/spade-replay" --seeds 5 --jobs 2 \
+  --rounds-at 1%,2%,5%,10%,20% \
   --json "$work/spade-replay.json" --plot "$work/spade-replay.png" \
   --title "SPADE replay (shipped SPADE data, 5,312 simulations)"
 
