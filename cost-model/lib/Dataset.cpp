@@ -91,20 +91,23 @@ static void keepMin(std::optional<double> &slot, double t) {
   slot = slot ? std::min(*slot, t) : t;
 }
 
-/// The seconds a record's measurement took: its `wall_s`, else (records
-/// written before it existed) compile time plus the timed repetitions.
-static double measurementCost(const llvm::json::Object &record,
-                              const llvm::json::Object &times, double median) {
+double sptune::recordMeasurementCost(const llvm::json::Object &record) {
   namespace f = dataset::field;
   if (std::optional<double> wall = record.getNumber(f::kWallSeconds);
       wall && std::isfinite(*wall) && *wall >= 0)
     return *wall;
+  const llvm::json::Object *times = record.getObject(f::kTimes);
+  double median =
+      times ? times->getNumber(dataset::time_field::kMedian).value_or(0) : 0;
+  double reps = times ? static_cast<double>(times->getInteger(
+                            dataset::time_field::kReps).value_or(1))
+                      : 1;
   double compile = record.getNumber(f::kCompileSeconds).value_or(0);
-  double reps = static_cast<double>(
-      times.getInteger(dataset::time_field::kReps).value_or(1));
-  if (!std::isfinite(compile) || compile < 0)
-    compile = 0;
-  return compile + median * std::max(1.0, reps);
+  double cost = (std::isfinite(compile) && compile > 0 ? compile : 0) +
+                (std::isfinite(median) && median > 0
+                     ? median * std::max(1.0, reps)
+                     : 0);
+  return cost;
 }
 
 bool DatasetReader::addLine(std::string_view text) {
@@ -205,7 +208,7 @@ bool DatasetReader::addLine(std::string_view text) {
     ++counts_.duplicates;
   it->second.sumLogTime += std::log(*median);
   it->second.count += 1;
-  it->second.cost += measurementCost(*rec, *times, *median);
+  it->second.cost += recordMeasurementCost(*rec);
   it->second.isMlirDefault |= isDefault;
   it->second.isHeuristic |= isHeuristic;
   ++counts_.samples;

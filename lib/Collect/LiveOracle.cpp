@@ -115,15 +115,9 @@ readOutcomes(const std::string &path,
     const json::Object *times = o->getObject(f::kTimes);
     std::optional<double> median =
         times ? times->getNumber(dataset::time_field::kMedian) : std::nullopt;
-    double reps = times ? static_cast<double>(times->getInteger(
-                              dataset::time_field::kReps).value_or(1))
-                        : 1;
-    double cost = o->getNumber(f::kWallSeconds)
-                      .value_or(o->getNumber(f::kCompileSeconds).value_or(0) +
-                                median.value_or(0) * reps);
     KeyOutcome &k = out[key->str()];
     k.seen = true;
-    k.outcome.cost += std::isfinite(cost) && cost > 0 ? cost : 0;
+    k.outcome.cost += recordMeasurementCost(*o);
     if (status && *status == "ok" && median && *median > 0) {
       k.outcome.ok = true;
       k.outcome.time = *median;

@@ -21,6 +21,10 @@
 #include <unordered_map>
 #include <vector>
 
+namespace llvm::json {
+class Object;
+} // namespace llvm::json
+
 namespace sptune {
 
 /// The matrix a group was measured on, as the dataset records it.
@@ -116,6 +120,11 @@ private:
   std::unordered_map<std::string, Accumulator> groups_;
   DatasetCounts counts_;
 };
+
+/// The seconds a record's measurement took: its `wall_s`, else (records
+/// written before it existed) compile time plus the timed repetitions; 0
+/// when neither can be read.
+double recordMeasurementCost(const llvm::json::Object &record);
 
 /// Groups of `target` only.
 std::vector<SampleGroup> filterTarget(std::vector<SampleGroup> groups,
