@@ -6,12 +6,16 @@
 #include "sptune/CostModel/Metrics.h"
 #include "sptune/Schedule/DefaultSchedule.h"
 
+#include "sptune/CostModel/ModelFile.h"
 #if SPTUNE_COSTMODEL_TORCH
+#include "sptune/CostModel/EmbeddedModels.h"
 #include "sptune/CostModel/Model.h"
 #endif
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -50,6 +54,54 @@ std::string sptune::defaultModelPath(TargetKind target) {
 
 bool sptune::haveLearnedCostModels() { return SPTUNE_COSTMODEL_TORCH != 0; }
 
+std::string sptune::modelIdentity(std::string_view bytes) {
+  uint64_t hash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+  std::string hex;
+  llvm::raw_string_ostream os(hex);
+  os << llvm::format_hex_no_prefix(hash, 16);
+  return "model:" + hex;
+}
+
+/// The bytes release mode loads when no file is given: the embedded model,
+/// else (a build without one) the file in the source tree.
+static bool releaseModelBytes(std::string &bytes, std::string &what,
+                              std::string &error) {
+#if SPTUNE_COSTMODEL_TORCH
+  EmbeddedModel embedded = embeddedReleaseModel(TargetKind::CPU);
+  if (!embedded.empty()) {
+    bytes.assign(embedded.bytes);
+    what = "embedded " + std::string(embedded.name);
+    return true;
+  }
+#endif
+  what = defaultModelPath(TargetKind::CPU);
+  if (!llvm::sys::fs::exists(what)) {
+    error = "the release model '" + what +
+            "' does not exist (train it with sptune-train; see "
+            "cost-model/README.md)";
+    return false;
+  }
+  return readFileBytes(what, bytes, error);
+}
+
+std::optional<std::string>
+sptune::costModelIdentity(CostModelMode mode, const std::string &path,
+                          std::string *error) {
+  if (mode == CostModelMode::Heuristic)
+    return std::string("heuristic");
+  std::string bytes, what, why;
+  bool ok = path.empty() && mode == CostModelMode::Release
+                ? releaseModelBytes(bytes, what, why)
+                : readFileBytes(path, bytes, why);
+  if (!ok) {
+    if (error)
+      *error = why;
+    return std::nullopt;
+  }
+  return modelIdentity(bytes);
+}
+
 /// Checks that every candidate is a schedule of `target`.
 static bool checkCandidates(const std::vector<Schedule> &candidates,
                             TargetKind target, std::string *error) {
@@ -75,7 +127,7 @@ namespace {
 /// No model: the heuristic default first, then the analytical order.
 class HeuristicCostModel : public CostModel {
 public:
-  HeuristicCostModel() : CostModel(CostModelMode::Heuristic) {}
+  HeuristicCostModel() : CostModel(CostModelMode::Heuristic, "heuristic") {}
   std::string description() const override {
     return "heuristic (default schedule first, then analytical cost)";
   }
@@ -112,10 +164,11 @@ public:
 /// A learned model from a file; development mode also logs.
 class LearnedCostModel : public CostModel {
 public:
-  LearnedCostModel(CostModelMode mode, std::unique_ptr<Model> model,
-                   std::string path, std::string logPath)
-      : CostModel(mode), model(std::move(model)), path(std::move(path)),
-        logPath(std::move(logPath)) {}
+  LearnedCostModel(CostModelMode mode, std::string identity,
+                   std::unique_ptr<Model> model, std::string path,
+                   std::string logPath)
+      : CostModel(mode, std::move(identity)), model(std::move(model)),
+        path(std::move(path)), logPath(std::move(logPath)) {}
 
   std::string description() const override {
     std::string targets;
@@ -219,19 +272,22 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
     return std::make_unique<HeuristicCostModel>();
   }
 #if SPTUNE_COSTMODEL_TORCH
-  std::string file = path;
-  if (mode == CostModelMode::Release && file.empty())
-    file = defaultModelPath(TargetKind::CPU);
-  if (file.empty())
+  if (mode == CostModelMode::Development && path.empty())
     return fail("the development cost model needs a model file");
-  if (!llvm::sys::fs::exists(file))
-    return fail(std::string("the ") + toString(mode) + " model '" + file +
-                "' does not exist" +
-                (mode == CostModelMode::Release
-                     ? " (train it with sptune-train; see cost-model/README.md)"
-                     : ""));
-  std::string why;
-  std::unique_ptr<Model> model = Model::load(file, why);
+  std::string bytes, what, why;
+  if (mode == CostModelMode::Release && path.empty()) {
+    if (!releaseModelBytes(bytes, what, why))
+      return fail(why);
+  } else {
+    what = path;
+    if (!llvm::sys::fs::exists(path))
+      return fail(std::string("the ") + toString(mode) + " model '" + path +
+                  "' does not exist");
+    if (!readFileBytes(path, bytes, why))
+      return fail(why);
+  }
+  std::string identity = modelIdentity(bytes);
+  std::unique_ptr<Model> model = Model::loadFromBytes(bytes, what, why);
   if (!model)
     return fail(why);
   if (options.threads > 0 && !setModelThreads(options.threads, &why))
@@ -244,7 +300,7 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
                   "': " + ec.message());
   }
   return std::make_unique<LearnedCostModel>(
-      mode, std::move(model), file,
+      mode, std::move(identity), std::move(model), what,
       mode == CostModelMode::Development ? options.logPath : std::string());
 #else
   (void)options;

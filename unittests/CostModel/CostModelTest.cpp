@@ -1,6 +1,7 @@
 //===- CostModelTest.cpp - The public ranking interface -------------------===//
 
 #include "sptune/CostModel/CostModel.h"
+#include "sptune/CostModel/EmbeddedModels.h"
 #include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/Model.h"
 #include "sptune/Schedule/DefaultSchedule.h"
@@ -124,17 +125,35 @@ TEST(CostModelTest, RejectsBadRequests) {
   EXPECT_NE(error.find("does not exist"), std::string::npos);
 }
 
-TEST(CostModelTest, ReleaseModeNeedsTheShippedFile) {
+TEST(CostModelTest, ReleaseModeUsesTheEmbeddedModel) {
+  // The shipped model is compiled in: release mode needs no file.
+  EmbeddedModel embedded = embeddedReleaseModel(TargetKind::CPU);
+  ASSERT_FALSE(embedded.empty());
+  EXPECT_EQ(embedded.name, "cpu-default.pt");
   std::string error;
   auto cm = createCostModel(CostModelMode::Release, "", &error);
+  ASSERT_TRUE(cm) << error;
+  EXPECT_TRUE(cm->supports(TargetKind::CPU));
+  EXPECT_NE(cm->description().find("embedded cpu-default.pt"),
+            std::string::npos)
+      << cm->description();
+  // Its identity is the hash of the bytes, the same as the source file's
+  // (the embedded bytes are the file's) and computable without loading.
+  EXPECT_EQ(cm->identity(), modelIdentity(embedded.bytes));
+  std::optional<std::string> id =
+      costModelIdentity(CostModelMode::Release, "", &error);
+  ASSERT_TRUE(id) << error;
+  EXPECT_EQ(*id, cm->identity());
   if (llvm::sys::fs::exists(defaultModelPath(TargetKind::CPU))) {
-    ASSERT_TRUE(cm) << error;
-    EXPECT_TRUE(cm->supports(TargetKind::CPU));
-  } else {
-    EXPECT_FALSE(cm);
-    EXPECT_NE(error.find(defaultModelPath(TargetKind::CPU)), std::string::npos)
-        << error;
+    std::optional<std::string> fromFile = costModelIdentity(
+        CostModelMode::Development, defaultModelPath(TargetKind::CPU), &error);
+    ASSERT_TRUE(fromFile) << error;
+    EXPECT_EQ(*fromFile, cm->identity());
   }
+  EXPECT_EQ(*costModelIdentity(CostModelMode::Heuristic, "", &error),
+            "heuristic");
+  EXPECT_FALSE(costModelIdentity(CostModelMode::Development,
+                                 "/nonexistent/model.pt", &error));
 }
 
 TEST(CostModelTest, DevelopmentModeRanksAndLogs) {

@@ -29,7 +29,7 @@ namespace {
 /// heuristic schedule, which it ranks last: the case the guard is for.
 class HeuristicLastModel : public CostModel {
 public:
-  HeuristicLastModel() : CostModel(CostModelMode::Development) {}
+  HeuristicLastModel() : CostModel(CostModelMode::Development, "test") {}
   std::string description() const override { return "heuristic last"; }
   bool supports(TargetKind target) const override {
     return target == TargetKind::CPU;

@@ -6,9 +6,9 @@
 //
 //   heuristic    no model: the heuristic default schedule first, then the
 //                others by an analytical cost estimate (AnalyticalCost.h);
-//   release      the default model shipped in the repository
-//                (cost-model/models/<target>-default.pt, resolved at build
-//                time); a missing file is an error, not a silent fallback;
+//   release      the default model shipped with sptune
+//                (cost-model/models/<target>-default.pt, whose bytes are
+//                compiled into the library: EmbeddedModels.h), or `model=`;
 //   development  a model file given explicitly, plus a JSONL log of every
 //                ranking request (for inspecting and debugging a model).
 //
@@ -59,6 +59,11 @@ class CostModel {
 public:
   virtual ~CostModel();
   CostModelMode mode() const { return mode_; }
+  /// What identifies the model's decisions: "heuristic", or "model:" and a
+  /// hash of the model file's bytes (the same file in release and
+  /// development mode ranks the same). A tuning database reuses a decision
+  /// only for a model of the same identity.
+  const std::string &identity() const { return identity_; }
   /// One line: mode, model file, trained targets.
   virtual std::string description() const = 0;
   /// Whether `rank` can serve `target`.
@@ -75,21 +80,36 @@ public:
                                       std::string *error = nullptr) const = 0;
 
 protected:
-  explicit CostModel(CostModelMode mode) : mode_(mode) {}
+  CostModel(CostModelMode mode, std::string identity)
+      : mode_(mode), identity_(std::move(identity)) {}
 
 private:
   CostModelMode mode_;
+  std::string identity_;
 };
 
-/// Where the release model of `target` lives (in the source tree).
+/// Where the release model of `target` lives in the source tree (the file
+/// the embedded release model was made from).
 std::string defaultModelPath(TargetKind target = TargetKind::CPU);
+
+/// The identity of a model file's bytes ("model:" + 16 hex digits).
+std::string modelIdentity(std::string_view bytes);
+
+/// The identity (CostModel::identity) of the model `createCostModel(mode,
+/// path)` would load, without loading it: reads and hashes the file (or the
+/// embedded release model). Fails (nullopt, `error`) when the file cannot be
+/// read or release mode has no model.
+std::optional<std::string> costModelIdentity(CostModelMode mode,
+                                             const std::string &path,
+                                             std::string *error = nullptr);
 
 /// Whether this build has the learned modes (LibTorch).
 bool haveLearnedCostModels();
 
 /// Creates a cost model:
 ///  - heuristic: `path` must be empty;
-///  - release: loads `path`, or `defaultModelPath(CPU)` when it is empty;
+///  - release: loads `path`, or the embedded CPU release model when it is
+///    empty (defaultModelPath(CPU) in a build without one);
 ///  - development: loads `path` (required) and logs to `options.logPath`.
 /// On failure returns null with a message in `error`.
 std::unique_ptr<CostModel>
