@@ -29,82 +29,32 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
-from sptune import dataset
+from sptune import autotune, dataset, kernel_ir, run
+from sptune import measure as measure_tool
 
-KERNELS = {
-    "spmm": """
-#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
-func.func @k(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %0 = linalg.matmul ins(%a, %b : tensor<?x?xf32, #CSR>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
-  return %0 : tensor<?x?xf32>
-}""",
-    "sddmm": """
-#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
-func.func @k(%s: tensor<?x?xf32, #CSR>, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32, #CSR> {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %m = tensor.dim %s, %c0 : tensor<?x?xf32, #CSR>
-  %n = tensor.dim %s, %c1 : tensor<?x?xf32, #CSR>
-  %e = tensor.empty(%m, %n) : tensor<?x?xf32, #CSR>
-  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]}
-    ins(%s, %a, %b : tensor<?x?xf32, #CSR>, tensor<?x?xf32>, tensor<?x?xf32>) outs(%e : tensor<?x?xf32, #CSR>) {
-  ^bb0(%sv: f32, %av: f32, %bv: f32, %xv: f32):
-    %p = arith.mulf %av, %bv : f32
-    %q = arith.mulf %sv, %p : f32
-    %r = arith.addf %xv, %q : f32
-    linalg.yield %r : f32
-  } -> tensor<?x?xf32, #CSR>
-  return %0 : tensor<?x?xf32, #CSR>
-}""",
-    "spmv": """
-#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
-func.func @k(%a: tensor<?x?xf32, #CSR>, %x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
-  %0 = linalg.matvec ins(%a, %x : tensor<?x?xf32, #CSR>, tensor<?xf32>) outs(%y : tensor<?xf32>) -> tensor<?xf32>
-  return %0 : tensor<?xf32>
-}""",
-}
-
-SCHEDULE = re.compile(r"sptune\.schedule = #sptune\.schedule<([^>]*)>")
+KERNELS = kernel_ir.KERNELS
 
 
 def pick(build, kernel, matrix, free, mode, model, measure_top_k=0):
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(KERNELS[kernel])
-        path = f.name
     try:
-        opts = f"mode={mode} matrix={matrix} free={free}"
-        if model:
-            opts += f" model={model}"
-        if measure_top_k:
-            opts += f" measure-top-k={measure_top_k}"
-        p = subprocess.run([os.path.join(build, "bin", "sptune-opt"), path,
-                            "--sptune-extract-kernels", f"--sptune-autotune={opts}",
-                            "--mlir-print-op-on-diagnostic=false"],
-                           capture_output=True, text=True)
-    finally:
-        os.unlink(path)
-    m = SCHEDULE.search(p.stdout)
-    if p.returncode != 0 or not m:
-        sys.exit(f"autotune_eval: sptune-opt failed on {matrix}: {p.stderr[-500:]}")
-    return m.group(1)
+        return autotune.pick(kernel, matrix, free, opt=run.executable("sptune-opt", bin_dir(build)),
+                             mode=mode, model=model, measure_top_k=measure_top_k)[0]
+    except run.ToolError as e:
+        sys.exit(f"autotune_eval: sptune-opt failed on {matrix}: {e}")
+
+
+def bin_dir(build):
+    """--build DIR: the tools of DIR/bin; none: where sptune.tools finds them."""
+    return os.path.join(build, "bin") if build else None
 
 
 def measure(build, matrix, kernel, free, min_seconds, schedule=None, baseline=None,
             transposed_b=False):
-    cmd = [os.path.join(build, "bin", "sptune-measure"), "--matrix", matrix, "--kernel",
-           kernel, "--free", str(free), "--min-seconds", str(min_seconds)]
-    if transposed_b:
-        cmd.append("--sddmm-b-transposed")
-    cmd += ["--schedule", schedule] if schedule else ["--baseline", baseline]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    try:
-        r = json.loads(p.stdout.strip().splitlines()[-1])
-    except (json.JSONDecodeError, IndexError):
-        return None, "no result"
+    r = measure_tool.measure(matrix, kernel, free, min_seconds, schedule=schedule,
+                             baseline=baseline, transposed_b=transposed_b,
+                             tool=run.executable("sptune-measure", bin_dir(build)))
     if r.get("status") != "ok":
         return None, r.get("status") + ": " + r.get("reason", "")[:200]
     return r["time_s"]["median"], "ok"
@@ -148,7 +98,8 @@ def speedup_bars(ax, rows, key, label, markers, title):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("matrices", nargs="+")
-    ap.add_argument("--build", default="build")
+    ap.add_argument("--build", help="build directory (default: where sptune.tools finds "
+                                     "the tools: SPTUNE_BIN, the build tree, the PATH)")
     ap.add_argument("--kernel", default="spmm,sddmm")
     ap.add_argument("--free", type=int, default=64)
     ap.add_argument("--mode", default="release")

@@ -14,66 +14,55 @@ Steps, all with sptune's own tools:
 """
 
 import argparse
-import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
-SCHEDULE = re.compile(r"sptune\.schedule = #sptune\.schedule<([^>]*)>")
-KERNEL = re.compile(r"sptune\.kernel = #sptune\.kernel<(spmm|sddmm|spmv), loops = \[([^\]]*)\]")
-
-
-def run(cmd, **kw):
-    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if p.returncode != 0:
-        sys.stderr.write(p.stderr)
-        sys.exit(f"tune_example: command failed ({p.returncode}): {' '.join(cmd)}")
-    return p
+from sptune import autotune, kernel_ir, run
+from sptune import measure as measure_tool
 
 
 def measure(build, matrix, kernel, free, schedule=None, baseline=None):
-    cmd = [os.path.join(build, "bin", "sptune-measure"), "--matrix", matrix,
-           "--kernel", kernel, "--free", str(free), "--min-seconds", "0.3"]
-    cmd += ["--schedule", schedule] if schedule else ["--baseline", baseline]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    try:
-        return json.loads(p.stdout.strip().splitlines()[-1])
-    except (json.JSONDecodeError, IndexError):
-        return {"status": "error", "reason": p.stderr.strip()[-300:]}
+    return measure_tool.measure(matrix, kernel, free, 0.3, schedule=schedule, baseline=baseline,
+                                tool=run.executable("sptune-measure", bin_dir(build)))
+
+
+def bin_dir(build):
+    """--build DIR: the tools of DIR/bin; none: where sptune.tools finds them."""
+    return os.path.join(build, "bin") if build else None
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("mlir", nargs="+")
-    ap.add_argument("--build", default="build")
+    ap.add_argument("--build", help="build directory (default: where sptune.tools finds "
+                                     "the tools: SPTUNE_BIN, the build tree, the PATH)")
     ap.add_argument("--matrix", required=True)
     ap.add_argument("--mode", default="release")
     ap.add_argument("--measure-top-k", type=int, default=3)
     args = ap.parse_args(argv)
-    opt = os.path.join(args.build, "bin", "sptune-opt")
+    try:
+        tune(args)
+    except run.ToolError as e:
+        sys.exit(f"tune_example: {e}")
+
+
+def tune(args):
+    opt = run.executable("sptune-opt", bin_dir(args.build))
     for path in args.mlir:
         print(f"== {path} on {args.matrix}")
         with tempfile.TemporaryDirectory() as tmp:
             tuned = os.path.join(tmp, "tuned.mlir")
-            autotune = (f"--sptune-autotune=mode={args.mode} matrix={args.matrix} "
-                        f"measure-top-k={args.measure_top_k} top-k=3")
-            p = run([opt, path, "--sptune-extract-kernels", autotune,
-                     "--mlir-print-op-on-diagnostic=false", "-o", tuned])
-            for line in p.stderr.splitlines():
-                if "sptune-autotune" in line:
-                    print("  " + line.split("remark: ", 1)[-1][:400] + " ...")
-            run([opt, tuned, "--sptune-apply-schedule", "--sptune-lower-cpu", "-o",
-                 os.path.join(tmp, "lowered.mlir")])
-            text = open(tuned).read()
+            opts = autotune.options(args.matrix, mode=args.mode, top_k=3,
+                                    measure_top_k=args.measure_top_k)
+            text, rankings = autotune.autotune_file(path, opts, opt=opt, out=tuned)
+            for r in rankings:
+                print("  " + r.text[:400] + " ...")
+            run.run([opt, tuned, "--sptune-apply-schedule", "--sptune-lower-cpu", "-o",
+                     os.path.join(tmp, "lowered.mlir")], what="sptune-opt --sptune-lower-cpu")
         print(f"  tuned IR lowers to LLVM + OpenMP: ok")
-        kernels = KERNEL.findall(text)
-        schedules = SCHEDULE.findall(text)
-        for (kind, loops), schedule in zip(kernels, schedules):
-            sizes = dict(l.strip().split(" : ") for l in loops.split(","))
-            free = sizes.get("j" if kind == "spmm" else "k", "64")
-            free = 64 if free == "?" else int(free)
+        for (kind, sizes), schedule in zip(kernel_ir.kernels(text), kernel_ir.schedules(text)):
+            free = kernel_ir.free_size(kind, sizes)
             tuned_m = measure(args.build, args.matrix, kind, free, schedule=schedule)
             mlir_m = measure(args.build, args.matrix, kind, free, baseline="mlir-default")
             eigen_m = measure(args.build, args.matrix, kind, free, baseline="eigen") \
