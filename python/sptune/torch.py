@@ -1,0 +1,467 @@
+"""PyTorch entry: SpMM, SDDMM and SpMV on torch CSR tensors, tuned by sptune.
+
+    import torch, sptune.torch
+    A = some_matrix.to_sparse_csr()            # torch.sparse_csr, f32 or f64
+    C = sptune.torch.spmm(A, B)                # dense A @ B
+    y = sptune.torch.spmv(A, x)                # dense A @ x
+    X = sptune.torch.sddmm(S, P, Q)            # CSR: S .* (P @ Q) on S's pattern
+
+Semantics
+  spmm(A, B)   A: M x K CSR, B: K x N dense      -> M x N dense, A @ B
+  spmv(A, x)   A: M x K CSR, x: K dense          -> M dense, A @ x
+  sddmm(S, A, B)  S: M x K CSR, A: M x N, B: N x K dense
+               -> M x K CSR with S's pattern (same crow / col tensors) and
+                  values X_ij = S_ij * sum_n A_in B_nj, i.e.
+                  torch.sparse.sampled_addmm(S, A, B, beta=0, alpha=1)
+                  multiplied elementwise by S's values (sptune's SDDMM
+                  kernel X = S .* (A B)); an entry stored in S with value 0
+                  stays stored, with value 0.
+  The sparse and dense operands must be CPU tensors of the same dtype
+  (float32 or float64); crow / col indices int64 or int32. Dense operands
+  are used in place when row-major contiguous, else made contiguous (one
+  copy). There is no autograd: with gradients enabled, inputs that require
+  grad are rejected (call under torch.no_grad(), or .detach()).
+
+Tuning and caching
+  The first call for a matrix pattern writes it as a Matrix Market pattern
+  file into the cache directory ($SPTUNE_CACHE, default ~/.cache/sptune),
+  generates the kernel in MLIR (linalg on a CSR #sparse_tensor, with a C
+  entry @sptune_call on the CSR buffers) and compiles it with sptune's own
+  pipeline: sptune-opt --sptune-extract-kernels --sptune-autotune (the
+  learned cost model picks format, loop order, parallelism and vector length
+  for this matrix; sptune-opt's tuning database
+  $SPTUNE_CACHE/tuning.jsonl is used when the tool has one),
+  --sptune-apply-schedule, --sptune-lower-cpu, then mlir-translate and
+  clang -O3 -march=native into <cache>/<key>.so (a few seconds). The key is
+  (kernel, dtype, shape, dense size, pattern fingerprint); later calls and
+  later processes reuse the library (loaded once per process with ctypes).
+  The fingerprint is a BLAKE2b hash of the shape, crow and col indices,
+  computed once per tensor object and recomputed only when the tensor's
+  version counter moves (any in-place change, values included, since torch
+  shares one counter between a CSR tensor's indices and values). Writes
+  that bypass the version counter (through .data or numpy views) are not
+  seen. SPTUNE_AUTOTUNE adds options to --sptune-autotune (e.g.
+  "mode=heuristic" or "measure-top-k=3"); they are part of the key.
+  stats() counts compiles and cache hits; clear_memory_cache() forgets the
+  loaded libraries (the disk cache stays).
+
+Memory
+  No copies where the layout allows: the kernel reads the tensors' own
+  buffers (memref descriptors built with ctypes over data_ptr()) and writes
+  a torch-allocated output. The chosen schedule fixes the index width of
+  the kernel's CSR buffers (32 or 64 bit): crow / col indices of another
+  dtype are converted once per tensor version (int32 -> int64 or int64 ->
+  int32; the converted copy is kept while the tensor lives). When the
+  schedule stores the matrix in another format (e.g. DCSR, BSR, CSC), the
+  conversion runs inside the kernel on every call; it is part of the time.
+
+Threads
+  Parallel schedules run with OpenMP (LLVM's libomp) at its runtime default
+  thread count: set OMP_NUM_THREADS before the first call to change it.
+  PyTorch's own thread pool (torch.set_num_threads) is separate.
+"""
+
+import ctypes
+import hashlib
+import os
+import threading
+import weakref
+
+import numpy as np
+import torch
+
+from sptune import kernel_lib
+
+__all__ = ["spmm", "sddmm", "spmv", "stats", "clear_memory_cache",
+           "cache_dir", "schedule_of"]
+
+_DTYPES = {torch.float32: "f32", torch.float64: "f64"}
+_INDEX_DTYPES = (torch.int32, torch.int64)
+
+_lock = threading.RLock()
+_stats = {"compiles": 0, "disk_hits": 0, "memory_hits": 0, "hashes": 0,
+          "index_conversions": 0}
+_libs = {}       # key -> _Kernel
+_matrices = {}   # id(csr tensor) -> _MatrixInfo
+
+
+def cache_dir():
+    """The cache directory: $SPTUNE_CACHE, else ~/.cache/sptune."""
+    return os.environ.get("SPTUNE_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "sptune")
+
+
+def stats():
+    """Counters: compiles (tune + compile runs), disk_hits (libraries loaded
+    from the cache directory), memory_hits (calls served by an already
+    loaded library), hashes (fingerprints computed), index_conversions."""
+    with _lock:
+        return dict(_stats)
+
+
+def clear_memory_cache():
+    """Forget loaded libraries and per-tensor fingerprints (not the disk)."""
+    with _lock:
+        _libs.clear()
+        _matrices.clear()
+
+
+# ---------------------------------------------------------------- memrefs
+
+def _memref_type(rank):
+    class MemRef(ctypes.Structure):
+        _fields_ = [("allocated", ctypes.c_void_p),
+                    ("aligned", ctypes.c_void_p),
+                    ("offset", ctypes.c_int64),
+                    ("sizes", ctypes.c_int64 * rank),
+                    ("strides", ctypes.c_int64 * rank)]
+    MemRef.__name__ = f"MemRef{rank}D"
+    return MemRef
+
+
+_MEMREF = {1: _memref_type(1), 2: _memref_type(2)}
+
+
+def _memref(t):
+    """A descriptor over a contiguous tensor's buffer (row-major strides)."""
+    desc = _MEMREF[t.dim()]()
+    ptr = t.data_ptr()
+    desc.allocated = ptr
+    desc.aligned = ptr
+    desc.offset = 0
+    stride = 1
+    for d in reversed(range(t.dim())):
+        desc.sizes[d] = t.shape[d]
+        desc.strides[d] = stride
+        stride *= t.shape[d]
+    return desc
+
+
+# ---------------------------------------------------------------- checks
+
+def _check_csr(a, name):
+    if not isinstance(a, torch.Tensor):
+        raise TypeError(f"sptune.torch: {name} must be a torch.Tensor in the "
+                        f"sparse CSR layout, got {type(a).__name__}")
+    if a.layout != torch.sparse_csr:
+        raise TypeError(f"sptune.torch: {name} must be a sparse CSR tensor "
+                        f"(torch.sparse_csr), got layout {a.layout}; use "
+                        f".to_sparse_csr()")
+    if a.device.type != "cpu":
+        raise ValueError(f"sptune.torch: {name} is on {a.device}; sptune's "
+                         f"kernels run on the CPU (use .cpu())")
+    if a.dim() != 2:
+        raise ValueError(f"sptune.torch: {name} must be 2-D (no batch "
+                         f"dimensions), got shape {tuple(a.shape)}")
+    if a.dtype not in _DTYPES:
+        raise TypeError(f"sptune.torch: {name} has dtype {a.dtype}; "
+                        f"supported: torch.float32, torch.float64")
+    if a.crow_indices().dtype not in _INDEX_DTYPES or \
+            a.col_indices().dtype not in _INDEX_DTYPES:
+        raise TypeError(f"sptune.torch: {name}'s indices must be int32 or "
+                        f"int64, got {a.crow_indices().dtype}")
+
+
+def _check_dense(t, name, dtype, shape):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"sptune.torch: {name} must be a torch.Tensor, got "
+                        f"{type(t).__name__}")
+    if t.layout != torch.strided:
+        raise TypeError(f"sptune.torch: {name} must be dense (strided), got "
+                        f"layout {t.layout}")
+    if t.device.type != "cpu":
+        raise ValueError(f"sptune.torch: {name} is on {t.device}; sptune's "
+                         f"kernels run on the CPU (use .cpu())")
+    if t.dtype != dtype:
+        raise TypeError(f"sptune.torch: {name} has dtype {t.dtype} but the "
+                        f"sparse operand has {dtype}; they must match")
+    if tuple(t.shape) != tuple(shape):
+        want = " x ".join(str(s) for s in shape)
+        raise ValueError(f"sptune.torch: {name} has shape {tuple(t.shape)}, "
+                         f"expected {want}")
+    return t.contiguous()
+
+
+def _check_grad(*tensors):
+    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        raise ValueError("sptune.torch: no autograd support; an input "
+                         "requires grad (call under torch.no_grad() or pass "
+                         ".detach()ed tensors)")
+
+
+# ---------------------------------------------------------------- matrices
+
+class _MatrixInfo:
+    """Per CSR tensor (and version): its fingerprint and index buffers."""
+
+    def __init__(self, ref, stamp, fingerprint, crow, col):
+        self.ref = ref
+        self.stamp = stamp
+        self.fingerprint = fingerprint
+        self.index = {}  # (pos width, crd width) -> (crow, col) tensors
+        self.crow = crow
+        self.col = col
+
+    def buffers(self, widths):
+        """crow / col as the kernel's widths want them (32 / 64 bit)."""
+        want = tuple(torch.int32 if w == 32 else torch.int64 for w in widths)
+        got = self.index.get(want)
+        if got is None:
+            crow = self.crow if self.crow.dtype == want[0] else None
+            col = self.col if self.col.dtype == want[1] else None
+            if crow is None or col is None:
+                limit = torch.iinfo(torch.int32).max
+                if (crow is None and want[0] == torch.int32
+                        and self.col.numel() > limit):
+                    raise ValueError("sptune.torch: the schedule's 32-bit "
+                                     "positions cannot address this matrix")
+                with _lock:
+                    _stats["index_conversions"] += 1
+            if crow is None:
+                crow = self.crow.to(want[0]).contiguous()
+            if col is None:
+                col = self.col.to(want[1]).contiguous()
+            got = (crow, col)
+            self.index[want] = got
+        return got
+
+
+def _stamp(a):
+    crow, col = a.crow_indices(), a.col_indices()
+    return (crow.data_ptr(), col.data_ptr(), crow.dtype, a._version,
+            tuple(a.shape))
+
+
+def _validate_and_hash(a, crow, col):
+    rows, cols = a.shape
+    c = crow.numpy().astype(np.int64, copy=False)
+    k = col.numpy().astype(np.int64, copy=False)
+    nnz = k.shape[0]
+    if c.shape[0] != rows + 1 or c[0] != 0 or c[-1] != nnz:
+        raise ValueError("sptune.torch: malformed CSR tensor (crow_indices "
+                         "must have rows + 1 entries from 0 to nnz)")
+    counts = np.diff(c)
+    if (counts < 0).any():
+        raise ValueError("sptune.torch: malformed CSR tensor (crow_indices "
+                         "decrease)")
+    if nnz:
+        if k.min() < 0 or k.max() >= cols:
+            raise ValueError("sptune.torch: malformed CSR tensor (a column "
+                             "index is out of range)")
+        # Column indices sorted and distinct within each row (MLIR's CSR is
+        # ordered and unique).
+        step = np.diff(k)
+        row_start = np.zeros(nnz, dtype=bool)
+        row_start[c[:-1][counts > 0]] = True
+        if ((step <= 0) & ~row_start[1:]).any():
+            raise ValueError("sptune.torch: the CSR tensor's column indices "
+                             "must be sorted and distinct within each row")
+    h = hashlib.blake2b(digest_size=16)
+    h.update(np.asarray([rows, cols, nnz], dtype=np.int64).tobytes())
+    h.update(np.ascontiguousarray(c).tobytes())
+    h.update(np.ascontiguousarray(k).tobytes())
+    return h.hexdigest()
+
+
+def _matrix_info(a):
+    """The memoized fingerprint and index buffers of CSR tensor `a`."""
+    stamp = _stamp(a)
+    with _lock:
+        info = _matrices.get(id(a))
+        if info is not None and info.ref() is a and info.stamp == stamp:
+            return info
+    crow = a.crow_indices().contiguous()
+    col = a.col_indices().contiguous()
+    fp = _validate_and_hash(a, crow, col)
+    key = id(a)
+
+    def forget(_, key=key):
+        with _lock:
+            entry = _matrices.get(key)
+            if entry is not None and entry.ref() is None:
+                del _matrices[key]
+
+    info = _MatrixInfo(weakref.ref(a, forget), stamp, fp, crow, col)
+    with _lock:
+        _stats["hashes"] += 1
+        _matrices[key] = info
+    return info
+
+
+def _write_mtx(path, info, shape):
+    """A Matrix Market pattern file of the matrix (what the tuner reads)."""
+    if os.path.isfile(path):
+        return
+    rows, cols = shape
+    crow = info.crow.numpy().astype(np.int64, copy=False)
+    col = info.col.numpy().astype(np.int64, copy=False)
+    r = np.repeat(np.arange(1, rows + 1, dtype=np.int64), np.diff(crow))
+    coords = np.stack([r, col + 1], axis=1)
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    with open(tmp, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate pattern general\n")
+        f.write(f"{rows} {cols} {coords.shape[0]}\n")
+        np.savetxt(f, coords, fmt="%d")
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------- kernels
+
+class _Kernel:
+    def __init__(self, meta, lib):
+        self.meta = meta
+        self.lib = lib
+        self.fn = lib._mlir_ciface_sptune_call
+        self.fn.restype = None
+        self.widths = tuple(meta["widths"])
+
+
+def _kernel(kernel, a, info, n):
+    """The loaded library of `kernel` for matrix `a` (tuned and compiled on
+    first use) and dense size n."""
+    rows, cols = a.shape
+    dtype = _DTYPES[a.dtype]
+    extra = os.environ.get("SPTUNE_AUTOTUNE", "").strip()
+    key = kernel_lib.cache_key(kernel, rows, cols, n, dtype,
+                               info.fingerprint, extra)
+    with _lock:
+        k = _libs.get(key)
+        if k is not None:
+            _stats["memory_hits"] += 1
+            return k
+        out = cache_dir()
+        meta = kernel_lib.load_metadata(out, key)
+        if meta is None:
+            os.makedirs(os.path.join(out, "matrices"), exist_ok=True)
+            mtx = os.path.join(out, "matrices", info.fingerprint + ".mtx")
+            _write_mtx(mtx, info, (rows, cols))
+            try:
+                meta = kernel_lib.compile_kernel(
+                    kernel, rows, cols, n, dtype, mtx, out, key,
+                    autotune_extra=extra,
+                    database=os.path.join(out, "tuning.jsonl"))
+            except kernel_lib.CompileError as e:
+                raise RuntimeError(str(e)) from None
+            _stats["compiles"] += 1
+        else:
+            _stats["disk_hits"] += 1
+        lib = ctypes.CDLL(os.path.join(out, key + ".so"))
+        k = _Kernel(meta, lib)
+        _libs[key] = k
+        return k
+
+
+def schedule_of(kernel, a, n=None):
+    """The #sptune.schedule text chosen for `kernel` ("spmm", "sddmm",
+    "spmv") on CSR tensor `a` (n: the dense size; ignored for spmv), tuning
+    and compiling if needed."""
+    _check_csr(a, "A")
+    if kernel not in kernel_lib.KERNELS:
+        raise ValueError(f"sptune.torch: unknown kernel '{kernel}'")
+    n = 0 if kernel == "spmv" else int(n)
+    return _kernel(kernel, a, _matrix_info(a), n).meta["schedule"]
+
+
+def _call(k, info, a, *rest):
+    crow, col = info.buffers(k.widths)
+    vals = a.values().contiguous()
+    tensors = (crow, col, vals) + rest
+    descs = [_memref(t) for t in tensors]
+    # `tensors` and `descs` stay alive (locals) until the call returns.
+    k.fn(*[ctypes.byref(d) for d in descs])
+
+
+def _trivial(a, nnz):
+    rows, cols = a.shape
+    return nnz == 0 or rows == 0 or cols == 0
+
+
+# ---------------------------------------------------------------- entries
+
+def spmm(A, B):
+    """Dense A @ B for a CSR matrix A (M x K) and a dense B (K x N).
+
+    A: torch.sparse_csr_tensor, float32/float64 values, int32/int64 indices.
+    B: dense, same dtype, row-major (made contiguous if it is not).
+    Returns a new dense M x N tensor. The first call for A's pattern, dtype
+    and N tunes and compiles a kernel (seconds); later calls reuse it.
+    """
+    _check_csr(A, "A")
+    rows, cols = A.shape
+    if not isinstance(B, torch.Tensor) or B.dim() != 2:
+        raise ValueError(f"sptune.torch.spmm: B must be a 2-D dense tensor "
+                         f"(K x N), got "
+                         f"{tuple(B.shape) if isinstance(B, torch.Tensor) else type(B).__name__}")
+    n = B.shape[1]
+    B = _check_dense(B, "B", A.dtype, (cols, n))
+    _check_grad(A, B)
+    C = torch.zeros(rows, n, dtype=A.dtype)
+    if _trivial(A, A.col_indices().numel()) or n == 0:
+        return C
+    info = _matrix_info(A)
+    _call(_kernel("spmm", A, info, n), info, A, B, C)
+    return C
+
+
+def spmv(A, x):
+    """Dense A @ x for a CSR matrix A (M x K) and a dense vector x (K).
+
+    Same requirements as spmm; returns a new dense vector of M entries.
+    """
+    _check_csr(A, "A")
+    rows, cols = A.shape
+    if not isinstance(x, torch.Tensor) or x.dim() != 1:
+        raise ValueError(f"sptune.torch.spmv: x must be a 1-D dense tensor "
+                         f"(K), got "
+                         f"{tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__}")
+    x = _check_dense(x, "x", A.dtype, (cols,))
+    _check_grad(A, x)
+    y = torch.zeros(rows, dtype=A.dtype)
+    if _trivial(A, A.col_indices().numel()):
+        return y
+    info = _matrix_info(A)
+    _call(_kernel("spmv", A, info, 0), info, A, x, y)
+    return y
+
+
+_unsafe_csr = getattr(torch, "_sparse_csr_tensor_unsafe", None)
+
+
+def _csr_like(S, values):
+    if _unsafe_csr is not None:
+        return _unsafe_csr(S.crow_indices(), S.col_indices(), values,
+                           tuple(S.shape), dtype=values.dtype)
+    return torch.sparse_csr_tensor(S.crow_indices(), S.col_indices(), values,
+                                   size=tuple(S.shape), dtype=values.dtype)
+
+
+def sddmm(S, A, B):
+    """Sampled dense-dense product X = S .* (A @ B) on S's pattern.
+
+    S: CSR, M x K; A: dense M x N; B: dense N x K; all the same dtype
+    (float32/float64). Returns a CSR tensor with S's shape and pattern
+    (sharing S's crow / col index tensors) whose values are
+    X_ij = S_ij * sum_n A_in * B_nj for every entry (i, j) stored in S:
+    torch.sparse.sampled_addmm(S, A, B, beta=0, alpha=1) multiplied
+    elementwise by S's values. (Pass S with all values 1 for plain
+    sampled_addmm.)
+    """
+    _check_csr(S, "S")
+    rows, cols = S.shape
+    if not isinstance(A, torch.Tensor) or A.dim() != 2:
+        raise ValueError("sptune.torch.sddmm: A must be a 2-D dense tensor "
+                         "(M x N)")
+    n = A.shape[1]
+    A = _check_dense(A, "A", S.dtype, (rows, n))
+    if not isinstance(B, torch.Tensor) or B.dim() != 2:
+        raise ValueError("sptune.torch.sddmm: B must be a 2-D dense tensor "
+                         "(N x K)")
+    B = _check_dense(B, "B", S.dtype, (n, cols))
+    _check_grad(S, A, B)
+    nnz = S.col_indices().numel()
+    out = torch.zeros(nnz, dtype=S.dtype)
+    if _trivial(S, nnz) or n == 0:
+        return _csr_like(S, out)
+    info = _matrix_info(S)
+    _call(_kernel("sddmm", S, info, n), info, S, A, B, out)
+    return _csr_like(S, out)
