@@ -73,7 +73,7 @@ import torch
 from sptune import kernel_lib
 
 __all__ = ["spmm", "sddmm", "spmv", "stats", "clear_memory_cache",
-           "cache_dir", "schedule_of"]
+           "cache_dir", "kernel_info"]
 
 _DTYPES = {torch.float32: "f32", torch.float64: "f64"}
 _INDEX_DTYPES = (torch.int32, torch.int64)
@@ -81,7 +81,7 @@ _INDEX_DTYPES = (torch.int32, torch.int64)
 _lock = threading.RLock()
 _stats = {"compiles": 0, "disk_hits": 0, "memory_hits": 0, "hashes": 0,
           "index_conversions": 0}
-_libs = {}       # key -> _Kernel
+_libs = {}       # cache key, or (kernel, fingerprint, sizes...) -> _Kernel
 _matrices = {}   # id(csr tensor) -> _MatrixInfo
 
 
@@ -124,17 +124,11 @@ _MEMREF = {1: _memref_type(1), 2: _memref_type(2)}
 
 def _memref(t):
     """A descriptor over a contiguous tensor's buffer (row-major strides)."""
-    desc = _MEMREF[t.dim()]()
     ptr = t.data_ptr()
-    desc.allocated = ptr
-    desc.aligned = ptr
-    desc.offset = 0
-    stride = 1
-    for d in reversed(range(t.dim())):
-        desc.sizes[d] = t.shape[d]
-        desc.strides[d] = stride
-        stride *= t.shape[d]
-    return desc
+    if t.dim() == 1:
+        return _MEMREF[1](ptr, ptr, 0, (t.shape[0],), (1,))
+    rows, cols = t.shape
+    return _MEMREF[2](ptr, ptr, 0, (rows, cols), (cols, 1))
 
 
 # ---------------------------------------------------------------- checks
@@ -199,6 +193,7 @@ class _MatrixInfo:
         self.stamp = stamp
         self.fingerprint = fingerprint
         self.index = {}  # (pos width, crd width) -> (crow, col) tensors
+        self.descs = {}  # (pos width, crd width) -> memref descriptors
         self.crow = crow
         self.col = col
 
@@ -228,8 +223,8 @@ class _MatrixInfo:
 
 def _stamp(a):
     crow, col = a.crow_indices(), a.col_indices()
-    return (crow.data_ptr(), col.data_ptr(), crow.dtype, a._version,
-            tuple(a.shape))
+    return (crow.data_ptr(), col.data_ptr(), a.values().data_ptr(),
+            crow.dtype, a._version, tuple(a.shape))
 
 
 def _validate_and_hash(a, crow, col):
@@ -322,12 +317,19 @@ def _kernel(kernel, a, info, n):
     rows, cols = a.shape
     dtype = _DTYPES[a.dtype]
     extra = os.environ.get("SPTUNE_AUTOTUNE", "").strip()
+    fast = (kernel, info.fingerprint, rows, cols, n, dtype, extra)
+    with _lock:
+        k = _libs.get(fast)
+        if k is not None:
+            _stats["memory_hits"] += 1
+            return k
     key = kernel_lib.cache_key(kernel, rows, cols, n, dtype,
                                info.fingerprint, extra)
     with _lock:
         k = _libs.get(key)
         if k is not None:
             _stats["memory_hits"] += 1
+            _libs[fast] = k
             return k
         out = cache_dir()
         meta = kernel_lib.load_metadata(out, key)
@@ -348,27 +350,38 @@ def _kernel(kernel, a, info, n):
         lib = ctypes.CDLL(os.path.join(out, key + ".so"))
         k = _Kernel(meta, lib)
         _libs[key] = k
+        _libs[fast] = k
         return k
 
 
-def schedule_of(kernel, a, n=None):
-    """The #sptune.schedule text chosen for `kernel` ("spmm", "sddmm",
-    "spmv") on CSR tensor `a` (n: the dense size; ignored for spmv), tuning
-    and compiling if needed."""
+def kernel_info(kernel, a, n=None):
+    """What sptune compiled for `kernel` ("spmm", "sddmm", "spmv") on CSR
+    tensor `a` with dense size n (ignored for spmv), tuning and compiling it
+    if needed: a dict with the chosen `schedule` (the #sptune.schedule
+    text), the kernel buffers' index `widths`, the autotuner's `remark`
+    (its ranking), the compile `times` in seconds and the cache `key`."""
     _check_csr(a, "A")
     if kernel not in kernel_lib.KERNELS:
         raise ValueError(f"sptune.torch: unknown kernel '{kernel}'")
     n = 0 if kernel == "spmv" else int(n)
-    return _kernel(kernel, a, _matrix_info(a), n).meta["schedule"]
+    return dict(_kernel(kernel, a, _matrix_info(a), n).meta)
 
 
 def _call(k, info, a, *rest):
-    crow, col = info.buffers(k.widths)
-    vals = a.values().contiguous()
-    tensors = (crow, col, vals) + rest
-    descs = [_memref(t) for t in tensors]
-    # `tensors` and `descs` stay alive (locals) until the call returns.
-    k.fn(*[ctypes.byref(d) for d in descs])
+    descs = info.descs.get(k.widths)
+    if descs is None:
+        crow, col = info.buffers(k.widths)
+        vals = a.values()
+        if not vals.is_contiguous():
+            raise ValueError("sptune.torch: the CSR tensor's values are not "
+                             "contiguous")
+        # The descriptors point into tensors that `info` keeps alive.
+        descs = [ctypes.byref(_memref(t)) for t in (crow, col, vals)]
+        info.descs[k.widths] = descs
+        info.values = vals
+    dense = [_memref(t) for t in rest]
+    # `rest` and `dense` stay alive (locals) until the call returns.
+    k.fn(*descs, *[ctypes.byref(d) for d in dense])
 
 
 def _trivial(a, nnz):

@@ -1,0 +1,279 @@
+"""Tests of sptune.torch: results equal PyTorch's, kernels are compiled once
+per (pattern, kernel, dense size, dtype), bad inputs get clear errors.
+
+    cd python && /usr/bin/python3 -m unittest -v tests.test_torch
+
+Compiles take seconds each, so the tests share kernels: every kernel is
+compiled for two matrices (a non-square one with an empty row, a square
+one) in f32 and f64 (the square one in f32 only), in a temporary cache
+directory.
+"""
+
+import os
+import shutil
+import tempfile
+import unittest
+import warnings
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - python3-torch missing
+    torch = None
+
+if torch is not None:
+    import sptune.torch as st
+
+_saved_env = {}
+_tmp = None
+
+
+def setUpModule():
+    global _tmp
+    if torch is None:
+        raise unittest.SkipTest("python3-torch is not installed")
+    warnings.filterwarnings("ignore", message=".*Sparse CSR tensor support.*")
+    _tmp = tempfile.mkdtemp(prefix="sptune-torch-test.")
+    for name in ("SPTUNE_CACHE", "SPTUNE_AUTOTUNE"):
+        _saved_env[name] = os.environ.get(name)
+    os.environ["SPTUNE_CACHE"] = _tmp
+    os.environ.pop("SPTUNE_AUTOTUNE", None)
+    st.clear_memory_cache()
+
+
+def tearDownModule():
+    for name, value in _saved_env.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    if _tmp:
+        shutil.rmtree(_tmp, ignore_errors=True)
+
+
+def _matrix(rows, cols, density, seed, empty_rows=(), dtype=None):
+    g = torch.Generator().manual_seed(seed)
+    d = torch.rand(rows, cols, generator=g, dtype=torch.float64)
+    d[torch.rand(rows, cols, generator=g) > density] = 0
+    for r in empty_rows:
+        d[r] = 0
+    d = d.to(dtype or torch.float64)
+    return d
+
+
+def _dense(shape, seed, dtype):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype)
+
+
+# Non-square with empty rows (first, middle, last), and square.
+SHAPES = {"rect": (23, 17, 0.3, 1, (0, 7, 22)), "square": (32, 32, 0.15, 2, (5,))}
+N = 8
+
+
+def _tol(dtype):
+    return dict(rtol=1e-5, atol=1e-5) if dtype == torch.float32 else \
+        dict(rtol=1e-12, atol=1e-12)
+
+
+class Correctness(unittest.TestCase):
+    """spmm / spmv / sddmm against torch, f32 and f64."""
+
+    def cases(self):
+        for name, (m, k, dens, seed, empty) in SHAPES.items():
+            for dtype in (torch.float32, torch.float64):
+                if name == "square" and dtype == torch.float64:
+                    continue
+                d = _matrix(m, k, dens, seed, empty, dtype)
+                yield name, dtype, d, d.to_sparse_csr()
+
+    def test_spmm(self):
+        for name, dtype, d, a in self.cases():
+            with self.subTest(matrix=name, dtype=dtype):
+                b = _dense((d.shape[1], N), 10, dtype)
+                c = st.spmm(a, b)
+                self.assertEqual(c.dtype, dtype)
+                self.assertEqual(tuple(c.shape), (d.shape[0], N))
+                torch.testing.assert_close(c, torch.sparse.mm(a, b), **_tol(dtype))
+                torch.testing.assert_close(c, d @ b, **_tol(dtype))
+
+    def test_spmv(self):
+        for name, dtype, d, a in self.cases():
+            with self.subTest(matrix=name, dtype=dtype):
+                x = _dense((d.shape[1],), 11, dtype)
+                y = st.spmv(a, x)
+                self.assertEqual(tuple(y.shape), (d.shape[0],))
+                # torch.mv on CSR needs MKL; sparse.mm on a column does not.
+                ref = torch.sparse.mm(a, x.unsqueeze(1)).squeeze(1)
+                torch.testing.assert_close(y, ref, **_tol(dtype))
+                torch.testing.assert_close(y, d @ x, **_tol(dtype))
+
+    def test_sddmm(self):
+        for name, dtype, d, s in self.cases():
+            with self.subTest(matrix=name, dtype=dtype):
+                a = _dense((d.shape[0], N), 12, dtype)
+                b = _dense((N, d.shape[1]), 13, dtype)
+                x = st.sddmm(s, a, b)
+                self.assertEqual(x.layout, torch.sparse_csr)
+                self.assertTrue(torch.equal(x.crow_indices(), s.crow_indices()))
+                self.assertTrue(torch.equal(x.col_indices(), s.col_indices()))
+                sampled = torch.sparse.sampled_addmm(s, a, b, beta=0.0, alpha=1.0)
+                torch.testing.assert_close(x.values(), sampled.values() * s.values(),
+                                           **_tol(dtype))
+                torch.testing.assert_close(x.to_dense(), d * (a @ b), **_tol(dtype))
+
+
+class Caching(unittest.TestCase):
+    """Compile once per (pattern, kernel, N, dtype); memoized fingerprints."""
+
+    def setUp(self):
+        m, k, dens, seed, empty = SHAPES["rect"]
+        self.d = _matrix(m, k, dens, seed, empty, torch.float32)
+        self.a = self.d.to_sparse_csr()
+        self.b = _dense((k, N), 20, torch.float32)
+        st.spmm(self.a, self.b)  # compiled here or by Correctness
+
+    def test_second_call_reuses(self):
+        before = st.stats()
+        c = st.spmm(self.a, self.b)
+        after = st.stats()
+        self.assertEqual(after["compiles"], before["compiles"])
+        self.assertEqual(after["hashes"], before["hashes"])
+        self.assertEqual(after["memory_hits"], before["memory_hits"] + 1)
+        torch.testing.assert_close(c, self.d @ self.b, **_tol(torch.float32))
+
+    def test_same_pattern_new_values(self):
+        before = st.stats()
+        d2 = self.d * 3 - 1
+        d2[self.d == 0] = 0
+        a2 = d2.to_sparse_csr()  # a new tensor object: hashed, not compiled
+        torch.testing.assert_close(st.spmm(a2, self.b), d2 @ self.b,
+                                   **_tol(torch.float32))
+        after = st.stats()
+        self.assertEqual(after["compiles"], before["compiles"])
+        self.assertEqual(after["hashes"], before["hashes"] + 1)
+
+    def test_in_place_change(self):
+        a = self.d.to_sparse_csr()
+        st.spmm(a, self.b)
+        before = st.stats()
+        a.values().mul_(2)  # bumps the version counter: rehashed, same kernel
+        torch.testing.assert_close(st.spmm(a, self.b), (2 * self.d) @ self.b,
+                                   **_tol(torch.float32))
+        after = st.stats()
+        self.assertEqual(after["compiles"], before["compiles"])
+        self.assertEqual(after["hashes"], before["hashes"] + 1)
+
+    def test_int32_indices(self):
+        a32 = torch.sparse_csr_tensor(self.a.crow_indices().int(),
+                                      self.a.col_indices().int(),
+                                      self.a.values(), size=self.a.shape)
+        before = st.stats()
+        torch.testing.assert_close(st.spmm(a32, self.b), self.d @ self.b,
+                                   **_tol(torch.float32))
+        self.assertEqual(st.stats()["compiles"], before["compiles"])
+        # Every kernel of both matrices with int32 indices: the schedules'
+        # widths differ (32 and 64 bit), so both conversions run.
+        for name, (m, k, dens, seed, empty) in SHAPES.items():
+            d = _matrix(m, k, dens, seed, empty, torch.float32)
+            a = d.to_sparse_csr()
+            a = torch.sparse_csr_tensor(a.crow_indices().int(),
+                                        a.col_indices().int(), a.values(),
+                                        size=a.shape)
+            with self.subTest(matrix=name):
+                x = _dense((k,), 21, torch.float32)
+                torch.testing.assert_close(st.spmv(a, x), d @ x,
+                                           **_tol(torch.float32))
+                p = _dense((m, N), 22, torch.float32)
+                q = _dense((N, k), 23, torch.float32)
+                torch.testing.assert_close(st.sddmm(a, p, q).to_dense(),
+                                           d * (p @ q), **_tol(torch.float32))
+
+    def test_disk_cache(self):
+        st.clear_memory_cache()
+        before = st.stats()
+        torch.testing.assert_close(st.spmm(self.a, self.b), self.d @ self.b,
+                                   **_tol(torch.float32))
+        after = st.stats()
+        self.assertEqual(after["compiles"], before["compiles"])
+        self.assertEqual(after["disk_hits"], before["disk_hits"] + 1)
+
+    def test_non_contiguous_dense(self):
+        bt = self.b.t().contiguous().t()  # column-major K x N
+        self.assertFalse(bt.is_contiguous())
+        torch.testing.assert_close(st.spmm(self.a, bt), self.d @ self.b,
+                                   **_tol(torch.float32))
+
+    def test_kernel_info(self):
+        info = st.kernel_info("spmm", self.a, N)
+        self.assertTrue(info["schedule"].startswith("cpu spmm"), info)
+        self.assertIn(tuple(info["widths"]), [(32, 32), (64, 64), (32, 64), (64, 32)])
+
+
+class Errors(unittest.TestCase):
+
+    def setUp(self):
+        self.d = _matrix(6, 5, 0.5, 3, (), torch.float32)
+        self.a = self.d.to_sparse_csr()
+        self.b = torch.ones(5, 4)
+
+    def test_not_csr(self):
+        with self.assertRaisesRegex(TypeError, "sparse CSR"):
+            st.spmm(self.d, self.b)
+        with self.assertRaisesRegex(TypeError, "sparse CSR"):
+            st.spmm(self.d.to_sparse(), self.b)
+        with self.assertRaisesRegex(TypeError, "torch.Tensor"):
+            st.spmv([[1.0]], torch.ones(1))
+
+    def test_dtype(self):
+        with self.assertRaisesRegex(TypeError, "dtype"):
+            st.spmm(self.a, self.b.double())
+        with self.assertRaisesRegex(TypeError, "float32, torch.float64"):
+            st.spmv(self.d.half().to_sparse_csr(), torch.ones(5).half())
+
+    def test_shape(self):
+        with self.assertRaisesRegex(ValueError, "shape"):
+            st.spmm(self.a, torch.ones(4, 4))
+        with self.assertRaisesRegex(ValueError, "1-D"):
+            st.spmv(self.a, torch.ones(5, 1))
+        with self.assertRaisesRegex(ValueError, "shape"):
+            st.sddmm(self.a, torch.ones(6, 3), torch.ones(4, 5))
+
+    def test_device(self):
+        # No GPU here: a tensor on the meta device stands for a CUDA one.
+        with self.assertRaisesRegex(ValueError, "CPU"):
+            st.spmm(self.a, torch.empty(5, 4, device="meta"))
+
+    def test_grad(self):
+        b = self.b.clone().requires_grad_()
+        with self.assertRaisesRegex(ValueError, "autograd"):
+            st.spmm(self.a, b)
+
+    def test_malformed(self):
+        unsafe = getattr(torch, "_sparse_csr_tensor_unsafe", None)
+        if unsafe is None:
+            self.skipTest("no unchecked CSR constructor")
+        bad = unsafe(torch.tensor([0, 2, 2]), torch.tensor([3, 1]),
+                     torch.ones(2), (2, 5))
+        with self.assertRaisesRegex(ValueError, "sorted"):
+            st.spmv(bad, torch.ones(5))
+
+    def test_compile_failure(self):
+        os.environ["SPTUNE_AUTOTUNE"] = "no-such-option=1"
+        try:
+            with self.assertRaisesRegex(RuntimeError, "sptune-opt"):
+                st.spmv(self.a, torch.ones(5))
+        finally:
+            os.environ.pop("SPTUNE_AUTOTUNE", None)
+
+    def test_empty(self):
+        before = st.stats()
+        z = torch.zeros(4, 3).to_sparse_csr()
+        self.assertTrue(torch.equal(st.spmm(z, torch.ones(3, 2)), torch.zeros(4, 2)))
+        self.assertTrue(torch.equal(st.spmv(z, torch.ones(3)), torch.zeros(4)))
+        x = st.sddmm(z, torch.ones(4, 2), torch.ones(2, 3))
+        self.assertEqual(x.values().numel(), 0)
+        self.assertEqual(st.stats()["compiles"], before["compiles"])
+
+
+if __name__ == "__main__":
+    unittest.main()
