@@ -52,6 +52,7 @@ class Ranking:
     def to_json(self):
         return {"mode": self.mode, "candidates": self.candidates, "rank_ms": self.rank_ms,
                 "chosen": self.chosen, "measured": self.measured, "notes": self.notes,
+                "remark": self.text,
                 "ranking": [c.__dict__ for c in self.top]}
 
 
@@ -66,10 +67,16 @@ def _bracketed(text, start):
 
 
 def parse_remark(line):
-    """The Ranking of an sptune-autotune remark line, or None."""
+    """The Ranking of an sptune-autotune remark line; None for another line.
+    A remark of another form (e.g. a decision from a tuning database) gives
+    a Ranking with only its `text`."""
     m = _HEADER.search(line)
     if not m:
-        return None
+        at = line.find("remark: sptune-autotune")
+        if at < 0:
+            return None
+        return Ranking(mode=None, candidates=None, rank_ms=None, chosen=None, measured=False,
+                       text=line[at + len("remark: "):])
     rest = line[m.end():]
     chosen, sep, rest = rest.partition("; ranking:")
     r = Ranking(mode=m["mode"], candidates=int(m["n"]), rank_ms=float(m["ms"]),
@@ -143,15 +150,16 @@ def autotune_file(path, opts, opt=None, out=None, timeout=None):
     return text, rankings
 
 
-def pick(kernel, matrix, free, opt=None, **kw):
+def pick(kernel, matrix, free, opt=None, save_ir=None, **kw):
     """Autotunes kernel `kernel` (written by kernel_ir) for `matrix`;
     returns (the chosen schedule's text, its Ranking or None). `kw` are
-    options() keywords."""
+    options() keywords; `save_ir` a file for the tuned IR."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, f"{kernel}.mlir")
         with open(path, "w") as f:
             f.write(kernel_ir.kernel_mlir(kernel))
-        text, rankings = autotune_file(path, options(matrix, free=free, **kw), opt=opt)
+        text, rankings = autotune_file(path, options(matrix, free=free, **kw), opt=opt,
+                                       out=save_ir)
     chosen = kernel_ir.schedules(text)
     if not chosen:
         raise ToolError(f"sptune-opt --sptune-autotune attached no schedule to the {kernel} kernel")

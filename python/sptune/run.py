@@ -10,12 +10,13 @@ import re
 import subprocess
 
 from sptune import tools
+from sptune.errors import SptuneError
 
 
 _LOCATION = re.compile(r"^\S*:\d+:\d+: (?=error: )")
 
 
-class ToolError(RuntimeError):
+class ToolError(SptuneError):
     """An sptune executable failed (or could not be found)."""
 
 
