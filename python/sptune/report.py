@@ -1,0 +1,73 @@
+"""`python3 -m sptune report RESULTS... -o report.html`: sptune's results
+files as one self-contained HTML page (plots as embedded PNG, the numbers
+of each plot in a table under it), readable offline.
+
+Known formats (recognized by their shape, whatever the file is called):
+autotune_eval's and ceiling_report's JSON (speedups per matrix and their
+CDFs), learn_experiment's JSON and sptune-learn's rounds.jsonl (learning
+curves), transfer_curve's JSON, sptune-train's metrics JSON, bench/
+gpu-check.sh's JSON and sptune-gpu-bench's summary lines, sptune-collect
+datasets, and `python3 -m sptune tune --json` results (merged into one
+section).
+"""
+
+import os
+
+from sptune import report_formats, report_html, report_sections
+
+BUILDERS = {
+    "autotune-eval": ("Autotuned speedups", report_sections.autotune_eval),
+    "ceiling-report": ("Measurement ceiling", report_sections.ceiling),
+    "dataset": ("Dataset: the best sampled schedules", report_sections.dataset),
+    "learn-experiment": ("Active learning in replay", report_sections.learn_curves),
+    "learn-rounds": ("Active-learning rounds", report_sections.learn_rounds),
+    "transfer-curve": ("Transfer to a target", report_sections.transfer),
+    "model-metrics": ("Cost model metrics", report_sections.model_metrics),
+    "gpu-check": ("GPU device check", report_sections.gpu_check),
+    "gpu-bench": ("NVVM against cuSPARSE", report_sections.gpu_bench),
+    "tune": ("sptune tune results", report_sections.tune),
+}
+WRITERS = dict(report_formats.FORMATS)
+
+
+def register(subparsers):
+    ap = subparsers.add_parser(
+        "report", help="turn results JSON into one self-contained HTML page",
+        description=__doc__.split("\n\n")[0].replace("\n", " "),
+        epilog="Formats it knows:\n" + report_formats.known(),
+        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    ap.add_argument("results", nargs="+", metavar="RESULTS", help="results files (JSON, JSON lines)")
+    ap.add_argument("-o", "--output", default="report.html", metavar="HTML",
+                    help="the page to write (default report.html)")
+    ap.add_argument("--title", default="sptune report")
+    ap.set_defaults(func=main)
+    return ap
+
+
+def build(paths, title="sptune report"):
+    """The HTML text of the report of results files `paths`."""
+    loaded = [(p, *report_formats.load(p)) for p in paths]
+    sections = []
+    tunes = [(p, d) for p, f, d in loaded if f == "tune"]
+    for path, fmt, data in loaded:
+        name, builder = BUILDERS[fmt]
+        if fmt == "tune":
+            if path != tunes[0][0]:
+                continue  # every tune result goes in the first one's section
+            sec = report_html.Section(name, [p for p, _ in tunes], WRITERS[fmt])
+            builder(sec, [d for _, d in tunes])
+        else:
+            sec = report_html.Section(f"{name}: {os.path.basename(path)}", [path], WRITERS[fmt])
+            builder(sec, data)
+        sections.append(sec)
+    inputs = [(p, f, WRITERS[f]) for p, f, _ in loaded]
+    return report_html.page(title, sections, inputs)
+
+
+def main(args):
+    text = build(args.results, args.title)
+    with open(args.output, "w") as f:
+        f.write(text)
+    print(f"sptune report: wrote {args.output} ({len(text) // 1024} KiB, "
+          f"{text.count('<img ')} plots, {text.count('<table>')} tables)")
+    return 0

@@ -1,0 +1,409 @@
+"""The sections of `sptune report`, one builder per results format: plots
+with a table of their numbers under each, and summary tables.
+
+Each builder takes a report_html.Section and the data report_formats
+recognized, and adds blocks to the section."""
+
+import math
+import os
+import tempfile
+import textwrap
+
+import numpy as np
+
+from sptune import ceiling_report, learn_experiment
+from sptune import report_plots as plots
+from sptune.report_html import figure, heading, num, paragraph, png, speedup, table
+
+
+WORDS = {"mlir": "MLIR default", "mlir_default": "MLIR default", "best_library": "best library",
+         "bt": "B^T given", "tuned_bt": "tuned, B^T given", "best": "best sample",
+         "oracle_sample": "oracle", "best_sample": "best sample", "top1": "top-1",
+         "top5": "top-5"}
+
+
+def label(key):
+    """A column name for a results key: times in ms, speedups 'a vs b'."""
+    if key.endswith("_s"):
+        base = key[:-2]
+        return WORDS.get(base, base.replace("_", " ")) + " (ms)"
+    if "_vs_" in key:
+        a, b = key.split("_vs_", 1)
+        return f"{WORDS.get(a, a.replace('_', ' '))} vs {WORDS.get(b, b.replace('_', ' '))}"
+    return WORDS.get(key, key.replace("_", " "))
+
+
+def present(rows, keys):
+    """`keys` that some row has a value for (not None, not NaN)."""
+    return [k for k in keys if any(_value(r.get(k)) is not None for r in rows)]
+
+
+def _value(x):
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    return None if math.isnan(x) else x
+
+
+def distribution(values):
+    """n, min, p10, p25, median, p75, p90, max, geomean and share >= 1 of
+    positive `values`, formatted."""
+    v = np.array([x for x in values if _value(x) and x > 0], dtype=float)
+    if not len(v):
+        return [0] + ["-"] * 9
+    q = np.percentile(v, [0, 10, 25, 50, 75, 90, 100])
+    return ([len(v)] + [speedup(x) for x in q] +
+            [speedup(float(np.exp(np.log(v).mean()))), num(100 * float((v >= 1).mean()), ".0f", "%")])
+
+
+DISTRIBUTION = ["n", "min", "p10", "p25", "median", "p75", "p90", "max", "geomean", ">= 1x"]
+
+
+def summary_table(summary, caption):
+    """A kernel x metric table of a {kernel: {metric: number}} summary (the
+    metrics that are numbers somewhere), and a table of the other entries."""
+    def is_kernel(k, v):
+        return isinstance(v, dict) and (k in ("spmm", "sddmm", "spmv") or
+                                        any(isinstance(x, float) for x in v.values()))
+    kernels = [k for k, v in summary.items() if is_kernel(k, v)]
+    keys = []
+    for k in kernels:
+        for key, value in summary[k].items():
+            if key not in keys and _value(value) is not None:
+                keys.append(key)
+    blocks = [table(["kernel"] + [label(k) for k in keys],
+                    [[k] + [num(summary[k].get(key), ".3g") for key in keys] for k in kernels],
+                    caption=caption)] if kernels else []
+    others = [[label(k), ", ".join(f"{a} {b}" for a, b in v.items()) if isinstance(v, dict)
+               else num(v, ".4g")] for k, v in summary.items() if k not in kernels]
+    if others:
+        blocks.append(table(["", "value"], others))
+    return blocks
+
+
+class SpeedupRows:
+    """How to show a {summary, rows} file of speedups per matrix and kernel."""
+
+    def __init__(self, primary, markers, times, speedups, cdf):
+        self.primary, self.markers = primary, markers
+        self.times, self.speedups, self.cdf = times, speedups, cdf
+
+
+def speedup_rows(sec, rows, summary, how):
+    """Per kernel: a bar chart of the primary speedup per matrix (markers for
+    the others) and its table; one figure of CDFs of the speedups over all
+    kernels, with a table of their distribution; the summary table."""
+    kernels = sorted({r["kernel"] for r in rows}, key=lambda k: ["spmm", "sddmm", "spmv"].index(k)
+                     if k in ("spmm", "sddmm", "spmv") else 9)
+    if summary:
+        sec.add(*summary_table(summary, "Summary (geometric means over matrices)"))
+    for kernel in kernels:
+        k = [r for r in rows if r["kernel"] == kernel]
+        k.sort(key=lambda r: (_value(r.get(how.primary)) is None, _value(r.get(how.primary)) or 0))
+        sec.add(heading(f"{kernel}: {label(how.primary)}, per matrix"))
+        shown = [r for r in k if _value(r.get(how.primary))]
+        if shown:
+            sec.add(figure(plots.speedup_bars(
+                [str(r["matrix"]) for r in shown], [r[how.primary] for r in shown],
+                [(label(m), [_value(r.get(m)) for r in shown]) for m in present(shown, how.markers)],
+                title=f"{kernel}: {label(how.primary)} (log scale; above 1 = faster)",
+                ylabel=label(how.primary)), f"{kernel} speedups per matrix"))
+        times = present(k, how.times)
+        speeds = present(k, how.speedups)
+        sec.add(table(["matrix"] + [label(t) for t in times] + [label(s) for s in speeds],
+                      [[r["matrix"]] + [num(r[t] * 1e3 if _value(r.get(t)) else None, ".4g")
+                                        for t in times] +
+                       [speedup(_value(r.get(s))) for s in speeds] for r in k],
+                      caption=f"{kernel}: times (ms) and speedups per matrix ({len(k)} matrices)"))
+    series = [(kernel, [(label(c), [r.get(c) for r in rows if r["kernel"] == kernel])
+                        for c in present([r for r in rows if r["kernel"] == kernel], how.cdf)])
+              for kernel in kernels]
+    series = [(kernel, s) for kernel, s in series if s]
+    if series:
+        sec.add(heading("Distribution of the speedups over matrices (CDF)"))
+        sec.add(figure(plots.cdfs(series), "CDFs of speedups"))
+        sec.add(table(["kernel", "speedup"] + DISTRIBUTION,
+                      [[kernel, name] + distribution(values)
+                       for kernel, s in series for name, values in s],
+                      caption="Distribution of the speedups"))
+
+
+def autotune_eval(sec, doc):
+    rows = doc["rows"]
+    fixed = {"tuned", "heuristic", "oracle"}
+    others = sorted({k[:-len("_vs_mlir")] for r in rows for k in r
+                     if k.endswith("_vs_mlir") and k[:-len("_vs_mlir")] not in fixed})
+    how = SpeedupRows(
+        primary="tuned_vs_mlir",
+        markers=["heuristic_vs_mlir", "oracle_vs_mlir"] + [f"{o}_vs_mlir" for o in others],
+        times=["tuned_s", "mlir_default_s", "heuristic_s", "eigen_s", "rsb_s", "reference_s",
+               "torch_s", "oracle_sample_s", "tuned_bt_s"] + [f"{o}_s" for o in others],
+        speedups=["tuned_vs_mlir", "heuristic_vs_mlir", "oracle_vs_mlir"] +
+                 [f"{o}_vs_mlir" for o in others] +
+                 ["tuned_vs_heuristic", "tuned_vs_best_library", "tuned_vs_eigen", "tuned_vs_rsb",
+                  "tuned_vs_reference", "tuned_vs_torch", "tuned_bt_vs_reference"] +
+                 [f"tuned_vs_{o}" for o in others],
+        cdf=["tuned_vs_mlir", "heuristic_vs_mlir"] + [f"{o}_vs_mlir" for o in others] +
+            ["oracle_vs_mlir", "tuned_vs_best_library"])
+    sec.add(paragraph("Speedups are the other's time over the first's (tuned_vs_mlir = "
+                      "MLIR default time / autotuned time: above 1, the autotuned schedule is "
+                      "faster)."))
+    speedup_rows(sec, rows, doc.get("summary"), how)
+
+
+CEILING = SpeedupRows(
+    primary="best_vs_mlir", markers=["heuristic_vs_mlir"],
+    times=["best_sample_s", "mlir_default_s", "heuristic_s", "eigen_s", "rsb_s"],
+    speedups=["best_vs_mlir", "heuristic_vs_mlir", "best_vs_eigen", "best_vs_rsb",
+              "heuristic_vs_rsb"],
+    cdf=["best_vs_mlir", "heuristic_vs_mlir", "best_vs_eigen", "best_vs_rsb"])
+
+
+def ceiling(sec, doc):
+    sec.add(paragraph("The best sampled schedule per matrix against the baselines: the "
+                      "ceiling a perfect ranking of these samples reaches."))
+    speedup_rows(sec, doc["rows"], doc.get("summary"), CEILING)
+
+
+def dataset(sec, records):
+    rows = ceiling_report.analyze(records)
+    if not rows:
+        sec.add(paragraph("No problems in this dataset."))
+        return
+    sec.add(paragraph(f"{len(records)} records, {len(rows)} problems (matrix, kernel, free "
+                      f"size, target), analyzed as sptune.ceiling_report does."))
+    speedup_rows(sec, rows, ceiling_report.summarize(rows, records), CEILING)
+
+
+def learn_curves(sec, doc):
+    curves = doc["curves"]
+    sec.add(table(["reference cost (s)", "full-data top-1", "full-data tau", "seeds", "rounds at"],
+                  [[num(doc.get("reference_cost_s"), ".1f"), speedup(doc.get("full_top1")),
+                    num(doc.get("full_tau"), ".3f"), num(doc.get("seeds")),
+                    doc.get("rounds_at", "-")]], caption="Replay"))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "curves.png")
+        learn_experiment.plot(curves, doc["full_top1"], doc["full_tau"], path,
+                              "active learning in replay")
+        with open(path, "rb") as f:
+            sec.add(heading("Learning curves"), png(f.read(), "learning curves"))
+    first = next(iter(curves.values()), [])
+    budgets = [f"{100 * p['budget_fraction']:.1f}%" for p in first]
+    for key, name, fmt in (("top1_geomean", "validation top-1 speedup (geomean over seeds)",
+                            speedup),
+                           ("tau_mean", "validation Kendall tau (mean over seeds)",
+                            lambda x: num(x, ".3f"))):
+        sec.add(table(["strategy"] + budgets,
+                      [[s] + [fmt(p.get(key)) for p in c] for s, c in curves.items()],
+                      caption=f"{name}, per round (mean budget, % of the full dataset's cost)"))
+    bar = doc.get("bar") or {}
+    rows = []
+    for policy, r in (bar.get("policies") or {}).items():
+        at = r.get("reaches_95pct_at")
+        for row in r.get("rows", []):
+            rows.append([policy, num(100 * row["budget_fraction"], ".1f", "%"),
+                         speedup(row.get("bandit")), speedup(row.get("random")),
+                         speedup(row.get("rs2")), "yes" if row.get("beats_random_and_rs2") else "no",
+                         "never" if at is None else num(100 * at, ".1f", "%")])
+    if rows:
+        sec.add(table(["policy", "budget", "bandit top-1", "random", "rs2",
+                       "beats random and rs2", "reaches 95% of full at"], rows,
+                      caption="The bar: the bandit against random and RS2 at small budgets"))
+
+
+def learn_rounds(sec, rounds):
+    rounds = sorted(rounds, key=lambda r: r["round"])
+    cost = [r.get("cumulative_cost_s") for r in rounds]
+    v = [r["validation"] for r in rounds]
+    oracle = [x.get("oracle_speedup") for x in v]
+    sec.add(heading("Learning curve"))
+    sec.add(figure(plots.curves(
+        [("validation speedup over the default", "speedup",
+          [("top-1", cost, [x.get("top1_speedup") for x in v], None, None),
+           ("top-5", cost, [x.get("top5_speedup") for x in v], None, None)],
+          [("oracle (best measured)", oracle[-1] if oracle else None)]),
+         ("validation Kendall tau", "tau",
+          [("tau", cost, [x.get("kendall_tau") for x in v], None, None)], [])],
+        xlabel="cumulative measurement cost (s)"), "learning curve of the rounds"))
+    sec.add(table(["round", "strategy", "arm", "measured", "total measured", "cost (s)",
+                   "cumulative (s)", "top-1", "top-5", "oracle", "tau", "reward"],
+                  [[r["round"], r.get("strategy", "-"), r.get("arm") or "-",
+                    num(r.get("measured")), num(r.get("total_measured")),
+                    num(r.get("cost_s"), ".1f"), num(r.get("cumulative_cost_s"), ".1f"),
+                    speedup(x.get("top1_speedup")), speedup(x.get("top5_speedup")),
+                    speedup(x.get("oracle_speedup")), num(x.get("kendall_tau"), ".3f"),
+                    num(r.get("reward"), ".3f")] for r, x in zip(rounds, v)],
+                  caption=f"{len(rounds)} rounds"))
+
+
+def transfer(sec, rows):
+    sizes = sorted({r["matrices"] for r in rows})
+    stats = {}
+    for how in ("finetune", "scratch"):
+        for metric in ("tau", "top1"):
+            for n in sizes:
+                vals = [r[how][metric] for r in rows
+                        if r["matrices"] == n and _value(r[how].get(metric)) is not None]
+                stats[how, metric, n] = (sum(vals) / len(vals), min(vals), max(vals)) \
+                    if vals else (None, None, None)
+    names = {"finetune": "fine-tuned from CPU", "scratch": "from scratch"}
+    panels = []
+    for metric, title, ylabel in (("tau", "held-out Kendall tau", "Kendall tau"),
+                                  ("top1", "held-out top-1 speedup over the default",
+                                   "top-1 speedup")):
+        lines = []
+        for how in ("finetune", "scratch"):
+            s = [stats[how, metric, n] for n in sizes]
+            lo = [x[1] if x[1] is not None else float("nan") for x in s]
+            hi = [x[2] if x[2] is not None else float("nan") for x in s]
+            lines.append((names[how], sizes, [x[0] for x in s], lo, hi))
+        panels.append((title + " (mean; band: min-max over seeds)", ylabel, lines, []))
+    sec.add(heading("Transfer learning curve"))
+    sec.add(figure(plots.curves(panels, xlabel="target training matrices"),
+                   "transfer learning curve"))
+    sec.add(table(["matrices", "seeds", "samples (mean)", "fine-tuned tau", "scratch tau",
+                   "fine-tuned top-1", "scratch top-1"],
+                  [[n, sum(1 for r in rows if r["matrices"] == n),
+                    num(np.mean([r["samples"] for r in rows if r["matrices"] == n]), ".0f"),
+                    num(stats["finetune", "tau", n][0], ".3f"),
+                    num(stats["scratch", "tau", n][0], ".3f"),
+                    speedup(stats["finetune", "top1", n][0]),
+                    speedup(stats["scratch", "top1", n][0])] for n in sizes],
+                  caption="Means over seeds"))
+
+
+METRICS = ["samples", "groups", "kendall_tau", "pair_accuracy", "top1_speedup", "top5_speedup",
+           "oracle_speedup", "mape", "median_ape"]
+
+
+def model_metrics(sec, doc):
+    parts = [p for p in ("train", "heldout") if isinstance(doc.get(p), dict)]
+    sec.add(table(["", *[label(m) for m in METRICS]],
+                  [[p] + [num(doc[p].get(m), ".4g") for m in METRICS] for p in parts],
+                  caption=f"Ranking metrics of model {doc.get('model', '?')}"))
+    prov = doc.get("provenance") or {}
+    scalars = [(k, v) for k, v in prov.items() if not isinstance(v, (dict, list))]
+    if scalars:
+        sec.add(table(["", "value"], [[label(k), num(v, ".4g")] for k, v in scalars],
+                      caption="Provenance"))
+    groups = (doc.get("heldout") or {}).get("per_group") or []
+    if not groups:
+        return
+    groups = sorted(groups, key=lambda g: g.get("top1_speedup") or 0)
+    keys = [g.get("key", "?") for g in groups]
+    sec.add(heading("Held-out problems: the model's top-1 pick against the default schedule"))
+    sec.add(figure(plots.speedup_bars(
+        keys, [g.get("top1_speedup") for g in groups],
+        [("top-5", [g.get("top5_speedup") for g in groups]),
+         ("oracle (best sample)", [g.get("oracle_speedup") for g in groups])],
+        title="held-out top-1 speedup over the default schedule, per problem",
+        ylabel="top-1 speedup"), "held-out speedups per problem"))
+    sec.add(table(["problem", "samples", "top-1", "top-5", "oracle", "kendall tau",
+                   "pair accuracy"],
+                  [[g.get("key"), num(g.get("samples")), speedup(g.get("top1_speedup")),
+                    speedup(g.get("top5_speedup")), speedup(g.get("oracle_speedup")),
+                    num(g.get("kendall_tau"), ".3f"), num(g.get("pair_accuracy"), ".3f")]
+                   for g in groups], caption=f"{len(groups)} held-out problems"))
+    series = [(name, [g.get(key) for g in groups]) for name, key in
+              (("top-1", "top1_speedup"), ("top-5", "top5_speedup"),
+               ("oracle", "oracle_speedup"))]
+    sec.add(heading("Distribution over held-out problems (CDF)"))
+    sec.add(figure(plots.cdfs([("held-out speedups over the default", series)]),
+                   "CDF of held-out speedups"))
+    sec.add(table(["speedup"] + DISTRIBUTION, [[n] + distribution(v) for n, v in series],
+                  caption="Distribution"))
+
+
+def gpu_bench(sec, results):
+    if not results:
+        sec.add(paragraph("No measurements."))
+        return
+    labels = [f"{r.get('matrix')} {r.get('kernel')}" for r in results]
+    codegen = [r["cusparse_s"] / r["codegen_s"] if _value(r.get("cusparse_s")) and
+               _value(r.get("codegen_s")) else None for r in results]
+    sec.add(heading("Tuned NVVM kernels against cuSPARSE"))
+    if any(_value(r.get("speedup")) for r in results):
+        sec.add(figure(plots.speedup_bars(
+            labels, [_value(r.get("speedup")) for r in results],
+            [("code generation only / cuSPARSE", codegen)],
+            title="speedup over cuSPARSE per matrix (log scale)",
+            ylabel="tuned / cuSPARSE"), "speedups over cuSPARSE"))
+    sec.add(table(["matrix", "kernel", "device", "nnz", "cuSPARSE (ms)", "tuned (ms)",
+                   "code generation (ms)", "tuned vs cuSPARSE", "code generation vs cuSPARSE",
+                   "tuned schedule"],
+                  [[r.get("matrix"), r.get("kernel"), r.get("device", "-"), num(r.get("nnz")),
+                    num(r["cusparse_s"] * 1e3 if _value(r.get("cusparse_s")) else None, ".4g"),
+                    num(r["tuned_s"] * 1e3 if _value(r.get("tuned_s")) else None, ".4g"),
+                    num(r["codegen_s"] * 1e3 if _value(r.get("codegen_s")) else None, ".4g"),
+                    speedup(_value(r.get("speedup"))), speedup(c), r.get("tuned_schedule", "-")]
+                   for r, c in zip(results, codegen)], caption=f"{len(results)} measurements"))
+
+
+def gpu_check(sec, doc):
+    lit = doc.get("lit") or {}
+    bench = doc["bench"]
+    sec.add(table(["GPU", "lit passed", "lit failed", "lit unsupported", "bench status",
+                   "geomean tuned vs cuSPARSE", "seconds"],
+                  [[doc.get("gpu", "-"), num(lit.get("passed")), num(lit.get("failed")),
+                    num(lit.get("unsupported")), num(bench.get("status")),
+                    speedup(bench.get("geomean_speedup_tuned_over_cusparse")),
+                    ", ".join(f"{k} {v}" for k, v in (doc.get("seconds") or {}).items())]],
+                  caption="GPU device check"))
+    gpu_bench(sec, bench["results"])
+
+
+def _matrix_name(m):
+    return m if m.startswith("gen:") else os.path.splitext(os.path.basename(m))[0]
+
+
+def tune(sec, docs):
+    """Every `sptune tune --json` result: speedups of the tuned schedule
+    over each baseline, per (matrix, kernel, target)."""
+    baselines = []
+    for d in docs:
+        for m in d.get("measurements", [])[1:]:
+            if m["variant"] not in baselines:
+                baselines.append(m["variant"])
+    labels, names, times = [], [], []
+    for d in docs:
+        m = _matrix_name(d["matrix"])
+        names.append(f"{d['kernel']} on {m} ({d['target']})")
+        wrapped = "\n".join(textwrap.wrap(m.replace(",", ", "), 30)[:3]).replace(", ", ",")
+        labels.append(f"{d['kernel']} {d['target']}\n{wrapped}")
+        times.append({m["variant"]: m for m in d.get("measurements", [])})
+    series = [(f"tuned vs {b}", [(t.get(b) or {}).get("tuned_speedup") for t in times])
+              for b in baselines]
+    series = [(n, v) for n, v in series if any(_value(x) for x in v)]
+    sec.add(heading("Speedup of the tuned schedule over the baselines"))
+    if series:
+        sec.add(figure(plots.grouped_bars(labels, series,
+                                          title="tuned schedule: baseline time / tuned time "
+                                                "(log scale; above 1 = tuned is faster)",
+                                          ylabel="speedup"), "tuned speedups"))
+    headers = ["matrix", "kernel", "target", "tuned (ms)"]
+    for b in baselines:
+        headers += [f"{b} (ms)", f"tuned vs {b}"]
+    headers.append("tuned measurement")
+    rows = []
+    for d, t in zip(docs, times):
+        tuned = t.get("tuned") or {}
+        row = [_matrix_name(d["matrix"]), d["kernel"], d["target"],
+               num(tuned["time_s"] * 1e3 if tuned.get("time_s") else None, ".4g")]
+        for b in baselines:
+            m = t.get(b) or {}
+            row += [num(m["time_s"] * 1e3 if m.get("time_s") else None, ".4g"),
+                    speedup(m.get("tuned_speedup"))]
+        status = tuned.get("status") or "not measured"
+        reason = tuned.get("reason") or ""
+        row.append(status + (f": {reason[:160]}" if reason and status != "ok" else ""))
+        rows.append(row)
+    sec.add(table(headers, rows, caption="Times (ms; simulated for spade) and speedups"))
+    for d, name in zip(docs, names):
+        a = d.get("autotune") or {}
+        ranking = a.get("ranking") or []
+        notes = "; ".join(a.get("notes") or [])
+        how = f"{a['mode']} cost model's ranking" if a.get("mode") else (a.get("remark") or "")
+        sec.add(table(["rank", "score", "measured (ms)", "schedule"],
+                      [[("heuristic #" if c.get("heuristic") else "#") + str(c["rank"]),
+                        num(c.get("score"), ".3f"), num(c.get("measured_ms"), ".4g"),
+                        c.get("schedule")] for c in ranking] or [["-", "-", "-", d["schedule"]]],
+                      caption=f"{name}: {how}" + (f" ({notes})" if notes else "")))
