@@ -88,8 +88,14 @@ static bool releaseModelBytes(std::string &bytes, std::string &what,
 std::optional<std::string>
 sptune::costModelIdentity(CostModelMode mode, const std::string &path,
                           std::string *error) {
-  if (mode == CostModelMode::Heuristic)
-    return std::string("heuristic");
+  if (mode == CostModelMode::Heuristic) {
+    if (path.empty())
+      return std::string("heuristic");
+    if (error)
+      *error = "the heuristic cost model takes no model file (got '" + path +
+               "')";
+    return std::nullopt;
+  }
   std::string bytes, what, why;
   bool ok = path.empty() && mode == CostModelMode::Release
                 ? releaseModelBytes(bytes, what, why)

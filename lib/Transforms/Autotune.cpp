@@ -16,8 +16,12 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "sptune/Config.h"
+
 #include "llvm/Support/Format.h"
 
+#include <chrono>
+#include <functional>
 #include <map>
 
 namespace mlir {
@@ -71,90 +75,247 @@ const st::CsrMatrix *MatrixCache::get(const std::string &source,
   return &e.csr;
 }
 
-LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
-                                     const st::CostModel &model,
-                                     const KernelTuningOptions &o,
-                                     MatrixCache &matrices) {
-  auto kernel =
+namespace {
+/// What `autotune` and `scheduleFromDatabase` both work out about a kernel
+/// before deciding.
+struct KernelToTune {
+  KernelAttr kernel;
+  const st::Target *target = nullptr;
+  st::KernelType type = st::KernelType::SpMM;
+  int64_t free = 1;
+  /// The matrix source ("" when there is none) and whether the sparse
+  /// operand is used transposed (the matrix is then tuned transposed).
+  std::string source;
+  bool transposed = false;
+  std::function<std::string(const st::Schedule &)> applicable;
+};
+} // namespace
+
+static FailureOr<KernelToTune> prepareKernel(linalg::LinalgOp op,
+                                             const KernelTuningOptions &o) {
+  KernelToTune k;
+  k.kernel =
       dyn_cast_or_null<KernelAttr>(op->getAttr(SptuneDialect::kKernelAttrName));
-  if (!kernel)
+  if (!k.kernel)
     return op->emitError("sptune-autotune: the op carries no #sptune.kernel "
                          "(run sptune-extract-kernels first)");
-  const st::Target *targetInfo = st::TargetRegistry::lookup(o.target);
-  if (!targetInfo)
+  k.target = st::TargetRegistry::lookup(o.target);
+  if (!k.target)
     return op->emitError("sptune-autotune: target '")
            << st::toString(o.target)
            << "' is not registered (registered: " << st::TargetRegistry::names()
            << ")";
-  st::TargetKind targetKind = o.target;
-  st::KernelType type = kernel.getKind();
-  LoopRole freeRole = type == st::KernelType::SDDMM ? LoopRole::K : LoopRole::J;
-  int64_t free = 1;
-  if (type != st::KernelType::SpMV) {
-    free = kernel.getLoopSize(freeRole);
-    if (ShapedType::isDynamic(free))
-      free = o.freeSize;
+  k.type = k.kernel.getKind();
+  LoopRole freeRole =
+      k.type == st::KernelType::SDDMM ? LoopRole::K : LoopRole::J;
+  if (k.type != st::KernelType::SpMV) {
+    k.free = k.kernel.getLoopSize(freeRole);
+    if (ShapedType::isDynamic(k.free))
+      k.free = o.freeSize;
   }
-  auto attach = [&](const st::Schedule &s) {
-    op->setAttr(SptuneDialect::kScheduleAttrName,
-                ScheduleAttr::get(op->getContext(), s));
-  };
   // Schedules the IR is rewritten into must fit the op; emitted ones
   // (SPADE's) only its kernel.
-  bool rewritesIR = targetInfo->rewritesIR();
-  auto applicable = [kernel, rewritesIR](const st::Schedule &s) {
+  bool rewritesIR = k.target->rewritesIR();
+  KernelAttr kernel = k.kernel;
+  k.applicable = [kernel, rewritesIR](const st::Schedule &s) {
     if (rewritesIR)
       return whyNotApplicable(kernel, s);
     return s.kernel == kernel.getKind()
                ? std::string()
                : std::string("schedule is for another kernel");
   };
+  k.source = matrixSourceFor(op, k.kernel.getSparseOperand(), o.matrix);
+  k.transposed = isSparseOperandTransposed(k.kernel);
+  return k;
+}
 
-  unsigned sparseIdx = kernel.getSparseOperand();
-  std::string source = matrixSourceFor(op, sparseIdx, o.matrix);
-  if (source.empty()) {
-    const st::Target &t = *targetInfo;
-    st::Schedule s = t.heuristicSchedule(type, nullptr, free);
-    if (!applicable(s).empty())
-      s = t.referenceSchedule(type);
+/// The matrix of `k`, checked against the kernel's static shape.
+static const st::CsrMatrix *loadKernelMatrix(linalg::LinalgOp op,
+                                             const KernelToTune &k,
+                                             MatrixCache &matrices) {
+  std::string loadError;
+  const st::CsrMatrix *csr = matrices.get(k.source, k.transposed, loadError);
+  if (!csr) {
+    op->emitError("sptune-autotune: ") << loadError;
+    return nullptr;
+  }
+  int64_t rows = k.kernel.getLoopSize(LoopRole::I);
+  int64_t cols = k.kernel.getLoopSize(
+      k.type == st::KernelType::SDDMM ? LoopRole::J : LoopRole::K);
+  if ((!ShapedType::isDynamic(rows) && rows != csr->rows) ||
+      (!ShapedType::isDynamic(cols) && cols != csr->cols)) {
+    op->emitError("sptune-autotune: matrix '")
+        << k.source << "' is " << csr->rows << "x" << csr->cols
+        << " but the kernel's sparse operand is "
+        << (ShapedType::isDynamic(rows) ? std::string("?")
+                                        : std::to_string(rows))
+        << "x"
+        << (ShapedType::isDynamic(cols) ? std::string("?")
+                                        : std::to_string(cols))
+        << " (canonical rows x cols)";
+    return nullptr;
+  }
+  return csr;
+}
+
+/// The stamp of `k`'s matrix as tuned (the orientation is part of it).
+static std::optional<st::MatrixStamp> stampOf(const KernelToTune &k) {
+  std::optional<st::MatrixStamp> stamp = st::stampMatrixSource(k.source);
+  if (stamp && k.transposed)
+    stamp->source += "|T";
+  return stamp;
+}
+
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// Whether a recorded decision fits `k`'s op: its schedule applies and the
+/// recorded matrix has the kernel's static shape.
+static bool recordFits(const st::TuningRecord &r, const KernelToTune &k) {
+  int64_t rows = k.kernel.getLoopSize(LoopRole::I);
+  int64_t cols = k.kernel.getLoopSize(
+      k.type == st::KernelType::SDDMM ? LoopRole::J : LoopRole::K);
+  return k.applicable(r.chosen).empty() &&
+         (ShapedType::isDynamic(rows) || rows == r.rows) &&
+         (ShapedType::isDynamic(cols) || cols == r.cols);
+}
+
+FailureOr<bool> mlir::sptune::scheduleFromDatabase(
+    linalg::LinalgOp op, llvm::StringRef modelIdentity,
+    const KernelTuningOptions &o, MatrixCache &matrices) {
+  if (!o.database)
+    return false;
+  auto start = std::chrono::steady_clock::now();
+  FailureOr<KernelToTune> k = prepareKernel(op, o);
+  if (failed(k))
+    return failure();
+  if (k->source.empty())
+    return false;
+  st::TuningKey key;
+  key.kernel = k->type;
+  key.target = o.target;
+  key.free = k->free;
+  key.model = modelIdentity.str();
+  st::TuningEffort effort{o.candidates, o.measureTopK};
+  // By stamp: nothing read. Else read the matrix and look for its
+  // fingerprint (the same matrix under another name or a touched file).
+  const st::TuningRecord *record = nullptr;
+  const char *how = "source stamp";
+  if (std::optional<st::MatrixStamp> stamp = stampOf(*k))
+    record = o.database->findByStamp(*stamp, key, effort);
+  if (record && !recordFits(*record, *k))
+    record = nullptr;
+  if (!record) {
+    const st::CsrMatrix *csr = loadKernelMatrix(op, *k, matrices);
+    if (!csr)
+      return failure();
+    key.fingerprint = st::matrixFingerprint(*csr);
+    record = o.database->find(key, effort);
+    how = "matrix fingerprint";
+    if (record && !recordFits(*record, *k))
+      record = nullptr;
+  }
+  if (!record)
+    return false;
+  op->setAttr(SptuneDialect::kScheduleAttrName,
+              ScheduleAttr::get(op->getContext(), record->chosen));
+  std::string text;
+  llvm::raw_string_ostream remark(text);
+  remark << "sptune-autotune: from the tuning database (matched by " << how
+         << " in " << llvm::format("%.2f", secondsSince(start) * 1e3)
+         << " ms; matrix " << record->key.fingerprint << ", "
+         << record->effort.candidates << " candidates"
+         << (record->effort.measureTopK
+                 ? ", top " + std::to_string(record->effort.measureTopK) +
+                       " measured"
+                 : std::string())
+         << ", recorded " << record->createdAt << " after "
+         << llvm::format("%.3f", record->tuneSeconds) << " s): chose "
+         << record->chosen.str();
+  if (record->chosenSeconds)
+    remark << " measured " << llvm::format("%.3f", *record->chosenSeconds * 1e3)
+           << " ms";
+  op->emitRemark(remark.str());
+  return true;
+}
+
+/// The decision `result` for `k`'s matrix `csr`, as a database record.
+static st::TuningRecord
+recordOf(const KernelToTune &k, const st::CsrMatrix &csr,
+         const st::CostModel &model, const KernelTuningOptions &o,
+         const st::TuneResult &result, double seconds) {
+  st::TuningRecord r;
+  r.key.fingerprint = st::matrixFingerprint(csr);
+  r.key.kernel = k.type;
+  r.key.target = o.target;
+  r.key.free = k.free;
+  r.key.model = model.identity();
+  r.effort = {o.candidates, o.measureTopK};
+  r.seed = o.seed;
+  r.rows = csr.rows;
+  r.cols = csr.cols;
+  r.nnz = csr.nnz();
+  if (std::optional<st::MatrixStamp> stamp = stampOf(k))
+    r.stamp = *stamp;
+  r.chosen = result.chosen;
+  for (const st::RankedCandidate &c : result.top)
+    if (c.seconds) {
+      r.measured.push_back({c.schedule, *c.seconds});
+      if (c.schedule == result.chosen)
+        r.chosenSeconds = *c.seconds;
+    }
+  r.tuneSeconds = seconds;
+  r.createdAt = st::currentUtcTime();
+  r.version = SPTUNE_VERSION;
+  return r;
+}
+
+LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
+                                     const st::CostModel &model,
+                                     const KernelTuningOptions &o,
+                                     MatrixCache &matrices) {
+  FailureOr<bool> recorded =
+      scheduleFromDatabase(op, model.identity(), o, matrices);
+  if (failed(recorded))
+    return failure();
+  if (*recorded)
+    return success();
+  auto start = std::chrono::steady_clock::now();
+  FailureOr<KernelToTune> k = prepareKernel(op, o);
+  if (failed(k))
+    return failure();
+  auto attach = [&](const st::Schedule &s) {
+    op->setAttr(SptuneDialect::kScheduleAttrName,
+                ScheduleAttr::get(op->getContext(), s));
+  };
+  if (k->source.empty()) {
+    st::Schedule s = k->target->heuristicSchedule(k->type, nullptr, k->free);
+    if (!k->applicable(s).empty())
+      s = k->target->referenceSchedule(k->type);
     attach(s);
     op->emitRemark("sptune-autotune: no matrix for this kernel (give "
                    "matrix=... or a 'sptune.matrix' argument attribute); "
                    "using the heuristic schedule");
     return success();
   }
-  bool transposed = isSparseOperandTransposed(kernel);
-  std::string loadError;
-  const st::CsrMatrix *csr = matrices.get(source, transposed, loadError);
+  const st::CsrMatrix *csr = loadKernelMatrix(op, *k, matrices);
   if (!csr)
-    return op->emitError("sptune-autotune: ") << loadError;
-  int64_t rows = kernel.getLoopSize(LoopRole::I);
-  int64_t cols = kernel.getLoopSize(
-      type == st::KernelType::SDDMM ? LoopRole::J : LoopRole::K);
-  if ((!ShapedType::isDynamic(rows) && rows != (*csr).rows) ||
-      (!ShapedType::isDynamic(cols) && cols != (*csr).cols))
-    return op->emitError("sptune-autotune: matrix '")
-           << source << "' is " << (*csr).rows << "x" << (*csr).cols
-           << " but the kernel's sparse operand is "
-           << (ShapedType::isDynamic(rows) ? std::string("?")
-                                           : std::to_string(rows))
-           << "x"
-           << (ShapedType::isDynamic(cols) ? std::string("?")
-                                           : std::to_string(cols))
-           << " (canonical rows x cols)";
+    return failure();
 
   st::TuneOptions options;
-  options.target = targetKind;
+  options.target = o.target;
   options.candidates = o.candidates;
   options.seed = o.seed;
   options.topK = std::max(1u, o.topK);
   options.measureTopK = o.measureTopK;
   options.measureHeuristic = o.measureHeuristic;
-  options.matrixSource = transposed ? "" : source;
-  options.applicable = applicable;
+  options.matrixSource = k->transposed ? "" : k->source;
+  options.applicable = k->applicable;
   options.measurer = o.measurer;
   llvm::Expected<st::TuneResult> result =
-      st::tuneSchedule(model, (*csr), type, free, options);
+      st::tuneSchedule(model, *csr, k->type, k->free, options);
   if (!result)
     return op->emitError("sptune-autotune: ")
            << llvm::toString(result.takeError());
@@ -181,10 +342,20 @@ LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
       remark << " (" << c.measureStatus << ")";
     remark << " [" << c.schedule.str() << "]";
   }
-  if (transposed && o.measureTopK > 0)
+  if (k->transposed && o.measureTopK > 0)
     remark << "; not measured: the sparse operand is on the right";
   if (!result->fallbackReason.empty())
     remark << "; ranked by the heuristic: " << result->fallbackReason;
+  // A decision by the heuristic fallback is the model's answer too (it
+  // cannot serve the target); recorded like any other.
+  if (o.database) {
+    if (llvm::Error e = o.database->append(
+            recordOf(*k, *csr, model, o, *result, secondsSince(start))))
+      op->emitWarning("sptune-autotune: the decision was not recorded: ")
+          << llvm::toString(std::move(e));
+    else
+      remark << "; recorded in " << o.database->path();
+  }
   op->emitRemark(remark.str());
   return success();
 }
@@ -224,7 +395,64 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
           << ", measure-top-k=" << static_cast<unsigned>(measureTopK) << ")";
       return signalPassFailure();
     }
+    std::optional<st::TuningDatabase> db;
+    if (!database.empty()) {
+      llvm::Expected<st::TuningDatabase> opened =
+          st::TuningDatabase::open(database);
+      if (!opened) {
+        getOperation()->emitError("sptune-autotune: ")
+            << llvm::toString(opened.takeError());
+        return signalPassFailure();
+      }
+      db = std::move(*opened);
+      if (!db->skipped().empty())
+        getOperation()->emitWarning("sptune-autotune: skipped ")
+            << db->skipped().size()
+            << " malformed line(s) of the tuning database, the first: "
+            << db->skipped().front();
+    }
+    KernelTuningOptions options;
+    options.target = targetInfo->kind();
+    options.matrix = matrix;
+    options.topK = topK;
+    options.measureTopK = measureTopK;
+    options.measureHeuristic = measureHeuristic;
+    options.candidates = candidates;
+    options.seed = seed;
+    options.freeSize = freeSize;
+    options.database = db ? &*db : nullptr;
+
+    SmallVector<linalg::LinalgOp> toTune;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(SptuneDialect::kKernelAttrName) &&
+          !op->hasAttr(SptuneDialect::kScheduleAttrName))
+        toTune.push_back(op);
+    });
+    MatrixCache matrices;
     std::string error;
+    bool ok = true;
+    // Recorded decisions first: a warm compile loads no model.
+    if (db && !toTune.empty()) {
+      std::optional<std::string> identity =
+          st::costModelIdentity(mode, modelPath, &error);
+      if (!identity) {
+        getOperation()->emitError("sptune-autotune: cannot load the cost "
+                                  "model: ")
+            << error;
+        return signalPassFailure();
+      }
+      llvm::erase_if(toTune, [&](linalg::LinalgOp op) {
+        FailureOr<bool> found =
+            scheduleFromDatabase(op, *identity, options, matrices);
+        ok &= succeeded(found);
+        return failed(found) || *found;
+      });
+    }
+    if (toTune.empty()) {
+      if (!ok)
+        signalPassFailure();
+      return;
+    }
     st::CostModelOptions cmOptions;
     cmOptions.logPath = logPath;
     std::unique_ptr<st::CostModel> model =
@@ -245,25 +473,9 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
         return signalPassFailure();
       }
     }
-    KernelTuningOptions options;
-    options.target = targetInfo->kind();
-    options.matrix = matrix;
-    options.topK = topK;
-    options.measureTopK = measureTopK;
-    options.measureHeuristic = measureHeuristic;
-    options.candidates = candidates;
-    options.seed = seed;
-    options.freeSize = freeSize;
     options.measurer = measurer.get();
-
-    MatrixCache matrices;
-    bool ok = true;
-    getOperation()->walk([&](linalg::LinalgOp op) {
-      if (!op->hasAttr(SptuneDialect::kKernelAttrName) ||
-          op->hasAttr(SptuneDialect::kScheduleAttrName))
-        return;
+    for (linalg::LinalgOp op : toTune)
       ok &= succeeded(autotune(op, *model, options, matrices));
-    });
     if (!ok)
       signalPassFailure();
   }

@@ -14,6 +14,7 @@
 #include "sptune/Matrix/SparseMatrix.h"
 #include "sptune/Schedule/Schedule.h"
 #include "sptune/Tune/CandidateMeasurer.h"
+#include "sptune/Tune/TuningDatabase.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Support/LLVM.h"
@@ -39,6 +40,8 @@ struct KernelTuningOptions {
   int64_t freeSize = 64;
   /// Runs measurements when measureTopK > 0 (not owned).
   ::sptune::CandidateMeasurer *measurer = nullptr;
+  /// Tuning decisions to replay and to record to (not owned; null: none).
+  ::sptune::TuningDatabase *database = nullptr;
 };
 
 /// Matrices loaded by earlier calls (kernels of one module often share
@@ -61,11 +64,23 @@ private:
 
 /// Tunes `op`, which carries #sptune.kernel, and attaches the chosen
 /// #sptune.schedule with a remark that shows the ranking. Without a matrix,
-/// attaches the target's heuristic schedule and says so. Emits an error on
-/// `op` and fails for a matrix of the wrong shape, an unknown target or a
-/// failed ranking.
+/// attaches the target's heuristic schedule and says so. With a database,
+/// takes a recorded decision when one answers (scheduleFromDatabase), and
+/// records a new one. Emits an error on `op` and fails for a matrix of the
+/// wrong shape, an unknown target or a failed ranking.
 LogicalResult autotune(linalg::LinalgOp op, const ::sptune::CostModel &model,
                        const KernelTuningOptions &options, MatrixCache &matrices);
+
+/// When `options.database` holds a decision for `op`'s kernel and matrix by
+/// the model of identity `modelIdentity` (CostModel::identity), attaches it
+/// with a remark that says so and returns true; false when there is none
+/// (or no database, or no matrix). The matrix is found by its source's stamp
+/// first (nothing read), else read and found by fingerprint. Fails (with an
+/// error on `op`) only when the kernel or its matrix is unusable.
+FailureOr<bool> scheduleFromDatabase(linalg::LinalgOp op,
+                                     llvm::StringRef modelIdentity,
+                                     const KernelTuningOptions &options,
+                                     MatrixCache &matrices);
 
 } // namespace sptune
 } // namespace mlir

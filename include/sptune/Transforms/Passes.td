@@ -120,6 +120,11 @@ def Autotune : Pass<"sptune-autotune", "ModuleOp"> {
            "Seed of the candidate sample">,
     Option<"freeSize", "free", "int64_t", /*default=*/"64",
            "Free dense size to assume when the kernel's is dynamic">,
+    Option<"database", "database", "std::string", /*default=*/"\"\"",
+           "Tuning database (JSONL): a kernel whose matrix, free size, target "
+           "and model have a recorded decision (tuned with at least these "
+           "candidates and measure-top-k) takes it without ranking or "
+           "measuring; new decisions are appended">,
   ];
   let dependentDialects = ["::mlir::sptune::SptuneDialect"];
 }

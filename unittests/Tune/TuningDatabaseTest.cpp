@@ -1,0 +1,200 @@
+//===- TuningDatabaseTest.cpp - Recorded tuning decisions -----------------===//
+
+#include "sptune/Tune/TuningDatabase.h"
+#include "sptune/Matrix/Generators.h"
+#include "sptune/Schedule/DefaultSchedule.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <fstream>
+#include <string>
+
+using namespace sptune;
+
+namespace {
+
+CsrMatrix smallMatrix(uint64_t seed) {
+  CooMatrix coo;
+  std::string error;
+  GenSpec spec;
+  EXPECT_TRUE(parseGenSpec(
+      "gen:uniform:rows=64,cols=48,nnz=300,seed=" + std::to_string(seed), spec,
+      error))
+      << error;
+  EXPECT_TRUE(generate(spec, coo, error)) << error;
+  return CsrMatrix::fromCoo(std::move(coo));
+}
+
+TuningRecord record(const std::string &fingerprint, unsigned candidates,
+                    unsigned measured, std::optional<double> seconds,
+                    const std::string &created) {
+  TuningRecord r;
+  r.key = {fingerprint, KernelType::SpMM, TargetKind::CPU, 32, "heuristic"};
+  r.effort = {candidates, measured};
+  r.rows = 64;
+  r.cols = 48;
+  r.nnz = 300;
+  r.stamp = {"gen:uniform:rows=64,cols=48,nnz=300,seed=1", 0, 0};
+  r.chosen = defaultSchedule(TargetKind::CPU, KernelType::SpMM);
+  r.chosenSeconds = seconds;
+  if (seconds)
+    r.measured.push_back({r.chosen, *seconds});
+  r.createdAt = created;
+  r.version = "test";
+  return r;
+}
+
+std::string tempPath(const std::string &name) {
+  std::string path = testing::TempDir() + "/sptune-tuningdb-" + name;
+  llvm::sys::fs::remove(path);
+  return path;
+}
+
+TEST(TuningDatabaseTest, FingerprintIsStructural) {
+  CsrMatrix a = smallMatrix(1), b = smallMatrix(1), c = smallMatrix(2);
+  EXPECT_EQ(matrixFingerprint(a), matrixFingerprint(b));
+  EXPECT_EQ(matrixFingerprint(a).size(), 16u);
+  EXPECT_NE(matrixFingerprint(a), matrixFingerprint(c));
+  // Values are not part of it; the orientation is.
+  for (double &v : b.values)
+    v *= 3;
+  EXPECT_EQ(matrixFingerprint(a), matrixFingerprint(b));
+  EXPECT_NE(matrixFingerprint(a), matrixFingerprint(a.transposed()));
+}
+
+TEST(TuningDatabaseTest, AnswersNeedTheKeyAndAtLeastTheEffort) {
+  TuningRecord r = record("abc", 1000, 2, 1e-3, "2026-01-01T00:00:00Z");
+  EXPECT_TRUE(r.answers(r.key, {1000, 2}));
+  EXPECT_TRUE(r.answers(r.key, {500, 0}));
+  EXPECT_FALSE(r.answers(r.key, {1001, 0}));
+  EXPECT_FALSE(r.answers(r.key, {1000, 3}));
+  TuningKey other = r.key;
+  other.free = 64;
+  EXPECT_FALSE(r.answers(other, {1, 0}));
+  other = r.key;
+  other.model = "model:0123456789abcdef";
+  EXPECT_FALSE(r.answers(other, {1, 0}));
+  other = r.key;
+  other.kernel = KernelType::SDDMM;
+  EXPECT_FALSE(r.answers(other, {1, 0}));
+  // By stamp, the fingerprint of the query is not known.
+  other = r.key;
+  other.fingerprint.clear();
+  EXPECT_TRUE(r.answersByStamp(r.stamp, other, {1000, 0}));
+  MatrixStamp touched = r.stamp;
+  touched.mtimeNs = 1;
+  EXPECT_FALSE(r.answersByStamp(touched, other, {1000, 0}));
+}
+
+TEST(TuningDatabaseTest, MeasuredFasterNewerIsBetter) {
+  TuningRecord unmeasured = record("f", 1000, 0, std::nullopt, "2026-02");
+  TuningRecord slow = record("f", 1000, 1, 2e-3, "2026-01");
+  TuningRecord fast = record("f", 1000, 1, 1e-3, "2026-01");
+  TuningRecord newer = record("f", 1000, 0, std::nullopt, "2026-03");
+  EXPECT_TRUE(slow.betterThan(unmeasured));
+  EXPECT_TRUE(fast.betterThan(slow));
+  EXPECT_FALSE(slow.betterThan(fast));
+  EXPECT_TRUE(newer.betterThan(unmeasured));
+}
+
+TEST(TuningDatabaseTest, RoundTripsAndFindsTheBest) {
+  std::string path = tempPath("roundtrip.jsonl");
+  llvm::Expected<TuningDatabase> db = TuningDatabase::open(path);
+  ASSERT_TRUE(static_cast<bool>(db)) << llvm::toString(db.takeError());
+  EXPECT_TRUE(db->records().empty());
+  TuningRecord slow = record("f", 1000, 1, 2e-3, "2026-01-01T00:00:00Z");
+  TuningRecord fast = record("f", 1000, 1, 1e-3, "2026-01-01T00:00:00Z");
+  TuningRecord other = record("g", 1000, 0, std::nullopt, "2026-01-01T00:00:00Z");
+  for (const TuningRecord &r : {slow, fast, other})
+    ASSERT_FALSE(static_cast<bool>(db->append(r)));
+
+  llvm::Expected<TuningDatabase> again = TuningDatabase::open(path);
+  ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
+  ASSERT_EQ(again->records().size(), 3u);
+  EXPECT_TRUE(again->skipped().empty());
+  const TuningRecord &back = again->records()[1];
+  EXPECT_EQ(back.key, fast.key);
+  EXPECT_EQ(back.chosen, fast.chosen);
+  ASSERT_TRUE(back.chosenSeconds);
+  EXPECT_DOUBLE_EQ(*back.chosenSeconds, 1e-3);
+  ASSERT_EQ(back.measured.size(), 1u);
+  EXPECT_EQ(back.stamp, fast.stamp);
+
+  const TuningRecord *best = again->find(fast.key, {1000, 0});
+  ASSERT_TRUE(best);
+  EXPECT_DOUBLE_EQ(*best->chosenSeconds, 1e-3);
+  EXPECT_FALSE(again->find(fast.key, {2000, 0}));
+  TuningKey noFingerprint = fast.key;
+  noFingerprint.fingerprint.clear();
+  const TuningRecord *byStamp =
+      again->findByStamp(fast.stamp, noFingerprint, {1000, 1});
+  ASSERT_TRUE(byStamp);
+  EXPECT_EQ(byStamp->key.fingerprint, "f"); // the faster of f's records
+}
+
+TEST(TuningDatabaseTest, MalformedLinesAreSkippedAndCutLinesCompleted) {
+  std::string path = tempPath("malformed.jsonl");
+  llvm::Expected<TuningDatabase> db = TuningDatabase::open(path);
+  ASSERT_TRUE(static_cast<bool>(db));
+  ASSERT_FALSE(static_cast<bool>(
+      db->append(record("f", 10, 0, std::nullopt, "2026"))));
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "garbage\n";
+    out << "{\"v\":1,\"kernel\":\"spmm\"}\n"; // fields missing
+    out << "{\"v\":1,\"fingerprint\":\"f\",\"kernel"; // cut by a crash
+  }
+  ASSERT_FALSE(static_cast<bool>(
+      db->append(record("g", 10, 0, std::nullopt, "2026"))));
+  llvm::Expected<TuningDatabase> again = TuningDatabase::open(path);
+  ASSERT_TRUE(static_cast<bool>(again));
+  ASSERT_EQ(again->records().size(), 2u);
+  EXPECT_EQ(again->records()[1].key.fingerprint, "g");
+  EXPECT_EQ(again->skipped().size(), 3u);
+  // A schedule of another kernel than the record's is malformed too.
+  llvm::json::Object o = record("f", 10, 0, std::nullopt, "2026").toJson();
+  o["kernel"] = "sddmm";
+  EXPECT_FALSE(static_cast<bool>(tuningRecordFromJson(std::move(o))));
+  // A directory is not a database.
+  EXPECT_FALSE(static_cast<bool>(TuningDatabase::open(testing::TempDir())));
+}
+
+TEST(TuningDatabaseTest, SupersededRecordsGo) {
+  std::vector<TuningRecord> records = {
+      record("f", 1000, 1, 2e-3, "2026-01"), record("f", 1000, 1, 1e-3, "2026-01"),
+      record("f", 1000, 0, std::nullopt, "2026-01"),
+      record("f", 1000, 0, std::nullopt, "2026-02"),
+      record("g", 1000, 0, std::nullopt, "2026-01")};
+  std::vector<TuningRecord> kept = supersededRemoved(records);
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_DOUBLE_EQ(*kept[0].chosenSeconds, 1e-3);
+  EXPECT_EQ(kept[1].createdAt, "2026-02");
+  EXPECT_EQ(kept[2].key.fingerprint, "g");
+  std::string path = tempPath("written.jsonl");
+  ASSERT_FALSE(static_cast<bool>(writeTuningDatabase(path, kept)));
+  llvm::Expected<TuningDatabase> back = TuningDatabase::open(path);
+  ASSERT_TRUE(static_cast<bool>(back));
+  EXPECT_EQ(back->records().size(), 3u);
+}
+
+TEST(TuningDatabaseTest, StampsFilesAndSpecs) {
+  std::optional<MatrixStamp> spec = stampMatrixSource("gen:uniform:rows=4");
+  ASSERT_TRUE(spec);
+  EXPECT_EQ(spec->source, "gen:uniform:rows=4");
+  EXPECT_FALSE(stampMatrixSource("/nonexistent/matrix.mtx"));
+  EXPECT_FALSE(stampMatrixSource(testing::TempDir()));
+  std::string path = tempPath("m.mtx");
+  {
+    std::ofstream out(path);
+    out << "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n";
+  }
+  std::optional<MatrixStamp> file = stampMatrixSource(path);
+  ASSERT_TRUE(file);
+  EXPECT_GT(file->size, 0u);
+  EXPECT_NE(file->mtimeNs, 0);
+}
+
+} // namespace
