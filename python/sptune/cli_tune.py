@@ -68,6 +68,10 @@ def check_inputs(args):
                         ("--model", args.model)):
         if value and any(c.isspace() for c in value):
             raise SptuneError(f"{what} '{value}': sptune-autotune's options cannot hold spaces")
+    for what, value in (("--json", args.json), ("--save-ir", args.save_ir)):
+        folder = os.path.dirname(os.path.abspath(value)) if value else None
+        if folder and not os.path.isdir(folder):
+            raise SptuneError(f"{what} '{value}': no such directory '{folder}'")
     if args.free < 1:
         raise SptuneError(f"--free must be positive, got {args.free}")
     if args.min_seconds <= 0:

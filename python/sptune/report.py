@@ -11,21 +11,24 @@ datasets, and `python3 -m sptune tune --json` results (merged into one
 section).
 """
 
+import argparse
 import os
 
-from sptune import report_formats, report_html, report_sections
+from sptune import report_formats, report_html
 
+# Section title and builder (a function of sptune.report_sections, which
+# imports numpy and matplotlib: only when a report is built).
 BUILDERS = {
-    "autotune-eval": ("Autotuned speedups", report_sections.autotune_eval),
-    "ceiling-report": ("Measurement ceiling", report_sections.ceiling),
-    "dataset": ("Dataset: the best sampled schedules", report_sections.dataset),
-    "learn-experiment": ("Active learning in replay", report_sections.learn_curves),
-    "learn-rounds": ("Active-learning rounds", report_sections.learn_rounds),
-    "transfer-curve": ("Transfer to a target", report_sections.transfer),
-    "model-metrics": ("Cost model metrics", report_sections.model_metrics),
-    "gpu-check": ("GPU device check", report_sections.gpu_check),
-    "gpu-bench": ("NVVM against cuSPARSE", report_sections.gpu_bench),
-    "tune": ("sptune tune results", report_sections.tune),
+    "autotune-eval": ("Autotuned speedups", "autotune_eval"),
+    "ceiling-report": ("Measurement ceiling", "ceiling"),
+    "dataset": ("Dataset: the best sampled schedules", "dataset"),
+    "learn-experiment": ("Active learning in replay", "learn_curves"),
+    "learn-rounds": ("Active-learning rounds", "learn_rounds"),
+    "transfer-curve": ("Transfer to a target", "transfer"),
+    "model-metrics": ("Cost model metrics", "model_metrics"),
+    "gpu-check": ("GPU device check", "gpu_check"),
+    "gpu-bench": ("NVVM against cuSPARSE", "gpu_bench"),
+    "tune": ("sptune tune results", "tune"),
 }
 WRITERS = dict(report_formats.FORMATS)
 
@@ -35,7 +38,7 @@ def register(subparsers):
         "report", help="turn results JSON into one self-contained HTML page",
         description=__doc__.split("\n\n")[0].replace("\n", " "),
         epilog="Formats it knows:\n" + report_formats.known(),
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", nargs="+", metavar="RESULTS", help="results files (JSON, JSON lines)")
     ap.add_argument("-o", "--output", default="report.html", metavar="HTML",
                     help="the page to write (default report.html)")
@@ -47,10 +50,12 @@ def register(subparsers):
 def build(paths, title="sptune report"):
     """The HTML text of the report of results files `paths`."""
     loaded = [(p, *report_formats.load(p)) for p in paths]
+    from sptune import report_sections
     sections = []
     tunes = [(p, d) for p, f, d in loaded if f == "tune"]
     for path, fmt, data in loaded:
         name, builder = BUILDERS[fmt]
+        builder = getattr(report_sections, builder)
         if fmt == "tune":
             if path != tunes[0][0]:
                 continue  # every tune result goes in the first one's section
