@@ -82,7 +82,7 @@ def grouped_bars(labels, series, title="", ylabel="speedup"):
     return fig
 
 
-def cdfs(panels, xlabel="speedup (log scale)"):
+def cdfs(panels, xlabel="speedup (log scale)", ylabel="fraction of matrices at or below"):
     """Empirical CDFs, one subplot per (title, [(name, values)]) panel."""
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4), squeeze=False)
     for ax, (title, series) in zip(axes[0], panels):
@@ -97,7 +97,7 @@ def cdfs(panels, xlabel="speedup (log scale)"):
         _times_axis(ax.xaxis, *ax.get_xlim())
         ax.set_ylim(0, 1.02)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("fraction of matrices at or below")
+        ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7)

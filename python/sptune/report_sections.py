@@ -307,7 +307,8 @@ def model_metrics(sec, doc):
               (("top-1", "top1_speedup"), ("top-5", "top5_speedup"),
                ("oracle", "oracle_speedup"))]
     sec.add(heading("Distribution over held-out problems (CDF)"))
-    sec.add(figure(plots.cdfs([("held-out speedups over the default", series)]),
+    sec.add(figure(plots.cdfs([("held-out speedups over the default", series)],
+                              ylabel="fraction of problems at or below"),
                    "CDF of held-out speedups"))
     sec.add(table(["speedup"] + DISTRIBUTION, [[n] + distribution(v) for n, v in series],
                   caption="Distribution"))
