@@ -143,7 +143,9 @@ def print_table(args, results):
             print(f"  {name:14} {'n/a':>12}   ({r.get('status', 'error')}: {reason})")
             continue
         speedup = f"{t / tuned_s:.2f}x" if tuned_s else "-"
-        line = f"  {name:14} {t * 1e3:12.4f} {speedup:>14}"
+        ms = t * 1e3
+        line = f"  {name:14} {ms:12.4g} {speedup:>14}" if ms < 1e4 else \
+            f"  {name:14} {ms:12.0f} {speedup:>14}"
         if simulated:
             line += f" {r.get('cycles') or '-':>12}"
         else:
