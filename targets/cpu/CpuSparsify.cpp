@@ -10,6 +10,7 @@
 
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Support/UpstreamCrash.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -165,7 +166,9 @@ struct CpuSparsifyPass
         /*enableVLAVectorization=*/false, use.simdIndex32,
         /*enableGPULibgen=*/false, SparseEmitStrategy::kFunctional,
         use.parallelization));
-    if (failed(runPipeline(pm, module)))
+    if (failed(::sptune::runContainingCrashes(
+            module, "sptune-lower-cpu: sparsification",
+            [&] { return runPipeline(pm, module); })))
       return signalPassFailure();
   }
 };

@@ -14,6 +14,7 @@
 
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Support/UpstreamCrash.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -164,7 +165,9 @@ struct NvvmSparsifyPass
     if (!libgen)
       pm.addPass(createSparseGPUCodegenPass(
           threads > 0 ? threads : scheduleThreads, enableRuntimeLibrary));
-    if (failed(runPipeline(pm, module)))
+    if (failed(::sptune::runContainingCrashes(
+            module, "sptune-lower-nvvm: sparsification",
+            [&] { return runPipeline(pm, module); })))
       return signalPassFailure();
 
     // Every scheduled function must have been offloaded.

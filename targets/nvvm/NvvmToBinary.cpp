@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvvm/NvvmPasses.h"
+#include "sptune/Support/UpstreamCrash.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -139,7 +140,9 @@ struct NvvmToBinaryPass
     }
     OpPassManager pm(ModuleOp::getOperationName());
     pm.addPass(createGpuModuleToBinaryPass(options));
-    if (failed(runPipeline(pm, module)))
+    if (failed(::sptune::runContainingCrashes(
+            module, "sptune-lower-nvvm: GPU code generation",
+            [&] { return runPipeline(pm, module); })))
       signalPassFailure();
   }
 
