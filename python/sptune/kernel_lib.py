@@ -43,14 +43,12 @@ from sptune import tools
 
 #: Bumped whenever the generated IR or the pipeline changes: part of the key,
 #: so stale cached libraries are not reused.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 4
 
 KERNELS = ("spmm", "sddmm", "spmv")
 
 _SCHEDULE = re.compile(r"sptune\.schedule = #sptune\.schedule<([^>]*)>")
 _WIDTHS = re.compile(r"widths = \[(\d+), (\d+)\]")
-_LEVELS = re.compile(r"levels = \[([^\]]*)\]")
-_SPLIT = re.compile(r"split = \[([^\]]*)\]")
 
 
 class CompileError(RuntimeError):
@@ -72,110 +70,319 @@ def _itype(width):
     return "index" if width == 64 else f"i{width}"
 
 
-_SPMM = """
-  func.func @kernel(%a: !CSR, %b: tensor<$Kx$Nx$ET>, %c: tensor<$Mx$Nx$ET>) -> tensor<$Mx$Nx$ET> {
-    %0 = linalg.matmul ins(%a, %b : !CSR, tensor<$Kx$Nx$ET>) outs(%c : tensor<$Mx$Nx$ET>)$SCHED -> tensor<$Mx$Nx$ET>
+def _top_split(text):
+    """Splits at commas outside parentheses / brackets / braces."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def encoding_levels(encoding):
+    """The level types of a #sparse_tensor.encoding text, outermost first
+    ("dense", "compressed", "compressed(nonunique)", "singleton")."""
+    m = re.search(r"->\s*\(", encoding)
+    if not m:
+        raise ValueError(f"cannot read the levels of {encoding}")
+    depth, i = 1, m.end()
+    while depth and i < len(encoding):
+        depth += {"(": 1, ")": -1}.get(encoding[i], 0)
+        i += 1
+    levels = []
+    for part in _top_split(encoding[m.end():i - 1]):
+        levels.append(part.rsplit(":", 1)[1].strip())
+    return levels
+
+
+def encoding_widths(encoding):
+    pw = re.search(r"posWidth = (\d+)", encoding)
+    cw = re.search(r"crdWidth = (\d+)", encoding)
+    return (int(pw.group(1)) if pw else 64, int(cw.group(1)) if cw else 64)
+
+
+def storage_buffers(encoding):
+    """The position / coordinate buffers of a sparse storage, in the order
+    sparse_tensor.assemble takes them: dicts with kind ("pos", "crd", or
+    "coo": the array-of-structs coordinates of a trailing COO region, an
+    entries x levels 2-D buffer), level, bits (32 / 64) and rank."""
+    levels = encoding_levels(encoding)
+    pw, cw = encoding_widths(encoding)
+    out = []
+    lvl = 0
+    while lvl < len(levels):
+        t = levels[lvl]
+        if t == "dense":
+            lvl += 1
+            continue
+        if t.startswith("compressed"):
+            out.append({"kind": "pos", "level": lvl, "bits": pw, "rank": 1})
+            end = lvl + 1
+            while end < len(levels) and levels[end].startswith("singleton"):
+                end += 1
+            if "nonunique" in t and end == len(levels) and end > lvl + 1:
+                out.append({"kind": "coo", "level": lvl, "bits": cw,
+                            "rank": 2, "width": end - lvl})
+                lvl = end
+                continue
+            out.append({"kind": "crd", "level": lvl, "bits": cw, "rank": 1})
+            lvl += 1
+            continue
+        raise ValueError(f"sptune: unsupported level type '{t}' in {encoding}")
+    return out
+
+
+def _buf_type(b, memref=True):
+    kind = "memref" if memref else "tensor"
+    t = _itype(b["bits"])
+    if b["rank"] == 2:
+        return f"{kind}<?x{b['width']}x{t}>"
+    return f"{kind}<?x{t}>"
+
+
+# The kernels, written on !S (the storage the schedule chose; CSR when the
+# schedule stores CSR) with their dense operands. $SCHED: the schedule
+# attribute (empty while tuning).
+_KERNELS = {
+    "spmm": """
+  func.func @kernel(%a: !S, %b: tensor<$Kx$Nx$ET>, %c: tensor<$Mx$Nx$ET>) -> tensor<$Mx$Nx$ET> {
+    %0 = linalg.matmul ins(%a, %b : !S, tensor<$Kx$Nx$ET>) outs(%c : tensor<$Mx$Nx$ET>)$SCHED -> tensor<$Mx$Nx$ET>
     return %0 : tensor<$Mx$Nx$ET>
   }
-  func.func @sptune_call(%pos: memref<?x$PT>, %crd: memref<?x$CT>, %vals: memref<?x$ET>,
-                         %b: memref<$Kx$Nx$ET>, %c: memref<$Mx$Nx$ET>)
-      attributes {llvm.emit_c_interface} {$ASSEMBLE
-    %tb = bufferization.to_tensor %b restrict : memref<$Kx$Nx$ET> to tensor<$Kx$Nx$ET>
-    %tc = bufferization.to_tensor %c restrict writable : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
-    %y = func.call @kernel(%csr, %tb, %tc) : (!CSR, tensor<$Kx$Nx$ET>, tensor<$Mx$Nx$ET>) -> tensor<$Mx$Nx$ET>
-    bufferization.materialize_in_destination %y in restrict writable %c : (tensor<$Mx$Nx$ET>, memref<$Mx$Nx$ET>) -> ()
-    return
-  }
-"""
-
-_SPMV = """
-  func.func @kernel(%a: !CSR, %x: tensor<$Kx$ET>, %y: tensor<$Mx$ET>) -> tensor<$Mx$ET> {
-    %0 = linalg.matvec ins(%a, %x : !CSR, tensor<$Kx$ET>) outs(%y : tensor<$Mx$ET>)$SCHED -> tensor<$Mx$ET>
+""",
+    "spmv": """
+  func.func @kernel(%a: !S, %x: tensor<$Kx$ET>, %y: tensor<$Mx$ET>) -> tensor<$Mx$ET> {
+    %0 = linalg.matvec ins(%a, %x : !S, tensor<$Kx$ET>) outs(%y : tensor<$Mx$ET>)$SCHED -> tensor<$Mx$ET>
     return %0 : tensor<$Mx$ET>
   }
-  func.func @sptune_call(%pos: memref<?x$PT>, %crd: memref<?x$CT>, %vals: memref<?x$ET>,
-                         %x: memref<$Kx$ET>, %y: memref<$Mx$ET>)
-      attributes {llvm.emit_c_interface} {$ASSEMBLE
-    %tx = bufferization.to_tensor %x restrict : memref<$Kx$ET> to tensor<$Kx$ET>
-    %ty = bufferization.to_tensor %y restrict writable : memref<$Mx$ET> to tensor<$Mx$ET>
-    %z = func.call @kernel(%csr, %tx, %ty) : (!CSR, tensor<$Kx$ET>, tensor<$Mx$ET>) -> tensor<$Mx$ET>
-    bufferization.materialize_in_destination %z in restrict writable %y : (tensor<$Mx$ET>, memref<$Mx$ET>) -> ()
-    return
-  }
-"""
-
-# X = S .* (A B) into a fresh sparse X with S's pattern (kSddmmSparseOutput of
-# BenchModule.cpp); its values are copied out with sparse_tensor.disassemble
-# and X is freed.
-_SDDMM = """
-  func.func @kernel(%s: !CSR, %a: tensor<$Mx$Nx$ET>, %b: tensor<$Nx$Kx$ET>) -> !CSR {
-    %e = tensor.empty() : !CSR
+""",
+    # X = S .* (A B) into a fresh sparse X with S's pattern
+    # (kSddmmSparseOutput of lib/Target/BenchModule.cpp).
+    "sddmm": """
+  func.func @kernel(%s: !S, %a: tensor<$Mx$Nx$ET>, %b: tensor<$Nx$Kx$ET>) -> !S {
+    %e = tensor.empty() : !S
     %0 = linalg.generic {
         indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>,
                          affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
         iterator_types = ["parallel", "parallel", "reduction"]}
-        ins(%s, %a, %b : !CSR, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) outs(%e : !CSR)$GSCHED {
+        ins(%s, %a, %b : !S, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) outs(%e : !S)$GSCHED {
     ^bb0(%sv: $ET, %av: $ET, %bv: $ET, %xv: $ET):
       %p = arith.mulf %av, %bv : $ET
       %q = arith.mulf %sv, %p : $ET
       %r = arith.addf %xv, %q : $ET
       linalg.yield %r : $ET
-    } -> !CSR
-    return %0 : !CSR
+    } -> !S
+    return %0 : !S
   }
-  func.func @sptune_call(%pos: memref<?x$PT>, %crd: memref<?x$CT>, %vals: memref<?x$ET>,
-                         %a: memref<$Mx$Nx$ET>, %b: memref<$Nx$Kx$ET>, %out: memref<?x$ET>)
-      attributes {llvm.emit_c_interface} {$ASSEMBLE
+""",
+}
+
+# The dense operands of @sptune_call after the storage, and the body after
+# the assembly of %s.
+_CALLS = {
+    "spmm": ("%b: memref<$Kx$Nx$ET>, %c: memref<$Mx$Nx$ET>", """
+    %tb = bufferization.to_tensor %b restrict : memref<$Kx$Nx$ET> to tensor<$Kx$Nx$ET>
+    %tc = bufferization.to_tensor %c restrict writable : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
+    %y = func.call @kernel(%s, %tb, %tc) : (!S, tensor<$Kx$Nx$ET>, tensor<$Mx$Nx$ET>) -> tensor<$Mx$Nx$ET>
+    bufferization.materialize_in_destination %y in restrict writable %c : (tensor<$Mx$Nx$ET>, memref<$Mx$Nx$ET>) -> ()
+"""),
+    "spmv": ("%x: memref<$Kx$ET>, %y: memref<$Mx$ET>", """
+    %tx = bufferization.to_tensor %x restrict : memref<$Kx$ET> to tensor<$Kx$ET>
+    %ty = bufferization.to_tensor %y restrict writable : memref<$Mx$ET> to tensor<$Mx$ET>
+    %z = func.call @kernel(%s, %tx, %ty) : (!S, tensor<$Kx$ET>, tensor<$Mx$ET>) -> tensor<$Mx$ET>
+    bufferization.materialize_in_destination %z in restrict writable %y : (tensor<$Mx$ET>, memref<$Mx$ET>) -> ()
+"""),
+    # X's values (in S's storage order: X has S's storage) are copied out
+    # with sparse_tensor.disassemble into %out, their count into %count;
+    # X is freed.
+    "sddmm": ("%a: memref<$Mx$Nx$ET>, %b: memref<$Nx$Kx$ET>, %out: memref<?x$ET>, "
+              "%count: memref<1xindex>", """
     %ta = bufferization.to_tensor %a restrict : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
     %tb = bufferization.to_tensor %b restrict : memref<$Nx$Kx$ET> to tensor<$Nx$Kx$ET>
-    %x = func.call @kernel(%csr, %ta, %tb) : (!CSR, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) -> !CSR
-    %np = memref.dim %pos, %c0 : memref<?x$PT>
-    %nc = memref.dim %crd, %c0 : memref<?x$CT>
-    %op = tensor.empty(%np) : tensor<?x$PT>
-    %oc = tensor.empty(%nc) : tensor<?x$CT>
-    %ov = bufferization.to_tensor %out restrict writable : memref<?x$ET> to tensor<?x$ET>
-    %rp, %rc, %rv, %lp, %lc, %lv = sparse_tensor.disassemble %x : !CSR
-        out_lvls(%op, %oc : tensor<?x$PT>, tensor<?x$CT>) out_vals(%ov : tensor<?x$ET>)
-        -> (tensor<?x$PT>, tensor<?x$CT>), tensor<?x$ET>, ($PT, $CT), index
+    %x = func.call @kernel(%s, %ta, %tb) : (!S, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) -> !S
+$SCRATCH    %ov = bufferization.to_tensor %out restrict writable : memref<?x$ET> to tensor<?x$ET>
+    $DISASSEMBLE
     bufferization.materialize_in_destination %rv in restrict writable %out : (tensor<?x$ET>, memref<?x$ET>) -> ()
-    bufferization.dealloc_tensor %x : !CSR
-    return
-  }
-"""
+    memref.store %lv, %count[%c0] : memref<1xindex>
+    bufferization.dealloc_tensor %x : !S
+"""),
+}
 
-_ASSEMBLE = """
-    %c0 = arith.constant 0 : index
-    %spos = bufferization.to_tensor %pos restrict : memref<?x$PT> to tensor<?x$PT>
-    %scrd = bufferization.to_tensor %crd restrict : memref<?x$CT> to tensor<?x$CT>
-    %svals = bufferization.to_tensor %vals restrict : memref<?x$ET> to tensor<?x$ET>
-    %csr = sparse_tensor.assemble (%spos, %scrd), %svals : (tensor<?x$PT>, tensor<?x$CT>), tensor<?x$ET> to !CSR"""
+
+def _assemble(bufs, prefix, result, type_name):
+    """IR that assembles tensor `result` of type `type_name` from memrefs
+    %<prefix><i> (storage buffers) and %<prefix>v (values)."""
+    lines = []
+    names = []
+    for i, b in enumerate(bufs):
+        lines.append(f"    %{prefix}t{i} = bufferization.to_tensor %{prefix}{i} restrict : "
+                     f"{_buf_type(b)} to {_buf_type(b, False)}")
+        names.append(f"%{prefix}t{i}")
+    lines.append(f"    %{prefix}tv = bufferization.to_tensor %{prefix}v restrict : "
+                 f"memref<?x$ET> to tensor<?x$ET>")
+    types = ", ".join(_buf_type(b, False) for b in bufs)
+    lines.append(f"    %{result} = sparse_tensor.assemble ({', '.join(names)}), "
+                 f"%{prefix}tv : ({types}), tensor<?x$ET> to {type_name}")
+    return "\n".join(lines) + "\n"
+
+
+def _params(bufs, prefix):
+    ps = [f"%{prefix}{i}: {_buf_type(b)}" for i, b in enumerate(bufs)]
+    ps.append(f"%{prefix}v: memref<?x$ET>")
+    return ", ".join(ps)
+
+
+def _disassemble(bufs, src, type_name, outs, out_vals, res, res_vals):
+    """`res..., res_vals, lens..., %lv = sparse_tensor.disassemble src` into
+    the tensors `outs` / `out_vals`."""
+    types = ", ".join(_buf_type(b, False) for b in bufs)
+    lens = ", ".join(_itype(b["bits"]) for b in bufs)
+    rl = "".join(f"%{res}{i}, " for i in range(len(bufs)))
+    ll = "".join(f"%{res}l{i}, " for i in range(len(bufs)))
+    return (f"{rl}%{res_vals}, {ll}%lv = sparse_tensor.disassemble %{src} : {type_name}\n"
+            f"        out_lvls({', '.join(outs)} : {types}) out_vals({out_vals} : tensor<?x$ET>)\n"
+            f"        -> ({types}), tensor<?x$ET>, ({lens}), index")
+
+
+def _empty_like(bufs, src_prefix, dst_prefix):
+    """tensor.empty scratch buffers shaped like memrefs %<src_prefix><i>."""
+    lines = []
+    for i, b in enumerate(bufs):
+        lines.append(f"    %{dst_prefix}n{i} = memref.dim %{src_prefix}{i}, %c0 : {_buf_type(b)}")
+        lines.append(f"    %{dst_prefix}{i} = tensor.empty(%{dst_prefix}n{i}) : {_buf_type(b, False)}")
+    return "\n".join(lines) + "\n"
+
+
+def _prepare_funcs(csr_bufs, bufs):
+    """@sptune_sizes, @sptune_convert and @sptune_coords: convert the CSR
+    input to the scheduled storage once, so calls skip the conversion.
+
+    sptune_sizes(csr..., lens: memref<?xindex>): the length of each storage
+        buffer (a COO buffer: entries x levels elements) and of the values;
+    sptune_convert(csr..., storage..., values): the storage, written into
+        caller buffers of those lengths;
+    sptune_coords(storage..., values, i, j): the row and column of every
+        stored value, in storage order (to map an SDDMM's values to CSR)."""
+    sizes = ["    %sc = sparse_tensor.convert %csr : !CSR to !S"]
+    for i, b in enumerate(bufs):
+        if b["kind"] == "pos":
+            op = f"sparse_tensor.positions %sc {{level = {b['level']} : index}}"
+        elif b["kind"] == "crd":
+            op = f"sparse_tensor.coordinates %sc {{level = {b['level']} : index}}"
+        else:
+            op = "sparse_tensor.coordinates_buffer %sc"
+        t = f"memref<?x{_itype(b['bits'])}>"
+        sizes += [f"    %m{i} = {op} : !S to {t}",
+                  f"    %n{i} = memref.dim %m{i}, %c0 : {t}",
+                  f"    %k{i} = arith.constant {i} : index",
+                  f"    memref.store %n{i}, %lens[%k{i}] : memref<?xindex>"]
+    sizes += ["    %mv = sparse_tensor.values %sc : !S to memref<?x$ET>",
+              "    %nv = memref.dim %mv, %c0 : memref<?x$ET>",
+              f"    %kv = arith.constant {len(bufs)} : index",
+              "    memref.store %nv, %lens[%kv] : memref<?xindex>",
+              "    bufferization.dealloc_tensor %sc : !S"]
+    conv = ["    %sc = sparse_tensor.convert %csr : !CSR to !S"]
+    outs = []
+    for i, b in enumerate(bufs):
+        conv.append(f"    %ot{i} = bufferization.to_tensor %o{i} restrict writable : "
+                    f"{_buf_type(b)} to {_buf_type(b, False)}")
+        outs.append(f"%ot{i}")
+    conv.append("    %otv = bufferization.to_tensor %ov restrict writable : "
+                "memref<?x$ET> to tensor<?x$ET>")
+    conv.append("    " + _disassemble(bufs, "sc", "!S", outs, "%otv", "r", "rv"))
+    for i, b in enumerate(bufs):
+        conv.append(f"    bufferization.materialize_in_destination %r{i} in restrict writable "
+                    f"%o{i} : ({_buf_type(b, False)}, {_buf_type(b)}) -> ()")
+    conv.append("    bufferization.materialize_in_destination %rv in restrict writable "
+                "%ov : (tensor<?x$ET>, memref<?x$ET>) -> ()")
+    conv.append("    bufferization.dealloc_tensor %sc : !S")
+    head = "    %c0 = arith.constant 0 : index\n"
+    csr_params = _params(csr_bufs, "p")
+    text = f"""
+  func.func @sptune_sizes({csr_params}, %lens: memref<?xindex>)
+      attributes {{llvm.emit_c_interface}} {{
+{head}{_assemble(csr_bufs, "p", "csr", "!CSR")}{chr(10).join(sizes)}
+    return
+  }}
+  func.func @sptune_convert({csr_params}, {_params(bufs, "o")})
+      attributes {{llvm.emit_c_interface}} {{
+{head}{_assemble(csr_bufs, "p", "csr", "!CSR")}{chr(10).join(conv)}
+    return
+  }}
+  func.func @sptune_coords({_params(bufs, "b")}, %ci: memref<?xindex>, %cj: memref<?xindex>)
+      attributes {{llvm.emit_c_interface}} {{
+{head}    %c1 = arith.constant 1 : index
+{_assemble(bufs, "b", "s", "!S")}    %cnt = sparse_tensor.foreach in %s init(%c0) : !S, index -> index do {{
+      ^bb0(%i: index, %j: index, %v: $ET, %k: index):
+        memref.store %i, %ci[%k] : memref<?xindex>
+        memref.store %j, %cj[%k] : memref<?xindex>
+        %k1 = arith.addi %k, %c1 : index
+        sparse_tensor.yield %k1 : index
+    }}
+    return
+  }}
+"""
+    return text
 
 
 def kernel_module(kernel, rows, cols, n, dtype, pos_width=64, crd_width=64,
-                  schedule=None):
-    """The MLIR module of `kernel` on a rows x cols CSR matrix of element type
-    dtype ("f32" / "f64"); n = the dense size (SpMM: columns of B and C;
-    SDDMM: the inner size of A (rows x n) and B (n x cols); SpMV: ignored).
-    With `schedule` (the text inside #sptune.schedule<...>) the op carries
-    it, so sptune-autotune leaves it alone and sptune-apply-schedule uses it.
+                  schedule=None, storage=None, part="kernel"):
+    """The MLIR module of `kernel` on a rows x cols sparse matrix of element
+    type dtype ("f32" / "f64"); n = the dense size (SpMM: columns of B and
+    C; SDDMM: the inner size of A (rows x n) and B (n x cols); SpMV:
+    ignored). The kernel is written on `storage` (a #sparse_tensor.encoding
+    text; default: CSR with the given widths) and @sptune_call assembles it
+    from caller buffers. With `schedule` (the text inside
+    #sptune.schedule<...>) the op carries it, so sptune-autotune leaves it
+    alone and sptune-apply-schedule uses it.
+
+    part="prepare" gives instead the module of @sptune_sizes /
+    @sptune_convert / @sptune_coords, which convert a CSR input into the
+    storage once (compiled apart, sequential and without the schedule's
+    vectorization: with vl > 0, the sparsifier of MLIR 22 drops the stores
+    in a sparse_tensor.foreach over COO storage).
     """
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel '{kernel}' (expected one of {KERNELS})")
     if dtype not in ("f32", "f64"):
         raise ValueError(f"unsupported element type '{dtype}' (f32 or f64)")
-    body = {"spmm": _SPMM, "spmv": _SPMV, "sddmm": _SDDMM}[kernel]
-    body = body.replace("$ASSEMBLE", _ASSEMBLE)
+    csr = csr_encoding(pos_width, crd_width)
+    storage = storage or csr
+    csr_bufs = storage_buffers(csr)
+    bufs = storage_buffers(storage)
+    dense_params, call_body = _CALLS[kernel]
+    if part == "prepare":
+        body = _prepare_funcs(csr_bufs, bufs)
+    elif kernel == "sddmm":
+        outs = [f"%x{i}" for i in range(len(bufs))]
+        call_body = call_body.replace("$SCRATCH", _empty_like(bufs, "b", "x")).replace(
+            "$DISASSEMBLE", _disassemble(bufs, "x", "!S", outs, "%ov", "rx", "rv"))
+    if part != "prepare":
+        body = _KERNELS[kernel] + f"""
+  func.func @sptune_call({_params(bufs, "b")}, {dense_params})
+      attributes {{llvm.emit_c_interface}} {{
+    %c0 = arith.constant 0 : index
+{_assemble(bufs, "b", "s", "!S")}{call_body}    return
+  }}
+"""
     sched = (f" {{sptune.schedule = #sptune.schedule<{schedule}>}}"
              if schedule else "")
-    # Tokens that contain others ($SCHED has none of the short ones) first;
-    # a linalg.generic takes its extra attributes after `attrs =`.
+    # A linalg.generic takes its extra attributes after `attrs =`.
     for key, value in (("$GSCHED", " attrs =" + sched if sched else ""),
-                       ("$SCHED", sched), ("$PT", _itype(pos_width)),
-                       ("$CT", _itype(crd_width)), ("$ET", dtype),
+                       ("$SCHED", sched), ("$ET", dtype),
                        ("$M", str(rows)), ("$K", str(cols)), ("$N", str(n))):
         body = body.replace(key, value)
-    header = (f"!CSR = tensor<{rows}x{cols}x{dtype}, "
-              f"{csr_encoding(pos_width, crd_width)}>\nmodule {{")
+    header = (f"!CSR = tensor<{rows}x{cols}x{dtype}, {csr}>\n"
+              f"!S = tensor<{rows}x{cols}x{dtype}, {storage}>\nmodule {{")
     return header + body + "}\n"
 
 
@@ -192,24 +399,20 @@ def schedule_widths(schedule):
     return (int(m.group(1)), int(m.group(2))) if m else (64, 64)
 
 
-def schedule_is_csr(schedule):
-    """Whether a printed CPU schedule stores the matrix as unblocked CSR
-    (rows dense, columns compressed, in that order)."""
-    levels = _LEVELS.search(schedule or "")
-    split = _SPLIT.search(schedule or "")
-    if not levels:
-        return True  # omitted levels = CSR
-    parts = [p.strip() for p in levels.group(1).split(",")]
-    unsplit = not split or all(
-        p.strip() == "1" for p in split.group(1).split(","))
-    return unsplit and parts in (["i : dense", "k : compressed"],
-                                 ["i : dense", "j : compressed"])
+_ALIAS = re.compile(r"^(#\w+) = (#sparse_tensor\.encoding<\{.*\}>)\s*$", re.M)
+_CONVERT = re.compile(r"sparse_tensor\.convert %arg0 : tensor<[^,]*, (#\w+)> to "
+                      r"tensor<[^,]*, (#\w+)>")
 
 
-def entry_widths(schedule):
-    """The CSR widths of @sptune_call's buffers for a schedule: the
-    schedule's own (so CSR storage needs no conversion in the kernel)."""
-    return schedule_widths(schedule)
+def scheduled_storage(applied_ir):
+    """The encoding sptune-apply-schedule gave the kernel's sparse operand
+    (the target of the conversion of @kernel's first argument), or None
+    when it kept the input's."""
+    m = _CONVERT.search(applied_ir)
+    if not m:
+        return None
+    aliases = dict(_ALIAS.findall(applied_ir))
+    return aliases.get(m.group(2))
 
 
 _HELP_CACHE = {}
@@ -269,34 +472,51 @@ def cache_key(kernel, rows, cols, n, dtype, fingerprint, autotune_extra=""):
 
 
 def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
-                   autotune_extra="", database=None, timeout=600):
+                   autotune_extra="", database=None, schedule=None,
+                   timeout=600):
     """Tune and compile one kernel into out_dir/<key>.so and its metadata
-    out_dir/<key>.json (returned as a dict). Raises CompileError."""
+    out_dir/<key>.json (returned as a dict). With `schedule` (a printed
+    #sptune.schedule body) that schedule is used instead of tuning. Raises
+    CompileError.
+
+    The metadata says how to call the library: `widths` of the CSR input,
+    `storage` (the scheduled encoding) and its `buffers` (storage_buffers),
+    and `prepare`: whether the CSR input must first be converted into that
+    storage with @sptune_sizes / @sptune_convert (else @sptune_call takes
+    the CSR buffers themselves)."""
     opt = tools.tool("sptune-opt")
     translate = tools.llvm_tool("mlir-translate")
     clang = tools.llvm_tool("clang")
     libdir = tools.llvm_lib_dir()
     os.makedirs(out_dir, exist_ok=True)
     times = {}
+    remark = ""
     with tempfile.TemporaryDirectory(prefix=key + ".", dir=out_dir) as tmp:
-        # 1. Tune: the kernel on index-width CSR, ranked for the matrix.
+        # 1. Tune: the kernel on index-width CSR, ranked for the matrix;
+        # applying the schedule shows the storage it chose.
         t0 = time.perf_counter()
         src = os.path.join(tmp, "kernel.mlir")
         with open(src, "w") as f:
-            f.write(kernel_module(kernel, rows, cols, n, dtype))
-        opts = [f"matrix={matrix_path}"]
-        if kernel != "spmv":
-            opts.append(f"free={n}")
-        if database and autotune_has_option(opt, "database"):
-            opts.append(f"database={database}")
-        if autotune_extra:
-            opts.append(autotune_extra)
-        tuned = os.path.join(tmp, "tuned.mlir")
-        p = _run([opt, src, "--sptune-extract-kernels",
-                  "--sptune-autotune=" + " ".join(opts), "-o", tuned],
+            f.write(kernel_module(kernel, rows, cols, n, dtype,
+                                  schedule=schedule))
+        if schedule:
+            tune = []
+        else:
+            opts = [f"matrix={matrix_path}"]
+            if kernel != "spmv":
+                opts.append(f"free={n}")
+            if database and autotune_has_option(opt, "database"):
+                opts.append(f"database={database}")
+            if autotune_extra:
+                opts.append(autotune_extra)
+            tune = ["--sptune-autotune=" + " ".join(opts)]
+        applied = os.path.join(tmp, "applied.mlir")
+        p = _run([opt, src, "--sptune-extract-kernels", *tune,
+                  "--sptune-apply-schedule", "-o", applied],
                  "sptune-opt (tune)", timeout)
-        with open(tuned) as f:
-            schedule = parse_schedule(f.read())
+        with open(applied) as f:
+            applied_ir = f.read()
+        schedule = schedule or parse_schedule(applied_ir)
         if not schedule:
             raise CompileError(f"sptune: the autotuner attached no schedule "
                                f"to the {kernel} kernel\n{_tail(p.stderr)}")
@@ -304,46 +524,85 @@ def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
                        if "sptune-autotune" in l), "")
         times["tune_s"] = time.perf_counter() - t0
 
-        # 2. Lower: the entry on the schedule's CSR widths, the schedule
-        # placed on the op.
+        # 2. Lower: the kernel written on the scheduled storage (no
+        # conversion inside it), its input CSR on the schedule's widths,
+        # the schedule placed on the op.
         t0 = time.perf_counter()
-        pw, cw = entry_widths(schedule)
+        pw, cw = schedule_widths(schedule)
+        storage = scheduled_storage(applied_ir)
+        csr = csr_encoding(pw, cw)
+        if storage is None or (_is_identity_csr(storage) and
+                               encoding_widths(storage) == (pw, cw)):
+            storage = csr
         scheduled = os.path.join(tmp, "scheduled.mlir")
         with open(scheduled, "w") as f:
             f.write(kernel_module(kernel, rows, cols, n, dtype, pw, cw,
-                                  schedule))
+                                  schedule, storage))
         lowered = os.path.join(tmp, "lowered.mlir")
         _run([opt, scheduled, "--sptune-extract-kernels",
               "--sptune-apply-schedule", "--sptune-lower-cpu=threads=0",
               "-o", lowered], "sptune-opt (lower)", timeout)
+        sources = [(scheduled, lowered)]
+        prepare = storage != csr
+        if prepare:
+            # The one-time conversion, sequential and not vectorized.
+            psrc = os.path.join(tmp, "prepare.mlir")
+            with open(psrc, "w") as f:
+                f.write(kernel_module(kernel, rows, cols, n, dtype, pw, cw,
+                                      None, storage, part="prepare"))
+            plow = os.path.join(tmp, "prepare-lowered.mlir")
+            _run([opt, psrc, "--sptune-lower-cpu=threads=0 vl=0 "
+                  "parallelization=none simd32=false", "-o", plow],
+                 "sptune-opt (lower the conversion)", timeout)
+            sources.append((psrc, plow))
         times["lower_s"] = time.perf_counter() - t0
 
-        # 3. LLVM IR, then a shared library.
+        # 3. LLVM IR, then shared libraries: <key>.so, and the conversion
+        # in <key>.prepare.so (the sparsifier's helper functions are
+        # external symbols: two modules do not link into one library).
         t0 = time.perf_counter()
-        ll = os.path.join(tmp, "kernel.ll")
-        _run([translate, "--mlir-to-llvmir", lowered, "-o", ll],
-             "mlir-translate", timeout)
-        so_tmp = os.path.join(tmp, "kernel.so")
-        _run([clang, "-O3", "-march=native", "-shared", "-fPIC",
-              "-Wno-override-module", ll, "-o", so_tmp, f"-L{libdir}",
-              "-Wl,--as-needed", "-lmlir_c_runner_utils", "-lomp",
-              f"-Wl,-rpath,{libdir}"], "clang", timeout)
+        libs = []
+        for i, (_, low) in enumerate(sources):
+            ll = os.path.join(tmp, f"part{i}.ll")
+            _run([translate, "--mlir-to-llvmir", low, "-o", ll],
+                 "mlir-translate", timeout)
+            so = os.path.join(tmp, f"part{i}.so")
+            _run([clang, "-O3", "-march=native", "-shared", "-fPIC",
+                  "-Wno-override-module", ll, "-o", so, f"-L{libdir}",
+                  "-Wl,--as-needed", "-lmlir_c_runner_utils", "-lomp",
+                  f"-Wl,-rpath,{libdir}"], "clang", timeout)
+            libs.append(so)
         times["llvm_s"] = time.perf_counter() - t0
 
         meta = {"key": key, "kernel": kernel, "rows": rows, "cols": cols,
                 "n": n, "dtype": dtype, "schedule": schedule,
-                "widths": [pw, cw], "csr_schedule": schedule_is_csr(schedule),
+                "widths": [pw, cw], "storage": storage,
+                "buffers": storage_buffers(storage),
+                "prepare": prepare,
                 "remark": remark, "generator": GENERATOR_VERSION,
                 "times": times}
-        # Keep the source next to the library (what was compiled).
-        os.replace(scheduled, os.path.join(out_dir, key + ".mlir"))
-        # The library first, its metadata last: a reader needs both.
-        os.replace(so_tmp, os.path.join(out_dir, key + ".so"))
+        # Keep the sources next to the library (what was compiled).
+        with open(os.path.join(tmp, "sources.mlir"), "w") as f:
+            for src_path, _ in sources:
+                with open(src_path) as g:
+                    f.write(g.read())
+        os.replace(os.path.join(tmp, "sources.mlir"),
+                   os.path.join(out_dir, key + ".mlir"))
+        # The libraries first, the metadata last: a reader needs all.
+        if prepare:
+            os.replace(libs[1], os.path.join(out_dir, key + ".prepare.so"))
+        os.replace(libs[0], os.path.join(out_dir, key + ".so"))
         meta_tmp = os.path.join(tmp, "meta.json")
         with open(meta_tmp, "w") as f:
             json.dump(meta, f, indent=1)
         os.replace(meta_tmp, os.path.join(out_dir, key + ".json"))
     return meta
+
+
+def _is_identity_csr(encoding):
+    """Whether an encoding is CSR: (d0, d1) -> (d0 : dense, d1 : compressed)."""
+    return re.search(r"\(d0, d1\) -> \(d0 : dense, d1 : compressed\)",
+                     encoding) is not None
 
 
 def load_metadata(out_dir, key):
@@ -358,5 +617,8 @@ def load_metadata(out_dir, key):
     except (OSError, ValueError):
         return None
     if meta.get("generator") != GENERATOR_VERSION:
+        return None
+    if meta.get("prepare") and not os.path.isfile(
+            os.path.join(out_dir, key + ".prepare.so")):
         return None
     return meta

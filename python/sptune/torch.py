@@ -80,9 +80,12 @@ _INDEX_DTYPES = (torch.int32, torch.int64)
 
 _lock = threading.RLock()
 _stats = {"compiles": 0, "disk_hits": 0, "memory_hits": 0, "hashes": 0,
-          "index_conversions": 0}
+          "index_conversions": 0, "conversions": 0}
 _libs = {}       # cache key, or (kernel, fingerprint, sizes...) -> _Kernel
 _matrices = {}   # id(csr tensor) -> _MatrixInfo
+#: Testing hook: kernel name -> a printed #sptune.schedule body to compile
+#: instead of tuning (part of the cache key).
+_force_schedule = {}
 
 
 def cache_dir():
@@ -192,8 +195,8 @@ class _MatrixInfo:
         self.ref = ref
         self.stamp = stamp
         self.fingerprint = fingerprint
-        self.index = {}  # (pos width, crd width) -> (crow, col) tensors
-        self.descs = {}  # (pos width, crd width) -> memref descriptors
+        self.index = {}    # (pos width, crd width) -> (crow, col) tensors
+        self.storage = {}  # (encoding, widths) -> _Storage
         self.crow = crow
         self.col = col
 
@@ -303,12 +306,104 @@ def _write_mtx(path, info, shape):
 # ---------------------------------------------------------------- kernels
 
 class _Kernel:
-    def __init__(self, meta, lib):
+    """A loaded library: @sptune_call, and for a schedule whose storage is
+    not CSR the functions that convert a CSR input into it once."""
+
+    def __init__(self, meta, path):
         self.meta = meta
-        self.lib = lib
-        self.fn = lib._mlir_ciface_sptune_call
-        self.fn.restype = None
         self.widths = tuple(meta["widths"])
+        self.prepare = bool(meta["prepare"])
+        self.buffers = meta["buffers"]
+        self.storage_key = (meta["storage"], self.widths)
+        self.lib = ctypes.CDLL(path + ".so")
+        self.fn = self._fn(self.lib, "sptune_call")
+        if self.prepare:
+            self.prepare_lib = ctypes.CDLL(path + ".prepare.so")
+            self.sizes = self._fn(self.prepare_lib, "sptune_sizes")
+            self.convert = self._fn(self.prepare_lib, "sptune_convert")
+            self.coords = self._fn(self.prepare_lib, "sptune_coords")
+
+    @staticmethod
+    def _fn(lib, name):
+        fn = getattr(lib, "_mlir_ciface_" + name)
+        fn.restype = None
+        return fn
+
+
+class _Storage:
+    """A matrix in a kernel's storage: the buffers @sptune_call assembles
+    (kept alive here) and their descriptors; for an SDDMM on storage whose
+    value order is not CSR's, where each CSR entry's value is."""
+
+    def __init__(self, tensors):
+        self.tensors = tensors
+        self.descs = [ctypes.byref(_memref(t)) for t in tensors]
+        self.values = tensors[-1].numel()
+        self.to_csr = None  # (csr positions, storage positions, complete)
+
+
+def _storage(k, info, a):
+    """The matrix in kernel k's storage: the CSR buffers themselves (index
+    widths converted if needed) or, once per tensor version, converted by
+    the library into its storage."""
+    st = info.storage.get(k.storage_key)
+    if st is not None:
+        return st
+    crow, col = info.buffers(k.widths)
+    vals = a.values()
+    if not vals.is_contiguous():
+        vals = vals.contiguous()
+    if not k.prepare:
+        st = _Storage([crow, col, vals])
+    else:
+        csr = [_memref(t) for t in (crow, col, vals)]
+        lens = torch.zeros(len(k.buffers) + 1, dtype=torch.int64)
+        k.sizes(*[ctypes.byref(d) for d in csr], ctypes.byref(_memref(lens)))
+        lens = lens.tolist()
+        tensors = []
+        for b, length in zip(k.buffers, lens):
+            dt = torch.int32 if b["bits"] == 32 else torch.int64
+            if b["rank"] == 2:
+                tensors.append(torch.empty(length // b["width"], b["width"],
+                                           dtype=dt))
+            else:
+                tensors.append(torch.empty(length, dtype=dt))
+        tensors.append(torch.empty(lens[-1], dtype=a.dtype))
+        k.convert(*[ctypes.byref(d) for d in csr],
+                  *[ctypes.byref(_memref(t)) for t in tensors])
+        st = _Storage(tensors)
+        with _lock:
+            _stats["conversions"] += 1
+    info.storage[k.storage_key] = st
+    return st
+
+
+def _csr_positions(k, st, info, shape):
+    """For each value of storage st, the CSR entry it is (an SDDMM's values
+    come back in storage order)."""
+    if st.to_csr is None:
+        rows, cols = shape
+        ci = torch.empty(st.values, dtype=torch.int64)
+        cj = torch.empty(st.values, dtype=torch.int64)
+        k.coords(*st.descs, ctypes.byref(_memref(ci)), ctypes.byref(_memref(cj)))
+        crow = info.crow.to(torch.int64)
+        nnz = info.col.numel()
+        row = torch.repeat_interleave(torch.arange(rows, dtype=torch.int64),
+                                      crow[1:] - crow[:-1])
+        csr_key = row * cols + info.col.to(torch.int64)  # sorted: CSR order
+        s_key = ci * cols + cj
+        pos = torch.searchsorted(csr_key, s_key).clamp_(max=max(nnz - 1, 0))
+        hit = csr_key[pos] == s_key
+        csr_pos = pos[hit]
+        s_pos = torch.nonzero(hit).flatten()
+        complete = csr_pos.numel() == nnz
+        if complete:  # a permutation: one gather per call
+            inv = torch.empty(nnz, dtype=torch.int64)
+            inv[csr_pos] = s_pos
+            st.to_csr = (None, inv, True)
+        else:  # entries the storage dropped have value 0
+            st.to_csr = (csr_pos, s_pos, False)
+    return st.to_csr
 
 
 def _kernel(kernel, a, info, n):
@@ -317,6 +412,9 @@ def _kernel(kernel, a, info, n):
     rows, cols = a.shape
     dtype = _DTYPES[a.dtype]
     extra = os.environ.get("SPTUNE_AUTOTUNE", "").strip()
+    forced = _force_schedule.get(kernel)
+    if forced:
+        extra = f"{extra}|schedule={forced}"
     fast = (kernel, info.fingerprint, rows, cols, n, dtype, extra)
     with _lock:
         k = _libs.get(fast)
@@ -340,15 +438,15 @@ def _kernel(kernel, a, info, n):
             try:
                 meta = kernel_lib.compile_kernel(
                     kernel, rows, cols, n, dtype, mtx, out, key,
-                    autotune_extra=extra,
-                    database=os.path.join(out, "tuning.jsonl"))
+                    autotune_extra="" if forced else extra,
+                    database=os.path.join(out, "tuning.jsonl"),
+                    schedule=forced)
             except kernel_lib.CompileError as e:
                 raise RuntimeError(str(e)) from None
             _stats["compiles"] += 1
         else:
             _stats["disk_hits"] += 1
-        lib = ctypes.CDLL(os.path.join(out, key + ".so"))
-        k = _Kernel(meta, lib)
+        k = _Kernel(meta, os.path.join(out, key))
         _libs[key] = k
         _libs[fast] = k
         return k
@@ -367,21 +465,11 @@ def kernel_info(kernel, a, n=None):
     return dict(_kernel(kernel, a, _matrix_info(a), n).meta)
 
 
-def _call(k, info, a, *rest):
-    descs = info.descs.get(k.widths)
-    if descs is None:
-        crow, col = info.buffers(k.widths)
-        vals = a.values()
-        if not vals.is_contiguous():
-            raise ValueError("sptune.torch: the CSR tensor's values are not "
-                             "contiguous")
-        # The descriptors point into tensors that `info` keeps alive.
-        descs = [ctypes.byref(_memref(t)) for t in (crow, col, vals)]
-        info.descs[k.widths] = descs
-        info.values = vals
+def _call(k, st, *rest):
     dense = [_memref(t) for t in rest]
-    # `rest` and `dense` stay alive (locals) until the call returns.
-    k.fn(*descs, *[ctypes.byref(d) for d in dense])
+    # `rest` and `dense` stay alive (locals) until the call returns; `st`
+    # keeps the storage alive.
+    k.fn(*st.descs, *[ctypes.byref(d) for d in dense])
 
 
 def _trivial(a, nnz):
@@ -412,7 +500,8 @@ def spmm(A, B):
     if _trivial(A, A.col_indices().numel()) or n == 0:
         return C
     info = _matrix_info(A)
-    _call(_kernel("spmm", A, info, n), info, A, B, C)
+    k = _kernel("spmm", A, info, n)
+    _call(k, _storage(k, info, A), B, C)
     return C
 
 
@@ -433,7 +522,8 @@ def spmv(A, x):
     if _trivial(A, A.col_indices().numel()):
         return y
     info = _matrix_info(A)
-    _call(_kernel("spmv", A, info, 0), info, A, x, y)
+    k = _kernel("spmv", A, info, 0)
+    _call(k, _storage(k, info, A), x, y)
     return y
 
 
@@ -472,9 +562,24 @@ def sddmm(S, A, B):
     B = _check_dense(B, "B", S.dtype, (n, cols))
     _check_grad(S, A, B)
     nnz = S.col_indices().numel()
-    out = torch.zeros(nnz, dtype=S.dtype)
     if _trivial(S, nnz) or n == 0:
-        return _csr_like(S, out)
+        return _csr_like(S, torch.zeros(nnz, dtype=S.dtype))
     info = _matrix_info(S)
-    _call(_kernel("sddmm", S, info, n), info, S, A, B, out)
+    k = _kernel("sddmm", S, info, n)
+    st = _storage(k, info, S)
+    out = torch.empty(st.values, dtype=S.dtype)
+    count = torch.zeros(1, dtype=torch.int64)
+    _call(k, st, A, B, out, count)
+    if count.item() != st.values:
+        raise RuntimeError(f"sptune.torch: the SDDMM kernel returned "
+                           f"{count.item()} values for {st.values} stored "
+                           f"entries (schedule {k.meta['schedule']})")
+    if k.prepare:
+        csr_pos, s_pos, complete = _csr_positions(k, st, info, S.shape)
+        if complete:
+            out = out.index_select(0, s_pos)
+        else:
+            vals = torch.zeros(nnz, dtype=S.dtype)
+            vals[csr_pos] = out[s_pos]
+            out = vals
     return _csr_like(S, out)

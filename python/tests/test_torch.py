@@ -209,6 +209,72 @@ class Caching(unittest.TestCase):
         self.assertIn(tuple(info["widths"]), [(32, 32), (64, 64), (32, 64), (64, 32)])
 
 
+# Schedules whose storage is not CSR: the matrix is converted once per tensor
+# version by the library, calls run on the converted storage, and an SDDMM's
+# values come back in CSR order.
+FORCED = {
+    "bsr": ("square", {
+        "spmm": "cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : dense], "
+                "split = [2, 2], order = [i1, k1, i0, k0, j], widths = [32, 32]",
+        "spmv": "cpu spmv, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : dense], "
+                "split = [2, 2], order = [i1, k1, i0, k0], widths = [32, 32], vl = 4",
+        "sddmm": "cpu sddmm, levels = [i1 : dense, j1 : compressed, i0 : dense, j0 : dense], "
+                 "split = [2, 2], order = [i1, j1, i0, j0, k], widths = [32, 32]"}),
+    "coo": ("rect", {
+        "spmv": "cpu spmv, levels = [i : compressed_nu, k : singleton], split = [1, 1], "
+                "order = [i, k], widths = [64, 64]",
+        "sddmm": "cpu sddmm, levels = [i : compressed_nu, j : singleton], split = [1, 1], "
+                 "order = [i, j, k], widths = [32, 32], vl = 16, simd32 = true"}),
+    "column-major": ("rect", {
+        "spmm": "cpu spmm, levels = [k : compressed, i : compressed], split = [1, 1], "
+                "order = [k, i, j], widths = [64, 64]",
+        "sddmm": "cpu sddmm, levels = [j : dense, i : compressed], split = [1, 1], "
+                 "order = [j, i, k], widths = [32, 32]"}),
+}
+
+
+class Storages(unittest.TestCase):
+    """Kernels on BSR, COO and column-major storage (schedules forced)."""
+
+    def tearDown(self):
+        st._force_schedule.clear()
+
+    def test_forced_storages(self):
+        for fmt, (shape, scheds) in FORCED.items():
+            m, k, dens, seed, empty = SHAPES[shape]
+            d = _matrix(m, k, dens, seed, empty, torch.float32)
+            a = d.to_sparse_csr()
+            st._force_schedule.clear()
+            st._force_schedule.update(scheds)
+            b = _dense((k, N), 30, torch.float32)
+            x = _dense((k,), 31, torch.float32)
+            p = _dense((m, N), 32, torch.float32)
+            q = _dense((N, k), 33, torch.float32)
+            tol = _tol(torch.float32)
+            for rep in range(2):  # the second call reuses the storage
+                for kernel in scheds:
+                    with self.subTest(format=fmt, kernel=kernel, call=rep):
+                        info = st.kernel_info(kernel, a, N)
+                        self.assertTrue(info["prepare"], info["storage"])
+                        if kernel == "spmm":
+                            torch.testing.assert_close(st.spmm(a, b), d @ b, **tol)
+                        elif kernel == "spmv":
+                            torch.testing.assert_close(st.spmv(a, x), d @ x, **tol)
+                        else:
+                            torch.testing.assert_close(st.sddmm(a, p, q).to_dense(),
+                                                       d * (p @ q), **tol)
+            # New values in place: converted again, the new numbers used.
+            before = st.stats()["conversions"]
+            a.values().mul_(-2)
+            kernel = next(iter(scheds))
+            with self.subTest(format=fmt, kernel=kernel, call="new values"):
+                if kernel == "spmm":
+                    torch.testing.assert_close(st.spmm(a, b), (-2 * d) @ b, **tol)
+                else:
+                    torch.testing.assert_close(st.spmv(a, x), (-2 * d) @ x, **tol)
+                self.assertEqual(st.stats()["conversions"], before + 1)
+
+
 class Errors(unittest.TestCase):
 
     def setUp(self):
