@@ -45,7 +45,11 @@ from sptune import tools
 #: so stale cached libraries are not reused.
 GENERATOR_VERSION = 4
 
-KERNELS = ("spmm", "sddmm", "spmv")
+#: sddmm_bt: the SDDMM with B supplied as B^T (cols x n, row-major; a torch
+#: B that is the transposed view of a row-major tensor), transposed by a
+#: linalg.transpose in the kernel, which sptune-apply-schedule elides when
+#: the schedule reads B^T (layout b : k).
+KERNELS = ("spmm", "sddmm", "spmv", "sddmm_bt")
 
 _SCHEDULE = re.compile(r"sptune\.schedule = #sptune\.schedule<([^>]*)>")
 _WIDTHS = re.compile(r"widths = \[(\d+), (\d+)\]")
@@ -186,6 +190,13 @@ _KERNELS = {
 """,
 }
 
+_KERNELS["sddmm_bt"] = _KERNELS["sddmm"].replace(
+    "%b: tensor<$Nx$Kx$ET>) -> !S {\n    %e = tensor.empty() : !S\n",
+    "%bt: tensor<$Kx$Nx$ET>) -> !S {\n    %e = tensor.empty() : !S\n"
+    "    %be = tensor.empty() : tensor<$Nx$Kx$ET>\n"
+    "    %b = linalg.transpose ins(%bt : tensor<$Kx$Nx$ET>) outs(%be : tensor<$Nx$Kx$ET>) "
+    "permutation = [1, 0]\n")
+
 # The dense operands of @sptune_call after the storage, and the body after
 # the assembly of %s.
 _CALLS = {
@@ -216,6 +227,15 @@ $SCRATCH    %ov = bufferization.to_tensor %out restrict writable : memref<?x$ET>
     bufferization.dealloc_tensor %x : !S
 """),
 }
+
+
+_CALLS["sddmm_bt"] = tuple(
+    t.replace("$Nx$Kx$ET>, %out", "$Kx$Nx$ET>, %out")
+     .replace("%b restrict : memref<$Nx$Kx$ET> to tensor<$Nx$Kx$ET>",
+              "%b restrict : memref<$Kx$Nx$ET> to tensor<$Kx$Nx$ET>")
+     .replace("(!S, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) -> !S",
+              "(!S, tensor<$Mx$Nx$ET>, tensor<$Kx$Nx$ET>) -> !S")
+    for t in _CALLS["sddmm"])
 
 
 def _assemble(bufs, prefix, result, type_name):
@@ -362,7 +382,7 @@ def kernel_module(kernel, rows, cols, n, dtype, pos_width=64, crd_width=64,
     dense_params, call_body = _CALLS[kernel]
     if part == "prepare":
         body = _prepare_funcs(csr_bufs, bufs)
-    elif kernel == "sddmm":
+    elif kernel.startswith("sddmm"):
         outs = [f"%x{i}" for i in range(len(bufs))]
         call_body = call_body.replace("$SCRATCH", _empty_like(bufs, "b", "x")).replace(
             "$DISASSEMBLE", _disassemble(bufs, "x", "!S", outs, "%ov", "rx", "rv"))

@@ -19,7 +19,8 @@ Semantics
   The sparse and dense operands must be CPU tensors of the same dtype
   (float32 or float64); crow / col indices int64 or int32. Dense operands
   are used in place when row-major contiguous, else made contiguous (one
-  copy). There is no autograd: with gradients enabled, inputs that require
+  copy), except SDDMM's B, which may also be the transposed view of a
+  row-major tensor (B = H.t()) and is then read as stored. There is no autograd: with gradients enabled, inputs that require
   grad are rejected (call under torch.no_grad(), or .detach()).
 
 Tuning and caching
@@ -159,7 +160,7 @@ def _check_csr(a, name):
                         f"int64, got {a.crow_indices().dtype}")
 
 
-def _check_dense(t, name, dtype, shape):
+def _check_dense(t, name, dtype, shape, make_contiguous=True):
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"sptune.torch: {name} must be a torch.Tensor, got "
                         f"{type(t).__name__}")
@@ -176,7 +177,7 @@ def _check_dense(t, name, dtype, shape):
         want = " x ".join(str(s) for s in shape)
         raise ValueError(f"sptune.torch: {name} has shape {tuple(t.shape)}, "
                          f"expected {want}")
-    return t.contiguous()
+    return t.contiguous() if make_contiguous else t
 
 
 def _check_grad(*tensors):
@@ -412,7 +413,8 @@ def _kernel(kernel, a, info, n):
     rows, cols = a.shape
     dtype = _DTYPES[a.dtype]
     extra = os.environ.get("SPTUNE_AUTOTUNE", "").strip()
-    forced = _force_schedule.get(kernel)
+    forced = _force_schedule.get(kernel) or (
+        _force_schedule.get("sddmm") if kernel == "sddmm_bt" else None)
     if forced:
         extra = f"{extra}|schedule={forced}"
     fast = (kernel, info.fingerprint, rows, cols, n, dtype, extra)
@@ -453,11 +455,14 @@ def _kernel(kernel, a, info, n):
 
 
 def kernel_info(kernel, a, n=None):
-    """What sptune compiled for `kernel` ("spmm", "sddmm", "spmv") on CSR
-    tensor `a` with dense size n (ignored for spmv), tuning and compiling it
-    if needed: a dict with the chosen `schedule` (the #sptune.schedule
-    text), the kernel buffers' index `widths`, the autotuner's `remark`
-    (its ranking), the compile `times` in seconds and the cache `key`."""
+    """What sptune compiled for `kernel` ("spmm", "sddmm", "spmv", or
+    "sddmm_bt": the SDDMM whose B is the transposed view of a row-major
+    tensor) on CSR tensor `a` with dense size n (ignored for spmv), tuning
+    and compiling it if needed: a dict with the chosen `schedule` (the
+    #sptune.schedule text), the index `widths` of the CSR input, the
+    `storage` the kernel runs on and whether the matrix is converted into
+    it once (`prepare`), the autotuner's `remark` (its ranking), the
+    compile `times` in seconds and the cache `key`."""
     _check_csr(a, "A")
     if kernel not in kernel_lib.KERNELS:
         raise ValueError(f"sptune.torch: unknown kernel '{kernel}'")
@@ -547,7 +552,10 @@ def sddmm(S, A, B):
     X_ij = S_ij * sum_n A_in * B_nj for every entry (i, j) stored in S:
     torch.sparse.sampled_addmm(S, A, B, beta=0, alpha=1) multiplied
     elementwise by S's values. (Pass S with all values 1 for plain
-    sampled_addmm.)
+    sampled_addmm.) A and B are read in place when row-major contiguous;
+    B may also be the transposed view of a row-major N-column tensor
+    (B = H.t(), as in GNN attention), which is read as it is stored (a
+    kernel variant that reads B^T, tuned and compiled apart).
     """
     _check_csr(S, "S")
     rows, cols = S.shape
@@ -559,13 +567,20 @@ def sddmm(S, A, B):
     if not isinstance(B, torch.Tensor) or B.dim() != 2:
         raise ValueError("sptune.torch.sddmm: B must be a 2-D dense tensor "
                          "(N x K)")
-    B = _check_dense(B, "B", S.dtype, (n, cols))
+    B = _check_dense(B, "B", S.dtype, (n, cols), make_contiguous=False)
     _check_grad(S, A, B)
+    # B as the transposed view of a row-major K x N tensor (B = H.t()):
+    # passed as it is stored, to the kernel variant that reads B^T.
+    variant = "sddmm"
+    if not B.is_contiguous() and B.t().is_contiguous():
+        variant, B = "sddmm_bt", B.t()
+    else:
+        B = B.contiguous()
     nnz = S.col_indices().numel()
     if _trivial(S, nnz) or n == 0:
         return _csr_like(S, torch.zeros(nnz, dtype=S.dtype))
     info = _matrix_info(S)
-    k = _kernel("sddmm", S, info, n)
+    k = _kernel(variant, S, info, n)
     st = _storage(k, info, S)
     out = torch.empty(st.values, dtype=S.dtype)
     count = torch.zeros(1, dtype=torch.int64)

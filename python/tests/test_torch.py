@@ -120,6 +120,13 @@ class Correctness(unittest.TestCase):
                 torch.testing.assert_close(x.values(), sampled.values() * s.values(),
                                            **_tol(dtype))
                 torch.testing.assert_close(x.to_dense(), d * (a @ b), **_tol(dtype))
+                if dtype == torch.float32:
+                    # B as the transposed view of a row-major K x N tensor:
+                    # the variant that reads B^T as stored.
+                    bt_view = b.t().contiguous().t()
+                    self.assertFalse(bt_view.is_contiguous())
+                    xt = st.sddmm(s, a, bt_view)
+                    torch.testing.assert_close(xt.to_dense(), d * (a @ b), **_tol(dtype))
 
 
 class Caching(unittest.TestCase):
@@ -263,6 +270,10 @@ class Storages(unittest.TestCase):
                         else:
                             torch.testing.assert_close(st.sddmm(a, p, q).to_dense(),
                                                        d * (p @ q), **tol)
+                            if fmt == "bsr":  # B^T read as stored, on BSR
+                                qt = q.t().contiguous().t()
+                                torch.testing.assert_close(
+                                    st.sddmm(a, p, qt).to_dense(), d * (p @ q), **tol)
             # New values in place: converted again, the new numbers used.
             before = st.stats()["conversions"]
             a.values().mul_(-2)
