@@ -67,6 +67,10 @@ sptune::planCollection(const std::vector<std::string> &sources,
                                          c.schedule.str(), "", collect));
       }
     }
+    // Keyed by content too: another matrix under the same name is measured.
+    std::string hash = matrixContentKey(CsrMatrix::fromCoo(coo));
+    for (PlannedRequest &p : requests)
+      p.key.matrixHash = hash;
     perMatrix.emplace_back(coo.nnz(), std::move(requests));
   }
   if (options.smallestFirst)
@@ -87,7 +91,8 @@ PendingRequests sptune::pendingRequests(const CollectionPlan &plan,
   std::unordered_set<std::string> have = readDatasetKeys(
       datasetPath, &pending.unreadableLines, retryTransient);
   for (const PlannedRequest &p : plan.requests) {
-    if (have.count(p.key.str())) {
+    // Records written before content keys are matched by name.
+    if (have.count(p.key.str()) || have.count(p.key.legacyStr())) {
       ++pending.alreadyDone;
       continue;
     }

@@ -21,8 +21,22 @@ using namespace sptune;
 namespace json = llvm::json;
 
 std::string RecordKey::str() const {
-  return matrixId + "|" + kernel + "|" + std::to_string(free) + "|" + target +
-         "|" + role + "|" + schedule;
+  return matrixId + (matrixHash.empty() ? "" : "@" + matrixHash) + "|" +
+         kernel + "|" + std::to_string(free) + "|" + target + "|" + role +
+         "|" + schedule;
+}
+
+std::string RecordKey::legacyStr() const {
+  RecordKey unhashed = *this;
+  unhashed.matrixHash.clear();
+  return unhashed.str();
+}
+
+std::string sptune::matrixContentKey(const CsrMatrix &m) {
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx",
+                static_cast<unsigned long long>(contentHash(m)));
+  return hex;
 }
 
 MachineInfo MachineInfo::current() {
@@ -62,6 +76,7 @@ std::string sptune::datasetRecord(const RecordKey &key,
       {f::kSchema, dataset::kSchemaVersion},
       {f::kKey, key.str()},
       {f::kMatrix, json::Object{{mf::kId, key.matrixId},
+                                {mf::kHash, key.matrixHash},
                                 {mf::kSource, response.matrix.source.empty()
                                                   ? request.matrix
                                                   : response.matrix.source},

@@ -42,6 +42,7 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
       continue;
     CsrMatrix csr = CsrMatrix::fromCoo(coo);
     MatrixStats stats = computeStats(csr);
+    std::string hash = matrixContentKey(csr);
     // The collector's sampled schedules, without its baselines: those are
     // added below as schedules, known before they are measured.
     CollectOptions samplesOnly = collect;
@@ -63,6 +64,7 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
                                       std::string(dataset::kRoleSample),
                                       pool.candidates()[c].schedule.str(), "",
                                       collect));
+        planned.back().key.matrixHash = hash;
       };
       add(target->referenceSchedule(kernel),
           target->kind() != TargetKind::SPADE,

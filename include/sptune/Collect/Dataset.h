@@ -9,6 +9,7 @@
 #define SPTUNE_COLLECT_DATASET_H
 
 #include "sptune/Collect/WorkerProtocol.h"
+#include "sptune/Matrix/SparseMatrix.h"
 
 #include <cstdio>
 #include <string>
@@ -27,8 +28,19 @@ struct RecordKey {
   std::string role;
   /// The requested schedule (empty for baselines).
   std::string schedule;
+  /// matrixContentKey of the matrix (empty in records written before
+  /// content keys: their key is legacyStr()).
+  std::string matrixHash;
+  /// "id@hash|kernel|free|target|role|schedule".
   std::string str() const;
+  /// The key without the content hash, as records written before content
+  /// keys have it.
+  std::string legacyStr() const;
 };
+
+/// The content hash of a matrix as it appears in record keys (16 hex
+/// digits of contentHash: shape, pattern and values).
+std::string matrixContentKey(const CsrMatrix &m);
 
 /// Machine description stored in every record.
 struct MachineInfo {

@@ -48,6 +48,10 @@ inline constexpr const char *kTime = "time";
 /// Keys of the "matrix" object.
 namespace matrix_field {
 inline constexpr const char *kId = "id";
+/// 16 hex digits of the matrix's content hash (shape, pattern, values):
+/// part of the record key, so a different matrix under the same name is
+/// measured, not taken as done.
+inline constexpr const char *kHash = "hash";
 inline constexpr const char *kSource = "source";
 inline constexpr const char *kRows = "rows";
 inline constexpr const char *kCols = "cols";
