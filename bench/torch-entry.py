@@ -23,7 +23,9 @@ build/bin/sptune-matrix), float32, N = 64:
   - dense torch (D @ B, D @ x, D * (A @ B)) where M x K <= --dense-max;
   - one sptune call after the values changed in place (rehash, and the
     conversion into the schedule's storage where it is not CSR);
-  - whether the results match (max |sptune - torch| / max |torch|).
+  - whether the results match (max |sptune - torch| / max |torch|);
+  - SDDMM again with B the transposed view of a row-major H (B = H.t(), as
+    in GNN attention), which sptune reads as stored ("sddmm_bt").
 
 Threads: OMP_NUM_THREADS (sptune's libomp) and torch.set_num_threads are both
 set to --threads (default: all CPUs), so both sides use the same cores.
@@ -86,7 +88,7 @@ def load_matrix(path, torch, np):
 
 def matrices(args):
     """(name, path) pairs."""
-    if args.matrices and os.path.isdir(args.matrices):
+    if args.matrices and os.path.isdir(args.matrices) and not args.synthetic:
         names = args.names.split(",") if args.names else DEFAULT_MATRICES
         out = []
         for n in names:
@@ -143,6 +145,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--matrices", default=os.path.join(ROOT, "..", "shared", "matrices"))
     ap.add_argument("--names", help="comma-separated .mtx names (default: a built-in spread)")
+    ap.add_argument("--synthetic", action="store_true",
+                    help="use the synthetic matrices even where the shared ones exist")
+    ap.add_argument("--max-nnz", type=int, help="skip matrices with more stored entries")
     ap.add_argument("--n", type=int, default=64)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--min-reps", type=int, default=5)
@@ -182,17 +187,20 @@ def main():
               "cpus": os.cpu_count(), "loadavg_start": load, "matrices": []}
     n = args.n
     hdr = (f"{'matrix':34} {'rows':>7} {'cols':>7} {'nnz':>8}  "
-           f"{'kernel':6} {'sptune ms':>10} {'torch ms':>10} {'x torch':>8} {'dense ms':>9} {'compile s':>9}  err")
+           f"{'kernel':8} {'sptune ms':>10} {'torch ms':>10} {'x torch':>8} {'dense ms':>9} {'compile s':>9}  err")
     print(hdr)
     for name, path in mats:
         a = load_matrix(path, torch, np)
         rows, cols = a.shape
         nnz = a.values().numel()
+        if args.max_nnz and nnz > args.max_nnz:
+            continue
         rec = {"name": name, "rows": rows, "cols": cols, "nnz": nnz, "kernels": {}}
         b = torch.randn(cols, n)
         x = torch.randn(cols)
         pa = torch.randn(rows, n)
         pb = torch.randn(n, cols)
+        pbt = pb.t().contiguous().t()  # B as the transposed view of H (cols x n)
         small = rows * cols <= args.dense_max
         d = a.to_dense() if small else None
         cases = {
@@ -204,6 +212,12 @@ def main():
                       (lambda: torch.sparse.sampled_addmm(a, pa, pb, beta=0.0, alpha=1.0))
                       if rows * cols <= args.sddmm_max_dense else None,
                       (lambda: d * (pa @ pb)) if small else None, args.sddmm_max_reps),
+            # GNN attention's B = H.t(): sptune reads B^T as stored; torch
+            # gets the same view.
+            "sddmm_bt": (lambda: st.sddmm(a, pa, pbt),
+                         (lambda: torch.sparse.sampled_addmm(a, pa, pbt, beta=0.0, alpha=1.0))
+                         if rows * cols <= args.sddmm_max_dense else None,
+                         None, args.sddmm_max_reps),
         }
         for kernel, (mine, theirs, dense, cap) in cases.items():
             k = {}
@@ -217,7 +231,7 @@ def main():
             if theirs is not None:
                 t1, ref = timed(theirs)
                 k["torch_first_s"] = t1
-                if kernel == "sddmm":
+                if kernel.startswith("sddmm"):
                     ok = rel_err(out.values(), ref.values() * a.values())
                 else:
                     ok = rel_err(out, ref)
@@ -249,13 +263,13 @@ def main():
             sp = f"{k['speedup_vs_torch']:7.2f}x" if "speedup_vs_torch" in k else f"{'-':>8}"
             dn = f"{med['dense'] * 1e3:9.3f}" if "dense" in med else f"{'-':>9}"
             er = f"{k['max_rel_err']:.1e}" if "max_rel_err" in k else "-"
-            print(f"{name[:34]:34} {rows:7d} {cols:7d} {nnz:8d}  {kernel:6} "
+            print(f"{name[:34]:34} {rows:7d} {cols:7d} {nnz:8d}  {kernel:8} "
                   f"{med['sptune'] * 1e3:10.3f} {tm} {sp} {dn} {comp:9.2f}  {er}", flush=True)
         result["matrices"].append(rec)
 
     # Geometric means of the speedups.
     summary = {}
-    for kernel in ("spmm", "spmv", "sddmm"):
+    for kernel in ("spmm", "spmv", "sddmm", "sddmm_bt"):
         s = [m["kernels"][kernel]["speedup_vs_torch"] for m in result["matrices"]
              if "speedup_vs_torch" in m["kernels"][kernel]]
         c = [sum(m["kernels"][kernel]["compile"].values()) for m in result["matrices"]]
@@ -291,14 +305,16 @@ def plot(result, path):
     import matplotlib.pyplot as plt
     import numpy as np
     mats = sorted(result["matrices"], key=lambda m: m["nnz"])
-    kernels = ["spmm", "spmv", "sddmm"]
-    fig, ax = plt.subplots(figsize=(max(8, 0.75 * len(mats) + 2), 4.6))
-    w = 0.27
+    kernels = ["spmm", "spmv", "sddmm", "sddmm_bt"]
+    labels = {"sddmm_bt": "sddmm, B = H.t() view"}
+    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(mats) + 2), 4.8))
+    w = 0.2
     xs = np.arange(len(mats))
     for i, kernel in enumerate(kernels):
         vals = [m["kernels"][kernel].get("speedup_vs_torch", np.nan) for m in mats]
-        bars = ax.bar(xs + (i - 1) * w, vals, w, label=kernel)
-        for x, v in zip(xs + (i - 1) * w, vals):
+        off = (i - 1.5) * w
+        ax.bar(xs + off, vals, w, label=labels.get(kernel, kernel))
+        for x, v in zip(xs + off, vals):
             if np.isnan(v):
                 ax.text(x, 1.0, "skip", rotation=90, ha="center", va="bottom", fontsize=7)
     ax.axhline(1.0, color="black", lw=0.8)
