@@ -112,6 +112,17 @@ def matrices(args):
     return out, "synthetic"
 
 
+def cpu_ticks():
+    """(busy, total) jiffies of the machine from /proc/stat, or None."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = v[3] + (v[4] if len(v) > 4 else 0)
+    return sum(v) - idle, sum(v)
+
+
 def timed(fn):
     t0 = time.perf_counter()
     r = fn()
@@ -181,6 +192,7 @@ def main():
         load = os.getloadavg()
     except OSError:
         load = None
+    ticks0, self0 = cpu_ticks(), os.times()
     result = {"n": args.n, "dtype": "float32", "threads": args.threads,
               "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
               "source": source, "cache": cache, "machine": platform.processor() or platform.machine(),
@@ -283,6 +295,18 @@ def main():
         result["loadavg_end"] = os.getloadavg()
     except OSError:
         pass
+    ticks1, self1 = cpu_ticks(), os.times()
+    if ticks0 and ticks1:
+        # The share of the machine's CPU time that other processes used
+        # while this benchmark ran (a quiet machine: near 0).
+        hz = os.sysconf("SC_CLK_TCK")
+        busy = (ticks1[0] - ticks0[0]) / hz
+        total = (ticks1[1] - ticks0[1]) / hz
+        mine = (self1.user + self1.system + self1.children_user + self1.children_system
+                - self0.user - self0.system - self0.children_user - self0.children_system)
+        result["other_processes_cpu_share"] = max(0.0, busy - mine) / total if total else None
+        print(f"other processes used {100 * result['other_processes_cpu_share']:.0f}% "
+              f"of the CPU time during the run")
     print()
     for kernel, s in summary.items():
         print(f"{kernel}: geomean {s['geomean_speedup_vs_torch']:.2f}x torch "
