@@ -1,34 +1,46 @@
 """Tuned sparse kernels as shared libraries: MLIR generation and compilation.
 
 This module knows nothing about PyTorch (sptune.torch is its user). For one
-kernel (spmm, sddmm, spmv), one matrix shape, one dense size and one element
-type it writes the kernel as a user of an MLIR sparse compiler would (linalg
-on a CSR #sparse_tensor, the forms of lib/Target/BenchModule.cpp), adds a
-C-interface entry `@sptune_call` that assembles a CSR tensor from caller
-buffers, and compiles it with sptune's own pipeline:
+kernel (spmm, sddmm, sddmm_bt, spmv), one matrix shape, one dense size and
+one element type it writes the kernel as a user of an MLIR sparse compiler
+would (linalg on #sparse_tensor, the forms of lib/Target/BenchModule.cpp),
+adds C-interface entries on caller buffers, and compiles them with sptune's
+own pipeline:
 
-  1. tune:   sptune-opt --sptune-extract-kernels --sptune-autotune="matrix=M ..."
-             -> the chosen #sptune.schedule (the cost model ranks schedules
-             for this matrix; a tuning database is used when sptune-opt has
-             one);
-  2. lower:  the entry regenerated with the CSR widths of the chosen schedule
-             (a schedule storing CSR with 32-bit positions and coordinates
-             then takes the caller's buffers as they are, with no conversion
-             inside the kernel), the schedule placed on the op, then
+  1. tune:   the kernel on CSR through sptune-opt --sptune-extract-kernels
+             --sptune-autotune="matrix=M ..." --sptune-apply-schedule: the
+             chosen #sptune.schedule and the storage it gives the matrix
+             (the cost model ranks schedules for this matrix; a tuning
+             database is used when sptune-opt has one);
+  2. lower:  the kernel written again on that storage (so the kernel
+             converts nothing), the schedule placed on the op, then
              sptune-opt --sptune-extract-kernels --sptune-apply-schedule
              --sptune-lower-cpu=threads=0 (OpenMP threads: runtime default);
+             when the storage is not CSR, a second module converts a CSR
+             input into it (lowered sequential and not vectorized);
   3. mlir-translate --mlir-to-llvmir, then clang -O3 -march=native -shared
-     -fPIC, linking libmlir_c_runner_utils and libomp where needed.
+     -fPIC per module (<key>.so, <key>.prepare.so), linking
+     libmlir_c_runner_utils and libomp where needed.
 
-`@sptune_call`'s arguments (C interface: pointers to memref descriptors):
+Entries (C interface: pointers to memref descriptors). "storage..." is the
+position / coordinate buffers of the storage (storage_buffers(), in
+sparse_tensor.assemble's order) and its values:
 
-  spmm   pos, crd, vals, B (K x N), C (M x N, accumulated into: pass zeros)
-  spmv   pos, crd, vals, x (K),     y (M, accumulated into: pass zeros)
-  sddmm  pos, crd, vals, A (M x N), B (N x K), out (nnz values of
-         X = S .* (A B), in S's CSR order)
+  @sptune_call  spmm      storage..., B (K x N), C (M x N, accumulated
+                          into: pass zeros)
+                spmv      storage..., x (K), y (M, accumulated into)
+                sddmm     storage..., A (M x N), B (N x K), out (the values
+                          of X = S .* (A B) in storage order), count (1:
+                          how many were written)
+                sddmm_bt  the same with B^T (K x N) instead of B
+  (prepare)     @sptune_sizes(csr..., lens): the length of each storage
+                buffer and of the values; @sptune_convert(csr...,
+                storage...): the storage, into caller buffers of those
+                lengths; @sptune_coords(storage..., i, j): the coordinates
+                of each stored value.
 
-pos / crd are i32 or index (i64) as the schedule's widths say (the `widths`
-field of the returned metadata).
+csr... is (positions, coordinates, values) of CSR with the schedule's
+index widths (i32 or index, the `widths` field of the metadata).
 """
 
 import hashlib

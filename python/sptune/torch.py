@@ -17,44 +17,47 @@ Semantics
                   kernel X = S .* (A B)); an entry stored in S with value 0
                   stays stored, with value 0.
   The sparse and dense operands must be CPU tensors of the same dtype
-  (float32 or float64); crow / col indices int64 or int32. Dense operands
-  are used in place when row-major contiguous, else made contiguous (one
-  copy), except SDDMM's B, which may also be the transposed view of a
-  row-major tensor (B = H.t()) and is then read as stored. There is no autograd: with gradients enabled, inputs that require
-  grad are rejected (call under torch.no_grad(), or .detach()).
+  (float32 or float64); crow / col indices int64 or int32. There is no
+  autograd: with gradients enabled, inputs that require grad are rejected
+  (call under torch.no_grad(), or .detach()).
 
-Tuning and caching
-  The first call for a matrix pattern writes it as a Matrix Market pattern
-  file into the cache directory ($SPTUNE_CACHE, default ~/.cache/sptune),
-  generates the kernel in MLIR (linalg on a CSR #sparse_tensor, with a C
-  entry @sptune_call on the CSR buffers) and compiles it with sptune's own
-  pipeline: sptune-opt --sptune-extract-kernels --sptune-autotune (the
-  learned cost model picks format, loop order, parallelism and vector length
-  for this matrix; sptune-opt's tuning database
-  $SPTUNE_CACHE/tuning.jsonl is used when the tool has one),
+Tuning and caching (docs/torch.md)
+  The first call for a (kernel, dtype, shape, dense size, pattern) writes
+  the pattern as a Matrix Market file into the cache directory
+  ($SPTUNE_CACHE, default ~/.cache/sptune), generates the kernel in MLIR
+  (linalg on #sparse_tensor, with a C entry @sptune_call on the storage
+  buffers; sptune.kernel_lib) and compiles it with sptune's own pipeline:
+  sptune-opt --sptune-extract-kernels --sptune-autotune (the learned cost
+  model picks storage format, loop order, dense layouts, parallelism, vector
+  length and index widths for this matrix; sptune-opt's tuning database
+  <cache>/tuning.jsonl is used when the tool has one),
   --sptune-apply-schedule, --sptune-lower-cpu, then mlir-translate and
-  clang -O3 -march=native into <cache>/<key>.so (a few seconds). The key is
-  (kernel, dtype, shape, dense size, pattern fingerprint); later calls and
-  later processes reuse the library (loaded once per process with ctypes).
-  The fingerprint is a BLAKE2b hash of the shape, crow and col indices,
-  computed once per tensor object and recomputed only when the tensor's
-  version counter moves (any in-place change, values included, since torch
-  shares one counter between a CSR tensor's indices and values). Writes
-  that bypass the version counter (through .data or numpy views) are not
+  clang -O3 -march=native into <cache>/<key>.so (a few seconds). Later
+  calls and later processes reuse the library (loaded once per process).
+  The pattern fingerprint is a BLAKE2b hash of the shape, crow and col
+  indices, computed once per tensor object and again only when the
+  tensor's version counter moves (any in-place change, values included:
+  torch shares one counter between a CSR tensor's indices and values).
+  Writes that bypass the version counter (.data, numpy views) are not
   seen. SPTUNE_AUTOTUNE adds options to --sptune-autotune (e.g.
   "mode=heuristic" or "measure-top-k=3"); they are part of the key.
-  stats() counts compiles and cache hits; clear_memory_cache() forgets the
-  loaded libraries (the disk cache stays).
+  stats() counts compiles, cache hits and conversions; clear_memory_cache()
+  forgets loaded libraries and fingerprints (the disk cache stays);
+  kernel_info() tells what was chosen.
 
 Memory
   No copies where the layout allows: the kernel reads the tensors' own
   buffers (memref descriptors built with ctypes over data_ptr()) and writes
-  a torch-allocated output. The chosen schedule fixes the index width of
-  the kernel's CSR buffers (32 or 64 bit): crow / col indices of another
-  dtype are converted once per tensor version (int32 -> int64 or int64 ->
-  int32; the converted copy is kept while the tensor lives). When the
-  schedule stores the matrix in another format (e.g. DCSR, BSR, CSC), the
-  conversion runs inside the kernel on every call; it is part of the time.
+  a torch-allocated output. The schedule fixes the index width of the CSR
+  buffers (32 or 64 bit): crow / col of another dtype are converted once
+  per tensor version (int32 <-> int64; the copy is kept while the tensor
+  lives). When the schedule stores the matrix in another format (BSR,
+  DCSR, CSC, COO, ...), the library converts it into that storage once per
+  tensor version, and calls run on the converted buffers (an SDDMM's values
+  are gathered back into CSR order: one index_select per call). Dense
+  operands are used in place when row-major contiguous, else made
+  contiguous (one copy), except SDDMM's B, which may also be the transposed
+  view of a row-major tensor (B = H.t()) and is then read as stored.
 
 Threads
   Parallel schedules run with OpenMP (LLVM's libomp) at its runtime default
@@ -98,7 +101,9 @@ def cache_dir():
 def stats():
     """Counters: compiles (tune + compile runs), disk_hits (libraries loaded
     from the cache directory), memory_hits (calls served by an already
-    loaded library), hashes (fingerprints computed), index_conversions."""
+    loaded library), hashes (fingerprints computed), index_conversions
+    (crow / col copied to another width) and conversions (matrices
+    converted into a schedule's non-CSR storage)."""
     with _lock:
         return dict(_stats)
 
