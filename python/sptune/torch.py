@@ -300,12 +300,17 @@ def _write_mtx(path, info, shape):
     crow = info.crow.numpy().astype(np.int64, copy=False)
     col = info.col.numpy().astype(np.int64, copy=False)
     r = np.repeat(np.arange(1, rows + 1, dtype=np.int64), np.diff(crow))
-    coords = np.stack([r, col + 1], axis=1)
     tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
     with open(tmp, "w") as f:
         f.write("%%MatrixMarket matrix coordinate pattern general\n")
-        f.write(f"{rows} {cols} {coords.shape[0]}\n")
-        np.savetxt(f, coords, fmt="%d")
+        f.write(f"{rows} {cols} {col.shape[0]}\n")
+        # In chunks: about 1 s per million entries.
+        step = 1 << 20
+        for lo in range(0, col.shape[0], step):
+            rr = r[lo:lo + step].tolist()
+            cc = (col[lo:lo + step] + 1).tolist()
+            f.write("\n".join(f"{i} {j}" for i, j in zip(rr, cc)))
+            f.write("\n")
     os.replace(tmp, path)
 
 
