@@ -20,6 +20,25 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%shlibext", ".so"))
 config.substitutions.append(("%sptune_src_root", config.sptune_src_root))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%sptune_build_root", config.sptune_obj_root))
+# The configure arguments of a project built against an installed sptune
+# (test/Install): sptune's generator, compilers (ccache too), build type,
+# MLIR and lit.
+cmake_args = [
+    '-G "%s"' % config.cmake_generator,
+    "-DCMAKE_MAKE_PROGRAM=" + config.cmake_make_program,
+    "-DCMAKE_BUILD_TYPE=" + config.cmake_build_type,
+    "-DCMAKE_C_COMPILER=" + config.c_compiler,
+    "-DCMAKE_CXX_COMPILER=" + config.cxx_compiler,
+    "-DMLIR_DIR=" + config.mlir_dir,
+    "-DLLVM_EXTERNAL_LIT=" + config.lit_command,
+]
+if config.ccache_program and not config.ccache_program.endswith("-NOTFOUND"):
+    cmake_args += ["-DCMAKE_C_COMPILER_LAUNCHER=" + config.ccache_program,
+                   "-DCMAKE_CXX_COMPILER_LAUNCHER=" + config.ccache_program]
+config.substitutions.append(("%cmake_project_args", " ".join(cmake_args)))
+# After %cmake_project_args: lit substitutes in order, %cmake is its prefix.
+config.substitutions.append(("%cmake", config.cmake_command))
 
 # Runtime libraries for executed tests (mlir-runner -shared-libs=...).
 lib = config.llvm_lib_dir
@@ -34,7 +53,8 @@ config.substitutions.append(
      os.path.normpath(os.path.join(config.sptune_src_root, "..", "shared",
                                    "matrices"))))
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                   "CCACHE_DIR"])
 llvm_config.use_default_substitutions()
 # `not`, `split-file` & co at the start of a RUN line come from PATH.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
