@@ -67,7 +67,7 @@ tools = [
 ]
 for optional in ["sptune-collect", "sptune-train", "sptune-matrix",
                  "sptune-measure", "spade-sim", "sptune-fuzz",
-                 "sptune-learn"]:
+                 "sptune-learn", "sptune-db"]:
     tools.append(ToolSubst(optional, unresolved="ignore"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
