@@ -174,7 +174,13 @@ def main():
     ap.add_argument("--plot", default=os.path.join(ROOT, "docs", "img", "torch-entry.png"))
     ap.add_argument("--cache", help="sptune cache directory (default: a fresh temporary one)")
     ap.add_argument("--workdir", default=os.path.join(ROOT, "build", "bench", "torch-entry"))
+    ap.add_argument("--replot", metavar="JSON", help="only draw the plot of an earlier run's JSON")
     args = ap.parse_args()
+    if args.replot:
+        with open(args.replot) as f:
+            plot(json.load(f), args.plot)
+        print(f"wrote {args.plot}")
+        return
 
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     os.makedirs(args.workdir, exist_ok=True)
@@ -357,7 +363,10 @@ def plot(result, path):
     ax.set_ylabel("torch time / sptune time (log)")
     ax.set_title(f"sptune.torch vs torch.sparse (CSR, float32, N = {result['n']}, "
                  f"{result['threads']} threads each)")
-    ax.legend()
+    top = max((v for m in mats for k in kernels
+               for v in [m["kernels"][k].get("speedup_vs_torch")] if v), default=10)
+    ax.set_ylim(top=top * 30)  # room for the legend above the bars
+    ax.legend(loc="upper center", ncol=4, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
