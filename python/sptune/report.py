@@ -29,6 +29,8 @@ BUILDERS = {
     "gpu-check": ("GPU device check", "gpu_check"),
     "gpu-bench": ("NVVM against cuSPARSE", "gpu_bench"),
     "tune": ("sptune tune results", "tune"),
+    "torch-entry": ("sptune.torch against torch.sparse", "torch_entry"),
+    "tuning-database": ("Compile time with the tuning database", "tuning_database"),
 }
 WRITERS = dict(report_formats.FORMATS)
 

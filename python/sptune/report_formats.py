@@ -20,6 +20,8 @@ FORMATS = [
     ("gpu-check", "bench/gpu-check.sh's gpu-check.json"),
     ("gpu-bench", "sptune-gpu-bench's summary lines (bench-summary.jsonl, --json)"),
     ("dataset", "sptune-collect's dataset (JSON lines of measured schedules, docs/dataset.md)"),
+    ("torch-entry", "bench/torch-entry.py --out (sptune.torch against torch.sparse)"),
+    ("tuning-database", "bench/tuning-database.py --out (compile time, cold and warm database)"),
 ]
 
 
@@ -57,6 +59,12 @@ def detect(doc):
             return "model-metrics", doc
         if isinstance(doc.get("bench"), dict) and isinstance(doc["bench"].get("results"), list):
             return "gpu-check", doc
+        if doc.get("bench") == "tuning-database" and isinstance(doc.get("rows"), list):
+            return "tuning-database", doc
+        if (isinstance(doc.get("matrices"), list) and isinstance(doc.get("summary"), dict) and
+                all(isinstance(m, dict) and isinstance(m.get("kernels"), dict)
+                    for m in doc["matrices"])):
+            return "torch-entry", doc
     if isinstance(doc, list) and doc and all(
             isinstance(r, dict) and "finetune" in r and "scratch" in r and "matrices" in r
             for r in doc):

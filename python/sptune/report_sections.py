@@ -408,3 +408,65 @@ def tune(sec, docs):
                         num(c.get("score"), ".3f"), num(c.get("measured_ms"), ".4g"),
                         c.get("schedule")] for c in ranking] or [["-", "-", "-", d["schedule"]]],
                       caption=f"{name}: {how}" + (f" ({notes})" if notes else "")))
+
+
+TORCH_ENTRY = SpeedupRows(
+    primary="sptune_vs_torch", markers=["sptune_vs_dense"],
+    times=["sptune_s", "torch_s", "dense_s", "compile_s"],
+    speedups=["sptune_vs_torch", "sptune_vs_dense"],
+    cdf=["sptune_vs_torch", "sptune_vs_dense"])
+
+
+def torch_entry(sec, doc):
+    """bench/torch-entry.py: per matrix and kernel, the median call of
+    sptune.torch against torch.sparse (and dense torch where it ran)."""
+    rows = []
+    for m in doc["matrices"]:
+        for kernel, k in m["kernels"].items():
+            if not isinstance(k, dict) or not isinstance(k.get("median_s"), dict):
+                continue
+            t = k["median_s"]
+            compile_s = sum(v for v in (k.get("compile") or {}).values()
+                            if _value(v) is not None) or None
+            rows.append({"matrix": m.get("name", "?"), "kernel": kernel,
+                         "sptune_s": t.get("sptune"), "torch_s": t.get("torch"),
+                         "dense_s": t.get("dense"), "compile_s": compile_s,
+                         "sptune_vs_torch": k.get("speedup_vs_torch"),
+                         "sptune_vs_dense": k.get("speedup_vs_dense")})
+    sec.add(paragraph("Median time of one call (after the one-time tune and compile, whose "
+                      "seconds are the compile column) and the speedup of sptune.torch over "
+                      "torch.sparse and dense torch (above 1: sptune is faster). "
+                      f"{doc.get('n', '?')} dense columns, {doc.get('dtype', '?')}, "
+                      f"{doc.get('threads', '?')} threads."))
+    speedup_rows(sec, rows, doc.get("summary"), TORCH_ENTRY)
+
+
+TUNING_DATABASE = SpeedupRows(
+    primary="autotune_cold_vs_warm", markers=["process_cold_vs_warm"],
+    times=["process_cold_s", "process_warm_s", "autotune_cold_s", "autotune_warm_s"],
+    speedups=["autotune_cold_vs_warm", "process_cold_vs_warm"],
+    cdf=["autotune_cold_vs_warm", "process_cold_vs_warm"])
+
+
+def tuning_database(sec, doc):
+    """bench/tuning-database.py: a compile into a fresh database (cold) and
+    the same compile again (warm), per matrix and effort."""
+    rows = []
+    for r in doc["rows"]:
+        cold, warm = r.get("cold") or {}, r.get("warm") or {}
+        k = r.get("measure_top_k", 0)
+        rows.append({"matrix": r.get("matrix", "?"),
+                     "kernel": f"top-{k} measured" if k else "model only",
+                     "process_cold_s": cold.get("process_s"),
+                     "process_warm_s": warm.get("process_s"),
+                     "autotune_cold_s": cold.get("autotune_s"),
+                     "autotune_warm_s": warm.get("autotune_s"),
+                     "autotune_cold_vs_warm": r.get("autotune_ratio"),
+                     "process_cold_vs_warm": r.get("process_ratio")})
+    same = sum(1 for r in doc["rows"] if r.get("same_choice"))
+    sec.add(paragraph(f"The kernels of {doc.get('kernels', 'a module')} compiled twice per "
+                      f"matrix and effort: cold (a fresh database) and warm (the decisions "
+                      f"replayed). The warm compile chose the same schedules in {same} of "
+                      f"{len(doc['rows'])} cases. 'autotune' is the pass alone "
+                      f"(--mlir-timing), 'process' the whole sptune-opt run."))
+    speedup_rows(sec, rows, None, TUNING_DATABASE)

@@ -241,6 +241,31 @@ class SyntheticResults(Page):
         s = self.check_page(report.build([check, lines]), images=2, tables=1 + 2 + 1)
         self.assertEqual(s.tables[2][1][3:9], ["100", "2", "1", "4", "2.00x", "0.50x"])
 
+    def test_torch_entry_and_tuning_database(self):
+        kernel = {"median_s": {"sptune": 0.001, "torch": 0.004, "dense": 0.002},
+                  "compile": {"tune_s": 1.0, "lower_s": 0.5, "llvm_s": 0.5},
+                  "speedup_vs_torch": 4.0, "speedup_vs_dense": 2.0}
+        entry = self.write("torch-entry.json", {
+            "n": 64, "dtype": "float32", "threads": 2,
+            "summary": {"spmm": {"geomean_speedup_vs_torch": 4.0, "matrices": 2}},
+            "matrices": [{"name": f"m{i}", "kernels": {"spmm": kernel, "spmv": kernel}}
+                         for i in range(2)]})
+        self.assertEqual(report_formats.load(entry)[0], "torch-entry")
+        # Per kernel a bar chart and a table; the CDFs and their table; the summary.
+        s = self.check_page(report.build([entry]), images=3, tables=1 + 1 + 2 + 1)
+        self.assertEqual(s.tables[2][1][1:], ["1", "4", "2", "2000", "4.00x", "2.00x"])
+        run = {"process_s": 1.0, "autotune_s": 0.1, "from_database": 0, "schedules": []}
+        warm = {"process_s": 0.5, "autotune_s": 0.001, "from_database": 3, "schedules": []}
+        db = self.write("tdb.json", {"bench": "tuning-database", "kernels": "k.mlir",
+                                     "rows": [{"matrix": "m", "measure_top_k": k, "cold": run,
+                                               "warm": warm, "same_choice": True,
+                                               "process_ratio": 2.0, "autotune_ratio": 100.0}
+                                              for k in (0, 5)]})
+        self.assertEqual(report_formats.load(db)[0], "tuning-database")
+        text = report.build([db])
+        self.check_page(text, images=3, tables=1 + 2 + 1)
+        self.assertIn("same schedules in 2 of 2 cases", text)
+
     def test_rounds_of_a_single_line(self):
         path = self.write("rounds.jsonl", [{"round": 1, "strategy": "random", "arm": None,
                                             "measured": 3, "total_measured": 3, "cost_s": 1.5,
