@@ -8,12 +8,31 @@
 #include <dlfcn.h>
 #include <mutex>
 #include <type_traits>
+#include <unistd.h>
 
 using namespace sptune;
+
+/// libsptune_cuda_runtime.so in ../lib next to the running executable: where
+/// both the build tree and an installed prefix put it. Empty if absent.
+static std::string runtimeNextToExecutable() {
+  char exe[4096];
+  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n <= 0)
+    return "";
+  std::string dir(exe, static_cast<size_t>(n));
+  size_t slash = dir.rfind('/');
+  if (slash == std::string::npos)
+    return "";
+  dir.resize(slash);
+  std::string candidate = dir + "/../lib/libsptune_cuda_runtime.so";
+  return ::access(candidate.c_str(), R_OK) == 0 ? candidate : "";
+}
 
 std::string sptune::defaultCudaRuntimePath() {
   if (const char *path = std::getenv("SPTUNE_CUDA_RUNTIME"); path && *path)
     return path;
+  if (std::string installed = runtimeNextToExecutable(); !installed.empty())
+    return installed;
   return SPTUNE_CUDA_RUNTIME_PATH;
 }
 

@@ -36,8 +36,9 @@ struct CudaRuntimeApi {
                            char *, int64_t) = nullptr;
 };
 
-/// The path of the runtime library: $SPTUNE_CUDA_RUNTIME when set, else the
-/// one built with this sptune.
+/// The path of the runtime library: $SPTUNE_CUDA_RUNTIME when set, else
+/// ../lib/libsptune_cuda_runtime.so next to the running executable (an
+/// installed prefix or the build tree), else the one built with this sptune.
 std::string defaultCudaRuntimePath();
 
 /// Loads the runtime at `path` (once per process; later calls with another
