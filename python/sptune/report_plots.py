@@ -44,19 +44,9 @@ def speedup_bars(labels, values, markers=(), title="", ylabel="speedup"):
         ys = [vals[i] if vals[i] else float("nan") for i in order]
         if any(not math.isnan(y) for y in ys):
             ax.plot(xs, ys, style, ms=9, label=name)
-    ax.axhline(1.0, color="gray", lw=0.8)
-    ax.set_yscale("log")
-    _times_axis(ax.yaxis, *ax.get_ylim())
-    ax.set_xticks(list(xs))
-    ax.set_xticklabels([short(labels[i]) for i in order], rotation=70, fontsize=7)
-    pad = max(0, 8 - len(order)) / 2  # a few bars stay narrow, centered
-    ax.set_xlim(-0.6 - pad, len(order) - 0.4 + pad)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
-    ax.grid(axis="y", alpha=0.3, which="both")
-    ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
-    fig.tight_layout()
-    return fig
+    # A few bars stay narrow, centered.
+    return _finish_speedup_axes(fig, ax, list(xs), [short(labels[i]) for i in order], 70, 8,
+                                title, ylabel)
 
 
 def grouped_bars(labels, series, title="", ylabel="speedup"):
@@ -67,13 +57,20 @@ def grouped_bars(labels, series, title="", ylabel="speedup"):
     for n, (name, vals) in enumerate(series):
         xs = [i + (n - (len(series) - 1) / 2) * width for i in range(len(labels))]
         ax.bar(xs, [v if v else float("nan") for v in vals], width, label=name)
+    return _finish_speedup_axes(fig, ax, list(range(len(labels))), labels, 0, 3, title, ylabel)
+
+
+def _finish_speedup_axes(fig, ax, ticks, ticklabels, rotation, narrow, title, ylabel):
+    """A log speedup axis with a line at 1x; x ticks with their labels, the
+    axis padded to `narrow` slots when there are fewer; grid and legend."""
     ax.axhline(1.0, color="gray", lw=0.8)
     ax.set_yscale("log")
     _times_axis(ax.yaxis, *ax.get_ylim())
-    ax.set_xticks(list(range(len(labels))))
-    ax.set_xticklabels(labels, fontsize=7)
-    pad = max(0, 3 - len(labels)) / 2
-    ax.set_xlim(-0.6 - pad, len(labels) - 0.4 + pad)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels(ticklabels, rotation=rotation, fontsize=7)
+    count = len(ticks)
+    pad = max(0, narrow - count) / 2
+    ax.set_xlim(-0.6 - pad, count - 0.4 + pad)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3, which="both")
