@@ -4,6 +4,7 @@
 #include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Schedule/DefaultSchedule.h"
 #include "sptune/Target/Measurer.h"
+#include "sptune/Support/Json.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -113,7 +114,7 @@ double sptune::recordMeasurementCost(const llvm::json::Object &record) {
 bool DatasetReader::addLine(std::string_view text) {
   ++counts_.lines;
   llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse(llvm::StringRef(text.data(), text.size()));
+      parseJson(llvm::StringRef(text.data(), text.size()));
   if (!parsed) {
     llvm::consumeError(parsed.takeError());
     ++counts_.unparsable;

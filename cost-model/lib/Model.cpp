@@ -4,6 +4,7 @@
 #include "TorchGuard.h"
 
 #include "sptune/CostModel/FeatureSpec.h"
+#include "sptune/Support/Json.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -435,7 +436,7 @@ static std::string configJson(const ModelInfo &info) {
 
 static bool parseConfig(const std::string &text, ModelInfo &info,
                         std::string &error) {
-  llvm::Expected<llvm::json::Value> v = llvm::json::parse(text);
+  llvm::Expected<llvm::json::Value> v = parseJson(text);
   if (!v) {
     error = "bad configuration: " + llvm::toString(v.takeError());
     return false;

@@ -5,6 +5,7 @@
 
 #include "sptune/CostModel/FeatureSpec.h"
 #include "sptune/CostModel/Trainer.h"
+#include "sptune/Support/Json.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -219,7 +220,7 @@ static int loadCheckpoint(const std::string &dir, Model &model,
       !decodeModelFile(bytes, "checkpoint", path, sections, error))
     return -1;
   llvm::Expected<llvm::json::Value> state =
-      llvm::json::parse(sections["trainer"]);
+      parseJson(sections["trainer"]);
   if (!state) {
     error = "'" + path +
             "' has a bad trainer state: " + llvm::toString(state.takeError());

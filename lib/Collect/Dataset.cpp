@@ -3,6 +3,7 @@
 #include "sptune/Collect/Dataset.h"
 
 #include "sptune/Config.h"
+#include "sptune/Support/Json.h"
 
 #include "MeasurementJson.h"
 
@@ -13,6 +14,7 @@
 #include <ctime>
 #include <fstream>
 #include <thread>
+#include <unordered_map>
 
 #include <sys/file.h>
 #include <unistd.h>
@@ -117,7 +119,7 @@ sptune::readDatasetKeys(const std::string &path, size_t *badLines,
   while (std::getline(in, line)) {
     if (line.empty())
       continue;
-    llvm::Expected<json::Value> v = json::parse(line);
+    llvm::Expected<json::Value> v = parseJson(line);
     if (!v) {
       llvm::consumeError(v.takeError());
       ++bad;
@@ -142,6 +144,81 @@ sptune::readDatasetKeys(const std::string &path, size_t *badLines,
 
 bool sptune::isTransientStatus(std::string_view status) {
   return status == "crash" || status == "timeout" || status == "error";
+}
+
+bool sptune::writeFileAtomically(const std::string &path,
+                                 const std::string &text, std::string &error) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  FILE *f = std::fopen(tmp.c_str(), "wb");
+  if (!f) {
+    error = "cannot write '" + tmp + "'";
+    return false;
+  }
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() &&
+            std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+llvm::Error sptune::mergeDatasets(const std::vector<std::string> &inputs,
+                                  const std::string &output,
+                                  MergeSummary &summary) {
+  struct Kept {
+    std::string line;
+    bool ok = false;
+  };
+  std::vector<std::string> order;
+  std::unordered_map<std::string, Kept> kept;
+  for (const std::string &input : inputs) {
+    std::ifstream in(input);
+    if (!in)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "cannot read '" + input + "'");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos)
+        continue;
+      ++summary.lines;
+      llvm::Expected<json::Value> v = json::parse(line);
+      if (!v) {
+        llvm::consumeError(v.takeError());
+        ++summary.unreadable;
+        continue;
+      }
+      const json::Object *o = v->getAsObject();
+      std::optional<llvm::StringRef> key =
+          o ? o->getString(dataset::field::kKey) : std::nullopt;
+      if (!key) {
+        ++summary.unreadable;
+        continue;
+      }
+      bool ok = o->getString(dataset::field::kStatus).value_or("") == "ok";
+      auto [it, inserted] = kept.try_emplace(key->str());
+      if (inserted) {
+        order.push_back(key->str());
+        it->second = {line, ok};
+        continue;
+      }
+      ++summary.duplicates;
+      if (ok && !it->second.ok) {
+        it->second = {line, ok};
+        ++summary.replaced;
+      }
+    }
+  }
+  std::string text;
+  for (const std::string &key : order)
+    text += kept[key].line + "\n";
+  summary.records = order.size();
+  std::string error;
+  if (!writeFileAtomically(output, text, error))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+  return llvm::Error::success();
 }
 
 bool DatasetWriter::open(const std::string &path, bool syncEach,

@@ -6,6 +6,7 @@
 #include "sptune/Matrix/MatrixStats.h"
 #include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Target/Target.h"
+#include "sptune/Support/Json.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -104,7 +105,7 @@ readOutcomes(const std::string &path,
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line)) {
-    llvm::Expected<json::Value> v = json::parse(line);
+    llvm::Expected<json::Value> v = parseJson(line);
     if (!v) {
       llvm::consumeError(v.takeError());
       continue;

@@ -4,6 +4,7 @@
 
 #include "MeasurementJson.h"
 #include "sptune/Target/Target.h"
+#include "sptune/Support/Json.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -97,7 +98,7 @@ std::string MeasureRequest::toJson() const {
 
 bool MeasureRequest::fromJson(const std::string &line, MeasureRequest &out,
                               std::string &error) {
-  llvm::Expected<json::Value> v = json::parse(line);
+  llvm::Expected<json::Value> v = parseJson(line);
   if (!v) {
     error = "request is not JSON: " + llvm::toString(v.takeError());
     return false;
@@ -246,7 +247,7 @@ std::string MeasureResponse::toJson() const {
 
 bool MeasureResponse::fromJson(const std::string &line, MeasureResponse &out,
                                std::string &error) {
-  llvm::Expected<json::Value> v = json::parse(line);
+  llvm::Expected<json::Value> v = parseJson(line);
   if (!v) {
     error = "response is not JSON: " + llvm::toString(v.takeError());
     return false;

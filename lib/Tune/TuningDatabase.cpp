@@ -1,6 +1,7 @@
 //===- TuningDatabase.cpp - Recorded tuning decisions ---------------------===//
 
 #include "sptune/Tune/TuningDatabase.h"
+#include "sptune/Support/Json.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -223,7 +224,7 @@ llvm::Expected<TuningDatabase> TuningDatabase::open(const std::string &path) {
     if (line.empty())
       continue;
     std::string where = path + ":" + std::to_string(n + 1) + ": ";
-    llvm::Expected<json::Value> value = json::parse(line);
+    llvm::Expected<json::Value> value = parseJson(line);
     if (!value) {
       db.skipped_.push_back(where + llvm::toString(value.takeError()));
       continue;

@@ -86,6 +86,8 @@ def parse(text, path):
     """The JSON document of `text`, or the list of its JSON lines."""
     try:
         return json.loads(text)
+    except RecursionError:
+        raise SptuneError(f"{path}: JSON nested too deeply") from None
     except json.JSONDecodeError as whole:
         records = []
         for n, line in enumerate(text.splitlines(), 1):
@@ -93,6 +95,8 @@ def parse(text, path):
                 continue
             try:
                 records.append(json.loads(line))
+            except RecursionError:
+                raise SptuneError(f"{path}: line {n}: JSON nested too deeply") from None
             except json.JSONDecodeError as e:
                 if n == 1:  # not JSON lines either: the document's own error
                     raise SptuneError(f"{path}: not JSON ({whole})") from None

@@ -335,7 +335,11 @@ class SyntheticResults(Page):
     def test_broken_files_fail_cleanly(self):
         cases = [("bad.json", "{not json", "not JSON"),
                  ("cut.jsonl", '{"round": 1}\n{"round": ', "line 2 is not JSON"),
-                 ("empty.json", "", "empty file")]
+                 ("empty.json", "", "empty file"),
+                 # Python's json recursed into a RecursionError traceback.
+                 ("deep.json", "[" * 100000, "JSON nested too deeply"),
+                 ("deep.jsonl", '{"round": 1}\n' + "[" * 100000,
+                  "line 2: JSON nested too deeply")]
         for name, content, message in cases:
             path = os.path.join(self.tmp.name, name)
             with open(path, "w") as f:

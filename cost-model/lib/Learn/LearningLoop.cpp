@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Learn/LearningLoop.h"
+#include "sptune/Support/Json.h"
 
 #include "StrategySupport.h"
 
@@ -252,7 +253,7 @@ llvm::Error Driver::loadState() {
   if (!buf)
     return failure("cannot read '" + statePath() +
                    "': " + buf.getError().message());
-  llvm::Expected<json::Value> v = json::parse((*buf)->getBuffer());
+  llvm::Expected<json::Value> v = parseJson((*buf)->getBuffer());
   if (!v)
     return failure("'" + statePath() + "' is corrupt: " +
                    llvm::toString(v.takeError()));
