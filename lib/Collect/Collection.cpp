@@ -2,6 +2,8 @@
 
 #include "sptune/Collect/Collection.h"
 
+#include "sptune/Collect/LocalBackend.h"
+
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Target/Target.h"
@@ -84,6 +86,25 @@ sptune::planCollection(const std::vector<std::string> &sources,
   return plan;
 }
 
+uint64_t sptune::stableHash(const std::string &text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+void sptune::keepShard(CollectionPlan &plan, unsigned index, unsigned count) {
+  if (count <= 1)
+    return;
+  std::vector<PlannedRequest> kept;
+  for (PlannedRequest &p : plan.requests)
+    if (stableHash(p.key.str()) % count == index)
+      kept.push_back(std::move(p));
+  plan.requests = std::move(kept);
+}
+
 PendingRequests sptune::pendingRequests(const CollectionPlan &plan,
                                         const std::string &datasetPath,
                                         bool retryTransient) {
@@ -117,26 +138,36 @@ llvm::Expected<CollectionResult> sptune::measureIntoDataset(
   if (!writer.open(options.datasetPath, options.fsyncEach, error))
     return failure(error);
 
-  WorkerPool pool(options.worker, options.workers);
-  MachineInfo machine = MachineInfo::current();
+  std::shared_ptr<MeasurementBackend> backend = options.backend;
+  if (!backend)
+    backend = std::make_shared<LocalBackend>(options.worker, options.workers);
+  // Only the pending keys, each once: a backend may hand back records of an
+  // earlier batch (re-attached Slurm jobs) or the same key twice.
+  std::unordered_set<std::string> wanted;
+  for (const RecordKey &k : pending.keys)
+    wanted.insert(k.str());
   bool writeFailed = false;
   auto start = std::chrono::steady_clock::now();
   CollectionProgress &progress = result.progress;
-  pool.run(pending.requests, [&](const MeasureRequest &q,
-                                 const MeasureResponse &r) {
-    if (!writer.append(datasetRecord(pending.keys[static_cast<size_t>(q.id)], q,
-                                     r, machine)))
-      writeFailed = true;
-    ++progress.done;
-    ++progress.statuses[toString(r.measurement.status)];
-    progress.secondsElapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    if (onProgress)
-      onProgress(progress);
-    if ((stop && *stop) || writeFailed)
-      pool.stop();
-  });
+  llvm::Error err = backend->measure(
+      pending,
+      [&](const MeasuredRecord &record) {
+        if (!wanted.erase(record.key))
+          return !writeFailed;
+        if (!writer.append(record.line))
+          writeFailed = true;
+        ++progress.done;
+        ++progress.statuses[record.status];
+        progress.secondsElapsed = std::chrono::duration<double>(
+                                      std::chrono::steady_clock::now() - start)
+                                      .count();
+        if (onProgress)
+          onProgress(progress);
+        return !writeFailed;
+      },
+      stop);
+  if (err)
+    return std::move(err);
   if (writeFailed)
     return failure("writing " + options.datasetPath + " failed");
   result.interrupted = progress.done < progress.total;

@@ -8,9 +8,20 @@
 // (docs/dataset.md). Kill it and run it again: records already in the
 // dataset are not measured again, and nothing reported is lost.
 //
+//   sptune-collect ... --shard I/N        measure a deterministic share
+//   sptune-collect merge -o OUT IN...     join shard datasets, one per key
+//   sptune-collect ... --backend slurm    measure as Slurm job arrays
+//   sptune-collect --run-requests FILE --task I/T --out OUT
+//                                         (what a Slurm array task runs)
+//
+// See docs/cluster.md.
+//
 //===----------------------------------------------------------------------===//
 
+#include "sptune/Collect/BackendOptions.h"
 #include "sptune/Collect/Collection.h"
+#include "sptune/Collect/Dataset.h"
+#include "sptune/Collect/RequestFile.h"
 #include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Target/ScheduleSpace.h"
@@ -34,7 +45,7 @@ static cl::list<std::string> matrixInputs(
     cl::cat(category), cl::Positional,
     cl::desc(
         "<matrix: .mtx file, directory, gen: spec; @file = one per line>..."),
-    cl::OneOrMore);
+    cl::ZeroOrMore);
 static cl::list<std::string> kernels(cl::cat(category), "kernel",
                                      cl::desc("spmm, sddmm, spmv"),
                                      cl::CommaSeparated);
@@ -111,7 +122,70 @@ static cl::opt<std::string>
 static cl::opt<std::string> worker(cl::cat(category), "worker-exe",
                                    cl::desc("sptune-measure executable"));
 
+static cl::opt<std::string>
+    shard(cl::cat(category), "shard",
+          cl::desc("I/N: measure share I (0-based) of N of the plan (by a "
+                   "stable hash of each record key); merge the N datasets "
+                   "with `sptune-collect merge`"));
+static cl::opt<std::string>
+    runRequests(cl::cat(category), "run-requests",
+                cl::desc("Measure a request file of the Slurm backend "
+                         "(with --task I/T and --out)"));
+static cl::opt<std::string> task(cl::cat(category), "task",
+                                 cl::desc("I/T: the share of --run-requests"));
+static BackendCommandLine backendOptions(category);
+
 static std::atomic<bool> interrupted{false};
+
+/// Parses "I/N" with I < N.
+static bool parseShare(const std::string &text, unsigned &index,
+                       unsigned &count) {
+  size_t slash = text.find('/');
+  if (slash == std::string::npos)
+    return false;
+  llvm::StringRef i(text.data(), slash), n(text.data() + slash + 1,
+                                           text.size() - slash - 1);
+  return !i.getAsInteger(10, index) && !n.getAsInteger(10, count) &&
+         count > 0 && index < count;
+}
+
+/// `sptune-collect merge -o OUT IN...`.
+static int mergeMain(int argc, char **argv) {
+  std::string output;
+  std::vector<std::string> inputs;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if ((a == "-o" || a == "--out" || a == "-out") && i + 1 < argc)
+      output = argv[++i];
+    else if (a.rfind("--out=", 0) == 0)
+      output = a.substr(6);
+    else if (a == "-h" || a == "--help") {
+      llvm::outs() << "usage: sptune-collect merge -o OUT IN...\n"
+                      "Joins datasets (e.g. shard outputs) into OUT: one "
+                      "record per key, an ok record over a failed one; OUT "
+                      "is written atomically and may be one of the inputs.\n";
+      return 0;
+    } else
+      inputs.push_back(a);
+  }
+  if (output.empty() || inputs.empty()) {
+    llvm::errs() << "usage: sptune-collect merge -o OUT IN...\n";
+    return 2;
+  }
+  MergeSummary summary;
+  if (llvm::Error e = mergeDatasets(inputs, output, summary)) {
+    llvm::errs() << "sptune-collect merge: " << llvm::toString(std::move(e))
+                 << "\n";
+    return 1;
+  }
+  llvm::errs() << "sptune-collect merge: " << inputs.size() << " file(s), "
+               << summary.lines << " lines -> " << summary.records
+               << " records in " << output << " (" << summary.duplicates
+               << " duplicate(s) dropped, " << summary.replaced
+               << " failed record(s) replaced by ok ones, "
+               << summary.unreadable << " unreadable line(s))\n";
+  return 0;
+}
 static void onSignal(int) { interrupted = true; }
 
 /// Prints the size of the legal schedule space per matrix and kernel.
@@ -142,6 +216,8 @@ static int printSpaceSizes(const std::vector<std::string> &sources,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  if (argc > 1 && llvm::StringRef(argv[1]) == "merge")
+    return mergeMain(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "sptune measurement collector\n");
   registerAllTargets();
@@ -149,6 +225,29 @@ int main(int argc, char **argv) {
     llvm::errs() << "sptune-collect: " << message << "\n";
     return 2;
   };
+  if (!runRequests.empty()) {
+    // A Slurm array task: measure one share of a request file.
+    unsigned index = 0, count = 0;
+    if (!parseShare(task, index, count))
+      return fail("--run-requests needs --task I/T with I < T");
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    WorkerOptions w;
+    w.executable = worker;
+    w.timeoutSeconds = timeout;
+    llvm::Expected<CollectionResult> r =
+        runRequestFile(runRequests, index, count, out, w, &interrupted);
+    if (!r)
+      return fail(llvm::toString(r.takeError()));
+    llvm::errs() << "sptune-collect: task " << index << "/" << count << ": "
+                 << r->progress.done << " measured\n";
+    return r->interrupted ? 130 : 0;
+  }
+  if (matrixInputs.empty())
+    return fail("no matrices given (or: sptune-collect merge -o OUT IN...)");
+  unsigned shardIndex = 0, shardCount = 1;
+  if (!shard.empty() && !parseShare(shard, shardIndex, shardCount))
+    return fail("--shard wants I/N with 0 <= I < N, got '" + shard + "'");
 
   CollectionPlanOptions planOptions;
   CollectOptions &options = planOptions.collect;
@@ -199,6 +298,13 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(plan.takeError()));
   for (const std::string &warning : plan->warnings)
     llvm::errs() << "sptune-collect: " << warning << "\n";
+  if (shardCount > 1) {
+    size_t whole = plan->requests.size();
+    keepShard(*plan, shardIndex, shardCount);
+    llvm::errs() << "sptune-collect: shard " << shardIndex << "/"
+                 << shardCount << ": " << plan->requests.size() << " of "
+                 << whole << " measurements\n";
+  }
 
   PendingRequests pending = pendingRequests(*plan, out, !noRetry);
   if (pending.unreadableLines)
@@ -219,6 +325,11 @@ int main(int argc, char **argv) {
   run.worker.executable = worker;
   run.worker.timeoutSeconds = timeout;
   run.workers = workerCount;
+  llvm::Expected<std::shared_ptr<MeasurementBackend>> backend =
+      backendOptions.create(run.worker, out);
+  if (!backend)
+    return fail(llvm::toString(backend.takeError()));
+  run.backend = *backend;
   llvm::Expected<CollectionResult> result = measureIntoDataset(
       pending, run,
       [](const CollectionProgress &p) {

@@ -25,10 +25,13 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace sptune {
+
+class MeasurementBackend;
 
 struct CollectionPlanOptions {
   CollectOptions collect;
@@ -58,6 +61,16 @@ llvm::Expected<CollectionPlan>
 planCollection(const std::vector<std::string> &sources,
                const CollectionPlanOptions &options);
 
+/// Keeps the share `index` of `count` of the plan (sptune-collect --shard
+/// I/N): the requests whose key's stable 64-bit FNV-1a hash (of
+/// RecordKey::str(), content hash included) is `index` modulo `count`. The
+/// same plan splits the same way on every run and machine, the shares are
+/// disjoint and together they are the whole plan.
+void keepShard(CollectionPlan &plan, unsigned index, unsigned count);
+
+/// FNV-1a 64 of `text` (stable across runs, machines and compilers).
+uint64_t stableHash(const std::string &text);
+
 /// The planned requests the dataset at `datasetPath` does not hold yet, with
 /// their keys; `unreadableLines` counts dataset lines that did not parse.
 struct PendingRequests {
@@ -78,6 +91,8 @@ struct CollectionRunOptions {
   bool fsyncEach = false;
   WorkerOptions worker;
   unsigned workers = 1;
+  /// Where measurements run (null: a LocalBackend with `worker`, `workers`).
+  std::shared_ptr<MeasurementBackend> backend;
 };
 
 struct CollectionProgress {
@@ -92,7 +107,7 @@ struct CollectionResult {
   bool interrupted = false;
 };
 
-/// Measures `pending` in workers and appends a record per measurement to
+/// Measures `pending` through the run's backend and appends a record per measurement to
 /// the dataset. `onProgress` is called after each record; when `stop`
 /// becomes true the run ends after the measurements in flight (nothing
 /// reported is lost; a later run resumes). Fails when the dataset cannot be

@@ -15,6 +15,9 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
+
+#include "llvm/Support/Error.h"
 
 namespace sptune {
 
@@ -68,6 +71,28 @@ std::unordered_set<std::string> readDatasetKeys(const std::string &path,
 /// Whether a record with `status` may come out differently when measured
 /// again (crash, timeout, error).
 bool isTransientStatus(std::string_view status);
+
+/// What mergeDatasets did.
+struct MergeSummary {
+  size_t lines = 0;       ///< non-empty input lines
+  size_t records = 0;     ///< records written (distinct keys)
+  size_t duplicates = 0;  ///< records dropped for a key already kept
+  size_t replaced = 0;    ///< failed records replaced by an ok one
+  size_t unreadable = 0;  ///< lines that are not records (cut by a kill)
+};
+
+/// Joins the datasets `inputs` (e.g. the outputs of `sptune-collect --shard
+/// I/N`) into `output`: one record per key, the first ok record of a key
+/// over any failed one, else its first record; keys in order of first
+/// appearance. Written to a temporary file renamed over `output` (which may
+/// be one of the inputs). Fails when an input is missing or unreadable or
+/// the output cannot be written.
+llvm::Error mergeDatasets(const std::vector<std::string> &inputs,
+                          const std::string &output, MergeSummary &summary);
+
+/// Writes `text` to `path` through a temporary file and a rename.
+bool writeFileAtomically(const std::string &path, const std::string &text,
+                         std::string &error);
 
 /// Appends lines to a dataset, flushing (and optionally fsyncing) each one so
 /// that an interrupted collector loses nothing it reported.

@@ -1,0 +1,62 @@
+//===- BackendOptions.cpp - --backend and --slurm-* options ---------------===//
+
+#include "sptune/Collect/BackendOptions.h"
+
+#include "sptune/Collect/SlurmBackend.h"
+
+using namespace sptune;
+namespace cl = llvm::cl;
+
+BackendCommandLine::BackendCommandLine(cl::OptionCategory &category)
+    : backend("backend", cl::cat(category),
+              cl::desc("Where measurements run: local (worker processes on "
+                       "this machine) or slurm (job arrays; docs/cluster.md)"),
+              cl::init("local")),
+      partition("slurm-partition", cl::cat(category),
+                cl::desc("Slurm partition of the array tasks")),
+      account("slurm-account", cl::cat(category),
+              cl::desc("Slurm account charged")),
+      time("slurm-time", cl::cat(category),
+           cl::desc("Time limit of each array task (e.g. 30:00)")),
+      sbatchArgs("slurm-sbatch-args", cl::cat(category),
+                 cl::desc("Extra sbatch arguments (split on whitespace), "
+                          "e.g. \"--constraint=icelake --qos=low\"")),
+      stateDir("slurm-state", cl::cat(category),
+               cl::desc("Directory of request files, job ids and shard "
+                        "outputs, on a shared file system (default: "
+                        "<dataset>.slurm)")),
+      maxRetries("slurm-max-retries", cl::cat(category),
+                 cl::desc("Resubmissions of a failed or preempted array "
+                          "task"),
+                 cl::init(2)),
+      tasks("slurm-tasks", cl::cat(category),
+            cl::desc("Array tasks per batch (each measures a share)"),
+            cl::init(4)),
+      poll("slurm-poll", cl::cat(category),
+           cl::desc("Seconds between squeue polls (0.2 to 60)"), cl::init(5)),
+      shared("slurm-shared", cl::cat(category),
+             cl::desc("Do not ask for --exclusive nodes (measurements may "
+                      "then disturb each other)")) {}
+
+llvm::Expected<std::shared_ptr<MeasurementBackend>>
+BackendCommandLine::create(const WorkerOptions &worker,
+                           const std::string &datasetPath) const {
+  if (backend == "local")
+    return nullptr;
+  if (backend != "slurm")
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown backend '" + backend +
+                                       "' (local, slurm)");
+  SlurmOptions o;
+  o.partition = partition;
+  o.account = account;
+  o.time = time;
+  o.sbatchArgs = sbatchArgs;
+  o.stateDir = stateDir.empty() ? datasetPath + ".slurm" : stateDir.getValue();
+  o.maxRetries = maxRetries;
+  o.tasks = tasks;
+  o.pollSeconds = poll;
+  o.exclusive = !shared;
+  o.worker = worker;
+  return std::make_shared<SlurmBackend>(std::move(o));
+}
