@@ -16,6 +16,27 @@
 using namespace sptune;
 namespace json = llvm::json;
 
+std::string sptune::whyInvalid(const MeasureOptions &m) {
+  auto inRange = [](double x, double lo, double hi) {
+    return std::isfinite(x) && x >= lo && x <= hi;
+  };
+  if (m.warmups < 0 || m.warmups > 1000)
+    return "option 'warmups' must be an integer in [0, 1000]";
+  if (m.minReps < 1 || m.minReps > 10000000)
+    return "option 'min_reps' must be an integer in [1, 10000000]";
+  if (m.maxReps < 1 || m.maxReps > 100000000)
+    return "option 'max_reps' must be an integer in [1, 100000000]";
+  if (m.maxReps < m.minReps)
+    return "option 'max_reps' must be at least 'min_reps'";
+  if (!inRange(m.minSeconds, 0, 3600))
+    return "option 'min_seconds' must be a number in [0, 3600]";
+  if (!inRange(m.timeoutSeconds, 0, 86400) || m.timeoutSeconds == 0)
+    return "option 'timeout_s' must be a number in (0, 86400]";
+  if (!inRange(m.tolerance, 0, 1))
+    return "option 'tolerance' must be a number in [0, 1]";
+  return "";
+}
+
 bool MeasureRequest::validate(std::string &error) const {
   const Target *t = TargetRegistry::lookup(target);
   if (!t) {
@@ -69,6 +90,10 @@ bool MeasureRequest::validate(std::string &error) const {
       error = "bad schedule: " + parseError;
       return false;
     }
+  }
+  if (std::string why = whyInvalid(options); !why.empty()) {
+    error = why;
+    return false;
   }
   return true;
 }

@@ -54,7 +54,7 @@ static cl::opt<int64_t> freeSize(cl::cat(category), "free",
                                  cl::init(64));
 static cl::opt<unsigned> samples(cl::cat(category), "samples",
                                  cl::desc("Sampled schedules per matrix and "
-                                          "kernel"),
+                                          "kernel (at most 100000)"),
                                  cl::init(40));
 static cl::opt<uint64_t> seed(cl::cat(category), "seed",
                               cl::desc("Sampling seed"), cl::init(1));
@@ -63,8 +63,8 @@ static cl::opt<std::string> out(cl::cat(category), "out",
                                 cl::Required);
 static cl::opt<unsigned> workerCount(cl::cat(category), "workers",
                                      cl::desc("Measurement worker processes "
-                                              "(more than one perturbs "
-                                              "timings)"),
+                                              "(1 to 256; more than one "
+                                              "perturbs timings)"),
                                      cl::init(1));
 static cl::opt<double> timeout(cl::cat(category), "timeout",
                                cl::desc("Seconds per measurement"),
@@ -134,6 +134,10 @@ static cl::opt<std::string>
 static cl::opt<std::string> task(cl::cat(category), "task",
                                  cl::desc("I/T: the share of --run-requests"));
 static BackendCommandLine backendOptions(category);
+
+/// Limits of sizes that set work and memory (documented in --help).
+static constexpr unsigned kMaxWorkers = 256;
+static constexpr unsigned kMaxSamples = 100000;
 
 static std::atomic<bool> interrupted{false};
 
@@ -269,7 +273,38 @@ int main(int argc, char **argv) {
     options.baselines.assign(baselines.begin(), baselines.end());
   options.measure.minSeconds = minSeconds;
   options.measure.minReps = minReps;
+  options.measure.maxReps = std::max(options.measure.maxReps, minReps.getValue());
   options.measure.timeoutSeconds = timeout;
+  // Checked before anything is planned or written: a value out of range made
+  // a dataset of error records (or, for the timeout, of timeouts), 100,000
+  // workers an abort and 4e9 samples a hang (issue 13 probe).
+  if (std::string why = whyInvalid(options.measure); !why.empty())
+    return fail("--min-reps, --min-seconds or --timeout out of range: " + why);
+  if (freeSize < 1 || freeSize > (1 << 16))
+    return fail("--free must be in [1, 65536], got " +
+                std::to_string(freeSize));
+  if (workerCount < 1 || workerCount > kMaxWorkers)
+    return fail("--workers must be in [1, " + std::to_string(kMaxWorkers) +
+                "], got " + std::to_string(workerCount));
+  if (samples > kMaxSamples || modelCandidates > kMaxSamples ||
+      modelTopK > kMaxSamples)
+    return fail("--samples, --model-candidates and --model-top-k must be at "
+                "most " +
+                std::to_string(kMaxSamples));
+  // Baselines named on the command line must exist for the target (the
+  // default list keeps those that do).
+  if (!noBaselines) {
+    std::vector<std::string> known = targetInfo->baselines();
+    known.insert(known.begin(), "heuristic");
+    for (const std::string &b : baselines)
+      if (std::find(known.begin(), known.end(), b) == known.end()) {
+        std::string list;
+        for (const std::string &k : known)
+          list += (list.empty() ? "" : ", ") + k;
+        return fail("unknown baseline '" + b + "' for target '" + target +
+                    "' (expected " + list + ")");
+      }
+  }
   planOptions.minNnz = minNnz;
   planOptions.maxNnz = maxNnz;
   planOptions.smallestFirst = !byName;
@@ -298,6 +333,16 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(plan.takeError()));
   for (const std::string &warning : plan->warnings)
     llvm::errs() << "sptune-collect: " << warning << "\n";
+  // Every matrix unreadable is a failed run, not an empty dataset.
+  size_t unreadable = std::count_if(
+      plan->warnings.begin(), plan->warnings.end(), [](const std::string &w) {
+        return llvm::StringRef(w).starts_with("skipping ");
+      });
+  if (plan->matrices == 0 && unreadable == sources.size()) {
+    llvm::errs() << "sptune-collect: none of the " << sources.size()
+                 << " matrices could be loaded\n";
+    return 1;
+  }
   if (shardCount > 1) {
     size_t whole = plan->requests.size();
     keepShard(*plan, shardIndex, shardCount);

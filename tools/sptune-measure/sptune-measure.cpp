@@ -18,6 +18,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 
@@ -106,6 +107,8 @@ int main(int argc, char **argv) {
   request.baseline = baseline;
   request.options.minSeconds = minSeconds;
   request.options.minReps = minReps;
+  // No --max-reps: a larger --min-reps raises the cap with it.
+  request.options.maxReps = std::max(request.options.maxReps, minReps.getValue());
   request.options.checkResult = !noCheck;
   std::string error;
   if (!request.validate(error)) {

@@ -38,6 +38,12 @@ class raw_ostream;
 
 namespace sptune {
 
+/// Why `options` are out of the ranges the worker protocol accepts (""
+/// when they are fine): warmups in [0, 1000], min_reps in [1, 10^7],
+/// max_reps in [min_reps, 10^8], min_seconds in [0, 3600], timeout_s in
+/// (0, 86400], tolerance in [0, 1], all finite.
+std::string whyInvalid(const MeasureOptions &options);
+
 struct MeasureRequest {
   int64_t id = 0;
   std::string target = "cpu";
@@ -51,7 +57,8 @@ struct MeasureRequest {
   std::string baseline;
   MeasureOptions options;
 
-  /// Checks the fields; false with a message when a field is invalid.
+  /// Checks the fields and the options; false with a message when one is
+  /// invalid.
   bool validate(std::string &error) const;
   std::string toJson() const;
   static bool fromJson(const std::string &line, MeasureRequest &out,
