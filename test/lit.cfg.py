@@ -93,3 +93,14 @@ if config.have_cuda_toolkit:
             pass
 if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
+
+# A running Slurm (scripts/local-slurm.sh start; scripts/test.sh starts one
+# before check-sptune): the Slurm backend's integration test.
+_slurm_script = os.path.join(config.sptune_src_root, "scripts", "local-slurm.sh")
+if shutil.which("sbatch") and shutil.which("squeue"):
+    try:
+        if subprocess.run(["bash", _slurm_script, "status"],
+                          capture_output=True, timeout=30).returncode == 0:
+            config.available_features.add("slurm")
+    except (OSError, subprocess.TimeoutExpired):
+        pass

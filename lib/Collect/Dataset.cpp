@@ -184,7 +184,7 @@ llvm::Error sptune::mergeDatasets(const std::vector<std::string> &inputs,
       if (line.find_first_not_of(" \t\r") == std::string::npos)
         continue;
       ++summary.lines;
-      llvm::Expected<json::Value> v = json::parse(line);
+      llvm::Expected<json::Value> v = parseJson(line);
       if (!v) {
         llvm::consumeError(v.takeError());
         ++summary.unreadable;

@@ -4,6 +4,8 @@
 
 #include "sptune/Collect/Dataset.h"
 
+#include "sptune/Support/Json.h"
+
 #include "llvm/Support/JSON.h"
 
 using namespace sptune;
@@ -11,7 +13,7 @@ using namespace sptune;
 MeasurementBackend::~MeasurementBackend() = default;
 
 bool sptune::parseRecordLine(const std::string &line, MeasuredRecord &out) {
-  llvm::Expected<llvm::json::Value> v = llvm::json::parse(line);
+  llvm::Expected<llvm::json::Value> v = parseJson(line);
   if (!v) {
     llvm::consumeError(v.takeError());
     return false;

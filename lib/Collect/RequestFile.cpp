@@ -4,6 +4,8 @@
 
 #include "sptune/Collect/Dataset.h"
 
+#include "sptune/Support/Json.h"
+
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -49,7 +51,7 @@ sptune::readRequestFile(const std::string &path, unsigned task,
   for (size_t index = 0; std::getline(in, text); ++index) {
     if (index % tasks != task)
       continue;
-    llvm::Expected<json::Value> v = json::parse(text);
+    llvm::Expected<json::Value> v = parseJson(text);
     if (!v)
       return failure(path + ":" + llvm::Twine(index + 1) + ": " +
                      llvm::toString(v.takeError()));

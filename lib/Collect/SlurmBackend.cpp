@@ -7,6 +7,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "sptune/Support/Json.h"
+
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -64,7 +66,7 @@ struct SlurmBackend::Batch {
       error = "cannot read " + statePath();
       return false;
     }
-    llvm::Expected<json::Value> v = json::parse((*buffer)->getBuffer());
+    llvm::Expected<json::Value> v = parseJson((*buffer)->getBuffer());
     const json::Object *o = v ? v->getAsObject() : nullptr;
     if (!v)
       llvm::consumeError(v.takeError());

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sptune/Collect/BackendOptions.h"
 #include "sptune/Collect/LiveOracle.h"
 #include "sptune/CostModel/TrainingRun.h"
 #include "sptune/InitAllTargets.h"
@@ -177,6 +178,8 @@ static cl::opt<std::string> worker(cl::cat(category), "worker-exe",
                                    cl::desc("Live: sptune-measure executable"));
 static cl::opt<bool> quiet(cl::cat(category), "quiet",
                            cl::desc("No progress line"));
+/// Live: --backend local|slurm and --slurm-* (docs/cluster.md).
+static BackendCommandLine backendOptions(category);
 
 static std::atomic<bool> interrupted{false};
 static void onSignal(int) { interrupted = true; }
@@ -347,6 +350,11 @@ int main(int argc, char **argv) {
     run.worker.executable = worker;
     run.worker.timeoutSeconds = timeout;
     run.workers = workerCount;
+    llvm::Expected<std::shared_ptr<MeasurementBackend>> backend =
+        backendOptions.create(run.worker, run.datasetPath);
+    if (!backend)
+      return fail(llvm::toString(backend.takeError()));
+    run.backend = *backend;
     if (std::error_code ec = llvm::sys::fs::create_directories(stateDir))
       return fail("cannot create '" + stateDir + "': " + ec.message());
     // Validation matrices never enter the pool.
