@@ -128,6 +128,16 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
                                   request.options);
     return response;
   }
+  // An empty operand has no kernel to schedule (extract-kernels takes no
+  // zero-sized shapes): say so, not "the bench kernel was not recognized".
+  // The library baselines above still run on it.
+  if (matrix.rows == 0 || matrix.cols == 0) {
+    m.status = MeasureStatus::Illegal;
+    m.reason = "the sparse operand is empty (" + std::to_string(matrix.rows) +
+               " x " + std::to_string(matrix.cols) +
+               "): there is no kernel to schedule";
+    return response;
+  }
   Schedule schedule =
       request.baseline == "heuristic"
           ? target->heuristicSchedule(spec.kernel, &impl->stats, spec.free)
