@@ -8,6 +8,7 @@
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,6 +47,91 @@ double SampleGroup::referenceTime() const {
   return std::exp(logSum / static_cast<double>(samples.size()));
 }
 
+std::string sptune::recordMachine(const llvm::json::Object &record) {
+  const llvm::json::Object *m = record.getObject(dataset::field::kMachine);
+  if (!m)
+    return "";
+  return m->getString(dataset::machine_field::kCpu).value_or("").str() +
+         " @ " + m->getString(dataset::machine_field::kHost).value_or("").str();
+}
+
+bool sptune::recordOnMachine(const llvm::json::Object &record,
+                             std::string_view machine) {
+  const llvm::json::Object *m = record.getObject(dataset::field::kMachine);
+  if (!m)
+    return false;
+  llvm::StringRef want(machine.data(), machine.size());
+  return m->getString(dataset::machine_field::kCpu).value_or("") == want ||
+         m->getString(dataset::machine_field::kHost).value_or("") == want;
+}
+
+bool sptune::datasetMachines(const std::vector<std::string> &files,
+                             std::map<std::string, size_t> &machines,
+                             std::string &error) {
+  for (const std::string &path : files) {
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    if (!buffer) {
+      error = "cannot read dataset '" + path +
+              "': " + buffer.getError().message();
+      return false;
+    }
+    llvm::StringRef rest = (*buffer)->getBuffer();
+    while (!rest.empty()) {
+      auto [line, tail] = rest.split('\n');
+      rest = tail;
+      if (line.trim().empty())
+        continue;
+      llvm::Expected<llvm::json::Value> v = parseJson(line);
+      if (!v) {
+        llvm::consumeError(v.takeError());
+        continue;
+      }
+      if (const llvm::json::Object *o = v->getAsObject())
+        ++machines[recordMachine(*o)];
+    }
+  }
+  return true;
+}
+
+bool sptune::filterDatasetByMachine(const std::string &input,
+                                    const std::string &output,
+                                    std::string_view machine, size_t &kept,
+                                    size_t &dropped, std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(input, /*IsText=*/true);
+  if (!buffer) {
+    error = "cannot read dataset '" + input +
+            "': " + buffer.getError().message();
+    return false;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream out(output, ec);
+  if (ec) {
+    error = "cannot write '" + output + "': " + ec.message();
+    return false;
+  }
+  llvm::StringRef rest = (*buffer)->getBuffer();
+  while (!rest.empty()) {
+    auto [line, tail] = rest.split('\n');
+    rest = tail;
+    if (line.trim().empty())
+      continue;
+    llvm::Expected<llvm::json::Value> v = parseJson(line);
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      ++dropped;
+      continue;
+    }
+    const llvm::json::Object *o = v->getAsObject();
+    if (o && recordOnMachine(*o, machine)) {
+      out << line << "\n";
+      ++kept;
+    } else {
+      ++dropped;
+    }
+  }
+  return true;
+}
+
 std::string DatasetCounts::summary() const {
   return std::to_string(lines) + " lines: " + std::to_string(samples) +
          " schedule measurements, " + std::to_string(baselines) +
@@ -53,7 +139,10 @@ std::string DatasetCounts::summary() const {
          " unparsable, " + std::to_string(unsupportedSchema) +
          " of another schema, " + std::to_string(notOk) + " not ok, " +
          std::to_string(badSchedule) + " with a bad schedule; merged " +
-         std::to_string(duplicates) + " repeated measurements";
+         std::to_string(duplicates) + " repeated measurements" +
+         (otherMachine ? "; left out " + std::to_string(otherMachine) +
+                             " record(s) of other machines"
+                       : "");
 }
 
 bool DatasetReader::addFile(const std::string &path, std::string &error) {
@@ -130,6 +219,11 @@ bool DatasetReader::addLine(std::string_view text) {
   if (auto schema = rec->getInteger(f::kSchema);
       !schema || *schema != dataset::kSchemaVersion) {
     ++(schema ? counts_.unsupportedSchema : counts_.unparsable);
+    return false;
+  }
+  ++counts_.machines[recordMachine(*rec)];
+  if (!machineFilter_.empty() && !recordOnMachine(*rec, machineFilter_)) {
+    ++counts_.otherMachine;
     return false;
   }
   const llvm::json::Object *matrix = rec->getObject(f::kMatrix);

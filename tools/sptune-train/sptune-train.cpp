@@ -21,11 +21,13 @@
 #include "sptune/InitAllTargets.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <csignal>
 #include <unistd.h>
 
@@ -37,6 +39,13 @@ static cl::list<std::string> dataFiles("data",
                                        cl::desc("dataset (JSONL); repeatable"),
                                        cl::value_desc("file"),
                                        cl::cat(category));
+static cl::opt<std::string> machineFilter(
+    "machine",
+    cl::desc("Train on the records of one machine only: its CPU model "
+             "(machine.cpu) or its host name (machine.host), exactly as the "
+             "dataset has it; by default all, with a warning when the "
+             "datasets mix machines"),
+    cl::value_desc("cpu-or-host"), cl::cat(category));
 static cl::opt<std::string> outPath("out", cl::desc("model file to write"),
                                     cl::value_desc("file"), cl::cat(category));
 static cl::opt<std::string> targetName("target",
@@ -116,6 +125,53 @@ int main(int argc, char **argv) {
 
   TrainingRunOptions options;
   options.dataFiles.assign(dataFiles.begin(), dataFiles.end());
+  // Runtimes of different machines are not comparable: say which machines
+  // the datasets hold, and keep one with --machine.
+  llvm::SmallString<128> machineDir;
+  {
+    std::map<std::string, size_t> machines;
+    std::string error;
+    if (!datasetMachines(options.dataFiles, machines, error)) {
+      llvm::errs() << "sptune-train: " << error << "\n";
+      return 1;
+    }
+    for (const auto &[machine, records] : machines)
+      llvm::errs() << "machine: "
+                   << (machine.empty() ? "(not recorded)" : machine) << ": "
+                   << records << " record(s)\n";
+    if (machineFilter.empty() && machines.size() > 1)
+      llvm::errs() << "warning: the datasets mix " << machines.size()
+                   << " machines; runtimes of different machines are not "
+                      "comparable: keep one with --machine CPU-or-HOST\n";
+    if (!machineFilter.empty()) {
+      if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(
+              "sptune-train-machine", machineDir)) {
+        llvm::errs() << "sptune-train: " << ec.message() << "\n";
+        return 1;
+      }
+      size_t kept = 0, dropped = 0;
+      std::vector<std::string> filtered;
+      for (size_t i = 0; i < options.dataFiles.size(); ++i) {
+        std::string path =
+            (machineDir + "/" + std::to_string(i) + ".jsonl").str();
+        if (!filterDatasetByMachine(options.dataFiles[i], path, machineFilter,
+                                    kept, dropped, error)) {
+          llvm::errs() << "sptune-train: " << error << "\n";
+          return 1;
+        }
+        filtered.push_back(path);
+      }
+      llvm::errs() << "--machine " << machineFilter << ": kept " << kept
+                   << " record(s), left out " << dropped << "\n";
+      if (kept == 0) {
+        llvm::errs() << "sptune-train: no record was measured on '"
+                     << machineFilter << "' (the machines are listed above)\n";
+        llvm::sys::fs::remove_directories(machineDir);
+        return 1;
+      }
+      options.dataFiles = filtered;
+    }
+  }
   options.target = targetName;
   options.outPath = outPath;
   options.epochs = epochs;
@@ -210,6 +266,8 @@ int main(int argc, char **argv) {
     else
       error = result.takeError();
   }
+  if (!machineDir.empty())
+    llvm::sys::fs::remove_directories(machineDir);
   if (error) {
     if (progressShown)
       clearProgress();

@@ -84,6 +84,10 @@ struct DatasetCounts {
   size_t duplicates = 0;  ///< repeated measurements merged into one
   size_t samples = 0;     ///< schedule measurements kept
   size_t baselines = 0;   ///< library baseline runtimes kept
+  size_t otherMachine = 0; ///< records of machines the filter left out
+  /// Records (any status) per machine, "<cpu> @ <host>" ("" when a record
+  /// has no machine).
+  std::map<std::string, size_t> machines;
   /// One line summarizing the counts.
   std::string summary() const;
 };
@@ -97,6 +101,9 @@ public:
   /// Adds one JSONL record; returns false (and counts why) when skipped.
   bool addLine(std::string_view line);
   const DatasetCounts &counts() const { return counts_; }
+  /// Keeps only records measured on `machine` (its cpu or its host,
+  /// exactly); empty: all.
+  void setMachineFilter(std::string machine) { machineFilter_ = machine; }
   /// The groups read so far, sorted by key; groups with no schedule sample
   /// are dropped.
   std::vector<SampleGroup> groups() const;
@@ -119,7 +126,27 @@ private:
                            TargetKind t);
   std::unordered_map<std::string, Accumulator> groups_;
   DatasetCounts counts_;
+  std::string machineFilter_;
 };
+
+/// "<cpu> @ <host>" of a record's `machine` ("" when it has none).
+std::string recordMachine(const llvm::json::Object &record);
+/// Whether a record was measured on `machine`: its cpu or its host.
+bool recordOnMachine(const llvm::json::Object &record,
+                     std::string_view machine);
+
+/// The machines the records of `files` were measured on: "<cpu> @ <host>"
+/// -> record count. False (with `error`) when a file cannot be read.
+bool datasetMachines(const std::vector<std::string> &files,
+                     std::map<std::string, size_t> &machines,
+                     std::string &error);
+
+/// Copies the lines of `input` measured on `machine` (recordOnMachine) to
+/// `output`; counts what it kept and dropped.
+bool filterDatasetByMachine(const std::string &input,
+                            const std::string &output,
+                            std::string_view machine, size_t &kept,
+                            size_t &dropped, std::string &error);
 
 /// The seconds a record's measurement took: its `wall_s`, else (records
 /// written before it existed) compile time plus the timed repetitions; 0
