@@ -85,6 +85,32 @@ struct CpuSparsifyPass
           << vectorLength;
       return signalPassFailure();
     }
+    // A schedule the CPU lowering would silently ignore is an error: one for
+    // another target, or one sptune-apply-schedule has not applied (the op
+    // still carries its #sptune.kernel) (issue 13 probe).
+    bool ok = true;
+    module->walk([&](linalg::LinalgOp op) {
+      auto attr = dyn_cast_or_null<ScheduleAttr>(
+          op->getAttr(SptuneDialect::kScheduleAttrName));
+      if (!attr)
+        return;
+      ::sptune::TargetKind target = attr.getSchedule().target;
+      if (target != ::sptune::TargetKind::CPU) {
+        op->emitError("sptune: the cpu target cannot run this schedule: '")
+            << ::sptune::toString(target)
+            << "' schedule given to the cpu target (lower it with "
+            << (target == ::sptune::TargetKind::NVVM ? "sptune-lower-nvvm"
+                                                     : "sptune-emit-spade")
+            << ")";
+        ok = false;
+      } else if (op->hasAttr(SptuneDialect::kKernelAttrName)) {
+        op->emitError("sptune: this kernel's schedule was not applied; run "
+                      "sptune-apply-schedule before lowering");
+        ok = false;
+      }
+    });
+    if (!ok)
+      return signalPassFailure();
     // MLIR's sparsifier takes one setting per module. A kernel sptune did
     // not schedule keeps upstream's defaults (parallelizing it can race:
     // upstream's block-sparse matmul keeps a scratch buffer outside its

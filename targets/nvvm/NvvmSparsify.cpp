@@ -91,8 +91,20 @@ struct NvvmSparsifyPass
       return signalPassFailure();
     }
 
-    // Check the schedules and derive the module-wide settings.
+    // A schedule sptune-apply-schedule has not applied (the op still
+    // carries its #sptune.kernel) would be silently ignored (issue 13 probe).
     bool ok = true;
+    module.walk([&](linalg::LinalgOp op) {
+      if (scheduleOf(op) && op->hasAttr(SptuneDialect::kKernelAttrName)) {
+        op->emitError("sptune: this kernel's schedule was not applied; run "
+                      "sptune-apply-schedule before lowering");
+        ok = false;
+      }
+    });
+    if (!ok)
+      return signalPassFailure();
+
+    // Check the schedules and derive the module-wide settings.
     Operation *firstLibgen = nullptr, *firstCodegen = nullptr;
     int scheduleThreads = 1024;
     module.walk([&](linalg::GenericOp op) {
