@@ -309,6 +309,14 @@ bool MeasureResponse::fromJson(const std::string &line, MeasureResponse &out,
     m.detailsJson.clear();
     llvm::raw_string_ostream(m.detailsJson) << *d;
   }
+  // An "ok" without a time is no measurement (a broken or foreign worker):
+  // it must not enter a dataset as one (issue 13 probe).
+  if (m.status == MeasureStatus::Ok &&
+      !(std::isfinite(m.medianSeconds) && m.medianSeconds > 0 &&
+        m.reps > 0)) {
+    error = "response says ok without a positive, finite median time";
+    return false;
+  }
   if (const json::Object *mx = o->getObject("matrix")) {
     if (auto x = mx->getString("id"))
       out.matrix.id = x->str();

@@ -167,6 +167,19 @@ TEST(WorkerProtocol, ResponseRoundTrips) {
             std::string::npos);
   EXPECT_EQ(back.nnz, 30);
   EXPECT_FALSE(MeasureResponse::fromJson("{\"status\":\"great\"}", back, error));
+  // "ok" without a positive, finite time is no measurement.
+  for (const char *bad :
+       {R"({"status":"ok"})",
+        R"({"status":"ok","time_s":{"median":0,"reps":1}})",
+        R"({"status":"ok","time_s":{"median":-1,"reps":3}})",
+        R"({"status":"ok","time_s":{"median":1e-3,"reps":0}})"}) {
+    EXPECT_FALSE(MeasureResponse::fromJson(bad, back, error)) << bad;
+    EXPECT_NE(error.find("without a positive, finite median time"),
+              std::string::npos);
+  }
+  EXPECT_TRUE(MeasureResponse::fromJson(
+      R"({"status":"ok","time_s":{"median":1e-3,"reps":1}})", back, error))
+      << error;
 }
 
 TEST(Dataset, KeysOfWrittenRecordsAreReadBackAndCutLinesSkipped) {
