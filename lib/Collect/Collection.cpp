@@ -87,7 +87,7 @@ sptune::planCollection(const std::vector<std::string> &sources,
 }
 
 uint64_t sptune::stableHash(const std::string &text) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 14695981039346656037ull; // FNV-1a 64 offset basis
   for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ull;

@@ -207,6 +207,7 @@ llvm::Error SlurmBackend::drive(Batch &batch, const RecordSink &sink,
     return squeue.takeError();
   double poll = std::clamp(options.pollSeconds, 0.2, 60.0);
   std::string error;
+  unsigned squeueFailures = 0;
   while (true) {
     if (stop && *stop) {
       stopped = true;
@@ -215,9 +216,19 @@ llvm::Error SlurmBackend::drive(Batch &batch, const RecordSink &sink,
     // Queued or running tasks: "<array job id> <task id> <state>".
     std::string out, err;
     int rc = runCommand(*squeue, {"-h", "-r", "-o", "%F %K %T"}, 60, out, err);
-    if (rc != 0)
+    if (rc != 0) {
+      // A busy or restarting slurmctld: try again a few times before giving
+      // up (the batch stays in the state directory for the next run).
+      if (++squeueFailures <= 5) {
+        llvm::errs() << "sptune-collect: squeue failed (exit " << rc
+                     << "), retrying: " << llvm::StringRef(err).trim() << "\n";
+        std::this_thread::sleep_for(std::chrono::duration<double>(poll * 2));
+        continue;
+      }
       return failure("squeue failed (exit " + llvm::Twine(rc) +
                      "): " + llvm::StringRef(err).trim());
+    }
+    squeueFailures = 0;
     std::set<std::string> queued;
     llvm::SmallVector<llvm::StringRef> lines;
     llvm::StringRef(out).split(lines, '\n', -1, false);

@@ -1,0 +1,146 @@
+//===- BackendTest.cpp - Shards, merge, request files, Slurm errors -------===//
+
+#include "sptune/Collect/Collection.h"
+#include "sptune/Collect/Dataset.h"
+#include "sptune/Collect/RequestFile.h"
+#include "sptune/Collect/SlurmBackend.h"
+#include "sptune/InitAllTargets.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include "gtest/gtest.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace sptune;
+
+namespace {
+
+std::string tempDir() {
+  llvm::SmallString<128> dir;
+  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("sptune-backend", dir));
+  return std::string(dir);
+}
+
+CollectionPlan planOf(size_t n) {
+  CollectionPlan plan;
+  for (size_t i = 0; i < n; ++i) {
+    PlannedRequest p;
+    p.key.matrixId = "m" + std::to_string(i % 7);
+    p.key.matrixHash = "0123456789abcdef";
+    p.key.kernel = "spmm";
+    p.key.free = 8;
+    p.key.target = "cpu";
+    p.key.role = "sample";
+    p.key.schedule = "schedule " + std::to_string(i);
+    p.request.matrix = "gen:uniform:rows=8,cols=8,nnz=10,seed=" +
+                       std::to_string(i);
+    p.request.baseline = "mlir-default";
+    plan.requests.push_back(p);
+  }
+  return plan;
+}
+
+TEST(Shard, SharesAreDeterministicDisjointAndComplete) {
+  // The hash is fixed (FNV-1a 64), not std::hash: same on every machine.
+  EXPECT_EQ(stableHash(""), 14695981039346656037ull);
+  EXPECT_EQ(stableHash("a"), 0xaf63dc4c8601ec8cull);
+  std::multiset<std::string> seen;
+  for (unsigned i = 0; i < 5; ++i) {
+    CollectionPlan a = planOf(100), b = planOf(100);
+    keepShard(a, i, 5);
+    keepShard(b, i, 5);
+    ASSERT_EQ(a.requests.size(), b.requests.size());
+    for (size_t j = 0; j < a.requests.size(); ++j) {
+      EXPECT_EQ(a.requests[j].key.str(), b.requests[j].key.str());
+      seen.insert(a.requests[j].key.str());
+    }
+    EXPECT_GT(a.requests.size(), 5u); // a hash, not all in one share
+  }
+  EXPECT_EQ(seen.size(), 100u);
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 100u);
+  CollectionPlan whole = planOf(10);
+  keepShard(whole, 0, 1);
+  EXPECT_EQ(whole.requests.size(), 10u);
+}
+
+TEST(Merge, OneRecordPerKeyOkOverFailed) {
+  std::string dir = tempDir();
+  auto write = [&](const std::string &name, const std::string &text) {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  std::string a = write("a.jsonl", "{\"key\":\"k1\",\"status\":\"timeout\"}\n"
+                                   "{\"key\":\"k2\",\"status\":\"ok\",\"n\":1}\n"
+                                   "{\"key\":\"k3\",\"sta");
+  std::string b = write("b.jsonl", "{\"key\":\"k1\",\"status\":\"ok\"}\n"
+                                   "{\"key\":\"k2\",\"status\":\"ok\",\"n\":2}\n"
+                                   "{\"key\":\"k4\",\"status\":\"crash\"}\n");
+  MergeSummary summary;
+  ASSERT_FALSE(bool(mergeDatasets({a, b}, a, summary))); // onto an input
+  EXPECT_EQ(summary.records, 3u);
+  EXPECT_EQ(summary.duplicates, 2u);
+  EXPECT_EQ(summary.replaced, 1u);
+  EXPECT_EQ(summary.unreadable, 1u);
+  std::ifstream in(a);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "{\"key\":\"k1\",\"status\":\"ok\"}\n"
+                        "{\"key\":\"k2\",\"status\":\"ok\",\"n\":1}\n"
+                        "{\"key\":\"k4\",\"status\":\"crash\"}\n");
+  MergeSummary none;
+  EXPECT_TRUE(bool(llvm::errorToBool(
+      mergeDatasets({dir + "/missing.jsonl"}, dir + "/out.jsonl", none))));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(RequestFile, TasksSplitTheLinesAndRoundTrip) {
+  registerAllTargets();
+  std::string dir = tempDir();
+  CollectionPlan plan = planOf(10);
+  PendingRequests pending;
+  for (PlannedRequest &p : plan.requests) {
+    pending.requests.push_back(p.request);
+    pending.keys.push_back(p.key);
+  }
+  ASSERT_FALSE(bool(writeRequestFile(dir + "/r.jsonl", pending)));
+  std::set<std::string> keys;
+  for (unsigned t = 0; t < 3; ++t) {
+    llvm::Expected<PendingRequests> share =
+        readRequestFile(dir + "/r.jsonl", t, 3);
+    ASSERT_TRUE(bool(share)) << llvm::toString(share.takeError());
+    EXPECT_EQ(share->requests.size(), t == 0 ? 4u : 3u);
+    for (size_t i = 0; i < share->keys.size(); ++i) {
+      keys.insert(share->keys[i].str());
+      EXPECT_EQ(share->requests[i].id, static_cast<int64_t>(i));
+      EXPECT_EQ(share->requests[i].matrix,
+                "gen:uniform:rows=8,cols=8,nnz=10,seed=" +
+                    share->keys[i].schedule.substr(9));
+      EXPECT_EQ(share->keys[i].matrixHash, "0123456789abcdef");
+    }
+  }
+  EXPECT_EQ(keys.size(), 10u);
+  llvm::Expected<PendingRequests> bad = readRequestFile(dir + "/r.jsonl", 3, 3);
+  EXPECT_FALSE(bool(bad));
+  llvm::consumeError(bad.takeError());
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(SlurmBackend, MissingSbatchIsAClearError) {
+  std::string dir = tempDir();
+  SlurmOptions options;
+  options.slurmBinDir = dir; // holds no sbatch
+  options.stateDir = dir + "/state";
+  SlurmBackend backend(options);
+  PendingRequests pending;
+  llvm::Error e = backend.measure(
+      pending, [](const MeasuredRecord &) { return true; }, nullptr);
+  ASSERT_TRUE(bool(e));
+  std::string message = llvm::toString(std::move(e));
+  EXPECT_NE(message.find("'sbatch' not found"), std::string::npos) << message;
+  llvm::sys::fs::remove_directories(dir);
+}
+
+} // namespace
