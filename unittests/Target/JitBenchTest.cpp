@@ -80,15 +80,40 @@ TEST(BenchInputCacheTest, InPlaceSddmmIsTheSampledProduct) {
   EXPECT_NE(b.reference.values[0], sampled.values[0]);
 }
 
+TEST(BenchInputsTest, Float64InputsAreTheReferencesInputs) {
+  // The references read the matrix's values at float precision; f64
+  // kernels were given the full-precision values, so every f64 check failed
+  // by ~1e-9 against its 1e-12 tolerance (issue 13 probe). An exact f64
+  // SpMV on the bench inputs now meets the reference.
+  CsrMatrix m = matrix(3, 4, {{0, 1}, {0, 3}, {1, 0}, {2, 2}});
+  for (double &v : m.values)
+    v += 1.0 / 3.0; // not a float
+  KernelSpec spec;
+  spec.kernel = KernelType::SpMV;
+  spec.free = 1;
+  spec.elementBits = 64;
+  BenchInputCache cache(SddmmForm::SparseOutput);
+  BenchInputs<double> &in = cache.get<double>(m, spec);
+  std::vector<double> y(static_cast<size_t>(m.rows), 0.0);
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (int64_t p = m.rowPtr[i]; p < m.rowPtr[i + 1]; ++p)
+      y[i] += in.vals[p] * in.dense0[m.colIdx[p]];
+  EXPECT_EQ(mismatch(in.reference, y, 1e-12), "");
+}
+
 TEST(MismatchTest, NamesTheFirstWrongValue) {
   ReferenceResult ref;
   ref.values = {1.0, 2.0, 3.0};
   ref.bounds = {1.0, 2.0, 3.0};
   EXPECT_EQ(mismatch(ref, {1.0, 2.0, 3.0}, 1e-6), "");
   EXPECT_EQ(mismatch(ref, {1.0, 2.5, 3.5}, 1e-6),
-            "result #1 is 2.500000, expected 2.000000");
+            "result #1 is 2.5, expected 2");
   EXPECT_EQ(mismatch(ref, {1.0, 2.0, 4.0}, 1e-6, "cuSPARSE result"),
-            "cuSPARSE result #2 is 4.000000, expected 3.000000");
+            "cuSPARSE result #2 is 4, expected 3");
+  // Digits enough to see an f64 difference (6 decimals printed two equal
+  // numbers).
+  EXPECT_EQ(mismatch(ref, {1.0, 2.0000000001, 3.0}, 1e-12),
+            "result #1 is 2.0000000001, expected 2");
 }
 
 TEST(BenchKeyTest, SeparatesEverythingACompiledModuleDependsOn) {
