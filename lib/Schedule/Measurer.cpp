@@ -106,9 +106,18 @@ void sptune::repeatAndSummarize(
                                          start)
         .count();
   };
-  int reps = opts.warmups + std::max(1, opts.minReps);
+  // The first batch is small: its median sizes the next ones, so that no
+  // batch runs past the time budget (half the timeout). A first batch of
+  // all of min_reps ran 10^7 repetitions for minutes past timeout_s (issue
+  // 13 probe).
+  constexpr int kFirstBatch = 100;
+  int reps = opts.warmups + std::clamp(opts.minReps, 1, kFirstBatch);
   while (true) {
+    double batchStart = elapsed();
     batch(reps, times);
+    // What a repetition costs on the wall clock (the timed kernel plus what
+    // the bench does around it): the budget is wall-clock time.
+    double perRep = (elapsed() - batchStart) / std::max(reps, 1);
     int skip = std::min<int>(opts.warmups, static_cast<int>(times.size()));
     samples.insert(samples.end(), times.begin() + skip, times.end());
     double total = 0;
@@ -118,11 +127,18 @@ void sptune::repeatAndSummarize(
     if ((have >= opts.minReps && total >= opts.minSeconds) ||
         have >= opts.maxReps || elapsed() > opts.timeoutSeconds / 2)
       break;
-    // Enough repetitions for the remaining time, at the median so far.
+    // Enough repetitions for the remaining time, at the median so far, and
+    // no more than fit in what is left of the budget (counted in double:
+    // seconds over a tiny median overflow an int).
     double med = std::max(median(samples), 1e-7);
-    int more = static_cast<int>(std::ceil((opts.minSeconds - total) / med));
-    more = std::max(more, opts.minReps - have);
-    reps = opts.warmups + std::min(std::max(more, 1), opts.maxReps - have);
+    double more = std::ceil((opts.minSeconds - total) / med);
+    more = std::max(more, static_cast<double>(opts.minReps - have));
+    double affordable =
+        (opts.timeoutSeconds / 2 - elapsed()) / std::max({perRep, med, 1e-9});
+    // Batches grow at most tenfold, each sized again from the last.
+    more = std::min({more, affordable, 10.0 * std::max(reps, 1),
+                     static_cast<double>(opts.maxReps - have)});
+    reps = opts.warmups + static_cast<int>(std::max(more, 1.0));
   }
   summarizeSamples(std::move(samples), m);
 }

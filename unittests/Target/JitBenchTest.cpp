@@ -13,6 +13,8 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <thread>
+#include <chrono>
 
 using namespace sptune;
 
@@ -144,6 +146,39 @@ TEST(SummarizeSamplesTest, NoTimeIsNoMeasurement) {
   Measurement none;
   summarizeSamples({}, none);
   EXPECT_EQ(none.status, MeasureStatus::Error);
+}
+
+TEST(RepeatTest, StaysWithinTheTimeBudgetWhateverMinReps) {
+  // min_reps 10^7 ran as one batch of 10^7 repetitions, minutes past
+  // timeout_s (issue 13 probe); batches are now sized from the last one's
+  // wall time and stop at about half the timeout.
+  MeasureOptions options;
+  options.warmups = 0;
+  options.minReps = 10000000;
+  options.maxReps = 100000000;
+  options.minSeconds = 0;
+  options.timeoutSeconds = 0.4;
+  int64_t calls = 0;
+  auto start = std::chrono::steady_clock::now();
+  Measurement m;
+  repeatAndSummarize(
+      options,
+      [&](int reps, std::vector<double> &times) {
+        times.clear();
+        for (int r = 0; r < reps; ++r) {
+          std::this_thread::sleep_for(std::chrono::microseconds(20));
+          times.push_back(20e-6);
+          ++calls;
+        }
+      },
+      m);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  EXPECT_EQ(m.status, MeasureStatus::Ok);
+  EXPECT_LT(seconds, 0.4);
+  EXPECT_GT(calls, 100);
+  EXPECT_LT(calls, 10000000);
 }
 
 namespace {
