@@ -5,6 +5,7 @@
 #include "sptune/Schedule/DefaultSchedule.h"
 #include "sptune/Target/Measurer.h"
 #include "sptune/Support/Json.h"
+#include "sptune/Support/Files.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -69,6 +70,10 @@ bool sptune::datasetMachines(const std::vector<std::string> &files,
                              std::map<std::string, size_t> &machines,
                              std::string &error) {
   for (const std::string &path : files) {
+    if (std::string why = whyNotAFile(path); !why.empty()) {
+      error = "cannot read dataset: " + why;
+      return false;
+    }
     auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
     if (!buffer) {
       error = "cannot read dataset '" + path +
@@ -97,6 +102,10 @@ bool sptune::filterDatasetByMachine(const std::string &input,
                                     const std::string &output,
                                     std::string_view machine, size_t &kept,
                                     size_t &dropped, std::string &error) {
+  if (std::string why = whyNotAFile(input); !why.empty()) {
+    error = "cannot read dataset: " + why;
+    return false;
+  }
   auto buffer = llvm::MemoryBuffer::getFile(input, /*IsText=*/true);
   if (!buffer) {
     error = "cannot read dataset '" + input +
@@ -146,6 +155,10 @@ std::string DatasetCounts::summary() const {
 }
 
 bool DatasetReader::addFile(const std::string &path, std::string &error) {
+  if (std::string why = whyNotAFile(path); !why.empty()) {
+    error = "cannot read dataset: " + why;
+    return false;
+  }
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {
     error =

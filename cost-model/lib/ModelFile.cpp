@@ -2,6 +2,7 @@
 
 #include "sptune/CostModel/ModelFile.h"
 #include "sptune/CostModel/FeatureSpec.h"
+#include "sptune/Support/Files.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -170,6 +171,10 @@ bool sptune::decodeModelFile(std::string_view bytes,
 
 bool sptune::readFileBytes(const std::string &path, std::string &bytes,
                            std::string &error) {
+  if (std::string why = whyNotAFile(path); !why.empty()) {
+    error = "cannot read the model: " + why;
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot open '" + path + "': " + std::strerror(errno);

@@ -4,6 +4,7 @@
 
 #include "sptune/Config.h"
 #include "sptune/Support/Json.h"
+#include "sptune/Support/Files.h"
 
 #include "MeasurementJson.h"
 
@@ -114,6 +115,11 @@ sptune::readDatasetKeys(const std::string &path, size_t *badLines,
                         bool skipTransient) {
   std::unordered_set<std::string> keys;
   size_t bad = 0;
+  if (!whyNotAFile(path).empty()) { // the writer says why
+    if (badLines)
+      *badLines = 0;
+    return keys;
+  }
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line)) {
@@ -223,6 +229,10 @@ llvm::Error sptune::mergeDatasets(const std::vector<std::string> &inputs,
 
 bool DatasetWriter::open(const std::string &path, bool syncEach,
                          std::string &error) {
+  if (std::string why = whyNotAFile(path); !why.empty()) {
+    error = "cannot write the dataset: " + why;
+    return false;
+  }
   // A line cut by a kill would glue onto the next record: start on a fresh
   // line when the file does not end with one.
   bool needNewline = false;

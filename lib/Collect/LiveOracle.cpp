@@ -7,6 +7,7 @@
 #include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Target/Target.h"
 #include "sptune/Support/Json.h"
+#include "sptune/Support/Files.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -102,6 +103,8 @@ readOutcomes(const std::string &path,
              const std::unordered_map<std::string, size_t> &wanted) {
   namespace f = dataset::field;
   std::unordered_map<std::string, KeyOutcome> out;
+  if (!whyNotAFile(path).empty())
+    return out;
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line)) {

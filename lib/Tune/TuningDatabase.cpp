@@ -2,6 +2,7 @@
 
 #include "sptune/Tune/TuningDatabase.h"
 #include "sptune/Support/Json.h"
+#include "sptune/Support/Files.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -206,10 +207,9 @@ llvm::Expected<TuningDatabase> TuningDatabase::open(const std::string &path) {
   db.path_ = path;
   if (!llvm::sys::fs::exists(path))
     return db;
-  if (llvm::sys::fs::is_directory(path))
+  if (std::string why = whyNotAFile(path); !why.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "tuning database '%s' is a directory",
-                                   path.c_str());
+                                   "tuning database %s", why.c_str());
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)

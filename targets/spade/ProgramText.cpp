@@ -1,6 +1,7 @@
 //===- ProgramText.cpp - Text form of SPADE tile programs -----------------===//
 
 #include "spade/ProgramText.h"
+#include "sptune/Support/Files.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -310,6 +311,11 @@ std::optional<SpadeProgram> sptune::parseSpadeProgram(std::string_view text,
 
 std::optional<SpadeProgram>
 sptune::readSpadeProgramFile(const std::string &path, std::string *error) {
+  if (std::string why = whyNotAFile(path); !why.empty()) {
+    if (error)
+      *error = "cannot read the program file: " + why;
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (error)
