@@ -22,6 +22,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/Regex.h"
+
 using namespace mlir;
 using namespace mlir::sptune;
 
@@ -80,11 +82,29 @@ void mlir::sptune::buildNvvmLoweringPipeline(OpPassManager &pm,
 
 void mlir::sptune::registerNvvmTargetPasses() {
   registerSptuneNvvmPasses();
-  PassPipelineRegistration<NvvmLoweringOptions>(
+  // As PassPipelineRegistration<NvvmLoweringOptions>, with the chip checked
+  // when the pipeline is built: upstream's NVVM target attribute segfaults
+  // on an empty chip before sptune-nvvm-to-binary could check it (issue 13
+  // probe: --sptune-lower-nvvm=chip=).
+  registerPassPipeline(
       "sptune-lower-nvvm",
       "Lower scheduled sparse kernels to the GPU: sparse GPU code generation "
       "with the schedules' thread counts, or cuSPARSE calls (libgen), host "
       "code in the LLVM dialect calling the mgpu* runtime, device code in a "
       "gpu.binary (PTX by default; cubin/fatbin with ptxas)",
-      buildNvvmLoweringPipeline);
+      [](OpPassManager &pm, StringRef optionsText,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        NvvmLoweringOptions options;
+        if (failed(options.parseFromString(optionsText)))
+          return failure();
+        if (!llvm::Regex("^sm_[0-9]{2,3}[af]?$").match(options.chip))
+          return errorHandler("sptune-lower-nvvm: unknown chip '" +
+                              options.chip +
+                              "' (expected sm_XY, e.g. sm_80, sm_90a)");
+        buildNvvmLoweringPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optionsHandler) {
+        optionsHandler(NvvmLoweringOptions());
+      });
 }

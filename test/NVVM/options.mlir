@@ -3,6 +3,8 @@
 //
 // RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-nvvm=format=ptx 2>&1 | FileCheck %s --check-prefix=FORMAT
 // RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-nvvm=chip=gfx90a 2>&1 | FileCheck %s --check-prefix=CHIP
+// An empty chip segfaulted upstream's NVVM target attribute (issue 13 probe).
+// RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-nvvm=chip= 2>&1 | FileCheck %s --check-prefix=NOCHIP
 // RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-nvvm=features=ptx80 2>&1 | FileCheck %s --check-prefix=FEATURES
 // RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-nvvm=threads=2048 2>&1 | FileCheck %s --check-prefix=THREADS
 // RUN: not sptune-opt %s --sptune-apply-schedule --sptune-lower-nvvm=blocks=0 2>&1 | FileCheck %s --check-prefix=BLOCKS
@@ -17,7 +19,8 @@
 // LIBGEN:     llvm.call @mgpuSpMM(
 //
 // FORMAT:   error: sptune-nvvm-to-binary: unknown format 'ptx' (expected isa, bin or fatbin)
-// CHIP:     error: sptune-nvvm-to-binary: unknown chip 'gfx90a' (expected sm_XY, e.g. sm_80, sm_90a)
+// CHIP:     error: sptune-lower-nvvm: unknown chip 'gfx90a' (expected sm_XY, e.g. sm_80, sm_90a)
+// NOCHIP:   error: sptune-lower-nvvm: unknown chip '' (expected sm_XY, e.g. sm_80, sm_90a)
 // FEATURES: error: sptune-nvvm-to-binary: unknown feature 'ptx80' (expected +ptxXY, e.g. +ptx80)
 // THREADS:  error: sptune-nvvm-sparsify: threads must be -1 (from the schedules) or in [1, 1024], not 2048
 // BLOCKS:   error: sptune-nvvm-launch-config: blocks must be -1 (cover the outer loop) or in [1, 2^31 - 1], not 0
