@@ -100,6 +100,7 @@ start_munge() {
     else
       munged --force
     fi
+    mkdir -p "$dir"; echo 1 > "$dir/munged.started"
     for _ in $(seq 1 20); do
       munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && return 0
       sleep 0.5
@@ -137,6 +138,11 @@ stop() {
     break
   done
   rm -rf "$dir/state" "$dir/spool"
+  # munged: only the one start() started (recorded below).
+  if [ -s "$dir/munged.started" ] && [ -s /run/munge/munged.pid ]; then
+    kill "$(cat /run/munge/munged.pid)" 2>/dev/null
+    rm -f "$dir/munged.started"
+  fi
   echo "slurm: stopped"
 }
 
