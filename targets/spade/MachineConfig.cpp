@@ -55,6 +55,8 @@ std::string checkCache(const char *name, int64_t bytes, int ways,
   return "";
 }
 
+constexpr int64_t kMaxSimulatedCacheBytes = int64_t(1) << 30;
+
 } // namespace
 
 int SpadeMachineConfig::dramLineCycles() const {
@@ -82,6 +84,12 @@ std::string SpadeMachineConfig::whyInvalid() const {
   if (std::string why = checkCache("LLC", llcBytes, llcWays, lineBytes);
       !why.empty())
     return why;
+  // The simulator keeps a tag per line of every cache: bound what that
+  // allocates (a 1 TiB LLC aborted on std::bad_alloc; issue 13 probe).
+  if (llcBytes > kMaxSimulatedCacheBytes ||
+      privateBytes > kMaxSimulatedCacheBytes / pes)
+    return "simulated caches must hold at most 1 GiB: the LLC, and the "
+           "private caches of all PEs together";
   if (llcBanks < 1 || llcBanks > 1024)
     return "LLC banks must be in [1, 1024]";
   if (dramChannels < 1 || dramChannels > 1024)

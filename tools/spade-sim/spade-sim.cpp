@@ -19,6 +19,7 @@
 #include "sptune/Matrix/MatrixSource.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -120,9 +121,11 @@ bool parseDouble(const std::string &s, double &v) {
 
 bool parseInt(const std::string &s, int64_t &v) {
   char *end = nullptr;
+  errno = 0;
   long long x = std::strtoll(s.c_str(), &end, 10);
   v = x;
-  return !s.empty() && *end == 0;
+  // A value past the range is no value (strtoll clamps it to LLONG_MAX).
+  return !s.empty() && *end == 0 && errno != ERANGE;
 }
 
 /// Parses the command line; returns an exit status >= 0 to stop with.
@@ -142,8 +145,11 @@ int parseArgs(int argc, char **argv, Options &o) {
       o.kernel = v;
       o.haveKernel = true;
     } else if (startsWith(a, "--free=", v)) {
-      if (!parseInt(v, o.free) || o.free < 1)
-        return usageError("--free needs a positive integer, got '" + v + "'");
+      // The program's own limit, checked before anything multiplies by it
+      // (--free=2^63 died of SIGFPE; issue 13 probe).
+      if (!parseInt(v, o.free) || o.free < 1 || o.free > (int64_t(1) << 20))
+        return usageError("--free needs an integer in [1, 1048576], got '" +
+                          v + "'");
       o.haveFree = true;
     } else if (startsWith(a, "--emit-program=", v)) {
       o.emitProgram = v;
