@@ -1,8 +1,9 @@
 //===- LiveOracle.h - Active learning measuring for real --------*- C++ -*-===//
 //
 // Part of sptune. The live oracle of the active-learning driver: candidates
-// are measured by the collector's worker processes (crash and timeout
-// isolated) and appended to a JSONL dataset (docs/dataset.md) as
+// are measured through the run's MeasurementBackend (the collector's local
+// worker processes, crash and timeout isolated, or Slurm job arrays:
+// CollectionRunOptions::backend) and appended to a JSONL dataset (docs/dataset.md) as
 // `sptune-collect` would; a candidate whose record is already in the dataset
 // is read back instead of measured again, which is how a killed
 // `sptune-learn` resumes without measuring anything twice.
