@@ -256,7 +256,10 @@ bool DatasetReader::addLine(std::string_view text) {
       parseKernelType(std::string_view(kernelName->data(), kernelName->size()));
   auto target =
       parseTargetKind(std::string_view(targetName->data(), targetName->size()));
-  if (!id || id->empty() || !kernel || !target || *free < 0) {
+  // A free size no measurement can have (over the worker protocol's 65536):
+  // a record with 2^62 trained as if valid (issue 13 probe).
+  if (!id || id->empty() || !kernel || !target || *free < 0 ||
+      *free > (1 << 16)) {
     ++counts_.unparsable;
     return false;
   }

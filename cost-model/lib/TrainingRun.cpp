@@ -126,8 +126,15 @@ llvm::Expected<TargetKind> checkOptions(const TrainingRunOptions &options,
   if (!target)
     return failure("unknown target '" + options.target +
                    "' (expected cpu, nvvm or spade)");
-  if (options.epochs < 1)
-    return failure("--epochs must be at least 1");
+  // Bounds on what sets work and threads (issue 13 probe: 10^9 epochs and
+  // 10^6 LibTorch threads ran on past any timeout, -3 threads was taken).
+  if (options.epochs < 1 || options.epochs > 100000)
+    return failure("--epochs must be in [1, 100000]");
+  if (options.torchThreads < 0 || options.torchThreads > 1024)
+    return failure("--torch-threads must be in [0, 1024] (0: one per core)");
+  if (options.batchGroups > 100000 || options.schedulesPerGroup > 100000)
+    return failure("--batch-groups and --schedules-per-group must be at most "
+                   "100000");
   if (!(options.holdout >= 0 && options.holdout < 1))
     return failure("--holdout must be in [0, 1)");
   if (options.batchGroups < 1 || options.schedulesPerGroup < 2 ||

@@ -54,6 +54,9 @@ TEST(DatasetTest, ReadsGroupsAndCountsSkippedLines) {
   EXPECT_FALSE(reader.addLine("not json at all"));
   // Nested 100,000 deep: overflowed LLVM's recursive parser.
   EXPECT_FALSE(reader.addLine(std::string(100000, '[')));
+  // A free size no measurement can have.
+  EXPECT_FALSE(reader.addLine(
+      record("A", "sample", csrText(), 1e-3, "ok", int64_t(1) << 62)));
   EXPECT_FALSE(
       reader.addLine(record("A", "sample", "cpu spmm, levels = [q]", 1e-3)));
   EXPECT_FALSE(reader.addLine(record("A", "sample", csrText(), -1.0)));
@@ -65,11 +68,11 @@ TEST(DatasetTest, ReadsGroupsAndCountsSkippedLines) {
   EXPECT_TRUE(reader.addLine(record("B", "baseline:mkl", "", 3e-4, "ok", 16)));
 
   const DatasetCounts &c = reader.counts();
-  EXPECT_EQ(c.lines, 13u);
+  EXPECT_EQ(c.lines, 14u);
   EXPECT_EQ(c.samples, 4u);
   EXPECT_EQ(c.baselines, 2u);
   EXPECT_EQ(c.notOk, 1u);
-  EXPECT_EQ(c.unparsable, 4u);
+  EXPECT_EQ(c.unparsable, 5u);
   EXPECT_EQ(c.badSchedule, 1u);
   EXPECT_EQ(c.unsupportedSchema, 1u);
 

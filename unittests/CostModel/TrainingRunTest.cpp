@@ -239,7 +239,22 @@ TEST_F(TrainingRunTest, ClearErrors) {
   TrainingRunOptions epochs = options();
   epochs.epochs = 0;
   EXPECT_EQ(errorText(runTraining(epochs).takeError()),
-            "--epochs must be at least 1");
+            "--epochs must be in [1, 100000]");
+  // Issue 13 probe: 10^9 epochs and 10^6 threads ran past any timeout, -3
+  // threads was taken.
+  epochs.epochs = 1000000000;
+  EXPECT_EQ(errorText(runTraining(epochs).takeError()),
+            "--epochs must be in [1, 100000]");
+  for (int threads : {-3, 1000000}) {
+    TrainingRunOptions badThreads = options();
+    badThreads.torchThreads = threads;
+    EXPECT_EQ(errorText(runTraining(badThreads).takeError()),
+              "--torch-threads must be in [0, 1024] (0: one per core)");
+  }
+  TrainingRunOptions bigGroups = options();
+  bigGroups.schedulesPerGroup = 1000000000;
+  EXPECT_EQ(errorText(runTraining(bigGroups).takeError()),
+            "--batch-groups and --schedules-per-group must be at most 100000");
 
   TrainingRunOptions noModel = options();
   noModel.evaluateModel = path("missing.pt");
