@@ -100,6 +100,14 @@ sptune::costModelIdentity(CostModelMode mode, const std::string &path,
   bool ok = path.empty() && mode == CostModelMode::Release
                 ? releaseModelBytes(bytes, what, why)
                 : readFileBytes(path, bytes, why);
+  // The identity of a file that is no model would match no record: a
+  // mistyped `sptune-db prune --keep-model` emptied the database (issue 13
+  // probe).
+  if (ok && !hasModelFileMagic(bytes)) {
+    ok = false;
+    why = "'" + (path.empty() ? what : path) +
+          "' is not a sptune cost model file (bad magic)";
+  }
   if (!ok) {
     if (error)
       *error = why;

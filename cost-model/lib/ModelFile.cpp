@@ -93,6 +93,11 @@ std::string sptune::encodeModelFile(std::string_view kind,
   return out;
 }
 
+bool sptune::hasModelFileMagic(std::string_view bytes) {
+  return bytes.size() >= sizeof(kMagic) &&
+         std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) == 0;
+}
+
 bool sptune::decodeModelFile(std::string_view bytes,
                              std::string_view expectedKind,
                              const std::string &what,

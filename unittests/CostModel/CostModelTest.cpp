@@ -12,6 +12,8 @@
 
 #include "gtest/gtest.h"
 
+#include <fstream>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -154,6 +156,18 @@ TEST(CostModelTest, ReleaseModeUsesTheEmbeddedModel) {
             "heuristic");
   EXPECT_FALSE(costModelIdentity(CostModelMode::Development,
                                  "/nonexistent/model.pt", &error));
+  // A file that is no model has no identity (its hash matched no record:
+  // `sptune-db prune --keep-model` with a mistyped path emptied the
+  // database; issue 13 probe).
+  std::string notAModel = ::testing::TempDir() + "/not-a-model.jsonl";
+  {
+    std::ofstream out(notAModel);
+    out << "{\"v\":1}\n";
+  }
+  EXPECT_FALSE(
+      costModelIdentity(CostModelMode::Development, notAModel, &error));
+  EXPECT_NE(error.find("is not a sptune cost model file"), std::string::npos)
+      << error;
 }
 
 TEST(CostModelTest, DevelopmentModeRanksAndLogs) {

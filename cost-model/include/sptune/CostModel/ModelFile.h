@@ -36,6 +36,10 @@ using ModelFileSections = std::map<std::string, std::string>;
 std::string encodeModelFile(std::string_view kind,
                             const ModelFileSections &sections);
 
+/// Whether `bytes` start as every sptune model and checkpoint file does
+/// (whatever its version and feature spec).
+bool hasModelFileMagic(std::string_view bytes);
+
 /// Decodes `bytes`; on failure returns false with a message naming `what`
 /// (usually the path).
 bool decodeModelFile(std::string_view bytes, std::string_view expectedKind,
