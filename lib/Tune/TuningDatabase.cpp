@@ -12,6 +12,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
@@ -179,8 +180,23 @@ sptune::tuningRecordFromJson(const json::Value &v) {
   r.stamp.size = static_cast<uint64_t>(integer("source_size").value_or(0));
   r.stamp.mtimeNs = integer("source_mtime_ns").value_or(0);
   r.chosen = *chosen;
+  // Optional fields that are present must have their type: a wrong one
+  // silently became the default (a measured decision became an unmeasured
+  // one; issue 13 probe).
+  for (const char *key : {"seconds", "tune_seconds"})
+    if (const json::Value *v = o->get(key); v && !v->getAsNumber())
+      return fail(std::string("'") + key + "' must be a number");
+  for (const char *key : {"source", "created", "sptune_version"})
+    if (const json::Value *v = o->get(key); v && !v->getAsString())
+      return fail(std::string("'") + key + "' must be a string");
+  for (const char *key : {"seed", "source_size", "source_mtime_ns"})
+    if (const json::Value *v = o->get(key); v && !v->getAsInteger())
+      return fail(std::string("'") + key + "' must be an integer");
+  if (const json::Value *v = o->get("measured"); v && !v->getAsArray())
+    return fail("'measured' must be an array");
   r.chosenSeconds = o->getNumber("seconds");
-  if (r.chosenSeconds && !(*r.chosenSeconds > 0))
+  if (r.chosenSeconds &&
+      !(*r.chosenSeconds > 0 && std::isfinite(*r.chosenSeconds)))
     return fail("seconds must be positive");
   if (const json::Array *measured = o->getArray("measured"))
     for (const json::Value &m : *measured) {
@@ -191,6 +207,8 @@ sptune::tuningRecordFromJson(const json::Value &v) {
           mo ? mo->getNumber("seconds") : std::nullopt;
       if (!text || !seconds)
         return fail("a measured entry lacks schedule or seconds");
+      if (!(*seconds > 0 && std::isfinite(*seconds)))
+        return fail("a measured entry's seconds must be positive");
       std::optional<Schedule> s = parseSchedule(*text, &why);
       if (!s)
         return fail("measured schedule '" + text->str() + "': " + why);

@@ -159,6 +159,20 @@ TEST(TuningDatabaseTest, MalformedLinesAreSkippedAndCutLinesCompleted) {
   llvm::json::Object o = record("f", 10, 0, std::nullopt, "2026").toJson();
   o["kernel"] = "sddmm";
   EXPECT_FALSE(static_cast<bool>(tuningRecordFromJson(std::move(o))));
+  // Optional fields of the wrong type, or measured times that are no time,
+  // are malformed too (they silently became defaults; issue 13 probe).
+  for (auto [key, value] :
+       std::vector<std::pair<const char *, llvm::json::Value>>{
+           {"seconds", "fast"},
+           {"measured", 5},
+           {"created", 5},
+           {"measured",
+            llvm::json::Array{llvm::json::Object{{"schedule", "cpu spmm"},
+                                                 {"seconds", -1.0}}}}}) {
+    llvm::json::Object bad = record("f", 10, 0, 1e-3, "2026").toJson();
+    bad[key] = std::move(value);
+    EXPECT_FALSE(static_cast<bool>(tuningRecordFromJson(std::move(bad)))) << key;
+  }
   // A directory is not a database.
   EXPECT_FALSE(static_cast<bool>(TuningDatabase::open(testing::TempDir())));
 }
