@@ -74,8 +74,10 @@ def check_inputs(args):
             raise SptuneError(f"{what} '{value}': no such directory '{folder}'")
     if args.free < 1:
         raise SptuneError(f"--free must be positive, got {args.free}")
-    if args.min_seconds <= 0:
-        raise SptuneError(f"--min-seconds must be positive, got {args.min_seconds}")
+    if not 0 < args.min_seconds <= 3600:  # nan and inf fail too
+        raise SptuneError(f"--min-seconds must be in (0, 3600], got {args.min_seconds}")
+    if args.top_k < 0 or args.measure_top_k < 0:
+        raise SptuneError("--top-k and --measure-top-k must not be negative")
     if args.database:
         if "database" not in autotune.pass_options():
             raise SptuneError(
@@ -198,4 +200,10 @@ def main(args):
         r = results[0][1]
         raise SptuneError(f"the tuned schedule failed to measure ({r.get('status')}: "
                           f"{r.get('reason')})")
+    # A baseline that does not exist is a mistake in the command, not a
+    # measurement that failed (it printed n/a and exited 0).
+    for name, r in results[1:]:
+        reason = (r.get("reason") or "").replace("sptune-measure: ", "", 1)
+        if reason.startswith("unknown baseline"):
+            raise SptuneError(f"--baselines: {reason}")
     return 0

@@ -15,6 +15,7 @@ import argparse
 import os
 
 from sptune import report_formats, report_html
+from sptune.errors import SptuneError
 
 # Section title and builder (a function of sptune.report_sections, which
 # imports numpy and matplotlib: only when a report is built).
@@ -58,14 +59,22 @@ def build(paths, title="sptune report"):
     for path, fmt, data in loaded:
         name, builder = BUILDERS[fmt]
         builder = getattr(report_sections, builder)
-        if fmt == "tune":
-            if path != tunes[0][0]:
-                continue  # every tune result goes in the first one's section
-            sec = report_html.Section(name, [p for p, _ in tunes], WRITERS[fmt])
-            builder(sec, [d for _, d in tunes])
-        else:
-            sec = report_html.Section(f"{name}: {os.path.basename(path)}", [path], WRITERS[fmt])
-            builder(sec, data)
+        # A file of a known shape can still hold fields of the wrong type:
+        # say which file, not a traceback from deep in a plot.
+        try:
+            if fmt == "tune":
+                if path != tunes[0][0]:
+                    continue  # every tune result goes in the first one's section
+                sec = report_html.Section(name, [p for p, _ in tunes], WRITERS[fmt])
+                builder(sec, [d for _, d in tunes])
+            else:
+                sec = report_html.Section(f"{name}: {os.path.basename(path)}", [path],
+                                          WRITERS[fmt])
+                builder(sec, data)
+        except (TypeError, KeyError, ValueError, AttributeError, IndexError) as e:
+            where = path if fmt != "tune" else ", ".join(p for p, _ in tunes)
+            raise SptuneError(f"{where}: malformed {fmt} results "
+                              f"({type(e).__name__}: {e})") from None
         sections.append(sec)
     inputs = [(p, f, WRITERS[f]) for p, f, _ in loaded]
     return report_html.page(title, sections, inputs)

@@ -254,6 +254,20 @@ class Tune(unittest.TestCase):
         self.error(["tune", MATRIX, "--kernel", "spmm", "--free", "0"], 1,
                    "--free must be positive")
 
+    def test_bad_min_seconds(self):
+        # inf ended in an OverflowError traceback, nan was taken (issue 13
+        # probe).
+        for value in ("0", "inf", "nan", "-1"):
+            with self.subTest(value):
+                self.error(["tune", MATRIX, "--kernel", "spmv", "--min-seconds", value], 1,
+                           "--min-seconds must be in (0, 3600]")
+
+    def test_unknown_baseline(self):
+        # A baseline that does not exist printed n/a and exited 0.
+        self.error(["tune", MATRIX, "--kernel", "spmv", "--mode", "heuristic", "--baselines",
+                    "bogus", "--min-seconds", "0.005"], 1,
+                   "--baselines: unknown baseline 'bogus' for target 'cpu'")
+
     def test_missing_model(self):
         self.error(["tune", MATRIX, "--kernel", "spmm", "--mode", "development", "--model",
                     self.path("none.pt"), "--no-measure"], 1,

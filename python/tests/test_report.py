@@ -348,6 +348,15 @@ class SyntheticResults(Page):
                 with self.assertRaises(report_formats.SptuneError) as e:
                     report_formats.load(path)
                 self.assertIn(f"{path}: {message}", str(e.exception))
+        # A known shape with fields of the wrong type: the file named, no
+        # traceback (a TypeError from the plot code; issue 13 probe).
+        wrong = self.write("wrong.json", {"format": "sptune-tune", "version": 1,
+                                          "matrix": 5, "kernel": None, "target": [],
+                                          "measurements": "none"})
+        p = sptune("report", wrong, "-o", os.path.join(self.tmp.name, "w.html"))
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(f"{wrong}: malformed tune results", p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
         p = sptune("report", os.path.join(self.tmp.name, "none.json"), "-o",
                    os.path.join(self.tmp.name, "r.html"))
         self.assertEqual(p.returncode, 1)
