@@ -106,6 +106,15 @@ GroupEvaluation sptune::evaluateGroup(std::string key,
     g.top5 = topKSpeedup(scores, times, *defaultTime, 5);
     g.oracle = *defaultTime / *std::min_element(times.begin(), times.end());
   }
+  if (!times.empty()) {
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    size_t n = sorted.size();
+    double median = n % 2 ? sorted[n / 2]
+                          : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    g.top1OverMedian = topKSpeedup(scores, times, median, 1);
+    g.oracleOverMedian = median / sorted.front();
+  }
   return g;
 }
 
@@ -121,7 +130,7 @@ static std::optional<double> geomean(const std::vector<double> &v) {
 EvaluationReport sptune::summarize(std::vector<GroupEvaluation> groups) {
   EvaluationReport r;
   r.groups = groups.size();
-  std::vector<double> apes, top1, top5, oracle;
+  std::vector<double> apes, top1, top5, oracle, overMedian, oracleOverMedian;
   double pairSum = 0;
   size_t pairGroups = 0;
   for (const GroupEvaluation &g : groups) {
@@ -136,6 +145,10 @@ EvaluationReport sptune::summarize(std::vector<GroupEvaluation> groups) {
       top1.push_back(*g.top1);
       top5.push_back(*g.top5);
       oracle.push_back(*g.oracle);
+    }
+    if (g.top1OverMedian && *g.top1OverMedian > 0 && *g.oracleOverMedian > 0) {
+      overMedian.push_back(*g.top1OverMedian);
+      oracleOverMedian.push_back(*g.oracleOverMedian);
     }
   }
   if (r.groups)
@@ -152,6 +165,8 @@ EvaluationReport sptune::summarize(std::vector<GroupEvaluation> groups) {
   r.top1 = geomean(top1);
   r.top5 = geomean(top5);
   r.oracle = geomean(oracle);
+  r.top1OverMedian = geomean(overMedian);
+  r.oracleOverMedian = geomean(oracleOverMedian);
   r.perGroup = std::move(groups);
   return r;
 }
@@ -175,7 +190,9 @@ std::string EvaluationReport::toJson() const {
                            {"mape", opt(mape)},
                            {"top1_speedup", opt(g.top1)},
                            {"top5_speedup", opt(g.top5)},
-                           {"oracle_speedup", opt(g.oracle)}});
+                           {"oracle_speedup", opt(g.oracle)},
+                           {"top1_over_median", opt(g.top1OverMedian)},
+                           {"oracle_over_median", opt(g.oracleOverMedian)}});
   }
   llvm::json::Object o{
       {"groups", static_cast<int64_t>(groups)},
@@ -188,6 +205,8 @@ std::string EvaluationReport::toJson() const {
       {"top1_speedup", opt(top1)},
       {"top5_speedup", opt(top5)},
       {"oracle_speedup", opt(oracle)},
+      {"top1_over_median", opt(top1OverMedian)},
+      {"oracle_over_median", opt(oracleOverMedian)},
       {"per_group", std::move(per)}};
   std::string out;
   llvm::raw_string_ostream os(out);
@@ -196,7 +215,7 @@ std::string EvaluationReport::toJson() const {
 }
 
 std::string EvaluationReport::summary() const {
-  char buf[512];
+  char buf[768];
   auto fmt = [](std::optional<double> v, const char *spec) {
     char b[32];
     if (!v)
@@ -208,7 +227,8 @@ std::string EvaluationReport::summary() const {
       buf, sizeof(buf),
       "%zu groups, %zu samples: Kendall tau %.3f, pair accuracy %s, MAPE %s "
       "(median %s)\nspeedup over the default schedule (geomean of %zu groups): top-1 "
-      "%s, top-5 %s, oracle %s",
+      "%s, top-5 %s, oracle %s\nspeedup over the group's median schedule "
+      "(geomean of %zu groups): top-1 %s, oracle %s",
       groups, samples, tau, fmt(pairAccuracy, "%.3f").c_str(),
       fmt(mape ? std::optional<double>(*mape * 100) : std::nullopt, "%.1f%%")
           .c_str(),
@@ -216,6 +236,7 @@ std::string EvaluationReport::summary() const {
           "%.1f%%")
           .c_str(),
       groupsWithDefault, fmt(top1, "%.3fx").c_str(), fmt(top5, "%.3fx").c_str(),
-      fmt(oracle, "%.3fx").c_str());
+      fmt(oracle, "%.3fx").c_str(), groups, fmt(top1OverMedian, "%.3fx").c_str(),
+      fmt(oracleOverMedian, "%.3fx").c_str());
   return buf;
 }

@@ -170,3 +170,37 @@ TEST(DatasetTest, SplitsByMatrixNeverBySample) {
   EXPECT_EQ(splitByMatrix(groups, 0.99, 1).trainMatrices.size(), 1u);
   EXPECT_EQ(splitByMatrix(groups, 0.001, 1).testMatrices.size(), 1u);
 }
+
+TEST(DatasetTest, SpadeIsComparedWithItsDefaultSchedule) {
+  auto spade = [](const std::string &role, const Schedule &s, double t) {
+    std::string r = record("A", role, s.str(), t);
+    r.replace(r.find("\"target\": \"cpu\""), 15, "\"target\": \"spade\"");
+    return r;
+  };
+  Schedule def = defaultSchedule(TargetKind::SPADE, KernelType::SpMM, nullptr, 64);
+  Schedule other = def;
+  other.splitRow = 32;
+  other = canonicalize(other);
+  {
+    // The heuristic baseline's time when the default is not among the
+    // samples.
+    DatasetReader reader;
+    ASSERT_TRUE(reader.addLine(spade("baseline:heuristic", other, 2e-3)));
+    ASSERT_TRUE(reader.addLine(spade("sample", other, 2e-3)));
+    std::vector<SampleGroup> g = reader.groups();
+    ASSERT_EQ(g.size(), 1u);
+    ASSERT_TRUE(g[0].defaultTime());
+    EXPECT_DOUBLE_EQ(*g[0].defaultTime(), 2e-3);
+  }
+  {
+    // The SPADE default schedule's own time otherwise, whatever the
+    // heuristic's schedule is.
+    DatasetReader reader;
+    ASSERT_TRUE(reader.addLine(spade("baseline:heuristic", other, 2e-3)));
+    ASSERT_TRUE(reader.addLine(spade("sample", def, 5e-3)));
+    std::vector<SampleGroup> g = reader.groups();
+    ASSERT_EQ(g.size(), 1u);
+    ASSERT_TRUE(g[0].defaultTime());
+    EXPECT_DOUBLE_EQ(*g[0].defaultTime(), 5e-3);
+  }
+}

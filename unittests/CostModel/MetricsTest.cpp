@@ -87,3 +87,23 @@ TEST(MetricsTest, GroupAndSummary) {
   EXPECT_NE(r.toJson().find("\"kendall_tau\""), std::string::npos);
   EXPECT_NE(r.summary().find("top-1"), std::string::npos);
 }
+
+TEST(MetricsTest, SpeedupOverTheMedianSchedule) {
+  // Median of {1, 2, 4} is 2: the model picking 1 is 2x over the median,
+  // picking 4 is 0.5x; an even count takes the mean of the middle two.
+  GroupEvaluation a = evaluateGroup("a", {3, 2, 1}, {1.0, 2.0, 4.0},
+                                    std::nullopt, std::nullopt);
+  EXPECT_DOUBLE_EQ(*a.top1OverMedian, 2.0);
+  EXPECT_DOUBLE_EQ(*a.oracleOverMedian, 2.0);
+  EXPECT_FALSE(a.top1); // no default measured: still over the median
+  GroupEvaluation b =
+      evaluateGroup("b", {0, 1, 0, 0}, {1.0, 8.0, 2.0, 4.0}, 2.0, std::nullopt);
+  EXPECT_DOUBLE_EQ(*b.top1OverMedian, 3.0 / 8.0);
+  EXPECT_DOUBLE_EQ(*b.oracleOverMedian, 3.0);
+  EvaluationReport r = summarize({a, b});
+  EXPECT_NEAR(*r.top1OverMedian, std::sqrt(2.0 * 3.0 / 8.0), 1e-12);
+  EXPECT_NEAR(*r.oracleOverMedian, std::sqrt(2.0 * 3.0), 1e-12);
+  EXPECT_NE(r.toJson().find("\"top1_over_median\""), std::string::npos);
+  EXPECT_NE(r.toJson().find("\"oracle_over_median\""), std::string::npos);
+  EXPECT_NE(r.summary().find("median schedule"), std::string::npos);
+}

@@ -55,6 +55,10 @@ struct GroupEvaluation {
   std::vector<double> ape;
   /// Speedups over the MLIR default (groups where it was measured).
   std::optional<double> top1, top5, oracle;
+  /// The group's median runtime (over all its measured schedules) divided
+  /// by the runtime of the model's top-1 pick, and by the best runtime:
+  /// the model's value where the default is strong.
+  std::optional<double> top1OverMedian, oracleOverMedian;
 };
 
 /// Evaluates scores against measured times. `defaultTime` enables the
@@ -76,6 +80,9 @@ struct EvaluationReport {
   std::optional<double> mape, medianApe;
   /// Geometric means over groups with a measured MLIR default.
   std::optional<double> top1, top5, oracle;
+  /// Geometric means over all groups: median runtime / top-1 pick's, and
+  /// median / best.
+  std::optional<double> top1OverMedian, oracleOverMedian;
   std::vector<GroupEvaluation> perGroup;
 
   /// A JSON object with the aggregate and per-group metrics.
