@@ -80,7 +80,7 @@ torch::Tensor KnobAutoencoderImpl::decode(const torch::Tensor &code) {
   return d2(torch::relu(d1(code)));
 }
 
-CostNetImpl::CostNetImpl(const ModelConfig &c) {
+CostNetImpl::CostNetImpl(const ModelConfig &c) : config(c) {
   int e = c.embedding;
   matrix =
       register_module("matrix", MatrixEncoder(MatrixFeatures::kVectorSize, e));
@@ -88,6 +88,13 @@ CostNetImpl::CostNetImpl(const ModelConfig &c) {
     autoencoders[static_cast<size_t>(t)] = register_module(
         std::string("autoencoder_") + toString(t),
         KnobAutoencoder(knobFeatureSize(t), c.autoencoderHidden, c.latent));
+  // Registered only when ablated, so that other models' files are
+  // unchanged.
+  if (c.noAutoencoder)
+    for (TargetKind t : kAllTargets)
+      directs[static_cast<size_t>(t)] =
+          register_module(std::string("direct_") + toString(t),
+                          Dense(knobFeatureSize(t), c.latent));
   s1 = register_module("s1", Dense(commonFeatureSize() + c.latent, c.hidden));
   s2 = register_module("s2", Dense(c.hidden, e));
   p1 = register_module("p1", Dense(3 * e, c.hidden));
@@ -104,12 +111,16 @@ torch::Tensor CostNetImpl::embedMatrices(const torch::Tensor &img32,
                                          const torch::Tensor &img128,
                                          const torch::Tensor &vec) {
   torch::Tensor normalized = ((vec - vecMean) / vecStd).clamp(-10, 10);
+  if (config.singleScale)
+    return matrix(torch::zeros_like(img32), torch::zeros_like(img64), img128,
+                  normalized);
   return matrix(img32, img64, img128, normalized);
 }
 
 torch::Tensor CostNetImpl::embedSchedules(const torch::Tensor &common,
                                           const torch::Tensor &latent) {
-  return torch::relu(s2(torch::relu(s1(torch::cat({common, latent}, 1)))));
+  torch::Tensor c = config.noConfigMapper ? torch::zeros_like(common) : common;
+  return torch::relu(s2(torch::relu(s1(torch::cat({c, latent}, 1)))));
 }
 
 torch::Tensor CostNetImpl::predict(const torch::Tensor &m,
@@ -189,7 +200,9 @@ torch::Tensor torchimpl::latentCodes(CostNet &net, const ScheduleBatch &batch,
     auto ti = static_cast<size_t>(t);
     if (!batch.knobs[ti].defined())
       continue;
-    torch::Tensor z = net->autoencoder(t)->encode(batch.knobs[ti]);
+    torch::Tensor z = net->config.noAutoencoder
+                          ? net->direct(t)(batch.knobs[ti])
+                          : net->autoencoder(t)->encode(batch.knobs[ti]);
     if (batch.knobs[ti].size(0) == batch.size)
       return z; // one target: rows are in order
     if (!codes.defined())
@@ -229,6 +242,43 @@ std::unique_ptr<Model> Model::create(const ModelConfig &config, uint64_t seed,
     return nullptr;
   }
   return std::move(*model);
+}
+
+std::string sptune::ablationList(const ModelConfig &c) {
+  std::string out;
+  const bool on[] = {c.noConfigMapper, c.noAutoencoder, c.singleScale};
+  for (size_t n = 0; n < std::size(kAblationNames); ++n)
+    if (on[n])
+      out += (out.empty() ? "" : ",") + std::string(kAblationNames[n]);
+  return out;
+}
+
+bool sptune::parseAblationList(const std::string &list, ModelConfig &c,
+                               std::string &error) {
+  ModelConfig parsed = c;
+  parsed.noConfigMapper = parsed.noAutoencoder = parsed.singleScale = false;
+  bool *flags[] = {&parsed.noConfigMapper, &parsed.noAutoencoder,
+                   &parsed.singleScale};
+  for (llvm::StringRef rest = list; !rest.empty();) {
+    auto [item, tail] = rest.split(',');
+    rest = tail;
+    item = item.trim();
+    if (item.empty())
+      continue;
+    bool found = false;
+    for (size_t n = 0; n < std::size(kAblationNames); ++n)
+      if (item == kAblationNames[n]) {
+        *flags[n] = true;
+        found = true;
+      }
+    if (!found) {
+      error = "unknown ablation '" + item.str() +
+              "' (valid: no-config-mapper, no-autoencoder, single-scale)";
+      return false;
+    }
+  }
+  c = parsed;
+  return true;
 }
 
 bool sptune::setModelThreads(int n, std::string *error) {
@@ -303,7 +353,10 @@ std::vector<float> Model::scheduleCode(const Schedule &schedule, int64_t free,
         ScheduleBatch sb = makeScheduleBatch({&schedule}, {free});
         torch::Tensor z =
             latentCodes(impl_->net, sb, impl_->info.config.latent);
-        torch::Tensor code = torch::cat({sb.common, z}, 1).contiguous();
+        torch::Tensor common = impl_->info.config.noConfigMapper
+                                   ? torch::zeros_like(sb.common)
+                                   : sb.common;
+        torch::Tensor code = torch::cat({common, z}, 1).contiguous();
         const float *p = code.data_ptr<float>();
         return std::vector<float>(p, p + code.numel());
       });
@@ -428,6 +481,17 @@ static std::string configJson(const ModelInfo &info) {
                        {"calibrated", info.calibrated},
                        {"provenance", info.provenance},
                        {"feature_spec", featureSpecString()}};
+  // Only ablated models carry the key: other files stay byte-identical.
+  if (info.config.hasAblations()) {
+    llvm::json::Array ablations;
+    std::string list = ablationList(info.config);
+    for (llvm::StringRef rest = list; !rest.empty();) {
+      auto [item, tail] = rest.split(',');
+      ablations.push_back(item.str());
+      rest = tail;
+    }
+    o["ablations"] = std::move(ablations);
+  }
   std::string out;
   llvm::raw_string_ostream os(out);
   os << llvm::json::Value(std::move(o));
@@ -478,6 +542,27 @@ static bool parseConfig(const std::string &text, ModelInfo &info,
       }
       info.trainedTargets.push_back(*kind);
     }
+  if (const llvm::json::Value *a = o->get("ablations")) {
+    const llvm::json::Array *list = a->getAsArray();
+    if (!list) {
+      error = "bad configuration: 'ablations' is not a list";
+      return false;
+    }
+    std::string names;
+    for (const llvm::json::Value &item : *list) {
+      auto name = item.getAsString();
+      if (!name) {
+        error = "bad configuration: 'ablations' holds a non-string";
+        return false;
+      }
+      names += (names.empty() ? "" : ",") + name->str();
+    }
+    std::string why;
+    if (!parseAblationList(names, info.config, why)) {
+      error = "bad configuration: " + why;
+      return false;
+    }
+  }
   info.calibrated = o->getBoolean("calibrated").value_or(false);
   if (auto p = o->getString("provenance"))
     info.provenance = p->str();

@@ -76,8 +76,14 @@ struct CostNetImpl : torch::nn::Module {
     return autoencoders[static_cast<size_t>(t)];
   }
 
+  /// The no-autoencoder ablation's layer of a target (null otherwise).
+  Dense &direct(TargetKind t) { return directs[static_cast<size_t>(t)]; }
+
+  ModelConfig config;
   MatrixEncoder matrix{nullptr};
   std::array<KnobAutoencoder, 3> autoencoders = {nullptr, nullptr, nullptr};
+  /// no-autoencoder: knobs -> latent, one linear layer per target.
+  std::array<Dense, 3> directs = {nullptr, nullptr, nullptr};
   Dense s1{nullptr}, s2{nullptr};
   Dense p1{nullptr}, p2{nullptr}, p3{nullptr};
   /// Standardization of the matrix vector features (fit on training data).
@@ -103,7 +109,8 @@ struct ScheduleBatch {
 ScheduleBatch makeScheduleBatch(const std::vector<const Schedule *> &s,
                                 const std::vector<int64_t> &free);
 
-/// Latent codes [N, L] of a batch (each row through its target's encoder).
+/// Latent codes [N, L] of a batch (each row through its target's encoder,
+/// or its direct layer under the no-autoencoder ablation).
 torch::Tensor latentCodes(CostNet &net, const ScheduleBatch &batch, int latent);
 
 } // namespace torchimpl

@@ -142,9 +142,15 @@ static uint64_t fingerprint(const std::vector<PreparedGroup> &groups,
      << "," << o.margin << "," << o.regressionWeight << ","
      << o.reconstructionWeight << "," << o.pairTolerance << "," << o.seed << ","
      << o.finetune << ";" << o.finetuneScheduleEncoder << ";";
+  // Appended only when not the default, so that existing checkpoints of
+  // default runs keep their fingerprint.
+  if (o.finetuneFreeze != FinetuneFreeze::Encoders)
+    os << "freeze=" << toString(o.finetuneFreeze) << ";";
   const ModelConfig &c = model.info().config;
   os << c.embedding << "," << c.latent << "," << c.hidden << ","
      << c.autoencoderHidden << ";";
+  if (c.hasAblations())
+    os << "ablate=" << ablationList(c) << ";";
   // A fine-tuning run starts from a given model; a fresh one from the seed.
   if (o.finetune)
     os << hex(model.weightHash()) << ";";
@@ -353,7 +359,7 @@ static StepLosses stepLosses(Model &model, const TrainOptions &o,
     out.total = out.total + o.regressionWeight * reg;
     out.regression = reg.item<double>();
   }
-  if (o.reconstructionWeight > 0) {
+  if (o.reconstructionWeight > 0 && !model.info().config.noAutoencoder) {
     torch::Tensor rec = torch::zeros({});
     for (TargetKind t : kAllTargets) {
       auto ti = static_cast<size_t>(t);
@@ -371,13 +377,17 @@ static StepLosses stepLosses(Model &model, const TrainOptions &o,
 
 static std::vector<torch::Tensor> trainableParameters(CostNet &net,
                                                       const TrainOptions &o) {
-  if (!o.finetune)
+  FinetuneFreeze freeze = o.finetuneScheduleEncoder ? FinetuneFreeze::Matrix
+                                                    : o.finetuneFreeze;
+  if (!o.finetune || freeze == FinetuneFreeze::None)
     return net->parameters();
-  std::vector<torch::Tensor> p = net->autoencoder(o.target)->parameters();
+  std::vector<torch::Tensor> p =
+      net->config.noAutoencoder ? net->direct(o.target)->parameters()
+                                : net->autoencoder(o.target)->parameters();
   for (auto *layer : {&net->p1, &net->p2, &net->p3})
     for (const torch::Tensor &t : (*layer)->parameters())
       p.push_back(t);
-  if (o.finetuneScheduleEncoder)
+  if (freeze == FinetuneFreeze::Matrix)
     for (auto *layer : {&net->s1, &net->s2})
       for (const torch::Tensor &t : (*layer)->parameters())
         p.push_back(t);
@@ -573,6 +583,28 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
   return result;
 }
 
+const char *sptune::toString(FinetuneFreeze f) {
+  switch (f) {
+  case FinetuneFreeze::Encoders:
+    return "encoders";
+  case FinetuneFreeze::Matrix:
+    return "matrix";
+  case FinetuneFreeze::None:
+    return "none";
+  }
+  return "encoders";
+}
+
+std::optional<FinetuneFreeze> sptune::parseFinetuneFreeze(std::string_view n) {
+  if (n == "encoders")
+    return FinetuneFreeze::Encoders;
+  if (n == "matrix")
+    return FinetuneFreeze::Matrix;
+  if (n == "none")
+    return FinetuneFreeze::None;
+  return std::nullopt;
+}
+
 TrainResult sptune::finetune(Model &model,
                              const std::vector<SampleGroup> &groups,
                              const FeatureTable &features, TrainOptions options,
@@ -591,6 +623,9 @@ pretrainUnguarded(Model &model, const std::vector<Schedule> &schedules,
                   const PretrainOptions &o) {
   std::vector<double> errors;
   CostNet &net = model.impl().net;
+  // The no-autoencoder ablation has nothing to pre-train.
+  if (net->config.noAutoencoder)
+    return std::vector<double>(std::size(kAllTargets), 0.0);
   for (TargetKind t : kAllTargets) {
     std::vector<Schedule> data =
         sampleKnobSettings(t, KernelType::SpMM, o.sampledPerTarget,

@@ -141,6 +141,27 @@ llvm::Expected<TargetKind> checkOptions(const TrainingRunOptions &options,
       !(options.learningRate > 0))
     return failure("--batch-groups >= 1, --schedules-per-group >= 2 and --lr "
                    "> 0 are required");
+  ModelConfig ablated;
+  std::string why;
+  if (!parseAblationList(options.ablations, ablated, why))
+    return failure("--ablate: " + why);
+  if (!options.finetuneFreeze.empty()) {
+    std::optional<FinetuneFreeze> freeze =
+        parseFinetuneFreeze(options.finetuneFreeze);
+    if (!freeze)
+      return failure("--finetune-freeze: unknown value '" +
+                     options.finetuneFreeze +
+                     "' (expected encoders, matrix or none)");
+    if (options.finetuneScheduleEncoder && *freeze != FinetuneFreeze::Matrix)
+      return failure("--finetune-schedule-encoder is --finetune-freeze=matrix; "
+                     "it contradicts --finetune-freeze=" +
+                     options.finetuneFreeze);
+    if (training && options.finetuneFrom.empty())
+      return failure("--finetune-freeze needs --finetune-from");
+  }
+  if (!training && !options.ablations.empty())
+    return failure("--ablate applies to training; an evaluated model uses "
+                   "the ablations recorded in its file");
   if (training) {
     // Fail now rather than after training when the model cannot be written.
     llvm::SmallString<256> dir(options.outPath);
@@ -257,12 +278,33 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
       return failure("'" + options.finetuneFrom +
                      "' is an untrained model; fine-tuning needs a trained "
                      "base");
+    if (!options.ablations.empty()) {
+      ModelConfig wanted = model->info().config;
+      parseAblationList(options.ablations, wanted, error);
+      if (ablationList(wanted) != ablationList(model->info().config))
+        return failure(
+            "--ablate " + ablationList(wanted) + " differs from the base "
+            "model's ablations (" +
+            (model->info().config.hasAblations()
+                 ? ablationList(model->info().config)
+                 : std::string("none")) +
+            "): fine-tuning keeps the base's architecture; pre-train a base "
+            "with the same --ablate");
+    }
     report.note("fine-tuning '" + options.finetuneFrom + "' for target '" +
-                toString(target) + "'");
+                toString(target) + "'" +
+                (model->info().config.hasAblations()
+                     ? " (ablations: " + ablationList(model->info().config) +
+                           ")"
+                     : std::string()));
     return std::move(model);
   }
-  std::unique_ptr<Model> model =
-      Model::create(ModelConfig(), options.seed, &error);
+  ModelConfig config;
+  if (!parseAblationList(options.ablations, config, error))
+    return failure("--ablate: " + error);
+  if (config.hasAblations())
+    report.note("ablations: " + ablationList(config));
+  std::unique_ptr<Model> model = Model::create(config, options.seed, &error);
   if (!model)
     return failure(error);
   std::vector<Schedule> schedules;
@@ -386,6 +428,9 @@ sptune::runTraining(const TrainingRunOptions &options) {
   trainOptions.seed = options.seed;
   trainOptions.finetune = !options.finetuneFrom.empty();
   trainOptions.finetuneScheduleEncoder = options.finetuneScheduleEncoder;
+  if (!options.finetuneFreeze.empty())
+    trainOptions.finetuneFreeze =
+        *parseFinetuneFreeze(options.finetuneFreeze); // checked above
   trainOptions.checkpointDir = options.checkpointDir;
   trainOptions.threads =
       options.torchThreads > 0
@@ -489,6 +534,13 @@ sptune::runTraining(const TrainingRunOptions &options) {
       {"finetune_from", options.finetuneFrom.empty()
                             ? llvm::json::Value(nullptr)
                             : llvm::json::Value(options.finetuneFrom)},
+      {"finetune_freeze",
+       options.finetuneFrom.empty()
+           ? llvm::json::Value(nullptr)
+           : llvm::json::Value(toString(trainOptions.finetuneScheduleEncoder
+                                            ? FinetuneFreeze::Matrix
+                                            : trainOptions.finetuneFreeze))},
+      {"ablations", ablationList(model->info().config)},
       {"train_matrices", static_cast<int64_t>(split.trainMatrices.size())},
       {"train_samples", static_cast<int64_t>(result.trainSamples)},
       {"heldout_matrices", std::move(heldOut)},

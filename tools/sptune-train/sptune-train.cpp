@@ -2,7 +2,9 @@
 //
 //   sptune-train --data a.jsonl [--data b.jsonl] --out model.pt
 //                [--target cpu] [--epochs N] [--holdout 0.2] [--seed S]
-//                [--finetune-from base.pt] [--checkpoint-dir D]
+//                [--finetune-from base.pt [--finetune-freeze=encoders|matrix|none]]
+//                [--ablate=no-config-mapper,no-autoencoder,single-scale]
+//                [--checkpoint-dir D]
 //                [--log train.jsonl] [--metrics m.json] ...
 //
 // Reads `sptune-collect` datasets (docs/dataset.md), featurizes their
@@ -69,6 +71,25 @@ static cl::opt<bool> finetuneScheduleEncoder(
     cl::desc("with --finetune-from: also train the schedule encoder (only "
              "the matrix encoder stays frozen)"),
     cl::cat(category));
+static cl::opt<std::string> finetuneFreeze(
+    "finetune-freeze",
+    cl::desc("with --finetune-from: what stays frozen. encoders (default, "
+             "COGNATE): the matrix and schedule encoders and the feature "
+             "normalization, only the target's knob autoencoder and the "
+             "predictor learn; matrix: only the matrix encoder (same as "
+             "--finetune-schedule-encoder); none: everything learns from the "
+             "base's weights (consider a lower --lr)"),
+    cl::value_desc("encoders|matrix|none"), cl::cat(category));
+static cl::opt<std::string> ablate(
+    "ablate",
+    cl::desc("COGNATE ablations of a model trained from scratch, "
+             "comma-separated, recorded in the model file: no-config-mapper "
+             "(the schedule's common features are zeroed: only the target's "
+             "knob code represents it), no-autoencoder (each target's raw "
+             "knobs through one linear layer, no autoencoder pre-training or "
+             "reconstruction), single-scale (the matrix encoder sees only the "
+             "128x128 density image). Fine-tuning keeps the base's ablations"),
+    cl::value_desc("list"), cl::cat(category));
 static cl::opt<std::string>
     evaluateModel("evaluate",
                   cl::desc("evaluate this model on all the data (no "
@@ -179,6 +200,8 @@ int main(int argc, char **argv) {
   options.seed = seed;
   options.finetuneFrom = finetuneFrom;
   options.finetuneScheduleEncoder = finetuneScheduleEncoder;
+  options.finetuneFreeze = finetuneFreeze;
+  options.ablations = ablate;
   options.evaluateModel = evaluateModel;
   options.checkpointDir = checkpointDir;
   options.logPath = logPath;

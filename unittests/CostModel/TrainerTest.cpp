@@ -450,3 +450,194 @@ TEST(TrainerTest, DivergedModelsAreNeitherWrittenNorUsed) {
   EXPECT_NE(error.find("non-finite weights"), std::string::npos) << error;
   EXPECT_FALSE(llvm::sys::fs::exists(path));
 }
+
+//===----------------------------------------------------------------------===//
+// Ablations and fine-tuning alternatives (issue 17)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds a model with `ablations`, trains it a little (CPU), writes and
+/// reads it back; returns the loaded copy (null on failure).
+std::unique_ptr<Model> trainAndRoundTrip(const std::string &ablations,
+                                         std::unique_ptr<Model> *trained) {
+  const Synthetic &d = synthetic();
+  ModelConfig c;
+  std::string error;
+  EXPECT_TRUE(parseAblationList(ablations, c, error)) << error;
+  auto m = Model::create(c, 4);
+  EXPECT_TRUE(m);
+  if (!m)
+    return nullptr;
+  EXPECT_EQ(pretrainAutoencoders(*m, {}, PretrainOptions(), &error).size(),
+            kAllTargets.size())
+      << error;
+  TrainOptions o = quickOptions();
+  o.epochs = 2;
+  TrainResult r = train(*m, d.train, d.features, o);
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.epochs, 2);
+  if (c.noAutoencoder)
+    for (const EpochReport &e : r.history)
+      EXPECT_EQ(e.reconstructionLoss, 0.0);
+  std::string path = tempDir("ablate") + ".pt";
+  EXPECT_TRUE(m->save(path, error)) << error;
+  auto loaded = Model::load(path, error);
+  EXPECT_TRUE(loaded) << error;
+  std::remove(path.c_str());
+  *trained = std::move(m);
+  return loaded;
+}
+} // namespace
+
+TEST(AblationTest, ParsesAndPrintsTheList) {
+  ModelConfig c;
+  std::string error;
+  EXPECT_TRUE(parseAblationList("", c, error));
+  EXPECT_FALSE(c.hasAblations());
+  EXPECT_EQ(ablationList(c), "");
+  ASSERT_TRUE(
+      parseAblationList("single-scale, no-config-mapper,single-scale", c, error));
+  EXPECT_TRUE(c.singleScale && c.noConfigMapper && !c.noAutoencoder);
+  EXPECT_EQ(ablationList(c), "no-config-mapper,single-scale");
+  ModelConfig before = c;
+  EXPECT_FALSE(parseAblationList("no-config-mapper,multi-scale", c, error));
+  EXPECT_NE(error.find("'multi-scale'"), std::string::npos) << error;
+  EXPECT_NE(error.find("no-autoencoder"), std::string::npos) << error;
+  EXPECT_EQ(ablationList(c), ablationList(before)); // unchanged on error
+}
+
+TEST(AblationTest, UnablatedModelFilesAreUnchanged) {
+  // No "ablations" key: the files of models without ablations (and so the
+  // shipped ones and their hashes) stay what they were.
+  auto m = Model::create(ModelConfig(), 5);
+  EXPECT_EQ(m->serialize().find("ablations"), std::string::npos);
+  ModelConfig c;
+  c.singleScale = true;
+  auto a = Model::create(c, 5);
+  EXPECT_NE(a->serialize().find("ablations"), std::string::npos);
+  // Same shapes: only no-autoencoder adds (its direct layers).
+  EXPECT_EQ(a->parameterCount(), m->parameterCount());
+  ModelConfig n;
+  n.noAutoencoder = true;
+  size_t direct = 0;
+  for (TargetKind t : kAllTargets)
+    direct += static_cast<size_t>(knobFeatureSize(t) + 1) * 6;
+  EXPECT_EQ(Model::create(n, 5)->parameterCount(),
+            m->parameterCount() + direct);
+}
+
+TEST(AblationTest, EachAblationTrainsAndRoundTrips) {
+  const Synthetic &d = synthetic();
+  for (std::string list :
+       {"no-config-mapper", "no-autoencoder", "single-scale",
+        "no-config-mapper,no-autoencoder,single-scale"}) {
+    SCOPED_TRACE(list);
+    std::unique_ptr<Model> trained;
+    std::unique_ptr<Model> loaded = trainAndRoundTrip(list, &trained);
+    ASSERT_TRUE(loaded && trained);
+    EXPECT_EQ(ablationList(loaded->info().config), list);
+    EXPECT_EQ(loaded->weightHash(), trained->weightHash());
+    const SampleGroup &g = d.test.front();
+    std::vector<Schedule> s;
+    for (const MeasuredSchedule &m : g.samples)
+      s.push_back(m.schedule);
+    const MatrixFeatures &f = d.features.at(g.matrix.id);
+    std::vector<double> a = trained->score(f, s, g.free),
+                        b = loaded->score(f, s, g.free);
+    ASSERT_EQ(a.size(), s.size());
+    EXPECT_EQ(a, b);
+    for (double x : a)
+      EXPECT_TRUE(std::isfinite(x));
+  }
+}
+
+TEST(AblationTest, EachAblationRemovesWhatItSays) {
+  const Synthetic &d = synthetic();
+  const MatrixFeatures &f = d.features.begin()->second;
+  // single-scale: the 32 and 64 images do not matter, the 128 one does.
+  {
+    ModelConfig c;
+    c.singleScale = true;
+    auto m = Model::create(c, 6), full = Model::create(ModelConfig(), 6);
+    MatrixFeatures g = f;
+    for (float &x : g.images[0])
+      x = 1.0f - x;
+    for (float &x : g.images[1])
+      x = 1.0f - x;
+    EXPECT_EQ(m->matrixEmbedding(g), m->matrixEmbedding(f));
+    EXPECT_NE(full->matrixEmbedding(g), full->matrixEmbedding(f));
+    for (float &x : g.images[2])
+      x = 1.0f - x;
+    EXPECT_NE(m->matrixEmbedding(g), m->matrixEmbedding(f));
+  }
+  // no-config-mapper: schedules that differ only in their common features
+  // (the format) score the same; the knobs still matter.
+  {
+    ModelConfig c;
+    c.noConfigMapper = true;
+    auto m = Model::create(c, 6);
+    Schedule a = canonicalize(Schedule::csr(TargetKind::CPU, KernelType::SpMM));
+    Schedule b = canonicalize(Schedule::dcsr(TargetKind::CPU, KernelType::SpMM));
+    Schedule v = a;
+    v.cpu.vectorLength = 8;
+    v = canonicalize(v);
+    std::vector<double> s = m->score(f, {a, b, v}, 64);
+    ASSERT_EQ(s.size(), 3u);
+    EXPECT_EQ(s[0], s[1]);
+    EXPECT_NE(s[0], s[2]);
+    auto full = Model::create(ModelConfig(), 6);
+    std::vector<double> t = full->score(f, {a, b}, 64);
+    EXPECT_NE(t[0], t[1]);
+  }
+}
+
+TEST(FinetuneFreezeTest, FreezesWhatItSays) {
+  const Synthetic &d = synthetic();
+  const MatrixFeatures &probe = d.features.begin()->second;
+  std::vector<float> embedding = trainedModel().matrixEmbedding(probe);
+  std::vector<uint64_t> hashes;
+  for (FinetuneFreeze freeze : {FinetuneFreeze::Encoders,
+                                FinetuneFreeze::Matrix, FinetuneFreeze::None}) {
+    SCOPED_TRACE(toString(freeze));
+    EXPECT_EQ(parseFinetuneFreeze(toString(freeze)), freeze);
+    std::unique_ptr<Model> m = trainedModel().clone();
+    TrainOptions o = quickOptions();
+    o.target = TargetKind::SPADE;
+    o.epochs = 3;
+    o.finetuneFreeze = freeze;
+    TrainResult r = finetune(*m, d.spadeTrain, d.features, o);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_TRUE(m->isTrainedFor(TargetKind::SPADE));
+    if (freeze == FinetuneFreeze::None)
+      EXPECT_NE(m->matrixEmbedding(probe), embedding);
+    else
+      EXPECT_EQ(m->matrixEmbedding(probe), embedding);
+    hashes.push_back(m->weightHash());
+  }
+  EXPECT_NE(hashes[0], hashes[1]);
+  EXPECT_NE(hashes[1], hashes[2]);
+  EXPECT_FALSE(parseFinetuneFreeze("all"));
+  // --finetune-schedule-encoder is the same as Matrix.
+  std::unique_ptr<Model> m = trainedModel().clone();
+  TrainOptions o = quickOptions();
+  o.target = TargetKind::SPADE;
+  o.epochs = 3;
+  o.finetuneScheduleEncoder = true;
+  ASSERT_TRUE(finetune(*m, d.spadeTrain, d.features, o).ok);
+  EXPECT_EQ(m->weightHash(), hashes[1]);
+}
+
+TEST(FinetuneFreezeTest, AblatedModelsFinetune) {
+  // no-autoencoder: fine-tuning trains the target's direct layer.
+  const Synthetic &d = synthetic();
+  std::unique_ptr<Model> base;
+  ASSERT_TRUE(trainAndRoundTrip("no-autoencoder", &base));
+  uint64_t before = base->weightHash();
+  TrainOptions o = quickOptions();
+  o.target = TargetKind::SPADE;
+  o.epochs = 2;
+  TrainResult r = finetune(*base, d.spadeTrain, d.features, o);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_NE(base->weightHash(), before);
+  EXPECT_TRUE(base->info().config.noAutoencoder);
+}

@@ -32,6 +32,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -67,6 +68,21 @@ struct EpochReport {
   std::optional<ModelEvaluation> validation;
 };
 
+/// What fine-tuning keeps frozen.
+enum class FinetuneFreeze {
+  /// The matrix encoder and the schedule encoder (COGNATE; the default):
+  /// only the target's knob autoencoder and the predictor learn.
+  Encoders,
+  /// Only the matrix encoder: the schedule encoder learns too.
+  Matrix,
+  /// Nothing: every parameter learns (from the base model's weights).
+  None,
+};
+
+/// "encoders" | "matrix" | "none".
+const char *toString(FinetuneFreeze f);
+std::optional<FinetuneFreeze> parseFinetuneFreeze(std::string_view name);
+
 struct TrainOptions {
   /// Groups of other targets are ignored.
   TargetKind target = TargetKind::CPU;
@@ -89,6 +105,8 @@ struct TrainOptions {
   /// Fine-tuning also trains the schedule encoder (only the matrix encoder
   /// stays frozen): more capacity for a target whose knobs differ.
   bool finetuneScheduleEncoder = false;
+  /// What fine-tuning freezes; `finetuneScheduleEncoder` means Matrix.
+  FinetuneFreeze finetuneFreeze = FinetuneFreeze::Encoders;
   /// RS2 (repeated random sampling): each epoch trains on a new random
   /// subset of this fraction of the groups (1: every group every epoch).
   double epochGroupFraction = 1.0;

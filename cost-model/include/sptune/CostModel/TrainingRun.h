@@ -71,6 +71,14 @@ struct TrainingRunOptions {
   std::string finetuneFrom;
   /// With `finetuneFrom`: also train the schedule encoder.
   bool finetuneScheduleEncoder = false;
+  /// With `finetuneFrom`: what stays frozen, "encoders" (the default),
+  /// "matrix" (= `finetuneScheduleEncoder`) or "none"; empty: the default.
+  std::string finetuneFreeze;
+  /// Ablations (`parseAblationList`: "no-config-mapper", "no-autoencoder",
+  /// "single-scale", comma-separated) of a model trained from scratch. When
+  /// fine-tuning, the base model's ablations are kept; a list given then
+  /// must equal them.
+  std::string ablations;
   /// The model `runEvaluation` evaluates.
   std::string evaluateModel;
   /// Checkpoint every epoch here and resume from it (empty: none).
