@@ -31,12 +31,17 @@ struct SpadeMachineConfig {
   int lineBytes = 64;
 
   /// Private cache of each PE (the L2 of its core, as seen by the PE).
-  int64_t privateBytes = 256 * 1024;
+  /// Scaled down with the LLC (an eighth of the former 256 KiB) to the
+  /// matrices a sweep can afford (README, "Calibration").
+  int64_t privateBytes = 32 * 1024;
   int privateWays = 8;
   int privateLatency = 12;
 
-  /// Shared, set-associative, LRU last-level cache.
-  int64_t llcBytes = 4 * 1024 * 1024;
+  /// Shared, set-associative, LRU last-level cache: 32 KiB per PE, so that
+  /// the dense operand of the matrices we simulate (10^4-10^6 entries) is
+  /// 2-40x the LLC, as SPADE's large graphs are to its LLC (README,
+  /// "Calibration").
+  int64_t llcBytes = 512 * 1024;
   int llcWays = 16;
   int llcLatency = 40;
   /// LLC banks (line-interleaved); each accepts one line per `llcBankCycles`.

@@ -127,11 +127,13 @@ TEST(SpadeBehaviour, BarrierRaisesDenseRowReuseWhenRowsShareColumns) {
 }
 
 TEST(SpadeBehaviour, MorePesGiveFewerCyclesOnABalancedMatrix) {
-  // Long uniform rows and N = 128: enough reuse of B (512 KiB, in the LLC)
-  // that DRAM does not saturate before 16 PEs, so each doubling of the PEs
-  // nearly halves the cycles.
+  // Long uniform rows and N = 128: enough reuse of B (512 KiB, in a 4 MiB
+  // LLC, larger than the calibrated default's) that DRAM does not saturate
+  // before 16 PEs, so each doubling of the PEs nearly halves the cycles.
   CsrMatrix m = uniformMatrix(4096, 1024, 32);
   SpadeMachineConfig machine;
+  machine.privateBytes = 256 * 1024;
+  machine.llcBytes = 4 * 1024 * 1024;
   Schedule s = spadeSchedule(KernelType::SpMM, 64, 1);
   uint64_t last = 0, first = 0;
   for (int pes : {1, 2, 4, 8, 16}) {
