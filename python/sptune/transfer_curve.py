@@ -44,6 +44,8 @@ zero-shot (fine-tuned variants only; scratch has nothing to train on).
 Runs live in OUT/runs/<variant>/k<k>-s<seed>/ (model.pt, eval.json,
 spec.json); a run whose eval.json exists for the same spec is not run again
 (resume: rerun the same command). --jobs N runs N trainings at once.
+--min-steps N raises the epochs of runs on few matrices so that each takes
+at least N optimizer steps (the epochs used are in each run's spec.json).
 --report-json also writes the older list format (`sptune.report`'s
 transfer-curve section: finetune vs scratch rows).
 """
@@ -267,6 +269,16 @@ def legacy_rows(runs):
     return [rows[k] for k in sorted(rows)]
 
 
+def epochs_for(epochs, groups, min_steps, batch_groups=8):
+    """Epochs of a run: --epochs, raised so that a run on few problems
+    (groups) still takes at least `min_steps` optimizer steps (sptune-train
+    takes ceil(groups / batch_groups) steps an epoch)."""
+    if min_steps <= 0 or groups <= 0:
+        return epochs
+    per_epoch = -(-groups // batch_groups)
+    return max(epochs, -(-min_steps // per_epoch))
+
+
 def eta(done_seconds, remaining, jobs):
     """Seconds left: mean run time so far x remaining runs / parallel jobs."""
     if not done_seconds or remaining <= 0:
@@ -339,6 +351,10 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--variants", default="finetune,scratch,all")
     ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--min-steps", type=int, default=0,
+                    help="raise a run's epochs so that it takes at least this many optimizer "
+                         "steps (8 problems a step): with few matrices, 40 epochs are few steps "
+                         "(k=1: 40). 0: off")
     ap.add_argument("--base-epochs", type=int, default=60, help="epochs of an ablated base")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--lr-none", type=float, default=5e-4,
@@ -439,7 +455,11 @@ def experiment(args):
         else:
             spec = {"target": args.target, "k": k, "seed": seed, "matrices": chosen,
                     "eval": os.path.abspath(args.eval), "train": os.path.abspath(args.train)}
-            spec.update(kind="scratch" if v["kind"] == "all" else v["kind"], epochs=args.epochs,
+            chosen_set = set(chosen)
+            groups = len({(r["matrix"]["id"], r.get("kernel"), r.get("free")) for r in records
+                          if r["matrix"]["id"] in chosen_set})
+            spec.update(kind="scratch" if v["kind"] == "all" else v["kind"],
+                        epochs=epochs_for(args.epochs, groups, args.min_steps),
                         ablations=v["ablations"],
                         lr=args.lr_none if v["freeze"] == "none" else args.lr)
             if v["kind"] == "finetune":
@@ -470,7 +490,7 @@ def experiment(args):
         if k != 0:
             data = subset_file(out_dir, records, set(chosen), f"s{seed}-k{k}")
             cmd = [train_bin, "--data", data, "--target", args.target, "--out", model,
-                   "--epochs", str(args.epochs), "--holdout", "0", "--seed", str(seed),
+                   "--epochs", str(spec["epochs"]), "--holdout", "0", "--seed", str(seed),
                    "--lr", str(spec["lr"]), "--torch-threads", "1", "--quiet"]
             if spec["kind"] == "finetune":
                 cmd += ["--finetune-from", spec["base"], "--finetune-freeze", spec["freeze"]]
@@ -507,6 +527,9 @@ def experiment(args):
                 item = futures[fut]
                 failures.append(f"{item[0]['name']} k={item[1]} seed {item[2]}: {e}")
                 print(f"run failed: {failures[-1]}", file=sys.stderr, flush=True)
+    per_matrix = {}
+    for r in records:
+        per_matrix[r["matrix"]["id"]] = per_matrix.get(r["matrix"]["id"], 0) + 1
     for v, k, seed, chosen, directory, spec in todo:
         try:
             ev = json.load(open(os.path.join(directory, "eval.json")))
@@ -517,7 +540,7 @@ def experiment(args):
         except (OSError, ValueError):
             timing = {}
         row = {"variant": v["name"], "k": k, "seed": seed, "matrices": chosen,
-               "samples": sum(1 for r in records if r["matrix"]["id"] in set(chosen)),
+               "samples": sum(per_matrix.get(m, 0) for m in chosen),
                "groups": ev.get("groups"), "run": os.path.relpath(directory, out_dir)}
         row.update(metrics_of(ev))
         row.update(timing)

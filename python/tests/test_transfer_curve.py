@@ -131,6 +131,10 @@ class AggregateTest(unittest.TestCase):
         m = tc.metrics_of({"kendall_tau": 0.3, "top1_speedup": 1.2, "top1_over_median": 1.5})
         self.assertEqual((m["tau"], m["top1"], m["over_median"], m["top5"]), (0.3, 1.2, 1.5, None))
         self.assertIsNone(tc.eta([], 3, 1))
+        self.assertEqual(tc.epochs_for(40, 2, 0), 40)       # off
+        self.assertEqual(tc.epochs_for(40, 2, 400), 400)    # 1 step an epoch
+        self.assertEqual(tc.epochs_for(40, 17, 400), 134)   # 3 steps an epoch
+        self.assertEqual(tc.epochs_for(40, 144, 400), 40)   # already enough
         self.assertAlmostEqual(tc.eta([10, 20], 4, 2), 30)
 
 
