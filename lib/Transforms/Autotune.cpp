@@ -2,12 +2,18 @@
 //
 // `autotune(op, ...)` (sptune/Transforms/Autotune.h): find the kernel's
 // matrix, ask the ScheduleTuner, attach the winner and say why in a remark;
-// and the thin pass that calls it on every kernel without a schedule.
+// and the thin pass that calls it on every kernel without a schedule, with
+// the cost model of the target it tunes for (in release mode, the target's
+// shipped model: cost-model/models/<target>-default.pt).
 //
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Transforms/Autotune.h"
 #include "sptune/Analysis/ScheduleMapping.h"
+#include "sptune/CostModel/ModelFile.h"
+#if SPTUNE_TRANSFORMS_EMBEDDED_MODELS
+#include "sptune/CostModel/EmbeddedModels.h"
+#endif
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Target/Target.h"
@@ -18,7 +24,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "sptune/Config.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 #include <functional>
@@ -106,6 +115,14 @@ static FailureOr<KernelToTune> prepareKernel(linalg::LinalgOp op,
            << "' is not registered (registered: " << st::TargetRegistry::names()
            << ")";
   k.type = k.kernel.getKind();
+  // A kernel the target cannot run at all (SPADE has no SpMV): say so
+  // rather than that no candidate applies.
+  std::string unsupported =
+      k.target->whyIllegal(k.target->referenceSchedule(k.type));
+  if (!unsupported.empty())
+    return op->emitError("sptune-autotune: target '")
+           << k.target->name() << "' cannot run this " << st::toString(k.type)
+           << " kernel: " << unsupported;
   LoopRole freeRole =
       k.type == st::KernelType::SDDMM ? LoopRole::K : LoopRole::J;
   if (k.type != st::KernelType::SpMV) {
@@ -272,10 +289,13 @@ recordOf(const KernelToTune &k, const st::CsrMatrix &csr,
   return r;
 }
 
-LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
-                                     const st::CostModel &model,
-                                     const KernelTuningOptions &o,
-                                     MatrixCache &matrices) {
+/// `autotune`, with `note` (what the pass says about the model it chose,
+/// e.g. which release model) appended to the remark of a ranked decision.
+static LogicalResult autotuneWithNote(linalg::LinalgOp op,
+                                      const st::CostModel &model,
+                                      const KernelTuningOptions &o,
+                                      MatrixCache &matrices,
+                                      llvm::StringRef note) {
   FailureOr<bool> recorded =
       scheduleFromDatabase(op, model.identity(), o, matrices);
   if (failed(recorded))
@@ -346,6 +366,8 @@ LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
     remark << "; not measured: the sparse operand is on the right";
   if (!result->fallbackReason.empty())
     remark << "; ranked by the heuristic: " << result->fallbackReason;
+  if (!note.empty())
+    remark << "; " << note;
   // A decision by the heuristic fallback is the model's answer too (it
   // cannot serve the target); recorded like any other.
   if (o.database) {
@@ -358,6 +380,124 @@ LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
   }
   op->emitRemark(remark.str());
   return success();
+}
+
+LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
+                                     const st::CostModel &model,
+                                     const KernelTuningOptions &o,
+                                     MatrixCache &matrices) {
+  return autotuneWithNote(op, model, o, matrices, "");
+}
+
+//===----------------------------------------------------------------------===//
+// Release models of targets other than the CPU
+//===----------------------------------------------------------------------===//
+//
+// `createCostModel(release, "")` loads the CPU's release model. For another
+// target the pass loads that target's own shipped model,
+// cost-model/models/<target>-default.pt: its bytes compiled into the binary
+// (cmake/EmbedModels.cmake), else the file in the source tree. A target
+// without one keeps the CPU's release model, which ranks only the targets it
+// was trained for (the CPU's: cpu), so such a target is ranked by the
+// heuristic and the remark says that no model is shipped for it.
+
+namespace {
+/// A target's shipped release model: its bytes and where they came from.
+struct ShippedModel {
+  std::string bytes;
+  /// "embedded spade-default.pt" or the file's path.
+  std::string what;
+};
+
+/// A cost model loaded from a shipped model's bytes, described by where the
+/// bytes came from rather than by the temporary file they were loaded from.
+class ShippedCostModel : public st::CostModel {
+public:
+  ShippedCostModel(std::unique_ptr<st::CostModel> inner, std::string described)
+      : CostModel(inner->mode(), inner->identity()), inner(std::move(inner)),
+        described(std::move(described)) {}
+  std::string description() const override { return described; }
+  bool supports(st::TargetKind target) const override {
+    return inner->supports(target);
+  }
+  std::optional<st::Ranking> rank(const st::MatrixFeatures &features,
+                                  const std::vector<st::Schedule> &candidates,
+                                  st::TargetKind target, int64_t free,
+                                  std::string *error) const override {
+    return inner->rank(features, candidates, target, free, error);
+  }
+
+private:
+  std::unique_ptr<st::CostModel> inner;
+  std::string described;
+};
+} // namespace
+
+/// The release model shipped for `target`: true and `model` set when there
+/// is one; false with `error` empty when there is none, with `error` set when
+/// the one there cannot be read or is no model file.
+static bool findShippedModel(st::TargetKind target, ShippedModel &model,
+                             std::string &error) {
+#if SPTUNE_TRANSFORMS_EMBEDDED_MODELS
+  st::EmbeddedModel embedded = st::embeddedReleaseModel(target);
+  if (!embedded.empty()) {
+    model.bytes.assign(embedded.bytes);
+    model.what = "embedded " + std::string(embedded.name);
+    return true;
+  }
+#endif
+  // A build configured before the file was added (or one without LibTorch,
+  // which then fails to load it with a message that says why).
+  std::string path = st::defaultModelPath(target);
+  if (!llvm::sys::fs::exists(path))
+    return false;
+  model.what = path;
+  if (!st::readFileBytes(path, model.bytes, error))
+    return false;
+  if (!st::hasModelFileMagic(model.bytes)) {
+    error = "'" + path + "' is not a sptune cost model file (bad magic)";
+    return false;
+  }
+  return true;
+}
+
+/// Loads `shipped` as a release-mode cost model (createCostModel reads
+/// files, so the bytes go through a temporary one).
+static std::unique_ptr<st::CostModel>
+loadShippedModel(const ShippedModel &shipped,
+                 const st::CostModelOptions &options, std::string &error) {
+  int fd = -1;
+  llvm::SmallString<128> path;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("sptune-release",
+                                                              "pt", fd, path)) {
+    error = "cannot write a temporary model file: " + ec.message();
+    return nullptr;
+  }
+  llvm::FileRemover remover(path);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << shipped.bytes;
+    os.close();
+    if (os.has_error()) {
+      error = "cannot write the temporary model file '" + path.str().str() +
+              "': " + os.error().message();
+      os.clear_error();
+      return nullptr;
+    }
+  }
+  std::unique_ptr<st::CostModel> model = st::createCostModel(
+      st::CostModelMode::Release, path.str().str(), &error, options);
+  if (!model) {
+    // Name the shipped model, not the temporary file.
+    for (size_t at; (at = error.find(path.str())) != std::string::npos;)
+      error.replace(at, path.size(), shipped.what);
+    return nullptr;
+  }
+  std::string described = model->description();
+  for (size_t at; (at = described.find(path.str())) != std::string::npos;)
+    described.replace(at, path.size(), shipped.what);
+  return std::make_unique<ShippedCostModel>(std::move(model),
+                                            std::move(described));
 }
 
 /// Limits of sptune-autotune's size options: ranking 100,000 candidates
@@ -431,10 +571,35 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
     MatrixCache matrices;
     std::string error;
     bool ok = true;
+    // Release mode for a target other than the CPU: that target's shipped
+    // model when there is one.
+    std::optional<ShippedModel> shipped;
+    std::string modelNote;
+    if (mode == st::CostModelMode::Release && modelPath.empty() &&
+        options.target != st::TargetKind::CPU && !toTune.empty()) {
+      ShippedModel found;
+      if (findShippedModel(options.target, found, error)) {
+        modelNote = "release model for '" + std::string(targetInfo->name()) +
+                    "': " + found.what + " (" + st::modelIdentity(found.bytes) +
+                    ")";
+        shipped = std::move(found);
+      } else if (!error.empty()) {
+        getOperation()->emitError("sptune-autotune: cannot load the cost "
+                                  "model: ")
+            << error;
+        return signalPassFailure();
+      } else {
+        modelNote = "no release model is shipped for '" +
+                    std::string(targetInfo->name()) + "' (" +
+                    st::defaultModelPath(options.target) + "); give model=FILE";
+      }
+    }
     // Recorded decisions first: a warm compile loads no model.
     if (db && !toTune.empty()) {
       std::optional<std::string> identity =
-          st::costModelIdentity(mode, modelPath, &error);
+          shipped
+              ? std::optional<std::string>(st::modelIdentity(shipped->bytes))
+              : st::costModelIdentity(mode, modelPath, &error);
       if (!identity) {
         getOperation()->emitError("sptune-autotune: cannot load the cost "
                                   "model: ")
@@ -456,7 +621,8 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
     st::CostModelOptions cmOptions;
     cmOptions.logPath = logPath;
     std::unique_ptr<st::CostModel> model =
-        st::createCostModel(mode, modelPath, &error, cmOptions);
+        shipped ? loadShippedModel(*shipped, cmOptions, error)
+                : st::createCostModel(mode, modelPath, &error, cmOptions);
     if (!model) {
       getOperation()->emitError("sptune-autotune: cannot load the cost model: ")
           << error;
@@ -475,7 +641,8 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
     }
     options.measurer = measurer.get();
     for (linalg::LinalgOp op : toTune)
-      ok &= succeeded(autotune(op, *model, options, matrices));
+      ok &=
+          succeeded(autotuneWithNote(op, *model, options, matrices, modelNote));
     if (!ok)
       signalPassFailure();
   }
