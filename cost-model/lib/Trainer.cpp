@@ -12,6 +12,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adam.h>
 #include <torch/serialize/archive.h>
@@ -627,6 +628,10 @@ pretrainUnguarded(Model &model, const std::vector<Schedule> &schedules,
   if (net->config.noAutoencoder)
     return std::vector<double>(std::size(kAllTargets), 0.0);
   for (TargetKind t : kAllTargets) {
+    if (o.only && *o.only != t) {
+      errors.push_back(0.0);
+      continue;
+    }
     std::vector<Schedule> data =
         sampleKnobSettings(t, KernelType::SpMM, o.sampledPerTarget,
                            o.seed + static_cast<uint64_t>(t));
@@ -641,6 +646,18 @@ pretrainUnguarded(Model &model, const std::vector<Schedule> &schedules,
       mapCanonicalSchedule(canonicalize(data[n]), 0, common.data(),
                            all.data_ptr<float>() + n * d);
     KnobAutoencoder &ae = net->autoencoder(t);
+    if (o.reinitialize) {
+      // As DenseImpl initializes: U(-1/sqrt(in), 1/sqrt(in)).
+      torch::NoGradGuard noGrad;
+      torch::Generator gen = at::make_generator<at::CPUGeneratorImpl>(
+          o.seed * 131 + static_cast<uint64_t>(t) + 1);
+      for (Dense *layer : {&ae->e1, &ae->e2, &ae->d1, &ae->d2}) {
+        double bound =
+            1.0 / std::sqrt(static_cast<double>((*layer)->weight.size(1)));
+        (*layer)->weight.uniform_(-bound, bound, gen);
+        (*layer)->bias.uniform_(-bound, bound, gen);
+      }
+    }
     torch::optim::Adam opt(ae->parameters(),
                            torch::optim::AdamOptions(o.learningRate));
     std::mt19937_64 rng(o.seed * 31 + static_cast<uint64_t>(t));

@@ -159,6 +159,8 @@ llvm::Expected<TargetKind> checkOptions(const TrainingRunOptions &options,
     if (training && options.finetuneFrom.empty())
       return failure("--finetune-freeze needs --finetune-from");
   }
+  if (options.finetunePretrainAutoencoder && options.finetuneFrom.empty())
+    return failure("--finetune-pretrain-autoencoder needs --finetune-from");
   if (!training && !options.ablations.empty())
     return failure("--ablate applies to training; an evaluated model uses "
                    "the ablations recorded in its file");
@@ -290,6 +292,26 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
                  : std::string("none")) +
             "): fine-tuning keeps the base's architecture; pre-train a base "
             "with the same --ablate");
+    }
+    if (options.finetunePretrainAutoencoder &&
+        !model->info().config.noAutoencoder) {
+      std::vector<Schedule> schedules;
+      for (const SampleGroup &g : train)
+        for (const MeasuredSchedule &m : g.samples)
+          schedules.push_back(m.schedule);
+      PretrainOptions pre;
+      pre.seed = options.seed;
+      pre.only = target;
+      pre.reinitialize = true;
+      std::vector<double> errs =
+          pretrainAutoencoders(*model, schedules, pre, &error);
+      if (errs.empty())
+        return failure(error);
+      report.note(llvm::formatv(
+          "re-initialized and pre-trained the {0} knob autoencoder (reconstruction "
+          "error "
+          "{1:e2})",
+          toString(target), errs[static_cast<size_t>(target)]));
     }
     report.note("fine-tuning '" + options.finetuneFrom + "' for target '" +
                 toString(target) + "'" +
@@ -541,6 +563,7 @@ sptune::runTraining(const TrainingRunOptions &options) {
                                             ? FinetuneFreeze::Matrix
                                             : trainOptions.finetuneFreeze))},
       {"ablations", ablationList(model->info().config)},
+      {"finetune_pretrain_autoencoder", options.finetunePretrainAutoencoder},
       {"train_matrices", static_cast<int64_t>(split.trainMatrices.size())},
       {"train_samples", static_cast<int64_t>(result.trainSamples)},
       {"heldout_matrices", std::move(heldOut)},

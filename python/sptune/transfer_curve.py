@@ -26,6 +26,9 @@ Variants (comma-separated, `KIND[-FREEZE][@BASE][+ABLATION...]`):
   all                trained from scratch on the whole pool (once per seed;
                      a reference line, the same run as scratch at k=all)
   @NAME              the base model (a --base NAME=PATH; default the first)
+  +reinit-ae         (finetune) re-initialize and pre-train the target's knob
+                     autoencoder before fine-tuning (sptune-train
+                     --finetune-pretrain-autoencoder)
   +ABLATION          sptune-train --ablate items: no-config-mapper,
                      no-autoencoder, single-scale. A fine-tuned ablation
                      needs a base pre-trained with the same ablation: the
@@ -104,11 +107,17 @@ def parse_variant(text, bases):
         base = base or bases[0]
         if base not in bases:
             raise UsageError(f"variant '{name}': no --base named '{base}' (have {', '.join(bases)})")
+    reinit = "reinit-ae" in ablations
+    ablations = [a for a in ablations if a != "reinit-ae"]
+    if reinit and kind != "finetune":
+        raise UsageError(f"variant '{name}': +reinit-ae is for finetune")
     for a in ablations:
         if a not in ABLATIONS:
-            raise UsageError(f"variant '{name}': unknown ablation '{a}' (expected {', '.join(ABLATIONS)})")
+            raise UsageError(f"variant '{name}': unknown ablation '{a}' (expected {', '.join(ABLATIONS)}"
+                             f", or reinit-ae for finetune)")
     ablations = sorted(set(ablations), key=ABLATIONS.index)
-    return {"name": name, "kind": kind, "freeze": freeze, "base": base, "ablations": ablations}
+    return {"name": name, "kind": kind, "freeze": freeze, "base": base, "ablations": ablations,
+            "reinit_ae": reinit}
 
 
 def parse_ks(text):
@@ -464,6 +473,8 @@ def experiment(args):
                         lr=args.lr_none if v["freeze"] == "none" else args.lr)
             if v["kind"] == "finetune":
                 spec.update(base=base_of[(v["base"], tuple(v["ablations"]))], freeze=v["freeze"])
+                if v["reinit_ae"]:
+                    spec["reinit_ae"] = True
         todo.append((v, k, seed, chosen, directory, spec))
 
     distinct = {}
@@ -494,6 +505,8 @@ def experiment(args):
                    "--lr", str(spec["lr"]), "--torch-threads", "1", "--quiet"]
             if spec["kind"] == "finetune":
                 cmd += ["--finetune-from", spec["base"], "--finetune-freeze", spec["freeze"]]
+                if spec.get("reinit_ae"):
+                    cmd += ["--finetune-pretrain-autoencoder"]
             elif spec["ablations"]:
                 cmd += ["--ablate", ",".join(spec["ablations"])]
             run_cmd(cmd, log)

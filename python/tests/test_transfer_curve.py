@@ -24,10 +24,14 @@ class VariantTest(unittest.TestCase):
         self.assertEqual((v["kind"], v["freeze"], v["base"], v["ablations"]),
                          ("scratch", None, None, ["no-autoencoder"]))
         self.assertEqual(tc.parse_variant("all", [])["kind"], "all")
+        v = tc.parse_variant("finetune+reinit-ae+single-scale", ["cpu"])
+        self.assertTrue(v["reinit_ae"])
+        self.assertEqual(v["ablations"], ["single-scale"])
+        self.assertFalse(tc.parse_variant("finetune", ["cpu"])["reinit_ae"])
 
     def test_errors(self):
         for bad in ("finetune-all", "scratch-matrix", "finetune@nope", "scratch@small",
-                    "scratch+multi-scale", "tune", ""):
+                    "scratch+multi-scale", "scratch+reinit-ae", "tune", ""):
             with self.assertRaises(tc.UsageError, msg=bad):
                 tc.parse_variant(bad, ["small"])
         with self.assertRaises(tc.UsageError):

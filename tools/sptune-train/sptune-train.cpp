@@ -80,6 +80,12 @@ static cl::opt<std::string> finetuneFreeze(
              "--finetune-schedule-encoder); none: everything learns from the "
              "base's weights (consider a lower --lr)"),
     cl::value_desc("encoders|matrix|none"), cl::cat(category));
+static cl::opt<bool> finetunePretrainAutoencoder(
+    "finetune-pretrain-autoencoder",
+    cl::desc("with --finetune-from: pre-train the target's knob autoencoder "
+             "again (sampled knob settings plus the training schedules) "
+             "before fine-tuning, as training from scratch does"),
+    cl::cat(category));
 static cl::opt<std::string> ablate(
     "ablate",
     cl::desc("COGNATE ablations of a model trained from scratch, "
@@ -202,6 +208,7 @@ int main(int argc, char **argv) {
   options.finetuneScheduleEncoder = finetuneScheduleEncoder;
   options.finetuneFreeze = finetuneFreeze;
   options.ablations = ablate;
+  options.finetunePretrainAutoencoder = finetunePretrainAutoencoder;
   options.evaluateModel = evaluateModel;
   options.checkpointDir = checkpointDir;
   options.logPath = logPath;

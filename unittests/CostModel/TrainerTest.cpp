@@ -641,3 +641,26 @@ TEST(FinetuneFreezeTest, AblatedModelsFinetune) {
   EXPECT_NE(base->weightHash(), before);
   EXPECT_TRUE(base->info().config.noAutoencoder);
 }
+
+TEST(FinetuneFreezeTest, PretrainingOneTargetAgainLeavesTheOthers) {
+  std::unique_ptr<Model> m = trainedModel().clone();
+  const MatrixFeatures &f = synthetic().features.begin()->second;
+  Schedule cpu = canonicalize(Schedule::csr(TargetKind::CPU, KernelType::SpMM));
+  std::vector<double> cpuScores = m->score(f, {cpu}, 64);
+  std::vector<float> spadeCode =
+      m->scheduleCode(spadeCandidates().front(), 64);
+  PretrainOptions o;
+  o.only = TargetKind::SPADE;
+  o.reinitialize = true;
+  o.steps = 50;
+  std::vector<double> errs = pretrainAutoencoders(*m, {}, o);
+  ASSERT_EQ(errs.size(), kAllTargets.size());
+  EXPECT_EQ(errs[static_cast<size_t>(TargetKind::CPU)], 0.0);
+  EXPECT_GT(errs[static_cast<size_t>(TargetKind::SPADE)], 0.0);
+  EXPECT_EQ(m->score(f, {cpu}, 64), cpuScores);
+  EXPECT_NE(m->scheduleCode(spadeCandidates().front(), 64), spadeCode);
+  // Deterministic for a seed.
+  std::unique_ptr<Model> again = trainedModel().clone();
+  pretrainAutoencoders(*again, {}, o);
+  EXPECT_EQ(again->weightHash(), m->weightHash());
+}

@@ -163,6 +163,12 @@ struct PretrainOptions {
   size_t sampledPerTarget = 2048;
   double learningRate = 3e-3;
   uint64_t seed = 0;
+  /// Pre-train only this target's autoencoder (the others are left as
+  /// they are and reported with error 0); nullopt: every target's.
+  std::optional<TargetKind> only;
+  /// Re-initialize each pre-trained autoencoder first (from `seed`), e.g.
+  /// a fine-tuned base's, whose code of the target's knobs may be poor.
+  bool reinitialize = false;
 };
 
 /// Pre-trains every target's knob autoencoder on reconstruction: knob

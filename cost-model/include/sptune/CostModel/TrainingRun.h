@@ -74,6 +74,10 @@ struct TrainingRunOptions {
   /// With `finetuneFrom`: what stays frozen, "encoders" (the default),
   /// "matrix" (= `finetuneScheduleEncoder`) or "none"; empty: the default.
   std::string finetuneFreeze;
+  /// With `finetuneFrom`: pre-train the target's knob autoencoder again
+  /// (sampled knob settings plus the training schedules) before
+  /// fine-tuning, as training from scratch does.
+  bool finetunePretrainAutoencoder = false;
   /// Ablations (`parseAblationList`: "no-config-mapper", "no-autoencoder",
   /// "single-scale", comma-separated) of a model trained from scratch. When
   /// fine-tuning, the base model's ablations are kept; a list given then
