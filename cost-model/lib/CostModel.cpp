@@ -63,23 +63,41 @@ std::string sptune::modelIdentity(std::string_view bytes) {
   return "model:" + hex;
 }
 
-/// The bytes release mode loads when no file is given: the embedded model,
-/// else (a build without one) the file in the source tree.
-static bool releaseModelBytes(std::string &bytes, std::string &what,
-                              std::string &error) {
+std::optional<std::string> sptune::releaseModelSource(TargetKind target) {
 #if SPTUNE_COSTMODEL_TORCH
-  EmbeddedModel embedded = embeddedReleaseModel(TargetKind::CPU);
+  EmbeddedModel embedded = embeddedReleaseModel(target);
+  if (!embedded.empty())
+    return "embedded " + std::string(embedded.name);
+#endif
+  // A build without LibTorch, or one whose embedded models predate the file.
+  std::string path = defaultModelPath(target);
+  if (llvm::sys::fs::exists(path))
+    return path;
+  return std::nullopt;
+}
+
+/// The bytes release mode loads for `target` when no file is given: the
+/// embedded model, else (a build without one) the file in the source tree.
+static bool releaseModelBytes(TargetKind target, std::string &bytes,
+                              std::string &what, std::string &error) {
+#if SPTUNE_COSTMODEL_TORCH
+  EmbeddedModel embedded = embeddedReleaseModel(target);
   if (!embedded.empty()) {
     bytes.assign(embedded.bytes);
     what = "embedded " + std::string(embedded.name);
     return true;
   }
 #endif
-  what = defaultModelPath(TargetKind::CPU);
+  what = defaultModelPath(target);
   if (!llvm::sys::fs::exists(what)) {
-    error = "the release model '" + what +
-            "' does not exist (train it with sptune-train; see "
-            "cost-model/README.md)";
+    if (target == TargetKind::CPU)
+      error = "the release model '" + what +
+              "' does not exist (train it with sptune-train; see "
+              "cost-model/README.md)";
+    else
+      error = std::string("no release model is shipped for target '") +
+              toString(target) + "' (" + what +
+              " does not exist); give a model file";
     return false;
   }
   return readFileBytes(what, bytes, error);
@@ -87,7 +105,7 @@ static bool releaseModelBytes(std::string &bytes, std::string &what,
 
 std::optional<std::string>
 sptune::costModelIdentity(CostModelMode mode, const std::string &path,
-                          std::string *error) {
+                          std::string *error, TargetKind target) {
   if (mode == CostModelMode::Heuristic) {
     if (path.empty())
       return std::string("heuristic");
@@ -98,7 +116,7 @@ sptune::costModelIdentity(CostModelMode mode, const std::string &path,
   }
   std::string bytes, what, why;
   bool ok = path.empty() && mode == CostModelMode::Release
-                ? releaseModelBytes(bytes, what, why)
+                ? releaseModelBytes(target, bytes, what, why)
                 : readFileBytes(path, bytes, why);
   // The identity of a file that is no model would match no record: a
   // mistyped `sptune-db prune --keep-model` emptied the database (issue 13
@@ -290,8 +308,11 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
     return fail("the development cost model needs a model file");
   std::string bytes, what, why;
   if (mode == CostModelMode::Release && path.empty()) {
-    if (!releaseModelBytes(bytes, what, why))
+    if (!releaseModelBytes(options.target, bytes, what, why))
       return fail(why);
+    // A shipped file in the source tree (not embedded) may be anything.
+    if (!hasModelFileMagic(bytes))
+      return fail("'" + what + "' is not a sptune cost model file (bad magic)");
   } else {
     what = path;
     if (!llvm::sys::fs::exists(path))

@@ -10,10 +10,6 @@
 
 #include "sptune/Transforms/Autotune.h"
 #include "sptune/Analysis/ScheduleMapping.h"
-#include "sptune/CostModel/ModelFile.h"
-#if SPTUNE_TRANSFORMS_EMBEDDED_MODELS
-#include "sptune/CostModel/EmbeddedModels.h"
-#endif
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Target/Target.h"
@@ -24,10 +20,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "sptune/Config.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 #include <functional>
@@ -389,117 +382,6 @@ LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
   return autotuneWithNote(op, model, o, matrices, "");
 }
 
-//===----------------------------------------------------------------------===//
-// Release models of targets other than the CPU
-//===----------------------------------------------------------------------===//
-//
-// `createCostModel(release, "")` loads the CPU's release model. For another
-// target the pass loads that target's own shipped model,
-// cost-model/models/<target>-default.pt: its bytes compiled into the binary
-// (cmake/EmbedModels.cmake), else the file in the source tree. A target
-// without one keeps the CPU's release model, which ranks only the targets it
-// was trained for (the CPU's: cpu), so such a target is ranked by the
-// heuristic and the remark says that no model is shipped for it.
-
-namespace {
-/// A target's shipped release model: its bytes and where they came from.
-struct ShippedModel {
-  std::string bytes;
-  /// "embedded spade-default.pt" or the file's path.
-  std::string what;
-};
-
-/// A cost model loaded from a shipped model's bytes, described by where the
-/// bytes came from rather than by the temporary file they were loaded from.
-class ShippedCostModel : public st::CostModel {
-public:
-  ShippedCostModel(std::unique_ptr<st::CostModel> inner, std::string described)
-      : CostModel(inner->mode(), inner->identity()), inner(std::move(inner)),
-        described(std::move(described)) {}
-  std::string description() const override { return described; }
-  bool supports(st::TargetKind target) const override {
-    return inner->supports(target);
-  }
-  std::optional<st::Ranking> rank(const st::MatrixFeatures &features,
-                                  const std::vector<st::Schedule> &candidates,
-                                  st::TargetKind target, int64_t free,
-                                  std::string *error) const override {
-    return inner->rank(features, candidates, target, free, error);
-  }
-
-private:
-  std::unique_ptr<st::CostModel> inner;
-  std::string described;
-};
-} // namespace
-
-/// The release model shipped for `target`: true and `model` set when there
-/// is one; false with `error` empty when there is none, with `error` set when
-/// the one there cannot be read or is no model file.
-static bool findShippedModel(st::TargetKind target, ShippedModel &model,
-                             std::string &error) {
-#if SPTUNE_TRANSFORMS_EMBEDDED_MODELS
-  st::EmbeddedModel embedded = st::embeddedReleaseModel(target);
-  if (!embedded.empty()) {
-    model.bytes.assign(embedded.bytes);
-    model.what = "embedded " + std::string(embedded.name);
-    return true;
-  }
-#endif
-  // A build configured before the file was added (or one without LibTorch,
-  // which then fails to load it with a message that says why).
-  std::string path = st::defaultModelPath(target);
-  if (!llvm::sys::fs::exists(path))
-    return false;
-  model.what = path;
-  if (!st::readFileBytes(path, model.bytes, error))
-    return false;
-  if (!st::hasModelFileMagic(model.bytes)) {
-    error = "'" + path + "' is not a sptune cost model file (bad magic)";
-    return false;
-  }
-  return true;
-}
-
-/// Loads `shipped` as a release-mode cost model (createCostModel reads
-/// files, so the bytes go through a temporary one).
-static std::unique_ptr<st::CostModel>
-loadShippedModel(const ShippedModel &shipped,
-                 const st::CostModelOptions &options, std::string &error) {
-  int fd = -1;
-  llvm::SmallString<128> path;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("sptune-release",
-                                                              "pt", fd, path)) {
-    error = "cannot write a temporary model file: " + ec.message();
-    return nullptr;
-  }
-  llvm::FileRemover remover(path);
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << shipped.bytes;
-    os.close();
-    if (os.has_error()) {
-      error = "cannot write the temporary model file '" + path.str().str() +
-              "': " + os.error().message();
-      os.clear_error();
-      return nullptr;
-    }
-  }
-  std::unique_ptr<st::CostModel> model = st::createCostModel(
-      st::CostModelMode::Release, path.str().str(), &error, options);
-  if (!model) {
-    // Name the shipped model, not the temporary file.
-    for (size_t at; (at = error.find(path.str())) != std::string::npos;)
-      error.replace(at, path.size(), shipped.what);
-    return nullptr;
-  }
-  std::string described = model->description();
-  for (size_t at; (at = described.find(path.str())) != std::string::npos;)
-    described.replace(at, path.size(), shipped.what);
-  return std::make_unique<ShippedCostModel>(std::move(model),
-                                            std::move(described));
-}
-
 /// Limits of sptune-autotune's size options: ranking 100,000 candidates
 /// takes about ten seconds, measuring 64 of them minutes.
 static constexpr unsigned kMaxCandidates = 100000;
@@ -571,23 +453,29 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
     MatrixCache matrices;
     std::string error;
     bool ok = true;
-    // Release mode for a target other than the CPU: that target's shipped
-    // model when there is one.
-    std::optional<ShippedModel> shipped;
+    // Release mode for a target other than the CPU ranks with that target's
+    // shipped model (cost-model/models/<target>-default.pt: embedded, else
+    // the source-tree file). A target without one keeps the CPU's release
+    // model, which cannot rank it, so the heuristic does and the remark says
+    // that no model is shipped for it.
+    st::CostModelOptions cmOptions;
+    cmOptions.logPath = logPath;
     std::string modelNote;
     if (mode == st::CostModelMode::Release && modelPath.empty() &&
         options.target != st::TargetKind::CPU && !toTune.empty()) {
-      ShippedModel found;
-      if (findShippedModel(options.target, found, error)) {
+      if (std::optional<std::string> source =
+              st::releaseModelSource(options.target)) {
+        cmOptions.target = options.target;
+        std::optional<std::string> identity = st::costModelIdentity(
+            mode, modelPath, &error, cmOptions.target);
+        if (!identity) {
+          getOperation()->emitError("sptune-autotune: cannot load the cost "
+                                    "model: ")
+              << error;
+          return signalPassFailure();
+        }
         modelNote = "release model for '" + std::string(targetInfo->name()) +
-                    "': " + found.what + " (" + st::modelIdentity(found.bytes) +
-                    ")";
-        shipped = std::move(found);
-      } else if (!error.empty()) {
-        getOperation()->emitError("sptune-autotune: cannot load the cost "
-                                  "model: ")
-            << error;
-        return signalPassFailure();
+                    "': " + *source + " (" + *identity + ")";
       } else {
         modelNote = "no release model is shipped for '" +
                     std::string(targetInfo->name()) + "' (" +
@@ -597,9 +485,7 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
     // Recorded decisions first: a warm compile loads no model.
     if (db && !toTune.empty()) {
       std::optional<std::string> identity =
-          shipped
-              ? std::optional<std::string>(st::modelIdentity(shipped->bytes))
-              : st::costModelIdentity(mode, modelPath, &error);
+          st::costModelIdentity(mode, modelPath, &error, cmOptions.target);
       if (!identity) {
         getOperation()->emitError("sptune-autotune: cannot load the cost "
                                   "model: ")
@@ -618,11 +504,8 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
         signalPassFailure();
       return;
     }
-    st::CostModelOptions cmOptions;
-    cmOptions.logPath = logPath;
     std::unique_ptr<st::CostModel> model =
-        shipped ? loadShippedModel(*shipped, cmOptions, error)
-                : st::createCostModel(mode, modelPath, &error, cmOptions);
+        st::createCostModel(mode, modelPath, &error, cmOptions);
     if (!model) {
       getOperation()->emitError("sptune-autotune: cannot load the cost model: ")
           << error;

@@ -170,6 +170,81 @@ TEST(CostModelTest, ReleaseModeUsesTheEmbeddedModel) {
       << error;
 }
 
+TEST(CostModelTest, ReleaseModeLoadsTheTargetsShippedModel) {
+  std::string error;
+  // The CPU, explicitly: the same model as the default options.
+  CostModelOptions cpu;
+  cpu.target = TargetKind::CPU;
+  auto cpuModel = createCostModel(CostModelMode::Release, "", &error, cpu);
+  ASSERT_TRUE(cpuModel) << error;
+  EXPECT_TRUE(cpuModel->supports(TargetKind::CPU));
+  std::optional<std::string> cpuId =
+      costModelIdentity(CostModelMode::Release, "", &error, TargetKind::CPU);
+  ASSERT_TRUE(cpuId) << error;
+  EXPECT_EQ(*cpuId, cpuModel->identity());
+  EXPECT_EQ(*cpuId, *costModelIdentity(CostModelMode::Release, "", &error));
+  std::optional<std::string> cpuSource = releaseModelSource(TargetKind::CPU);
+  ASSERT_TRUE(cpuSource);
+  EXPECT_NE(cpuSource->find("cpu-default.pt"), std::string::npos);
+
+  // SPADE: its own shipped model, when there is one (the file may be absent
+  // from a checkout).
+  std::optional<std::string> spadeSource =
+      releaseModelSource(TargetKind::SPADE);
+  if (!spadeSource) {
+    EXPECT_FALSE(llvm::sys::fs::exists(defaultModelPath(TargetKind::SPADE)));
+    GTEST_SKIP() << "no release model is shipped for spade";
+  }
+  EXPECT_NE(spadeSource->find("spade-default.pt"), std::string::npos)
+      << *spadeSource;
+  CostModelOptions spade;
+  spade.target = TargetKind::SPADE;
+  auto spadeModel = createCostModel(CostModelMode::Release, "", &error, spade);
+  ASSERT_TRUE(spadeModel) << error;
+  EXPECT_TRUE(spadeModel->supports(TargetKind::SPADE));
+  EXPECT_NE(spadeModel->description().find("spade-default.pt"),
+            std::string::npos)
+      << spadeModel->description();
+  EXPECT_NE(spadeModel->identity(), cpuModel->identity());
+  std::optional<std::string> spadeId =
+      costModelIdentity(CostModelMode::Release, "", &error, TargetKind::SPADE);
+  ASSERT_TRUE(spadeId) << error;
+  EXPECT_EQ(*spadeId, spadeModel->identity());
+  // The embedded bytes are the source file's.
+  if (llvm::sys::fs::exists(defaultModelPath(TargetKind::SPADE))) {
+    std::optional<std::string> fromFile =
+        costModelIdentity(CostModelMode::Development,
+                          defaultModelPath(TargetKind::SPADE), &error);
+    ASSERT_TRUE(fromFile) << error;
+    EXPECT_EQ(*fromFile, *spadeId);
+  }
+}
+
+TEST(CostModelTest, ReleaseModeWithoutAShippedModelSaysSo) {
+  if (releaseModelSource(TargetKind::NVVM))
+    GTEST_SKIP() << "a release model is shipped for nvvm";
+  std::string error;
+  CostModelOptions nvvm;
+  nvvm.target = TargetKind::NVVM;
+  EXPECT_FALSE(createCostModel(CostModelMode::Release, "", &error, nvvm));
+  EXPECT_NE(error.find("no release model is shipped for target 'nvvm'"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("nvvm-default.pt"), std::string::npos) << error;
+  error.clear();
+  EXPECT_FALSE(
+      costModelIdentity(CostModelMode::Release, "", &error, TargetKind::NVVM));
+  EXPECT_NE(error.find("no release model is shipped for target 'nvvm'"),
+            std::string::npos)
+      << error;
+  // A model file still overrides: the target only picks the shipped one.
+  if (std::optional<std::string> cpu = releaseModelSource(TargetKind::CPU);
+      cpu && llvm::sys::fs::exists(*cpu)) {
+    auto model = createCostModel(CostModelMode::Release, *cpu, &error, nvvm);
+    EXPECT_TRUE(model) << error;
+  }
+}
+
 TEST(CostModelTest, DevelopmentModeRanksAndLogs) {
   std::string path = savedModel("dev", true);
   std::string log = testing::TempDir() + "/sptune-costmodel-dev.log.jsonl";

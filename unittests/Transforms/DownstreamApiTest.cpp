@@ -143,3 +143,42 @@ TEST_F(DownstreamApi, ErrorsAreDiagnosticsOnTheOp) {
             std::string::npos)
       << errors;
 }
+
+TEST_F(DownstreamApi, ReleaseModelOfTheTargetRanksItsKernels) {
+  // A downstream compiler tuning for SPADE in release mode asks for SPADE's
+  // shipped model (CostModelOptions::target) and ranks with it, not with the
+  // CPU's (which would leave SPADE to the heuristic).
+  if (!::sptune::haveLearnedCostModels())
+    GTEST_SKIP() << "built without LibTorch";
+  if (!::sptune::releaseModelSource(::sptune::TargetKind::SPADE))
+    GTEST_SKIP() << "no release model is shipped for spade";
+  OwningOpRef<ModuleOp> module = recognized();
+  linalg::LinalgOp op = kernelOf(*module);
+  ASSERT_TRUE(op);
+  std::string error;
+  ::sptune::CostModelOptions cmOptions;
+  cmOptions.target = ::sptune::TargetKind::SPADE;
+  std::unique_ptr<::sptune::CostModel> model = ::sptune::createCostModel(
+      ::sptune::CostModelMode::Release, "", &error, cmOptions);
+  ASSERT_TRUE(model) << error;
+  EXPECT_TRUE(model->supports(::sptune::TargetKind::SPADE));
+  KernelTuningOptions options;
+  options.target = ::sptune::TargetKind::SPADE;
+  options.matrix = "gen:rmat:rows=64,cols=64,nnz=400,seed=3";
+  options.candidates = 50;
+  MatrixCache matrices;
+  std::string remark;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    remark += d.str();
+    return success();
+  });
+  ASSERT_TRUE(succeeded(autotune(op, *model, options, matrices))) << remark;
+  EXPECT_NE(remark.find("sptune-autotune (release"), std::string::npos)
+      << remark;
+  EXPECT_EQ(remark.find("ranked by the heuristic"), std::string::npos)
+      << remark;
+  auto attr = dyn_cast_or_null<ScheduleAttr>(
+      op->getAttr(SptuneDialect::kScheduleAttrName));
+  ASSERT_TRUE(attr);
+  EXPECT_EQ(attr.getSchedule().target, ::sptune::TargetKind::SPADE);
+}

@@ -53,6 +53,10 @@ struct CostModelOptions {
   /// leave LibTorch's setting). One is fastest for ranking on a busy
   /// machine.
   int threads = 1;
+  /// release mode without a model file: the target whose shipped model
+  /// (cost-model/models/<target>-default.pt) to load. A target without one
+  /// is an error that says so (releaseModelSource tells beforehand).
+  TargetKind target = TargetKind::CPU;
 };
 
 class CostModel {
@@ -95,21 +99,30 @@ std::string defaultModelPath(TargetKind target = TargetKind::CPU);
 /// The identity of a model file's bytes ("model:" + 16 hex digits).
 std::string modelIdentity(std::string_view bytes);
 
+/// Where release mode finds the model shipped for `target`: "embedded
+/// <target>-default.pt" when its bytes are compiled in, else the source-tree
+/// file's path (defaultModelPath) when it exists; nullopt when no release
+/// model is shipped for `target`.
+std::optional<std::string> releaseModelSource(TargetKind target);
+
 /// The identity (CostModel::identity) of the model `createCostModel(mode,
-/// path)` would load, without loading it: reads and hashes the file (or the
-/// embedded release model). Fails (nullopt, `error`) when the file cannot be
-/// read or release mode has no model.
-std::optional<std::string> costModelIdentity(CostModelMode mode,
-                                             const std::string &path,
-                                             std::string *error = nullptr);
+/// path, ..., {.target = target})` would load, without loading it: reads and
+/// hashes the file (or `target`'s release model). Fails (nullopt, `error`)
+/// when the file cannot be read, is no model file, or release mode has no
+/// model for `target`.
+std::optional<std::string>
+costModelIdentity(CostModelMode mode, const std::string &path,
+                  std::string *error = nullptr,
+                  TargetKind target = TargetKind::CPU);
 
 /// Whether this build has the learned modes (LibTorch).
 bool haveLearnedCostModels();
 
 /// Creates a cost model:
 ///  - heuristic: `path` must be empty;
-///  - release: loads `path`, or the embedded CPU release model when it is
-///    empty (defaultModelPath(CPU) in a build without one);
+///  - release: loads `path`, or when it is empty the release model shipped
+///    for `options.target` (embedded, else defaultModelPath(target); an
+///    error naming the target when none is shipped);
 ///  - development: loads `path` (required) and logs to `options.logPath`.
 /// On failure returns null with a message in `error`.
 std::unique_ptr<CostModel>
