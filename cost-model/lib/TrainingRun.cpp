@@ -368,6 +368,21 @@ sptune::runEvaluation(const TrainingRunOptions &options) {
   std::unique_ptr<Model> model = Model::load(options.evaluateModel, error);
   if (!model)
     return failure(error);
+  // A model never trained for the target still ranks its schedules (with
+  // the target's untrained autoencoder): zero-shot evaluation, e.g. the CPU
+  // model on SPADE data, is intended, but is said so.
+  const std::vector<TargetKind> &trained = model->info().trainedTargets;
+  result.zeroShot =
+      std::find(trained.begin(), trained.end(), *target) == trained.end();
+  if (result.zeroShot) {
+    std::string names;
+    for (TargetKind t : trained)
+      names += (names.empty() ? "" : ", ") + std::string(toString(t));
+    report.note(std::string("model was not trained for target '") +
+                toString(*target) +
+                "' (trained: " + (names.empty() ? "none" : names) +
+                "): zero-shot evaluation");
+  }
   result.evaluation = evaluate(*model, data->groups, data->features);
   report.result("evaluated '" + options.evaluateModel + "' on all " +
                 llvm::Twine(static_cast<uint64_t>(result.evaluation.groups)) +
@@ -379,7 +394,17 @@ sptune::runEvaluation(const TrainingRunOptions &options) {
     if (ec)
       return failure("cannot write '" + options.metricsPath +
                      "': " + ec.message());
-    metrics << result.evaluation.toJson() << "\n";
+    std::string json = result.evaluation.toJson();
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
+    if (value && value->getAsObject()) {
+      value->getAsObject()->try_emplace("zero_shot", result.zeroShot);
+      json.clear();
+      llvm::raw_string_ostream os(json);
+      os << llvm::formatv("{0:2}", *value);
+    } else if (!value) {
+      llvm::consumeError(value.takeError());
+    }
+    metrics << json << "\n";
     result.metricsPath = options.metricsPath;
   }
   return std::move(result);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/CostModel/TrainingRun.h"
+#include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/Schedule/DefaultSchedule.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -24,11 +25,12 @@ using namespace sptune;
 namespace {
 /// One dataset line: a CPU SpMM measurement of `schedule` on `source`.
 std::string record(const std::string &source, const std::string &role,
-                   const std::string &schedule, double median) {
+                   const std::string &schedule, double median,
+                   const std::string &target = "cpu") {
   return "{\"schema\": 1, \"key\": \"k\", \"matrix\": {\"id\": \"" + source +
          "\", \"source\": \"" + source +
          "\", \"rows\": 64, \"cols\": 64, \"nnz\": 100}, \"kernel\": \"spmm\", "
-         "\"free\": 64, \"target\": \"cpu\", \"role\": \"" +
+         "\"free\": 64, \"target\": \"" + target + "\", \"role\": \"" +
          role + "\", \"schedule\": \"" + schedule +
          "\", \"status\": \"ok\", \"reason\": \"\", \"time_s\": {\"median\": " +
          std::to_string(median) +
@@ -279,4 +281,77 @@ TEST_F(TrainingRunTest, ClearErrors) {
   error = errorText(runTraining(badBase).takeError());
   EXPECT_NE(error.find("missing.pt"), std::string::npos) << error;
   EXPECT_FALSE(llvm::sys::fs::exists(badBase.outPath));
+}
+
+TEST_F(TrainingRunTest, EvaluatingOnAnUntrainedTargetIsZeroShot) {
+  ASSERT_TRUE(static_cast<bool>(runTraining(options())));
+  auto zeroShotOf = [&](const std::string &metricsPath) -> std::optional<bool> {
+    auto buffer = llvm::MemoryBuffer::getFile(metricsPath);
+    if (!buffer)
+      return std::nullopt;
+    llvm::Expected<llvm::json::Value> v =
+        llvm::json::parse((*buffer)->getBuffer());
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return std::nullopt;
+    }
+    const llvm::json::Object *o = v->getAsObject();
+    return o ? o->getBoolean("zero_shot") : std::nullopt;
+  };
+  const char *note = "model was not trained for target ";
+
+  // On its own target: no note, "zero_shot": false.
+  TrainingRunOptions same = options();
+  same.outPath.clear();
+  same.evaluateModel = path("model.pt");
+  same.metricsPath = path("cpu-eval.json");
+  messages.clear();
+  llvm::Expected<EvaluationRunResult> onCpu = runEvaluation(same);
+  ASSERT_TRUE(static_cast<bool>(onCpu)) << errorText(onCpu.takeError());
+  EXPECT_FALSE(onCpu->zeroShot);
+  EXPECT_EQ(message(TrainingMessageKind::Note, note), "");
+  EXPECT_EQ(zeroShotOf(same.metricsPath), std::optional<bool>(false));
+  auto buffer = llvm::MemoryBuffer::getFile(same.metricsPath);
+  ASSERT_TRUE(static_cast<bool>(buffer));
+  EXPECT_NE((*buffer)->getBuffer().find("\"kendall_tau\""), llvm::StringRef::npos);
+
+  // The CPU model on SPADE data: evaluated all the same, said and recorded.
+  std::string spadeData = path("spade.jsonl");
+  {
+    std::ofstream out(spadeData);
+    std::vector<Schedule> schedules =
+        sampleKnobSettings(TargetKind::SPADE, KernelType::SpMM, 6, 3);
+    ASSERT_GE(schedules.size(), 2u);
+    for (int m = 0; m < 3; ++m) {
+      std::string source = "gen:uniform:rows=64,density=0.1,seed=" +
+                           std::to_string(m + 11);
+      out << record(source, "baseline:mlir-default",
+                    mlirDefaultSchedule(TargetKind::SPADE, KernelType::SpMM)
+                        .str(),
+                    1e-3, "spade")
+          << "\n";
+      for (size_t i = 0; i < schedules.size(); ++i)
+        out << record(source, "sample", canonicalize(schedules[i]).str(),
+                      1e-3 * (1.0 + 0.1 * static_cast<double>(i)), "spade")
+            << "\n";
+    }
+  }
+  TrainingRunOptions zero = options();
+  zero.dataFiles = {spadeData};
+  zero.target = "spade";
+  zero.outPath.clear();
+  zero.evaluateModel = path("model.pt");
+  zero.metricsPath = path("spade-eval.json");
+  messages.clear();
+  llvm::Expected<EvaluationRunResult> onSpade = runEvaluation(zero);
+  ASSERT_TRUE(static_cast<bool>(onSpade)) << errorText(onSpade.takeError());
+  EXPECT_TRUE(onSpade->zeroShot);
+  EXPECT_EQ(onSpade->evaluation.groups, 3u);
+  EXPECT_EQ(message(TrainingMessageKind::Note, note),
+            "model was not trained for target 'spade' (trained: cpu): "
+            "zero-shot evaluation");
+  EXPECT_NE(message(TrainingMessageKind::Result,
+                    "evaluated '" + zero.evaluateModel + "' on all 3 problem(s)"),
+            "");
+  EXPECT_EQ(zeroShotOf(zero.metricsPath), std::optional<bool>(true));
 }

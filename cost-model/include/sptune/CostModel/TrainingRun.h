@@ -168,6 +168,9 @@ struct EvaluationRunResult {
   bool interrupted = false;
   /// The metrics over all the data.
   ModelEvaluation evaluation;
+  /// The model was not trained for the data's target (zero-shot
+  /// evaluation: said in a note and recorded as "zero_shot" in the metrics).
+  bool zeroShot = false;
   std::vector<std::string> warnings;
   /// The metrics file written (empty: none).
   std::string metricsPath;
