@@ -30,7 +30,8 @@ def spec(rng, seed, max_nnz):
     head = f"gen:{family}:rows={rows},cols={cols},nnz={nnz}"
     if family == "rmat":
         a = rng.choice([0.45, 0.5, 0.57, 0.62, 0.65])
-        return f"{head},a={a},b=0.19,c=0.19,seed={seed}"
+        bc = 0.19 if a + 0.38 <= 1 else 0.17  # a + b + c <= 1
+        return f"{head},a={a},b={bc},c={bc},seed={seed}"
     if family == "banded":
         bw = max(rng.choice([4, 16, 64, 256, 1024]), nnz // rows)
         return f"{head},bw={bw},seed={seed}"
