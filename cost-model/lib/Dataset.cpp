@@ -75,56 +75,20 @@ bool sptune::recordOnMachine(const llvm::json::Object &record,
          m->getString(dataset::machine_field::kHost).value_or("") == want;
 }
 
-bool sptune::datasetMachines(const std::vector<std::string> &files,
-                             std::map<std::string, size_t> &machines,
-                             std::string &error) {
-  for (const std::string &path : files) {
-    if (std::string why = whyNotAFile(path); !why.empty()) {
-      error = "cannot read dataset: " + why;
-      return false;
-    }
-    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-    if (!buffer) {
-      error = "cannot read dataset '" + path +
-              "': " + buffer.getError().message();
-      return false;
-    }
-    llvm::StringRef rest = (*buffer)->getBuffer();
-    while (!rest.empty()) {
-      auto [line, tail] = rest.split('\n');
-      rest = tail;
-      if (line.trim().empty())
-        continue;
-      llvm::Expected<llvm::json::Value> v = parseJson(line);
-      if (!v) {
-        llvm::consumeError(v.takeError());
-        continue;
-      }
-      if (const llvm::json::Object *o = v->getAsObject())
-        ++machines[recordMachine(*o)];
-    }
-  }
-  return true;
-}
-
-bool sptune::filterDatasetByMachine(const std::string &input,
-                                    const std::string &output,
-                                    std::string_view machine, size_t &kept,
-                                    size_t &dropped, std::string &error) {
-  if (std::string why = whyNotAFile(input); !why.empty()) {
+bool sptune::forEachDatasetLine(
+    const std::string &path,
+    llvm::function_ref<void(llvm::StringRef line,
+                            const llvm::json::Object *record)>
+        onLine,
+    std::string &error) {
+  if (std::string why = whyNotAFile(path); !why.empty()) {
     error = "cannot read dataset: " + why;
     return false;
   }
-  auto buffer = llvm::MemoryBuffer::getFile(input, /*IsText=*/true);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {
-    error = "cannot read dataset '" + input +
-            "': " + buffer.getError().message();
-    return false;
-  }
-  std::error_code ec;
-  llvm::raw_fd_ostream out(output, ec);
-  if (ec) {
-    error = "cannot write '" + output + "': " + ec.message();
+    error =
+        "cannot read dataset '" + path + "': " + buffer.getError().message();
     return false;
   }
   llvm::StringRef rest = (*buffer)->getBuffer();
@@ -136,18 +100,54 @@ bool sptune::filterDatasetByMachine(const std::string &input,
     llvm::Expected<llvm::json::Value> v = parseJson(line);
     if (!v) {
       llvm::consumeError(v.takeError());
-      ++dropped;
+      onLine(line, nullptr);
       continue;
     }
-    const llvm::json::Object *o = v->getAsObject();
-    if (o && recordOnMachine(*o, machine)) {
-      out << line << "\n";
-      ++kept;
-    } else {
-      ++dropped;
-    }
+    onLine(line, v->getAsObject());
   }
   return true;
+}
+
+bool sptune::datasetMachines(const std::vector<std::string> &files,
+                             std::map<std::string, size_t> &machines,
+                             std::string &error) {
+  for (const std::string &path : files)
+    if (!forEachDatasetLine(
+            path,
+            [&](llvm::StringRef, const llvm::json::Object *record) {
+              if (record)
+                ++machines[recordMachine(*record)];
+            },
+            error))
+      return false;
+  return true;
+}
+
+bool sptune::filterDatasetByMachine(const std::string &input,
+                                    const std::string &output,
+                                    std::string_view machine, size_t &kept,
+                                    size_t &dropped, std::string &error) {
+  if (std::string why = whyNotAFile(input); !why.empty()) {
+    error = "cannot read dataset: " + why;
+    return false;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream out(output, ec);
+  if (ec) {
+    error = "cannot write '" + output + "': " + ec.message();
+    return false;
+  }
+  return forEachDatasetLine(
+      input,
+      [&](llvm::StringRef line, const llvm::json::Object *record) {
+        if (record && recordOnMachine(*record, machine)) {
+          out << line << "\n";
+          ++kept;
+        } else {
+          ++dropped;
+        }
+      },
+      error);
 }
 
 std::string DatasetCounts::summary() const {
@@ -164,24 +164,12 @@ std::string DatasetCounts::summary() const {
 }
 
 bool DatasetReader::addFile(const std::string &path, std::string &error) {
-  if (std::string why = whyNotAFile(path); !why.empty()) {
-    error = "cannot read dataset: " + why;
-    return false;
-  }
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer) {
-    error =
-        "cannot read dataset '" + path + "': " + buffer.getError().message();
-    return false;
-  }
-  llvm::StringRef rest = (*buffer)->getBuffer();
-  while (!rest.empty()) {
-    auto [line, tail] = rest.split('\n');
-    rest = tail;
-    if (!line.trim().empty())
-      addLine(std::string_view(line.data(), line.size()));
-  }
-  return true;
+  return forEachDatasetLine(
+      path,
+      [&](llvm::StringRef, const llvm::json::Object *record) {
+        addRecord(record);
+      },
+      error);
 }
 
 DatasetReader::Accumulator &DatasetReader::accumulator(const MatrixRef &m,
@@ -223,15 +211,23 @@ double sptune::recordMeasurementCost(const llvm::json::Object &record) {
 }
 
 bool DatasetReader::addLine(std::string_view text) {
-  ++counts_.lines;
   llvm::Expected<llvm::json::Value> parsed =
       parseJson(llvm::StringRef(text.data(), text.size()));
   if (!parsed) {
     llvm::consumeError(parsed.takeError());
-    ++counts_.unparsable;
+    return addRecord(nullptr);
+  }
+  return addRecord(parsed->getAsObject());
+}
+
+bool DatasetReader::addRecord(const llvm::json::Object *rec) {
+  // The machine filter first, as filterDatasetByMachine: what it leaves out
+  // is not part of the data.
+  if (!machineFilter_.empty() && !(rec && recordOnMachine(*rec, machineFilter_))) {
+    ++counts_.otherMachine;
     return false;
   }
-  const llvm::json::Object *rec = parsed->getAsObject();
+  ++counts_.lines;
   if (!rec) {
     ++counts_.unparsable;
     return false;
@@ -244,10 +240,6 @@ bool DatasetReader::addLine(std::string_view text) {
     return false;
   }
   ++counts_.machines[recordMachine(*rec)];
-  if (!machineFilter_.empty() && !recordOnMachine(*rec, machineFilter_)) {
-    ++counts_.otherMachine;
-    return false;
-  }
   const llvm::json::Object *matrix = rec->getObject(f::kMatrix);
   auto kernelName = rec->getString(f::kKernel);
   auto targetName = rec->getString(f::kTarget);

@@ -192,12 +192,22 @@ llvm::Expected<PreparedData> readAndFeaturize(const TrainingRunOptions &options,
                                               const Reporter &report) {
   PreparedData data;
   DatasetReader reader;
+  reader.setMachineFilter(options.machine);
   for (const std::string &file : options.dataFiles) {
     std::string error;
     if (!reader.addFile(file, error))
       return failure(error);
   }
   const DatasetCounts &counts = reader.counts();
+  if (!options.machine.empty()) {
+    // In the words of sptune-train's option.
+    report.note("--machine " + options.machine + ": kept " +
+                llvm::Twine(static_cast<uint64_t>(counts.lines)) +
+                " record(s), left out " +
+                llvm::Twine(static_cast<uint64_t>(counts.otherMachine)));
+    if (counts.lines == 0)
+      return failure("no record was measured on '" + options.machine + "'");
+  }
   summary.counts = counts;
   report.note(llvm::Twine("read ") +
               llvm::Twine(static_cast<uint64_t>(options.dataFiles.size())) +

@@ -154,7 +154,6 @@ int main(int argc, char **argv) {
   options.dataFiles.assign(dataFiles.begin(), dataFiles.end());
   // Runtimes of different machines are not comparable: say which machines
   // the datasets hold, and keep one with --machine.
-  llvm::SmallString<128> machineDir;
   {
     std::map<std::string, size_t> machines;
     std::string error;
@@ -170,35 +169,9 @@ int main(int argc, char **argv) {
       llvm::errs() << "warning: the datasets mix " << machines.size()
                    << " machines; runtimes of different machines are not "
                       "comparable: keep one with --machine CPU-or-HOST\n";
-    if (!machineFilter.empty()) {
-      if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(
-              "sptune-train-machine", machineDir)) {
-        llvm::errs() << "sptune-train: " << ec.message() << "\n";
-        return 1;
-      }
-      size_t kept = 0, dropped = 0;
-      std::vector<std::string> filtered;
-      for (size_t i = 0; i < options.dataFiles.size(); ++i) {
-        std::string path =
-            (machineDir + "/" + std::to_string(i) + ".jsonl").str();
-        if (!filterDatasetByMachine(options.dataFiles[i], path, machineFilter,
-                                    kept, dropped, error)) {
-          llvm::errs() << "sptune-train: " << error << "\n";
-          return 1;
-        }
-        filtered.push_back(path);
-      }
-      llvm::errs() << "--machine " << machineFilter << ": kept " << kept
-                   << " record(s), left out " << dropped << "\n";
-      if (kept == 0) {
-        llvm::errs() << "sptune-train: no record was measured on '"
-                     << machineFilter << "' (the machines are listed above)\n";
-        llvm::sys::fs::remove_directories(machineDir);
-        return 1;
-      }
-      options.dataFiles = filtered;
-    }
   }
+  // The run keeps that machine's records (DatasetReader's filter).
+  options.machine = machineFilter;
   options.target = targetName;
   options.outPath = outPath;
   options.epochs = epochs;
@@ -296,8 +269,6 @@ int main(int argc, char **argv) {
     else
       error = result.takeError();
   }
-  if (!machineDir.empty())
-    llvm::sys::fs::remove_directories(machineDir);
   if (error) {
     if (progressShown)
       clearProgress();

@@ -204,3 +204,57 @@ TEST(DatasetTest, SpadeIsComparedWithItsDefaultSchedule) {
     EXPECT_DOUBLE_EQ(*g[0].defaultTime(), 5e-3);
   }
 }
+
+TEST(DatasetTest, MachineFilterOfTheReaderIsTheFilesFilter) {
+  // Records of two machines, a truncated line and a blank one. The reader's
+  // machine filter counts what filterDatasetByMachine keeps and drops, and
+  // the reader sees what it would have read from the filtered file.
+  auto on = [](std::string line, const char *host) {
+    std::string from = "\"machine\": {}";
+    line.replace(line.find(from), from.size(),
+                 std::string("\"machine\": {\"host\": \"") + host +
+                     "\", \"cpu\": \"Some CPU\"}");
+    return line;
+  };
+  std::string path = testing::TempDir() + "/sptune-dataset-machines.jsonl";
+  std::string filtered = path + ".node7";
+  {
+    std::ofstream out(path);
+    out << on(record("A", "sample", csrText(), 1e-3), "node7") << "\n"
+        << on(record("A", "sample", dcsrText(), 2e-3), "node8") << "\n\n"
+        << "{\"cut by a kill\n"
+        << on(record("B", "sample", csrText(), 1e-3), "node7") << "\n"
+        << on(record("B", "sample", dcsrText(), 3e-3), "node7") << "\n";
+  }
+  std::string error;
+  std::map<std::string, size_t> machines;
+  ASSERT_TRUE(datasetMachines({path}, machines, error)) << error;
+  EXPECT_EQ(machines.size(), 2u);
+  EXPECT_EQ(machines["Some CPU @ node7"], 3u);
+  EXPECT_EQ(machines["Some CPU @ node8"], 1u);
+
+  size_t kept = 0, dropped = 0;
+  ASSERT_TRUE(
+      filterDatasetByMachine(path, filtered, "node7", kept, dropped, error))
+      << error;
+  EXPECT_EQ(kept, 3u);
+  EXPECT_EQ(dropped, 2u);
+
+  DatasetReader fromFilteredFile;
+  ASSERT_TRUE(fromFilteredFile.addFile(filtered, error)) << error;
+  DatasetReader withFilter;
+  withFilter.setMachineFilter("node7");
+  ASSERT_TRUE(withFilter.addFile(path, error)) << error;
+  EXPECT_EQ(withFilter.counts().lines, kept);
+  EXPECT_EQ(withFilter.counts().otherMachine, dropped);
+  EXPECT_EQ(withFilter.counts().lines, fromFilteredFile.counts().lines);
+  EXPECT_EQ(withFilter.counts().samples, fromFilteredFile.counts().samples);
+  EXPECT_EQ(withFilter.counts().unparsable, 0u);
+  EXPECT_EQ(withFilter.groups().size(), fromFilteredFile.groups().size());
+  EXPECT_NE(withFilter.counts().summary().find(
+                "left out 2 record(s) of other machines"),
+            std::string::npos)
+      << withFilter.counts().summary();
+  std::remove(path.c_str());
+  std::remove(filtered.c_str());
+}

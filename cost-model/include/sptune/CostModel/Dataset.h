@@ -13,6 +13,9 @@
 
 #include "sptune/Schedule/Schedule.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -76,7 +79,7 @@ struct SampleGroup {
 
 /// What reading saw, for the warning line.
 struct DatasetCounts {
-  size_t lines = 0;      ///< non-empty lines read
+  size_t lines = 0;      ///< non-empty lines read (less otherMachine)
   size_t unparsable = 0; ///< not JSON, or required fields missing/mistyped
   size_t unsupportedSchema = 0;
   size_t notOk = 0;       ///< status != ok (failed compiles, timeouts, ...)
@@ -100,9 +103,15 @@ public:
   bool addFile(const std::string &path, std::string &error);
   /// Adds one JSONL record; returns false (and counts why) when skipped.
   bool addLine(std::string_view line);
+  /// Adds one parsed record (null: the line was no JSON object); returns
+  /// false (and counts why) when skipped.
+  bool addRecord(const llvm::json::Object *record);
   const DatasetCounts &counts() const { return counts_; }
   /// Keeps only records measured on `machine` (its cpu or its host,
-  /// exactly); empty: all.
+  /// exactly; recordOnMachine); empty: all. The lines it leaves out (any
+  /// other line, unparsable ones included, as filterDatasetByMachine) count
+  /// in `otherMachine` only, not in `lines`: the counts are those of the
+  /// filtered dataset.
   void setMachineFilter(std::string machine) { machineFilter_ = machine; }
   /// The groups read so far, sorted by key; groups with no schedule sample
   /// are dropped.
@@ -134,6 +143,16 @@ std::string recordMachine(const llvm::json::Object &record);
 /// Whether a record was measured on `machine`: its cpu or its host.
 bool recordOnMachine(const llvm::json::Object &record,
                      std::string_view machine);
+
+/// The one reader of dataset files: calls `onLine` for every line of `path`
+/// that is not blank, with the line and its JSON object (null when the line
+/// is not one). False (with `error`) only when the file cannot be read.
+bool forEachDatasetLine(
+    const std::string &path,
+    llvm::function_ref<void(llvm::StringRef line,
+                            const llvm::json::Object *record)>
+        onLine,
+    std::string &error);
 
 /// The machines the records of `files` were measured on: "<cpu> @ <host>"
 /// -> record count. False (with `error`) when a file cannot be read.

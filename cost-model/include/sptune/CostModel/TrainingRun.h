@@ -58,6 +58,10 @@ struct TrainingRunProgress {
 struct TrainingRunOptions {
   /// Datasets (JSONL); at least one.
   std::vector<std::string> dataFiles;
+  /// Keep only the records measured on this machine (its cpu or its host,
+  /// exactly: DatasetReader::setMachineFilter); empty: all. The run notes
+  /// what it kept and fails when nothing is left.
+  std::string machine;
   /// Target to train for (or evaluate on): "cpu", "nvvm" or "spade".
   std::string target = "cpu";
   /// Model file to write (`runTraining` only).
