@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Reproduces the SPADE data, the transfer experiment of docs/results.md
+# ("SPADE") and cost-model/models/spade-default.pt (the SPADE model sptune
+# ships), with sptune's own tools, on this kind of machine (2 cores):
+#
+#   1. collect (calibrated simulator, SpMM and SDDMM, N = K = 64, f32):
+#      - the training pool: the shared matrices under 50,000 entries and the
+#        160 generated ones of bench/matrices/spade-train.txt, SPADE's default
+#        + 64 sampled configurations each (about 25 minutes);
+#      - the held-out set: the 30 generated matrices of spade-eval.txt and the
+#        shared matrices with >= 50,000 entries but ego-Twitter (a 252-schedule
+#        sweep of its 2.7 M entries costs ~30 CPU-minutes per kernel), the
+#        whole 252-configuration space each (about 35 minutes);
+#   2. headroom before / after calibration on the held-out set
+#      (bench/spade-headroom.py);
+#   3. COGNATE's transfer experiment (sptune.transfer_curve): k = 0, 1, 3,
+#      5, 7, 20, all training matrices, 3 seeds, fine-tuned from the CPU model
+#      (freeze alternatives), from scratch, ablations, source size;
+#   4. ship: the CPU model fine-tuned on all the SPADE data (pool + held-out
+#      set), the shipped recipe (finetune-matrix + re-pretrained autoencoder).
+#
+#   bash cost-model/reproduce-spade.sh [WORK_DIR]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="${1:-$root/build/spade-runs}"
+bin="$root/build/bin"
+matrices="${SPTUNE_MATRICES:-$root/../shared/matrices}"
+mkdir -p "$work"
+export PYTHONPATH="$root/python"
+
+awk -F'\t' -v d="$matrices" 'NR>1 && $10<50000 {print d"/"$1}' \
+  "$matrices/MANIFEST.tsv" > "$work/shared-small.txt"
+awk -F'\t' -v d="$matrices" 'NR>1 && $10>=50000 && $1!="SNAP_ego-Twitter_undirected.mtx" {print d"/"$1}' \
+  "$matrices/MANIFEST.tsv" > "$work/shared-large.txt"
+
+"$bin/sptune-collect" @"$work/shared-small.txt" @"$root/bench/matrices/spade-train.txt" \
+  --target spade --kernel spmm,sddmm --free 64 --samples 64 --seed 17 \
+  --baselines heuristic --workers 2 --timeout 120 --out "$work/spade-train.jsonl"
+"$bin/sptune-collect" @"$root/bench/matrices/spade-eval.txt" @"$work/shared-large.txt" \
+  --target spade --kernel spmm,sddmm --free 64 --samples 252 --seed 17 \
+  --baselines heuristic --workers 2 --timeout 300 --out "$work/spade-eval.jsonl"
+
+/usr/bin/python3 "$root/bench/spade-headroom.py" --dataset "$work/spade-eval.jsonl" \
+  --spade-sim "$bin/spade-sim" --work "$work/headroom" --jobs 2 \
+  --json "$work/headroom.json" --plot "$work/headroom.png"
+
+# Source-size ablation: a CPU base pre-trained on 30 of the 92 CPU matrices.
+zcat "$root/cost-model/data/cpu-2026-11-30.jsonl.gz" > "$work/cpu-all.jsonl"
+/usr/bin/python3 - "$work/cpu-all.jsonl" "$work/cpu-30.jsonl" <<'PY'
+import json, random, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ids = sorted({r["matrix"]["id"] for r in recs})
+pick = set(random.Random(17).sample(ids, 30))
+with open(sys.argv[2], "w") as f:
+    for r in recs:
+        if r["matrix"]["id"] in pick:
+            f.write(json.dumps(r) + "\n")
+PY
+"$bin/sptune-train" --data "$work/cpu-30.jsonl" --out "$work/cpu-30.pt" \
+  --epochs 60 --holdout 0.15 --seed 1 --quiet
+
+common=(--build "$root/build" --target spade
+        --base cpu="$root/cost-model/models/cpu-default.pt" --base cpu30="$work/cpu-30.pt"
+        --cpu-data cpu="$work/cpu-all.jsonl"
+        --train "$work/spade-train.jsonl" --eval "$work/spade-eval.jsonl"
+        --seeds 3 --epochs 40 --min-steps 200 --jobs 2 --out "$work/transfer")
+/usr/bin/python3 -m sptune.transfer_curve "${common[@]}" --k 0,1,3,5,7,20,all \
+  --variants finetune,finetune-matrix,finetune-matrix+reinit-ae,finetune-none,scratch,all \
+  --json "$work/transfer-main.json" --table "$work/transfer-main.md" \
+  --plot "$work/transfer-main.png"
+/usr/bin/python3 -m sptune.transfer_curve "${common[@]}" --k 5,20 \
+  --variants finetune-matrix+reinit-ae,scratch,finetune-matrix+reinit-ae@cpu30,scratch+no-config-mapper,finetune-matrix+reinit-ae+no-config-mapper,scratch+no-autoencoder,finetune-matrix+no-autoencoder,scratch+single-scale,finetune-matrix+reinit-ae+single-scale \
+  --json "$work/transfer-ablations.json" --table "$work/transfer-ablations.md"
+
+# The shipped model: the CPU model fine-tuned on every SPADE measurement.
+"$bin/sptune-train" --data "$work/spade-train.jsonl" --data "$work/spade-eval.jsonl" \
+  --target spade --finetune-from "$root/cost-model/models/cpu-default.pt" \
+  --finetune-freeze=matrix --finetune-pretrain-autoencoder \
+  --out "$root/cost-model/models/spade-default.pt" --epochs 40 --holdout 0.15 --seed 1
