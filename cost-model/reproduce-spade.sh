@@ -10,7 +10,8 @@
 #      - the held-out set: the 30 generated matrices of spade-eval.txt and the
 #        shared matrices with >= 50,000 entries but ego-Twitter (a 252-schedule
 #        sweep of its 2.7 M entries costs ~30 CPU-minutes per kernel), the
-#        whole 252-configuration space each (about 35 minutes);
+#        whole 252-configuration space each, 64 sampled configurations for
+#        the four above 300,000 entries (about 35 minutes);
 #   2. headroom before / after calibration on the held-out set
 #      (bench/spade-headroom.py);
 #   3. COGNATE's transfer experiment (sptune.transfer_curve): k = 0, 1, 3,
@@ -37,7 +38,11 @@ awk -F'\t' -v d="$matrices" 'NR>1 && $10>=50000 && $1!="SNAP_ego-Twitter_undirec
   --target spade --kernel spmm,sddmm --free 64 --samples 64 --seed 17 \
   --baselines heuristic --workers 2 --timeout 120 --out "$work/spade-train.jsonl"
 "$bin/sptune-collect" @"$root/bench/matrices/spade-eval.txt" @"$work/shared-large.txt" \
-  --target spade --kernel spmm,sddmm --free 64 --samples 252 --seed 17 \
+  --target spade --kernel spmm,sddmm --free 64 --samples 252 --seed 17 --max-nnz 300000 \
+  --baselines heuristic --workers 2 --timeout 300 --out "$work/spade-eval.jsonl"
+# The four shared matrices above 300,000 entries: 64 sampled configurations.
+"$bin/sptune-collect" @"$work/shared-large.txt" \
+  --target spade --kernel spmm,sddmm --free 64 --samples 64 --seed 17 --min-nnz 300001 \
   --baselines heuristic --workers 2 --timeout 300 --out "$work/spade-eval.jsonl"
 
 /usr/bin/python3 "$root/bench/spade-headroom.py" --dataset "$work/spade-eval.jsonl" \
@@ -65,11 +70,10 @@ common=(--build "$root/build" --target spade
         --train "$work/spade-train.jsonl" --eval "$work/spade-eval.jsonl"
         --seeds 3 --epochs 40 --min-steps 200 --jobs 2 --out "$work/transfer")
 /usr/bin/python3 -m sptune.transfer_curve "${common[@]}" --k 0,1,3,5,7,20,all \
-  --variants finetune,finetune-matrix,finetune-matrix+reinit-ae,finetune-none,scratch,all \
-  --json "$work/transfer-main.json" --table "$work/transfer-main.md" \
-  --plot "$work/transfer-main.png"
-/usr/bin/python3 -m sptune.transfer_curve "${common[@]}" --k 5,20 \
-  --variants finetune-matrix+reinit-ae,scratch,finetune-matrix+reinit-ae@cpu30,scratch+no-config-mapper,finetune-matrix+reinit-ae+no-config-mapper,scratch+no-autoencoder,finetune-matrix+no-autoencoder,scratch+single-scale,finetune-matrix+reinit-ae+single-scale \
+  --variants finetune,finetune-matrix,finetune-none,finetune-matrix+reinit-ae,scratch,all \
+  --json "$work/transfer.json" --table "$work/transfer.md" --plot "$work/transfer.png"
+/usr/bin/python3 -m sptune.transfer_curve "${common[@]}" --k 0,5,20 \
+  --variants finetune,scratch,finetune@cpu30,finetune+no-config-mapper,scratch+no-config-mapper,finetune+no-autoencoder,scratch+no-autoencoder,finetune+single-scale,scratch+single-scale \
   --json "$work/transfer-ablations.json" --table "$work/transfer-ablations.md"
 
 # The shipped model: the CPU model fine-tuned on every SPADE measurement.
