@@ -68,6 +68,16 @@ std::string nowUtc() {
   return buf;
 }
 
+/// Every measured schedule of the training groups: what the knob
+/// autoencoders are pre-trained on, next to sampled knob settings.
+std::vector<Schedule> schedulesOf(const std::vector<SampleGroup> &train) {
+  std::vector<Schedule> schedules;
+  for (const SampleGroup &g : train)
+    for (const MeasuredSchedule &m : g.samples)
+      schedules.push_back(m.schedule);
+  return schedules;
+}
+
 bool stopRequested(const TrainingRunOptions &options) {
   return options.stop && options.stop->load();
 }
@@ -305,10 +315,7 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
     }
     if (options.finetunePretrainAutoencoder &&
         !model->info().config.noAutoencoder) {
-      std::vector<Schedule> schedules;
-      for (const SampleGroup &g : train)
-        for (const MeasuredSchedule &m : g.samples)
-          schedules.push_back(m.schedule);
+      std::vector<Schedule> schedules = schedulesOf(train);
       PretrainOptions pre;
       pre.seed = options.seed;
       pre.only = target;
@@ -339,10 +346,7 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
   std::unique_ptr<Model> model = Model::create(config, options.seed, &error);
   if (!model)
     return failure(error);
-  std::vector<Schedule> schedules;
-  for (const SampleGroup &g : train)
-    for (const MeasuredSchedule &m : g.samples)
-      schedules.push_back(m.schedule);
+  std::vector<Schedule> schedules = schedulesOf(train);
   PretrainOptions pre;
   pre.seed = options.seed;
   std::vector<double> errs =

@@ -67,6 +67,25 @@ protected:
     return found;
   }
 
+  /// Autotunes `op` for `target` on a small R-MAT matrix with `model`;
+  /// returns whether it succeeded and the remarks it emitted.
+  std::pair<bool, std::string> autotuneOnRmat(linalg::LinalgOp op,
+                                              ::sptune::CostModel &model,
+                                              ::sptune::TargetKind target) {
+    KernelTuningOptions options;
+    options.target = target;
+    options.matrix = "gen:rmat:rows=64,cols=64,nnz=400,seed=3";
+    options.candidates = 50;
+    MatrixCache matrices;
+    std::string remark;
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      remark += d.str();
+      return success();
+    });
+    bool ok = succeeded(autotune(op, model, options, matrices));
+    return {ok, remark};
+  }
+
   MLIRContext ctx;
 };
 } // namespace
@@ -80,17 +99,8 @@ TEST_F(DownstreamApi, AutotuneThenApplyScheduleOnOneOp) {
   std::unique_ptr<::sptune::CostModel> model = ::sptune::createCostModel(
       ::sptune::CostModelMode::Heuristic, "", &error);
   ASSERT_TRUE(model) << error;
-  KernelTuningOptions options;
-  options.target = ::sptune::TargetKind::CPU;
-  options.matrix = "gen:rmat:rows=64,cols=64,nnz=400,seed=3";
-  options.candidates = 50;
-  MatrixCache matrices;
-  std::string remark;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    remark += d.str();
-    return success();
-  });
-  ASSERT_TRUE(succeeded(autotune(op, *model, options, matrices)));
+  auto [tuned, remark] = autotuneOnRmat(op, *model, ::sptune::TargetKind::CPU);
+  ASSERT_TRUE(tuned) << remark;
   EXPECT_NE(remark.find("sptune-autotune (heuristic"), std::string::npos)
       << remark;
   auto attr = dyn_cast_or_null<ScheduleAttr>(
@@ -162,17 +172,9 @@ TEST_F(DownstreamApi, ReleaseModelOfTheTargetRanksItsKernels) {
       ::sptune::CostModelMode::Release, "", &error, cmOptions);
   ASSERT_TRUE(model) << error;
   EXPECT_TRUE(model->supports(::sptune::TargetKind::SPADE));
-  KernelTuningOptions options;
-  options.target = ::sptune::TargetKind::SPADE;
-  options.matrix = "gen:rmat:rows=64,cols=64,nnz=400,seed=3";
-  options.candidates = 50;
-  MatrixCache matrices;
-  std::string remark;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    remark += d.str();
-    return success();
-  });
-  ASSERT_TRUE(succeeded(autotune(op, *model, options, matrices))) << remark;
+  auto [tuned, remark] =
+      autotuneOnRmat(op, *model, ::sptune::TargetKind::SPADE);
+  ASSERT_TRUE(tuned) << remark;
   EXPECT_NE(remark.find("sptune-autotune (release"), std::string::npos)
       << remark;
   EXPECT_EQ(remark.find("ranked by the heuristic"), std::string::npos)
