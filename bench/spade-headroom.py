@@ -142,6 +142,7 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
         fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
         for ax, kernel in zip(axes, ("spmm", "sddmm")):
             rs = [r for r in rows if r["kernel"] == kernel]
@@ -151,6 +152,10 @@ def main():
                 ys = [(i + 1) / len(xs) for i in range(len(xs))]
                 ax.step(xs, ys, style, where="post", label=label)
             ax.set_xscale("log")
+            ticks = [1, 1.25, 1.5, 2, 3]
+            ax.set_xticks(ticks)
+            ax.set_xticklabels(["%gx" % t for t in ticks])
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
             ax.set_xlabel("best schedule / SPADE default (speedup)")
             ax.set_title("%s, %d held-out matrices" % (kernel.upper(), len(rs)))
             ax.grid(alpha=0.3)
