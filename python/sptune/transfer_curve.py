@@ -155,6 +155,50 @@ def draw(matrices, k, seed):
     return sorted(pool[:k])
 
 
+def structure_features(records):
+    """matrix id -> (log rows, log cols, log entries per row): what is known
+    of a matrix before any simulation, for --draw diverse."""
+    feats = {}
+    for r in records:
+        m = r.get("matrix")
+        if isinstance(m, dict) and m.get("id") not in feats:
+            rows, cols, nnz = (max(1, int(m.get(f, 1) or 1)) for f in ("rows", "cols", "nnz"))
+            feats[m["id"]] = (math.log(rows), math.log(cols), math.log(max(1.0, nnz / rows)))
+    return feats
+
+
+def draw_diverse(features, k, seed):
+    """The k matrices of a seed chosen to represent the pool's structure:
+    greedy k-medoids over `features` (standardized): each step adds the
+    matrix that most reduces the summed distance from every pool matrix to
+    its nearest chosen one, among a seeded half of the pool (so seeds differ).
+    Nested in k and shared by every variant, like draw(); nothing simulated
+    is used."""
+    pool = sorted(features)
+    if k == "all":
+        return pool
+    if k > len(pool):
+        raise UsageError(f"k={k} but the training pool has only {len(pool)} matrices")
+    dims = len(next(iter(features.values()))) if features else 0
+    mean = [sum(features[m][d] for m in pool) / len(pool) for d in range(dims)]
+    std = [max(1e-9, math.sqrt(sum((features[m][d] - mean[d]) ** 2 for m in pool) / len(pool)))
+           for d in range(dims)]
+    z = {m: [(features[m][d] - mean[d]) / std[d] for d in range(dims)] for m in pool}
+    candidates = list(pool)
+    random.Random(f"transfer-curve-{seed}").shuffle(candidates)
+    candidates = sorted(candidates[:max(k, (len(pool) + 1) // 2)])
+    nearest = {m: math.inf for m in pool}
+    chosen = []
+    while len(chosen) < k:
+        def cost(c):
+            return sum(min(nearest[m], math.dist(z[m], z[c])) for m in pool)
+        best = min((c for c in candidates if c not in chosen), key=lambda c: (cost(c), c))
+        chosen.append(best)
+        for m in pool:
+            nearest[m] = min(nearest[m], math.dist(z[m], z[best]))
+    return sorted(chosen)
+
+
 def planned_runs(variants, ks, seeds):
     """(variant, k, seed) triples to run, deduplicated: 'all' is one run per
     seed at k='all'; scratch at k=0 has nothing to train and is skipped."""
@@ -358,6 +402,11 @@ def main(argv=None):
     ap.add_argument("--eval", required=True, help="target dataset of the held-out matrices")
     ap.add_argument("--k", default="0,1,3,5,7,20,all")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--draw", choices=("random", "diverse"), default="random",
+                    help="how the k training matrices of a seed are chosen: a seeded "
+                         "random prefix, or greedy k-medoids over the matrices' "
+                         "structure (rows, cols, entries per row; nothing simulated) "
+                         "among a seeded half of the pool")
     ap.add_argument("--variants", default="finetune,scratch,all")
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--min-steps", type=int, default=0,
@@ -453,9 +502,15 @@ def experiment(args):
 
     pool_set = set(pool)
     records = [r for r in records if r["matrix"]["id"] in pool_set]
+    features = structure_features(records)
     todo, results = [], []
     for v, k, seed in planned_runs(variants, ks, args.seeds):
-        chosen = draw(pool, k, seed) if k != 0 else []
+        if k == 0:
+            chosen = []
+        elif args.draw == "diverse":
+            chosen = draw_diverse(features, k, seed)
+        else:
+            chosen = draw(pool, k, seed)
         directory = os.path.join(out_dir, "runs", run_dir_name(v, k, seed))
         if k == 0:
             spec = {"target": args.target, "k": 0, "zero_shot": True,

@@ -59,6 +59,25 @@ class DrawTest(unittest.TestCase):
         with self.assertRaises(tc.UsageError):
             tc.draw(self.POOL, 31, 0)
 
+    def test_diverse_draw_covers_the_structure(self):
+        # Two clusters of 15 matrices far apart (tiny and large): five
+        # representatives take both; nested in k, seeded, deterministic.
+        recs = [{"matrix": {"id": f"s{i:02d}", "rows": 50 + i, "cols": 50 + i, "nnz": 200 + 4 * i}}
+                for i in range(15)]
+        recs += [{"matrix": {"id": f"l{i:02d}", "rows": 30000 + 100 * i, "cols": 30000,
+                             "nnz": 300000 + 1000 * i}} for i in range(15)]
+        feats = tc.structure_features(recs)
+        self.assertEqual(len(feats), 30)
+        five = tc.draw_diverse(feats, 5, 0)
+        self.assertEqual(len(five), 5)
+        self.assertTrue(any(m.startswith("s") for m in five))
+        self.assertTrue(any(m.startswith("l") for m in five))
+        self.assertTrue(set(tc.draw_diverse(feats, 2, 0)) <= set(five))
+        self.assertEqual(tc.draw_diverse(feats, 5, 0), five)
+        self.assertEqual(tc.draw_diverse(feats, "all", 1), sorted(feats))
+        with self.assertRaises(tc.UsageError):
+            tc.draw_diverse(feats, 31, 0)
+
     def test_planned_runs(self):
         vs = [tc.parse_variant(n, ["cpu"]) for n in ("finetune", "scratch", "all")]
         runs = tc.planned_runs(vs, [0, 5, "all"], 2)
