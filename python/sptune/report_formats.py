@@ -15,7 +15,9 @@ FORMATS = [
     ("ceiling-report", "python3 -m sptune.ceiling_report --json ({summary, rows} with best_vs_mlir)"),
     ("learn-experiment", "python3 -m sptune.learn_experiment --json (learning curves per strategy)"),
     ("learn-rounds", "sptune-learn's STATE/rounds.jsonl (one round per line)"),
-    ("transfer-curve", "python3 -m sptune.transfer_curve --json (fine-tuned vs from scratch)"),
+    ("transfer-curve", "python3 -m sptune.transfer_curve --report-json (fine-tuned vs from scratch)"),
+    ("transfer-experiment", "python3 -m sptune.transfer_curve --json ({variants, k, runs, summary})"),
+    ("spade-headroom", "bench/spade-headroom.py --json (best/default before and after calibration)"),
     ("model-metrics", "sptune-train's MODEL.metrics.json (train and held-out ranking metrics)"),
     ("gpu-check", "bench/gpu-check.sh's gpu-check.json"),
     ("gpu-bench", "sptune-gpu-bench's summary lines (bench-summary.jsonl, --json)"),
@@ -57,6 +59,14 @@ def detect(doc):
             return "learn-experiment", doc
         if isinstance(doc.get("train"), dict) and isinstance(doc.get("heldout"), dict):
             return "model-metrics", doc
+        if (isinstance(doc.get("variants"), list) and isinstance(doc.get("k"), list) and
+                isinstance(doc.get("summary"), list) and
+                all(isinstance(r, dict) and "variant" in r and "k" in r for r in doc["summary"])):
+            return "transfer-experiment", doc
+        if (isinstance(doc.get("problems"), list) and isinstance(doc.get("summary"), dict) and
+                all(isinstance(r, dict) and "after_best_over_default" in r and
+                    "before_best_over_default" in r for r in doc["problems"])):
+            return "spade-headroom", doc
         if isinstance(doc.get("bench"), dict) and isinstance(doc["bench"].get("results"), list):
             return "gpu-check", doc
         if doc.get("bench") == "tuning-database" and isinstance(doc.get("rows"), list):

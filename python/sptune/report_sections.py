@@ -271,6 +271,66 @@ def transfer(sec, rows):
                   caption="Means over seeds"))
 
 
+def _mean(entry, metric):
+    m = entry.get(metric)
+    return m.get("mean") if isinstance(m, dict) else None
+
+
+def transfer_experiment(sec, doc):
+    ks = doc["k"]
+    pos = {str(k): i for i, k in enumerate(ks)}
+    variants = [v for v in doc["variants"] if any(r["variant"] == v for r in doc["summary"])]
+    by = {(r["variant"], str(r["k"])): r for r in doc["summary"]}
+    panels = []
+    for metric, title in (("top1", "held-out top-1 speedup over the default"),
+                          ("tau", "held-out Kendall tau")):
+        lines = []
+        for v in variants:
+            pts = [(pos[str(k)], by[v, str(k)]) for k in ks if (v, str(k)) in by]
+            if v == "all" or len(pts) < 2:
+                continue
+            xs = [x for x, _ in pts]
+            lo = [(r.get(metric) or {}).get("min", float("nan")) for _, r in pts]
+            hi = [(r.get(metric) or {}).get("max", float("nan")) for _, r in pts]
+            lines.append((v, xs, [_mean(r, metric) for _, r in pts], lo, hi))
+        refs = [("all data", _mean(by["all", "all"], metric))] if ("all", "all") in by else []
+        panels.append((title + " (mean; band: min-max over seeds)", metric, lines, refs))
+    fig = plots.curves(panels, xlabel="target training matrices (k; position)")
+    for ax in fig.axes:
+        ax.set_xticks(range(len(ks)))
+        ax.set_xticklabels([str(k) for k in ks])
+    sec.add(figure(fig, "transfer learning curve per variant"))
+    for metric, caption in (("top1", "top-1 speedup over the default"),
+                            ("top5", "top-5 speedup over the default"),
+                            ("over_median", "top-1 speedup over the median configuration"),
+                            ("tau", "Kendall tau")):
+        fmt = (lambda x: num(x, ".3f")) if metric == "tau" else speedup
+        sec.add(table(["variant"] + [f"k={k}" for k in ks],
+                      [[v] + [fmt(_mean(by[v, str(k)], metric)) if (v, str(k)) in by else "-"
+                              for k in ks] for v in variants],
+                      caption=f"{caption} (mean of seeds; held-out matrices)"))
+
+
+def spade_headroom(sec, doc):
+    rows = doc["problems"]
+    kernels = sorted({r["kernel"] for r in rows})
+    sec.add(figure(plots.cdfs(
+        [(k.upper(), [("before calibration",
+                       [r["before_best_over_default"] for r in rows if r["kernel"] == k]),
+                      ("calibrated",
+                       [r["after_best_over_default"] for r in rows if r["kernel"] == k])])
+         for k in kernels], xlabel="best configuration / SPADE default (log scale)"),
+        "headroom CDFs"))
+    sec.add(table(["kernel", "problems", "best/default before", "after", "max before",
+                   "max after", "median/default before", "after"],
+                  [[k, num(s.get("problems")), speedup(s.get("before_best_over_default")),
+                    speedup(s.get("after_best_over_default")), speedup(s.get("before_max")),
+                    speedup(s.get("after_max")), speedup(s.get("before_default_over_median")),
+                    speedup(s.get("after_default_over_median"))]
+                   for k, s in sorted(doc["summary"].items())],
+                  caption="Geometric means over the problems"))
+
+
 METRICS = ["samples", "groups", "kendall_tau", "pair_accuracy", "top1_speedup", "top5_speedup",
            "oracle_speedup", "mape", "median_ape"]
 
