@@ -721,7 +721,9 @@ def attribute_crash(stderr, src_root):
             "top %d frames in libMLIR/libLLVM" % len(known) + pass_note, top)
 
 
-def _limits(mem_mb):
+def child_limits(mem_mb):
+    """A preexec_fn for a child process: no core dumps, and at most `mem_mb`
+    MiB of address space (0: no limit)."""
     def fn():
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if mem_mb:
@@ -735,7 +737,7 @@ def run_cmd(cmd, cwd, timeout, mem_mb):
     t0 = time.time()
     p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         start_new_session=True, preexec_fn=_limits(mem_mb))
+                         start_new_session=True, preexec_fn=child_limits(mem_mb))
     try:
         _, err = p.communicate(timeout=timeout)
         rc = p.returncode

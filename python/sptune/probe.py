@@ -62,7 +62,6 @@ import math
 import os
 import random
 import re
-import resource
 import shlex
 import shutil
 import signal
@@ -124,15 +123,6 @@ class Outcome:
         self.secs = secs
 
 
-def _limits(mem_mb):
-    def fn():
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if mem_mb:
-            b = mem_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (b, b))
-    return fn
-
-
 def _loads(text):
     """json.loads that treats NaN / Infinity (not JSON) and nesting Python's
     parser cannot follow as malformed (ValueError)."""
@@ -164,7 +154,7 @@ def run(cmd, d, timeout, mem_mb=4096, stdin=None, env=None, tag="step"):
         p = subprocess.Popen(cmd, cwd=d, stdin=subprocess.PIPE if stdin is not None
                              else subprocess.DEVNULL, stdout=fo, stderr=fe,
                              start_new_session=True, env=full_env,
-                             preexec_fn=_limits(mem_mb))
+                             preexec_fn=ir_fuzz.child_limits(mem_mb))
         try:
             if stdin is not None:
                 data = stdin.encode() if isinstance(stdin, str) else stdin
@@ -190,6 +180,32 @@ def _killpg(p, sig=signal.SIGKILL):
         p.wait(timeout=30)
     except subprocess.TimeoutExpired:
         pass
+
+
+def _start(cmd, d, stderr_name, ctx, limited=True):
+    """Starts `cmd` in `d` in its own process group, stderr into
+    d/stderr_name (with the probe's memory limit unless `limited` is off);
+    returns (process, stderr file) for _finish_all."""
+    fe = open(os.path.join(d, stderr_name), "wb")
+    p = subprocess.Popen(cmd, cwd=d, stdout=subprocess.DEVNULL, stderr=fe,
+                         start_new_session=True,
+                         preexec_fn=ir_fuzz.child_limits(ctx.mem_mb) if limited else None)
+    return p, fe
+
+
+def _finish_all(procs, timeout):
+    """Waits for every (process, stderr file) of _start, killing the group of
+    one that runs past `timeout`; the exit codes, None for those killed."""
+    rcs = []
+    for p, fe in procs:
+        try:
+            p.wait(timeout=timeout)
+            rcs.append(p.returncode)
+        except subprocess.TimeoutExpired:
+            _killpg(p)
+            rcs.append(None)
+        fe.close()
+    return rcs
 
 
 TRACEBACK = "Traceback (most recent call last)"
@@ -1256,7 +1272,7 @@ def _kill_resume(k, sig):
         with open(errp, "wb") as fe:
             p = subprocess.Popen(cmd, cwd=d, stdout=subprocess.DEVNULL,
                                  stderr=fe, start_new_session=True,
-                                 preexec_fn=_limits(ctx.mem_mb))
+                                 preexec_fn=ir_fuzz.child_limits(ctx.mem_mb))
             path = os.path.join(d, "d.jsonl")
             while p.poll() is None and _count_lines(path) < k and \
                     time.time() - t0 < ctx.timeout:
@@ -1295,18 +1311,8 @@ def _two_collectors(delay):
         for n in range(2):
             if n:
                 time.sleep(delay)
-            fe = open(os.path.join(d, "c%d.stderr" % n), "wb")
-            procs.append((subprocess.Popen(cmd, cwd=d, stdout=subprocess.DEVNULL,
-                                           stderr=fe, start_new_session=True,
-                                           preexec_fn=_limits(ctx.mem_mb)), fe))
-        rcs = []
-        for p, fe in procs:
-            try:
-                p.wait(timeout=ctx.timeout)
-            except subprocess.TimeoutExpired:
-                _killpg(p)
-            fe.close()
-            rcs.append(p.returncode)
+            procs.append(_start(cmd, d, "c%d.stderr" % n, ctx))
+        rcs = _finish_all(procs, ctx.timeout)
         errs = "".join(_read(os.path.join(d, "c%d.stderr" % n)) for n in range(2))
         if None in rcs:
             return Outcome("hang", "a collector did not finish", errs, cmds=[cmd, cmd])
@@ -1819,18 +1825,8 @@ def _concurrent_appends(start, n, variant):
                    "--sptune-autotune=mode=heuristic matrix=%s database=db.jsonl"
                    % spec, "-o", os.devnull]
             cmds.append(cmd)
-            fe = open(os.path.join(d, "p%d.stderr" % k), "wb")
-            procs.append((subprocess.Popen(cmd, cwd=d, stdout=subprocess.DEVNULL,
-                                           stderr=fe, start_new_session=True,
-                                           preexec_fn=_limits(ctx.mem_mb)), fe))
-        rcs = []
-        for p, fe in procs:
-            try:
-                p.wait(timeout=ctx.timeout)
-            except subprocess.TimeoutExpired:
-                _killpg(p)
-            fe.close()
-            rcs.append(p.returncode)
+            procs.append(_start(cmd, d, "p%d.stderr" % k, ctx))
+        rcs = _finish_all(procs, ctx.timeout)
         errs = "".join(_read(os.path.join(d, "p%d.stderr" % k)) for k in range(n))
         if None in rcs:
             return Outcome("hang", "", errs, cmds=cmds)
@@ -1876,19 +1872,10 @@ def _append_while_merge():
                          "--sptune-autotune=mode=heuristic matrix=gen:uniform:rows=40,"
                          "cols=40,nnz=%d,seed=77 database=db.jsonl" % (90 + k),
                          "-o", os.devnull])
-        procs = []
-        for k, cmd in enumerate(cmds):
-            fe = open(os.path.join(d, "p%d.stderr" % k), "wb")
-            procs.append((subprocess.Popen(cmd, cwd=d, stdout=subprocess.DEVNULL,
-                                           stderr=fe, start_new_session=True), fe))
-        for p, fe in procs:
-            try:
-                p.wait(timeout=ctx.timeout)
-            except subprocess.TimeoutExpired:
-                _killpg(p)
-            fe.close()
+        procs = [_start(cmd, d, "p%d.stderr" % k, ctx, limited=False)
+                 for k, cmd in enumerate(cmds)]
+        rcs = _finish_all(procs, ctx.timeout)
         errs = "".join(_read(os.path.join(d, "p%d.stderr" % k)) for k in range(3))
-        rcs = [p.returncode for p, _ in procs]
         if None in rcs:
             return Outcome("hang", "", errs, cmds=cmds)
         if any(rc != 0 for rc in rcs):
