@@ -50,4 +50,39 @@ def CpuOmpSchedule : Pass<"sptune-omp-schedule", "ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def CpuPromoteAccumulators : Pass<"sptune-promote-accumulators",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Keep the vectors a loop accumulates into in registers";
+  let description = [{
+    After sparsification, in functions carrying a `#sptune.schedule`: for
+    each `scf.for` that loads and stores vectors of one buffer at positions
+    invariant in the loop (SpMM's row of C across the loop over a row's
+    stored entries, with the free loop innermost and vectorized), unrolls the
+    fixed-trip vector loop over the free dimension and carries those vectors
+    through the loop: one load before it, one store after it. LLVM cannot do
+    this itself, since it cannot prove that C and B do not overlap; here the
+    buffers are the kernel's distinct operands. Loops where it is not legal
+    (another write, another view of the buffer, overlapping positions) are
+    left as they are; `remarks` says why.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each loop promoted or refused">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def CpuContractFma : Pass<"sptune-contract-fma", "::mlir::func::FuncOp"> {
+  let summary = "Let multiply-adds of scheduled kernels fuse";
+  let description = [{
+    In functions carrying a `#sptune.schedule`, marks each `arith.addf` /
+    `arith.subf` fed by a single-use `arith.mulf`, and that multiply, with
+    the `contract` fast-math flag, so LLVM emits a fused multiply-add: what
+    clang's default -ffp-contract=on gives the C++ baselines. No other
+    fast-math freedom is given.
+  }];
+}
+
 #endif // SPTUNE_TARGETS_CPU_CPUPASSES_TD

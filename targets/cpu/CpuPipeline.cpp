@@ -40,6 +40,10 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   // views are one value.
   pm.addNestedPass<func::FuncOp>(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  // What the sparsifier leaves to LLVM but LLVM cannot do: the row of C that
+  // SpMM accumulates into stays in registers, and multiply-adds fuse.
+  pm.addNestedPass<func::FuncOp>(createCpuPromoteAccumulators());
+  pm.addNestedPass<func::FuncOp>(createCpuContractFma());
 
   // scf.parallel (and the scf.forall of layout changes) -> omp.parallel +
   // omp.wsloop, then the schedule's knobs.

@@ -8,6 +8,10 @@
 // RUN: sed 's/SCHEDULE/cpu spmm/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, parallel = outer, threads = 2, omp = dynamic, chunk = 1, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, order = [i, j, k], parallel = outer, vl = 8, simd32 = true/' %s | %{lower} | %{run} | FileCheck %s
+// Row of C in registers across each row's entries (sptune-promote-accumulators),
+// one 4-lane vector inside 2x2 blocks; test/Integration/cpu-spmm-accumulators.mlir
+// checks wider rows.
+// RUN: sed 's/SCHEDULE/cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : dense], split = [2, 2], vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // CSC (column-major levels), with the free loop outermost and parallel.
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [k : dense, i : compressed], order = [j, k, i], parallel = outer/' %s | %{lower} | %{run} | FileCheck %s
 // DCSR, parallel over the stored rows only, 32-bit positions.
