@@ -36,19 +36,27 @@ Schedule sptune::defaultSchedule(TargetKind target, KernelType kernel,
   switch (target) {
   case TargetKind::CPU: {
     s.cpu.parallel = ParallelKind::Outer;
-    // Imbalanced rows: dynamic chunks of 64 rows. Not for SpMV, whose rows
-    // are so cheap that libomp's dispatch of each chunk costs more than the
-    // imbalance (measured 4-7x slower with chunks of 16 on 2 cores).
+    // Imbalanced rows: dynamic chunks of 256 rows (64 cost SpMM 20% on
+    // email-Enron in libomp's dispatch). Not for SpMV, whose rows are so
+    // cheap that the dispatch of each chunk costs more than the imbalance
+    // (measured 4-7x slower with chunks of 16 on 2 cores).
     bool imbalanced = stats && stats->rowMean > 0 &&
                       stats->rowStd > 1.0 * stats->rowMean;
     if (imbalanced && kernel != KernelType::SpMV) {
       s.cpu.omp = OmpScheduleKind::Dynamic;
-      s.cpu.chunk = 64;
+      s.cpu.chunk = 256;
     }
     // Vectorize the dense innermost loop (not SpMV, whose innermost loop is
-    // the sparse one); 8 lanes fit AVX2 for f32 and halve for f64 fine.
-    if (kernel != KernelType::SpMV && (free == 0 || free >= 8))
-      s.cpu.vectorLength = 8;
+    // the sparse one): 16 lanes when the free dimension is a multiple of
+    // 16, so SpMM's row of C is a few whole vectors that stay in registers
+    // across the row (sptune-promote-accumulators; one AVX-512 register or
+    // two AVX2 ones each), else 8.
+    if (kernel != KernelType::SpMV) {
+      if (free == 0 || free % 16 == 0)
+        s.cpu.vectorLength = 16;
+      else if (free >= 8)
+        s.cpu.vectorLength = 8;
+    }
     // SDDMM: dot products over rows of A and B^T (k innermost, S's copy
     // updated in place). B is stored transposed first when its columns are
     // read often enough to repay the transposition (it moves as much data

@@ -5,9 +5,10 @@
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
 // The heuristic: row-wise SpMM (j innermost), the outer row loop parallel,
-// the dense inner loop vectorized when it is wide enough.
+// the dense inner loop vectorized when it is wide enough (16 lanes when 16
+// divides it, else 8).
 // CHECK-LABEL: func.func @spmm
-// CHECK: sptune.schedule = #sptune.schedule<cpu spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 0, omp = static, chunk = 0, vl = 8, simd32 = false>
+// CHECK: sptune.schedule = #sptune.schedule<cpu spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 0, omp = static, chunk = 0, vl = 16, simd32 = false>
 // NVVM-LABEL: func.func @spmm
 // NVVM: sptune.schedule = #sptune.schedule<nvvm spmm, {{.*}}threads = 1024, libgen = false>
 func.func @spmm(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x64xf32>, %c: tensor<?x64xf32>) -> tensor<?x64xf32> {

@@ -238,12 +238,25 @@ TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
   EXPECT_EQ(s.loopOrder.back(), (DimPart{Role::J, Part::Whole}));
   EXPECT_EQ(s.cpu.parallel, ParallelKind::Outer);
   EXPECT_GT(s.cpu.vectorLength, 0);
+  // Whole 16-lane vectors when 16 divides the free dimension (the row of C
+  // is kept in registers as whole vectors), else 8 lanes if it is wide enough.
+  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMM, nullptr, 64)
+                .cpu.vectorLength,
+            16);
+  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMM, nullptr, 24)
+                .cpu.vectorLength,
+            8);
+  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMM, nullptr, 4)
+                .cpu.vectorLength,
+            0);
   MatrixStats skewed;
   skewed.rows = 100;
   skewed.rowMean = 2;
   skewed.rowStd = 10;
-  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMM, &skewed).cpu.omp,
-            OmpScheduleKind::Dynamic);
+  Schedule skewedSpmm =
+      defaultSchedule(TargetKind::CPU, KernelType::SpMM, &skewed);
+  EXPECT_EQ(skewedSpmm.cpu.omp, OmpScheduleKind::Dynamic);
+  EXPECT_EQ(skewedSpmm.cpu.chunk, 256);
   MatrixStats hyper;
   hyper.rows = 100;
   hyper.emptyRows = 90;
