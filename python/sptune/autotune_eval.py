@@ -18,7 +18,8 @@ kernel gets for free — with the chosen schedule reading B^T directly
 (`tuned_bt_vs_reference`; --no-sddmm-b-transposed skips it). `--compare
 NAME=MODEL` (repeatable) also measures what other development-mode models
 pick, in the same run (`NAME_vs_mlir`, `tuned_vs_NAME`); --no-libraries
-skips eigen, rsb and reference.
+skips eigen, rsb and reference. Every kernel but torch is timed --rounds
+times, interleaved, and keeps its fastest median.
 
     /usr/bin/python3 -m sptune.autotune_eval --build build MATRIX... \
         [--model m.pt] [--measure-top-k K] [--dataset d.jsonl] \
@@ -58,6 +59,25 @@ def measure(build, matrix, kernel, free, min_seconds, schedule=None, baseline=No
     if r.get("status") != "ok":
         return None, r.get("status") + ": " + r.get("reason", "")[:200]
     return r["time_s"]["median"], "ok"
+
+
+def measure_rounds(measure_one, jobs, rounds):
+    """Times every job of `jobs` (name -> measure() keywords) `rounds` times,
+    interleaved (all jobs, then all again), and keeps each job's fastest
+    median: a kernel timed while the machine hiccuped, or just after another
+    process left the caches cold, is not compared with one timed in a quiet
+    moment. Returns ({name: seconds or None}, {name: status of the last round
+    or the first failure})."""
+    times, statuses = {}, {}
+    for _ in range(max(1, rounds)):
+        for name, kw in jobs.items():
+            t, status = measure_one(**kw)
+            if statuses.get(name, "ok") == "ok":
+                statuses[name] = status
+            if t is not None and (times.get(name) is None or t < times[name]):
+                times[name] = t
+            times.setdefault(name, None)
+    return times, statuses
 
 
 LAYOUT = re.compile(r", layout = \[[^\]]*\]")
@@ -107,6 +127,9 @@ def main(argv=None):
     ap.add_argument("--measure-top-k", type=int, default=0)
     ap.add_argument("--dataset", action="append", default=[])
     ap.add_argument("--min-seconds", type=float, default=0.2)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="time every kernel this many times, interleaved, and keep each "
+                         "one's fastest median (1: a single pass)")
     ap.add_argument("--torch", action=argparse.BooleanOptionalAction, default=True,
                     help="measure the torch baseline (PyTorch sparse CSR ops) too")
     ap.add_argument("--sddmm-b-transposed", action=argparse.BooleanOptionalAction, default=True,
@@ -132,29 +155,35 @@ def main(argv=None):
         for kernel in args.kernel.split(","):
             schedule = pick(args.build, kernel, matrix, args.free, args.mode, args.model,
                             args.measure_top_k)
-            tuned, status = measure(args.build, matrix, kernel, args.free, args.min_seconds, schedule=schedule)
-            mlir, _ = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="mlir-default")
-            heur, _ = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="heuristic")
             lib = args.libraries
-            eigen = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="eigen")[0] \
-                if kernel != "sddmm" and lib else None
-            rsb = measure(args.build, matrix, kernel, args.free, args.min_seconds, baseline="rsb")[0] \
-                if kernel != "sddmm" and lib else None
-            ref = measure(args.build, matrix, kernel, args.free, args.min_seconds,
-                          baseline="reference")[0] if lib else None
+            # What is timed, each as keyword arguments of measure().
+            jobs = {"tuned": dict(schedule=schedule),
+                    "mlir": dict(baseline="mlir-default"),
+                    "heur": dict(baseline="heuristic")}
+            if lib:
+                if kernel != "sddmm":
+                    jobs["eigen"] = dict(baseline="eigen")
+                    jobs["rsb"] = dict(baseline="rsb")
+                jobs["ref"] = dict(baseline="reference")
             others = {}
             for name, path in compare:
-                other = pick(args.build, kernel, matrix, args.free, "development", path)
-                others[name] = (other, measure(args.build, matrix, kernel, args.free,
-                                               args.min_seconds, schedule=other)[0])
+                others[name] = pick(args.build, kernel, matrix, args.free, "development", path)
+                jobs["compare:" + name] = dict(schedule=others[name])
+            if kernel == "sddmm" and args.sddmm_b_transposed:
+                jobs["tuned_bt"] = dict(schedule=with_b_transposed(schedule), transposed_b=True)
+            times, statuses = measure_rounds(
+                lambda **kw: measure(args.build, matrix, kernel, args.free, args.min_seconds, **kw),
+                jobs, args.rounds)
+            tuned, status = times["tuned"], statuses["tuned"]
+            mlir, heur = times["mlir"], times["heur"]
+            eigen, rsb, ref = times.get("eigen"), times.get("rsb"), times.get("ref")
+            tuned_bt = times.get("tuned_bt")
+            others = {name: (other, times["compare:" + name]) for name, other in others.items()}
+            # Torch is timed once: a framework baseline that is often seconds.
             torch_s, torch_status = measure(args.build, matrix, kernel, args.free, args.min_seconds,
                                             baseline="torch") if args.torch else (None, "skipped")
             libs = [x for x in (eigen, rsb, ref) if x]
             best_lib = min(libs) if libs else None
-            tuned_bt = None
-            if kernel == "sddmm" and args.sddmm_b_transposed:
-                tuned_bt, _ = measure(args.build, matrix, kernel, args.free, args.min_seconds,
-                                      schedule=with_b_transposed(schedule), transposed_b=True)
             orc = oracle(records, mid, kernel)
             row = {"matrix": mid, "kernel": kernel, "schedule": schedule, "status": status,
                    "tuned_s": tuned, "mlir_default_s": mlir, "heuristic_s": heur,

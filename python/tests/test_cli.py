@@ -314,5 +314,23 @@ class OlderScripts(unittest.TestCase):
         self.assertTrue(row["schedule"].startswith("cpu spmv, "))
 
 
+class MeasureRoundsTest(unittest.TestCase):
+    def test_interleaved_fastest_median_and_first_failure(self):
+        from sptune.autotune_eval import measure_rounds
+        calls = []
+        answers = {"a": iter([(3.0, "ok"), (1.0, "ok")]),
+                   "b": iter([(None, "crashed: x"), (2.0, "ok")])}
+
+        def one(name):
+            calls.append(name)
+            return next(answers[name])
+        times, statuses = measure_rounds(one, {"a": {"name": "a"}, "b": {"name": "b"}}, 2)
+        self.assertEqual(calls, ["a", "b", "a", "b"])
+        self.assertEqual(times, {"a": 1.0, "b": 2.0})
+        self.assertEqual(statuses, {"a": "ok", "b": "crashed: x"})
+        times, _ = measure_rounds(lambda name: (None, "failed"), {"c": {"name": "c"}}, 0)
+        self.assertEqual(times, {"c": None})
+
+
 if __name__ == "__main__":
     unittest.main()
