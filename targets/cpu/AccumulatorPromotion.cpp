@@ -126,8 +126,7 @@ struct Group {
   /// outside the loop (for the load before it and the store after it).
   SmallVector<Value> indexValues;
   VectorType type;
-  Value init;   // the load before the loop
-  Value result; // the loop's result
+  Value init; // the load before the loop
 };
 
 enum class Overlap { Same, Disjoint, Unknown };
@@ -311,7 +310,7 @@ int64_t mlir::sptune::promoteLoopAccumulators(RewriterBase &rewriter,
       SmallVector<Value> outside;
       for (Value index : access->indices)
         outside.push_back(loop.isDefinedOutsideOfLoop(index) ? index : Value());
-      list.push_back(Group{keys, outside, access->type, {}, {}});
+      list.push_back(Group{keys, outside, access->type, {}});
     }
     groupOf[&op] = {access->memref, *found};
     accesses.push_back(&op);
@@ -340,7 +339,6 @@ int64_t mlir::sptune::promoteLoopAccumulators(RewriterBase &rewriter,
     }
 
   // Loads become the current value, stores update it, the loop yields it.
-  llvm::DenseSet<Operation *> isAccess(accesses.begin(), accesses.end());
   auto rewriteBody = [&](OpBuilder &, Location,
                          ArrayRef<BlockArgument> bbArgs) {
     SmallVector<Value> current(bbArgs.begin(), bbArgs.end());
