@@ -204,9 +204,14 @@ LogicalResult precheck(scf::ForOp loop, SetVector<Value> &buffers,
     return failure();
   }
 
+  // Two stored views of one buffer could overlap in ways positions do not
+  // show: each promoted buffer has a root of its own.
   llvm::DenseSet<Value> promotedRoots;
   for (Value buffer : buffers)
-    promotedRoots.insert(rootOf(buffer));
+    if (!promotedRoots.insert(rootOf(buffer)).second) {
+      whyNot = "the loop stores through two views of one buffer";
+      return failure();
+    }
 
   // Every access of a promoted buffer is one of its vector loads and stores
   // at an invariant position; every other read has another root.

@@ -124,6 +124,30 @@ func.func @other_view(%crd: memref<?xindex>, %c: memref<100x16xf32>, %n: index) 
 
 // -----
 
+// Stores through two views of one buffer: their positions cannot be
+// compared, so nothing is promoted.
+// CHECK-LABEL: func.func @two_views
+// CHECK-NOT:   iter_args
+func.func @two_views(%crd: memref<?xindex>, %b: memref<100x16xf32>, %c: memref<100x16xf32>, %n: index) attributes {sptune.schedule = #sptune.schedule<cpu spmm>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %view = memref.subview %c[1, 0] [99, 16] [1, 1] : memref<100x16xf32> to memref<99x16xf32, strided<[16, 1], offset: 16>>
+  // expected-remark @+1 {{sptune: accumulators not promoted: the loop stores through two views of one buffer}}
+  scf.for %p = %c0 to %n step %c1 {
+    %k = memref.load %crd[%p] : memref<?xindex>
+    %bv = vector.load %b[%k, %c0] : memref<100x16xf32>, vector<16xf32>
+    %x = vector.load %c[%c1, %c0] : memref<100x16xf32>, vector<16xf32>
+    %s = arith.addf %x, %bv : vector<16xf32>
+    vector.store %s, %c[%c1, %c0] : memref<100x16xf32>, vector<16xf32>
+    %y = vector.load %view[%c0, %c0] : memref<99x16xf32, strided<[16, 1], offset: 16>>, vector<16xf32>
+    %t = arith.addf %y, %bv : vector<16xf32>
+    vector.store %t, %view[%c0, %c0] : memref<99x16xf32, strided<[16, 1], offset: 16>>, vector<16xf32>
+  }
+  return
+}
+
+// -----
+
 // Positions 8 apart with 16 lanes overlap: not promoted.
 // CHECK-LABEL: func.func @overlapping
 // CHECK-NOT:   iter_args
