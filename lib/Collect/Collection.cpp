@@ -5,8 +5,10 @@
 #include "sptune/Collect/LocalBackend.h"
 
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Matrix/MatrixStats.h"
 #include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Target/Target.h"
+#include "sptune/Tune/KnobNeighbourhood.h"
 #include "sptune/Tune/ScheduleTuner.h"
 
 #include <algorithm>
@@ -67,6 +69,25 @@ sptune::planCollection(const std::vector<std::string> &sources,
           requests.push_back(makeRequest(source, info.id, k,
                                          std::string(dataset::kRoleModel),
                                          c.schedule.str(), "", collect));
+      }
+    }
+    if (options.neighbours > 0) {
+      // The heuristic's neighbourhood: what the training data must hold
+      // whatever the sample and the model's favourites happen to miss.
+      CsrMatrix csr = CsrMatrix::fromCoo(coo);
+      MatrixStats stats = computeStats(csr);
+      for (const std::string &k : collect.kernels) {
+        KernelType kt = *parseKernelType(k);
+        int64_t free = kt == KernelType::SpMV ? 1 : collect.free;
+        Schedule heuristic = target->heuristicSchedule(kt, &stats, free);
+        uint64_t seed = collect.seed ^
+                        std::hash<std::string>()(info.id + "|" + k + "|nbr");
+        for (const Schedule &s :
+             nearestKnobNeighbours(*target, heuristic, options.neighbours,
+                                   coo.rows, coo.cols, coo.nnz(), seed))
+          requests.push_back(makeRequest(source, info.id, k,
+                                         std::string(dataset::kRoleNeighbour),
+                                         s.str(), "", collect));
       }
     }
     // Keyed by content too: another matrix under the same name is measured.

@@ -2,6 +2,8 @@
 
 #include "sptune/Tune/ScheduleTuner.h"
 
+#include "sptune/Tune/KnobNeighbourhood.h"
+
 #include "sptune/CostModel/MatrixFeatures.h"
 #include "sptune/Target/KnobEncoding.h"
 #include "sptune/Target/ScheduleSpace.h"
@@ -15,31 +17,6 @@ using namespace sptune;
 
 static llvm::Error failure(const std::string &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-/// Schedules around `seed`: its storage and loop order with `count` knob
-/// settings drawn by the target's knob encoding (parallelization,
-/// vectorization, layouts on the CPU; threads and cuSPARSE on NVVM; ...),
-/// half of them with 32-bit positions and coordinates. A uniform sample of
-/// a space of millions rarely holds the seed's structure with the right
-/// knobs; these give the model the seed's neighbourhood to rank.
-static std::vector<Schedule> knobNeighbours(const Target &target,
-                                            const Schedule &seed, size_t count,
-                                            uint64_t rngSeed) {
-  std::vector<Schedule> out;
-  size_t n = 0;
-  for (const Schedule &knobs :
-       target.knobEncoding().sampleKnobs(seed.kernel, count, rngSeed)) {
-    Schedule s = seed;
-    s.cpu = knobs.cpu;
-    s.gpu = knobs.gpu;
-    s.spade = knobs.spade;
-    s.denseTransposed = knobs.denseTransposed;
-    if (n++ % 2 == 1 && s.target != TargetKind::SPADE)
-      s.posWidth = s.crdWidth = 32;
-    out.push_back(canonicalize(s));
-  }
-  return out;
 }
 
 /// Moves `first` to the front of `ranking` when it is among the candidates.
@@ -80,8 +57,8 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
   for (Schedule &s :
        target->space().sample(shape, options.candidates, options.seed))
     candidates.push_back(std::move(s));
-  for (Schedule &s : knobNeighbours(*target, heuristic,
-                                    options.neighbours, options.seed))
+  for (Schedule &s : sampledKnobNeighbours(*target, heuristic,
+                                           options.neighbours, options.seed))
     candidates.push_back(std::move(s));
   std::unordered_set<std::string> seen;
   std::vector<Schedule> usable;

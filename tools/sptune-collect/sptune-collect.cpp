@@ -116,6 +116,12 @@ static cl::opt<unsigned> modelCandidates(cl::cat(category), "model-candidates",
                                          cl::desc("Candidates the model ranks "
                                                   "per matrix"),
                                          cl::init(1000));
+static cl::opt<unsigned> neighbours(
+    cl::cat(category), "neighbours",
+    cl::desc("Also measure the target's heuristic schedule and its N-1 "
+             "nearest knob settings per matrix and kernel (role "
+             "\"neighbour\"; default 0 = none)"),
+    cl::init(0));
 static cl::opt<std::string>
     target(cl::cat(category), "target",
            cl::desc("A registered target (cpu, nvvm, spade)"), cl::init("cpu"));
@@ -287,9 +293,9 @@ int main(int argc, char **argv) {
     return fail("--workers must be in [1, " + std::to_string(kMaxWorkers) +
                 "], got " + std::to_string(workerCount));
   if (samples > kMaxSamples || modelCandidates > kMaxSamples ||
-      modelTopK > kMaxSamples)
-    return fail("--samples, --model-candidates and --model-top-k must be at "
-                "most " +
+      modelTopK > kMaxSamples || neighbours > kMaxSamples)
+    return fail("--samples, --model-candidates, --model-top-k and "
+                "--neighbours must be at most " +
                 std::to_string(kMaxSamples));
   // Baselines named on the command line must exist for the target (the
   // default list keeps those that do).
@@ -310,6 +316,7 @@ int main(int argc, char **argv) {
   planOptions.smallestFirst = !byName;
   planOptions.modelCandidates = modelCandidates;
   planOptions.modelTopK = modelTopK;
+  planOptions.neighbours = neighbours;
 
   std::vector<std::string> sources;
   std::string error;

@@ -45,6 +45,11 @@ struct CollectionPlanOptions {
   const CostModel *model = nullptr;
   size_t modelCandidates = 1000;
   size_t modelTopK = 8;
+  /// Also measure the target's heuristic schedule for each matrix and kernel
+  /// and its `neighbours - 1` nearest knob settings (nearestKnobNeighbours:
+  /// the heuristic's storage and loop order, one knob changed, then two...),
+  /// role "neighbour". 0: none.
+  size_t neighbours = 0;
 };
 
 struct CollectionPlan {

@@ -74,10 +74,12 @@ inline constexpr const char *kCpu = "cpu";
 inline constexpr const char *kCores = "cores";
 } // namespace machine_field
 
-/// Roles: a sampled schedule, a cost model's pick (active learning), or a
-/// baseline ("baseline:<name>", the name a target's measurer knows).
+/// Roles: a sampled schedule, a cost model's pick (active learning), the
+/// heuristic's knob neighbourhood, or a baseline ("baseline:<name>", the
+/// name a target's measurer knows).
 inline constexpr std::string_view kRoleSample = "sample";
 inline constexpr std::string_view kRoleModel = "model";
+inline constexpr std::string_view kRoleNeighbour = "neighbour";
 inline constexpr std::string_view kBaselinePrefix = "baseline:";
 /// Baselines that are schedules of the target (their records carry the
 /// schedule they stand for) rather than libraries.
