@@ -283,6 +283,13 @@ TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
   EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SDDMM, &thin)
                 .contiguousRole(1),
             Role::J);
+  // Few entries per column but rows of B wider than a 4 KiB page: B^T.
+  MatrixStats wide = thin;
+  wide.rows = wide.cols = 4096;
+  wide.nnz = 8192;
+  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SDDMM, &wide)
+                .contiguousRole(1),
+            Role::K);
 }
 
 } // namespace
