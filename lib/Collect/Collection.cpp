@@ -82,9 +82,15 @@ sptune::planCollection(const std::vector<std::string> &sources,
         Schedule heuristic = target->heuristicSchedule(kt, &stats, free);
         uint64_t seed = collect.seed ^
                         std::hash<std::string>()(info.id + "|" + k + "|nbr");
-        for (const Schedule &s :
-             nearestKnobNeighbours(*target, heuristic, options.neighbours,
-                                   coo.rows, coo.cols, coo.nnz(), seed))
+        std::vector<Schedule> near =
+            nearestKnobNeighbours(*target, heuristic, options.neighbours,
+                                  coo.rows, coo.cols, coo.nnz(), seed);
+        if (near.size() < options.neighbours)
+          plan.warnings.push_back(
+              info.id + " " + k + ": " + std::to_string(near.size()) +
+              " neighbour schedule(s) within reach, not " +
+              std::to_string(options.neighbours));
+        for (const Schedule &s : near)
           requests.push_back(makeRequest(source, info.id, k,
                                          std::string(dataset::kRoleNeighbour),
                                          s.str(), "", collect));

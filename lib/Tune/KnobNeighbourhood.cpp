@@ -75,13 +75,13 @@ unsigned sptune::knobDistance(const Schedule &a, const Schedule &b) {
   return distance;
 }
 
-/// `seed`'s printed form with the fields `names` taken from `other`'s (a
-/// field `other` does not print is dropped, to its default), parsed back;
-/// nullopt when the combination does not parse.
-static std::optional<Schedule>
-withFieldsOf(const Schedule &seed, const std::map<std::string, std::string> &mine,
-             const std::map<std::string, std::string> &other,
-             const std::vector<std::string> &names) {
+/// The printed form `head` ("<target> <kernel>") + `mine` with the fields
+/// `names` taken from `other`'s (a field `other` does not print is dropped,
+/// to its default).
+static std::string withFieldsOf(const std::string &head,
+                                const std::map<std::string, std::string> &mine,
+                                const std::map<std::string, std::string> &other,
+                                const std::vector<std::string> &names) {
   std::map<std::string, std::string> fields = mine;
   for (const std::string &name : names) {
     auto it = other.find(name);
@@ -90,14 +90,10 @@ withFieldsOf(const Schedule &seed, const std::map<std::string, std::string> &min
     else
       fields[name] = it->second;
   }
-  std::string text = seed.str();
-  text = text.substr(0, text.find(", "));
+  std::string text = head;
   for (const auto &[name, value] : fields)
     text += ", " + name + " = " + value;
-  std::optional<Schedule> parsed = parseSchedule(text, nullptr);
-  if (!parsed)
-    return std::nullopt;
-  return canonicalize(*parsed);
+  return text;
 }
 
 std::vector<Schedule> sptune::nearestKnobNeighbours(const Target &target,
@@ -122,12 +118,26 @@ std::vector<Schedule> sptune::nearestKnobNeighbours(const Target &target,
   // pool's order is shuffled first, so that ties fall in a seeded random
   // order.
   std::map<std::string, std::string> mine = printedFields(center);
+  std::string head = center.str();
+  head = head.substr(0, head.find(", "));
   std::vector<Schedule> pool;
-  auto add = [&](std::optional<Schedule> s) {
-    if (s && seen.insert(s->str()).second && legal(*s))
-      pool.push_back(std::move(*s));
+  auto add = [&](Schedule s) {
+    if (seen.insert(s.str()).second && legal(s))
+      pool.push_back(std::move(s));
   };
-  size_t draws = std::max<size_t>(256, 8 * count);
+  // Combinations already parsed (most recur: a target's knob domains are
+  // small), so that a large count costs draws, not parses.
+  std::unordered_set<std::string> tried;
+  auto addText = [&](std::string text) {
+    if (!tried.insert(text).second)
+      return;
+    if (std::optional<Schedule> parsed = parseSchedule(text, nullptr))
+      add(canonicalize(*parsed));
+  };
+  // 8 draws per wanted schedule, at least 256 (every setting one knob away
+  // of the CPU's ~26 is then drawn), at most 4,096 (the distinct
+  // combinations of one or two fields are a few hundred per target).
+  size_t draws = std::clamp<size_t>(8 * count, 256, 4096);
   for (Schedule &s : sampledKnobNeighbours(target, center, draws, rngSeed)) {
     std::map<std::string, std::string> theirs = printedFields(s);
     std::vector<std::string> differing;
@@ -138,9 +148,9 @@ std::vector<Schedule> sptune::nearestKnobNeighbours(const Target &target,
       if (!theirs.count(name))
         differing.push_back(name);
     for (size_t x = 0; x < differing.size(); ++x) {
-      add(withFieldsOf(center, mine, theirs, {differing[x]}));
+      addText(withFieldsOf(head, mine, theirs, {differing[x]}));
       for (size_t y = x + 1; y < differing.size(); ++y)
-        add(withFieldsOf(center, mine, theirs, {differing[x], differing[y]}));
+        addText(withFieldsOf(head, mine, theirs, {differing[x], differing[y]}));
     }
     add(std::move(s));
   }

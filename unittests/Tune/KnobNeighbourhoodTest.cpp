@@ -29,7 +29,9 @@ Schedule sddmmSeed() {
   stats.rows = stats.cols = 4096;
   stats.nnz = 40000;
   stats.rowMean = stats.colMean = 40000.0 / 4096;
-  return defaultSchedule(TargetKind::CPU, KernelType::SDDMM, &stats, 64);
+  Schedule s = defaultSchedule(TargetKind::CPU, KernelType::SDDMM, &stats, 64);
+  s.denseTransposed = 2; // B^T, whatever the heuristic's rule
+  return canonicalize(s);
 }
 
 TEST(KnobNeighbourhood, DistanceCountsChangedKnobs) {
@@ -43,7 +45,11 @@ TEST(KnobNeighbourhood, DistanceCountsChangedKnobs) {
   EXPECT_EQ(knobDistance(seed, canonicalize(layout)), 1u);
   Schedule sequential = seed;
   sequential.cpu.parallel = ParallelKind::None;
-  EXPECT_GE(knobDistance(seed, canonicalize(sequential)), 1u);
+  EXPECT_EQ(knobDistance(seed, canonicalize(sequential)), 1u);
+  Schedule dynamic = seed;
+  dynamic.cpu.omp = OmpScheduleKind::Dynamic;
+  dynamic.cpu.chunk = 64;
+  EXPECT_EQ(knobDistance(seed, canonicalize(dynamic)), 2u);
   Schedule widths = lanes;
   widths.posWidth = widths.crdWidth = 32;
   EXPECT_EQ(knobDistance(seed, canonicalize(widths)), 2u);
@@ -76,6 +82,20 @@ TEST(KnobNeighbourhood, NearestComeFirstAndKeepTheStructure) {
   EXPECT_EQ(nearestKnobNeighbours(cpu, seed, 24, 4096, 4096, 40000, 7), near);
   EXPECT_NE(nearestKnobNeighbours(cpu, seed, 24, 4096, 4096, 40000, 8), near);
   EXPECT_TRUE(nearestKnobNeighbours(cpu, seed, 0, 4096, 4096, 40000, 7).empty());
+  // Past the settings one knob away, the ring two knobs away.
+  std::vector<Schedule> wider =
+      nearestKnobNeighbours(cpu, seed, 60, 4096, 4096, 40000, 7);
+  ASSERT_EQ(wider.size(), 60u);
+  EXPECT_EQ(knobDistance(seed, wider.back()), 2u);
+  // A target with few knobs (NVVM: threads, cuSPARSE) has few neighbours,
+  // and says so by returning fewer than asked.
+  const Target &nvvm = *TargetRegistry::get(TargetKind::NVVM);
+  Schedule gpu = nvvm.heuristicSchedule(KernelType::SpMM, nullptr, 64);
+  std::vector<Schedule> few =
+      nearestKnobNeighbours(nvvm, gpu, 1000, 4096, 4096, 40000, 7);
+  EXPECT_GT(few.size(), 1u);
+  EXPECT_LT(few.size(), 1000u);
+  EXPECT_EQ(few.front(), gpu);
 }
 
 TEST(KnobNeighbourhood, CollectionPlansTheHeuristicsNeighbourhood) {

@@ -30,7 +30,8 @@ namespace sptune {
 
 class Target;
 
-/// `count` canonical schedules with `seed`'s storage and loop order and knob
+/// `count` canonical schedules with `seed`'s storage and loop order (as the
+/// target canonicalizes them) and knob
 /// settings drawn by the target's knob encoding, half of them (not on SPADE)
 /// with 32-bit positions and coordinates. Deterministic for `rngSeed`; may
 /// hold duplicates and schedules the target rejects.
@@ -49,7 +50,10 @@ unsigned knobDistance(const Schedule &a, const Schedule &b);
 /// target and for a rows x cols matrix with nnz entries, in increasing
 /// knobDistance from `seed` (ties in a seeded random order): `seed` itself
 /// first when it is legal, then its neighbours one knob away, then two, ...
-/// Deterministic for `rngSeed`.
+/// Fewer than `count` when the target has fewer settings within reach (a
+/// few hundred on the CPU; a dozen on NVVM). Deterministic for `rngSeed`
+/// with a given C++ standard library (the tie order uses std::shuffle, as
+/// the collector's sampling uses std::hash).
 std::vector<Schedule> nearestKnobNeighbours(const Target &target,
                                             const Schedule &seed, size_t count,
                                             int64_t rows, int64_t cols,
