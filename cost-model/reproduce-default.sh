@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Reproduces cost-model/models/cpu-default.pt (the model sptune ships) and its
 # honest evaluation, with sptune's own tools, on this kind of machine
-# (2 cores; about 75 minutes of measurement, a minute of training):
+# (2 cores; about 95 minutes of measurement, a minute of training):
 #
 #   1. collect: the MLIR default and the heuristic + 20 sampled schedules per
 #      matrix for SpMM, SDDMM and SpMV (N = K = 64, f32) on ../shared/matrices
-#      and the synthetic matrices of bench/matrices/synthetic-train.txt;
+#      and the synthetic matrices of bench/matrices/synthetic-train.txt (10
+#      sampled schedules on the larger ones of synthetic-train-large.txt),
+#      then the heuristic's neighbourhood (12 for SDDMM and SpMV, 6 for SpMM);
 #   2. evaluate honestly: train on everything except the shared matrices with
 #      >= 50,000 nonzeros, report held-out metrics on them, and measure what
 #      sptune-autotune picks with that model on them (autotune_eval);
@@ -23,6 +25,22 @@ export PYTHONPATH="$root/python"
 "$bin/sptune-collect" "$matrices" @"$root/bench/matrices/synthetic-train.txt" \
   --kernel spmm,sddmm,spmv --free 64 --samples 20 --min-seconds 0.05 --min-reps 3 \
   --baselines mlir-default,heuristic --timeout 60 --out "$work/cpu-train.jsonl"
+# Larger generated matrices (131,072 to 1,048,576 entries, the sizes of the
+# held-out graphs), 10 sampled schedules each.
+"$bin/sptune-collect" @"$root/bench/matrices/synthetic-train-large.txt" \
+  --kernel spmm,sddmm,spmv --free 64 --samples 10 --min-seconds 0.05 --min-reps 3 \
+  --baselines mlir-default,heuristic --timeout 60 --out "$work/cpu-train.jsonl"
+# The heuristic's neighbourhood (the heuristic and its nearest knob settings:
+# lanes, threads, chunking, layouts, widths), which neither the uniform sample
+# nor the model's favourites are sure to hold.
+all=("$matrices" @"$root/bench/matrices/synthetic-train.txt"
+     @"$root/bench/matrices/synthetic-train-large.txt")
+"$bin/sptune-collect" "${all[@]}" \
+  --kernel sddmm,spmv --free 64 --samples 0 --no-baselines --neighbours 12 \
+  --min-seconds 0.05 --min-reps 3 --timeout 60 --out "$work/cpu-train.jsonl"
+"$bin/sptune-collect" "${all[@]}" \
+  --kernel spmm --free 64 --samples 0 --no-baselines --neighbours 6 \
+  --min-seconds 0.05 --min-reps 3 --timeout 60 --out "$work/cpu-train.jsonl"
 
 # Held-out evaluation: the large shared matrices never seen in training.
 /usr/bin/python3 -m sptune.filter_dataset "$work/cpu-train.jsonl" \
