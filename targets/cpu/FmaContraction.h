@@ -19,6 +19,9 @@ namespace sptune {
 /// a multiply used only there, and that multiply, with the `contract`
 /// fast-math flag: the product may then be fused into the sum, as
 /// -ffp-contract=on allows for `c += a * b` in C. Nothing else is relaxed.
+/// Not when the sum's other operand is a scalar carried around a loop (a
+/// serial reduction, SpMV's row sum): there the adds are the critical path
+/// and a fused multiply-add is slower than the add it replaces.
 /// Returns how many pairs were marked.
 int64_t contractMultiplyAdds(Operation *root);
 

@@ -45,3 +45,47 @@ func.func @unscheduled(%a: f32, %b: f32, %c: f32) -> f32 {
   %s = arith.addf %c, %m : f32
   return %s : f32
 }
+
+// -----
+
+// A scalar running sum carried around a loop (SpMV's row loop): the adds
+// are the critical path, a fused multiply-add is slower than the add, so
+// it is left alone. A vector accumulator carried the same way (SpMM's row
+// of C) fuses.
+// CHECK-LABEL: func.func @loop_carried
+// CHECK:       scf.for
+// CHECK:       arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:  arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK:       scf.for
+// CHECK:       arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
+// CHECK-NEXT:  arith.addf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
+// A sum into a value that is not carried (a store) still fuses.
+// CHECK:       scf.for
+// CHECK:       arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK-NEXT:  arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
+func.func @loop_carried(%a: memref<?xf32>, %x: memref<?xf32>, %v: vector<16xf32>, %n: index) -> (f32, vector<16xf32>)
+    attributes {sptune.schedule = #sptune.schedule<cpu spmv>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+    %ak = memref.load %a[%k] : memref<?xf32>
+    %xk = memref.load %x[%k] : memref<?xf32>
+    %p = arith.mulf %ak, %xk : f32
+    %s = arith.addf %acc, %p : f32
+    scf.yield %s : f32
+  }
+  %vsum = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %v) -> (vector<16xf32>) {
+    %p = arith.mulf %v, %v : vector<16xf32>
+    %s = arith.addf %acc, %p : vector<16xf32>
+    scf.yield %s : vector<16xf32>
+  }
+  scf.for %k = %c0 to %n step %c1 {
+    %ak = memref.load %a[%k] : memref<?xf32>
+    %xk = memref.load %x[%k] : memref<?xf32>
+    %p = arith.mulf %ak, %xk : f32
+    %s = arith.addf %xk, %p : f32
+    memref.store %s, %x[%k] : memref<?xf32>
+  }
+  return %sum, %vsum : f32, vector<16xf32>
+}
