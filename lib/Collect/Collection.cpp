@@ -46,10 +46,10 @@ sptune::planCollection(const std::vector<std::string> &sources,
     std::vector<PlannedRequest> requests =
         planMatrix(source, info.id, coo.rows, coo.cols, coo.nnz(),
                    target->space(), collect);
+    CsrMatrix csr = CsrMatrix::fromCoo(coo);
     if (options.model) {
       // Active learning: the model's favourites are where its errors
       // matter; measuring them corrects its optimism (winner's curse).
-      CsrMatrix csr = CsrMatrix::fromCoo(coo);
       for (const std::string &k : collect.kernels) {
         KernelType kt = *parseKernelType(k);
         TuneOptions tune;
@@ -74,7 +74,6 @@ sptune::planCollection(const std::vector<std::string> &sources,
     if (options.neighbours > 0) {
       // The heuristic's neighbourhood: what the training data must hold
       // whatever the sample and the model's favourites happen to miss.
-      CsrMatrix csr = CsrMatrix::fromCoo(coo);
       MatrixStats stats = computeStats(csr);
       for (const std::string &k : collect.kernels) {
         KernelType kt = *parseKernelType(k);
@@ -97,7 +96,7 @@ sptune::planCollection(const std::vector<std::string> &sources,
       }
     }
     // Keyed by content too: another matrix under the same name is measured.
-    std::string hash = matrixContentKey(CsrMatrix::fromCoo(coo));
+    std::string hash = matrixContentKey(csr);
     for (PlannedRequest &p : requests)
       p.key.matrixHash = hash;
     perMatrix.emplace_back(coo.nnz(), std::move(requests));

@@ -5,7 +5,6 @@
 #include "sptune/Tune/KnobNeighbourhood.h"
 
 #include "sptune/CostModel/MatrixFeatures.h"
-#include "sptune/Target/KnobEncoding.h"
 #include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
 
