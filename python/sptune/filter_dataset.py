@@ -7,6 +7,10 @@
 `--only-files`, only matrices read from .mtx files — the SuiteSparse ones —
 so synthetic matrices of any size stay). Used to train a model that never
 saw the matrices it is evaluated on.
+
+`--drop-kernel spmv[,...]` drops the records of those kernels: records that
+describe a lowering sptune no longer generates, when the kernel has been
+measured again (cost-model/README.md).
 """
 
 import argparse
@@ -22,7 +26,14 @@ def main(argv=None):
     ap.add_argument("--keep-min-nnz", type=int, default=None)
     ap.add_argument("--only-files", action="store_true",
                     help="apply the nnz rule to .mtx matrices only")
+    ap.add_argument("--drop-kernel", default="",
+                    help="comma-separated kernels whose records are dropped (spmm, sddmm, spmv)")
     args = ap.parse_args(argv)
+    drop_kernels = {k.strip() for k in args.drop_kernel.split(",") if k.strip()}
+    unknown = drop_kernels - {"spmm", "sddmm", "spmv"}
+    if unknown:
+        ap.error(f"--drop-kernel: unknown kernel(s) {', '.join(sorted(unknown))} "
+                 "(expected spmm, sddmm, spmv)")
     kept = dropped = bad = 0
     with open(args.inp) as f, open(args.out, "w") as out:
         for line in f:
@@ -34,7 +45,7 @@ def main(argv=None):
             is_file = not r["matrix"]["source"].startswith("gen:")
             nnz = r["matrix"]["nnz"]
             applies = is_file or not args.only_files
-            drop = False
+            drop = r.get("kernel") in drop_kernels
             if applies and args.drop_min_nnz is not None and nnz >= args.drop_min_nnz:
                 drop = True
             if args.keep_min_nnz is not None and not (applies and nnz >= args.keep_min_nnz):
