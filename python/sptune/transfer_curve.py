@@ -273,6 +273,58 @@ def aggregate(runs):
     return sorted(out, key=lambda r: (r["variant"], order(r["k"])))
 
 
+def parse_gap(text):
+    """'all@all,finetune-none@5' -> (('all', 'all'), ('finetune-none', 5))."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2 or not all("@" in p for p in parts):
+        raise UsageError(f"--gaps '{text}': expected VARIANT@K,VARIANT@K (e.g. all@all,finetune@5)")
+    out = []
+    for p in parts:
+        name, k = p.rsplit("@", 1)
+        ks = parse_ks(k)
+        if not name or len(ks) != 1:
+            raise UsageError(f"--gaps '{text}': '{p}' is not VARIANT@K")
+        out.append((name, ks[0]))
+    return tuple(out)
+
+
+def problem_gaps(per_group_a, per_group_b, top=15):
+    """Where model A's top-1 pick beats model B's: per held-out problem, the
+    geometric mean over seeds of each one's top-1 speedup over the default
+    (`per_group_*`: one {problem key: top-1} per seed), and the share of the
+    log gap of the whole set that the problem carries. The `top` problems
+    with the largest gap, then the total: {"problems": [...], "log_gap": g,
+    "ratio": exp(g)} (the ratio of A's geomean top-1 to B's over the
+    problems both have)."""
+    def gm(values):
+        return math.exp(sum(math.log(v) for v in values) / len(values))
+    keys = sorted(set.intersection(*(set(d) for d in per_group_a + per_group_b)))
+    if not keys:
+        return {"problems": [], "log_gap": 0.0, "ratio": 1.0}
+    rows = []
+    for key in keys:
+        a = gm([d[key] for d in per_group_a])
+        b = gm([d[key] for d in per_group_b])
+        rows.append({"problem": key, "a": a, "b": b,
+                     "share": math.log(a / b) / len(keys)})
+    total = sum(r["share"] for r in rows)
+    rows.sort(key=lambda r: (-r["share"], r["problem"]))
+    return {"problems": rows[:top], "log_gap": total, "ratio": math.exp(total)}
+
+
+def gaps_markdown(gaps, a, b):
+    name = lambda v: f"{v[0]} (k={v[1]})"
+    lines = [f"**Where {name(a)} beats {name(b)}** (top-1 over the default, geomean of "
+             f"seeds; {gaps['ratio']:.3f}x in all)\n",
+             "| problem | " + name(a) + " | " + name(b) + " | share of the gap |",
+             "|---|---|---|---|"]
+    for r in gaps["problems"]:
+        problem = r["problem"].replace("|", "\\|")  # problem keys are a|b|c
+        lines.append(f"| {problem} | {r['a']:.3f}x | {r['b']:.3f}x | "
+                     f"{r['share'] / gaps['log_gap'] * 100 if gaps['log_gap'] else 0:.0f}% |")
+    return "\n".join(lines) + "\n"
+
+
 def _cell(stat, fmt):
     return "-" if stat is None else fmt.format(stat["mean"])
 
@@ -423,6 +475,10 @@ def main(argv=None):
     ap.add_argument("--report-json", help="also the older list format, for sptune.report")
     ap.add_argument("--table", help="markdown tables")
     ap.add_argument("--plot", help="PNG: top-1 and tau against k")
+    ap.add_argument("--gaps", metavar="A@K,B@K",
+                    help="also list the held-out problems where variant A at k beats variant B "
+                         "at k most (top-1, geomean of seeds), in the JSON and the table; "
+                         "e.g. all@all,finetune@5")
     args = ap.parse_args(argv)
     try:
         return experiment(args)
@@ -458,6 +514,12 @@ def experiment(args):
     if len({v["name"] for v in variants}) != len(variants):
         raise UsageError("a variant is listed twice")
     ks = parse_ks(args.k)
+    gap_spec = parse_gap(args.gaps) if args.gaps else None
+    if gap_spec:
+        names = {v["name"] for v in variants}
+        for name, k in gap_spec:
+            if name not in names or (k not in ks and not (name == "all" or name.startswith("all+"))):
+                raise UsageError(f"--gaps: {name}@{k} is not among the variants and k run")
     for path in (args.train, args.eval):
         if not os.path.exists(path):
             raise UsageError(f"no dataset '{path}'")
@@ -627,6 +689,24 @@ def experiment(args):
         with open(args.report_json, "w") as f:
             json.dump(legacy_rows(results), f, indent=1)
     table = markdown_table(summary, [v["name"] for v in variants], ks)
+    if gap_spec:
+        def per_group(name, k):
+            if name == "all" or name.startswith("all+"):
+                k = "all"
+            out = []
+            for r in results:
+                if r["variant"] == name and r["k"] == k:
+                    ev = json.load(open(os.path.join(out_dir, r["run"], "eval.json")))
+                    out.append({g["key"]: g["top1_speedup"] for g in ev.get("per_group", [])
+                                if g.get("top1_speedup")})
+            return out
+        a, b = per_group(*gap_spec[0]), per_group(*gap_spec[1])
+        if a and b:
+            gaps = problem_gaps(a, b)
+            doc["gaps"] = {"a": list(gap_spec[0]), "b": list(gap_spec[1]), **gaps}
+            with open(json_path, "w") as f:
+                json.dump(doc, f, indent=1)
+            table += "\n" + gaps_markdown(gaps, *gap_spec)
     if args.table:
         with open(args.table, "w") as f:
             f.write(table)

@@ -4,6 +4,7 @@
 """
 
 import json
+import math
 import os
 import tempfile
 import unittest
@@ -159,6 +160,32 @@ class AggregateTest(unittest.TestCase):
         self.assertEqual(tc.epochs_for(40, 17, 400), 134)   # 3 steps an epoch
         self.assertEqual(tc.epochs_for(40, 144, 400), 40)   # already enough
         self.assertAlmostEqual(tc.eta([10, 20], 4, 2), 30)
+
+
+class GapTest(unittest.TestCase):
+    def test_parse(self):
+        self.assertEqual(tc.parse_gap("all@all, finetune-none@5"),
+                         (("all", "all"), ("finetune-none", 5)))
+        for bad in ("all@all", "all,finetune@5", "all@all,finetune@x", "@5,all@all"):
+            with self.assertRaises(tc.UsageError):
+                tc.parse_gap(bad)
+
+    def test_problems_ranked_by_their_share_of_the_gap(self):
+        a = [{"p": 2.0, "q": 1.0, "r": 1.5}, {"p": 2.0, "q": 1.0, "r": 1.5}]
+        b = [{"p": 1.0, "q": 1.0, "r": 1.5}, {"p": 4.0, "q": 1.0, "r": 1.5, "only-b": 3.0}]
+        g = tc.problem_gaps(a, b, top=2)
+        # p: 2 vs geomean(1, 4) = 2: no gap; all three shares are zero.
+        self.assertAlmostEqual(g["log_gap"], 0.0)
+        b[1]["p"] = 1.0
+        g = tc.problem_gaps(a, b, top=2)
+        self.assertEqual([r["problem"] for r in g["problems"]], ["p", "q"])
+        self.assertAlmostEqual(g["problems"][0]["share"], math.log(2.0) / 3)
+        self.assertAlmostEqual(g["ratio"], 2.0 ** (1 / 3))
+        md = tc.gaps_markdown(g, ("all", "all"), ("finetune", 5))
+        self.assertIn("| p | 2.000x | 1.000x | 100% |", md)
+        md = tc.gaps_markdown(tc.problem_gaps([{"m|spmm": 2.0}], [{"m|spmm": 1.0}]), ("a", 1), ("b", 1))
+        self.assertIn("| m\\|spmm | 2.000x", md)
+        self.assertEqual(tc.problem_gaps([{"x": 1.0}], [{"y": 1.0}])["problems"], [])
 
 
 if __name__ == "__main__":
