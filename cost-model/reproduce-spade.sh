@@ -16,7 +16,8 @@
 #      (bench/spade-headroom.py);
 #   3. COGNATE's transfer experiment (sptune.transfer_curve): k = 0, 1, 3,
 #      5, 7, 20, all training matrices, 3 seeds, fine-tuned from the CPU model
-#      (freeze alternatives), from scratch, ablations, source size;
+#      (freeze alternatives), from scratch, ablations, source size; the
+#      problems where all-data beats 5-shot fine-tuning (--gaps);
 #   4. ship: the CPU model fine-tuned on all the SPADE data (pool + held-out
 #      set), the shipped recipe (finetune-matrix + re-pretrained autoencoder).
 #
@@ -76,6 +77,7 @@ common=(--build "$root/build" --target spade
         --seeds 3 --epochs 40 --min-steps 200 --jobs 2 --out "$work/transfer")
 /usr/bin/python3 -m sptune.transfer_curve "${common[@]}" --k 0,1,3,5,7,20,all \
   --variants finetune,finetune-matrix,finetune-none,finetune-matrix+reinit-ae,scratch,all \
+  --gaps all@all,finetune-none@5 \
   --json "$work/transfer.json" --table "$work/transfer.md" --plot "$work/transfer.png"
 /usr/bin/python3 -m sptune.transfer_curve "${common[@]}" --k 0,5,20 \
   --variants finetune,scratch,finetune@cpu30,finetune+no-config-mapper,scratch+no-config-mapper,finetune+no-autoencoder,scratch+no-autoencoder,finetune+single-scale,scratch+single-scale \
