@@ -147,6 +147,8 @@ llvm::Expected<TargetKind> checkOptions(const TrainingRunOptions &options,
                    "100000");
   if (!(options.holdout >= 0 && options.holdout < 1))
     return failure("--holdout must be in [0, 1)");
+  if (!(options.margin >= 0 && options.margin <= 10))
+    return failure("--margin must be in [0, 10] (log time)");
   if (options.batchGroups < 1 || options.schedulesPerGroup < 2 ||
       !(options.learningRate > 0))
     return failure("--batch-groups >= 1, --schedules-per-group >= 2 and --lr "
@@ -486,6 +488,7 @@ sptune::runTraining(const TrainingRunOptions &options) {
   trainOptions.groupsPerBatch = options.batchGroups;
   trainOptions.schedulesPerGroup = options.schedulesPerGroup;
   trainOptions.learningRate = options.learningRate;
+  trainOptions.margin = options.margin;
   trainOptions.seed = options.seed;
   trainOptions.finetune = !options.finetuneFrom.empty();
   trainOptions.finetuneScheduleEncoder = options.finetuneScheduleEncoder;
@@ -592,6 +595,8 @@ sptune::runTraining(const TrainingRunOptions &options) {
       {"seed", static_cast<int64_t>(options.seed)},
       {"holdout", options.holdout},
       {"regression", !options.noRegression},
+      {"lr", options.learningRate},
+      {"margin", options.margin},
       {"finetune_from", options.finetuneFrom.empty()
                             ? llvm::json::Value(nullptr)
                             : llvm::json::Value(options.finetuneFrom)},

@@ -119,6 +119,12 @@ static cl::opt<bool> noRegression("no-regression",
                                   cl::cat(category));
 static cl::opt<double> learningRate("lr", cl::desc("learning rate"),
                                     cl::init(2e-3), cl::cat(category));
+static cl::opt<double>
+    margin("margin",
+           cl::desc("cap of the ranking loss's margin in log time: a faster "
+                    "schedule must score min(margin, log t_slow - log t_fast) "
+                    "higher (larger: big speedups weigh more)"),
+           cl::init(0.1), cl::cat(category));
 static cl::opt<int> batchGroups("batch-groups",
                                 cl::desc("groups (problems) per step"),
                                 cl::init(8), cl::cat(category));
@@ -188,6 +194,7 @@ int main(int argc, char **argv) {
   options.metricsPath = metricsPath;
   options.noRegression = noRegression;
   options.learningRate = learningRate;
+  options.margin = margin;
   options.batchGroups = batchGroups;
   options.schedulesPerGroup = schedulesPerGroup;
   options.torchThreads = threads;

@@ -18,6 +18,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <fstream>
 
 using namespace sptune;
@@ -166,6 +167,8 @@ TEST_F(TrainingRunTest, TrainsAndWritesTheModelAndItsMetrics) {
   ASSERT_NE(provenance, nullptr);
   EXPECT_EQ(provenance->getString("tool"), llvm::StringRef("sptune-train"));
   EXPECT_EQ(provenance->getInteger("epochs"), 2);
+  EXPECT_EQ(provenance->getNumber("margin"), 0.1);
+  EXPECT_EQ(provenance->getNumber("lr"), 2e-3);
   EXPECT_NE(m->getObject("heldout"), nullptr);
   EXPECT_NE(m->getObject("train"), nullptr);
 }
@@ -257,6 +260,13 @@ TEST_F(TrainingRunTest, ClearErrors) {
   bigGroups.schedulesPerGroup = 1000000000;
   EXPECT_EQ(errorText(runTraining(bigGroups).takeError()),
             "--batch-groups and --schedules-per-group must be at most 100000");
+
+  for (double margin : {-0.1, 11.0, std::nan("")}) {
+    TrainingRunOptions badMargin = options();
+    badMargin.margin = margin;
+    EXPECT_EQ(errorText(runTraining(badMargin).takeError()),
+              "--margin must be in [0, 10] (log time)");
+  }
 
   TrainingRunOptions noModel = options();
   noModel.evaluateModel = path("missing.pt");

@@ -99,6 +99,8 @@ struct TrainingRunOptions {
   /// Ranking loss only (no runtime regression).
   bool noRegression = false;
   double learningRate = 2e-3;
+  /// Cap of the ranking loss's margin, in log time (TrainOptions::margin).
+  double margin = 0.1;
   /// Groups (problems) per step.
   int batchGroups = 8;
   /// Schedules drawn per group and step.
