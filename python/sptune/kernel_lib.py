@@ -262,6 +262,13 @@ def _assemble(bufs, prefix, result, type_name):
     lines.append(f"    %{prefix}tv = bufferization.to_tensor %{prefix}v restrict : "
                  f"memref<?x$ET> to tensor<?x$ET>")
     types = ", ".join(_buf_type(b, False) for b in bufs)
+    if not bufs:
+        # All levels dense: no level buffers, and the custom syntax cannot
+        # print an empty level list (`: (), ...` parses as a function
+        # type), so the op is written in the generic form.
+        lines.append(f'    %{result} = "sparse_tensor.assemble"(%{prefix}tv) : '
+                     f"(tensor<?x$ET>) -> {type_name}")
+        return "\n".join(lines) + "\n"
     lines.append(f"    %{result} = sparse_tensor.assemble ({', '.join(names)}), "
                  f"%{prefix}tv : ({types}), tensor<?x$ET> to {type_name}")
     return "\n".join(lines) + "\n"
@@ -276,6 +283,9 @@ def _params(bufs, prefix):
 def _disassemble(bufs, src, type_name, outs, out_vals, res, res_vals):
     """`res..., res_vals, lens..., %lv = sparse_tensor.disassemble src` into
     the tensors `outs` / `out_vals`."""
+    if not bufs:  # all levels dense: the generic form, as in _assemble
+        return (f'%{res_vals}, %lv = "sparse_tensor.disassemble"(%{src}, {out_vals}) : '
+                f"({type_name}, tensor<?x$ET>) -> (tensor<?x$ET>, index)")
     types = ", ".join(_buf_type(b, False) for b in bufs)
     lens = ", ".join(_itype(b["bits"]) for b in bufs)
     rl = "".join(f"%{res}{i}, " for i in range(len(bufs)))

@@ -237,6 +237,15 @@ FORCED = {
                 "order = [k, i, j], widths = [64, 64]",
         "sddmm": "cpu sddmm, levels = [j : dense, i : compressed], split = [1, 1], "
                  "order = [j, i, k], widths = [32, 32]"}),
+    # Every level dense: no position or coordinate buffers (assemble and
+    # disassemble in the generic form; the model picks this on tiny matrices).
+    "all-dense": ("rect", {
+        "spmm": "cpu spmm, levels = [i : dense, k : dense], split = [1, 1], "
+                "order = [i, k, j], widths = [64, 64]",
+        "spmv": "cpu spmv, levels = [i : dense, k : dense], split = [1, 1], "
+                "order = [i, k], widths = [64, 64]",
+        "sddmm": "cpu sddmm, levels = [i : dense, j : dense], split = [1, 1], "
+                 "order = [i, j, k], widths = [32, 32]"}),
 }
 
 
