@@ -701,7 +701,11 @@ def experiment(args):
                                 if g.get("top1_speedup")})
             return out
         a, b = per_group(*gap_spec[0]), per_group(*gap_spec[1])
-        if a and b:
+        if not (a and b):
+            print(f"warning: --gaps: no finished runs of "
+                  f"{' and '.join(f'{n}@{k}' for (n, k), got in zip(gap_spec, (a, b)) if not got)}"
+                  f"; no gap table", file=sys.stderr)
+        else:
             gaps = problem_gaps(a, b)
             doc["gaps"] = {"a": list(gap_spec[0]), "b": list(gap_spec[1]), **gaps}
             with open(json_path, "w") as f:
