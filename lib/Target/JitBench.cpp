@@ -42,7 +42,7 @@ static void prepare(const CsrMatrix &m, const KernelSpec &spec, SddmmForm sddmm,
   in.dense1.clear();
   in.out.clear();
   auto cast = [](const std::vector<float> &v) {
-    return std::vector<T>(v.begin(), v.end());
+    return AlignedVector<T>(v.begin(), v.end());
   };
   switch (spec.kernel) {
   case KernelType::SpMM: {

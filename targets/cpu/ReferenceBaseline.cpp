@@ -8,6 +8,7 @@
 #include "cpu/ReferenceBaseline.h"
 
 #include "sptune/Matrix/Reference.h"
+#include "sptune/Support/AlignedVector.h"
 
 #include <chrono>
 #include <omp.h>
@@ -44,8 +45,8 @@ Measurement spmm(const CsrMatrix &m, int64_t n, const MeasureOptions &opts) {
   const int32_t *col = m.colIdx.data();
   std::vector<T> val(m.values.begin(), m.values.end());
   std::vector<float> bIn = denseInput(m.cols, n, 1);
-  std::vector<T> b(bIn.begin(), bIn.end());
-  std::vector<T> c(static_cast<size_t>(rows * n), T(0));
+  AlignedVector<T> b(bIn.begin(), bIn.end());
+  AlignedVector<T> c(static_cast<size_t>(rows * n), T(0));
   const T *a = val.data();
   const T *bp = b.data();
   T *cp = c.data();
@@ -82,8 +83,8 @@ Measurement spmv(const CsrMatrix &m, const MeasureOptions &opts) {
   const int32_t *col = m.colIdx.data();
   std::vector<T> val(m.values.begin(), m.values.end());
   std::vector<float> xIn = denseInput(m.cols, 1, 1);
-  std::vector<T> x(xIn.begin(), xIn.end());
-  std::vector<T> y(static_cast<size_t>(rows), T(0));
+  AlignedVector<T> x(xIn.begin(), xIn.end());
+  AlignedVector<T> y(static_cast<size_t>(rows), T(0));
   const T *a = val.data();
   const T *xp = x.data();
   T *yp = y.data();
@@ -119,10 +120,10 @@ Measurement sddmm(const CsrMatrix &s, int64_t k, const MeasureOptions &opts,
   std::vector<T> sval(s.values.begin(), s.values.end());
   std::vector<float> aIn = denseInput(s.rows, k, 2);
   std::vector<float> bIn = denseInput(k, s.cols, 3);
-  std::vector<T> a(aIn.begin(), aIn.end());
+  AlignedVector<T> a(aIn.begin(), aIn.end());
   // Bt = B transposed, cols x k: row j of Bt is column j of B.
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<T> bt(static_cast<size_t>(s.cols * k));
+  AlignedVector<T> bt(static_cast<size_t>(s.cols * k));
   for (int64_t r = 0; r < k; ++r)
     for (int64_t j = 0; j < s.cols; ++j)
       bt[static_cast<size_t>(j * k + r)] =

@@ -26,6 +26,7 @@ Measurement sptune::measureRsb(const CsrMatrix &, const KernelSpec &,
 #else
 
 #include "sptune/Matrix/Reference.h"
+#include "sptune/Support/AlignedVector.h"
 
 #include <rsb.h>
 
@@ -122,8 +123,8 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
   bool spmv = spec.kernel == KernelType::SpMV;
   int64_t n = spmv ? 1 : spec.free;
   std::vector<float> bIn = denseInput(m.cols, n, 1);
-  std::vector<T> b(bIn.begin(), bIn.end());
-  std::vector<T> c(static_cast<size_t>(m.rows * n), T(0));
+  AlignedVector<T> b(bIn.begin(), bIn.end());
+  AlignedVector<T> c(static_cast<size_t>(m.rows * n), T(0));
   const T one = 1;
   auto multiply = [&]() {
     return spmv ? rsb_spmv(RSB_TRANSPOSITION_N, &one, a.mtx, b.data(), 1, &one,

@@ -13,6 +13,7 @@
 #define SPTUNE_TARGET_JITBENCH_H
 
 #include "sptune/Matrix/Reference.h"
+#include "sptune/Support/AlignedVector.h"
 #include "sptune/Target/BenchModule.h"
 #include "sptune/Target/Measurer.h"
 
@@ -69,8 +70,9 @@ struct CompiledBench {
 template <typename T> struct BenchInputs {
   std::vector<int64_t> pos, crd;
   std::vector<T> vals;           ///< zeros for the in-place SDDMM
-  std::vector<T> dense0, dense1; ///< B (SpMM), x (SpMV), A and B (SDDMM)
-  std::vector<T> out;            ///< C / y
+  /// B (SpMM), x (SpMV), A and B (SDDMM); on cache lines as Eigen's are.
+  AlignedVector<T> dense0, dense1;
+  AlignedVector<T> out; ///< C / y
   ReferenceResult reference;
 };
 
