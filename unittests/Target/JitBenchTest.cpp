@@ -1,7 +1,6 @@
 //===- JitBenchTest.cpp - The measurers' shared bench steps ---------------===//
 
 #include "sptune/Target/JitBench.h"
-#include <cstdint>
 
 #include "cpu/CpuPasses.h"
 #include "sptune/Config.h"
@@ -14,6 +13,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <thread>
 #include <chrono>
 
