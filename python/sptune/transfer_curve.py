@@ -273,6 +273,11 @@ def aggregate(runs):
     return sorted(out, key=lambda r: (r["variant"], order(r["k"])))
 
 
+def is_all_variant(name):
+    """'all' and its ablations train once on the whole pool: one value, at k=all."""
+    return name == "all" or name.startswith("all+")
+
+
 def parse_gap(text):
     """'all@all,finetune-none@5' -> (('all', 'all'), ('finetune-none', 5))."""
     parts = [p.strip() for p in text.split(",")]
@@ -348,7 +353,7 @@ def markdown_table(summary, variants, ks):
             for k in ks:
                 # 'all' (the whole pool) is one value: under k=all.
                 key = (v, k)
-                if v == "all" or v.startswith("all+"):
+                if is_all_variant(v):
                     key = (v, "all") if k == "all" else None
                 cells.append(_cell(by[key].get(short), fmt) if key in by else "-")
             lines.append(f"| {v} | " + " | ".join(cells) + " |")
@@ -518,7 +523,7 @@ def experiment(args):
     if gap_spec:
         names = {v["name"] for v in variants}
         for name, k in gap_spec:
-            if name not in names or (k not in ks and not (name == "all" or name.startswith("all+"))):
+            if name not in names or (k not in ks and not is_all_variant(name)):
                 raise UsageError(f"--gaps: {name}@{k} is not among the variants and k run")
     for path in (args.train, args.eval):
         if not os.path.exists(path):
@@ -660,15 +665,20 @@ def experiment(args):
     per_matrix = {}
     for r in records:
         per_matrix[r["matrix"]["id"]] = per_matrix.get(r["matrix"]["id"], 0) + 1
+    top1_by_run = {}  # (variant, k) -> one {problem: top-1} per finished seed, for --gaps
     for v, k, seed, chosen, directory, spec in todo:
         try:
-            ev = json.load(open(os.path.join(directory, "eval.json")))
+            with open(os.path.join(directory, "eval.json")) as f:
+                ev = json.load(f)
         except (OSError, ValueError):
             continue
         try:
-            timing = json.load(open(os.path.join(directory, "timing.json")))
+            with open(os.path.join(directory, "timing.json")) as f:
+                timing = json.load(f)
         except (OSError, ValueError):
             timing = {}
+        top1_by_run.setdefault((v["name"], k), []).append(
+            {g["key"]: g["top1_speedup"] for g in ev.get("per_group", []) if g.get("top1_speedup")})
         row = {"variant": v["name"], "k": k, "seed": seed, "matrices": chosen,
                "samples": sum(per_matrix.get(m, 0) for m in chosen),
                "groups": ev.get("groups"), "run": os.path.relpath(directory, out_dir)}
@@ -681,26 +691,10 @@ def experiment(args):
            "pool_matrices": len(pool), "eval_matrices": len(eval_ids), "epochs": args.epochs,
            "k": ks, "seeds": args.seeds, "variants": [v["name"] for v in variants],
            "runs": results, "summary": summary, "failures": failures}
-    json_path = args.json or os.path.join(out_dir, "transfer-curve.json")
-    with open(json_path, "w") as f:
-        json.dump(doc, f, indent=1)
-    print(f"wrote {json_path}", file=sys.stderr)
-    if args.report_json:
-        with open(args.report_json, "w") as f:
-            json.dump(legacy_rows(results), f, indent=1)
     table = markdown_table(summary, [v["name"] for v in variants], ks)
     if gap_spec:
-        def per_group(name, k):
-            if name == "all" or name.startswith("all+"):
-                k = "all"
-            out = []
-            for r in results:
-                if r["variant"] == name and r["k"] == k:
-                    ev = json.load(open(os.path.join(out_dir, r["run"], "eval.json")))
-                    out.append({g["key"]: g["top1_speedup"] for g in ev.get("per_group", [])
-                                if g.get("top1_speedup")})
-            return out
-        a, b = per_group(*gap_spec[0]), per_group(*gap_spec[1])
+        a, b = (top1_by_run.get((name, "all" if is_all_variant(name) else k), [])
+                for name, k in gap_spec)
         if not (a and b):
             print(f"warning: --gaps: no finished runs of "
                   f"{' and '.join(f'{n}@{k}' for (n, k), got in zip(gap_spec, (a, b)) if not got)}"
@@ -708,9 +702,14 @@ def experiment(args):
         else:
             gaps = problem_gaps(a, b)
             doc["gaps"] = {"a": list(gap_spec[0]), "b": list(gap_spec[1]), **gaps}
-            with open(json_path, "w") as f:
-                json.dump(doc, f, indent=1)
             table += "\n" + gaps_markdown(gaps, *gap_spec)
+    json_path = args.json or os.path.join(out_dir, "transfer-curve.json")
+    with open(json_path, "w") as f:
+        json.dump(doc, f, indent=1)
+    print(f"wrote {json_path}", file=sys.stderr)
+    if args.report_json:
+        with open(args.report_json, "w") as f:
+            json.dump(legacy_rows(results), f, indent=1)
     if args.table:
         with open(args.table, "w") as f:
             f.write(table)
@@ -730,7 +729,7 @@ def plot(summary, variants, ks, target, path):
     for ax, metric, title in ((axes[0], "top1", "held-out top-1 speedup over the default"),
                               (axes[1], "tau", "held-out Kendall tau")):
         for v in variants:
-            if v == "all" or v.startswith("all+"):
+            if is_all_variant(v):
                 s = by.get((v, "all"), {}).get(metric)
                 if s:
                     ax.axhline(s["mean"], linestyle=":", color="gray", label=f"{v} ({s['mean']:.3f})")
