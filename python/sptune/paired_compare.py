@@ -1,0 +1,301 @@
+"""Paired timing: two kernels measured alternately in one sptune-measure worker.
+
+A shared host has slow periods that last seconds: on the 2-core VM sptune is
+developed on, a two-thread kernel then runs at about one core's speed (a
+35-microsecond SpMV takes 55), while a one-thread kernel does not slow down
+(docs/results.md, "Timing modes of the 2-core VM"). Two kernels timed in
+separate processes each land in such a period or not, by chance, and the
+ratio of their times says as much about the host as about the kernels.
+Here A and B are timed alternately in the same worker process, a fraction of
+a second apart, so that each pair sees the same host; the first pair is a
+warm-up and dropped. Per pair the ratio t_B / t_A is A's speedup over B; the
+median of those ratios, its bootstrap 95% interval and the fraction of pairs
+A wins are reported.
+
+    /usr/bin/python3 -m sptune.paired_compare --matrix M.mtx --kernel spmv \
+        --a 'cpu spmv, levels = ...' --b baseline:mlir-default [--pairs 12]
+    /usr/bin/python3 -m sptune.paired_compare --from-eval eval.json \
+        --matrix-dir DIR [--kernel spmv] [--json out.json] [--plot out.png]
+
+A side is a printed schedule or `baseline:NAME` (a baseline of the target).
+--from-eval takes the rows of an `sptune.autotune_eval` JSON and compares,
+for every row, its tuned schedule (A) with the MLIR default (B) — every row,
+not only the close ones, so that the check is not run only where a ratio
+came out low; --matrix-dir resolves the rows' matrix ids to DIR/ID.mtx.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import select
+import statistics
+import subprocess
+import sys
+import time
+
+from sptune import run
+from sptune.run import diagnostics
+
+
+def parse_side(text):
+    """A side of the comparison: ('baseline', NAME) or ('schedule', TEXT)."""
+    text = text.strip()
+    if text.startswith("baseline:"):
+        name = text[len("baseline:"):].strip()
+        if not name:
+            raise ValueError("'baseline:' needs a baseline name, e.g. baseline:mlir-default")
+        return ("baseline", name)
+    if not text:
+        raise ValueError("a side is a printed schedule or baseline:NAME, got an empty string")
+    return ("schedule", text)
+
+
+def paired_stats(a_times, b_times, resamples=2000, seed=1):
+    """Statistics of pairs (a_times[i], b_times[i]): the median and geometric
+    mean of t_B / t_A (A's speedup over B), the fraction of pairs where A is
+    faster, a bootstrap 95% interval of the median ratio, and each side's
+    median seconds."""
+    if len(a_times) != len(b_times) or not a_times:
+        raise ValueError("paired_stats needs as many A as B times, at least one")
+    if any(not (t > 0) for t in list(a_times) + list(b_times)):
+        raise ValueError("paired_stats needs positive times")
+    ratios = [b / a for a, b in zip(a_times, b_times)]
+    rng = random.Random(seed)
+    medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios)))
+                     for _ in range(resamples))
+    lo = medians[int(0.025 * (resamples - 1))]
+    hi = medians[int(math.ceil(0.975 * (resamples - 1)))]
+    return {"pairs": len(ratios),
+            "median_ratio": statistics.median(ratios),
+            "geomean_ratio": math.exp(sum(math.log(r) for r in ratios) / len(ratios)),
+            "ci95": [lo, hi],
+            "a_wins": sum(r > 1 for r in ratios) / len(ratios),
+            "a_median_s": statistics.median(a_times),
+            "b_median_s": statistics.median(b_times)}
+
+
+class Worker:
+    """One `sptune-measure --worker` process; `measure` sends a request and
+    waits for its answer at most `timeout` seconds (a hung worker is killed,
+    and the measurement says so)."""
+
+    def __init__(self, tool, timeout):
+        self.timeout = timeout
+        self.proc = subprocess.Popen([tool, "--worker"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        self.next_id = 0
+
+    def measure(self, request):
+        request = dict(request, id=self.next_id)
+        self.next_id += 1
+        try:
+            self.proc.stdin.write(json.dumps(request) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return self._died()
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+        if not ready:
+            self.proc.kill()
+            self.proc.wait()
+            return {"status": "timeout",
+                    "reason": f"no answer from the worker in {self.timeout} s"}
+        line = self.proc.stdout.readline()
+        if not line:
+            return self._died()
+        try:
+            return json.loads(line)
+        except json.JSONDecodeError:
+            return {"status": "error", "reason": f"worker answered no JSON: {line[:200]}"}
+
+    def _died(self):
+        self.proc.wait()
+        return {"status": "crash",
+                "reason": diagnostics(self.proc.stderr.read())
+                or f"worker exit status {self.proc.returncode}"}
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+def compare(tool, matrix, kernel, free, a, b, pairs, min_seconds, timeout, target="cpu"):
+    """Times sides `a` and `b` (parse_side) alternately in one worker, for
+    `pairs` pairs after a warm-up pair (baselines of `target`). Returns paired_stats plus `status`
+    ("ok", or the first failed measurement's status and `reason`)."""
+    base = {"target": target, "matrix": matrix, "kernel": kernel, "free": free, "bits": 32,
+            "options": {"min_seconds": min_seconds, "timeout_s": timeout}}
+    requests = []
+    for kind, value in (a, b):
+        req = dict(base)
+        req[kind] = value
+        if kind == "schedule":  # a schedule names its target
+            req["target"] = value.split(None, 1)[0]
+        requests.append(req)
+    # The worker stops a measurement at `timeout`; the extra minute covers
+    # its start and the matrix read.
+    worker = Worker(tool, timeout + 60)
+    times = ([], [])
+    try:
+        for n in range(pairs + 1):
+            for side, req in enumerate(requests):
+                r = worker.measure(req)
+                if r.get("status") != "ok":
+                    return {"status": r.get("status", "error"),
+                            "reason": (r.get("reason") or "")[:300],
+                            "side": "ab"[side]}
+                if n > 0:  # the first pair warms the worker up
+                    times[side].append(r["time_s"]["median"])
+    finally:
+        worker.close()
+    out = paired_stats(*times)
+    out["status"] = "ok"
+    return out
+
+
+def matrix_path(matrix_id, matrix_dir):
+    if matrix_id.startswith("gen:") or os.path.exists(matrix_id):
+        return matrix_id
+    if not matrix_dir:
+        raise ValueError(f"matrix '{matrix_id}': give --matrix-dir to find its .mtx")
+    path = os.path.join(matrix_dir, matrix_id + ".mtx")
+    if not os.path.exists(path):
+        raise ValueError(f"matrix '{matrix_id}': no {path}")
+    return path
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--matrix", help="a .mtx file or gen: spec (with --a and --b)")
+    ap.add_argument("--kernel", help="spmm, sddmm or spmv (with --from-eval: keep only "
+                                     "these, comma-separated)")
+    ap.add_argument("--free", type=int, default=64, help="N of SpMM, K of SDDMM")
+    ap.add_argument("--a", help="side A: a printed schedule or baseline:NAME")
+    ap.add_argument("--b", default="baseline:mlir-default",
+                    help="side B (default: baseline:mlir-default)")
+    ap.add_argument("--target", default="cpu", help="target of a baseline side")
+    ap.add_argument("--from-eval", help="an sptune.autotune_eval JSON: every row's tuned "
+                                        "schedule against the MLIR default")
+    ap.add_argument("--matrix-dir", help="with --from-eval: where ID.mtx lives")
+    ap.add_argument("--pairs", type=int, default=12, help="timed pairs after the warm-up pair")
+    ap.add_argument("--min-seconds", type=float, default=0.2,
+                    help="minimum timed seconds of each measurement")
+    ap.add_argument("--timeout", type=float, default=300,
+                    help="seconds a measurement may take (compile + run)")
+    ap.add_argument("--build", help="build directory whose bin/ holds sptune-measure")
+    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--plot", help="write a PNG: per kernel, the median ratio of each matrix "
+                                   "with its 95%% interval")
+    args = ap.parse_args(argv)
+    if args.pairs < 1 or args.pairs > 1000:
+        ap.error("--pairs must be in [1, 1000]")
+    if not (args.min_seconds > 0) or not (args.timeout > 0):
+        ap.error("--min-seconds and --timeout must be positive")
+    tool = run.executable("sptune-measure", os.path.join(args.build, "bin") if args.build else None)
+
+    jobs = []  # (matrix id, matrix path, kernel, side a, side b)
+    try:
+        b = parse_side(args.b)
+        if args.from_eval:
+            if args.a or args.matrix:
+                ap.error("--from-eval takes the sides and matrices from the JSON: "
+                         "no --a or --matrix")
+            with open(args.from_eval) as f:
+                rows = json.load(f)["rows"]
+            keep = set(args.kernel.split(",")) if args.kernel else None
+            for r in rows:
+                if r.get("status") != "ok" or not r.get("schedule"):
+                    continue
+                if keep and r["kernel"] not in keep:
+                    continue
+                jobs.append((r["matrix"], matrix_path(r["matrix"], args.matrix_dir), r["kernel"],
+                             parse_side(r["schedule"]), b))
+        else:
+            if not (args.matrix and args.kernel and args.a):
+                ap.error("give --matrix, --kernel and --a (or --from-eval)")
+            jobs.append((args.matrix, args.matrix, args.kernel, parse_side(args.a), b))
+    except (ValueError, OSError, KeyError, json.JSONDecodeError) as e:
+        sys.exit(f"paired_compare: {e}")
+    if not jobs:
+        sys.exit("paired_compare: nothing to compare")
+
+    results = []
+    start = time.time()
+    for n, (mid, path, kernel, a, bside) in enumerate(jobs, 1):
+        r = compare(tool, path, kernel, args.free, a, bside, args.pairs, args.min_seconds,
+                    args.timeout, args.target)
+        r.update(matrix=mid, kernel=kernel, a=a[1], b=bside[1])
+        results.append(r)
+        elapsed = time.time() - start
+        eta = elapsed / n * (len(jobs) - n)
+        if r["status"] == "ok":
+            what = (f"A/B {r['median_ratio']:.3f}x [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}], "
+                    f"A wins {100 * r['a_wins']:.0f}% of {r['pairs']}")
+        else:
+            what = f"{r['status']} ({r['side']}): {r['reason']}"
+        print(f"[{n}/{len(jobs)}] {mid} {kernel}: {what}  (ETA {eta:.0f} s)",
+              file=sys.stderr, flush=True)
+    ok = [r for r in results if r["status"] == "ok"]
+    summary = {"compared": len(ok), "failed": len(results) - len(ok)}
+    if ok:
+        worst = min(ok, key=lambda r: r["median_ratio"])
+        summary.update(worst={"matrix": worst["matrix"], "kernel": worst["kernel"],
+                              "median_ratio": worst["median_ratio"], "ci95": worst["ci95"]},
+                       below_0_95=sum(r["median_ratio"] < 0.95 for r in ok),
+                       ci_below_0_95=sum(r["ci95"][1] < 0.95 for r in ok))
+    print(json.dumps(summary))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"pairs": args.pairs, "min_seconds": args.min_seconds,
+                       "summary": summary, "rows": results}, f, indent=1)
+    if args.plot and ok:
+        plot(ok, args.plot, args.b)
+    return 0 if not summary["failed"] else 1
+
+
+def plot(rows, path, b_label):
+    """Per kernel, each matrix's median A/B ratio and its 95% interval (log
+    scale, sorted), with lines at 1 and 0.95."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+    kernels = sorted({r["kernel"] for r in rows})
+    fig, axes = plt.subplots(1, len(kernels), figsize=(5 * len(kernels), 5), squeeze=False)
+    for ax, kernel in zip(axes[0], kernels):
+        k = sorted((r for r in rows if r["kernel"] == kernel), key=lambda r: r["median_ratio"])
+        ys = range(len(k))
+        med = [r["median_ratio"] for r in k]
+        err = [[m - r["ci95"][0] for m, r in zip(med, k)], [r["ci95"][1] - m for m, r in zip(med, k)]]
+        ax.errorbar(med, list(ys), xerr=err, fmt="o", ms=4, capsize=2)
+        ax.axvline(1.0, color="gray", lw=0.8)
+        ax.axvline(0.95, color="red", lw=0.8, ls="--")
+        ax.set_xscale("log")
+        label = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x")
+        ax.xaxis.set_major_formatter(label)
+        ax.xaxis.set_minor_formatter(label)
+        ax.tick_params(axis="x", which="both", labelsize=7)
+        ax.set_yticks(list(ys))
+        ax.set_yticklabels([r["matrix"][:22] for r in k], fontsize=7)
+        ax.set_title(f"{kernel}: A / {b_label}, paired (median, 95% CI)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""`python3 -m sptune.paired_compare`: the paired statistics, the sides, and
+the worker conversation (against a fake worker: the warm-up pair dropped, a
+failed measurement and a hung worker reported, not raised).
+
+    PYTHONPATH=python /usr/bin/python3 -m unittest -v tests.test_paired_compare
+"""
+
+import contextlib
+import io
+import json
+import os
+import stat
+import sys
+import tempfile
+import unittest
+
+from sptune import paired_compare
+
+# A stand-in for `sptune-measure --worker`: the schedule "fast" takes 1 ms,
+# the baseline 2 ms, except that the first answer of each side is 10x slower
+# (what the warm-up pair must absorb); "broken" fails, "hang" never answers.
+FAKE_WORKER = r'''#!%s
+import json, sys, time
+seen = set()
+for line in sys.stdin:
+    q = json.loads(line)
+    side = q.get("schedule") or "baseline:" + q.get("baseline", "")
+    if side.endswith("broken"):
+        print(json.dumps({"id": q["id"], "status": "compile_error", "reason": "no such knob"}), flush=True)
+        continue
+    if side.endswith("hang"):
+        time.sleep(60)
+    t = 1e-3 if side.startswith("cpu") else 2e-3
+    if side not in seen:
+        t *= 10
+        seen.add(side)
+    print(json.dumps({"id": q["id"], "status": "ok", "time_s": {"median": t}}), flush=True)
+''' % sys.executable
+
+
+class PairedStats(unittest.TestCase):
+    def test_ratio_is_a_speedup_of_a_over_b(self):
+        s = paired_compare.paired_stats([1.0, 1.0, 2.0], [2.0, 3.0, 2.0])
+        self.assertEqual(s["pairs"], 3)
+        self.assertAlmostEqual(s["median_ratio"], 2.0)
+        self.assertAlmostEqual(s["geomean_ratio"], 6 ** (1 / 3))
+        self.assertAlmostEqual(s["a_wins"], 2 / 3)
+        self.assertEqual((s["a_median_s"], s["b_median_s"]), (1.0, 2.0))
+        lo, hi = s["ci95"]
+        self.assertTrue(1.0 <= lo <= s["median_ratio"] <= hi <= 3.0)
+
+    def test_bad_input(self):
+        for a, b in (([], []), ([1.0], [1.0, 2.0]), ([0.0], [1.0])):
+            with self.assertRaises(ValueError):
+                paired_compare.paired_stats(a, b)
+
+
+class Sides(unittest.TestCase):
+    def test_parse(self):
+        self.assertEqual(paired_compare.parse_side("baseline:mlir-default"),
+                         ("baseline", "mlir-default"))
+        self.assertEqual(paired_compare.parse_side(" cpu spmv, tile = 0 "),
+                         ("schedule", "cpu spmv, tile = 0"))
+        for bad in ("", "baseline:", "  "):
+            with self.assertRaises(ValueError):
+                paired_compare.parse_side(bad)
+
+
+class Conversation(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.tool = os.path.join(self.dir.name, "fake-worker")
+        with open(self.tool, "w") as f:
+            f.write(FAKE_WORKER)
+        os.chmod(self.tool, os.stat(self.tool).st_mode | stat.S_IXUSR)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def compare(self, a, timeout=30):
+        return paired_compare.compare(self.tool, "gen:uniform", "spmv", 1,
+                                      paired_compare.parse_side(a),
+                                      ("baseline", "mlir-default"), 4, 0.01, timeout)
+
+    def test_warm_up_pair_is_dropped(self):
+        r = self.compare("cpu spmv, fast")
+        self.assertEqual(r["status"], "ok")
+        self.assertEqual(r["pairs"], 4)
+        self.assertAlmostEqual(r["median_ratio"], 2.0)  # not 20x: the first pair is gone
+        self.assertEqual(r["a_wins"], 1.0)
+
+    def test_failed_measurement_is_reported(self):
+        r = self.compare("cpu spmv, broken")
+        self.assertEqual((r["status"], r["side"]), ("compile_error", "a"))
+        self.assertIn("no such knob", r["reason"])
+
+    def test_hung_worker_times_out(self):
+        # The worker read timeout is the measurement timeout plus a minute;
+        # shorten it to keep the test fast.
+        worker = paired_compare.Worker(self.tool, 0.5)
+        r = worker.measure({"schedule": "cpu spmv, hang"})
+        worker.close()
+        self.assertEqual(r["status"], "timeout")
+
+    def test_from_eval_needs_matrix_dir(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"rows": [{"matrix": "no_such_matrix", "kernel": "spmv", "status": "ok",
+                                 "schedule": "cpu spmv, fast"}]}, f)
+        try:
+            with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
+                paired_compare.main(["--from-eval", f.name, "--build", self.dir.name])
+            self.assertIn("--matrix-dir", str(e.exception))
+        finally:
+            os.unlink(f.name)
+
+
+if __name__ == "__main__":
+    unittest.main()
