@@ -75,6 +75,8 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if os.path.isdir(os.path.normpath(os.path.join(config.sptune_src_root, "..",
                                                "shared", "matrices"))):
     config.available_features.add("shared-matrices")
+if (os.cpu_count() or 1) >= 2:
+    config.available_features.add("multicore")
 if config.have_torch:
     config.available_features.add("torch")
 if config.have_torch_baseline:

@@ -3,6 +3,7 @@
 #include "cpu/CpuMeasurer.h"
 
 #include "cpu/CpuPasses.h"
+#include "cpu/OpenMpBinding.h"
 
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/Config.h"
@@ -209,7 +210,11 @@ Measurement CpuMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
   return result;
 }
 
-CpuMeasurer::CpuMeasurer() : impl(std::make_unique<Impl>()) {}
+CpuMeasurer::CpuMeasurer() : impl(std::make_unique<Impl>()) {
+  // Constructed where CPU measurements are about to run, so the warning
+  // reaches whoever reads this process's stderr (the collector's log).
+  cpu::warnOnceAboutOpenMpBinding();
+}
 CpuMeasurer::~CpuMeasurer() = default;
 
 Measurement CpuMeasurer::measure(const CsrMatrix &matrix,

@@ -1,0 +1,62 @@
+//===- OpenMpBinding.cpp - Two OpenMP runtimes and thread binding ---------===//
+
+#include "cpu/OpenMpBinding.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <link.h>
+#include <mutex>
+#include <sched.h>
+#include <strings.h>
+#include <unistd.h>
+
+using namespace sptune;
+
+cpu::OpenMpBindingState cpu::currentOpenMpBindingState() {
+  OpenMpBindingState s;
+  const char *bind = std::getenv("OMP_PROC_BIND");
+  const char *places = std::getenv("OMP_PLACES");
+  s.bindingRequested = (bind && *bind && strcasecmp(bind, "false") != 0) ||
+                       (places && *places);
+  dl_iterate_phdr(
+      [](struct dl_phdr_info *info, size_t, void *data) -> int {
+        if (info->dlpi_name && std::strstr(info->dlpi_name, "libgomp.so")) {
+          *static_cast<bool *>(data) = true;
+          return 1;
+        }
+        return 0;
+      },
+      &s.gompLoaded);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    s.allowedCpus = CPU_COUNT(&set);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  s.onlineCpus = online > 0 ? static_cast<int>(online) : 0;
+  return s;
+}
+
+std::string cpu::openMpBindingWarning(const OpenMpBindingState &s) {
+  if (!s.bindingRequested || !s.gompLoaded || s.allowedCpus <= 0 ||
+      s.allowedCpus >= s.onlineCpus)
+    return "";
+  return "OMP_PROC_BIND or OMP_PLACES is set, and this process loads GNU "
+         "libgomp (for librsb and LibTorch), which bound the initial thread "
+         "to its first place before LLVM's libomp, the runtime of the "
+         "measured kernels, started: kernels and baselines run on " +
+         std::to_string(s.allowedCpus) + " of the " +
+         std::to_string(s.onlineCpus) +
+         " CPUs. Unset OMP_PROC_BIND and OMP_PLACES to measure on all of "
+         "them (use taskset to restrict the CPUs instead).";
+}
+
+void cpu::warnOnceAboutOpenMpBinding() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string w = openMpBindingWarning(currentOpenMpBindingState());
+    if (!w.empty())
+      llvm::errs() << "warning: " << w << "\n";
+  });
+}
