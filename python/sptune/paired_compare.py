@@ -261,7 +261,8 @@ def main(argv=None):
     print(json.dumps(summary))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"pairs": args.pairs, "min_seconds": args.min_seconds,
+            json.dump({"bench": "paired-compare", "pairs": args.pairs,
+                       "min_seconds": args.min_seconds,
                        "summary": summary, "rows": results}, f, indent=1)
     if args.plot and ok:
         plot(ok, args.plot, args.b)

@@ -35,6 +35,7 @@ BUILDERS = {
     "tune": ("sptune tune results", "tune"),
     "torch-entry": ("sptune.torch against torch.sparse", "torch_entry"),
     "tuning-database": ("Compile time with the tuning database", "tuning_database"),
+    "paired-compare": ("Paired timing: A and B alternated in one worker", "paired_compare"),
 }
 WRITERS = dict(report_formats.FORMATS)
 

@@ -24,6 +24,7 @@ FORMATS = [
     ("dataset", "sptune-collect's dataset (JSON lines of measured schedules, docs/dataset.md)"),
     ("torch-entry", "bench/torch-entry.py --out (sptune.torch against torch.sparse)"),
     ("tuning-database", "bench/tuning-database.py --out (compile time, cold and warm database)"),
+    ("paired-compare", "python3 -m sptune.paired_compare --json (A and B alternated in one worker)"),
 ]
 
 
@@ -71,6 +72,8 @@ def detect(doc):
             return "gpu-check", doc
         if doc.get("bench") == "tuning-database" and isinstance(doc.get("rows"), list):
             return "tuning-database", doc
+        if doc.get("bench") == "paired-compare" and isinstance(doc.get("rows"), list):
+            return "paired-compare", doc
         if (isinstance(doc.get("matrices"), list) and isinstance(doc.get("summary"), dict) and
                 all(isinstance(m, dict) and isinstance(m.get("kernels"), dict)
                     for m in doc["matrices"])):

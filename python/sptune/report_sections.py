@@ -530,3 +530,33 @@ def tuning_database(sec, doc):
                       f"{len(doc['rows'])} cases. 'autotune' is the pass alone "
                       f"(--mlir-timing), 'process' the whole sptune-opt run."))
     speedup_rows(sec, rows, None, TUNING_DATABASE)
+
+
+PAIRED_COMPARE = SpeedupRows(
+    primary="a_vs_b", markers=["ci95_low", "ci95_high"],
+    times=["a_median_s", "b_median_s"],
+    speedups=["a_vs_b", "ci95_low", "ci95_high", "geomean_a_vs_b"],
+    cdf=["a_vs_b"])
+
+
+def paired_compare(sec, doc):
+    """python3 -m sptune.paired_compare: per matrix and kernel, the median of
+    the per-pair ratios t_B / t_A with its bootstrap 95% interval."""
+    rows, failed = [], []
+    for r in doc["rows"]:
+        if r.get("status") != "ok":
+            failed.append(f"{r.get('matrix', '?')} {r.get('kernel', '?')}: {r.get('status')}")
+            continue
+        lo, hi = (r.get("ci95") or [None, None])[:2]
+        rows.append({"matrix": r.get("matrix", "?"), "kernel": r.get("kernel", "?"),
+                     "a_median_s": r.get("a_median_s"), "b_median_s": r.get("b_median_s"),
+                     "a_vs_b": r.get("median_ratio"), "geomean_a_vs_b": r.get("geomean_ratio"),
+                     "ci95_low": lo, "ci95_high": hi})
+    b = {r.get("b") for r in doc["rows"]}
+    sec.add(paragraph(f"A (the first side, e.g. the tuned schedule) against B "
+                      f"({', '.join(sorted(str(x) for x in b))}), timed alternately in one "
+                      f"sptune-measure worker, {doc.get('pairs', '?')} pairs per row after a "
+                      f"warm-up pair; 'a vs b' is the median of t_B / t_A over the pairs, with "
+                      f"its bootstrap 95% interval."
+                      + (f" Failed: {'; '.join(failed)}." if failed else "")))
+    speedup_rows(sec, rows, None, PAIRED_COMPARE)

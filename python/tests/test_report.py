@@ -266,6 +266,24 @@ class SyntheticResults(Page):
         self.check_page(text, images=3, tables=1 + 2 + 1)
         self.assertIn("same schedules in 2 of 2 cases", text)
 
+    def test_paired_compare(self):
+        row = {"status": "ok", "pairs": 3, "median_ratio": 1.5, "geomean_ratio": 1.4,
+               "ci95": [1.2, 1.8], "a_wins": 1.0, "a_median_s": 0.001, "b_median_s": 0.0015,
+               "a": "cpu spmv, tile = 0", "b": "mlir-default"}
+        path = self.write("paired.json", {
+            "bench": "paired-compare", "pairs": 3, "min_seconds": 0.2,
+            "summary": {"compared": 2, "failed": 1},
+            "rows": [dict(row, matrix="m0", kernel="spmv"), dict(row, matrix="m1", kernel="spmv"),
+                     {"status": "timeout", "reason": "", "side": "a", "matrix": "m2",
+                      "kernel": "spmv"}]})
+        self.assertEqual(report_formats.load(path)[0], "paired-compare")
+        # The page's index; the bar chart and table of the one kernel; the CDF
+        # and its table.
+        text = report.build([path])
+        s = self.check_page(text, images=2, tables=1 + 1 + 1)
+        self.assertEqual(s.tables[1][1][1:], ["1", "1.5", "1.50x", "1.20x", "1.80x", "1.40x"])
+        self.assertIn("Failed: m2 spmv: timeout", text)
+
     def test_rounds_of_a_single_line(self):
         path = self.write("rounds.jsonl", [{"round": 1, "strategy": "random", "arm": None,
                                             "measured": 3, "total_measured": 3, "cost_s": 1.5,
