@@ -179,12 +179,42 @@ def matrix_path(matrix_id, matrix_dir):
     return path
 
 
+def previous_rows(path, pairs, min_seconds, free):
+    """The successful rows of an earlier run's --json, by (matrix, kernel, a,
+    b), when it was run with the same pairs, minimum seconds and free size;
+    else none."""
+    if not path or not os.path.exists(path):
+        return {}
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, json.JSONDecodeError):
+        return {}
+    if (doc.get("bench") != "paired-compare" or doc.get("pairs") != pairs or
+            doc.get("min_seconds") != min_seconds or doc.get("free") != free):
+        return {}
+    return {(r["matrix"], r["kernel"], r["a"], r["b"]): r for r in doc.get("rows", [])
+            if isinstance(r, dict) and r.get("status") == "ok" and
+            all(k in r for k in ("matrix", "kernel", "a", "b"))}
+
+
+def write_json(path, args, rows, summary):
+    """The results so far (summary None until the end), written atomically."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"bench": "paired-compare", "pairs": args.pairs,
+                   "min_seconds": args.min_seconds, "free": args.free,
+                   "summary": summary, "rows": rows}, f, indent=1)
+    os.replace(tmp, path)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--matrix", help="a .mtx file or gen: spec (with --a and --b)")
     ap.add_argument("--kernel", help="spmm, sddmm or spmv (with --from-eval: keep only "
                                      "these, comma-separated)")
-    ap.add_argument("--free", type=int, default=64, help="N of SpMM, K of SDDMM")
+    ap.add_argument("--free", type=int, default=64,
+                    help="N of SpMM, K of SDDMM (with --from-eval: the --free of that run)")
     ap.add_argument("--a", help="side A: a printed schedule or baseline:NAME")
     ap.add_argument("--b", default="baseline:mlir-default",
                     help="side B (default: baseline:mlir-default)")
@@ -198,7 +228,9 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=300,
                     help="seconds a measurement may take (compile + run)")
     ap.add_argument("--build", help="build directory whose bin/ holds sptune-measure")
-    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--json", help="write the results here, after every row; rows already "
+                                   "there (same pairs and minimum seconds) are not measured "
+                                   "again, so an interrupted run resumes")
     ap.add_argument("--plot", help="write a PNG: per kernel, the median ratio of each matrix "
                                    "with its 95%% interval")
     args = ap.parse_args(argv)
@@ -234,15 +266,27 @@ def main(argv=None):
     if not jobs:
         sys.exit("paired_compare: nothing to compare")
 
+    done = previous_rows(args.json, args.pairs, args.min_seconds, args.free)
+    if done:
+        print(f"paired_compare: {len(done)} row(s) already in {args.json}: not measured again",
+              file=sys.stderr)
     results = []
-    start = time.time()
+    start, measured = time.time(), 0
     for n, (mid, path, kernel, a, bside) in enumerate(jobs, 1):
+        key = (mid, kernel, a[1], bside[1])
+        if key in done:
+            results.append(done[key])
+            continue
         r = compare(tool, path, kernel, args.free, a, bside, args.pairs, args.min_seconds,
                     args.timeout, args.target)
         r.update(matrix=mid, kernel=kernel, a=a[1], b=bside[1])
         results.append(r)
+        if args.json:
+            write_json(args.json, args, results, None)
+        measured += 1
         elapsed = time.time() - start
-        eta = elapsed / n * (len(jobs) - n)
+        left = sum(1 for j in jobs[n:] if (j[0], j[2], j[3][1], j[4][1]) not in done)
+        eta = elapsed / measured * left
         if r["status"] == "ok":
             what = (f"A/B {r['median_ratio']:.3f}x [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}], "
                     f"A wins {100 * r['a_wins']:.0f}% of {r['pairs']}")
@@ -260,10 +304,7 @@ def main(argv=None):
                        ci_below_0_95=sum(r["ci95"][1] < 0.95 for r in ok))
     print(json.dumps(summary))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"bench": "paired-compare", "pairs": args.pairs,
-                       "min_seconds": args.min_seconds,
-                       "summary": summary, "rows": results}, f, indent=1)
+        write_json(args.json, args, results, summary)
     if args.plot and ok:
         plot(ok, args.plot, args.b)
     return 0 if not summary["failed"] else 1

@@ -102,6 +102,42 @@ class Conversation(unittest.TestCase):
         worker.close()
         self.assertEqual(r["status"], "timeout")
 
+    def test_interrupted_run_resumes(self):
+        bindir = os.path.join(self.dir.name, "bin")
+        os.makedirs(bindir)
+        tool = os.path.join(bindir, "sptune-measure")
+        os.rename(self.tool, tool)
+        evaluation = os.path.join(self.dir.name, "eval.json")
+        with open(evaluation, "w") as f:
+            json.dump({"rows": [{"matrix": f"gen:uniform:seed={n}", "kernel": "spmv",
+                                 "status": "ok", "schedule": "cpu spmv, fast"}
+                                for n in range(2)]}, f)
+        out = os.path.join(self.dir.name, "pairs.json")
+        argv = ["--from-eval", evaluation, "--build", self.dir.name, "--pairs", "2",
+                "--free", "1", "--json", out]
+        with contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            self.assertEqual(paired_compare.main(argv), 0)
+        with open(out) as f:
+            first = json.load(f)
+        self.assertEqual([r["status"] for r in first["rows"]], ["ok", "ok"])
+        # A worker that fails every request: nothing is measured again.
+        with open(tool, "w") as f:
+            f.write("#!/bin/sh\nexit 3\n")
+        with contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(paired_compare.main(argv), 0)
+        self.assertIn("2 row(s) already in", err.getvalue())
+        with open(out) as f:
+            self.assertEqual(json.load(f)["rows"], first["rows"])
+        # Other pairs: measured again, and the failing worker says so.
+        with contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            self.assertEqual(paired_compare.main(argv[:-4] + ["--pairs", "3", "--free", "1",
+                                                              "--json", out]), 1)
+        with open(out) as f:
+            self.assertEqual([r["status"] for r in json.load(f)["rows"]], ["crash", "crash"])
+
     def test_from_eval_needs_matrix_dir(self):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump({"rows": [{"matrix": "no_such_matrix", "kernel": "spmv", "status": "ok",
