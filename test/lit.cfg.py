@@ -75,7 +75,8 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if os.path.isdir(os.path.normpath(os.path.join(config.sptune_src_root, "..",
                                                "shared", "matrices"))):
     config.available_features.add("shared-matrices")
-if (os.cpu_count() or 1) >= 2:
+# Two CPUs this process may run on (not only online: taskset narrows it).
+if len(os.sched_getaffinity(0)) >= 2:
     config.available_features.add("multicore")
 if config.have_torch:
     config.available_features.add("torch")

@@ -33,9 +33,11 @@ import select
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 from sptune import run
+from sptune.errors import SptuneError
 from sptune.run import diagnostics
 
 
@@ -83,13 +85,24 @@ class Worker:
 
     def __init__(self, tool, timeout):
         self.timeout = timeout
-        self.proc = subprocess.Popen([tool, "--worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
+        # stderr to a file: a pipe nobody reads fills up and blocks the worker.
+        self.stderr = tempfile.TemporaryFile(mode="w+")
         self.next_id = 0
+        self.error = None
+        try:
+            self.proc = subprocess.Popen([tool, "--worker"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+        except OSError as e:
+            self.proc = None
+            self.error = f"cannot start {tool}: {e}"
 
     def measure(self, request):
-        request = dict(request, id=self.next_id)
+        """The worker's answer to `request`: its JSON with status "ok" and
+        time_s, or a status (timeout, crash, error) and the reason."""
+        if self.proc is None:
+            return {"status": "error", "reason": self.error}
+        rid = self.next_id
+        request = dict(request, id=rid)
         self.next_id += 1
         try:
             self.proc.stdin.write(json.dumps(request) + "\n")
@@ -106,17 +119,26 @@ class Worker:
         if not line:
             return self._died()
         try:
-            return json.loads(line)
+            r = json.loads(line)
         except json.JSONDecodeError:
             return {"status": "error", "reason": f"worker answered no JSON: {line[:200]}"}
+        if not isinstance(r, dict) or r.get("id") != rid:
+            return {"status": "error", "reason": f"worker answered another request: {line[:200]}"}
+        if r.get("status") == "ok" and not ((r.get("time_s") or {}).get("median", 0) > 0):
+            return {"status": "error", "reason": f"worker answered ok without a time: {line[:200]}"}
+        return r
 
     def _died(self):
         self.proc.wait()
+        self.stderr.seek(0)
         return {"status": "crash",
-                "reason": diagnostics(self.proc.stderr.read())
+                "reason": diagnostics(self.stderr.read())
                 or f"worker exit status {self.proc.returncode}"}
 
     def close(self):
+        if self.proc is None:
+            self.stderr.close()
+            return
         if self.proc.poll() is None:
             try:
                 self.proc.stdin.close()
@@ -127,16 +149,18 @@ class Worker:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        for f in (self.proc.stdin, self.proc.stdout, self.stderr):
             try:
-                pipe.close()
+                f.close()
             except OSError:
                 pass
 
 
 def compare(tool, matrix, kernel, free, a, b, pairs, min_seconds, timeout, target="cpu"):
     """Times sides `a` and `b` (parse_side) alternately in one worker, for
-    `pairs` pairs after a warm-up pair (baselines of `target`). Returns paired_stats plus `status`
+    `pairs` pairs after a warm-up pair (baselines of `target`), A first in
+    even pairs and B first in odd ones, so that neither side always runs
+    right after the other. Returns paired_stats plus `status`
     ("ok", or the first failed measurement's status and `reason`)."""
     base = {"target": target, "matrix": matrix, "kernel": kernel, "free": free, "bits": 32,
             "options": {"min_seconds": min_seconds, "timeout_s": timeout}}
@@ -153,11 +177,11 @@ def compare(tool, matrix, kernel, free, a, b, pairs, min_seconds, timeout, targe
     times = ([], [])
     try:
         for n in range(pairs + 1):
-            for side, req in enumerate(requests):
-                r = worker.measure(req)
+            for side in ((0, 1) if n % 2 == 0 else (1, 0)):
+                r = worker.measure(requests[side])
                 if r.get("status") != "ok":
-                    return {"status": r.get("status", "error"),
-                            "reason": (r.get("reason") or "")[:300],
+                    return {"status": str(r.get("status", "error")),
+                            "reason": str(r.get("reason") or "")[:300],
                             "side": "ab"[side]}
                 if n > 0:  # the first pair warms the worker up
                     times[side].append(r["time_s"]["median"])
@@ -179,32 +203,65 @@ def matrix_path(matrix_id, matrix_dir):
     return path
 
 
-def previous_rows(path, pairs, min_seconds, free):
-    """The successful rows of an earlier run's --json, by (matrix, kernel, a,
-    b), when it was run with the same pairs, minimum seconds and free size;
-    else none."""
+SETTINGS = ("pairs", "min_seconds", "free", "target")
+
+
+def previous_rows(path, settings):
+    """The rows of an earlier run's --json (a list; empty when there is no
+    file). A file that is not paired_compare's, or was written with other
+    `settings` (SETTINGS of this run), is an error: resuming into it would
+    mix runs, and writing over it would lose it."""
     if not path or not os.path.exists(path):
-        return {}
+        return []
     try:
         with open(path) as f:
             doc = json.load(f)
-    except (OSError, json.JSONDecodeError):
-        return {}
-    if (doc.get("bench") != "paired-compare" or doc.get("pairs") != pairs or
-            doc.get("min_seconds") != min_seconds or doc.get("free") != free):
-        return {}
-    return {(r["matrix"], r["kernel"], r["a"], r["b"]): r for r in doc.get("rows", [])
-            if isinstance(r, dict) and r.get("status") == "ok" and
-            all(k in r for k in ("matrix", "kernel", "a", "b"))}
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path} exists and cannot be read ({e}): remove it or "
+                         f"choose another --json")
+    if not isinstance(doc, dict) or doc.get("bench") != "paired-compare":
+        raise ValueError(f"{path} exists and is not a paired_compare result: remove it or "
+                         f"choose another --json")
+    other = [k for k in SETTINGS if doc.get(k) != settings[k]]
+    if other:
+        raise ValueError(f"{path} was written with other settings ("
+                         + ", ".join(f"{k} {doc.get(k)} here {settings[k]}" for k in other)
+                         + "): remove it or choose another --json")
+    return [r for r in doc.get("rows") or [] if isinstance(r, dict)]
 
 
-def write_json(path, args, rows, summary):
+def row_key(r):
+    return (r.get("matrix"), r.get("kernel"), r.get("a"), r.get("b"))
+
+
+def eval_jobs(path, keep, b, matrix_dir):
+    """(matrix id, path, kernel, side a, side b) for every measured row of an
+    autotune_eval JSON whose kernel is in `keep` (None: all)."""
+    with open(path) as f:
+        doc = json.load(f)
+    rows = doc.get("rows") if isinstance(doc, dict) else None
+    if not isinstance(rows, list):
+        raise ValueError(f"{path}: not an autotune_eval result (no list of rows)")
+    jobs = []
+    for n, r in enumerate(rows):
+        if not isinstance(r, dict) or not all(isinstance(r.get(k), str)
+                                              for k in ("matrix", "kernel")):
+            raise ValueError(f"{path}: row {n} has no matrix and kernel")
+        if r.get("status") != "ok" or not isinstance(r.get("schedule"), str):
+            continue
+        if keep and r["kernel"] not in keep:
+            continue
+        jobs.append((r["matrix"], matrix_path(r["matrix"], matrix_dir), r["kernel"],
+                     parse_side(r["schedule"]), b))
+    return jobs
+
+
+def write_json(path, settings, rows, summary):
     """The results so far (summary None until the end), written atomically."""
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump({"bench": "paired-compare", "pairs": args.pairs,
-                   "min_seconds": args.min_seconds, "free": args.free,
-                   "summary": summary, "rows": rows}, f, indent=1)
+        json.dump(dict({"bench": "paired-compare"}, **settings, summary=summary, rows=rows),
+                  f, indent=1)
     os.replace(tmp, path)
 
 
@@ -238,35 +295,31 @@ def main(argv=None):
         ap.error("--pairs must be in [1, 1000]")
     if not (args.min_seconds > 0) or not (args.timeout > 0):
         ap.error("--min-seconds and --timeout must be positive")
-    tool = run.executable("sptune-measure", os.path.join(args.build, "bin") if args.build else None)
-
-    jobs = []  # (matrix id, matrix path, kernel, side a, side b)
+    if args.from_eval and (args.a or args.matrix):
+        ap.error("--from-eval takes the sides and matrices from the JSON: no --a or --matrix")
+    if not args.from_eval and not (args.matrix and args.kernel and args.a):
+        ap.error("give --matrix, --kernel and --a (or --from-eval)")
+    settings = {k: getattr(args, k) for k in SETTINGS}
     try:
+        tool = run.executable("sptune-measure",
+                              os.path.join(args.build, "bin") if args.build else None)
         b = parse_side(args.b)
         if args.from_eval:
-            if args.a or args.matrix:
-                ap.error("--from-eval takes the sides and matrices from the JSON: "
-                         "no --a or --matrix")
-            with open(args.from_eval) as f:
-                rows = json.load(f)["rows"]
-            keep = set(args.kernel.split(",")) if args.kernel else None
-            for r in rows:
-                if r.get("status") != "ok" or not r.get("schedule"):
-                    continue
-                if keep and r["kernel"] not in keep:
-                    continue
-                jobs.append((r["matrix"], matrix_path(r["matrix"], args.matrix_dir), r["kernel"],
-                             parse_side(r["schedule"]), b))
+            jobs = eval_jobs(args.from_eval, set(args.kernel.split(",")) if args.kernel else None,
+                             b, args.matrix_dir)
         else:
-            if not (args.matrix and args.kernel and args.a):
-                ap.error("give --matrix, --kernel and --a (or --from-eval)")
-            jobs.append((args.matrix, args.matrix, args.kernel, parse_side(args.a), b))
-    except (ValueError, OSError, KeyError, json.JSONDecodeError) as e:
+            jobs = [(args.matrix, args.matrix, args.kernel, parse_side(args.a), b)]
+        previous = previous_rows(args.json, settings)
+    except (SptuneError, ValueError, OSError, json.JSONDecodeError) as e:
         sys.exit(f"paired_compare: {e}")
     if not jobs:
         sys.exit("paired_compare: nothing to compare")
 
-    done = previous_rows(args.json, args.pairs, args.min_seconds, args.free)
+    keys = {(j[0], j[2], j[3][1], j[4][1]) for j in jobs}
+    done = {row_key(r): r for r in previous if r.get("status") == "ok" and row_key(r) in keys}
+    # Rows of the file that this run does not measure (other kernels, other
+    # sides) are kept as they are.
+    kept = [r for r in previous if row_key(r) not in keys]
     if done:
         print(f"paired_compare: {len(done)} row(s) already in {args.json}: not measured again",
               file=sys.stderr)
@@ -282,7 +335,7 @@ def main(argv=None):
         r.update(matrix=mid, kernel=kernel, a=a[1], b=bside[1])
         results.append(r)
         if args.json:
-            write_json(args.json, args, results, None)
+            write_json(args.json, settings, kept + results, None)
         measured += 1
         elapsed = time.time() - start
         left = sum(1 for j in jobs[n:] if (j[0], j[2], j[3][1], j[4][1]) not in done)
@@ -304,7 +357,7 @@ def main(argv=None):
                        ci_below_0_95=sum(r["ci95"][1] < 0.95 for r in ok))
     print(json.dumps(summary))
     if args.json:
-        write_json(args.json, args, results, summary)
+        write_json(args.json, settings, kept + results, summary)
     if args.plot and ok:
         plot(ok, args.plot, args.b)
     return 0 if not summary["failed"] else 1

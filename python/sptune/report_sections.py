@@ -552,7 +552,7 @@ def paired_compare(sec, doc):
                      "a_median_s": r.get("a_median_s"), "b_median_s": r.get("b_median_s"),
                      "a_vs_b": r.get("median_ratio"), "geomean_a_vs_b": r.get("geomean_ratio"),
                      "ci95_low": lo, "ci95_high": hi})
-    b = {r.get("b") for r in doc["rows"]}
+    b = {r.get("b") for r in doc["rows"] if r.get("status") == "ok"}
     sec.add(paragraph(f"A (the first side, e.g. the tuned schedule) against B "
                       f"({', '.join(sorted(str(x) for x in b))}), timed alternately in one "
                       f"sptune-measure worker, {doc.get('pairs', '?')} pairs per row after a "

@@ -49,6 +49,16 @@ class PairedStats(unittest.TestCase):
         lo, hi = s["ci95"]
         self.assertTrue(1.0 <= lo <= s["median_ratio"] <= hi <= 3.0)
 
+    def test_interval_of_a_known_spread(self):
+        # Ratios 1..9: the median is 5; resampled medians of 9 values stay
+        # strictly inside the range and about it.
+        s = paired_compare.paired_stats([1.0] * 9, [float(x) for x in range(1, 10)])
+        lo, hi = s["ci95"]
+        self.assertEqual(s["median_ratio"], 5.0)
+        self.assertTrue(2.0 <= lo < 5.0 < hi <= 8.0, (lo, hi))
+        # No spread: a point interval.
+        self.assertEqual(paired_compare.paired_stats([1.0] * 4, [2.0] * 4)["ci95"], [2.0, 2.0])
+
     def test_bad_input(self):
         for a, b in (([], []), ([1.0], [1.0, 2.0]), ([0.0], [1.0])):
             with self.assertRaises(ValueError):
@@ -130,13 +140,41 @@ class Conversation(unittest.TestCase):
         self.assertIn("2 row(s) already in", err.getvalue())
         with open(out) as f:
             self.assertEqual(json.load(f)["rows"], first["rows"])
-        # Other pairs: measured again, and the failing worker says so.
+        # Other settings: the file is not resumed, nor written over.
+        with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
+            paired_compare.main(argv + ["--pairs", "3"])
+        self.assertIn("other settings (pairs 2 here 3)", str(e.exception))
+        with open(out) as f:
+            self.assertEqual(json.load(f)["rows"], first["rows"])
+        # Only the SpMV row of one matrix asked for again, against another
+        # baseline: measured (the failing worker says so), the others kept.
+        with open(evaluation, "w") as f:
+            json.dump({"rows": [{"matrix": "gen:uniform:seed=0", "kernel": "spmv",
+                                 "status": "ok", "schedule": "cpu spmv, fast"}]}, f)
         with contextlib.redirect_stdout(io.StringIO()), \
                 contextlib.redirect_stderr(io.StringIO()):
-            self.assertEqual(paired_compare.main(argv[:-4] + ["--pairs", "3", "--free", "1",
-                                                              "--json", out]), 1)
+            self.assertEqual(paired_compare.main(argv + ["--b", "baseline:heuristic"]), 1)
         with open(out) as f:
-            self.assertEqual([r["status"] for r in json.load(f)["rows"]], ["crash", "crash"])
+            rows = json.load(f)["rows"]
+        self.assertEqual([(r["b"], r["status"]) for r in rows],
+                         [("mlir-default", "ok"), ("mlir-default", "ok"), ("heuristic", "crash")])
+
+    def test_bad_eval_rows_are_errors(self):
+        for doc, message in (([1, 2], "no list of rows"), ({"rows": None}, "no list of rows"),
+                             ({"rows": [{"kernel": "spmv"}]}, "row 0 has no matrix")):
+            with open(os.path.join(self.dir.name, "e.json"), "w") as f:
+                json.dump(doc, f)
+            with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()):
+                paired_compare.main(["--from-eval", os.path.join(self.dir.name, "e.json"),
+                                     "--build", self.dir.name])
+            self.assertIn(message, str(e.exception))
+
+    def test_missing_worker_is_a_failed_row(self):
+        r = paired_compare.compare(os.path.join(self.dir.name, "no-such-tool"), "gen:uniform",
+                                   "spmv", 1, ("schedule", "cpu spmv, fast"),
+                                   ("baseline", "mlir-default"), 2, 0.01, 30)
+        self.assertEqual((r["status"], r["side"]), ("error", "a"))
+        self.assertIn("cannot start", r["reason"])
 
     def test_from_eval_needs_matrix_dir(self):
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:

@@ -22,7 +22,12 @@ cpu::OpenMpBindingState cpu::currentOpenMpBindingState() {
                        (places && *places);
   dl_iterate_phdr(
       [](struct dl_phdr_info *info, size_t, void *data) -> int {
-        if (info->dlpi_name && std::strstr(info->dlpi_name, "libgomp.so")) {
+        // libgomp.so.1, or a bundled copy such as libgomp-a34b3233.so.1.
+        const char *name = info->dlpi_name ? std::strrchr(info->dlpi_name, '/')
+                                           : nullptr;
+        name = name ? name + 1 : info->dlpi_name;
+        if (name && std::strncmp(name, "libgomp", 7) == 0 &&
+            std::strstr(name, ".so")) {
           *static_cast<bool *>(data) = true;
           return 1;
         }
@@ -43,13 +48,15 @@ std::string cpu::openMpBindingWarning(const OpenMpBindingState &s) {
       s.allowedCpus >= s.onlineCpus)
     return "";
   return "OMP_PROC_BIND or OMP_PLACES is set, and this process loads GNU "
-         "libgomp (for librsb and LibTorch), which bound the initial thread "
-         "to its first place before LLVM's libomp, the runtime of the "
-         "measured kernels, started: kernels and baselines run on " +
+         "libgomp (for librsb and LibTorch), which binds the initial thread "
+         "to its first place when it is loaded, before LLVM's libomp, the "
+         "runtime of the measured kernels, starts: kernels and baselines run "
+         "on " +
          std::to_string(s.allowedCpus) + " of the " +
          std::to_string(s.onlineCpus) +
-         " CPUs. Unset OMP_PROC_BIND and OMP_PLACES to measure on all of "
-         "them (use taskset to restrict the CPUs instead).";
+         " online CPUs. Unset OMP_PROC_BIND and OMP_PLACES to measure on all "
+         "of them (to restrict the CPUs, use taskset; if this process was "
+         "started restricted, that is the cause instead).";
 }
 
 void cpu::warnOnceAboutOpenMpBinding() {
