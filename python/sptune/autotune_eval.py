@@ -185,7 +185,8 @@ def main(argv=None):
             libs = [x for x in (eigen, rsb, ref) if x]
             best_lib = min(libs) if libs else None
             orc = oracle(records, mid, kernel)
-            row = {"matrix": mid, "kernel": kernel, "schedule": schedule, "status": status,
+            row = {"matrix": mid, "source": matrix, "kernel": kernel, "schedule": schedule,
+                   "status": status,
                    "tuned_s": tuned, "mlir_default_s": mlir, "heuristic_s": heur,
                    "eigen_s": eigen, "rsb_s": rsb, "reference_s": ref, "torch_s": torch_s,
                    "torch_status": torch_status, "oracle_sample_s": orc,

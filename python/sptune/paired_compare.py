@@ -15,13 +15,14 @@ A wins are reported.
     /usr/bin/python3 -m sptune.paired_compare --matrix M.mtx --kernel spmv \
         --a 'cpu spmv, levels = ...' --b baseline:mlir-default [--pairs 12]
     /usr/bin/python3 -m sptune.paired_compare --from-eval eval.json \
-        --matrix-dir DIR [--kernel spmv] [--json out.json] [--plot out.png]
+        [--matrix-dir DIR] [--kernel spmv] [--json out.json] [--plot out.png]
 
 A side is a printed schedule or `baseline:NAME` (a baseline of the target).
 --from-eval takes the rows of an `sptune.autotune_eval` JSON and compares,
 for every row, its tuned schedule (A) with the MLIR default (B) — every row,
 not only the close ones, so that the check is not run only where a ratio
-came out low; --matrix-dir resolves the rows' matrix ids to DIR/ID.mtx.
+came out low. Each row's `source` is its matrix; in files written before
+autotune_eval recorded it, --matrix-dir resolves the ids to DIR/ID.mtx.
 """
 
 import argparse
@@ -251,8 +252,11 @@ def eval_jobs(path, keep, b, matrix_dir):
             continue
         if keep and r["kernel"] not in keep:
             continue
-        jobs.append((r["matrix"], matrix_path(r["matrix"], matrix_dir), r["kernel"],
-                     parse_side(r["schedule"]), b))
+        # The row's own matrix source (autotune_eval writes it), else the id
+        # under --matrix-dir (files written before it did).
+        source = r.get("source") if isinstance(r.get("source"), str) else None
+        jobs.append((r["matrix"], source or matrix_path(r["matrix"], matrix_dir),
+                     r["kernel"], parse_side(r["schedule"]), b))
     return jobs
 
 
@@ -278,7 +282,8 @@ def main(argv=None):
     ap.add_argument("--target", default="cpu", help="target of a baseline side")
     ap.add_argument("--from-eval", help="an sptune.autotune_eval JSON: every row's tuned "
                                         "schedule against the MLIR default")
-    ap.add_argument("--matrix-dir", help="with --from-eval: where ID.mtx lives")
+    ap.add_argument("--matrix-dir", help="with --from-eval on a file whose rows have no "
+                                         "'source': where ID.mtx lives")
     ap.add_argument("--pairs", type=int, default=12, help="timed pairs after the warm-up pair")
     ap.add_argument("--min-seconds", type=float, default=0.2,
                     help="minimum timed seconds of each measurement")
@@ -324,7 +329,7 @@ def main(argv=None):
         print(f"paired_compare: {len(done)} row(s) already in {args.json}: not measured again",
               file=sys.stderr)
     results = []
-    start, measured = time.time(), 0
+    start, measured, to_measure = time.time(), 0, len(keys - done.keys())
     for n, (mid, path, kernel, a, bside) in enumerate(jobs, 1):
         key = (mid, kernel, a[1], bside[1])
         if key in done:
@@ -338,8 +343,7 @@ def main(argv=None):
             write_json(args.json, settings, kept + results, None)
         measured += 1
         elapsed = time.time() - start
-        left = sum(1 for j in jobs[n:] if (j[0], j[2], j[3][1], j[4][1]) not in done)
-        eta = elapsed / measured * left
+        eta = elapsed / measured * (to_measure - measured)
         if r["status"] == "ok":
             what = (f"A/B {r['median_ratio']:.3f}x [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}], "
                     f"A wins {100 * r['a_wins']:.0f}% of {r['pairs']}")

@@ -312,6 +312,7 @@ class OlderScripts(unittest.TestCase):
         self.assertEqual(row["status"], "ok")
         self.assertGreater(row["tuned_vs_mlir"], 0)
         self.assertTrue(row["schedule"].startswith("cpu spmv, "))
+        self.assertEqual(row["source"], MATRIX)  # what paired_compare --from-eval measures
 
 
 class MeasureRoundsTest(unittest.TestCase):

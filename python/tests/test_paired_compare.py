@@ -159,6 +159,14 @@ class Conversation(unittest.TestCase):
         self.assertEqual([(r["b"], r["status"]) for r in rows],
                          [("mlir-default", "ok"), ("mlir-default", "ok"), ("heuristic", "crash")])
 
+    def test_rows_source_is_their_matrix(self):
+        with open(os.path.join(self.dir.name, "e.json"), "w") as f:
+            json.dump({"rows": [{"matrix": "m", "source": "gen:uniform:seed=7", "kernel": "spmv",
+                                 "status": "ok", "schedule": "cpu spmv, fast"}]}, f)
+        jobs = paired_compare.eval_jobs(os.path.join(self.dir.name, "e.json"), None,
+                                        ("baseline", "mlir-default"), None)
+        self.assertEqual([(j[0], j[1]) for j in jobs], [("m", "gen:uniform:seed=7")])
+
     def test_bad_eval_rows_are_errors(self):
         for doc, message in (([1, 2], "no list of rows"), ({"rows": None}, "no list of rows"),
                              ({"rows": [{"kernel": "spmv"}]}, "row 0 has no matrix")):
