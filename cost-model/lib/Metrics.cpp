@@ -96,6 +96,9 @@ GroupEvaluation sptune::evaluateGroup(std::string key,
   g.samples = times.size();
   g.tau = rankingTau(scores, times);
   g.pairAccuracy = orderedPairAccuracy(scores, times);
+  g.scores = scores;
+  g.times = times;
+  g.defaultTime = defaultTime;
   if (referenceTime)
     for (size_t n = 0; n < times.size(); ++n) {
       double predicted = *referenceTime * std::exp(-scores[n]);
@@ -239,4 +242,23 @@ std::string EvaluationReport::summary() const {
       fmt(oracle, "%.3fx").c_str(), groups, fmt(top1OverMedian, "%.3fx").c_str(),
       fmt(oracleOverMedian, "%.3fx").c_str());
   return buf;
+}
+
+std::string EvaluationReport::toScoresJsonl() const {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  for (const GroupEvaluation &g : perGroup) {
+    llvm::json::Array scores, times;
+    for (double v : g.scores)
+      scores.push_back(v);
+    for (double v : g.times)
+      times.push_back(v);
+    os << llvm::json::Value(llvm::json::Object{
+              {"key", g.key},
+              {"default_time", opt(g.defaultTime)},
+              {"times", std::move(times)},
+              {"scores", std::move(scores)}})
+       << "\n";
+  }
+  return out;
 }

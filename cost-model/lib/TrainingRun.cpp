@@ -132,6 +132,9 @@ llvm::Expected<TargetKind> checkOptions(const TrainingRunOptions &options,
     return failure("no output model given (use --out FILE)");
   if (!training && options.evaluateModel.empty())
     return failure("no model to evaluate given (use --evaluate FILE)");
+  if (training && !options.scoresPath.empty())
+    return failure("--scores needs --evaluate (it writes an evaluated "
+                   "model's scores)");
   std::optional<TargetKind> target = parseTargetKind(options.target);
   if (!target)
     return failure("unknown target '" + options.target +
@@ -422,6 +425,14 @@ sptune::runEvaluation(const TrainingRunOptions &options) {
     }
     metrics << json << "\n";
     result.metricsPath = options.metricsPath;
+  }
+  if (!options.scoresPath.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream scores(options.scoresPath, ec);
+    if (ec)
+      return failure("cannot write '" + options.scoresPath +
+                     "': " + ec.message());
+    scores << result.evaluation.toScoresJsonl();
   }
   return std::move(result);
 }

@@ -113,6 +113,12 @@ static cl::opt<std::string>
                 cl::desc("write the held-out metrics as JSON (default: the "
                          "model path with .metrics.json)"),
                 cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string>
+    scoresPath("scores",
+               cl::desc("with --evaluate: also write each problem's scores and "
+                        "measured times, one JSON line per problem (to "
+                        "combine several models' scores offline)"),
+               cl::value_desc("file"), cl::cat(category));
 static cl::opt<bool> noRegression("no-regression",
                                   cl::desc("ranking loss only (no runtime "
                                            "regression; APE not reported)"),
@@ -192,6 +198,7 @@ int main(int argc, char **argv) {
   options.checkpointDir = checkpointDir;
   options.logPath = logPath;
   options.metricsPath = metricsPath;
+  options.scoresPath = scoresPath;
   options.noRegression = noRegression;
   options.learningRate = learningRate;
   options.margin = margin;

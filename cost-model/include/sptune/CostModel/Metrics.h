@@ -59,6 +59,12 @@ struct GroupEvaluation {
   /// by the runtime of the model's top-1 pick, and by the best runtime:
   /// the model's value where the default is strong.
   std::optional<double> top1OverMedian, oracleOverMedian;
+  /// What the metrics were computed from, in the group's sample order: the
+  /// model's scores (higher: predicted faster) and the measured times, and
+  /// the default's time when measured. Not in toJson(); toScoresJsonl()
+  /// writes them, so that scores of several models can be combined offline.
+  std::vector<double> scores, times;
+  std::optional<double> defaultTime;
 };
 
 /// Evaluates scores against measured times. `defaultTime` enables the
@@ -87,6 +93,8 @@ struct EvaluationReport {
 
   /// A JSON object with the aggregate and per-group metrics.
   std::string toJson() const;
+  /// One JSON line per group: key, default_time, times, scores.
+  std::string toScoresJsonl() const;
   /// A few human-readable lines.
   std::string summary() const;
 };

@@ -96,6 +96,10 @@ struct TrainingRunOptions {
   /// Where the metrics JSON goes. `runTraining`: default the model path
   /// with .metrics.json; `runEvaluation`: none when empty.
   std::string metricsPath;
+  /// `runEvaluation`: also write every group's scores and measured times
+  /// here, one JSON line per group (EvaluationReport::toScoresJsonl), so
+  /// that several models' scores can be combined offline; empty: none.
+  std::string scoresPath;
   /// Ranking loss only (no runtime regression).
   bool noRegression = false;
   double learningRate = 2e-3;
