@@ -3,6 +3,7 @@
 #include "sptune/CostModel/Metrics.h"
 
 #include "gtest/gtest.h"
+#include "llvm/Support/JSON.h"
 
 #include <cmath>
 
@@ -106,4 +107,39 @@ TEST(MetricsTest, SpeedupOverTheMedianSchedule) {
   EXPECT_NE(r.toJson().find("\"top1_over_median\""), std::string::npos);
   EXPECT_NE(r.toJson().find("\"oracle_over_median\""), std::string::npos);
   EXPECT_NE(r.summary().find("median schedule"), std::string::npos);
+}
+
+TEST(MetricsTest, ScoresJsonlKeepsWhatTheMetricsCameFrom) {
+  // One line per group, in the groups' order, with the scores and times in
+  // sample order and the default's time (null where none was measured).
+  GroupEvaluation a =
+      evaluateGroup("a|spmm", {0.5, -1.0}, {2.0, 3.0}, 4.0, std::nullopt);
+  GroupEvaluation b =
+      evaluateGroup("b|sddmm", {1.0}, {8.0}, std::nullopt, std::nullopt);
+  EvaluationReport r = summarize({a, b});
+  std::string text = r.toScoresJsonl();
+  std::vector<std::string> lines;
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos;
+       start = end + 1)
+    lines.push_back(text.substr(start, end - start));
+  ASSERT_EQ(lines.size(), 2u);
+  llvm::Expected<llvm::json::Value> first = llvm::json::parse(lines[0]);
+  ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
+  const llvm::json::Object *o = first->getAsObject();
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->getString("key"), "a|spmm");
+  EXPECT_EQ(o->getNumber("default_time"), 4.0);
+  const llvm::json::Array *scores = o->getArray("scores");
+  const llvm::json::Array *times = o->getArray("times");
+  ASSERT_TRUE(scores && times);
+  ASSERT_EQ(scores->size(), 2u);
+  EXPECT_EQ((*scores)[0].getAsNumber(), 0.5);
+  EXPECT_EQ((*scores)[1].getAsNumber(), -1.0);
+  EXPECT_EQ((*times)[1].getAsNumber(), 3.0);
+  llvm::Expected<llvm::json::Value> second = llvm::json::parse(lines[1]);
+  ASSERT_TRUE(bool(second)) << llvm::toString(second.takeError());
+  EXPECT_EQ(second->getAsObject()->getString("key"), "b|sddmm");
+  EXPECT_TRUE(second->getAsObject()->get("default_time")->getAsNull());
+  // Not in the metrics JSON: that stays one summary object.
+  EXPECT_EQ(r.toJson().find("\"scores\""), std::string::npos);
 }
