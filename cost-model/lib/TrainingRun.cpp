@@ -46,6 +46,16 @@ llvm::Error failure(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// Writes `text` to `path`, replacing it.
+llvm::Error writeTextFile(const std::string &path, llvm::StringRef text) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (ec)
+    return failure("cannot write '" + path + "': " + ec.message());
+  out << text;
+  return llvm::Error::success();
+}
+
 llvm::json::Value optional(std::optional<double> v) {
   return v ? llvm::json::Value(*v) : llvm::json::Value(nullptr);
 }
@@ -408,11 +418,6 @@ sptune::runEvaluation(const TrainingRunOptions &options) {
                 " problem(s): " + result.evaluation.summary());
   report.failedGroups(result.evaluation, "data");
   if (!options.metricsPath.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream metrics(options.metricsPath, ec);
-    if (ec)
-      return failure("cannot write '" + options.metricsPath +
-                     "': " + ec.message());
     std::string json = result.evaluation.toJson();
     llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
     if (value && value->getAsObject()) {
@@ -423,17 +428,14 @@ sptune::runEvaluation(const TrainingRunOptions &options) {
     } else if (!value) {
       llvm::consumeError(value.takeError());
     }
-    metrics << json << "\n";
+    if (llvm::Error e = writeTextFile(options.metricsPath, json + "\n"))
+      return std::move(e);
     result.metricsPath = options.metricsPath;
   }
-  if (!options.scoresPath.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream scores(options.scoresPath, ec);
-    if (ec)
-      return failure("cannot write '" + options.scoresPath +
-                     "': " + ec.message());
-    scores << result.evaluation.toScoresJsonl();
-  }
+  if (!options.scoresPath.empty())
+    if (llvm::Error e = writeTextFile(options.scoresPath,
+                                      result.evaluation.toScoresJsonl()))
+      return std::move(e);
   return std::move(result);
 }
 
