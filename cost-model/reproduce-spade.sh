@@ -16,7 +16,9 @@
 #      (bench/spade-headroom.py);
 #   3. COGNATE's transfer experiment (sptune.transfer_curve): k = 0, 1, 3,
 #      5, 7, 20, all training matrices, 3 seeds, fine-tuned from the CPU model
-#      (freeze alternatives), from scratch, ablations, source size; the
+#      (freeze alternatives), from scratch, ablations, source size (30, 92
+#      and 252 CPU matrices; the 160 added ones measured here on CPU, about
+#      30 minutes); the
 #      problems where all-data beats 5-shot fine-tuning (--gaps);
 #   4. ship: the CPU model fine-tuned on all the SPADE data (pool + held-out
 #      set), the shipped recipe (finetune-matrix + re-pretrained autoencoder).
@@ -46,6 +48,11 @@ awk -F'\t' -v d="$matrices" 'NR>1 && $10>=50000 && $1!="SNAP_ego-Twitter_undirec
   --target spade --kernel spmm,sddmm --free 64 --samples 64 --seed 17 --min-nnz 300001 \
   --baselines heuristic --workers 2 --timeout 300 --out "$work/spade-eval.jsonl"
 
+# Headroom by knob, and what the CPU data (the stored files) show of them.
+/usr/bin/python3 "$root/bench/spade-knob-headroom.py" --spade "$work/spade-eval.jsonl" \
+  $(printf -- '--cpu %s ' "$root"/cost-model/data/cpu-2026-1[12]-[0-9][0-9].jsonl.gz \
+      "$root"/cost-model/data/cpu-2026-12-01-[bc].jsonl.gz) \
+  --json "$work/knob-headroom.json" --plot "$work/knob-headroom.png"
 /usr/bin/python3 "$root/bench/spade-headroom.py" --dataset "$work/spade-eval.jsonl" \
   --spade-sim "$bin/spade-sim" --work "$work/headroom" --jobs 2 \
   --json "$work/headroom.json" --plot "$work/headroom.png"
@@ -70,8 +77,18 @@ PY
 "$bin/sptune-train" --data "$work/cpu-all.jsonl" --out "$work/cpu-base.pt" \
   --epochs 60 --holdout 0.15 --seed 1 --quiet
 
+# Source size, larger: the 160 generated matrices of the pool measured on
+# CPU too (SpMM, SDDMM; about 30 minutes; kept as
+# cost-model/data/cpu-2026-12-01-spade-pool.jsonl.gz), added to the 92.
+"$bin/sptune-collect" @"$root/bench/matrices/spade-train.txt" \
+  --kernel spmm,sddmm --free 64 --samples 6 --min-seconds 0.05 --min-reps 3 \
+  --baselines mlir-default,heuristic --timeout 60 --out "$work/cpu-spade-pool.jsonl"
+"$bin/sptune-train" --data "$work/cpu-all.jsonl" --data "$work/cpu-spade-pool.jsonl" \
+  --out "$work/cpu-252.pt" --epochs 60 --holdout 0.15 --seed 1 --quiet
+
 common=(--build "$root/build" --target spade
         --base cpu="$work/cpu-base.pt" --base cpu30="$work/cpu-30.pt"
+        --base cpu252="$work/cpu-252.pt"
         --cpu-data cpu="$work/cpu-all.jsonl"
         --train "$work/spade-train.jsonl" --eval "$work/spade-eval.jsonl"
         --seeds 3 --epochs 40 --min-steps 200 --jobs 2 --out "$work/transfer")
@@ -80,7 +97,7 @@ common=(--build "$root/build" --target spade
   --gaps all@all,finetune-none@5 \
   --json "$work/transfer.json" --table "$work/transfer.md" --plot "$work/transfer.png"
 /usr/bin/python3 -m sptune.transfer_curve "${common[@]}" --k 0,5,20 \
-  --variants finetune,scratch,finetune@cpu30,finetune+no-config-mapper,scratch+no-config-mapper,finetune+no-autoencoder,scratch+no-autoencoder,finetune+single-scale,scratch+single-scale \
+  --variants finetune,scratch,finetune@cpu30,finetune@cpu252,finetune-none,finetune-none@cpu252,finetune+no-config-mapper,scratch+no-config-mapper,finetune+no-autoencoder,scratch+no-autoencoder,finetune+single-scale,scratch+single-scale \
   --json "$work/transfer-ablations.json" --table "$work/transfer-ablations.md"
 
 # The shipped model: the CPU model fine-tuned on every SPADE measurement.
