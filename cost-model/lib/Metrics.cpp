@@ -248,17 +248,20 @@ std::string EvaluationReport::toScoresJsonl() const {
   std::string out;
   llvm::raw_string_ostream os(out);
   for (const GroupEvaluation &g : perGroup) {
-    llvm::json::Array scores, times;
+    llvm::json::Array scores, times, schedules;
     for (double v : g.scores)
       scores.push_back(v);
     for (double v : g.times)
       times.push_back(v);
-    os << llvm::json::Value(llvm::json::Object{
-              {"key", g.key},
-              {"default_time", opt(g.defaultTime)},
-              {"times", std::move(times)},
-              {"scores", std::move(scores)}})
-       << "\n";
+    for (const std::string &s : g.schedules)
+      schedules.push_back(s);
+    llvm::json::Object line{{"key", g.key},
+                            {"default_time", opt(g.defaultTime)},
+                            {"times", std::move(times)},
+                            {"scores", std::move(scores)}};
+    if (!g.schedules.empty())
+      line["schedules"] = std::move(schedules);
+    os << llvm::json::Value(std::move(line)) << "\n";
   }
   return out;
 }

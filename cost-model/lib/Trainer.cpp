@@ -728,6 +728,8 @@ ModelEvaluation sptune::evaluate(const Model &model,
       reference = g.referenceTime();
     evals.push_back(
         evaluateGroup(g.key(), scores, times, g.defaultTime(), reference));
+    for (const Schedule &s : schedules)
+      evals.back().schedules.push_back(s.str());
   }
   ModelEvaluation out;
   static_cast<EvaluationReport &>(out) = summarize(std::move(evals));

@@ -116,6 +116,7 @@ TEST(MetricsTest, ScoresJsonlKeepsWhatTheMetricsCameFrom) {
       evaluateGroup("a|spmm", {0.5, -1.0}, {2.0, 3.0}, 4.0, std::nullopt);
   GroupEvaluation b =
       evaluateGroup("b|sddmm", {1.0}, {8.0}, std::nullopt, std::nullopt);
+  a.schedules = {"first", "second"}; // b has none: no "schedules" field
   EvaluationReport r = summarize({a, b});
   std::string text = r.toScoresJsonl();
   std::vector<std::string> lines;
@@ -136,10 +137,15 @@ TEST(MetricsTest, ScoresJsonlKeepsWhatTheMetricsCameFrom) {
   EXPECT_EQ((*scores)[0].getAsNumber(), 0.5);
   EXPECT_EQ((*scores)[1].getAsNumber(), -1.0);
   EXPECT_EQ((*times)[1].getAsNumber(), 3.0);
+  const llvm::json::Array *schedules = o->getArray("schedules");
+  ASSERT_TRUE(schedules);
+  ASSERT_EQ(schedules->size(), 2u);
+  EXPECT_EQ((*schedules)[1].getAsString(), "second");
   llvm::Expected<llvm::json::Value> second = llvm::json::parse(lines[1]);
   ASSERT_TRUE(bool(second)) << llvm::toString(second.takeError());
   EXPECT_EQ(second->getAsObject()->getString("key"), "b|sddmm");
   EXPECT_TRUE(second->getAsObject()->get("default_time")->getAsNull());
+  EXPECT_FALSE(second->getAsObject()->get("schedules"));
   // Not in the metrics JSON: that stays one summary object.
   EXPECT_EQ(r.toJson().find("\"scores\""), std::string::npos);
 }

@@ -14,6 +14,8 @@ if len(lines) != len(per_group):
 for line in lines:
     g = per_group[line["key"]]
     scores, times, default = line["scores"], line["times"], line["default_time"]
+    if len(line["schedules"]) != len(times):
+        sys.exit(f"{line['key']}: {len(line['schedules'])} schedules, {len(times)} times")
     if len(scores) != len(times) or len(times) != g["samples"]:
         sys.exit(f"{line['key']}: {len(scores)} scores, {len(times)} times, "
                  f"{g['samples']} samples")

@@ -65,6 +65,9 @@ struct GroupEvaluation {
   /// writes them, so that scores of several models can be combined offline.
   std::vector<double> scores, times;
   std::optional<double> defaultTime;
+  /// The printed schedules, in the same order (set by the model evaluation;
+  /// empty when the caller had none).
+  std::vector<std::string> schedules;
 };
 
 /// Evaluates scores against measured times. `defaultTime` enables the
@@ -93,7 +96,8 @@ struct EvaluationReport {
 
   /// A JSON object with the aggregate and per-group metrics.
   std::string toJson() const;
-  /// One JSON line per group: key, default_time, times, scores.
+  /// One JSON line per group: key, default_time, times, scores and, where
+  /// known, schedules.
   std::string toScoresJsonl() const;
   /// A few human-readable lines.
   std::string summary() const;
