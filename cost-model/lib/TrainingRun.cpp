@@ -46,13 +46,20 @@ llvm::Error failure(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// Writes `text` to `path`, replacing it.
+/// Writes `text` to `path`, replacing it; a failed write (a full disk) is
+/// an error, not raw_fd_ostream's fatal one at destruction.
 llvm::Error writeTextFile(const std::string &path, llvm::StringRef text) {
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec);
   if (ec)
     return failure("cannot write '" + path + "': " + ec.message());
   out << text;
+  out.close();
+  if (out.has_error()) {
+    std::string why = out.error().message();
+    out.clear_error();
+    return failure("cannot write '" + path + "': " + why);
+  }
   return llvm::Error::success();
 }
 
