@@ -110,9 +110,14 @@ llvm::Error writeAtomically(const std::string &path, llvm::StringRef text) {
     if (ec)
       return failure("cannot write '" + tmp + "': " + ec.message());
     out << text;
-    out.flush();
-    if (out.has_error())
-      return failure("writing '" + tmp + "' failed");
+    out.close();
+    if (out.has_error()) {
+      // Cleared, or raw_fd_ostream's destructor turns it into a fatal error.
+      std::string why = out.error().message();
+      out.clear_error();
+      llvm::sys::fs::remove(tmp);
+      return failure("writing '" + tmp + "' failed: " + why);
+    }
   }
   if (std::error_code ec = llvm::sys::fs::rename(tmp, path))
     return failure("cannot rename '" + tmp + "' to '" + path +
