@@ -29,6 +29,8 @@ BUILDERS = {
     "transfer-experiment": ("Transfer to a target: the learning curve per variant",
                             "transfer_experiment"),
     "spade-headroom": ("SPADE headroom before and after calibration", "spade_headroom"),
+    "spade-knob-headroom": ("SPADE headroom by knob, and what the CPU data show of it",
+                            "spade_knob_headroom"),
     "model-metrics": ("Cost model metrics", "model_metrics"),
     "gpu-check": ("GPU device check", "gpu_check"),
     "gpu-bench": ("NVVM against cuSPARSE", "gpu_bench"),

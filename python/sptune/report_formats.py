@@ -18,6 +18,7 @@ FORMATS = [
     ("transfer-curve", "python3 -m sptune.transfer_curve --report-json (fine-tuned vs from scratch)"),
     ("transfer-experiment", "python3 -m sptune.transfer_curve --json ({variants, k, runs, summary})"),
     ("spade-headroom", "bench/spade-headroom.py --json (best/default before and after calibration)"),
+    ("spade-knob-headroom", "bench/spade-knob-headroom.py --json (SPADE headroom with and without its SPADE-only knobs)"),
     ("model-metrics", "sptune-train's MODEL.metrics.json (train and held-out ranking metrics)"),
     ("gpu-check", "bench/gpu-check.sh's gpu-check.json"),
     ("gpu-bench", "sptune-gpu-bench's summary lines (bench-summary.jsonl, --json)"),
@@ -74,6 +75,8 @@ def detect(doc):
             return "tuning-database", doc
         if doc.get("bench") == "paired-compare" and isinstance(doc.get("rows"), list):
             return "paired-compare", doc
+        if doc.get("bench") == "spade-knob-headroom" and isinstance(doc.get("spade"), dict):
+            return "spade-knob-headroom", doc
         if (isinstance(doc.get("matrices"), list) and isinstance(doc.get("summary"), dict) and
                 all(isinstance(m, dict) and isinstance(m.get("kernels"), dict)
                     for m in doc["matrices"])):

@@ -331,6 +331,48 @@ def spade_headroom(sec, doc):
                   caption="Geometric means over the problems"))
 
 
+KNOB_RESTRICTIONS = ["all knobs", "shared knobs only (bypass, barrier, reorder at default)",
+                     "reorder at default", "bypass at default"]
+
+
+def spade_knob_headroom(sec, doc):
+    """bench/spade-knob-headroom.py: best / default per matrix family with
+    every knob and with the SPADE-only knobs held at their defaults; how
+    often the best configuration moves each knob; the CPU data's fastest
+    schedules."""
+    spade = doc["spade"]
+    fams = spade.get("families") or {}
+    names = list(fams) + ["all"]
+    blocks = [fams[f] for f in fams] + [spade]
+    sec.add(figure(plots.speedup_bars(
+        [f"{n} ({b.get('problems', '?')})" for n, b in zip(names, blocks)],
+        [b.get(KNOB_RESTRICTIONS[0]) for b in blocks],
+        [("shared knobs only", [b.get(KNOB_RESTRICTIONS[1]) for b in blocks])],
+        title="best / SPADE default per family, with and without the SPADE-only knobs",
+        ylabel="best / default"), "headroom by family"))
+    share = spade.get("share of the log headroom needing SPADE-only knobs")
+    sec.add(table(["family", "problems", "every knob", "shared knobs only", "reorder held",
+                   "bypass held"],
+                  [[n, num(b.get("problems")), *[speedup(b.get(r)) for r in KNOB_RESTRICTIONS]]
+                   for n, b in zip(names, blocks)],
+                  caption="Best / default, geometric means"
+                  + (f"; {share:.0%} of the log headroom needs the SPADE-only knobs"
+                     if isinstance(share, (int, float)) else "")))
+    moved = spade.get("best moves the knob (share of problems)") or {}
+    if moved:
+        sec.add(table(["knob", "best configuration moves it"],
+                      [[k, f"{v:.0%}"] for k, v in moved.items()
+                       if isinstance(v, (int, float))],
+                      caption="How often the best configuration leaves each knob's default"))
+    cpu = doc.get("cpu")
+    if isinstance(cpu, dict):
+        sec.add(table(["CPU problems", *[k for k in cpu if k != "problems"]],
+                      [[num(cpu.get("problems")),
+                        *[f"{v:.0%}" if isinstance(v, (int, float)) else "-"
+                          for k, v in cpu.items() if k != "problems"]]],
+                      caption="The CPU data's fastest schedule per problem"))
+
+
 METRICS = ["samples", "groups", "kendall_tau", "pair_accuracy", "top1_speedup", "top5_speedup",
            "oracle_speedup", "mape", "median_ape"]
 

@@ -147,6 +147,19 @@ class DocsResults(Page):
         self.assertEqual(len(table), 1 + len(rounds))
         self.assertEqual(table[-1][7], f"{rounds[-1]['validation']['top1_speedup']:.2f}x")
 
+    def test_spade_knob_headroom(self):
+        # The index; the family bars and the family table under them; the
+        # knob moves; the CPU data.
+        path = doc_file("issue17-knob-headroom.json")
+        self.assertEqual(report_formats.load(path)[0], "spade-knob-headroom")
+        text = report.build([path])
+        s = self.check_page(text, images=1, tables=1 + 1 + 1 + 1)
+        families = s.tables[1]
+        self.assertEqual(families[0][:4], ["family", "problems", "every knob", "shared knobs only"])
+        self.assertEqual(families[-1][:4], ["all", "86", "1.34x", "1.19x"])
+        self.assertIn("42% of the log headroom needs the SPADE-only knobs", text)
+        self.assertEqual(s.tables[3][1][:4], ["321", "6%", "0%", "5%"])
+
     def test_model_metrics(self):
         if not os.path.exists(METRICS):
             self.skipTest("no shipped model metrics")
