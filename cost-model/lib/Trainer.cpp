@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 #include <sstream>
 
 using namespace sptune;
@@ -376,12 +377,34 @@ static StepLosses stepLosses(Model &model, const TrainOptions &o,
   return out;
 }
 
+/// The parameters a run trains. Never the knob autoencoders (or the
+/// no-autoencoder layers) of the other targets: no sample of theirs is in
+/// the batches, so Adam would see only the weight decay in their gradients
+/// and, normalizing it, walk every weight to zero by about the learning rate
+/// per step. A CPU model trained so for 60 epochs had lost its pre-trained
+/// SPADE knob code (every SPADE schedule coded ~1e-11), which left
+/// fine-tuning on SPADE unable to tell bypass and row orders apart.
 static std::vector<torch::Tensor> trainableParameters(CostNet &net,
                                                       const TrainOptions &o) {
   FinetuneFreeze freeze = o.finetuneScheduleEncoder ? FinetuneFreeze::Matrix
                                                     : o.finetuneFreeze;
-  if (!o.finetune || freeze == FinetuneFreeze::None)
-    return net->parameters();
+  if (!o.finetune || freeze == FinetuneFreeze::None) {
+    std::set<const void *> others;
+    for (TargetKind t : kAllTargets) {
+      if (t == o.target)
+        continue;
+      std::vector<torch::Tensor> theirs =
+          net->config.noAutoencoder ? net->direct(t)->parameters()
+                                    : net->autoencoder(t)->parameters();
+      for (const torch::Tensor &x : theirs)
+        others.insert(x.unsafeGetTensorImpl());
+    }
+    std::vector<torch::Tensor> p;
+    for (const torch::Tensor &x : net->parameters())
+      if (!others.count(x.unsafeGetTensorImpl()))
+        p.push_back(x);
+    return p;
+  }
   std::vector<torch::Tensor> p =
       net->config.noAutoencoder ? net->direct(o.target)->parameters()
                                 : net->autoencoder(o.target)->parameters();
@@ -692,6 +715,24 @@ sptune::pretrainAutoencoders(Model &model,
     return {};
   }
   return std::move(*errors);
+}
+
+bool sptune::zeroKnobCode(Model &model, TargetKind target,
+                          std::string *error) {
+  llvm::Expected<bool> done = guardTorch("zeroing the knob code failed", [&] {
+    torch::NoGradGuard noGrad;
+    CostNet &net = model.impl().net;
+    Dense &out = net->config.noAutoencoder ? net->direct(target)
+                                           : net->autoencoder(target)->e2;
+    out->weight.zero_();
+    out->bias.zero_();
+    return true;
+  });
+  if (!done) {
+    reportError(done.takeError(), error);
+    return false;
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

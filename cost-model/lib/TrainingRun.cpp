@@ -352,6 +352,16 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
           "{1:e2})",
           toString(target), errs[static_cast<size_t>(target)]));
     }
+    // A target the base never trained for: its knob code starts at zero
+    // (zeroKnobCode), unless it was just pre-trained again above.
+    if (!options.finetunePretrainAutoencoder &&
+        !model->isTrainedFor(target)) {
+      if (!zeroKnobCode(*model, target, &error))
+        return failure(error);
+      report.note(std::string("the base was never trained for '") +
+                  toString(target) +
+                  "': its knob code starts at zero for every setting");
+    }
     report.note("fine-tuning '" + options.finetuneFrom + "' for target '" +
                 toString(target) + "'" +
                 (model->info().config.hasAblations()

@@ -664,3 +664,46 @@ TEST(FinetuneFreezeTest, PretrainingOneTargetAgainLeavesTheOthers) {
   pretrainAutoencoders(*again, {}, o);
   EXPECT_EQ(again->weightHash(), m->weightHash());
 }
+
+TEST(TrainerTest, TrainingLeavesTheOtherTargetsKnobCodesAlone) {
+  // A CPU run's batches hold no SPADE schedule: SPADE's pre-trained knob
+  // code must come out as it went in. (Adam, given only the weight decay as
+  // their gradient, used to walk those weights to zero: ~1e-11 codes.)
+  const Synthetic &d = synthetic();
+  auto m = Model::create(ModelConfig(), 1);
+  pretrainAutoencoders(*m, {}, PretrainOptions());
+  std::vector<float> before = m->scheduleCode(spadeCandidates().front(), 64);
+  TrainResult r = train(*m, d.train, d.features, quickOptions());
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(m->scheduleCode(spadeCandidates().front(), 64), before);
+  double norm = 0;
+  for (size_t n = before.size() - 6; n < before.size(); ++n)
+    norm += std::abs(before[n]);
+  EXPECT_GT(norm, 1e-3);
+}
+
+TEST(TrainerTest, ZeroKnobCodeZeroesOnlyThatTargetsCode) {
+  // Every SPADE setting codes to zero; the CPU code and scores are kept;
+  // fine-tuning from there learns a code that tells settings apart again.
+  std::unique_ptr<Model> m = trainedModel().clone();
+  const MatrixFeatures &f = synthetic().features.begin()->second;
+  Schedule cpu = canonicalize(Schedule::csr(TargetKind::CPU, KernelType::SpMM));
+  std::vector<double> cpuScores = m->score(f, {cpu}, 64);
+  ASSERT_TRUE(zeroKnobCode(*m, TargetKind::SPADE));
+  std::vector<Schedule> spade = spadeCandidates();
+  ASSERT_GE(spade.size(), 2u);
+  size_t width = m->scheduleCode(spade[0], 64).size();
+  for (const Schedule &s : {spade[0], spade[1]}) {
+    std::vector<float> code = m->scheduleCode(s, 64);
+    for (size_t n = width - static_cast<size_t>(m->info().config.latent);
+         n < width; ++n)
+      EXPECT_EQ(code[n], 0.0f);
+  }
+  EXPECT_EQ(m->score(f, {cpu}, 64), cpuScores);
+  TrainOptions o = quickOptions();
+  o.target = TargetKind::SPADE;
+  o.epochs = 5;
+  o.finetuneFreeze = FinetuneFreeze::None;
+  ASSERT_TRUE(finetune(*m, synthetic().spadeTrain, synthetic().features, o).ok);
+  EXPECT_NE(m->scheduleCode(spade[0], 64), m->scheduleCode(spade[1], 64));
+}

@@ -182,6 +182,18 @@ std::vector<double> pretrainAutoencoders(Model &model,
                                          const PretrainOptions &options,
                                          std::string *error = nullptr);
 
+/// Sets `target`'s knob code to zero for every knob setting: the output
+/// layer of its autoencoder (of its direct layer under the no-autoencoder
+/// ablation) is zeroed, its first layer kept. Fine-tuning a model for a
+/// target it was never trained for starts here (TrainingRun): the base's
+/// code of that target's knobs was never tied to any measurement, so the
+/// model starts from "those knobs make no difference", which is all the
+/// base knows of them, and learns their effects from the target's data
+/// (the output layer's gradients do not vanish at zero). False (and sets
+/// `error`) when LibTorch fails.
+bool zeroKnobCode(Model &model, TargetKind target,
+                  std::string *error = nullptr);
+
 /// Scores every group and compares with the measurements. Groups whose
 /// matrix has no features are skipped; groups the model fails to score are
 /// counted in `failedGroups`, not in the metrics.
