@@ -8,6 +8,8 @@
 
 #include "sptune/CostModel/TrainingRun.h"
 
+#include "TextFile.h"
+
 #include "sptune/Config.h"
 #include "sptune/CostModel/MatrixFeatures.h"
 #include "sptune/CostModel/Model.h"
@@ -44,23 +46,6 @@ namespace {
 
 llvm::Error failure(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-/// Writes `text` to `path`, replacing it; a failed write (a full disk) is
-/// an error, not raw_fd_ostream's fatal one at destruction.
-llvm::Error writeTextFile(const std::string &path, llvm::StringRef text) {
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec);
-  if (ec)
-    return failure("cannot write '" + path + "': " + ec.message());
-  out << text;
-  out.close();
-  if (out.has_error()) {
-    std::string why = out.error().message();
-    out.clear_error();
-    return failure("cannot write '" + path + "': " + why);
-  }
-  return llvm::Error::success();
 }
 
 llvm::json::Value optional(std::optional<double> v) {

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Learn/LearningLoop.h"
+
+#include "../TextFile.h"
 #include "sptune/Support/Json.h"
 
 #include "StrategySupport.h"
@@ -104,20 +106,9 @@ std::optional<RoundRecord> recordFromJson(const json::Value &v) {
 /// kill leaves either the old or the new file.
 llvm::Error writeAtomically(const std::string &path, llvm::StringRef text) {
   std::string tmp = path + ".tmp";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(tmp, ec);
-    if (ec)
-      return failure("cannot write '" + tmp + "': " + ec.message());
-    out << text;
-    out.close();
-    if (out.has_error()) {
-      // Cleared, or raw_fd_ostream's destructor turns it into a fatal error.
-      std::string why = out.error().message();
-      out.clear_error();
-      llvm::sys::fs::remove(tmp);
-      return failure("writing '" + tmp + "' failed: " + why);
-    }
+  if (llvm::Error e = writeTextFile(tmp, text)) {
+    llvm::sys::fs::remove(tmp);
+    return e;
   }
   if (std::error_code ec = llvm::sys::fs::rename(tmp, path))
     return failure("cannot rename '" + tmp + "' to '" + path +
