@@ -88,7 +88,7 @@ static std::vector<Schedule> candidates(size_t count) {
   std::vector<Schedule> out;
   for (size_t n = 0; n < knobs.size() && out.size() < count; ++n) {
     Schedule s = bases[bi++ % bases.size()];
-    s.cpu = knobs[n].cpu;
+    s.knobBlock = knobs[n].knobBlock;
     s.posWidth = (n / 3) % 2 ? 32 : 64;
     s.tile = (n / 5) % 3 == 0 ? 0 : 16;
     s = canonicalize(s);

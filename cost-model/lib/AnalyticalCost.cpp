@@ -2,9 +2,11 @@
 
 #include "sptune/CostModel/AnalyticalCost.h"
 
+#include "sptune/Target/KnobEncoding.h"
+#include "sptune/Target/Target.h"
+
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 using namespace sptune;
 
@@ -107,39 +109,9 @@ double sptune::analyticalCost(const Schedule &s, const MatrixStats &st,
   if (s.crdWidth == 32)
     work *= 0.97;
 
-  switch (s.target) {
-  case TargetKind::CPU: {
-    const CpuKnobs &c = s.cpu;
-    if (c.parallel == ParallelKind::Outer) {
-      // hardware_concurrency() reads /sys on every call; ask once.
-      static const double hw =
-          std::max(1u, std::thread::hardware_concurrency());
-      double p = c.threads > 0 ? std::min<double>(c.threads, hw) : hw;
-      // Static scheduling of skewed rows waits for the longest chunk.
-      double cv = st.rowMean > 0 ? st.rowStd / st.rowMean : 0.0;
-      double imbalance =
-          c.omp == OmpScheduleKind::Static ? 1.0 + 0.5 * cv : 1.0 + 0.1 * cv;
-      work = work * imbalance / p + 2e3 * p;
-    }
-    if (c.vectorLength > 0) {
-      bool innerDense =
-          hasFree && !s.loopOrder.empty() &&
-          s.loopOrder.back() == DimPart{*s.freeRole(), Part::Whole};
-      work *= innerDense && f >= c.vectorLength ? 0.6 : 1.05;
-    }
-    break;
-  }
-  case TargetKind::NVVM:
-    work /= std::max(1, s.gpu.threads) / 32.0 + 1.0;
-    if (s.gpu.libgen)
-      work *= 0.5;
-    break;
-  case TargetKind::SPADE:
-    work /= s.spade.pes > 0 ? s.spade.pes : 16;
-    if (s.spade.bypassSparse)
-      work *= 0.95;
-    break;
-  }
+  // The target's own knobs (threads, bypassing, ...): its KnobEncoding.
+  if (const Target *target = TargetRegistry::lookup(s.target))
+    work = target->knobEncoding().scaleAnalyticalWork(s, work, st, f);
   if (s.tile > 0 && hasFree)
     work *= static_cast<double>(s.tile) < f ? 0.98 : 1.0;
   return std::isfinite(work) && work > 0 ? work : 1e300;

@@ -4,7 +4,7 @@
 #include "sptune/Config.h"
 #include "sptune/CostModel/AnalyticalCost.h"
 #include "sptune/CostModel/Metrics.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
 
 #include "sptune/CostModel/ModelFile.h"
 #if SPTUNE_COSTMODEL_TORCH

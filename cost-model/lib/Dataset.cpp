@@ -2,7 +2,8 @@
 
 #include "sptune/CostModel/Dataset.h"
 #include "sptune/Schedule/DatasetSchema.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
+#include "sptune/Target/Target.h"
 #include "sptune/Target/Measurer.h"
 #include "sptune/Support/Json.h"
 #include "sptune/Support/Files.h"
@@ -26,23 +27,17 @@ std::string SampleGroup::key() const {
 std::optional<double> SampleGroup::defaultTime() const {
   if (mlirDefaultTime)
     return mlirDefaultTime;
-  // Targets the MLIR sparsifier does not serve (SPADE) are compared with
-  // their own default schedule (plain 256-row panels, no tiling, bypass,
-  // barrier or reordering): the sample that is that schedule, else the
-  // heuristic baseline (whose schedule is SPADE's default today).
-  if (target == TargetKind::SPADE) {
-    Schedule spadeDefault =
-        canonicalize(defaultSchedule(target, kernel, nullptr, free));
-    for (const MeasuredSchedule &m : samples)
-      if (m.schedule == spadeDefault)
-        return m.time;
-    if (heuristicTime)
-      return heuristicTime;
-  }
-  Schedule def = mlirDefaultSchedule(target, kernel);
+  // The sample that is the target's untuned reference (MLIR's sparsifier
+  // default on the CPU). Targets the MLIR sparsifier does not serve (SPADE)
+  // are compared with their own default schedule, whose time the heuristic
+  // baseline also measures when no sample is that schedule.
+  Schedule reference = referenceSchedule(target, kernel);
   for (const MeasuredSchedule &m : samples)
-    if (m.schedule == def)
+    if (m.schedule == reference)
       return m.time;
+  const Target *t = TargetRegistry::lookup(target);
+  if (t && !t->rewritesIR() && heuristicTime)
+    return heuristicTime;
   return std::nullopt;
 }
 

@@ -198,16 +198,3 @@ mlir::sptune::scheduledInterchange(linalg::GenericOp op, unsigned sparseOperand,
   }
   return interchange;
 }
-
-SparseParallelizationStrategy
-mlir::sptune::parallelizationStrategy(const st::Schedule &schedule) {
-  if (schedule.target != st::TargetKind::CPU ||
-      schedule.cpu.parallel == st::ParallelKind::None ||
-      schedule.loopOrder.empty())
-    return SparseParallelizationStrategy::kNone;
-  const st::DimPart &outer = schedule.loopOrder.front();
-  for (const st::StorageLevel &l : schedule.levels)
-    if (l.dim == outer && l.format != st::LevelFormat::Dense)
-      return SparseParallelizationStrategy::kAnyStorageOuterLoop;
-  return SparseParallelizationStrategy::kDenseOuterLoop;
-}

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/IR/SptuneAttrs.h"
+#include "sptune/Schedule/ScheduleGrammar.h"
 #include "sptune/IR/SptuneDialect.h"
 
 #include "mlir/IR/BuiltinTypes.h"

@@ -4,6 +4,7 @@
 
 #include "sptune/Target/KnobEncoding.h"
 #include "sptune/Target/Measurer.h"
+#include "sptune/Schedule/TargetKnobs.h"
 
 #include <map>
 #include <mutex>
@@ -43,6 +44,42 @@ const KnobEncoding &Target::knobEncoding() const {
 }
 
 namespace {
+/// The knobs of a target without knobs of its own.
+class NoTargetKnobs : public TargetKnobs {
+public:
+  struct Values : KnobValuesOf<Values> {
+    static char ID;
+    bool operator==(const Values &) const { return true; }
+  };
+  explicit NoTargetKnobs(TargetKind kind) : kind(kind) {}
+  TargetKind target() const override { return kind; }
+  std::shared_ptr<KnobValues> defaults() const override {
+    return std::make_shared<Values>();
+  }
+  const void *valuesTypeId() const override { return &Values::ID; }
+  void print(const Schedule &, std::string &) const override {}
+  KnobParseResult parseKnob(std::string_view, ScheduleTokenSource &,
+                            Schedule &) const override {
+    return KnobParseResult::NotAKnob;
+  }
+
+private:
+  TargetKind kind;
+};
+char NoTargetKnobs::Values::ID = 0;
+} // namespace
+
+const TargetKnobs &Target::knobs() const {
+  static std::mutex mutex;
+  static std::map<TargetKind, std::unique_ptr<NoTargetKnobs>> none;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<NoTargetKnobs> &k = none[kind()];
+  if (!k)
+    k = std::make_unique<NoTargetKnobs>(kind());
+  return *k;
+}
+
+namespace {
 struct Registry {
   std::mutex mutex;
   std::vector<std::unique_ptr<Target>> targets;
@@ -61,6 +98,7 @@ const Target &TargetRegistry::add(std::unique_ptr<Target> target) {
   for (const std::unique_ptr<Target> &t : r.targets)
     if (t->name() == target->name())
       return *t;
+  registerTargetKnobs(target->knobs());
   r.targets.push_back(std::move(target));
   return *r.targets.back();
 }

@@ -19,6 +19,8 @@
 #include "sptune/Transforms/ApplySchedule.h"
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Target/KnobEncoding.h"
+#include "sptune/Target/Target.h"
 #include "sptune/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -358,8 +360,11 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
   Value init = generic.getDpsInitOperand(0)->get();
   if (usesCopiedSampleForm(kernel, schedule,
                            init.getDefiningOp<tensor::EmptyOp>() != nullptr)) {
-    generic = rewriteIntoCopiedSample(rewriter, generic, kernel,
-                                      schedule.cpu.vectorLength > 0);
+    const ::sptune::Target *target =
+        ::sptune::TargetRegistry::lookup(schedule.target);
+    bool vectorized =
+        target && target->knobEncoding().parallelism(schedule).vectorized > 0;
+    generic = rewriteIntoCopiedSample(rewriter, generic, kernel, vectorized);
     sparseIdx = generic.getNumDpsInputs(); // the copy, updated in place
   }
 

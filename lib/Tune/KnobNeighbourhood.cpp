@@ -24,11 +24,10 @@ std::vector<Schedule> sptune::sampledKnobNeighbours(const Target &target,
   for (const Schedule &knobs :
        target.knobEncoding().sampleKnobs(seed.kernel, count, rngSeed)) {
     Schedule s = seed;
-    s.cpu = knobs.cpu;
-    s.gpu = knobs.gpu;
-    s.spade = knobs.spade;
+    s.knobBlock = knobs.knobBlock;
     s.denseTransposed = knobs.denseTransposed;
-    if (n++ % 2 == 1 && s.target != TargetKind::SPADE)
+    const TargetKnobs *targetKnobs = lookupTargetKnobs(s.target);
+    if (n++ % 2 == 1 && (!targetKnobs || targetKnobs->hasStorageLevels()))
       s.posWidth = s.crdWidth = 32;
     out.push_back(canonicalize(s));
   }

@@ -2,6 +2,12 @@
 
 #include "cpu/CpuKnobEncoding.h"
 
+#include "cpu/CpuKnobs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
 using namespace sptune;
 
 const std::vector<std::string> &CpuKnobEncoding::featureNames() const {
@@ -24,7 +30,7 @@ static bool unitStrideInnermost(const Schedule &s, unsigned n) {
 }
 
 void CpuKnobEncoding::encode(const Schedule &s, float *k) const {
-  const CpuKnobs &c = s.cpu;
+  const CpuKnobs &c = cpuKnobs(s);
   k[0] = c.parallel == ParallelKind::Outer ? 1.0f : 0.0f;
   k[1] = knobLog2(c.threads, 11);
   k[2] = c.threads == 0 ? 1.0f : 0.0f;
@@ -43,12 +49,12 @@ void CpuKnobEncoding::encode(const Schedule &s, float *k) const {
 
 ParallelismFeatures CpuKnobEncoding::parallelism(const Schedule &s) const {
   ParallelismFeatures p;
-  bool parallel = s.cpu.parallel == ParallelKind::Outer;
+  bool parallel = cpuKnobs(s).parallel == ParallelKind::Outer;
   p.parallel = parallel ? 1.0f : 0.0f;
-  p.log2Workers = knobLog2(s.cpu.threads, 11);
-  p.allWorkers = parallel && s.cpu.threads == 0 ? 1.0f : 0.0f;
-  if (s.cpu.vectorLength > 0) {
-    p.log2Vector = static_cast<float>(std::log2(s.cpu.vectorLength)) / 4;
+  p.log2Workers = knobLog2(cpuKnobs(s).threads, 11);
+  p.allWorkers = parallel && cpuKnobs(s).threads == 0 ? 1.0f : 0.0f;
+  if (cpuKnobs(s).vectorLength > 0) {
+    p.log2Vector = static_cast<float>(std::log2(cpuKnobs(s).vectorLength)) / 4;
     p.vectorized = 1.0f;
   }
   return p;
@@ -65,15 +71,37 @@ std::vector<Schedule> CpuKnobEncoding::sampleKnobs(KernelType kernel,
   out.reserve(count);
   for (size_t n = 0; n < count; ++n) {
     Schedule s = Schedule::csr(TargetKind::CPU, kernel);
-    s.cpu.parallel = r.coin() ? ParallelKind::Outer : ParallelKind::None;
-    s.cpu.threads = threads[r.pick(8)];
-    s.cpu.omp = r.coin() ? OmpScheduleKind::Dynamic : OmpScheduleKind::Static;
-    s.cpu.chunk = chunks[r.pick(10)];
-    s.cpu.vectorLength = vls[r.pick(4)];
-    s.cpu.simdIndex32 = r.coin();
+    cpuKnobs(s).parallel = r.coin() ? ParallelKind::Outer : ParallelKind::None;
+    cpuKnobs(s).threads = threads[r.pick(8)];
+    cpuKnobs(s).omp = r.coin() ? OmpScheduleKind::Dynamic : OmpScheduleKind::Static;
+    cpuKnobs(s).chunk = chunks[r.pick(10)];
+    cpuKnobs(s).vectorLength = vls[r.pick(4)];
+    cpuKnobs(s).simdIndex32 = r.coin();
     s.denseTransposed = static_cast<uint8_t>(
         r.pick(1u << Schedule::denseOperands(kernel).size()));
     out.push_back(canonicalize(s));
   }
   return out;
+}
+
+double CpuKnobEncoding::scaleAnalyticalWork(const Schedule &s, double work,
+                                            const MatrixStats &st,
+                                            double f) const {
+  const CpuKnobs &c = cpuKnobs(s);
+  if (c.parallel == ParallelKind::Outer) {
+    // hardware_concurrency() reads /sys on every call; ask once.
+    static const double hw = std::max(1u, std::thread::hardware_concurrency());
+    double p = c.threads > 0 ? std::min<double>(c.threads, hw) : hw;
+    // Static scheduling of skewed rows waits for the longest chunk.
+    double cv = st.rowMean > 0 ? st.rowStd / st.rowMean : 0.0;
+    double imbalance =
+        c.omp == OmpScheduleKind::Static ? 1.0 + 0.5 * cv : 1.0 + 0.1 * cv;
+    work = work * imbalance / p + 2e3 * p;
+  }
+  if (c.vectorLength > 0) {
+    bool innerDense = s.freeRole() && !s.loopOrder.empty() &&
+                      s.loopOrder.back() == DimPart{*s.freeRole(), Part::Whole};
+    work *= innerDense && f >= c.vectorLength ? 0.6 : 1.05;
+  }
+  return work;
 }

@@ -18,6 +18,9 @@ public:
   const std::vector<std::string> &featureNames() const override;
   void encode(const Schedule &s, float *features) const override;
   ParallelismFeatures parallelism(const Schedule &s) const override;
+  double scaleAnalyticalWork(const Schedule &s, double work,
+                             const MatrixStats &stats,
+                             double freeSize) const override;
   std::vector<Schedule> sampleKnobs(KernelType kernel, size_t count,
                                     uint64_t seed) const override;
 };

@@ -6,7 +6,7 @@
 #include "cpu/ReferenceBaseline.h"
 #include "cpu/RsbBaseline.h"
 #include "cpu/TorchBaseline.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
 
 using namespace sptune;
@@ -31,7 +31,7 @@ Measurement CpuMeasurer::measureBaseline(std::string_view name,
 std::string CpuMeasurer::baselineSchedule(std::string_view name,
                                           const KernelSpec &spec) const {
   return name == "mlir-default"
-             ? mlirDefaultSchedule(TargetKind::CPU, spec.kernel).str()
+             ? referenceSchedule(TargetKind::CPU, spec.kernel).str()
              : std::string();
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpu/CpuPasses.h"
+#include "cpu/CpuKnobs.h"
 
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
@@ -47,7 +48,7 @@ struct CpuOmpSchedulePass
         return;
       ::sptune::CpuKnobs knobs;
       if (attr && attr.getSchedule().target == ::sptune::TargetKind::CPU)
-        knobs = attr.getSchedule().cpu;
+        knobs = ::sptune::cpuKnobs(attr.getSchedule());
       int numThreads = threads >= 0 ? static_cast<int>(threads) : knobs.threads;
       OpBuilder b(func.getContext());
       func.walk([&](omp::ParallelOp par) {

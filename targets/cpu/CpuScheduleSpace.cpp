@@ -1,6 +1,7 @@
 //===- CpuScheduleSpace.cpp - The CPU target's schedules ------------------===//
 
 #include "cpu/CpuScheduleSpace.h"
+#include "cpu/CpuKnobs.h"
 
 #include <algorithm>
 #include <random>
@@ -120,20 +121,20 @@ void CpuScheduleSpace::applyKnobs(Schedule &s, uint64_t index) const {
   index /= cfg.widths.size();
   uint64_t p = index % parallel;
   index /= parallel;
-  s.cpu = CpuKnobs();
+  s.knobBlock.reset();
   if (p > 0) {
     --p;
-    s.cpu.parallel = ParallelKind::Outer;
-    s.cpu.threads = cfg.threads[p % cfg.threads.size()];
+    cpuKnobs(s).parallel = ParallelKind::Outer;
+    cpuKnobs(s).threads = cfg.threads[p % cfg.threads.size()];
     auto [kind, chunk] = cfg.omp[p / cfg.threads.size()];
-    s.cpu.omp = kind;
-    s.cpu.chunk = chunk;
+    cpuKnobs(s).omp = kind;
+    cpuKnobs(s).chunk = chunk;
   }
   for (int vl : cfg.vectorLengths) {
     uint64_t variants = vl == 0 ? 1 : 2;
     if (index < variants) {
-      s.cpu.vectorLength = vl;
-      s.cpu.simdIndex32 = index == 1;
+      cpuKnobs(s).vectorLength = vl;
+      cpuKnobs(s).simdIndex32 = index == 1;
       return;
     }
     index -= variants;

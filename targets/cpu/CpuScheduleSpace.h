@@ -11,6 +11,7 @@
 #define SPTUNE_TARGETS_CPU_CPUSCHEDULESPACE_H
 
 #include "sptune/Target/ScheduleSpace.h"
+#include "cpu/CpuKnobs.h"
 
 #include <vector>
 

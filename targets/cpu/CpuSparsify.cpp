@@ -8,6 +8,8 @@
 
 #include "cpu/CpuPasses.h"
 
+#include "cpu/CpuKnobs.h"
+
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Support/UpstreamCrash.h"
@@ -41,12 +43,27 @@ struct SparsifierSettings {
   }
 };
 
+/// The sparsifier's parallelization strategy that realizes `schedule`:
+/// parallelize the outermost loop, dense or not, or nothing.
+SparseParallelizationStrategy
+parallelizationStrategy(const ::sptune::Schedule &schedule) {
+  if (schedule.target != ::sptune::TargetKind::CPU ||
+      cpuKnobs(schedule).parallel == ::sptune::ParallelKind::None ||
+      schedule.loopOrder.empty())
+    return SparseParallelizationStrategy::kNone;
+  const ::sptune::DimPart &outer = schedule.loopOrder.front();
+  for (const ::sptune::StorageLevel &l : schedule.levels)
+    if (l.dim == outer && l.format != ::sptune::LevelFormat::Dense)
+      return SparseParallelizationStrategy::kAnyStorageOuterLoop;
+  return SparseParallelizationStrategy::kDenseOuterLoop;
+}
+
 SparsifierSettings settingsFor(const ::sptune::Schedule &s) {
   SparsifierSettings out;
   out.parallelization = parallelizationStrategy(s);
   if (s.target == ::sptune::TargetKind::CPU) {
-    out.vectorLength = s.cpu.vectorLength;
-    out.simdIndex32 = s.cpu.simdIndex32;
+    out.vectorLength = cpuKnobs(s).vectorLength;
+    out.simdIndex32 = cpuKnobs(s).simdIndex32;
   }
   return out;
 }

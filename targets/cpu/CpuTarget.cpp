@@ -2,9 +2,10 @@
 
 #include "cpu/CpuTarget.h"
 
+#include "cpu/CpuHeuristic.h"
 #include "cpu/CpuKnobEncoding.h"
+#include "cpu/CpuKnobs.h"
 #include "cpu/CpuScheduleSpace.h"
-#include "sptune/Schedule/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
 
 using namespace sptune;
@@ -17,20 +18,21 @@ public:
   const ScheduleSpace &space() const override { return cpuSpace; }
   Schedule heuristicSchedule(KernelType kernel, const MatrixStats *stats,
                              int64_t free) const override {
-    return defaultSchedule(TargetKind::CPU, kernel, stats, free);
+    return cpuHeuristicSchedule(kernel, stats, free);
   }
   Schedule referenceSchedule(KernelType kernel) const override {
-    return mlirDefaultSchedule(TargetKind::CPU, kernel);
+    return cpuMlirDefaultSchedule(kernel);
   }
   std::string loweringPipeline() const override { return "sptune-lower-cpu"; }
   std::vector<std::string> baselines() const override {
     return {"mlir-default", "eigen", "rsb", "reference", "torch"};
   }
 
-  const KnobEncoding &knobEncoding() const override { return knobs; }
+  const TargetKnobs &knobs() const override { return cpuTargetKnobs(); }
+  const KnobEncoding &knobEncoding() const override { return encoding; }
 
 private:
-  CpuKnobEncoding knobs;
+  CpuKnobEncoding encoding;
   CpuScheduleSpace cpuSpace;
 };
 } // namespace

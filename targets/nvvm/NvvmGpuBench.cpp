@@ -23,8 +23,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nvvm/NvvmKnobs.h"
 #include "nvvm/NvvmLegality.h"
 #include "nvvm/NvvmMeasurer.h"
+#include "nvvm/NvvmTarget.h"
 
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Schedule/Schedule.h"
@@ -168,6 +170,7 @@ std::vector<std::string> split(const std::string &text, char sep) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  registerNvvmTarget(); // prints and parses nvvm schedules
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "sptune GPU benchmark: tuned vs cuSPARSE\n");
@@ -295,7 +298,7 @@ int main(int argc, char **argv) {
           best = r;
           bestText = text;
         }
-        if (r.ok() && !s->gpu.libgen &&
+        if (r.ok() && !gpuKnobs(*s).libgen &&
             (!codegen.ok() || r.medianSeconds < codegen.medianSeconds)) {
           codegen = r;
           codegenText = text;

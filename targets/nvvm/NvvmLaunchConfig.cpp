@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvvm/NvvmPasses.h"
+#include "nvvm/NvvmKnobs.h"
 
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
@@ -88,7 +89,7 @@ struct NvvmLaunchConfigPass
       int perBlock = threads;
       if (perBlock < 0 && attr &&
           attr.getSchedule().target == ::sptune::TargetKind::NVVM)
-        perBlock = attr.getSchedule().gpu.threads;
+        perBlock = gpuKnobs(attr.getSchedule()).threads;
       func.walk([&](gpu::LaunchFuncOp launch) {
         ok &= succeeded(configure(launch, perBlock));
       });

@@ -1,6 +1,7 @@
 //===- NvvmLegality.cpp - Which schedules the NVVM target runs ------------===//
 
 #include "nvvm/NvvmLegality.h"
+#include "nvvm/NvvmKnobs.h"
 
 using namespace sptune;
 
@@ -126,6 +127,6 @@ std::string sptune::whyIllegalForNvvm(const Schedule &s,
            "' schedule given to the nvvm target";
   if (std::string why = whyIllegal(s); !why.empty())
     return why;
-  return s.gpu.libgen ? whyIllegalForLibgen(s, sparseRuntimeLibrary)
+  return gpuKnobs(s).libgen ? whyIllegalForLibgen(s, sparseRuntimeLibrary)
                       : whyIllegalForCodegen(s);
 }

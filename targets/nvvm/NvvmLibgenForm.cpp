@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvvm/NvvmPasses.h"
+#include "nvvm/NvvmKnobs.h"
 
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
@@ -59,7 +60,7 @@ struct NvvmLibgenFormPass
       if (!attr)
         return;
       const ::sptune::Schedule &s = attr.getSchedule();
-      if (s.target == ::sptune::TargetKind::NVVM && s.gpu.libgen)
+      if (s.target == ::sptune::TargetKind::NVVM && gpuKnobs(s).libgen)
         work.push_back(op);
     });
     bool ok = true;

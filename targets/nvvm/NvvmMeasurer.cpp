@@ -1,6 +1,7 @@
 //===- NvvmMeasurer.cpp - Measure schedules on a CUDA GPU -----------------===//
 
 #include "nvvm/NvvmMeasurer.h"
+#include "nvvm/NvvmKnobs.h"
 #include "nvvm/NvvmTarget.h"
 #include "sptune/Target/Target.h"
 
@@ -320,7 +321,7 @@ Measurement NvvmMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
         1, std::min(more, opts.maxReps - static_cast<int>(device.size())));
   }
   summarizeSamples(device, result);
-  result.detailsJson = details(s.gpu.libgen ? "cusparse" : "codegen",
+  result.detailsJson = details(gpuKnobs(s).libgen ? "cusparse" : "codegen",
                                median(wall), launchesPerCall);
   return result;
 }

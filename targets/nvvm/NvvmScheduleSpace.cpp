@@ -1,6 +1,7 @@
 //===- NvvmScheduleSpace.cpp - The NVVM target's schedules ----------------===//
 
 #include "nvvm/NvvmScheduleSpace.h"
+#include "nvvm/NvvmKnobs.h"
 
 #include "nvvm/NvvmLegality.h"
 
@@ -91,9 +92,9 @@ void NvvmScheduleSpace::enumerate(
       for (const std::vector<DimPart> &order : orders) {
         Schedule g = s;
         g.loopOrder = order;
-        g.gpu.libgen = false;
+        gpuKnobs(g).libgen = false;
         for (int threads : cfg.threads) {
-          g.gpu.threads = threads;
+          gpuKnobs(g).threads = threads;
           if (!emit(g))
             return;
         }
@@ -101,7 +102,7 @@ void NvvmScheduleSpace::enumerate(
       // cuSPARSE: one schedule per storage and widths.
       if (cfg.includeLibgen) {
         Schedule l = s;
-        l.gpu.libgen = true;
+        gpuKnobs(l).libgen = true;
         if (!emit(canonicalize(l)))
           return;
       }

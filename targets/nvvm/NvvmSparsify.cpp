@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nvvm/NvvmKnobs.h"
 #include "nvvm/NvvmLegality.h"
 #include "nvvm/NvvmPasses.h"
 
@@ -118,7 +119,7 @@ struct NvvmSparsifyPass
         ok = false;
         return;
       }
-      if (!s->gpu.libgen && hasSeparateSparseOutput(op)) {
+      if (!gpuKnobs(*s).libgen && hasSeparateSparseOutput(op)) {
         op->emitError("sptune: GPU code generation offloads an SDDMM only in "
                       "the in-place (spy) form, S = S + spy(S) * (A B); a "
                       "separate sparse output is assembled by sequential "
@@ -126,21 +127,21 @@ struct NvvmSparsifyPass
         ok = false;
         return;
       }
-      Operation *&first = s->gpu.libgen ? firstLibgen : firstCodegen;
-      Operation *other = s->gpu.libgen ? firstCodegen : firstLibgen;
+      Operation *&first = gpuKnobs(*s).libgen ? firstLibgen : firstCodegen;
+      Operation *other = gpuKnobs(*s).libgen ? firstCodegen : firstLibgen;
       if (other) {
         op->emitError("sptune: this kernel asks for ")
-            << (s->gpu.libgen ? "the cuSPARSE path" : "GPU code generation")
+            << (gpuKnobs(*s).libgen ? "the cuSPARSE path" : "GPU code generation")
             << " and the kernel at " << other->getLoc() << " for "
-            << (s->gpu.libgen ? "GPU code generation" : "the cuSPARSE path")
+            << (gpuKnobs(*s).libgen ? "GPU code generation" : "the cuSPARSE path")
             << "; the sparsifier takes one mode per module";
         ok = false;
         return;
       }
       if (!first) {
         first = op;
-        if (!s->gpu.libgen)
-          scheduleThreads = s->gpu.threads;
+        if (!gpuKnobs(*s).libgen)
+          scheduleThreads = gpuKnobs(*s).threads;
       }
     });
     if (!ok)
@@ -206,7 +207,7 @@ struct NvvmSparsifyPass
                  "host";
         return;
       }
-      if (s->gpu.libgen) {
+      if (gpuKnobs(*s).libgen) {
         if (!hasLibraryCall(func)) {
           func.emitError("sptune: the cuSPARSE path did not match the kernel "
                          "of @")

@@ -3,9 +3,9 @@
 #include "nvvm/NvvmTarget.h"
 
 #include "nvvm/NvvmKnobEncoding.h"
+#include "nvvm/NvvmKnobs.h"
 #include "nvvm/NvvmLegality.h"
 #include "nvvm/NvvmScheduleSpace.h"
-#include "sptune/Schedule/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
 
 using namespace sptune;
@@ -16,14 +16,23 @@ public:
   std::string_view name() const override { return "nvvm"; }
   TargetKind kind() const override { return TargetKind::NVVM; }
   const ScheduleSpace &space() const override { return nvvmSpace; }
-  Schedule heuristicSchedule(KernelType kernel, const MatrixStats *stats,
-                             int64_t free) const override {
-    return defaultSchedule(TargetKind::NVVM, kernel, stats, free);
+  /// CSR (GPU code generation offloads only a dense outer loop) with the
+  /// largest blocks; an SDDMM runs in place on the GPU (the sampling matrix
+  /// is the output), which is correct with k outside the innermost level.
+  Schedule heuristicSchedule(KernelType kernel, const MatrixStats *,
+                             int64_t) const override {
+    Schedule s = Schedule::csr(TargetKind::NVVM, kernel);
+    gpuKnobs(s).threads = 1024;
+    if (kernel == KernelType::SDDMM)
+      s.loopOrder = {{Role::I, Part::Whole},
+                     {Role::K, Part::Whole},
+                     {Role::J, Part::Whole}};
+    return canonicalize(s);
   }
   /// Untuned GPU code: the heuristic's CSR without sptune's choices is the
   /// same schedule (MLIR's GPU code generation has no other default).
   Schedule referenceSchedule(KernelType kernel) const override {
-    return defaultSchedule(TargetKind::NVVM, kernel, nullptr, 0);
+    return heuristicSchedule(kernel, nullptr, 0);
   }
   std::string whyIllegal(const Schedule &s) const override {
     return whyIllegalForNvvm(s);
@@ -31,10 +40,11 @@ public:
   std::string loweringPipeline() const override { return "sptune-lower-nvvm"; }
   std::vector<std::string> baselines() const override { return {"cusparse"}; }
 
-  const KnobEncoding &knobEncoding() const override { return knobs; }
+  const TargetKnobs &knobs() const override { return nvvmTargetKnobs(); }
+  const KnobEncoding &knobEncoding() const override { return encoding; }
 
 private:
-  NvvmKnobEncoding knobs;
+  NvvmKnobEncoding encoding;
   NvvmScheduleSpace nvvmSpace;
 };
 } // namespace

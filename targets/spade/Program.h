@@ -16,6 +16,7 @@
 #define SPTUNE_TARGETS_SPADE_PROGRAM_H
 
 #include "sptune/Schedule/Schedule.h"
+#include "spade/SpadeKnobs.h"
 
 #include <cstdint>
 #include <string>

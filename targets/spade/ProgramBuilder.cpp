@@ -1,6 +1,7 @@
 //===- ProgramBuilder.cpp - SPADE tile programs from schedules ------------===//
 
 #include "spade/ProgramBuilder.h"
+#include "spade/SpadeKnobs.h"
 
 #include <algorithm>
 
@@ -36,8 +37,8 @@ sptune::buildSpadeProgram(int64_t rows, int64_t cols, const KernelSpec &spec,
     return fail("the free size (N of SpMM, K of SDDMM) must be positive");
   if (machinePes < 1)
     return fail("the machine has no PEs");
-  if (s.spade.pes > machinePes)
-    return fail("the schedule uses " + std::to_string(s.spade.pes) +
+  if (spadeKnobs(s).pes > machinePes)
+    return fail("the schedule uses " + std::to_string(spadeKnobs(s).pes) +
                 " PEs, the machine has " + std::to_string(machinePes));
 
   SpadeProgram p;
@@ -45,11 +46,11 @@ sptune::buildSpadeProgram(int64_t rows, int64_t cols, const KernelSpec &spec,
   p.rows = rows;
   p.cols = cols;
   p.free = spec.free;
-  p.pes = s.spade.pes == 0 ? machinePes : s.spade.pes;
-  p.bypassSparse = s.spade.bypassSparse;
-  p.bypassDense = s.spade.bypassDense;
-  p.bypassOutput = s.spade.bypassOutput;
-  p.reorder = s.spade.reorder;
+  p.pes = spadeKnobs(s).pes == 0 ? machinePes : spadeKnobs(s).pes;
+  p.bypassSparse = spadeKnobs(s).bypassSparse;
+  p.bypassDense = spadeKnobs(s).bypassDense;
+  p.bypassOutput = spadeKnobs(s).bypassOutput;
+  p.reorder = spadeKnobs(s).reorder;
 
   const int64_t panel = s.splitRow;
   const int64_t width = s.splitCol == 1 ? cols : s.splitCol;
@@ -64,7 +65,7 @@ sptune::buildSpadeProgram(int64_t rows, int64_t cols, const KernelSpec &spec,
                 " tiles (more than " + std::to_string(kMaxSpadeInstructions) +
                 "): use larger splits");
   const int64_t tiles = panels * colTiles * strips;
-  p.instrs.reserve(size_t(tiles + (s.spade.barrier ? colTiles * strips : 0)));
+  p.instrs.reserve(size_t(tiles + (spadeKnobs(s).barrier ? colTiles * strips : 0)));
 
   auto tile = [&](int64_t pn, int64_t c, int64_t f) {
     SpadeTile t;
@@ -79,7 +80,7 @@ sptune::buildSpadeProgram(int64_t rows, int64_t cols, const KernelSpec &spec,
     p.instrs.push_back(SpadeInstr::makeTile(t));
   };
   for (int64_t f = 0; f < strips; ++f) {
-    if (s.spade.barrier) {
+    if (spadeKnobs(s).barrier) {
       for (int64_t c = 0; c < colTiles; ++c) {
         for (int64_t pn = 0; pn < panels; ++pn)
           tile(pn, c, f);

@@ -1,6 +1,7 @@
 //===- ProgramText.cpp - Text form of SPADE tile programs -----------------===//
 
 #include "spade/ProgramText.h"
+#include "spade/SpadeKnobs.h"
 #include "sptune/Support/Files.h"
 
 #include <cerrno>

@@ -1,6 +1,7 @@
 //===- RowOrder.cpp - Row reordering of the sparse operand ----------------===//
 
 #include "spade/RowOrder.h"
+#include "spade/SpadeKnobs.h"
 
 #include <algorithm>
 #include <numeric>

@@ -10,6 +10,7 @@
 #define SPTUNE_TARGETS_SPADE_ROWORDER_H
 
 #include "sptune/Matrix/SparseMatrix.h"
+#include "spade/SpadeKnobs.h"
 #include "sptune/Schedule/Schedule.h"
 
 #include <cstdint>

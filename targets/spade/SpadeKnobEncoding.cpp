@@ -2,6 +2,8 @@
 
 #include "spade/SpadeKnobEncoding.h"
 
+#include "spade/SpadeKnobs.h"
+
 using namespace sptune;
 
 const std::vector<std::string> &SpadeKnobEncoding::featureNames() const {
@@ -13,7 +15,7 @@ const std::vector<std::string> &SpadeKnobEncoding::featureNames() const {
 }
 
 void SpadeKnobEncoding::encode(const Schedule &s, float *k) const {
-  const SpadeKnobs &p = s.spade;
+  const SpadeKnobs &p = spadeKnobs(s);
   k[0] = knobLog2(p.pes, 11);
   k[1] = p.pes == 0 ? 1.0f : 0.0f;
   k[2] = p.barrier ? 1.0f : 0.0f;
@@ -28,8 +30,8 @@ void SpadeKnobEncoding::encode(const Schedule &s, float *k) const {
 ParallelismFeatures SpadeKnobEncoding::parallelism(const Schedule &s) const {
   ParallelismFeatures p;
   p.parallel = 1.0f;
-  p.log2Workers = knobLog2(s.spade.pes, 11);
-  p.allWorkers = s.spade.pes == 0 ? 1.0f : 0.0f;
+  p.log2Workers = knobLog2(spadeKnobs(s).pes, 11);
+  p.allWorkers = spadeKnobs(s).pes == 0 ? 1.0f : 0.0f;
   return p;
 }
 
@@ -44,13 +46,23 @@ std::vector<Schedule> SpadeKnobEncoding::sampleKnobs(KernelType kernel,
   out.reserve(count);
   for (size_t n = 0; n < count; ++n) {
     Schedule s = Schedule::csr(TargetKind::SPADE, kernel);
-    s.spade.pes = pes[r.pick(8)];
-    s.spade.barrier = r.coin();
-    s.spade.bypassSparse = r.coin();
-    s.spade.bypassDense = r.coin();
-    s.spade.bypassOutput = r.coin();
-    s.spade.reorder = reorders[r.pick(3)];
+    spadeKnobs(s).pes = pes[r.pick(8)];
+    spadeKnobs(s).barrier = r.coin();
+    spadeKnobs(s).bypassSparse = r.coin();
+    spadeKnobs(s).bypassDense = r.coin();
+    spadeKnobs(s).bypassOutput = r.coin();
+    spadeKnobs(s).reorder = reorders[r.pick(3)];
     out.push_back(canonicalize(s));
   }
   return out;
+}
+
+double SpadeKnobEncoding::scaleAnalyticalWork(const Schedule &s, double work,
+                                              const MatrixStats &,
+                                              double) const {
+  const SpadeKnobs &p = spadeKnobs(s);
+  work /= p.pes > 0 ? p.pes : 16;
+  if (p.bypassSparse)
+    work *= 0.95;
+  return work;
 }

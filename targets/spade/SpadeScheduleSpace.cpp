@@ -1,6 +1,7 @@
 //===- SpadeScheduleSpace.cpp - The SPADE target's schedule space ---------===//
 
 #include "spade/SpadeScheduleSpace.h"
+#include "spade/SpadeKnobs.h"
 
 using namespace sptune;
 
@@ -58,10 +59,10 @@ void SpadeScheduleSpace::enumerate(
             Schedule s = base;
             s.splitRow = h;
             s.splitCol = w;
-            s.spade.barrier = barrier;
-            s.spade.bypassSparse = b.sparse;
-            s.spade.bypassOutput = b.output;
-            s.spade.reorder = r;
+            spadeKnobs(s).barrier = barrier;
+            spadeKnobs(s).bypassSparse = b.sparse;
+            spadeKnobs(s).bypassOutput = b.output;
+            spadeKnobs(s).reorder = r;
             s = canonicalize(s);
             if (!isLegal(s))
               continue;

@@ -3,8 +3,8 @@
 #include "spade/SpadeTarget.h"
 
 #include "spade/SpadeKnobEncoding.h"
+#include "spade/SpadeKnobs.h"
 #include "spade/SpadeScheduleSpace.h"
-#include "sptune/Schedule/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
 
 using namespace sptune;
@@ -15,9 +15,11 @@ public:
   std::string_view name() const override { return "spade"; }
   TargetKind kind() const override { return TargetKind::SPADE; }
   const ScheduleSpace &space() const override { return spadeSpace; }
-  Schedule heuristicSchedule(KernelType kernel, const MatrixStats *stats,
-                             int64_t free) const override {
-    return defaultSchedule(TargetKind::SPADE, kernel, stats, free);
+  /// Row panels of 256 rows over the whole column range, no barrier, no
+  /// bypass, no reordering: SPADE's plain row-panel tiling.
+  Schedule heuristicSchedule(KernelType kernel, const MatrixStats *,
+                             int64_t) const override {
+    return defaultSpadeSchedule(kernel);
   }
   Schedule referenceSchedule(KernelType kernel) const override {
     return defaultSpadeSchedule(kernel);
@@ -31,10 +33,11 @@ public:
   std::string loweringPipeline() const override { return "sptune-emit-spade"; }
   bool rewritesIR() const override { return false; }
 
-  const KnobEncoding &knobEncoding() const override { return knobs; }
+  const TargetKnobs &knobs() const override { return spadeTargetKnobs(); }
+  const KnobEncoding &knobEncoding() const override { return encoding; }
 
 private:
-  SpadeKnobEncoding knobs;
+  SpadeKnobEncoding encoding;
   SpadeScheduleSpace spadeSpace;
 };
 } // namespace

@@ -16,6 +16,7 @@
 #include "spade/ProgramText.h"
 #include "spade/Simulator.h"
 #include "spade/SpadeScheduleSpace.h"
+#include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
 
 #include <algorithm>
@@ -307,6 +308,9 @@ int runSweep(const Options &o, const CsrMatrix &m) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Schedules of every target parse, so that another target's is refused
+  // by name.
+  registerAllTargets();
   Options o;
   if (int rc = parseArgs(argc, argv, o); rc >= 0)
     return rc;

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Config.h"
+#include "sptune/InitAllTargets.h"
 #include "sptune/CostModel/CostModel.h"
 #include "sptune/Tune/TuningDatabase.h"
 
@@ -228,6 +229,8 @@ int prune(const std::vector<std::string> &args) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Database records hold schedules of every target.
+  registerAllTargets();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty())
     return usageError("no command");

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpu/CpuScheduleSpace.h"
+#include "cpu/CpuTarget.h"
 #include "sptune/Collect/WorkerPool.h"
 #include "sptune/Matrix/MatrixSource.h"
 
@@ -68,6 +69,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "sptune schedule fuzzer\n");
+  registerCpuTarget(); // prints and parses cpu schedules
   std::vector<std::string> kernelNames(kernels.begin(), kernels.end());
   if (kernelNames.empty())
     kernelNames = {"spmm", "sddmm"};

@@ -1,6 +1,9 @@
 //===- ConfigurationMapperTest.cpp - Schedules into model features --------===//
 
 #include "sptune/CostModel/ConfigurationMapper.h"
+#include "spade/SpadeKnobs.h"
+#include "nvvm/NvvmKnobs.h"
+#include "cpu/CpuKnobs.h"
 #include "sptune/CostModel/FeatureSpec.h"
 
 #include "sptune/Target/KnobEncoding.h"
@@ -29,9 +32,7 @@ std::vector<Schedule> variedSchedules() {
       for (size_t b = 0; b < bases.size(); ++b)
         for (size_t n = 0; n < knobs.size(); ++n) {
           Schedule s = bases[b];
-          s.cpu = knobs[n].cpu;
-          s.gpu = knobs[n].gpu;
-          s.spade = knobs[n].spade;
+          s.knobBlock = knobs[n].knobBlock;
           s.posWidth = n % 2 ? 32 : 64;
           if (s.freeRole() && n % 3 == 0)
             s.tile = 8;
@@ -86,17 +87,20 @@ TEST(ConfigurationMapperTest, DistinctSchedulesMapToDistinctVectors) {
 TEST(ConfigurationMapperTest, EquivalentSchedulesMapToEqualVectors) {
   Schedule a = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
   Schedule b = a;
-  // No effect without parallelism, or without vectorization, or of another
-  // target: canonicalization resets them.
-  b.cpu.threads = 8;
-  b.cpu.omp = OmpScheduleKind::Dynamic;
-  b.cpu.chunk = 16;
-  b.cpu.simdIndex32 = true;
-  b.spade.bypassDense = true;
-  b.gpu.libgen = true;
+  // No effect without parallelism, or without vectorization:
+  // canonicalization resets them.
+  cpuKnobs(b).threads = 8;
+  cpuKnobs(b).omp = OmpScheduleKind::Dynamic;
+  cpuKnobs(b).chunk = 16;
+  cpuKnobs(b).simdIndex32 = true;
   ASSERT_NE(a, b);
   ASSERT_EQ(canonicalize(a), canonicalize(b));
   EXPECT_EQ(flat(mapSchedule(a, 64)), flat(mapSchedule(b, 64)));
+  // Another target's knob block (a schedule whose target was reassigned)
+  // maps as the CPU's defaults.
+  Schedule c = a;
+  spadeKnobs(c).bypassDense = true;
+  EXPECT_EQ(flat(mapSchedule(a, 64)), flat(mapSchedule(c, 64)));
 }
 
 TEST(ConfigurationMapperTest, LoopOrderIsAPermutationMatrix) {

@@ -1,10 +1,11 @@
 //===- CostModelTest.cpp - The public ranking interface -------------------===//
 
 #include "sptune/CostModel/CostModel.h"
+#include "cpu/CpuKnobs.h"
 #include "sptune/CostModel/EmbeddedModels.h"
 #include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/Model.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -99,8 +100,8 @@ TEST(CostModelTest, HeuristicPutsTheDefaultFirst) {
   EXPECT_LT(pos(0), pos(3));
   // Parallel vectorized CSR beats serial CSR.
   Schedule fast = c[0];
-  fast.cpu.parallel = ParallelKind::Outer;
-  fast.cpu.vectorLength = 8;
+  cpuKnobs(fast).parallel = ParallelKind::Outer;
+  cpuKnobs(fast).vectorLength = 8;
   auto r2 = cm->rank(f, {c[0], fast}, TargetKind::CPU, 64, &error);
   ASSERT_TRUE(r2);
   EXPECT_EQ(r2->order[0], 1u);

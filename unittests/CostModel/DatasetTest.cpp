@@ -1,7 +1,7 @@
 //===- DatasetTest.cpp - Reading and splitting datasets -------------------===//
 
 #include "sptune/CostModel/Dataset.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
 
 #include "gtest/gtest.h"
 
@@ -34,7 +34,7 @@ std::string csrText() {
   return Schedule::csr(TargetKind::CPU, KernelType::SpMM).str();
 }
 std::string defaultText() {
-  return mlirDefaultSchedule(TargetKind::CPU, KernelType::SpMM).str();
+  return referenceSchedule(TargetKind::CPU, KernelType::SpMM).str();
 }
 std::string dcsrText() {
   return Schedule::dcsr(TargetKind::CPU, KernelType::SpMM).str();

@@ -11,11 +11,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Learn/LearningLoop.h"
+#include "cpu/CpuKnobs.h"
 #include "sptune/Learn/LearningPool.h"
 #include "sptune/Learn/MeasurementOracle.h"
 #include "sptune/Learn/SelectionStrategy.h"
 #include "sptune/Learn/StrategyBandit.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
@@ -49,13 +50,13 @@ std::vector<Schedule> cpuSchedules(KernelType kernel) {
     if (std::find(out.begin(), out.end(), c) == out.end())
       out.push_back(c);
   };
-  add(mlirDefaultSchedule(TargetKind::CPU, kernel));
+  add(referenceSchedule(TargetKind::CPU, kernel));
   for (Schedule base : {Schedule::csr(TargetKind::CPU, kernel),
                         Schedule::dcsr(TargetKind::CPU, kernel)})
     for (int k = 0; k < 6; ++k) {
       Schedule s = base;
-      s.cpu.parallel = k & 1 ? ParallelKind::Outer : ParallelKind::None;
-      s.cpu.vectorLength = (k >> 1) == 0 ? 0 : (k >> 1) == 1 ? 4 : 8;
+      cpuKnobs(s).parallel = k & 1 ? ParallelKind::Outer : ParallelKind::None;
+      cpuKnobs(s).vectorLength = (k >> 1) == 0 ? 0 : (k >> 1) == 1 ? 4 : 8;
       add(s);
     }
   return out;
@@ -70,9 +71,9 @@ double syntheticTime(const Schedule &s, const MatrixFeatures &f,
       static_cast<double>(st.emptyRows) / static_cast<double>(st.rows);
   double format =
       s.levels[0].format == LevelFormat::Compressed ? 1.2 : 1.0 + 1.5 * empty;
-  double knobs = (s.cpu.parallel == ParallelKind::Outer ? 0.5 : 1.0) *
-                 (s.cpu.vectorLength == 8   ? 0.7
-                  : s.cpu.vectorLength == 4 ? 0.85
+  double knobs = (cpuKnobs(s).parallel == ParallelKind::Outer ? 0.5 : 1.0) *
+                 (cpuKnobs(s).vectorLength == 8   ? 0.7
+                  : cpuKnobs(s).vectorLength == 4 ? 0.85
                                             : 1.0);
   double noise = 1.0 + 0.02 * std::sin(static_cast<double>(s.hash() % 1000));
   return 1e-8 * static_cast<double>(st.nnz) *
@@ -107,7 +108,7 @@ SampleGroup makeGroup(const std::string &id, const MatrixFeatures &f,
   g.kernel = kernel;
   g.free = 16;
   g.target = TargetKind::CPU;
-  Schedule def = canonicalize(mlirDefaultSchedule(TargetKind::CPU, kernel));
+  Schedule def = canonicalize(referenceSchedule(TargetKind::CPU, kernel));
   for (const Schedule &s : cpuSchedules(kernel)) {
     MeasuredSchedule m;
     m.schedule = s;
@@ -254,7 +255,7 @@ TEST(LearningPoolTest, AddCandidateDedupsCanonicalSchedules) {
   // serial one and is the same candidate.
   Schedule coo = Schedule::coo(TargetKind::CPU, KernelType::SpMM);
   Schedule cooParallel = coo;
-  cooParallel.cpu.parallel = ParallelKind::Outer;
+  cpuKnobs(cooParallel).parallel = ParallelKind::Outer;
   ASSERT_EQ(canonicalize(coo), canonicalize(cooParallel));
   size_t c1 = pool.addCandidate(a, coo);
   EXPECT_NE(c1, c0);

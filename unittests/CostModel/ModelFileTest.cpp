@@ -1,6 +1,7 @@
 //===- ModelFileTest.cpp - Model encoding, save/load and file errors ------===//
 
 #include "sptune/CostModel/ModelFile.h"
+#include "cpu/CpuKnobs.h"
 #include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/FeatureSpec.h"
 #include "sptune/CostModel/Model.h"
@@ -92,7 +93,7 @@ TEST(ModelTest, EquivalentSchedulesGetEqualCodes) {
   auto m = Model::create(ModelConfig(), 1);
   Schedule a = Schedule::csr(TargetKind::SPADE, KernelType::SpMM);
   Schedule b = Schedule::dcsr(TargetKind::SPADE, KernelType::SpMM);
-  b.cpu.threads = 4; // SPADE ignores CPU knobs and MLIR levels
+  cpuKnobs(b).threads = 4; // SPADE ignores CPU knobs and MLIR levels
   ASSERT_EQ(canonicalize(a), canonicalize(b));
   EXPECT_EQ(m->scheduleCode(a, 64), m->scheduleCode(b, 64));
 }

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/CostModel/Trainer.h"
+#include "spade/SpadeKnobs.h"
+#include "cpu/CpuKnobs.h"
 #include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/FeatureSpec.h"
 #include "sptune/CostModel/ModelFile.h"
@@ -41,8 +43,8 @@ double syntheticCpuTime(const Schedule &s, const MatrixStats &st) {
     format = 1.1;
   else
     format = 1.0 + 2.0 * empty;
-  double knobs = (s.cpu.parallel == ParallelKind::Outer ? 0.55 : 1.0) *
-                 (s.cpu.vectorLength == 8 ? 0.85 : 1.0);
+  double knobs = (cpuKnobs(s).parallel == ParallelKind::Outer ? 0.55 : 1.0) *
+                 (cpuKnobs(s).vectorLength == 8 ? 0.85 : 1.0);
   // Deterministic "measurement noise" of +-2%.
   double noise = 1.0 + 0.02 * std::sin(static_cast<double>(s.hash() % 1000));
   return 1e-9 * static_cast<double>(st.nnz) * 64 * format * knobs * noise;
@@ -54,8 +56,8 @@ double syntheticCpuTime(const Schedule &s, const MatrixStats &st) {
 double syntheticSpadeTime(const Schedule &s, const MatrixStats &st) {
   double blocked = st.blockFill[1] > 0.5 ? 1.0 : 0.0;
   double t = static_cast<double>(st.nnz) * 1e-9;
-  t *= s.spade.bypassSparse ? (blocked ? 1.4 : 0.6) : 1.0;
-  t *= s.spade.reorder == RowReorder::ByLength ? 0.8 : 1.0;
+  t *= spadeKnobs(s).bypassSparse ? (blocked ? 1.4 : 0.6) : 1.0;
+  t *= spadeKnobs(s).reorder == RowReorder::ByLength ? 0.8 : 1.0;
   t *= s.splitRow == 32 ? 0.7 : 1.0;
   return t;
 }
@@ -69,8 +71,8 @@ std::vector<Schedule> cpuCandidates() {
                         Schedule::bsr(TargetKind::CPU, KernelType::SpMM, 4, 4)})
     for (int k = 0; k < 4; ++k) {
       Schedule s = base;
-      s.cpu.parallel = k & 1 ? ParallelKind::Outer : ParallelKind::None;
-      s.cpu.vectorLength = k & 2 ? 8 : 0;
+      cpuKnobs(s).parallel = k & 1 ? ParallelKind::Outer : ParallelKind::None;
+      cpuKnobs(s).vectorLength = k & 2 ? 8 : 0;
       s = canonicalize(s);
       // COO cannot run in parallel: its parallel variant is the serial one.
       if (std::find(out.begin(), out.end(), s) == out.end())
@@ -579,7 +581,7 @@ TEST(AblationTest, EachAblationRemovesWhatItSays) {
     Schedule a = canonicalize(Schedule::csr(TargetKind::CPU, KernelType::SpMM));
     Schedule b = canonicalize(Schedule::dcsr(TargetKind::CPU, KernelType::SpMM));
     Schedule v = a;
-    v.cpu.vectorLength = 8;
+    cpuKnobs(v).vectorLength = 8;
     v = canonicalize(v);
     std::vector<double> s = m->score(f, {a, b, v}, 64);
     ASSERT_EQ(s.size(), 3u);

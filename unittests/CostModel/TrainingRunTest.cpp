@@ -7,8 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/CostModel/TrainingRun.h"
+#include "cpu/CpuKnobs.h"
 #include "sptune/CostModel/ConfigurationMapper.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -53,8 +54,8 @@ protected:
     for (int k = 0; k < 4; ++k) {
       for (Schedule s : {Schedule::csr(TargetKind::CPU, KernelType::SpMM),
                          Schedule::dcsr(TargetKind::CPU, KernelType::SpMM)}) {
-        s.cpu.parallel = k & 1 ? ParallelKind::Outer : ParallelKind::None;
-        s.cpu.vectorLength = k & 2 ? 8 : 0;
+        cpuKnobs(s).parallel = k & 1 ? ParallelKind::Outer : ParallelKind::None;
+        cpuKnobs(s).vectorLength = k & 2 ? 8 : 0;
         schedules.push_back(canonicalize(s));
       }
     }
@@ -63,7 +64,7 @@ protected:
                            ",density=0.1,seed=" + std::to_string(m + 1);
       out << record(
                  source, "baseline:mlir-default",
-                 mlirDefaultSchedule(TargetKind::CPU, KernelType::SpMM).str(),
+                 referenceSchedule(TargetKind::CPU, KernelType::SpMM).str(),
                  1e-3)
           << "\n";
       for (size_t i = 0; i < schedules.size(); ++i)
@@ -336,7 +337,7 @@ TEST_F(TrainingRunTest, EvaluatingOnAnUntrainedTargetIsZeroShot) {
       std::string source = "gen:uniform:rows=64,density=0.1,seed=" +
                            std::to_string(m + 11);
       out << record(source, "baseline:mlir-default",
-                    mlirDefaultSchedule(TargetKind::SPADE, KernelType::SpMM)
+                    referenceSchedule(TargetKind::SPADE, KernelType::SpMM)
                         .str(),
                     1e-3, "spade")
           << "\n";

@@ -1,6 +1,7 @@
 //===- CpuScheduleSpaceTest.cpp - The CPU schedule space ------------------===//
 
 #include "cpu/CpuScheduleSpace.h"
+#include "cpu/CpuKnobs.h"
 
 #include "gtest/gtest.h"
 
@@ -68,8 +69,8 @@ TEST(CpuScheduleSpace, SamplingIsDeterministicDistinctAndLegal) {
     EXPECT_TRUE(isLegal(s)) << s.str();
     EXPECT_EQ(canonicalize(s), s);
     distinct.insert(s.str());
-    parallel += s.cpu.parallel == ParallelKind::Outer;
-    vectorized += s.cpu.vectorLength > 0;
+    parallel += cpuKnobs(s).parallel == ParallelKind::Outer;
+    vectorized += cpuKnobs(s).vectorLength > 0;
     split += s.splitRow > 1 || s.splitCol > 1;
   }
   EXPECT_EQ(distinct.size(), a.size());

@@ -1,8 +1,9 @@
 //===- NvvmScheduleSpaceTest.cpp - The NVVM schedule space ----------------===//
 
 #include "nvvm/NvvmScheduleSpace.h"
+#include "nvvm/NvvmKnobs.h"
 #include "nvvm/NvvmLegality.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
 
 #include "gtest/gtest.h"
 
@@ -84,12 +85,12 @@ TEST(NvvmScheduleSpace, HasCodegenAndLibgen) {
     std::set<int> threads;
     std::set<CuSparseFormat> formats;
     for (const Schedule &s : all(space, largeShape(kernel))) {
-      if (s.gpu.libgen) {
+      if (gpuKnobs(s).libgen) {
         ++libgen;
         formats.insert(cuSparseFormatOf(s));
       } else {
         ++codegen;
-        threads.insert(s.gpu.threads);
+        threads.insert(gpuKnobs(s).threads);
       }
     }
     EXPECT_GT(libgen, 0u) << toString(kernel);
@@ -110,7 +111,7 @@ TEST(NvvmScheduleSpace, HasCodegenAndLibgen) {
   NvvmScheduleSpace codegenOnly(c);
   EXPECT_EQ(codegenOnly.size(largeShape(KernelType::SpMM)), 168u);
   codegenOnly.enumerate(largeShape(KernelType::SpMM), [](const Schedule &s) {
-    EXPECT_FALSE(s.gpu.libgen) << s.str();
+    EXPECT_FALSE(gpuKnobs(s).libgen) << s.str();
     return true;
   });
 
@@ -119,7 +120,7 @@ TEST(NvvmScheduleSpace, HasCodegenAndLibgen) {
   c.sparseRuntimeLibrary = true;
   NvvmScheduleSpace withRuntime(c);
   Schedule coo = Schedule::coo(TargetKind::NVVM, KernelType::SpMM);
-  coo.gpu.libgen = true;
+  gpuKnobs(coo).libgen = true;
   EXPECT_FALSE(space.contains(largeShape(KernelType::SpMM), coo));
   EXPECT_TRUE(withRuntime.contains(largeShape(KernelType::SpMM), coo));
   EXPECT_EQ(withRuntime.size(largeShape(KernelType::SpMM)), 174u);
@@ -129,14 +130,14 @@ TEST(NvvmScheduleSpace, LibgenIgnoresLoopOrderAndThreads) {
   NvvmScheduleSpace space;
   ProblemShape shape = largeShape(KernelType::SpMM);
   Schedule s = Schedule::csr(TargetKind::NVVM, KernelType::SpMM);
-  s.gpu.libgen = true;
-  s.gpu.threads = 128;
+  gpuKnobs(s).libgen = true;
+  gpuKnobs(s).threads = 128;
   s.loopOrder = {
       {Role::J, Part::Whole}, {Role::I, Part::Whole}, {Role::K, Part::Whole}};
   EXPECT_TRUE(space.contains(shape, s));
   size_t csrLibgen = 0;
   space.enumerate(shape, [&](const Schedule &x) {
-    csrLibgen += x.gpu.libgen && cuSparseFormatOf(x) == CuSparseFormat::CSR;
+    csrLibgen += gpuKnobs(x).libgen && cuSparseFormatOf(x) == CuSparseFormat::CSR;
     return true;
   });
   EXPECT_EQ(csrLibgen, 2u); // one per width pair

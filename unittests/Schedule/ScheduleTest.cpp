@@ -1,6 +1,9 @@
 //===- ScheduleTest.cpp - Schedule values, legality, canonical forms ------===//
 
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
+#include "spade/SpadeKnobs.h"
+#include "nvvm/NvvmKnobs.h"
+#include "cpu/CpuKnobs.h"
 #include "sptune/Schedule/Schedule.h"
 
 #include "gtest/gtest.h"
@@ -25,11 +28,11 @@ TEST(Schedule, PrintParseRoundTrip) {
       Schedule::bsr(TargetKind::CPU, KernelType::SpMM, 4, 2),
       defaultSchedule(TargetKind::SPADE, KernelType::SDDMM)};
   Schedule knobs = Schedule::bsr(TargetKind::CPU, KernelType::SpMM, 1, 8);
-  knobs.cpu.parallel = ParallelKind::Outer;
-  knobs.cpu.omp = OmpScheduleKind::Dynamic;
-  knobs.cpu.chunk = 16;
-  knobs.cpu.vectorLength = 8;
-  knobs.cpu.simdIndex32 = true;
+  cpuKnobs(knobs).parallel = ParallelKind::Outer;
+  cpuKnobs(knobs).omp = OmpScheduleKind::Dynamic;
+  cpuKnobs(knobs).chunk = 16;
+  cpuKnobs(knobs).vectorLength = 8;
+  cpuKnobs(knobs).simdIndex32 = true;
   knobs.posWidth = knobs.crdWidth = 32;
   schedules.push_back(knobs);
   Schedule tiled = Schedule::coo(TargetKind::CPU, KernelType::SpMM);
@@ -46,9 +49,9 @@ TEST(Schedule, PrintParseRoundTrip) {
   Schedule spade = Schedule::csr(TargetKind::SPADE, KernelType::SpMM);
   spade.splitRow = 64;
   spade.splitCol = 1024;
-  spade.spade.barrier = true;
-  spade.spade.bypassSparse = spade.spade.bypassOutput = true;
-  spade.spade.reorder = RowReorder::BySimilarity;
+  spadeKnobs(spade).barrier = true;
+  spadeKnobs(spade).bypassSparse = spadeKnobs(spade).bypassOutput = true;
+  spadeKnobs(spade).reorder = RowReorder::BySimilarity;
   schedules.push_back(spade);
   for (const Schedule &s : schedules) {
     EXPECT_TRUE(isLegal(s)) << s.str() << ": " << whyIllegal(s);
@@ -102,7 +105,7 @@ TEST(Schedule, DenseLayouts) {
       << whyIllegal(spmv);
   Schedule gpu = Schedule::csr(TargetKind::NVVM, KernelType::SDDMM);
   gpu.denseTransposed = 2;
-  EXPECT_NE(whyIllegal(gpu).find("CPU knob"), std::string::npos);
+  EXPECT_NE(whyIllegal(gpu).find("not a knob of target 'nvvm'"), std::string::npos);
   EXPECT_EQ(canonicalize(gpu).denseTransposed, 0);
 }
 
@@ -162,15 +165,15 @@ TEST(Schedule, LegalityExplainsItself) {
   EXPECT_NE(whyIllegalForOrientation(s, /*transposed=*/true), "");
   // Knob ranges.
   s = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
-  s.cpu.vectorLength = 3;
+  cpuKnobs(s).vectorLength = 3;
   EXPECT_NE(whyIllegal(s).find("vector length"), std::string::npos);
   s = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
   s.tile = 16;
-  s.cpu.vectorLength = 8;
+  cpuKnobs(s).vectorLength = 8;
   EXPECT_NE(whyIllegal(s).find("tiling the free loop and vectorizing"),
             std::string::npos);
   s = Schedule::coo(TargetKind::CPU, KernelType::SpMV);
-  s.cpu.vectorLength = 4;
+  cpuKnobs(s).vectorLength = 4;
   EXPECT_NE(whyIllegal(s).find("over a COO (singleton) level"),
             std::string::npos);
   // SpMM over COO: vectorized with k (the singleton level) innermost is
@@ -217,18 +220,24 @@ TEST(Schedule, ShapeChecks) {
 TEST(Schedule, CanonicalizeMergesEquivalents) {
   Schedule a = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
   Schedule b = a;
-  b.cpu.threads = 4; // no effect without parallelism
-  b.cpu.chunk = 16;
-  b.gpu.threads = 7; // another target's knob
+  cpuKnobs(b).threads = 4; // no effect without parallelism
+  cpuKnobs(b).chunk = 16;
   EXPECT_NE(a, b);
   EXPECT_EQ(canonicalize(a), canonicalize(b));
+  // Another target's knob block (the schedule's target reassigned after
+  // its knobs were set) reads as this target's defaults.
+  Schedule foreign = a;
+  gpuKnobs(foreign).threads = 7;
+  EXPECT_EQ(foreign, a);
+  EXPECT_EQ(foreign.str(), a.str());
+  EXPECT_EQ(canonicalize(foreign).knobBlock, nullptr);
   // An outer reduction loop is never parallelized.
   Schedule c = Schedule::csc(TargetKind::CPU, KernelType::SpMM);
-  c.cpu.parallel = ParallelKind::Outer;
-  EXPECT_EQ(canonicalize(c).cpu.parallel, ParallelKind::None);
+  cpuKnobs(c).parallel = ParallelKind::Outer;
+  EXPECT_EQ(cpuKnobs(canonicalize(c)).parallel, ParallelKind::None);
   Schedule d = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
-  d.cpu.parallel = ParallelKind::Outer;
-  EXPECT_EQ(canonicalize(d).cpu.parallel, ParallelKind::Outer);
+  cpuKnobs(d).parallel = ParallelKind::Outer;
+  EXPECT_EQ(cpuKnobs(canonicalize(d)).parallel, ParallelKind::Outer);
 }
 
 TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
@@ -236,18 +245,15 @@ TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
   EXPECT_TRUE(isLegal(s));
   // Row-wise product: the free loop j innermost, outer loop parallel.
   EXPECT_EQ(s.loopOrder.back(), (DimPart{Role::J, Part::Whole}));
-  EXPECT_EQ(s.cpu.parallel, ParallelKind::Outer);
-  EXPECT_GT(s.cpu.vectorLength, 0);
+  EXPECT_EQ(cpuKnobs(s).parallel, ParallelKind::Outer);
+  EXPECT_GT(cpuKnobs(s).vectorLength, 0);
   // Whole 16-lane vectors when 16 divides the free dimension (the row of C
   // is kept in registers as whole vectors), else 8 lanes if it is wide enough.
-  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMM, nullptr, 64)
-                .cpu.vectorLength,
+  EXPECT_EQ(cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::SpMM, nullptr, 64)).vectorLength,
             16);
-  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMM, nullptr, 24)
-                .cpu.vectorLength,
+  EXPECT_EQ(cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::SpMM, nullptr, 24)).vectorLength,
             8);
-  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMM, nullptr, 4)
-                .cpu.vectorLength,
+  EXPECT_EQ(cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::SpMM, nullptr, 4)).vectorLength,
             0);
   MatrixStats skewed;
   skewed.rows = 100;
@@ -255,8 +261,8 @@ TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
   skewed.rowStd = 10;
   Schedule skewedSpmm =
       defaultSchedule(TargetKind::CPU, KernelType::SpMM, &skewed);
-  EXPECT_EQ(skewedSpmm.cpu.omp, OmpScheduleKind::Dynamic);
-  EXPECT_EQ(skewedSpmm.cpu.chunk, 256);
+  EXPECT_EQ(cpuKnobs(skewedSpmm).omp, OmpScheduleKind::Dynamic);
+  EXPECT_EQ(cpuKnobs(skewedSpmm).chunk, 256);
   MatrixStats hyper;
   hyper.rows = 100;
   hyper.emptyRows = 90;
@@ -264,10 +270,10 @@ TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
                 .levels[0]
                 .format,
             LevelFormat::Compressed);
-  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMV).cpu.vectorLength,
+  EXPECT_EQ(cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::SpMV)).vectorLength,
             0);
   // SpMV rows are too cheap for dynamic dispatch, even when skewed.
-  EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMV, &skewed).cpu.omp,
+  EXPECT_EQ(cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::SpMV, &skewed)).omp,
             OmpScheduleKind::Static);
   // SDDMM: dot products with k innermost; B stored transposed when its
   // columns are read often enough to repay the transposition.

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SpadeTestMatrices.h"
+#include "spade/SpadeKnobs.h"
 
 #include "spade/ProgramBuilder.h"
 #include "spade/Simulator.h"
@@ -67,7 +68,7 @@ TEST(SpadeBehaviour, BypassingTheSparseStreamProtectsDenseRowsInTheLlc) {
   SpadeMachineConfig machine = smallMachine(4);
   Schedule s = spadeSchedule(KernelType::SpMM, 64, 1);
   SpadeStats cached = simulate(m, KernelType::SpMM, 16, s, machine);
-  s.spade.bypassSparse = true;
+  spadeKnobs(s).bypassSparse = true;
   SpadeStats bypassed = simulate(m, KernelType::SpMM, 16, s, machine);
 
   EXPECT_GT(denseLlcHitRate(bypassed), denseLlcHitRate(cached) + 0.05)
@@ -88,7 +89,7 @@ TEST(SpadeBehaviour, BypassWithoutPressureChangesLittle) {
   SpadeMachineConfig machine = smallMachine(4);
   Schedule s = spadeSchedule(KernelType::SpMM, 64, 1);
   SpadeStats cached = simulate(m, KernelType::SpMM, 16, s, machine);
-  s.spade.bypassSparse = true;
+  spadeKnobs(s).bypassSparse = true;
   SpadeStats bypassed = simulate(m, KernelType::SpMM, 16, s, machine);
   EXPECT_NEAR(denseLlcHitRate(bypassed), denseLlcHitRate(cached), 0.02);
 }
@@ -114,7 +115,7 @@ TEST(SpadeBehaviour, BarrierRaisesDenseRowReuseWhenRowsShareColumns) {
   SpadeMachineConfig machine = smallMachine(8);
   Schedule s = spadeSchedule(KernelType::SpMM, 64, 1024);
   SpadeStats free = simulate(m, KernelType::SpMM, 16, s, machine);
-  s.spade.barrier = true;
+  spadeKnobs(s).barrier = true;
   SpadeStats synced = simulate(m, KernelType::SpMM, 16, s, machine);
 
   EXPECT_GT(denseLlcHitRate(synced), denseLlcHitRate(free) + 0.05)
@@ -137,7 +138,7 @@ TEST(SpadeBehaviour, MorePesGiveFewerCyclesOnABalancedMatrix) {
   Schedule s = spadeSchedule(KernelType::SpMM, 64, 1);
   uint64_t last = 0, first = 0;
   for (int pes : {1, 2, 4, 8, 16}) {
-    s.spade.pes = pes;
+    spadeKnobs(s).pes = pes;
     SpadeStats st = simulate(m, KernelType::SpMM, 128, s, machine);
     EXPECT_EQ(st.pesUsed, pes);
     EXPECT_LT(st.imbalance, 1.1) << pes << " PEs";
@@ -212,9 +213,9 @@ TEST(SpadeBehaviour, SimulationIsDeterministic) {
   CsrMatrix m = powerLawMatrix(4096, 4096, 2000);
   SpadeMachineConfig machine;
   Schedule s = spadeSchedule(KernelType::SDDMM, 128, 1024);
-  s.spade.barrier = true;
-  s.spade.reorder = RowReorder::BySimilarity;
-  s.spade.bypassOutput = true;
+  spadeKnobs(s).barrier = true;
+  spadeKnobs(s).reorder = RowReorder::BySimilarity;
+  spadeKnobs(s).bypassOutput = true;
   SpadeStats a = simulate(m, KernelType::SDDMM, 32, s, machine);
   SpadeStats b = simulate(m, KernelType::SDDMM, 32, s, machine);
   EXPECT_GT(a.cycles, 0u);

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spade/ProgramBuilder.h"
+#include "spade/SpadeKnobs.h"
 #include "spade/Simulator.h"
 #include "sptune/Matrix/Generators.h"
 
@@ -58,9 +59,9 @@ uint64_t cycles(KernelType kernel, const Knobs &k,
   Schedule s = Schedule::csr(TargetKind::SPADE, kernel);
   s.splitRow = k.panel;
   s.splitCol = k.width;
-  s.spade.barrier = k.barrier;
-  s.spade.bypassSparse = s.spade.bypassOutput = k.bypass;
-  s.spade.reorder = k.reorder;
+  spadeKnobs(s).barrier = k.barrier;
+  spadeKnobs(s).bypassSparse = spadeKnobs(s).bypassOutput = k.bypass;
+  spadeKnobs(s).reorder = k.reorder;
   KernelSpec spec;
   spec.kernel = kernel;
   spec.free = 64;

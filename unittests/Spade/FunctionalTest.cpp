@@ -1,6 +1,7 @@
 //===- FunctionalTest.cpp - SPADE programs compute the right result -------===//
 
 #include "SpadeTestMatrices.h"
+#include "spade/SpadeKnobs.h"
 
 #include "spade/BoundProgram.h"
 #include "spade/Functional.h"
@@ -49,10 +50,10 @@ std::vector<Schedule> schedules(KernelType k) {
     s.splitRow = panel;
     s.splitCol = width;
     s.tile = tile;
-    s.spade.pes = pes;
-    s.spade.barrier = barrier;
-    s.spade.reorder = reorder;
-    s.spade.bypassSparse = s.spade.bypassDense = s.spade.bypassOutput = bypass;
+    spadeKnobs(s).pes = pes;
+    spadeKnobs(s).barrier = barrier;
+    spadeKnobs(s).reorder = reorder;
+    spadeKnobs(s).bypassSparse = spadeKnobs(s).bypassDense = spadeKnobs(s).bypassOutput = bypass;
     out.push_back(canonicalize(s));
   };
   add(256, 1, 0, 0, false, RowReorder::None, false);

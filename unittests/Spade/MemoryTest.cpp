@@ -1,6 +1,7 @@
 //===- MemoryTest.cpp - SPADE cache, DRAM and memory system models --------===//
 
 #include "spade/Cache.h"
+#include "spade/SpadeKnobs.h"
 #include "spade/Dram.h"
 #include "spade/MemorySystem.h"
 #include "spade/RowOrder.h"

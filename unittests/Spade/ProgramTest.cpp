@@ -1,6 +1,7 @@
 //===- ProgramTest.cpp - SPADE programs: text form, builder, binding ------===//
 
 #include "SpadeTestMatrices.h"
+#include "spade/SpadeKnobs.h"
 
 #include "spade/BoundProgram.h"
 #include "spade/ProgramBuilder.h"
@@ -79,9 +80,9 @@ TEST(SpadeProgramText, BuiltProgramsRoundTrip) {
   for (KernelType k : {KernelType::SpMM, KernelType::SDDMM}) {
     Schedule s = spadeSched(k, 16, 32);
     s.tile = 4;
-    s.spade.barrier = true;
-    s.spade.bypassDense = true;
-    s.spade.reorder = RowReorder::BySimilarity;
+    spadeKnobs(s).barrier = true;
+    spadeKnobs(s).bypassDense = true;
+    spadeKnobs(s).reorder = RowReorder::BySimilarity;
     KernelSpec spec;
     spec.kernel = k;
     spec.free = 10;
@@ -181,8 +182,8 @@ TEST(SpadeProgramBuilder, BarrierSeparatesColumnPhases) {
   KernelSpec spec;
   spec.free = 64;
   Schedule s = spadeSched(KernelType::SpMM, 256, 1024);
-  s.spade.barrier = true;
-  s.spade.pes = 2;
+  spadeKnobs(s).barrier = true;
+  spadeKnobs(s).pes = 2;
   s.tile = 32;
   std::optional<SpadeProgram> p = buildSpadeProgram(1000, 3000, spec, s, 16);
   ASSERT_TRUE(p.has_value());
@@ -240,7 +241,7 @@ TEST(SpadeProgramBuilder, RejectsWhatSpadeCannotRun) {
 
   spec.kernel = KernelType::SpMM;
   Schedule many = spadeSched(KernelType::SpMM, 4, 1);
-  many.spade.pes = 5;
+  spadeKnobs(many).pes = 5;
   EXPECT_FALSE(buildSpadeProgram(10, 10, spec, many, 4, &error));
   EXPECT_NE(error.find("5 PEs, the machine has 4"), std::string::npos) << error;
 

@@ -1,6 +1,7 @@
 //===- SpaceAndMeasurerTest.cpp - SPADE schedule space and measurer -------===//
 
 #include "SpadeTestMatrices.h"
+#include "spade/SpadeKnobs.h"
 
 #include "spade/SpadeMeasurer.h"
 #include "spade/SpadeScheduleSpace.h"
@@ -50,7 +51,7 @@ TEST(SpadeScheduleSpace, HasAFewHundredCanonicalDistinctSchedules) {
       ASSERT_TRUE(parsed.has_value()) << s.str();
       EXPECT_EQ(*parsed, s);
       EXPECT_TRUE(seen.insert(s.str()).second) << "twice: " << s.str();
-      EXPECT_FALSE(s.spade.barrier && s.splitCol == 1) << s.str();
+      EXPECT_FALSE(spadeKnobs(s).barrier && s.splitCol == 1) << s.str();
     }
     // Deterministic order.
     EXPECT_EQ(all(big), v);
@@ -93,7 +94,7 @@ TEST(SpadeMeasurer, MeasuresCyclesAndChecksTheResult) {
     spec.free = 32;
     Schedule s = defaultSpadeSchedule(k);
     s.splitCol = 256;
-    s.spade.barrier = true;
+    spadeKnobs(s).barrier = true;
     Measurement a = measurer.measure(m, spec, s, options);
     ASSERT_TRUE(a.ok()) << a.reason;
     ASSERT_TRUE(a.cycles.has_value());
@@ -136,7 +137,7 @@ TEST(SpadeMeasurer, RejectsWhatItCannotRun) {
 
   spec.kernel = KernelType::SpMM;
   Schedule s = defaultSpadeSchedule(KernelType::SpMM);
-  s.spade.pes = 1000;
+  spadeKnobs(s).pes = 1000;
   Measurement many = measurer.measure(m, spec, s, options);
   EXPECT_EQ(many.status, MeasureStatus::Illegal);
   EXPECT_NE(many.reason.find("1000 PEs"), std::string::npos) << many.reason;

@@ -1,13 +1,14 @@
 //===- KnobNeighbourhoodTest.cpp - Schedules around a seed ----------------===//
 
 #include "sptune/Tune/KnobNeighbourhood.h"
+#include "cpu/CpuKnobs.h"
 
 #include "sptune/Collect/Collection.h"
 #include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Matrix/MatrixStats.h"
 #include "sptune/Schedule/DatasetSchema.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
 
 #include "gtest/gtest.h"
@@ -38,17 +39,17 @@ TEST(KnobNeighbourhood, DistanceCountsChangedKnobs) {
   Schedule seed = sddmmSeed();
   EXPECT_EQ(knobDistance(seed, seed), 0u);
   Schedule lanes = seed;
-  lanes.cpu.vectorLength = 4;
+  cpuKnobs(lanes).vectorLength = 4;
   EXPECT_EQ(knobDistance(seed, canonicalize(lanes)), 1u);
   Schedule layout = seed;
   layout.denseTransposed = 0; // B as written
   EXPECT_EQ(knobDistance(seed, canonicalize(layout)), 1u);
   Schedule sequential = seed;
-  sequential.cpu.parallel = ParallelKind::None;
+  cpuKnobs(sequential).parallel = ParallelKind::None;
   EXPECT_EQ(knobDistance(seed, canonicalize(sequential)), 1u);
   Schedule dynamic = seed;
-  dynamic.cpu.omp = OmpScheduleKind::Dynamic;
-  dynamic.cpu.chunk = 64;
+  cpuKnobs(dynamic).omp = OmpScheduleKind::Dynamic;
+  cpuKnobs(dynamic).chunk = 64;
   EXPECT_EQ(knobDistance(seed, canonicalize(dynamic)), 2u);
   Schedule widths = lanes;
   widths.posWidth = widths.crdWidth = 32;

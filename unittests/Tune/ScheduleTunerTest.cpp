@@ -1,6 +1,7 @@
 //===- ScheduleTunerTest.cpp - Ranking, measuring and the heuristic guard -===//
 
 #include "sptune/Tune/ScheduleTuner.h"
+#include "nvvm/NvvmKnobs.h"
 
 #include "sptune/Collect/WorkerCandidateMeasurer.h"
 #include "sptune/Config.h"
@@ -9,7 +10,7 @@
 #include "sptune/CostModel/Trainer.h"
 #include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
 #include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
 
@@ -204,7 +205,7 @@ TEST(ScheduleTuner, TunesNvvmWithAModelTrainedForIt) {
     ProblemShape shape{KernelType::SpMM, m.rows, m.cols, 16, m.nnz()};
     for (const Schedule &s : nvvm.space().sample(shape, 40, n + 1)) {
       double work = static_cast<double>(m.nnz()) * 16e-9;
-      double t = s.gpu.libgen ? work * 0.3 : work * 1024.0 / s.gpu.threads;
+      double t = gpuKnobs(s).libgen ? work * 0.3 : work * 1024.0 / gpuKnobs(s).threads;
       g.samples.push_back({s, t});
     }
     groups.push_back(std::move(g));
@@ -237,7 +238,7 @@ TEST(ScheduleTuner, TunesNvvmWithAModelTrainedForIt) {
   EXPECT_EQ(result->chosen.target, TargetKind::NVVM);
   EXPECT_EQ(nvvm.whyIllegal(result->chosen), "");
   // What it learned: the library path ranks first.
-  EXPECT_TRUE(result->chosen.gpu.libgen) << result->chosen.str();
+  EXPECT_TRUE(gpuKnobs(result->chosen).libgen) << result->chosen.str();
   llvm::sys::fs::remove(path);
 }
 

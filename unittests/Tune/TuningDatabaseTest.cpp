@@ -2,7 +2,7 @@
 
 #include "sptune/Tune/TuningDatabase.h"
 #include "sptune/Matrix/Generators.h"
-#include "sptune/Schedule/DefaultSchedule.h"
+#include "sptune/Target/DefaultSchedule.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"

@@ -62,11 +62,6 @@ scheduledInterchange(linalg::GenericOp levelSpaceOp, unsigned sparseOperand,
 /// (the loop the sparse operand does not index), or -1 (SpMV).
 int freeLoopPosition(linalg::GenericOp levelSpaceOp, unsigned sparseOperand);
 
-/// The sparsifier's parallelization strategy that realizes `schedule`:
-/// parallelize the outermost loop, dense or not, or nothing.
-SparseParallelizationStrategy
-parallelizationStrategy(const ::sptune::Schedule &schedule);
-
 } // namespace sptune
 } // namespace mlir
 

@@ -17,10 +17,12 @@
 #ifndef SPTUNE_SCHEDULE_SCHEDULE_H
 #define SPTUNE_SCHEDULE_SCHEDULE_H
 
+#include "sptune/Schedule/TargetKnobs.h"
 #include "sptune/Schedule/Vocabulary.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,21 +32,8 @@ namespace sptune {
 
 /// MLIR level types sptune uses (`compressed_nu` = compressed(nonunique)).
 enum class LevelFormat : uint8_t { Dense, Compressed, CompressedNU, Singleton };
-enum class ParallelKind : uint8_t { None, Outer };
-enum class OmpScheduleKind : uint8_t { Static, Dynamic };
-/// SPADE row reordering applied to the sparse matrix before tiling.
-enum class RowReorder : uint8_t { None, ByLength, BySimilarity };
 
 const char *toString(LevelFormat);
-const char *toString(ParallelKind);
-const char *toString(OmpScheduleKind);
-const char *toString(RowReorder);
-std::optional<TargetKind> parseTargetKind(std::string_view);
-/// The kind of a target added at run time (sptune/Target/Target.h) beyond
-/// the three built in: a new enumerator value the first time `name` is seen,
-/// the same one after. toString and parseTargetKind know it from then on.
-TargetKind addTargetKind(std::string_view name);
-std::optional<KernelType> parseKernelType(std::string_view);
 
 /// A loop, or a storage level's dimension: a role, possibly one of its parts.
 struct DimPart {
@@ -56,6 +45,8 @@ struct DimPart {
   bool operator!=(const DimPart &o) const { return !(*this == o); }
   /// "i", "i1" (outer), "i0" (inner).
   std::string str() const;
+  /// The inverse of str(), or nullopt.
+  static std::optional<DimPart> parse(std::string_view s);
 };
 
 struct StorageLevel {
@@ -64,37 +55,6 @@ struct StorageLevel {
   bool operator==(const StorageLevel &o) const {
     return dim == o.dim && format == o.format;
   }
-};
-
-/// CPU knobs: OpenMP parallelization of the outer loop and vectorization.
-struct CpuKnobs {
-  ParallelKind parallel = ParallelKind::None;
-  int threads = 0; ///< 0 = the OpenMP default (all hardware threads)
-  OmpScheduleKind omp = OmpScheduleKind::Static;
-  int chunk = 0;        ///< 0 = the runtime's default chunk
-  int vectorLength = 0; ///< 0 = no vectorization; else 4, 8 or 16
-  bool simdIndex32 = false;
-  bool operator==(const CpuKnobs &) const;
-};
-
-/// NVVM knobs: MLIR's sparse GPU code generation, or the cuSPARSE library path.
-struct GpuKnobs {
-  int threads = 1024; ///< threads per block of sparse-gpu-codegen
-  bool libgen = false; ///< cuSPARSE through enable-gpu-libgen
-  bool operator==(const GpuKnobs &) const;
-};
-
-/// SPADE knobs. The row panel height and the column tile width are the
-/// schedule's splits; a split of 1 means "not tiled" (one panel of all rows,
-/// or the whole column range).
-struct SpadeKnobs {
-  int pes = 0; ///< processing elements used; 0 = all of the machine
-  bool barrier = false;
-  bool bypassSparse = false;
-  bool bypassDense = false;
-  bool bypassOutput = false;
-  RowReorder reorder = RowReorder::None;
-  bool operator==(const SpadeKnobs &) const;
 };
 
 /// A dense operand of a kernel whose storage order a schedule chooses, in
@@ -126,11 +86,30 @@ struct Schedule {
   /// (denseOperands(kernel)[n]) is stored with its `outer` role contiguous
   /// (transposed) instead of its `inner` one. sptune-apply-schedule
   /// transposes the operand inside the kernel's function (timed like the
-  /// kernel), or elides a transposition the IR already makes. CPU only.
+  /// kernel), or elides a transposition the IR already makes. Only on
+  /// targets whose knobs say so (TargetKnobs::hasDenseLayouts: the CPU).
   uint8_t denseTransposed = 0;
-  CpuKnobs cpu;
-  GpuKnobs gpu;
-  SpadeKnobs spade;
+  /// The target's own knobs (sptune/Schedule/TargetKnobs.h): null means
+  /// all at their defaults. Read and written through `knobs<T>()`.
+  std::shared_ptr<KnobValues> knobBlock;
+
+  /// The knob struct `T` of this schedule's target (CpuKnobs, ...): its
+  /// defaults when the schedule sets none or holds another target's.
+  template <typename T> const T &knobs() const {
+    if (knobBlock && knobBlock->typeId() == &T::ID)
+      return static_cast<const T &>(*knobBlock);
+    static const T defaults;
+    return defaults;
+  }
+  /// The same, writable: the block is created (or copied, when other
+  /// schedules share it) first.
+  template <typename T> T &knobs() {
+    if (!knobBlock || knobBlock->typeId() != &T::ID)
+      knobBlock = std::make_shared<T>();
+    else if (knobBlock.use_count() > 1)
+      knobBlock = knobBlock->clone();
+    return static_cast<T &>(*knobBlock);
+  }
 
   /// Canonical roles of the kernel.
   static Role rowRole(KernelType) { return Role::I; }
@@ -170,6 +149,8 @@ struct Schedule {
   /// The printed form, e.g.
   ///   cpu spmm, levels = [i : dense, k : compressed], split = [1, 1],
   ///   order = [i, k, j], widths = [64, 64], tile = 0, parallel = none, ...
+  /// (the target's knobs after `tile`, printed by its TargetKnobs; levels,
+  /// order and widths only on targets with storage levels)
   /// with `layout = [a : k, b : k]` after the widths when a dense operand
   /// is not in its natural layout.
   std::string str() const;
@@ -217,9 +198,11 @@ std::string whyIllegalForShape(const Schedule &s, int64_t rows, int64_t cols,
 double estimateStoredValues(const Schedule &s, int64_t rows, int64_t cols,
                             int64_t nnz);
 
-/// The canonical representative of `s`'s equivalence class: knobs that have
-/// no effect are reset (e.g. thread count when nothing runs in parallel, the
-/// knobs of other targets), so equivalent schedules compare equal.
+/// The canonical representative of `s`'s equivalence class: the target's
+/// knobs that have no effect are reset (e.g. thread count when nothing runs
+/// in parallel; TargetKnobs::canonicalize), as are dense layouts on targets
+/// without them and another target's knob block, so equivalent schedules
+/// compare equal.
 Schedule canonicalize(const Schedule &s);
 
 /// Parses the printed form. On failure returns nullopt and sets `error`.
@@ -229,29 +212,6 @@ std::optional<Schedule> parseSchedule(std::string_view text,
 struct ScheduleHash {
   size_t operator()(const Schedule &s) const { return s.hash(); }
 };
-
-//===----------------------------------------------------------------------===//
-// Token-level parsing, shared by the plain text parser and the MLIR attribute
-// parser so that both accept exactly one grammar.
-//===----------------------------------------------------------------------===//
-
-/// The tokens the schedule grammar needs. Implementations: a plain lexer over
-/// a string (parseSchedule) and mlir::AsmParser (#sptune.schedule).
-class ScheduleTokenSource {
-public:
-  virtual ~ScheduleTokenSource();
-  /// Identifiers such as `cpu`, `dense`, `i1`, `k0`, `true`.
-  virtual bool parseKeyword(std::string &keyword) = 0;
-  virtual bool parseInteger(int64_t &value) = 0;
-  /// Single punctuation: one of , = [ ] :
-  virtual bool parsePunct(char c) = 0;
-  virtual bool parseOptionalPunct(char c) = 0;
-  /// Reports an error at the current position.
-  virtual void emitError(const std::string &message) = 0;
-};
-
-/// Parses the body of a schedule (the printed form) from `tokens`.
-std::optional<Schedule> parseScheduleBody(ScheduleTokenSource &tokens);
 
 } // namespace sptune
 

@@ -18,6 +18,7 @@
 #ifndef SPTUNE_TARGET_KNOBENCODING_H
 #define SPTUNE_TARGET_KNOBENCODING_H
 
+#include "sptune/Matrix/MatrixStats.h"
 #include "sptune/Schedule/Schedule.h"
 
 #include <algorithm>
@@ -74,6 +75,17 @@ public:
 
   /// `s`'s parallelism and vectorization for the common feature space.
   virtual ParallelismFeatures parallelism(const Schedule &s) const = 0;
+
+  /// The model-free cost estimate's view of the knobs (heuristic mode ranks
+  /// candidates by sptune::analyticalCost): `work`, estimated from the
+  /// shared part of `s` for a matrix with `stats` and a free loop of
+  /// `freeSize` iterations (1 without one), scaled by what the knobs do to
+  /// it. The default: unchanged.
+  virtual double scaleAnalyticalWork(const Schedule &s, double work,
+                                     const MatrixStats &stats,
+                                     double freeSize) const {
+    return work;
+  }
 
   /// `count` canonical CSR schedules of `kernel` whose knobs are drawn
   /// uniformly from their legal domains, deterministically for `seed`: the

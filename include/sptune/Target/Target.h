@@ -34,6 +34,7 @@
 namespace sptune {
 
 class KnobEncoding;
+class TargetKnobs;
 class Measurer;
 class ScheduleSpace;
 struct MatrixStats;
@@ -77,6 +78,12 @@ public:
   /// SPADE's are not: sptune-emit-spade turns them into tile programs.
   virtual bool rewritesIR() const { return true; }
 
+  /// The target's own part of its schedules (sptune/Schedule/TargetKnobs.h):
+  /// how they are defaulted, printed, parsed, checked and canonicalized.
+  /// TargetRegistry::add registers it with the values layer. The default:
+  /// no knobs of its own (schedules print their shared part only).
+  virtual const TargetKnobs &knobs() const;
+
   /// How the cost model sees this target's own knobs. The default: none
   /// (a zero-width vector; the target's schedules are told apart by the
   /// common features only).
@@ -90,7 +97,9 @@ public:
 /// Creates the measurer of one target (the measurement side registers it).
 using MeasurerFactory = std::function<std::unique_ptr<Measurer>()>;
 
-/// Name -> target. Registration happens at start-up from explicit
+/// Name -> target. Registering a target also registers its knobs
+/// (registerTargetKnobs), so that its schedules can be printed and parsed.
+/// Registration happens at start-up from explicit
 /// `register*` calls (static libraries drop self-registering globals);
 /// lookups after that are read-only and thread-safe.
 class TargetRegistry {

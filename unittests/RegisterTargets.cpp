@@ -1,8 +1,9 @@
-//===- RegisterTargets.cpp - Targets for the cost model's tests -----------===//
+//===- RegisterTargets.cpp - The built-in targets, for every unit test ----===//
 //
-// The cost model finds each target's knob encoding in the target registry;
-// like every program that uses the model, the tests register the built-in
-// targets first.
+// A schedule's knob block is printed, parsed and checked by its target, and
+// the cost model finds each target's knob encoding in the target registry:
+// like every program that uses schedules, each test binary registers the
+// built-in targets first (sptune_add_unittest links this file in).
 //
 //===----------------------------------------------------------------------===//
 

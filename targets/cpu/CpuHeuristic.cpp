@@ -1,0 +1,77 @@
+//===- CpuHeuristic.cpp - The CPU target's model-free schedules -----------===//
+
+#include "cpu/CpuHeuristic.h"
+
+#include "cpu/CpuKnobs.h"
+
+using namespace sptune;
+
+Schedule sptune::cpuMlirDefaultSchedule(KernelType kernel) {
+  Schedule s = Schedule::csr(TargetKind::CPU, kernel);
+  // Upstream's loop sort (sparse-reinterpret-map, default strategy) puts the
+  // reduction before the last parallel loop: (i, k, j) for SpMM as for
+  // SDDMM, where k is the free loop.
+  if (kernel == KernelType::SDDMM)
+    s.loopOrder = {{Role::I, Part::Whole},
+                   {Role::K, Part::Whole},
+                   {Role::J, Part::Whole}};
+  cpuKnobs(s).parallel = ParallelKind::Outer;
+  return canonicalize(s);
+}
+
+Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
+                                      const MatrixStats *stats, int64_t free) {
+  // Mostly empty rows: do not visit them (DCSR) — otherwise the outer loop
+  // costs O(rows) instead of O(nonempty rows).
+  bool hyperSparse =
+      stats && stats->rows > 0 &&
+      static_cast<double>(stats->emptyRows) > 0.5 * static_cast<double>(stats->rows);
+  Schedule s = hyperSparse ? Schedule::dcsr(TargetKind::CPU, kernel)
+                           : Schedule::csr(TargetKind::CPU, kernel);
+  // CSR levels give the loop order i, k, then the free loop innermost: for
+  // SpMM that is the row-wise product (j innermost streams rows of B and C;
+  // the order i, j, k would re-walk each sparse row N times and read B by
+  // columns), for SDDMM the dot product over k innermost.
+  CpuKnobs &c = cpuKnobs(s);
+  c.parallel = ParallelKind::Outer;
+  // Imbalanced rows: dynamic chunks of 256 rows (64 cost SpMM 20% on
+  // email-Enron in libomp's dispatch). Not for SpMV, whose rows are so
+  // cheap that the dispatch of each chunk costs more than the imbalance
+  // (measured 4-7x slower with chunks of 16 on 2 cores).
+  bool imbalanced = stats && stats->rowMean > 0 &&
+                    stats->rowStd > 1.0 * stats->rowMean;
+  if (imbalanced && kernel != KernelType::SpMV) {
+    c.omp = OmpScheduleKind::Dynamic;
+    c.chunk = 256;
+  }
+  // Vectorize the dense innermost loop (not SpMV, whose innermost loop is
+  // the sparse one): 16 lanes when the free dimension is a multiple of
+  // 16, so SpMM's row of C is a few whole vectors that stay in registers
+  // across the row (sptune-promote-accumulators; one AVX-512 register or
+  // two AVX2 ones each), else 8.
+  if (kernel != KernelType::SpMV) {
+    if (free == 0 || free % 16 == 0)
+      c.vectorLength = 16;
+    else if (free >= 8)
+      c.vectorLength = 8;
+  }
+  // SDDMM: dot products over rows of A and B^T (k innermost, S's copy
+  // updated in place). B is stored transposed first when its columns are
+  // read often enough to repay the transposition (it moves as much data
+  // as the kernel reads when columns have ~N/8 entries: at least 16
+  // entries per column on average), or when B's rows span a 4 KiB page
+  // (1,024 f32 columns): then each of the dot product's strided reads of
+  // B(k, j) lands on a page of its own, 64 pages per stored entry at
+  // K = 64, and the untransposed kernel is bound by TLB and cache misses.
+  // Measured on the 92 training matrices (cpu-2026-12-01): with at least
+  // 1,024 columns and fewer than 16 entries per column, the best B^T
+  // schedule beats the best untransposed one on 41 of 46 SDDMMs, 1.85x in
+  // geometric mean; with fewer columns on 17 of 27, 1.16x, and it loses
+  // most on the smallest matrices (0.06x on 46 entries), where allocating
+  // and filling B^T costs more than the kernel.
+  if (kernel == KernelType::SDDMM && stats && stats->cols > 0 &&
+      (static_cast<double>(stats->nnz) >= 16.0 * stats->cols ||
+       stats->cols >= 1024))
+    s.denseTransposed = 2; // b : k
+  return canonicalize(s);
+}

@@ -1,0 +1,127 @@
+//===- CpuKnobs.cpp - The CPU target's own part of a schedule -------------===//
+
+#include "cpu/CpuKnobs.h"
+
+#include "sptune/Schedule/ScheduleGrammar.h"
+
+#include <string>
+
+using namespace sptune;
+
+char CpuKnobs::ID = 0;
+
+const char *sptune::toString(ParallelKind p) {
+  return p == ParallelKind::None ? "none" : "outer";
+}
+
+const char *sptune::toString(OmpScheduleKind k) {
+  return k == OmpScheduleKind::Static ? "static" : "dynamic";
+}
+
+bool CpuKnobs::operator==(const CpuKnobs &o) const {
+  return parallel == o.parallel && threads == o.threads && omp == o.omp &&
+         chunk == o.chunk && vectorLength == o.vectorLength &&
+         simdIndex32 == o.simdIndex32;
+}
+
+namespace {
+class CpuTargetKnobs : public TargetKnobsOf<CpuKnobs> {
+public:
+  TargetKind target() const override { return TargetKind::CPU; }
+  bool hasDenseLayouts() const override { return true; }
+
+  void print(const Schedule &s, std::string &out) const override {
+    const CpuKnobs &c = cpuKnobs(s);
+    out += std::string(", parallel = ") + toString(c.parallel) +
+           ", threads = " + std::to_string(c.threads) +
+           ", omp = " + toString(c.omp) +
+           ", chunk = " + std::to_string(c.chunk) +
+           ", vl = " + std::to_string(c.vectorLength) +
+           ", simd32 = " + (c.simdIndex32 ? "true" : "false");
+  }
+
+  KnobParseResult parseKnob(std::string_view key, ScheduleTokenSource &t,
+                            Schedule &s) const override {
+    static const ParallelKind kParallel[] = {ParallelKind::None,
+                                             ParallelKind::Outer};
+    static const OmpScheduleKind kOmp[] = {OmpScheduleKind::Static,
+                                           OmpScheduleKind::Dynamic};
+    bool ok;
+    if (key == "parallel")
+      ok = parseEnum(t, cpuKnobs(s).parallel, kParallel, "parallelization");
+    else if (key == "threads")
+      ok = parseInt(t, cpuKnobs(s).threads);
+    else if (key == "omp")
+      ok = parseEnum(t, cpuKnobs(s).omp, kOmp, "OpenMP schedule");
+    else if (key == "chunk")
+      ok = parseInt(t, cpuKnobs(s).chunk);
+    else if (key == "vl")
+      ok = parseInt(t, cpuKnobs(s).vectorLength);
+    else if (key == "simd32")
+      ok = parseBool(t, cpuKnobs(s).simdIndex32);
+    else
+      return KnobParseResult::NotAKnob;
+    return ok ? KnobParseResult::Parsed : KnobParseResult::Failed;
+  }
+
+  std::string whyIllegal(const Schedule &s) const override {
+    const CpuKnobs &c = cpuKnobs(s);
+    if (c.threads < 0 || c.threads > 1024)
+      return "thread count must be in [0, 1024]";
+    if (c.chunk < 0)
+      return "chunk must be non-negative";
+    if (c.vectorLength != 0 && c.vectorLength != 4 && c.vectorLength != 8 &&
+        c.vectorLength != 16)
+      return "vector length must be 0, 4, 8 or 16";
+    // Reproduced with mlir-opt 22.1: after strip-mining, the sparse
+    // vectorizer emits vector.load on the strided views of the tiles
+    // ("most minor memref dim must have unit stride").
+    // Found by sptune-fuzz, reproduced with mlir-opt 22.1: vectorized SpMV
+    // over COO storage (either orientation) computes wrong sums; and so does
+    // any vectorized innermost loop over a singleton level once its dense
+    // operand is read with unit stride along it (SpMM over COO with
+    // layout = [b : k] and k innermost, or [c : i] and i innermost: the
+    // vectorizer gathers by coordinate and gets the sums wrong).
+    if (c.vectorLength > 0) {
+      for (const StorageLevel &l : s.levels)
+        if (l.format == LevelFormat::Singleton &&
+            (s.kernel == KernelType::SpMV ||
+             (!s.loopOrder.empty() && s.loopOrder.back() == l.dim)))
+          return "vectorizing an innermost loop over a COO (singleton) level "
+                 "computes wrong results (MLIR sparse vectorizer)";
+    }
+    if (s.tile > 0 && c.vectorLength > 0)
+      return "tiling the free loop and vectorizing cannot be combined (the "
+             "sparse vectorizer fails on tiled views)";
+    return "";
+  }
+
+  void canonicalize(Schedule &s) const override {
+    CpuKnobs c = cpuKnobs(s);
+    // The sparsifier never parallelizes a reduction loop, nor the outer
+    // loop over a non-unique (COO) level, which it emits as a while loop.
+    if (c.parallel == ParallelKind::Outer && !s.loopOrder.empty()) {
+      const DimPart &outer = s.loopOrder.front();
+      if (outer.role == Schedule::reductionRole(s.kernel))
+        c.parallel = ParallelKind::None;
+      for (const StorageLevel &l : s.levels)
+        if (l.dim == outer && l.format == LevelFormat::CompressedNU)
+          c.parallel = ParallelKind::None;
+    }
+    if (c.parallel == ParallelKind::None) {
+      c.threads = 0;
+      c.omp = OmpScheduleKind::Static;
+      c.chunk = 0;
+    }
+    if (c.vectorLength == 0)
+      c.simdIndex32 = false;
+    if (!(c == cpuKnobs(static_cast<const Schedule &>(s))))
+      cpuKnobs(s) = c;
+  }
+};
+} // namespace
+
+const TargetKnobs &sptune::cpuTargetKnobs() {
+  static const CpuTargetKnobs knobs;
+  return knobs;
+}
