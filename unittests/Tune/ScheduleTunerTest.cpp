@@ -10,6 +10,7 @@
 #include "sptune/CostModel/Trainer.h"
 #include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Schedule/ScheduleGrammar.h"
 #include "sptune/Target/DefaultSchedule.h"
 #include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
@@ -256,10 +257,48 @@ TEST(ScheduleTuner, UnregisteredTargetIsAnError) {
 
 //===----------------------------------------------------------------------===//
 // A fourth target, added the way a new target folder would add itself: a
-// Target subclass, its space, and one registration line.
+// Target subclass, its knob block, its space, and one registration line.
 //===----------------------------------------------------------------------===//
 
-/// The toy target's space: CSR and DCSR, with and without 32-bit indices.
+/// The toy target's own knob: how far its (imaginary) back end unrolls the
+/// innermost loop, printed as `unroll = N` after the shared part.
+struct ToyKnobs : KnobValuesOf<ToyKnobs> {
+  static char ID;
+  int unroll = 1;
+  bool operator==(const ToyKnobs &o) const { return unroll == o.unroll; }
+};
+char ToyKnobs::ID = 0;
+
+class ToyTargetKnobs : public TargetKnobsOf<ToyKnobs> {
+public:
+  explicit ToyTargetKnobs(TargetKind kind) : kind(kind) {}
+  TargetKind target() const override { return kind; }
+  void print(const Schedule &s, std::string &out) const override {
+    out += ", unroll = " + std::to_string(s.knobs<ToyKnobs>().unroll);
+  }
+  KnobParseResult parseKnob(std::string_view key, ScheduleTokenSource &t,
+                            Schedule &s) const override {
+    if (key != "unroll")
+      return KnobParseResult::NotAKnob;
+    return parseInt(t, s.knobs<ToyKnobs>().unroll) ? KnobParseResult::Parsed
+                                                   : KnobParseResult::Failed;
+  }
+  std::string whyIllegal(const Schedule &s) const override {
+    int u = s.knobs<ToyKnobs>().unroll;
+    return u == 1 || u == 2 || u == 4 ? "" : "unroll must be 1, 2 or 4";
+  }
+  /// SpMV's innermost loop is too short to unroll.
+  void canonicalize(Schedule &s) const override {
+    if (s.kernel == KernelType::SpMV && s.knobs<ToyKnobs>().unroll != 1)
+      s.knobs<ToyKnobs>().unroll = 1;
+  }
+
+private:
+  TargetKind kind;
+};
+
+/// The toy target's space: CSR and DCSR, with and without 32-bit indices,
+/// unrolled by 1 or 4.
 class ToySpace : public ScheduleSpace {
 public:
   explicit ToySpace(TargetKind kind) : kind(kind) {}
@@ -267,13 +306,15 @@ public:
   void enumerate(const ProblemShape &shape,
                  const std::function<bool(const Schedule &)> &fn) const override {
     for (bool doubly : {false, true})
-      for (int width : {32, 64}) {
-        Schedule s = doubly ? Schedule::dcsr(kind, shape.kernel)
-                            : Schedule::csr(kind, shape.kernel);
-        s.posWidth = s.crdWidth = width;
-        if (!fn(canonicalize(s)))
-          return;
-      }
+      for (int width : {32, 64})
+        for (int unroll : {1, 4}) {
+          Schedule s = doubly ? Schedule::dcsr(kind, shape.kernel)
+                              : Schedule::csr(kind, shape.kernel);
+          s.posWidth = s.crdWidth = width;
+          s.knobs<ToyKnobs>().unroll = unroll;
+          if (!fn(canonicalize(s)))
+            return;
+        }
   }
 
 private:
@@ -282,15 +323,19 @@ private:
 
 class ToyTarget : public Target {
 public:
-  ToyTarget() : toyKind(addTargetKind("toy")), toySpace(toyKind) {}
+  ToyTarget()
+      : toyKind(addTargetKind("toy")), toyKnobs(toyKind), toySpace(toyKind) {}
   std::string_view name() const override { return "toy"; }
   TargetKind kind() const override { return toyKind; }
   const ScheduleSpace &space() const override { return toySpace; }
-  /// DCSR with 32-bit indices: the toy's idea of a good default.
+  const TargetKnobs &knobs() const override { return toyKnobs; }
+  /// DCSR with 32-bit indices, unrolled by 4: the toy's idea of a good
+  /// default.
   Schedule heuristicSchedule(KernelType kernel, const MatrixStats *,
                              int64_t) const override {
     Schedule s = Schedule::dcsr(toyKind, kernel);
     s.posWidth = s.crdWidth = 32;
+    s.knobs<ToyKnobs>().unroll = 4;
     return canonicalize(s);
   }
   Schedule referenceSchedule(KernelType kernel) const override {
@@ -306,6 +351,7 @@ public:
 
 private:
   TargetKind toyKind;
+  ToyTargetKnobs toyKnobs;
   ToySpace toySpace;
 };
 
@@ -344,13 +390,30 @@ TEST(ScheduleTuner, AToyTargetPlugsInWithOneRegistrationLine) {
   const Target &toy = TargetRegistry::add(std::make_unique<ToyTarget>());
   EXPECT_EQ(TargetRegistry::lookup("toy"), &toy);
   EXPECT_EQ(TargetRegistry::lookup(toy.kind()), &toy);
-  // Its schedules print and parse under its name.
+  // Its schedules print and parse under its name, its knob block after the
+  // shared part; the values layer knows nothing of the toy.
   Schedule h = toy.heuristicSchedule(KernelType::SpMM, nullptr, 16);
   EXPECT_EQ(h.str().rfind("toy spmm, levels = [i : compressed", 0), 0u)
+      << h.str();
+  EXPECT_NE(h.str().find("tile = 0, unroll = 4"), std::string::npos)
       << h.str();
   std::optional<Schedule> parsed = parseSchedule(h.str());
   ASSERT_TRUE(parsed);
   EXPECT_EQ(*parsed, h);
+  EXPECT_EQ(parsed->knobs<ToyKnobs>().unroll, 4);
+  // Its knobs are checked and canonicalized by the toy; other targets'
+  // knobs are not its own.
+  std::string why;
+  std::optional<Schedule> three = parseSchedule("toy spmm, unroll = 3", &why);
+  ASSERT_TRUE(three) << why;
+  EXPECT_EQ(whyIllegal(*three), "unroll must be 1, 2 or 4");
+  EXPECT_FALSE(parseSchedule("toy spmm, vl = 8", &why));
+  EXPECT_NE(why.find("key 'vl' does not apply to target 'toy'"),
+            std::string::npos)
+      << why;
+  std::optional<Schedule> spmv = parseSchedule("toy spmv, unroll = 4", &why);
+  ASSERT_TRUE(spmv) << why;
+  EXPECT_EQ(canonicalize(*spmv), *parseSchedule("toy spmv"));
 
   CsrMatrix m = load();
   std::string error;
@@ -362,7 +425,7 @@ TEST(ScheduleTuner, AToyTargetPlugsInWithOneRegistrationLine) {
   o.topK = 10;
   auto result = tuneSchedule(*heuristic, m, KernelType::SpMM, 16, o);
   ASSERT_TRUE(!!result) << llvm::toString(result.takeError());
-  EXPECT_EQ(result->numCandidates, 4u);
+  EXPECT_EQ(result->numCandidates, 8u);
   EXPECT_EQ(result->chosen, h);
   for (const RankedCandidate &c : result->top)
     EXPECT_EQ(c.schedule.target, toy.kind());
