@@ -359,11 +359,91 @@ assignRoles(linalg::LinalgOp op, BodyKind bodyKind, std::string &reason) {
   return failure();
 }
 
+/// The body's meaning for a descriptor: the matcher's multiply-accumulate
+/// forms, or an elementwise product of every input (no accumulation).
+static ::sptune::KernelDescriptor::Body describeBody(linalg::LinalgOp op) {
+  using Body = ::sptune::KernelDescriptor::Body;
+  std::string ignored;
+  FailureOr<BodyKind> kind = analyzeBody(op, ignored);
+  if (succeeded(kind))
+    return *kind == BodyKind::Spy ? Body::SampledMultiplyAccumulate
+                                  : Body::MultiplyAccumulate;
+  Block *body = op.getBlock();
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  SmallVector<unsigned> factors;
+  if (yield && yield.getNumOperands() == 1 &&
+      collectFactors(yield.getOperand(0), body, factors) &&
+      coversInputs(factors, op.getNumDpsInputs()))
+    return Body::ElementwiseProduct;
+  return Body::Other;
+}
+
+FailureOr<::sptune::KernelDescriptor>
+mlir::sptune::describeKernel(linalg::LinalgOp op, std::string &why) {
+  using ::sptune::KernelOperand;
+  if (op.getNumDpsInits() != 1 || op->getNumResults() > 1) {
+    why = "op does not have exactly one output";
+    return failure();
+  }
+  ::sptune::KernelDescriptor d;
+  static const char *kLoopNames[] = {"i", "j", "k", "l", "m", "n", "p", "q"};
+  auto iterators = op.getIteratorTypesArray();
+  for (unsigned l = 0; l < op.getNumLoops(); ++l) {
+    ::sptune::KernelLoop loop;
+    loop.name = l < 8 ? kLoopNames[l] : "d" + std::to_string(l);
+    loop.reduction = iterators[l] == utils::IteratorType::reduction;
+    d.loops.push_back(loop);
+  }
+  unsigned numInputs = op.getNumDpsInputs();
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type) {
+      why = "operand #" + std::to_string(operand.getOperandNumber()) +
+            " is not a ranked tensor";
+      return failure();
+    }
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false)) {
+      why = "indexing maps are not projected permutations";
+      return failure();
+    }
+    KernelOperand o;
+    auto encoding = sparse_tensor::getSparseTensorEncoding(type);
+    bool output = operand.getOperandNumber() >= numInputs;
+    o.kind = encoding ? (output ? KernelOperand::Kind::SparseOutput
+                                : KernelOperand::Kind::Sparse)
+                      : (output ? KernelOperand::Kind::Output
+                                : KernelOperand::Kind::Dense);
+    llvm::raw_string_ostream os(o.elementType);
+    os << type.getElementType();
+    os.flush();
+    for (auto [dim, loop] : llvm::enumerate(operandLoops(map))) {
+      o.dims.push_back(loop);
+      // A loop is static when any operand dimension it indexes is.
+      if (!ShapedType::isDynamic(type.getShape()[dim]))
+        d.loops[loop].size = type.getShape()[dim];
+    }
+    if (encoding) {
+      for (sparse_tensor::LevelType lt : encoding.getLvlTypes())
+        o.levels.push_back(lt.toMLIRString());
+      o.posWidth = encoding.getPosWidth();
+      o.crdWidth = encoding.getCrdWidth();
+    }
+    d.operands.push_back(std::move(o));
+  }
+  d.body = describeBody(op);
+  return d;
+}
+
 KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
   KernelMatch match;
   match.isSparse = hasSparseOperand(op);
   if (!match.isSparse)
     return match;
+  std::string whyNot;
+  if (FailureOr<::sptune::KernelDescriptor> d = describeKernel(op, whyNot);
+      succeeded(d))
+    match.descriptor = std::move(*d);
 
   // Operand types: ranked tensors of matrices/vectors with one f32/f64 type.
   Type elementType;

@@ -36,8 +36,9 @@ static void writeShape(llvm::json::OStream &j, ArrayRef<int64_t> shape) {
   });
 }
 
-void mlir::sptune::writeKernelReport(llvm::raw_ostream &os,
-                                     ArrayRef<ReportedKernel> kernels) {
+void mlir::sptune::writeKernelReport(
+    llvm::raw_ostream &os, ArrayRef<ReportedKernel> kernels,
+    ArrayRef<UnrecognizedKernel> unrecognized) {
   llvm::json::OStream j(os, /*IndentSize=*/2);
   j.object([&] {
     j.attribute("version", kKernelReportVersion);
@@ -50,6 +51,7 @@ void mlir::sptune::writeKernelReport(llvm::raw_ostream &os,
           j.attribute("location", locationString(rk.op->getLoc()));
           j.attribute("op", rk.op->getName().getStringRef().str());
           j.attribute("kind", stringifyKernelKind(k.getKind()).str());
+          j.attribute("descriptor", rk.descriptor);
           j.attribute("element_type", printToString(k.getElementType()));
           j.attributeArray("loops", [&] {
             for (auto [role, size] :
@@ -99,6 +101,19 @@ void mlir::sptune::writeKernelReport(llvm::raw_ostream &os,
               });
             }
           });
+        });
+      }
+    });
+    j.attributeArray("unrecognized", [&] {
+      for (const UnrecognizedKernel &u : unrecognized) {
+        auto func = u.op->getParentOfType<func::FuncOp>();
+        j.object([&] {
+          j.attribute("function", func ? func.getSymName().str() : "");
+          j.attribute("location", locationString(u.op->getLoc()));
+          j.attribute("op", u.op->getName().getStringRef().str());
+          j.attribute("reason", u.reason);
+          j.attribute("shape", u.shape);
+          j.attribute("descriptor", u.descriptor);
         });
       }
     });

@@ -31,26 +31,40 @@ struct ExtractKernelsPass
 
   void runOnOperation() override {
     SmallVector<ReportedKernel> kernels;
+    SmallVector<UnrecognizedKernel> unrecognized;
     getOperation()->walk([&](linalg::LinalgOp op) {
       KernelMatch match = matchSparseKernel(op);
       if (!match.isSparse)
         return;
+      std::string descriptor =
+          match.descriptor ? match.descriptor->str() : std::string();
       if (!match.recognized()) {
-        if (emitRemarks)
-          op->emitRemark("sptune: not a recognized sparse kernel: ")
+        std::string shape =
+            match.descriptor ? match.descriptor->shapeName() : std::string();
+        if (emitRemarks) {
+          InFlightDiagnostic remark =
+              op->emitRemark("sptune: not a recognized sparse kernel: ")
               << match.reason;
+          // What it computes, so that the user sees which kernel passed
+          // through untuned (an SpGEMM, an MTTKRP, ...).
+          if (match.descriptor)
+            remark << "; seen as " << (shape.empty() ? "" : shape + ": ")
+                   << descriptor;
+        }
+        unrecognized.push_back({op, match.reason, shape, descriptor});
         return;
       }
       op->setAttr(SptuneDialect::kKernelAttrName, match.kernel);
-      kernels.push_back({op, match.kernel});
+      kernels.push_back({op, match.kernel, descriptor});
     });
-    if (!reportFile.empty() && failed(writeReport(kernels)))
+    if (!reportFile.empty() && failed(writeReport(kernels, unrecognized)))
       return signalPassFailure();
   }
 
-  LogicalResult writeReport(ArrayRef<ReportedKernel> kernels) {
+  LogicalResult writeReport(ArrayRef<ReportedKernel> kernels,
+                            ArrayRef<UnrecognizedKernel> unrecognized) {
     if (reportFile == "-") {
-      writeKernelReport(llvm::outs(), kernels);
+      writeKernelReport(llvm::outs(), kernels, unrecognized);
       llvm::outs().flush();
       return success();
     }
@@ -61,7 +75,7 @@ struct ExtractKernelsPass
       return mlir::emitError(getOperation().getLoc(),
                              "sptune: cannot write report '")
              << reportFile << "': " << error;
-    writeKernelReport(out->os(), kernels);
+    writeKernelReport(out->os(), kernels, unrecognized);
     out->keep();
     return success();
   }

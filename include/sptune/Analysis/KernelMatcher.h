@@ -11,6 +11,7 @@
 #define SPTUNE_ANALYSIS_KERNELMATCHER_H
 
 #include "sptune/IR/SptuneAttrs.h"
+#include "sptune/Schedule/KernelDescriptor.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/ADT/SmallVector.h"
@@ -21,6 +22,9 @@ namespace sptune {
 
 /// What the matcher found out about a linalg op.
 struct KernelMatch {
+  /// What the op computes, when it can be described (ranked tensors,
+  /// projected-permutation indexing maps), recognized or not.
+  std::optional<::sptune::KernelDescriptor> descriptor;
   /// The op has no sparse operand: it is not a candidate, stay silent.
   bool isSparse = false;
   /// The recognized kernel (null when the op is sparse but not recognized).
@@ -33,6 +37,12 @@ struct KernelMatch {
 
 /// Returns true when any operand of `op` has a #sparse_tensor encoding.
 bool hasSparseOperand(Operation *op);
+
+/// Describes what `op` computes — loops, operands of any rank, the body's
+/// meaning — or says why it cannot (an operand that is not a ranked tensor,
+/// an indexing map that is not a projected permutation, several outputs).
+FailureOr<::sptune::KernelDescriptor> describeKernel(linalg::LinalgOp op,
+                                                     std::string &why);
 
 /// Classifies `op`. Never fails hard: unrecognized sparse ops come back with
 /// a reason, dense ops with `isSparse == false`.

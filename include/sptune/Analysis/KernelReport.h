@@ -23,11 +23,24 @@ constexpr int kKernelReportVersion = 1;
 struct ReportedKernel {
   Operation *op;
   KernelAttr kernel;
+  /// What the op computes (KernelDescriptor::str()).
+  std::string descriptor;
 };
 
-/// Writes the report for `kernels` to `os` as one JSON document.
+/// A sparse op the matcher did not recognize: why, and what it computes
+/// when that can be described (`shape`: KernelDescriptor::shapeName()).
+struct UnrecognizedKernel {
+  Operation *op;
+  std::string reason;
+  std::string shape;
+  std::string descriptor;
+};
+
+/// Writes the report for `kernels` (and the sparse ops passed through
+/// untuned) to `os` as one JSON document.
 void writeKernelReport(llvm::raw_ostream &os,
-                       llvm::ArrayRef<ReportedKernel> kernels);
+                       llvm::ArrayRef<ReportedKernel> kernels,
+                       llvm::ArrayRef<UnrecognizedKernel> unrecognized = {});
 
 } // namespace sptune
 } // namespace mlir

@@ -1,0 +1,113 @@
+// RUN: sptune-opt %s --sptune-extract-kernels -verify-diagnostics -o /dev/null
+// RUN: sptune-opt %s --sptune-extract-kernels=report=- -o /dev/null 2>/dev/null \
+// RUN:   | FileCheck %s --check-prefix=REPORT
+
+// Every sparse linalg op is described, recognized or not: its loops,
+// operands of any rank with their storage, and the body's meaning
+// (KernelDescriptor). Kernels sptune does not tune yet pass through with a
+// remark naming the shape they were seen as, and the report lists them.
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
+#BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
+
+func.func @spgemm(%a: tensor<8x6xf64, #CSR>, %b: tensor<6x4xf64, #CSR>) -> tensor<8x4xf64, #CSR> {
+  %e = tensor.empty() : tensor<8x4xf64, #CSR>
+  // expected-remark @below {{both inputs are sparse (sparse x sparse products are not supported); seen as spgemm: loops (i par 8, j par 4, k red 6); A(i, k) sparse f64 [dense, compressed], B(k, j) sparse f64 [dense, compressed] -> C(i, j) sparse f64 [dense, compressed]; multiply-accumulate}}
+  %0 = linalg.matmul ins(%a, %b : tensor<8x6xf64, #CSR>, tensor<6x4xf64, #CSR>)
+                     outs(%e : tensor<8x4xf64, #CSR>) -> tensor<8x4xf64, #CSR>
+  return %0 : tensor<8x4xf64, #CSR>
+}
+
+#mttkrp = {
+  indexing_maps = [affine_map<(i, j, k, l) -> (i, k, l)>,
+                   affine_map<(i, j, k, l) -> (k, j)>,
+                   affine_map<(i, j, k, l) -> (l, j)>,
+                   affine_map<(i, j, k, l) -> (i, j)>],
+  iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+}
+func.func @mttkrp(%x: tensor<8x6x5xf32, #CSF>, %b: tensor<6x16xf32>, %c: tensor<5x16xf32>,
+                  %o: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-remark @below {{seen as mttkrp: loops (i par 8, j par 16, k red 6, l red 5); A(i, k, l) sparse f32 [compressed, compressed, compressed], B(k, j) f32, C(l, j) f32 -> D(i, j) f32; multiply-accumulate}}
+  %0 = linalg.generic #mttkrp
+      ins(%x, %b, %c : tensor<8x6x5xf32, #CSF>, tensor<6x16xf32>, tensor<5x16xf32>)
+      outs(%o : tensor<8x16xf32>) {
+  ^bb0(%xv: f32, %bv: f32, %cv: f32, %ov: f32):
+    %p = arith.mulf %xv, %bv : f32
+    %q = arith.mulf %p, %cv : f32
+    %s = arith.addf %ov, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+#bspmm = {
+  indexing_maps = [affine_map<(b, i, j, k) -> (b, i, k)>,
+                   affine_map<(b, i, j, k) -> (b, k, j)>,
+                   affine_map<(b, i, j, k) -> (b, i, j)>],
+  iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+}
+func.func @batched_spmm(%a: tensor<2x8x6xf32, #BCSR>, %b: tensor<2x6x16xf32>,
+                        %c: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  // expected-remark @below {{seen as batched-spmm: loops (i par 2, j par 8, k par 16, l red 6); A(i, j, l) sparse f32 [dense, dense, compressed], B(i, l, k) f32 -> C(i, j, k) f32}}
+  %0 = linalg.generic #bspmm
+      ins(%a, %b : tensor<2x8x6xf32, #BCSR>, tensor<2x6x16xf32>)
+      outs(%c : tensor<2x8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x16xf32>
+  return %0 : tensor<2x8x16xf32>
+}
+
+#ew = {
+  indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                   affine_map<(i, j) -> (i, j)>,
+                   affine_map<(i, j) -> (i, j)>],
+  iterator_types = ["parallel", "parallel"]
+}
+func.func @sparse_times_dense(%a: tensor<8x16xf32, #CSR>, %b: tensor<8x16xf32>,
+                              %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-remark @below {{body is not a multiply-accumulate; seen as sparse-elementwise: loops (i par 8, j par 16); A(i, j) sparse f32 [dense, compressed], B(i, j) f32 -> C(i, j) f32; elementwise product}}
+  %0 = linalg.generic #ew
+      ins(%a, %b : tensor<8x16xf32, #CSR>, tensor<8x16xf32>)
+      outs(%c : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    linalg.yield %p : f32
+  } -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+func.func @spmm_bf16(%a: tensor<8x6xbf16, #CSR>, %b: tensor<6x4xbf16>,
+                     %c: tensor<8x4xbf16>) -> tensor<8x4xbf16> {
+  // expected-remark @below {{element type bf16 is not f32, f64, i32 or i64; seen as spmm: loops (i par 8, j par 4, k red 6); A(i, k) sparse bf16 [dense, compressed]}}
+  %0 = linalg.matmul ins(%a, %b : tensor<8x6xbf16, #CSR>, tensor<6x4xbf16>)
+                     outs(%c : tensor<8x4xbf16>) -> tensor<8x4xbf16>
+  return %0 : tensor<8x4xbf16>
+}
+
+func.func @spmm_dynamic(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x?xf32>,
+                        %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<?x?xf32, #CSR>, tensor<?x?xf32>)
+                     outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// The recognized kernel carries its descriptor; the others are listed.
+// REPORT: "function": "spmm_dynamic"
+// REPORT: "kind": "spmm",
+// REPORT-NEXT: "descriptor": "loops (i par ?, j par ?, k red ?); A(i, k) sparse f32 [dense, compressed], B(k, j) f32 -> C(i, j) f32; multiply-accumulate"
+// REPORT: "unrecognized": [
+// REPORT: "function": "spgemm",
+// REPORT: "reason": "both inputs are sparse
+// REPORT-NEXT: "shape": "spgemm",
+// REPORT: "function": "mttkrp",
+// REPORT: "shape": "mttkrp",
+// REPORT: "function": "batched_spmm",
+// REPORT: "shape": "batched-spmm",
+// REPORT: "function": "sparse_times_dense",
+// REPORT: "shape": "sparse-elementwise",
+// REPORT: "function": "spmm_bf16",
+// REPORT: "shape": "spmm",
