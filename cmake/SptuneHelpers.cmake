@@ -84,3 +84,28 @@ function(sptune_add_tool name)
     add_dependencies(sptune-installables ${name})
   endif()
 endfunction()
+
+# sptune_register_target(NAME
+#     DESCRIPTION lib REGISTER fn HEADER header
+#     [PASSES lib REGISTER_PASSES fn PASSES_HEADER header]
+#     [MEASURER lib REGISTER_MEASURER fn])
+#   Called by a target folder's CMakeLists.txt (targets/<NAME>/): adds the
+#   target to the generated registerAllTargets() (the description library
+#   and its registration function, declared in `header`), to
+#   registerAllTargetPasses() (its lowering passes) and to
+#   registerAllMeasurers() (its measurer). Functions are fully qualified
+#   (::sptune::registerCpuTarget). targets/CMakeLists.txt lists the folders
+#   and writes the three functions, so a new target edits no shared file.
+function(sptune_register_target name)
+  set(keys DESCRIPTION REGISTER HEADER PASSES REGISTER_PASSES PASSES_HEADER
+           MEASURER REGISTER_MEASURER)
+  cmake_parse_arguments(ARG "" "${keys}" "" ${ARGN})
+  if(NOT ARG_DESCRIPTION OR NOT ARG_REGISTER OR NOT ARG_HEADER)
+    message(FATAL_ERROR
+      "sptune_register_target(${name}): DESCRIPTION, REGISTER and HEADER are required")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY SPTUNE_TARGETS ${name})
+  foreach(key IN LISTS keys)
+    set_property(GLOBAL PROPERTY SPTUNE_TARGET_${name}_${key} "${ARG_${key}}")
+  endforeach()
+endfunction()

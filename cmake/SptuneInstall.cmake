@@ -40,7 +40,8 @@ install(DIRECTORY ${PROJECT_BINARY_DIR}/include/sptune
         DESTINATION ${_sptune_inc}
         FILES_MATCHING PATTERN "*.inc" PATTERN "*.h"
         PATTERN "CMakeFiles" EXCLUDE)
-foreach(_t cpu nvvm spade)
+get_property(_sptune_target_folders GLOBAL PROPERTY SPTUNE_TARGET_FOLDERS)
+foreach(_t IN LISTS _sptune_target_folders)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/targets/${_t}
           DESTINATION ${_sptune_inc}/sptune/targets
           FILES_MATCHING PATTERN "*.h" PATTERN "*.td")

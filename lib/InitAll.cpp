@@ -5,10 +5,6 @@
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Transforms/Passes.h"
 
-#include "cpu/CpuPasses.h"
-#include "nvvm/NvvmPasses.h"
-#include "spade/SpadePasses.h"
-
 #include "mlir/IR/DialectRegistry.h"
 
 void mlir::sptune::registerAllSptuneDialects(DialectRegistry &registry) {
@@ -18,7 +14,5 @@ void mlir::sptune::registerAllSptuneDialects(DialectRegistry &registry) {
 void mlir::sptune::registerAllSptunePasses() {
   ::sptune::registerAllTargets();
   registerSptunePasses();
-  registerCpuTargetPasses();
-  registerNvvmTargetPasses();
-  registerSpadeTargetPasses();
+  ::sptune::registerAllTargetPasses();
 }

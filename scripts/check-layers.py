@@ -28,7 +28,7 @@ LAYERS = [
                              "SptuneSpadeProgram"]),
     ("ir", ["SptuneIR", "SptuneAnalysis"]),
     ("target-lowering", ["SptuneTargetCpu", "SptuneTargetNvvm",
-                         "SptuneTargetSpade"]),
+                         "SptuneTargetSpade", "SptuneTargetPasses"]),
     ("passes", ["SptuneTune", "SptuneTransforms", "SptuneRegistration"]),
     ("measurement", ["SptuneTargetJit", "SptuneTargetCpuMeasure",
                      "SptuneTargetNvvmMeasure", "SptuneSpadeSim",

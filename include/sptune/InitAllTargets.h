@@ -1,9 +1,12 @@
 //===- InitAllTargets.h - Register sptune's targets -------------*- C++ -*-===//
 //
-// Part of sptune. The registration lines of the targets that ship with
-// sptune (cpu, nvvm, spade): one per target folder. Tools call them at
-// start-up; `registerAllSptunePasses()` calls `registerAllTargets()` too, so a
-// downstream compiler that registers sptune's passes has the targets.
+// Part of sptune. The registration of the targets that ship with sptune:
+// each folder of targets/ registers itself in its CMakeLists.txt
+// (sptune_register_target), and CMake writes these functions from what the
+// folders registered. Tools call them at start-up;
+// `registerAllSptunePasses()` calls `registerAllTargets()` and
+// `registerAllTargetPasses()` too, so a downstream compiler that registers
+// sptune's passes has the targets.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +18,10 @@ namespace sptune {
 /// Registers every built-in target with the TargetRegistry (library
 /// SptuneTargets: descriptions only, no measurement stack). Idempotent.
 void registerAllTargets();
+
+/// Registers every built-in target's lowering passes with MLIR's pass
+/// registry (library SptuneTargetPasses).
+void registerAllTargetPasses();
 
 /// Registers the measurers of every built-in target that this build has
 /// (library SptuneMeasurers: JIT benches, library baselines, the SPADE
