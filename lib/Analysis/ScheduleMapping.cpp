@@ -21,8 +21,13 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
     return std::string("schedule is for '") + st::toString(schedule.kernel) +
            "' but the op is a '" +
            stringifyKernelKind(kernel.getKind()).str() + "' kernel";
-  if (schedule.target == st::TargetKind::SPADE)
-    return "SPADE schedules are emitted with sptune-emit-spade, not applied";
+  // A target that tiles the matrix itself has no MLIR storage levels or
+  // loop order to apply; its own lowering consumes its schedules.
+  if (const st::TargetKnobs *knobs = st::lookupTargetKnobs(schedule.target);
+      knobs && !knobs->hasStorageLevels())
+    return std::string("'") + st::toString(schedule.target) +
+           "' schedules are not applied to the IR (the target lowers them "
+           "itself)";
   ArrayRef<OperandKind> kinds = kernel.getOperandKinds();
   bool sparseOut = llvm::is_contained(kinds, OperandKind::SparseOut);
   bool inPlace = sparseOut && !llvm::is_contained(kinds, OperandKind::Sparse);

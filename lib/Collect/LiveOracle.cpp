@@ -68,9 +68,11 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
                                       collect));
         planned.back().key.matrixHash = hash;
       };
-      add(target->referenceSchedule(kernel),
-          target->kind() != TargetKind::SPADE,
-          target->kind() == TargetKind::SPADE);
+      // The reference is "the MLIR default" on targets lowered through MLIR;
+      // elsewhere (SPADE) it is the target's own default, which its
+      // heuristic baseline also measures.
+      add(target->referenceSchedule(kernel), target->rewritesIR(),
+          !target->rewritesIR());
       add(target->heuristicSchedule(kernel, &stats, free), false, true);
       for (const PlannedRequest &p : sampled) {
         if (p.key.kernel != kernelName)

@@ -14,9 +14,9 @@
 // RUN:   | FileCheck %s --check-prefix=EMPTY
 // EMPTY:      {
 // EMPTY-NEXT:   "version": 1,
-// EMPTY-NEXT:   "kernels": []
+// EMPTY-NEXT:   "kernels": [],
+// EMPTY-NEXT:   "unrecognized": []
 // EMPTY-NEXT: }
-//
 // A report that cannot be written is an error and fails the pass.
 // RUN: not sptune-opt %s --sptune-extract-kernels=report=%t.missing-dir/r.json -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ERR
@@ -46,7 +46,7 @@
 // CHECK-NEXT:       "location": "{{.*}}extract-report.mlir:[[@LINE+54]]:8",
 // CHECK-NEXT:       "op": "linalg.matmul",
 // CHECK-NEXT:       "kind": "spmm",
-// CHECK-NEXT:       "element_type": "f32",
+// CHECK:            "element_type": "f32",
 // CHECK-NEXT:       "loops": [
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "role": "i",
@@ -124,7 +124,7 @@ func.func @spmm(%a: tensor<?x?xf32, #CSR>, %b: tensor<32x64xf32>,
 // CHECK-NEXT:       "location": "{{.*}}extract-report.mlir:[[@LINE+57]]:8",
 // CHECK-NEXT:       "op": "linalg.generic",
 // CHECK-NEXT:       "kind": "spmm",
-// CHECK-NEXT:       "element_type": "f64",
+// CHECK:            "element_type": "f64",
 // CHECK:            "loop_order": [
 // CHECK-NEXT:         "k",
 // CHECK-NEXT:         "i",
@@ -198,7 +198,7 @@ func.func @two_kernels(%a: tensor<8x4xf64, #CSR>, %b: tensor<4x8xf64>,
 // CHECK-NEXT:       "location": "{{.*}}extract-report.mlir:[[@LINE+14]]:13",
 // CHECK-NEXT:       "op": "linalg.generic",
 // CHECK-NEXT:       "kind": "sddmm",
-// CHECK-NEXT:       "element_type": "f32",
+// CHECK:            "element_type": "f32",
 // CHECK:            "sparse_operand": 2,
 // CHECK-NEXT:       "encoding": "#sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>",
 // CHECK:              "index": 2,
@@ -236,7 +236,7 @@ func.func @sddmm(%args: tensor<?x?xf32, #CSR>, %arga: tensor<?x?xf32>,
 // CHECK-NEXT:       "location": "{{.*}}extract-report.mlir:[[@LINE+23]]:8",
 // CHECK-NEXT:       "op": "linalg.matvec",
 // CHECK-NEXT:       "kind": "spmv",
-// CHECK-NEXT:       "element_type": "f64",
+// CHECK:            "element_type": "f64",
 // CHECK-NEXT:       "loops": [
 // CHECK-NEXT:         {
 // CHECK-NEXT:           "role": "i",
@@ -264,6 +264,7 @@ func.func @spmv(%a: tensor<16x?xf64, #CSR>, %x: tensor<?xf64>,
 // CHECK-NEXT:         }
 // CHECK-NEXT:       ]
 // CHECK-NEXT:     }
-// CHECK-NEXT:   ]
+// CHECK-NEXT:   ],
+// CHECK-NEXT:   "unrecognized": []
 // CHECK-NEXT: }
 // CHECK-EMPTY:
