@@ -119,6 +119,30 @@ static bool parseDim(ScheduleTokenSource &t, DimPart &d) {
   return true;
 }
 
+/// `[a, b]`: exactly two integers that fit `T`, else `usage` (both values
+/// are assigned only when the pair parses).
+template <typename T>
+static bool parsePair(ScheduleTokenSource &t, T &first, T &second,
+                      const char *usage) {
+  std::vector<T> v;
+  bool ok = parseList(t, [&] {
+    T x;
+    if (!parseInt(t, x))
+      return false;
+    v.push_back(x);
+    return true;
+  });
+  if (ok && v.size() != 2) {
+    t.emitError(usage);
+    ok = false;
+  }
+  if (ok) {
+    first = v[0];
+    second = v[1];
+  }
+  return ok;
+}
+
 /// "cpu, nvvm or spade": the targets this program can parse schedules of.
 static std::string knownTargets() {
   std::vector<TargetKind> targets = targetsWithKnobs();
@@ -181,22 +205,8 @@ std::optional<Schedule> sptune::parseScheduleBody(ScheduleTokenSource &t) {
       s.levels = levels;
       sawLevels = true;
     } else if (key == "split") {
-      std::vector<int64_t> v;
-      ok = parseList(t, [&] {
-        int64_t x;
-        if (!t.parseInteger(x))
-          return false;
-        v.push_back(x);
-        return true;
-      });
-      if (ok && v.size() != 2) {
-        t.emitError("split takes two sizes: [rows, cols]");
-        ok = false;
-      }
-      if (ok) {
-        s.splitRow = v[0];
-        s.splitCol = v[1];
-      }
+      ok = parsePair(t, s.splitRow, s.splitCol,
+                     "split takes two sizes: [rows, cols]");
     } else if (key == "order" && storage) {
       std::vector<DimPart> order;
       ok = parseList(t, [&] {
@@ -209,22 +219,8 @@ std::optional<Schedule> sptune::parseScheduleBody(ScheduleTokenSource &t) {
       s.loopOrder = order;
       sawOrder = true;
     } else if (key == "widths" && storage) {
-      std::vector<int64_t> v;
-      ok = parseList(t, [&] {
-        int x;
-        if (!parseInt(t, x))
-          return false;
-        v.push_back(x);
-        return true;
-      });
-      if (ok && v.size() != 2) {
-        t.emitError("widths takes two bit widths: [positions, coordinates]");
-        ok = false;
-      }
-      if (ok) {
-        s.posWidth = static_cast<int>(v[0]);
-        s.crdWidth = static_cast<int>(v[1]);
-      }
+      ok = parsePair(t, s.posWidth, s.crdWidth,
+                     "widths takes two bit widths: [positions, coordinates]");
     } else if (key == "tile") {
       ok = parseInt(t, s.tile);
     } else if (key == "layout" && knobs->hasDenseLayouts()) {
