@@ -361,10 +361,10 @@ assignRoles(linalg::LinalgOp op, BodyKind bodyKind, std::string &reason) {
 
 /// The body's meaning for a descriptor: the matcher's multiply-accumulate
 /// forms, or an elementwise product of every input (no accumulation).
-static ::sptune::KernelDescriptor::Body describeBody(linalg::LinalgOp op) {
+/// `kind` is analyzeBody's verdict on `op`.
+static ::sptune::KernelDescriptor::Body
+describeBody(linalg::LinalgOp op, FailureOr<BodyKind> kind) {
   using Body = ::sptune::KernelDescriptor::Body;
-  std::string ignored;
-  FailureOr<BodyKind> kind = analyzeBody(op, ignored);
   if (succeeded(kind))
     return *kind == BodyKind::Spy ? Body::SampledMultiplyAccumulate
                                   : Body::MultiplyAccumulate;
@@ -378,8 +378,11 @@ static ::sptune::KernelDescriptor::Body describeBody(linalg::LinalgOp op) {
   return Body::Other;
 }
 
-FailureOr<::sptune::KernelDescriptor>
-mlir::sptune::describeKernel(linalg::LinalgOp op, std::string &why) {
+/// describeKernel with the body already analyzed (the matcher needs the
+/// analysis too, and its reason).
+static FailureOr<::sptune::KernelDescriptor>
+describeAnalyzedKernel(linalg::LinalgOp op, FailureOr<BodyKind> bodyKind,
+                       std::string &why) {
   using ::sptune::KernelOperand;
   if (op.getNumDpsInits() != 1 || op->getNumResults() > 1) {
     why = "op does not have exactly one output";
@@ -431,8 +434,14 @@ mlir::sptune::describeKernel(linalg::LinalgOp op, std::string &why) {
     }
     d.operands.push_back(std::move(o));
   }
-  d.body = describeBody(op);
+  d.body = describeBody(op, bodyKind);
   return d;
+}
+
+FailureOr<::sptune::KernelDescriptor>
+mlir::sptune::describeKernel(linalg::LinalgOp op, std::string &why) {
+  std::string ignored;
+  return describeAnalyzedKernel(op, analyzeBody(op, ignored), why);
 }
 
 KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
@@ -440,8 +449,12 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
   match.isSparse = hasSparseOperand(op);
   if (!match.isSparse)
     return match;
+  // The body is analyzed once, for the descriptor and the match.
+  std::string bodyReason;
+  FailureOr<BodyKind> body = analyzeBody(op, bodyReason);
   std::string whyNot;
-  if (FailureOr<::sptune::KernelDescriptor> d = describeKernel(op, whyNot);
+  if (FailureOr<::sptune::KernelDescriptor> d =
+          describeAnalyzedKernel(op, body, whyNot);
       succeeded(d))
     match.descriptor = std::move(*d);
 
@@ -485,9 +498,10 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
     return match;
   }
 
-  FailureOr<BodyKind> body = analyzeBody(op, match.reason);
-  if (failed(body))
+  if (failed(body)) {
+    match.reason = bodyReason;
     return match;
+  }
   FailureOr<Assignment> a = assignRoles(op, *body, match.reason);
   if (failed(a))
     return match;
