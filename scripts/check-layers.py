@@ -34,7 +34,7 @@ LAYERS = [
                      "SptuneTargetNvvmMeasure", "SptuneSpadeSim",
                      "SptuneEigenBaseline", "SptuneRsbBaseline",
                      "SptuneReferenceBaseline", "SptuneTorchBaseline",
-                     "SptuneCollect", "SptuneMeasurers"]),
+                     "SptuneCollect", "SptuneMeasurers", "SptuneLearnDriver"]),
 ]
 
 KNOWN = {

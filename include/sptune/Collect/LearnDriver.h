@@ -1,0 +1,96 @@
+//===- LearnDriver.h - What sptune-learn does, as a library call -*- C++ -*-===//
+//
+// Part of sptune. `sptune-learn` parses its command line into
+// `LearnDriverOptions` and calls `runLearnDriver`: build the pool (replayed
+// datasets, or matrices measured live through the collector's workers),
+// split off the validation problems, turn the budget into round budgets,
+// featurize every matrix and run the active-learning loop
+// (sptune/Learn/LearningLoop.h) with progress on stderr.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_COLLECT_LEARNDRIVER_H
+#define SPTUNE_COLLECT_LEARNDRIVER_H
+
+#include "sptune/Collect/MeasurementBackend.h"
+#include "sptune/Collect/WorkerPool.h"
+#include "sptune/Learn/LearningLoop.h"
+
+#include "llvm/Support/Error.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sptune {
+
+/// An sptune-learn run, as its command line gives it.
+struct LearnDriverOptions {
+  /// The loop's options. `target`, `policy`, `reward`, `roundBudgets`,
+  /// `referenceCost`, `stop` and the callbacks are filled in by the driver
+  /// from the fields below.
+  LearnOptions learn;
+  /// A registered target's name.
+  std::string target = "cpu";
+  /// "ucb1" or "thompson"; "top1" or "tau".
+  std::string policy = "ucb1", reward = "top1";
+
+  /// Replay: measured datasets that reveal their stored times.
+  std::vector<std::string> replay;
+  /// Live: .mtx files, directories, gen: specs, @file lists.
+  std::vector<std::string> matrixInputs;
+  /// Fully measured validation problems (their matrices leave the pool);
+  /// replay without it: a matrix split of the replayed data.
+  std::vector<std::string> validationData;
+  double validationFraction = 0.2;
+  uint64_t splitSeed = 1;
+
+  /// Round budgets: cumulative ("90", "90s", "5%") per round, or a total
+  /// split into `rounds` equal rounds.
+  std::vector<std::string> roundsAt;
+  std::string budget;
+  unsigned rounds = 6;
+  /// Seconds that are 100% (0: replay's whole pool cost).
+  double referenceCost = 0;
+
+  /// Live measurement.
+  std::vector<std::string> kernels;
+  int64_t free = 64;
+  unsigned candidates = 60;
+  int64_t maxNnz = INT64_MAX;
+  std::string dataset;
+  unsigned workers = 1;
+  double timeout = 60, minSeconds = 0.05;
+  int minReps = 3;
+  std::string workerExe;
+  /// Makes the measurement backend (null = local workers) from the worker
+  /// options and the dataset path: `BackendCommandLine::create`.
+  std::function<llvm::Expected<std::shared_ptr<MeasurementBackend>>(
+      const WorkerOptions &, const std::string &)>
+      makeBackend;
+
+  /// No transient progress line.
+  bool quiet = false;
+  /// Called once the pool is built and featurized, just before the loop
+  /// (sptune-learn installs its SIGINT / SIGTERM handlers there: until then
+  /// an interrupt ends the process, after it ends the round checkpointed).
+  std::function<void()> beforeLoop;
+};
+
+/// "5%" -> 0.05 * reference, "90" / "90s" -> 90; an error for anything else
+/// (and for a percentage without a reference).
+llvm::Expected<double> parseLearnBudget(llvm::StringRef text,
+                                        double reference);
+
+/// Runs (or resumes) it; messages go to stderr prefixed "sptune-learn: ".
+/// Returns the exit status: 0, 2 for bad options or a failed run, 130 when
+/// `stop` was raised (the state is checkpointed; the same command resumes).
+int runLearnDriver(LearnDriverOptions options, const std::atomic<bool> &stop);
+
+} // namespace sptune
+
+#endif // SPTUNE_COLLECT_LEARNDRIVER_H

@@ -1,0 +1,285 @@
+//===- LearnDriver.cpp - What sptune-learn does, as a library call --------===//
+
+#include "sptune/Collect/LearnDriver.h"
+#include "sptune/Collect/LiveOracle.h"
+#include "sptune/CostModel/TrainingRun.h"
+#include "sptune/Target/Target.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+using namespace sptune;
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "sptune-learn: " << message << "\n";
+  return 2;
+}
+
+llvm::Expected<double> sptune::parseLearnBudget(llvm::StringRef text,
+                                                double reference) {
+  text = text.trim();
+  double v = 0;
+  if (text.consume_back("%")) {
+    if (text.getAsDouble(v) || !(v > 0))
+      return llvm::createStringError("bad budget '" + text.str() + "%'");
+    if (!(reference > 0))
+      return llvm::createStringError(
+          "a percentage budget needs --reference-cost (or --replay)");
+    return v / 100 * reference;
+  }
+  text.consume_back("s");
+  if (text.getAsDouble(v) || !(v > 0))
+    return llvm::createStringError("bad budget '" + text.str() +
+                                   "' (seconds, or a percentage such as 5%)");
+  return v;
+}
+
+/// Reads datasets into the target's groups.
+static llvm::Expected<std::vector<SampleGroup>>
+readGroups(const std::vector<std::string> &files, TargetKind kind) {
+  DatasetReader reader;
+  for (const std::string &f : files) {
+    std::string error;
+    if (!reader.addFile(f, error))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+  }
+  std::vector<SampleGroup> groups = filterTarget(reader.groups(), kind);
+  if (groups.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "no usable measurement for target '%s' in %s", toString(kind),
+        llvm::join(files, ", ").c_str());
+  return groups;
+}
+
+int sptune::runLearnDriver(LearnDriverOptions o,
+                           const std::atomic<bool> &stop) {
+  std::optional<TargetKind> kindOpt = parseTargetKind(o.target);
+  if (!kindOpt)
+    return fail("unknown target '" + o.target + "' (" +
+                TargetRegistry::names() + ")");
+  bool isReplay = !o.replay.empty();
+  if (isReplay == !o.matrixInputs.empty())
+    return fail(isReplay ? "give either matrices (live) or --replay, not both"
+                         : "no pool: give matrices (live) or --replay "
+                           "DATASET");
+  if (!isReplay && o.validationData.empty())
+    return fail("live learning needs --validation DATASET (fully measured "
+                "validation problems)");
+  if (!(o.validationFraction > 0 && o.validationFraction < 1))
+    return fail("--validation-fraction must be in (0, 1)");
+
+  LearnOptions &options = o.learn;
+  options.target = *kindOpt;
+  if (std::optional<BanditPolicy> p = parseBanditPolicy(o.policy))
+    options.policy = *p;
+  else
+    return fail("unknown --policy '" + o.policy + "' (ucb1 or thompson)");
+  if (o.reward == "top1")
+    options.reward = RewardMetric::Top1;
+  else if (o.reward == "tau")
+    options.reward = RewardMetric::Tau;
+  else
+    return fail("unknown --reward '" + o.reward + "' (top1 or tau)");
+  options.stop = &stop;
+  TargetKind kind = *kindOpt;
+
+  // The validation problems and the pool.
+  LearningPool pool;
+  std::vector<SampleGroup> validation;
+  std::unique_ptr<MeasurementOracle> oracle;
+  double reference = o.referenceCost;
+  std::vector<std::string> warnings;
+  if (isReplay) {
+    llvm::Expected<std::vector<SampleGroup>> groups =
+        readGroups(o.replay, kind);
+    if (!groups)
+      return fail(llvm::toString(groups.takeError()));
+    std::vector<SampleGroup> poolGroups;
+    if (!o.validationData.empty()) {
+      llvm::Expected<std::vector<SampleGroup>> val =
+          readGroups(o.validationData, kind);
+      if (!val)
+        return fail(llvm::toString(val.takeError()));
+      validation = std::move(*val);
+      std::set<std::string> held;
+      for (const SampleGroup &g : validation)
+        held.insert(g.matrix.id);
+      for (SampleGroup &g : *groups)
+        if (!held.count(g.matrix.id))
+          poolGroups.push_back(std::move(g));
+    } else {
+      DatasetSplit split =
+          splitByMatrix(*groups, o.validationFraction, o.splitSeed);
+      for (size_t i : split.train)
+        poolGroups.push_back((*groups)[i]);
+      for (size_t i : split.test)
+        validation.push_back((*groups)[i]);
+    }
+    auto replayOracle = std::make_unique<ReplayOracle>(poolGroups, pool);
+    if (!(reference > 0))
+      reference = replayOracle->totalCost();
+    oracle = std::move(replayOracle);
+  } else {
+    llvm::Expected<std::vector<SampleGroup>> val =
+        readGroups(o.validationData, kind);
+    if (!val)
+      return fail(llvm::toString(val.takeError()));
+    validation = std::move(*val);
+    std::vector<std::string> sources;
+    std::string error;
+    if (!expandMatrixSources(o.matrixInputs, sources, error))
+      return fail(error);
+    LivePoolOptions live;
+    live.collect.target = o.target;
+    live.collect.kernels = {"spmm"};
+    if (!o.kernels.empty())
+      live.collect.kernels = o.kernels;
+    for (const std::string &k : live.collect.kernels)
+      if (!parseKernelType(k))
+        return fail("unknown kernel '" + k + "'");
+    live.collect.free = o.free;
+    live.collect.samples = o.candidates;
+    live.collect.seed = options.seed;
+    live.collect.measure.minSeconds = o.minSeconds;
+    live.collect.measure.minReps = o.minReps;
+    live.collect.measure.timeoutSeconds = o.timeout;
+    live.maxNnz = o.maxNnz;
+    CollectionRunOptions run;
+    run.datasetPath =
+        o.dataset.empty() ? options.stateDir + "/measurements.jsonl" : o.dataset;
+    run.worker.executable = o.workerExe;
+    run.worker.timeoutSeconds = o.timeout;
+    run.workers = o.workers;
+    llvm::Expected<std::shared_ptr<MeasurementBackend>> backend =
+        o.makeBackend
+            ? o.makeBackend(run.worker, run.datasetPath)
+            : llvm::Expected<std::shared_ptr<MeasurementBackend>>(nullptr);
+    if (!backend)
+      return fail(llvm::toString(backend.takeError()));
+    run.backend = *backend;
+    if (std::error_code ec = llvm::sys::fs::create_directories(options.stateDir))
+      return fail("cannot create '" + options.stateDir + "': " + ec.message());
+    // Validation matrices never enter the pool.
+    for (const SampleGroup &g : validation)
+      live.excludeMatrixIds.insert(g.matrix.id);
+    auto liveOracle = std::make_unique<LiveOracle>(run);
+    if (llvm::Error e = liveOracle->buildPool(sources, live, pool, warnings))
+      return fail(llvm::toString(std::move(e)));
+    oracle = std::move(liveOracle);
+  }
+  for (const std::string &w : warnings)
+    llvm::errs() << "sptune-learn: warning: " << w << "\n";
+  options.referenceCost = reference;
+
+  // Round budgets.
+  if (!o.budget.empty()) {
+    if (!o.roundsAt.empty())
+      return fail("give --budget or --rounds-at, not both");
+    if (o.rounds < 1)
+      return fail("--rounds must be at least 1");
+    llvm::Expected<double> total = parseLearnBudget(o.budget, reference);
+    if (!total)
+      return fail(llvm::toString(total.takeError()));
+    for (unsigned r = 1; r <= o.rounds; ++r)
+      options.roundBudgets.push_back(*total * r / o.rounds);
+  } else {
+    if (o.roundsAt.empty())
+      return fail("no budget: give --budget (with --rounds) or --rounds-at");
+    for (const std::string &b : o.roundsAt) {
+      llvm::Expected<double> v = parseLearnBudget(b, reference);
+      if (!v)
+        return fail(llvm::toString(v.takeError()));
+      options.roundBudgets.push_back(*v);
+    }
+  }
+
+  // Features of every pool and validation matrix.
+  std::map<std::string, std::string> matrices;
+  for (const PoolProblem &p : pool.problems())
+    matrices.emplace(p.matrix.id, p.matrix.source);
+  for (const SampleGroup &g : validation)
+    matrices.emplace(g.matrix.id, g.matrix.source);
+  std::vector<std::string> unloadable;
+  bool tty = llvm::sys::Process::StandardErrIsDisplayed() && !o.quiet;
+  std::map<std::string, MatrixFeatures> features = featurizeMatrices(
+      matrices, unloadable,
+      [&](size_t n, size_t total, const std::string &id) {
+        if (tty)
+          llvm::errs() << "\rfeaturizing " << n << "/" << total << " " << id
+                       << "\x1b[K";
+      },
+      &stop);
+  if (tty)
+    llvm::errs() << "\r\x1b[K";
+  if (stop)
+    return 130;
+  if (!unloadable.empty())
+    return fail("cannot load matrices: " + llvm::join(unloadable, "; "));
+  FeatureTable table(features.begin(), features.end());
+  llvm::errs() << llvm::formatv(
+      "sptune-learn: {0} pool: {1} problems, {2} candidates; validation: "
+      "{3} problems; {4} rounds up to {5:f1} s{6}\n",
+      oracle->name(), pool.problems().size(), pool.candidates().size(),
+      validation.size(), options.roundBudgets.size(),
+      options.roundBudgets.back(),
+      reference > 0 ? llvm::formatv(" ({0:f1}% of {1:f1} s)",
+                                    100 * options.roundBudgets.back() /
+                                        reference,
+                                    reference)
+                          .str()
+                    : std::string());
+
+  auto begin = std::chrono::steady_clock::now();
+  options.onMessage = [&](llvm::StringRef line) {
+    if (tty)
+      llvm::errs() << "\r\x1b[K";
+    llvm::errs() << "sptune-learn: " << line << "\n";
+  };
+  options.onMeasureProgress = [&](int round, int total,
+                                  const OracleProgress &p, double spent,
+                                  double budget) {
+    if (!tty || !p.total)
+      return;
+    double rate = p.done / std::max(p.secondsElapsed, 1e-9);
+    // The batch's own measurements are not in `spent` until it returns:
+    // scale its elapsed time into the remaining budget.
+    double left = std::max(0.0, budget - spent - p.secondsElapsed);
+    llvm::errs() << "\rround " << round << "/" << total << ": measured "
+                 << p.done << "/" << p.total << ", "
+                 << llvm::format("%.1f", rate * 60) << "/min; budget "
+                 << formatDuration(spent + p.secondsElapsed) << " of "
+                 << formatDuration(budget) << ", ETA "
+                 << formatDuration(left) << " of measurement"
+                 << ", elapsed "
+                 << formatDuration(std::chrono::duration<double>(
+                                       std::chrono::steady_clock::now() - begin)
+                                       .count())
+                 << "\x1b[K";
+  };
+  if (o.beforeLoop)
+    o.beforeLoop();
+  llvm::Expected<LearnResult> result =
+      runLearning(pool, *oracle, validation, table, options);
+  if (tty)
+    llvm::errs() << "\r\x1b[K";
+  if (!result)
+    return fail(llvm::toString(result.takeError()));
+  if (result->interrupted) {
+    llvm::errs() << "sptune-learn: interrupted after round "
+                 << result->rounds.size() << "; run the same command to "
+                 << "resume\n";
+    return 130;
+  }
+  llvm::errs() << "sptune-learn: wrote " << result->modelPath << " and "
+               << options.stateDir << "/rounds.jsonl\n";
+  return 0;
+}
