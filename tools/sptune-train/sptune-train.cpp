@@ -19,59 +19,63 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sptune/CostModel/TrainingRun.h"
+#include "sptune/CostModel/TrainDriver.h"
 #include "sptune/InitAllTargets.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
-#include <chrono>
-#include <map>
 #include <csignal>
-#include <unistd.h>
 
 using namespace sptune;
 namespace cl = llvm::cl;
 
+/// The options bind straight to the run's fields (defaults: theirs).
+static TrainingRunOptions options;
 static cl::OptionCategory category("sptune-train options");
-static cl::list<std::string> dataFiles("data",
+static cl::list<std::string, std::vector<std::string>> dataFiles("data",
                                        cl::desc("dataset (JSONL); repeatable"),
                                        cl::value_desc("file"),
-                                       cl::cat(category));
-static cl::opt<std::string> machineFilter(
+                                       cl::cat(category),
+    cl::location(options.dataFiles));
+static cl::opt<std::string, true> machineFilter(
     "machine",
     cl::desc("Train on the records of one machine only: its CPU model "
              "(machine.cpu) or its host name (machine.host), exactly as the "
              "dataset has it; by default all, with a warning when the "
              "datasets mix machines"),
-    cl::value_desc("cpu-or-host"), cl::cat(category));
-static cl::opt<std::string> outPath("out", cl::desc("model file to write"),
-                                    cl::value_desc("file"), cl::cat(category));
-static cl::opt<std::string> targetName("target",
+    cl::value_desc("cpu-or-host"), cl::cat(category),
+    cl::location(options.machine));
+static cl::opt<std::string, true> outPath("out", cl::desc("model file to write"),
+                                    cl::value_desc("file"), cl::cat(category),
+    cl::location(options.outPath));
+static cl::opt<std::string, true> targetName("target",
                                        cl::desc("target to train for"),
-                                       cl::init("cpu"), cl::cat(category));
-static cl::opt<int> epochs("epochs", cl::desc("training epochs"), cl::init(40),
-                           cl::cat(category));
-static cl::opt<double> holdout("holdout",
+                                       cl::cat(category),
+    cl::location(options.target));
+static cl::opt<int, true> epochs("epochs", cl::desc("training epochs"), cl::cat(category),
+    cl::location(options.epochs));
+static cl::opt<double, true> holdout("holdout",
                                cl::desc("fraction of matrices held out for "
                                         "evaluation (0: none)"),
-                               cl::init(0.2), cl::cat(category));
-static cl::opt<uint64_t> seed("seed", cl::desc("seed (split, init, batches)"),
-                              cl::init(0), cl::cat(category));
-static cl::opt<std::string>
+                               cl::cat(category),
+    cl::location(options.holdout));
+static cl::opt<uint64_t, true> seed("seed", cl::desc("seed (split, init, batches)"),
+                              cl::cat(category),
+    cl::location(options.seed));
+static cl::opt<std::string, true>
     finetuneFrom("finetune-from",
                  cl::desc("fine-tune this model (COGNATE: frozen matrix "
                           "encoder) instead of training from scratch"),
-                 cl::value_desc("model"), cl::cat(category));
-static cl::opt<bool> finetuneScheduleEncoder(
+                 cl::value_desc("model"), cl::cat(category),
+    cl::location(options.finetuneFrom));
+static cl::opt<bool, true> finetuneScheduleEncoder(
     "finetune-schedule-encoder",
     cl::desc("with --finetune-from: also train the schedule encoder (only "
              "the matrix encoder stays frozen)"),
-    cl::cat(category));
-static cl::opt<std::string> finetuneFreeze(
+    cl::cat(category),
+    cl::location(options.finetuneScheduleEncoder));
+static cl::opt<std::string, true> finetuneFreeze(
     "finetune-freeze",
     cl::desc("with --finetune-from: what stays frozen. encoders (default, "
              "COGNATE): the matrix and schedule encoders and the feature "
@@ -79,14 +83,16 @@ static cl::opt<std::string> finetuneFreeze(
              "predictor learn; matrix: only the matrix encoder (same as "
              "--finetune-schedule-encoder); none: everything learns from the "
              "base's weights (consider a lower --lr)"),
-    cl::value_desc("encoders|matrix|none"), cl::cat(category));
-static cl::opt<bool> finetunePretrainAutoencoder(
+    cl::value_desc("encoders|matrix|none"), cl::cat(category),
+    cl::location(options.finetuneFreeze));
+static cl::opt<bool, true> finetunePretrainAutoencoder(
     "finetune-pretrain-autoencoder",
     cl::desc("with --finetune-from: pre-train the target's knob autoencoder "
              "again (sampled knob settings plus the training schedules) "
              "before fine-tuning, as training from scratch does"),
-    cl::cat(category));
-static cl::opt<std::string> ablate(
+    cl::cat(category),
+    cl::location(options.finetunePretrainAutoencoder));
+static cl::opt<std::string, true> ablate(
     "ablate",
     cl::desc("COGNATE ablations of a model trained from scratch, "
              "comma-separated, recorded in the model file: no-config-mapper "
@@ -95,55 +101,67 @@ static cl::opt<std::string> ablate(
              "knobs through one linear layer, no autoencoder pre-training or "
              "reconstruction), single-scale (the matrix encoder sees only the "
              "128x128 density image). Fine-tuning keeps the base's ablations"),
-    cl::value_desc("list"), cl::cat(category));
-static cl::opt<std::string>
+    cl::value_desc("list"), cl::cat(category),
+    cl::location(options.ablations));
+static cl::opt<std::string, true>
     evaluateModel("evaluate",
                   cl::desc("evaluate this model on all the data (no "
                            "training; --out is not needed)"),
-                  cl::value_desc("model"), cl::cat(category));
-static cl::opt<std::string>
+                  cl::value_desc("model"), cl::cat(category),
+    cl::location(options.evaluateModel));
+static cl::opt<std::string, true>
     checkpointDir("checkpoint-dir",
                   cl::desc("checkpoint every epoch here and resume from it"),
-                  cl::value_desc("dir"), cl::cat(category));
-static cl::opt<std::string> logPath("log",
+                  cl::value_desc("dir"), cl::cat(category),
+    cl::location(options.checkpointDir));
+static cl::opt<std::string, true> logPath("log",
                                     cl::desc("write one JSON line per epoch"),
-                                    cl::value_desc("file"), cl::cat(category));
-static cl::opt<std::string>
+                                    cl::value_desc("file"), cl::cat(category),
+    cl::location(options.logPath));
+static cl::opt<std::string, true>
     metricsPath("metrics",
                 cl::desc("write the held-out metrics as JSON (default: the "
                          "model path with .metrics.json)"),
-                cl::value_desc("file"), cl::cat(category));
-static cl::opt<std::string>
+                cl::value_desc("file"), cl::cat(category),
+    cl::location(options.metricsPath));
+static cl::opt<std::string, true>
     scoresPath("scores",
                cl::desc("with --evaluate: also write each problem's scores and "
                         "measured times, one JSON line per problem (to "
                         "combine several models' scores offline)"),
-               cl::value_desc("file"), cl::cat(category));
-static cl::opt<bool> noRegression("no-regression",
+               cl::value_desc("file"), cl::cat(category),
+    cl::location(options.scoresPath));
+static cl::opt<bool, true> noRegression("no-regression",
                                   cl::desc("ranking loss only (no runtime "
                                            "regression; APE not reported)"),
-                                  cl::cat(category));
-static cl::opt<double> learningRate("lr", cl::desc("learning rate"),
-                                    cl::init(2e-3), cl::cat(category));
-static cl::opt<double>
+                                  cl::cat(category),
+    cl::location(options.noRegression));
+static cl::opt<double, true> learningRate("lr", cl::desc("learning rate"),
+                                    cl::cat(category),
+    cl::location(options.learningRate));
+static cl::opt<double, true>
     margin("margin",
            cl::desc("cap of the ranking loss's margin in log time: a faster "
                     "schedule must score min(margin, log t_slow - log t_fast) "
                     "higher (larger: big speedups weigh more)"),
-           cl::init(0.1), cl::cat(category));
-static cl::opt<int> batchGroups("batch-groups",
+           cl::cat(category),
+    cl::location(options.margin));
+static cl::opt<int, true> batchGroups("batch-groups",
                                 cl::desc("groups (problems) per step"),
-                                cl::init(8), cl::cat(category));
-static cl::opt<int>
+                                cl::cat(category),
+    cl::location(options.batchGroups));
+static cl::opt<int, true>
     schedulesPerGroup("schedules-per-group",
                       cl::desc("schedules drawn per group and step"),
-                      cl::init(32), cl::cat(category));
-static cl::opt<int>
+                      cl::cat(category),
+    cl::location(options.schedulesPerGroup));
+static cl::opt<int, true>
     threads("torch-threads",
             cl::desc("LibTorch threads (0: one per core). One is the default: "
                      "the model is small and more threads spin-wait for each "
                      "other, many times slower on a busy machine"),
-            cl::init(1), cl::cat(category));
+            cl::cat(category),
+    cl::location(options.torchThreads));
 static cl::opt<bool> quiet("quiet", cl::desc("no progress line"),
                            cl::cat(category));
 
@@ -161,134 +179,10 @@ int main(int argc, char **argv) {
       argc, argv,
       "sptune-train: train the sptune cost model on sptune-collect datasets\n");
   registerAllTargets();
-
-  TrainingRunOptions options;
-  options.dataFiles.assign(dataFiles.begin(), dataFiles.end());
-  // Runtimes of different machines are not comparable: say which machines
-  // the datasets hold, and keep one with --machine.
-  {
-    std::map<std::string, size_t> machines;
-    std::string error;
-    if (!datasetMachines(options.dataFiles, machines, error)) {
-      llvm::errs() << "sptune-train: " << error << "\n";
-      return 1;
-    }
-    for (const auto &[machine, records] : machines)
-      llvm::errs() << "machine: "
-                   << (machine.empty() ? "(not recorded)" : machine) << ": "
-                   << records << " record(s)\n";
-    if (machineFilter.empty() && machines.size() > 1)
-      llvm::errs() << "warning: the datasets mix " << machines.size()
-                   << " machines; runtimes of different machines are not "
-                      "comparable: keep one with --machine CPU-or-HOST\n";
-  }
-  // The run keeps that machine's records (DatasetReader's filter).
-  options.machine = machineFilter;
-  options.target = targetName;
-  options.outPath = outPath;
-  options.epochs = epochs;
-  options.holdout = holdout;
-  options.seed = seed;
-  options.finetuneFrom = finetuneFrom;
-  options.finetuneScheduleEncoder = finetuneScheduleEncoder;
-  options.finetuneFreeze = finetuneFreeze;
-  options.ablations = ablate;
-  options.finetunePretrainAutoencoder = finetunePretrainAutoencoder;
-  options.evaluateModel = evaluateModel;
-  options.checkpointDir = checkpointDir;
-  options.logPath = logPath;
-  options.metricsPath = metricsPath;
-  options.scoresPath = scoresPath;
-  options.noRegression = noRegression;
-  options.learningRate = learningRate;
-  options.margin = margin;
-  options.batchGroups = batchGroups;
-  options.schedulesPerGroup = schedulesPerGroup;
-  options.torchThreads = threads;
   options.stop = &interrupted;
-
-  // Printing: status lines and warnings on stderr, results on stdout; on a
-  // terminal (without --quiet) a progress line that later lines clear.
-  bool tty = ::isatty(2) && !quiet;
-  bool progressShown = false;
-  auto clearProgress = [&] {
-    if (tty)
-      llvm::errs() << "\r\x1b[K";
-    progressShown = false;
-  };
-  options.onMessage = [&](TrainingMessageKind kind, llvm::StringRef text) {
-    switch (kind) {
-    case TrainingMessageKind::Result:
-      llvm::outs() << text << "\n";
-      return;
-    case TrainingMessageKind::Warning:
-      // Keep the featurizing line above the warning.
-      if (tty && progressShown)
-        llvm::errs() << "\n";
-      progressShown = false;
-      llvm::errs() << "warning: " << text << "\n";
-      return;
-    case TrainingMessageKind::Note:
-      if (progressShown)
-        clearProgress();
-      llvm::errs() << text << "\n";
-      return;
-    }
-  };
-  auto lastPrint = std::chrono::steady_clock::now();
-  options.onProgress = [&](const TrainingRunProgress &p) {
-    if (!tty)
-      return;
-    if (p.phase == TrainingRunProgress::Phase::Featurizing) {
-      llvm::errs() << llvm::formatv("\rfeaturizing matrix {0}/{1}: {2}\x1b[K",
-                                    p.matrix, p.matrices, p.matrixId);
-      progressShown = true;
-      return;
-    }
-    auto now = std::chrono::steady_clock::now();
-    if (std::chrono::duration<double>(now - lastPrint).count() < 0.25)
-      return;
-    lastPrint = now;
-    const TrainProgress &t = p.training;
-    llvm::errs() << llvm::formatv(
-        "\repoch {0}/{1} step {2}/{3}  loss {4:f4}  {5:f0} schedules/s  ETA "
-        "{6}\x1b[K",
-        t.epoch, t.epochs, t.step, t.stepsPerEpoch, t.loss, t.samplesPerSecond,
-        formatDuration(t.etaSeconds));
-    progressShown = true;
-  };
-  options.onEpoch = [&](const EpochReport &e, llvm::StringRef line) {
-    clearProgress();
-    if (!quiet || e.epoch == options.epochs)
-      llvm::errs() << line << "\n";
-  };
   options.onTrainingStart = [] {
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
   };
-  options.onTrainingEnd = [&] { clearProgress(); };
-
-  bool wasInterrupted = false;
-  llvm::Error error = llvm::Error::success();
-  if (!evaluateModel.empty()) {
-    llvm::Expected<EvaluationRunResult> result = runEvaluation(options);
-    if (result)
-      wasInterrupted = result->interrupted;
-    else
-      error = result.takeError();
-  } else {
-    llvm::Expected<TrainingRunResult> result = runTraining(options);
-    if (result)
-      wasInterrupted = result->interrupted;
-    else
-      error = result.takeError();
-  }
-  if (error) {
-    if (progressShown)
-      clearProgress();
-    llvm::errs() << "sptune-train: error: " << llvm::toString(std::move(error))
-                 << "\n";
-    return 1;
-  }
-  return wasInterrupted ? 130 : 0;
+  return runTrainDriver(std::move(options), quiet);
 }
