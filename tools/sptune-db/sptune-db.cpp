@@ -14,14 +14,11 @@
 #include "sptune/Config.h"
 #include "sptune/InitAllTargets.h"
 #include "sptune/CostModel/CostModel.h"
-#include "sptune/Tune/TuningDatabase.h"
+#include "sptune/Tune/TuningDatabaseMaintenance.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,30 +65,19 @@ int failure(const std::string &message) {
   return 1;
 }
 
-/// Opens every database, reporting skipped lines on stderr.
-bool openAll(const std::vector<std::string> &paths,
-             std::vector<TuningRecord> &records) {
-  for (const std::string &path : paths) {
-    if (!llvm::sys::fs::exists(path)) {
-      llvm::errs() << "sptune-db: error: '" << path << "' does not exist\n";
-      return false;
-    }
-    llvm::Expected<TuningDatabase> db = TuningDatabase::open(path);
-    if (!db) {
-      llvm::errs() << "sptune-db: error: " << llvm::toString(db.takeError())
-                   << "\n";
-      return false;
-    }
-    for (const std::string &why : db->skipped())
-      llvm::errs() << "sptune-db: warning: skipped " << why << "\n";
-    records.insert(records.end(), db->records().begin(), db->records().end());
+/// Reads every database, reporting skipped lines on stderr; 0 on failure
+/// (reported).
+std::optional<std::vector<TuningRecord>>
+openAll(const std::vector<std::string> &paths) {
+  llvm::Expected<std::vector<TuningRecord>> records =
+      readTuningDatabases(paths, [](const std::string &why) {
+        llvm::errs() << "sptune-db: warning: skipped " << why << "\n";
+      });
+  if (!records) {
+    failure(llvm::toString(records.takeError()));
+    return std::nullopt;
   }
-  return true;
-}
-
-std::string shortModel(const std::string &model) {
-  return llvm::StringRef(model).starts_with("model:") ? model.substr(6, 8)
-                                                      : model;
+  return std::move(*records);
 }
 
 int list(const std::vector<std::string> &args) {
@@ -107,37 +93,10 @@ int list(const std::vector<std::string> &args) {
   }
   if (paths.empty())
     return usageError("list: give at least one database");
-  std::vector<TuningRecord> records;
-  if (!openAll(paths, records))
+  std::optional<std::vector<TuningRecord>> records = openAll(paths);
+  if (!records)
     return 1;
-  llvm::raw_ostream &os = llvm::outs();
-  if (asJson) {
-    for (const TuningRecord &r : records)
-      os << llvm::json::Value(r.toJson()) << "\n";
-    return 0;
-  }
-  os << llvm::format("%-16s %-5s %-6s %5s %-22s %-9s %7s %9s %8s  %-20s  %s\n",
-                     "matrix", "kern", "target", "free", "rows x cols (nnz)",
-                     "model", "effort", "measured", "tune s", "created",
-                     "schedule");
-  for (const TuningRecord &r : records) {
-    std::string shape = std::to_string(r.rows) + "x" + std::to_string(r.cols) +
-                        " (" + std::to_string(r.nnz) + ")";
-    std::string effort = std::to_string(r.effort.candidates) + "/" +
-                         std::to_string(r.effort.measureTopK);
-    std::string measured =
-        r.chosenSeconds
-            ? (llvm::formatv("{0:F3}", *r.chosenSeconds * 1e3).str() + "ms")
-            : std::string("-");
-    os << llvm::format("%-16s %-5s %-6s %5lld %-22s %-9s %7s %9s %8.3f  %-20s  ",
-                       r.key.fingerprint.c_str(), toString(r.key.kernel),
-                       toString(r.key.target),
-                       static_cast<long long>(r.key.free), shape.c_str(),
-                       shortModel(r.key.model).c_str(), effort.c_str(),
-                       measured.c_str(), r.tuneSeconds, r.createdAt.c_str())
-       << r.chosen.str() << "\n";
-  }
-  os << records.size() << " record(s)\n";
+  printTuningRecords(*records, asJson, llvm::outs());
   return 0;
 }
 
@@ -163,18 +122,17 @@ int merge(const std::vector<std::string> &args) {
   }
   if (out.empty() || paths.empty())
     return usageError("merge: give -o OUT and at least one database");
-  std::vector<TuningRecord> records;
-  if (!openAll(paths, records))
+  std::optional<std::vector<TuningRecord>> records = openAll(paths);
+  if (!records)
     return 1;
-  size_t before = records.size();
-  return write(out, supersededRemoved(std::move(records)), before);
+  size_t before = records->size();
+  return write(out, supersededRemoved(std::move(*records)), before);
 }
 
 int prune(const std::vector<std::string> &args) {
   std::string out;
   std::vector<std::string> paths;
-  std::set<std::string> keepModels;
-  bool dropMissing = false, keepSuperseded = false;
+  TuningDatabasePruning pruning;
   for (size_t n = 0; n < args.size(); ++n) {
     const std::string &a = args[n];
     if (a == "-o" && n + 1 < args.size()) {
@@ -182,7 +140,7 @@ int prune(const std::vector<std::string> &args) {
     } else if (a == "--keep-model" && n + 1 < args.size()) {
       std::string m = args[++n], error;
       if (m == "heuristic" || llvm::StringRef(m).starts_with("model:")) {
-        keepModels.insert(m);
+        pruning.keepModels.insert(m);
         continue;
       }
       std::optional<std::string> id = costModelIdentity(
@@ -190,11 +148,11 @@ int prune(const std::vector<std::string> &args) {
           m == "release" ? "" : m, &error);
       if (!id)
         return usageError("prune: --keep-model '" + m + "': " + error);
-      keepModels.insert(*id);
+      pruning.keepModels.insert(*id);
     } else if (a == "--drop-missing-sources") {
-      dropMissing = true;
+      pruning.dropMissingSources = true;
     } else if (a == "--keep-superseded") {
-      keepSuperseded = true;
+      pruning.keepSuperseded = true;
     } else if (!a.empty() && a[0] == '-') {
       return usageError("prune: unknown option or missing value '" + a + "'");
     } else {
@@ -203,26 +161,12 @@ int prune(const std::vector<std::string> &args) {
   }
   if (paths.size() != 1)
     return usageError("prune: give exactly one database");
-  std::vector<TuningRecord> records;
-  if (!openAll(paths, records))
+  std::optional<std::vector<TuningRecord>> records = openAll(paths);
+  if (!records)
     return 1;
-  size_t before = records.size();
-  std::vector<TuningRecord> kept;
-  for (TuningRecord &r : records) {
-    if (!keepModels.empty() && !keepModels.count(r.key.model))
-      continue;
-    if (dropMissing && !r.stamp.source.empty() &&
-        !llvm::StringRef(r.stamp.source).starts_with("gen:")) {
-      llvm::StringRef file = r.stamp.source;
-      if (file.ends_with("|T"))
-        file = file.drop_back(2);
-      if (!llvm::sys::fs::exists(file))
-        continue;
-    }
-    kept.push_back(std::move(r));
-  }
-  if (!keepSuperseded)
-    kept = supersededRemoved(std::move(kept));
+  size_t before = records->size();
+  std::vector<TuningRecord> kept =
+      pruneTuningRecords(std::move(*records), pruning);
   return write(out.empty() ? paths.front() : out, kept, before);
 }
 
