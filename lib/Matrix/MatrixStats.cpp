@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -161,4 +162,85 @@ std::string MatrixStats::toJson() const {
   }
   out += "}}";
   return out;
+}
+
+/// `s` as a JSON string literal.
+static std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (c < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+        out += buf;
+      } else {
+        out += ch;
+      }
+    }
+  }
+  return out + "\"";
+}
+
+/// printf into a std::string.
+template <typename... Args>
+static std::string format(const char *fmt, Args... args) {
+  char buf[512];
+  int n = std::snprintf(buf, sizeof(buf), fmt, args...);
+  return std::string(buf, n < 0 ? 0 : std::min<size_t>(n, sizeof(buf) - 1));
+}
+
+std::string sptune::statsTableHeader(bool timing) {
+  std::string out =
+      format("%10s %10s %12s %10s %9s %9s %9s %10s %10s %6s %6s %6s %6s",
+             "rows", "cols", "nnz", "density", "row_mean", "row_std",
+             "row_max", "empty_rows", "bandwidth", "bf2", "bf4", "bf8", "bf16");
+  if (timing)
+    out += format(" %9s %9s", "load_s", "stats_s");
+  return out + "  id\n";
+}
+
+std::string sptune::statsTableRow(const MatrixStats &stats,
+                                  const std::string &id, bool timing,
+                                  double loadSeconds, double statsSeconds) {
+  std::string out = format(
+      "%10lld %10lld %12lld %10.3g %9.2f %9.2f %9lld %10lld %10lld %6.3f "
+      "%6.3f %6.3f %6.3f",
+      static_cast<long long>(stats.rows), static_cast<long long>(stats.cols),
+      static_cast<long long>(stats.nnz), stats.density, stats.rowMean,
+      stats.rowStd, static_cast<long long>(stats.rowMax),
+      static_cast<long long>(stats.emptyRows),
+      static_cast<long long>(stats.bandwidth), stats.blockFill[0],
+      stats.blockFill[1], stats.blockFill[2], stats.blockFill[3]);
+  if (timing)
+    out += format(" %9.4f %9.4f", loadSeconds, statsSeconds);
+  return out + "  " + id + "\n";
+}
+
+std::string sptune::statsJsonLine(const MatrixStats &stats,
+                                  const std::string &id,
+                                  const std::string &source, bool timing,
+                                  double loadSeconds, double statsSeconds) {
+  std::string line =
+      "{\"id\":" + jsonString(id) + ",\"source\":" + jsonString(source) + ",";
+  line += stats.toJson().substr(1);
+  if (timing) {
+    line.pop_back();
+    line += format(",\"load_s\":%.6f,\"stats_s\":%.6f}", loadSeconds,
+                   statsSeconds);
+  }
+  return line + "\n";
 }

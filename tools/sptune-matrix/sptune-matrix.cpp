@@ -45,36 +45,6 @@ int usageError(const std::string &message) {
   return 2;
 }
 
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-        out += buf;
-      } else {
-        out += ch;
-      }
-    }
-  }
-  return out + "\"";
-}
-
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
@@ -143,15 +113,8 @@ int runStats(const std::vector<std::string> &args) {
   if (sources.empty())
     return usageError("'stats' needs at least one matrix file or spec");
 
-  if (!json) {
-    std::printf("%10s %10s %12s %10s %9s %9s %9s %10s %10s %6s %6s %6s %6s",
-                "rows", "cols", "nnz", "density", "row_mean", "row_std",
-                "row_max", "empty_rows", "bandwidth", "bf2", "bf4", "bf8",
-                "bf16");
-    if (timing)
-      std::printf(" %9s %9s", "load_s", "stats_s");
-    std::printf("  id\n");
-  }
+  if (!json)
+    std::fputs(statsTableHeader(timing).c_str(), stdout);
   int status = 0;
   for (const std::string &source : sources) {
     CooMatrix coo;
@@ -170,33 +133,12 @@ int runStats(const std::vector<std::string> &args) {
     MatrixStats stats = computeStats(csr);
     double statsSeconds = secondsSince(start);
 
-    if (json) {
-      std::string line = "{\"id\":" + jsonString(info.id) +
-                         ",\"source\":" + jsonString(info.source) + ",";
-      line += stats.toJson().substr(1);
-      if (timing) {
-        line.pop_back();
-        char buf[96];
-        std::snprintf(buf, sizeof(buf), ",\"load_s\":%.6f,\"stats_s\":%.6f}",
-                      loadSeconds, statsSeconds);
-        line += buf;
-      }
-      std::printf("%s\n", line.c_str());
-    } else {
-      std::printf("%10lld %10lld %12lld %10.3g %9.2f %9.2f %9lld %10lld "
-                  "%10lld %6.3f %6.3f %6.3f %6.3f",
-                  static_cast<long long>(stats.rows),
-                  static_cast<long long>(stats.cols),
-                  static_cast<long long>(stats.nnz), stats.density,
-                  stats.rowMean, stats.rowStd,
-                  static_cast<long long>(stats.rowMax),
-                  static_cast<long long>(stats.emptyRows),
-                  static_cast<long long>(stats.bandwidth), stats.blockFill[0],
-                  stats.blockFill[1], stats.blockFill[2], stats.blockFill[3]);
-      if (timing)
-        std::printf(" %9.4f %9.4f", loadSeconds, statsSeconds);
-      std::printf("  %s\n", info.id.c_str());
-    }
+    std::fputs((json ? statsJsonLine(stats, info.id, info.source, timing,
+                                     loadSeconds, statsSeconds)
+                      : statsTableRow(stats, info.id, timing, loadSeconds,
+                                      statsSeconds))
+                   .c_str(),
+               stdout);
     std::fflush(stdout);
   }
   return status;

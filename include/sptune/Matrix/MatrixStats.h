@@ -42,6 +42,17 @@ struct MatrixStats {
 
 MatrixStats computeStats(const CsrMatrix &m);
 
+/// How `sptune-matrix stats` prints statistics: the table's header line,
+/// one matrix's row of it, or one matrix's JSON object (its id, source and
+/// `toJson`'s fields). With `timing`, the seconds of loading and of
+/// `computeStats` are added (columns load_s, stats_s). Each ends in "\n".
+std::string statsTableHeader(bool timing);
+std::string statsTableRow(const MatrixStats &stats, const std::string &id,
+                          bool timing, double loadSeconds, double statsSeconds);
+std::string statsJsonLine(const MatrixStats &stats, const std::string &id,
+                          const std::string &source, bool timing,
+                          double loadSeconds, double statsSeconds);
+
 } // namespace sptune
 
 #endif // SPTUNE_MATRIX_MATRIXSTATS_H
