@@ -135,4 +135,28 @@ TEST(MatrixStats, Json) {
             "\"16\":0.0078125}}");
 }
 
+/// `sptune-matrix stats` lines: columns under their headers, JSON that
+/// escapes the id and adds the timings when asked.
+TEST(MatrixStats, PrintedLines) {
+  MatrixStats s = computeStats(make(2, 3, {{0, 0}, {1, 2}}));
+  std::string header = statsTableHeader(false), row = statsTableRow(s, "m", false, 0, 0);
+  EXPECT_EQ(header.substr(header.size() - 5), "  id\n");
+  EXPECT_EQ(row.substr(row.size() - 4), "  m\n");
+  // Right-aligned columns: "rows" ends where the row count ends.
+  EXPECT_EQ(header.find("rows") + 4, row.find("2 ") + 1);
+  EXPECT_EQ(statsTableHeader(true).size(), header.size() + 20);
+  EXPECT_NE(statsTableRow(s, "m", true, 1.5, 0.25).find("1.5000    0.2500"),
+            std::string::npos);
+
+  std::string json = statsJsonLine(s, "a\"b", "src\n", false, 0, 0);
+  EXPECT_EQ(json.rfind("{\"id\":\"a\\\"b\",\"source\":\"src\\n\",\"rows\":2,", 0),
+            0u)
+      << json;
+  EXPECT_EQ(json.back(), '\n');
+  std::string timed = statsJsonLine(s, "m", "m", true, 1.5, 0.25);
+  EXPECT_NE(timed.find(",\"load_s\":1.500000,\"stats_s\":0.250000}\n"),
+            std::string::npos)
+      << timed;
+}
+
 } // namespace

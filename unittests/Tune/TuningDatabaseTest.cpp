@@ -1,6 +1,7 @@
 //===- TuningDatabaseTest.cpp - Recorded tuning decisions -----------------===//
 
 #include "sptune/Tune/TuningDatabase.h"
+#include "sptune/Tune/TuningDatabaseMaintenance.h"
 #include "sptune/Matrix/Generators.h"
 #include "sptune/Target/DefaultSchedule.h"
 
@@ -9,6 +10,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -193,6 +195,75 @@ TEST(TuningDatabaseTest, SupersededRecordsGo) {
   llvm::Expected<TuningDatabase> back = TuningDatabase::open(path);
   ASSERT_TRUE(static_cast<bool>(back));
   EXPECT_EQ(back->records().size(), 3u);
+}
+
+/// What `sptune-db prune` keeps: the models asked for, the records whose
+/// matrix file exists (a spec always does; "|T", a transposed read, names
+/// the same file), and by default only the best of superseded ones.
+TEST(TuningDatabaseTest, PruningKeepsWhatItIsAskedFor) {
+  std::string file = tempPath("matrix.mtx");
+  { std::ofstream(file) << "%%MatrixMarket matrix coordinate real general\n"; }
+  std::vector<TuningRecord> records = {
+      record("a", 1000, 1, 2e-3, "2026-01"), record("a", 1000, 1, 1e-3, "2026-01"),
+      record("b", 1000, 0, std::nullopt, "2026-01"),
+      record("c", 1000, 0, std::nullopt, "2026-01"),
+      record("d", 1000, 0, std::nullopt, "2026-01")};
+  records[2].key.model = "model:0123456789abcdef";
+  records[3].stamp.source = tempPath("gone.mtx");
+  records[4].stamp.source = file + "|T";
+
+  TuningDatabasePruning all;
+  EXPECT_EQ(pruneTuningRecords(records, all).size(), 4u); // a superseded
+  all.keepSuperseded = true;
+  EXPECT_EQ(pruneTuningRecords(records, all).size(), 5u);
+
+  TuningDatabasePruning heuristicOnly;
+  heuristicOnly.keepModels = {"heuristic"};
+  std::vector<TuningRecord> kept = pruneTuningRecords(records, heuristicOnly);
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_EQ(kept[0].key.fingerprint, "a");
+  EXPECT_DOUBLE_EQ(*kept[0].chosenSeconds, 1e-3);
+
+  TuningDatabasePruning existing;
+  existing.dropMissingSources = true;
+  kept = pruneTuningRecords(records, existing);
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_EQ(kept[1].key.fingerprint, "b");
+  EXPECT_EQ(kept[2].key.fingerprint, "d");
+}
+
+/// Reading several databases: records in order, skipped lines reported, a
+/// missing file an error that names it.
+TEST(TuningDatabaseTest, ReadsSeveralAndNamesAMissingOne) {
+  std::string first = tempPath("first.jsonl"), second = tempPath("second.jsonl");
+  ASSERT_FALSE(static_cast<bool>(writeTuningDatabase(
+      first, {record("a", 1000, 0, std::nullopt, "2026-01")})));
+  ASSERT_FALSE(static_cast<bool>(writeTuningDatabase(
+      second, {record("b", 1000, 0, std::nullopt, "2026-01")})));
+  { std::ofstream(second, std::ios::app) << "not json\n"; }
+  std::vector<std::string> skipped;
+  auto onSkipped = [&](const std::string &why) { skipped.push_back(why); };
+  llvm::Expected<std::vector<TuningRecord>> records =
+      readTuningDatabases({first, second}, onSkipped);
+  ASSERT_TRUE(static_cast<bool>(records)) << llvm::toString(records.takeError());
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ((*records)[1].key.fingerprint, "b");
+  EXPECT_EQ(skipped.size(), 1u);
+
+  llvm::Expected<std::vector<TuningRecord>> missing =
+      readTuningDatabases({first, tempPath("missing.jsonl")}, onSkipped);
+  ASSERT_FALSE(static_cast<bool>(missing));
+  EXPECT_NE(llvm::toString(missing.takeError()).find("missing.jsonl"),
+            std::string::npos);
+
+  std::string table, json;
+  llvm::raw_string_ostream tableOs(table), jsonOs(json);
+  printTuningRecords({record("a", 1000, 0, 1.5e-3, "2026-01")}, false, tableOs);
+  printTuningRecords({record("a", 1000, 0, 1.5e-3, "2026-01")}, true, jsonOs);
+  EXPECT_NE(table.find("1.500ms"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 record(s)"), std::string::npos) << table;
+  EXPECT_EQ(json.front(), '{');
+  EXPECT_EQ(std::count(json.begin(), json.end(), '\n'), 1);
 }
 
 TEST(TuningDatabaseTest, StampsFilesAndSpecs) {
