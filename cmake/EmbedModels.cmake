@@ -2,7 +2,7 @@
 # the release models, so that release mode works from any copy of the
 # binaries (sptune/CostModel/EmbeddedModels.h).
 #
-#   cmake -DOUTPUT=file.cpp -DMODELS="cpu=/path/cpu-default.pt|spade=..." -P EmbedModels.cmake
+#   cmake -DOUTPUT=file.cpp -DMODELS="cpu=/path/cpu-default.pt|<target>=..." -P EmbedModels.cmake
 #
 # The names are the targets' registered names (any target with a
 # <name>-default.pt in cost-model/models; nothing here names one).

@@ -28,7 +28,7 @@ std::optional<double> SampleGroup::defaultTime() const {
   if (mlirDefaultTime)
     return mlirDefaultTime;
   // The sample that is the target's untuned reference (MLIR's sparsifier
-  // default on the CPU). Targets the MLIR sparsifier does not serve (SPADE)
+  // default on the CPU). Targets the MLIR sparsifier does not serve (a simulator)
   // are compared with their own default schedule, whose time the heuristic
   // baseline also measures when no sample is that schedule.
   Schedule reference = referenceSchedule(target, kernel);

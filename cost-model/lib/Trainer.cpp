@@ -381,9 +381,9 @@ static StepLosses stepLosses(Model &model, const TrainOptions &o,
 /// no-autoencoder layers) of the other targets: no sample of theirs is in
 /// the batches, so Adam would see only the weight decay in their gradients
 /// and, normalizing it, walk every weight to zero by about the learning rate
-/// per step. A CPU model trained so for 60 epochs had lost its pre-trained
-/// SPADE knob code (every SPADE schedule coded ~1e-11), which left
-/// fine-tuning on SPADE unable to tell bypass and row orders apart.
+/// per step. A CPU model trained so for 60 epochs had lost another target's
+/// pre-trained knob code (each of its schedules coded ~1e-11), which left
+/// fine-tuning on that target unable to tell its knob settings apart.
 static std::vector<torch::Tensor> trainableParameters(CostNet &net,
                                                       const TrainOptions &o) {
   FinetuneFreeze freeze = o.finetuneScheduleEncoder ? FinetuneFreeze::Matrix

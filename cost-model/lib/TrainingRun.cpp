@@ -14,6 +14,7 @@
 #include "sptune/CostModel/MatrixFeatures.h"
 #include "sptune/CostModel/Model.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Target/Target.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -140,7 +141,7 @@ llvm::Expected<TargetKind> checkOptions(const TrainingRunOptions &options,
   std::optional<TargetKind> target = parseTargetKind(options.target);
   if (!target)
     return failure("unknown target '" + options.target +
-                   "' (expected cpu, nvvm or spade)");
+                   "' (expected " + TargetRegistry::names() + ")");
   // Bounds on what sets work and threads (issue 13 probe: 10^9 epochs and
   // 10^6 LibTorch threads ran on past any timeout, -3 threads was taken).
   if (options.epochs < 1 || options.epochs > 100000)
@@ -401,7 +402,7 @@ sptune::runEvaluation(const TrainingRunOptions &options) {
     return failure(error);
   // A model never trained for the target still ranks its schedules (with
   // the target's untrained autoencoder): zero-shot evaluation, e.g. the CPU
-  // model on SPADE data, is intended, but is said so.
+  // model on a simulator's data, is intended, but is said so.
   const std::vector<TargetKind> &trained = model->info().trainedTargets;
   result.zeroShot =
       std::find(trained.begin(), trained.end(), *target) == trained.end();

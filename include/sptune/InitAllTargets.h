@@ -24,7 +24,7 @@ void registerAllTargets();
 void registerAllTargetPasses();
 
 /// Registers the measurers of every built-in target that this build has
-/// (library SptuneMeasurers: JIT benches, library baselines, the SPADE
+/// (library SptuneMeasurers: JIT benches, library baselines, the
 /// simulator; NVVM only with CUDA). For tools that measure. Also registers
 /// the targets.
 void registerAllMeasurers();

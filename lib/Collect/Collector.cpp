@@ -3,6 +3,7 @@
 #include "sptune/Collect/Collector.h"
 
 #include "sptune/Schedule/DatasetSchema.h"
+#include "sptune/Target/Target.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -70,6 +71,9 @@ sptune::planMatrix(const std::string &source, const std::string &matrixId,
                    int64_t rows, int64_t cols, int64_t nnz,
                    const ScheduleSpace &space, const CollectOptions &options) {
   std::vector<PlannedRequest> out;
+  const Target *target = TargetRegistry::lookup(options.target);
+  std::vector<std::string> targetBaselines =
+      target ? target->baselines() : std::vector<std::string>();
   for (const std::string &kernelName : options.kernels) {
     KernelType kernel = *parseKernelType(kernelName);
     int64_t free = kernel == KernelType::SpMV ? 1 : options.free;
@@ -79,9 +83,12 @@ sptune::planMatrix(const std::string &source, const std::string &matrixId,
                                 baseline, options));
     };
     for (const std::string &b : options.baselines) {
-      // Library and upstream baselines exist for the CPU only; SPADE's
-      // baseline is its plain row-panel schedule (the heuristic).
-      if (options.target != "cpu" && b != "heuristic")
+      // A baseline the target's measurer does not have is skipped (the
+      // default list names the CPU's libraries); "heuristic", the target's
+      // heuristic schedule, every target has.
+      if (b != "heuristic" && std::find(targetBaselines.begin(),
+                                        targetBaselines.end(),
+                                        b) == targetBaselines.end())
         continue;
       if ((b == "eigen" || b == "rsb") && kernel == KernelType::SDDMM)
         continue;

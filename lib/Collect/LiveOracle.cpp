@@ -69,7 +69,7 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
         planned.back().key.matrixHash = hash;
       };
       // The reference is "the MLIR default" on targets lowered through MLIR;
-      // elsewhere (SPADE) it is the target's own default, which its
+      // elsewhere (a simulator) it is the target's own default, which its
       // heuristic baseline also measures.
       add(target->referenceSchedule(kernel), target->rewritesIR(),
           !target->rewritesIR());

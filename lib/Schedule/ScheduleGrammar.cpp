@@ -143,7 +143,7 @@ static bool parsePair(ScheduleTokenSource &t, T &first, T &second,
   return ok;
 }
 
-/// "cpu, nvvm or spade": the targets this program can parse schedules of.
+/// "cpu, nvvm or ...": the targets this program can parse schedules of.
 static std::string knownTargets() {
   std::vector<TargetKind> targets = targetsWithKnobs();
   std::string out;

@@ -108,7 +108,7 @@ static FailureOr<KernelToTune> prepareKernel(linalg::LinalgOp op,
            << "' is not registered (registered: " << st::TargetRegistry::names()
            << ")";
   k.type = k.kernel.getKind();
-  // A kernel the target cannot run at all (SPADE has no SpMV): say so
+  // A kernel the target cannot run at all (a target without SpMV): say so
   // rather than that no candidate applies.
   std::string unsupported =
       k.target->whyIllegal(k.target->referenceSchedule(k.type));
@@ -123,8 +123,8 @@ static FailureOr<KernelToTune> prepareKernel(linalg::LinalgOp op,
     if (ShapedType::isDynamic(k.free))
       k.free = o.freeSize;
   }
-  // Schedules the IR is rewritten into must fit the op; emitted ones
-  // (SPADE's) only its kernel.
+  // Schedules the IR is rewritten into must fit the op; emitted ones (a
+  // simulator's programs) only its kernel.
   bool rewritesIR = k.target->rewritesIR();
   KernelAttr kernel = k.kernel;
   k.applicable = [kernel, rewritesIR](const st::Schedule &s) {

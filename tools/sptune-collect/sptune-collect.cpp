@@ -111,8 +111,8 @@ static Opt<size_t> neighbours(
              "nearest knob settings per matrix and kernel (role "
              "\"neighbour\"; default 0 = none)"));
 static Opt<std::string> target(cl::cat(category), "target", at(collect.target),
-                               cl::desc("A registered target (cpu, nvvm, "
-                                        "spade)"));
+                               cl::desc("A registered target (cpu, "
+                                        "nvvm, ...)"));
 static Opt<std::string> worker(cl::cat(category), "worker-exe",
                                at(run.workerExe),
                                cl::desc("sptune-measure executable"));

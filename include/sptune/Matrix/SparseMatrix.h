@@ -2,7 +2,7 @@
 //
 // Part of sptune. COO and CSR matrices as plain C++ values (no MLIR, no torch),
 // shared by the reader, the generators, the featurizer, the measurers and the
-// SPADE simulator.
+// accelerator simulator.
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,7 +3,8 @@
 // Part of sptune. A `Schedule` is the part every target shares (formats of
 // the sparse operand's levels, loop order, splits, tile, dense layouts,
 // widths) plus a block of knobs that only one target reads: OpenMP and
-// vectorization on the CPU, cuSPARSE on NVVM, cache bypassing on SPADE. The
+// vectorization on the CPU, cuSPARSE on NVVM, an accelerator's cache
+// bypassing. The
 // values layer names no target: it stores the block opaquely (`KnobValues`)
 // and asks the target's `TargetKnobs` — registered at start-up by the
 // target's folder, the way LLVM registers a target's MC layer — to default,
@@ -29,7 +30,7 @@ struct Schedule;
 class ScheduleTokenSource;
 
 /// The knob values of one schedule: a target's own struct (CpuKnobs,
-/// SpadeKnobs, ...) deriving from `KnobValuesOf<Itself>`. Held by `Schedule`
+/// GpuKnobs, ...) deriving from `KnobValuesOf<Itself>`. Held by `Schedule`
 /// behind a shared pointer and copied on write, so schedules stay cheap
 /// values.
 class KnobValues {
@@ -106,7 +107,8 @@ public:
 
   /// Whether the shared part's storage levels, loop order and bit widths
   /// mean anything on this target (they are MLIR sparsifier concepts). When
-  /// they do not (SPADE tiles the matrix itself), they are neither printed
+  /// they do not (an accelerator that tiles the matrix itself), they are
+  /// neither printed
   /// nor parsed and legality checks skip them.
   virtual bool hasStorageLevels() const { return true; }
 

@@ -3,7 +3,8 @@
 // Part of sptune. COGNATE's configuration mapper keeps one feature space for
 // what every target's schedules share (format, loop order, splits, ...) and
 // one knob vector per target for what only that target has (OpenMP schedule
-// and chunk on the CPU, cuSPARSE on NVVM, cache bypassing on SPADE), which
+// and chunk on the CPU, cuSPARSE on NVVM, an accelerator's cache bypassing),
+// which
 // the model compresses with that target's autoencoder. The knob vector is
 // the target's to define: each target implements this interface in its own
 // folder and returns it from `Target::knobEncoding()`; the cost model's

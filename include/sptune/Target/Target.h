@@ -4,7 +4,7 @@
 // is the model): a `Target` says what its schedules are (space, heuristic,
 // untuned reference, legality) and how its scheduled kernels are lowered;
 // the registry maps names to targets. Each target folder (targets/cpu,
-// targets/nvvm, targets/spade) defines one and a `registerXTarget()`
+// targets/nvvm, ...) defines one and a `registerXTarget()`
 // function; `registerAllTargets()` (sptune/InitAllTargets.h) calls them all.
 // Adding a target is a folder and one registration line.
 //
@@ -61,7 +61,8 @@ public:
                                      int64_t free) const = 0;
 
   /// What runs when nobody tunes: the reference speedups are measured
-  /// against (MLIR's sparsifier default on CPU, SPADE's default config).
+  /// against (MLIR's sparsifier default on CPU, a simulator's default
+  /// configuration).
   virtual Schedule referenceSchedule(KernelType kernel) const = 0;
 
   /// Why this target cannot run `s`, or empty. The default is the
@@ -75,7 +76,8 @@ public:
 
   /// Whether its schedules are applied to the IR by sptune-apply-schedule
   /// (so they must fit the op's encoding, orientation and output form).
-  /// SPADE's are not: sptune-emit-spade turns them into tile programs.
+  /// A simulated accelerator's are not: its own pass turns them into
+  /// programs for its simulator.
   virtual bool rewritesIR() const { return true; }
 
   /// The target's own part of its schedules (sptune/Schedule/TargetKnobs.h):
@@ -119,7 +121,7 @@ public:
 
   /// Every registered target, in registration order.
   static std::vector<const Target *> all();
-  /// "cpu, nvvm, spade" (or "none").
+  /// The names, comma-separated ("cpu, nvvm, ..."), or "none".
   static std::string names();
 
   /// Makes `factory` the measurer of the target of `kind` (replaces any).

@@ -36,7 +36,7 @@ def DefaultSchedule : Pass<"sptune-default-schedule", "ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "Target to schedule for: a registered target (cpu, nvvm, spade)">,
+           "Target to schedule for: a registered target (cpu, nvvm, ...)">,
   ];
   let dependentDialects = ["::mlir::sptune::SptuneDialect"];
 }
@@ -89,7 +89,7 @@ def Autotune : Pass<"sptune-autotune", "ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "Target to tune for: a registered target (cpu, nvvm, spade); a "
+           "Target to tune for: a registered target (cpu, nvvm, ...); a "
            "model not trained for it falls back to the heuristic">,
     Option<"mode", "mode", "::sptune::CostModelMode",
            /*default=*/"::sptune::CostModelMode::Release",

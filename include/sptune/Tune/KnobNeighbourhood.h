@@ -32,7 +32,7 @@ class Target;
 
 /// `count` canonical schedules with `seed`'s storage and loop order (as the
 /// target canonicalizes them) and knob
-/// settings drawn by the target's knob encoding, half of them (not on SPADE)
+/// settings drawn by the target's knob encoding, half of them (not on a target without storage levels)
 /// with 32-bit positions and coordinates. Deterministic for `rngSeed`; may
 /// hold duplicates and schedules the target rejects.
 std::vector<Schedule> sampledKnobNeighbours(const Target &target,

@@ -6,7 +6,7 @@
 // permutation matrix over a fixed vocabulary of loop names, per-level formats,
 // widths, tile, degree of parallelism, vector length, plus the problem: kernel
 // and free size). What only one target has (OpenMP schedule and chunk on the
-// CPU, cuSPARSE on NVVM, cache bypassing and reordering on SPADE) goes into a
+// CPU, cuSPARSE on NVVM, an accelerator's cache bypassing) goes into a
 // per-target knob vector, which the model compresses with that target's
 // autoencoder into a fixed-size latent code. The knob vector is defined by
 // the target (its KnobEncoding, sptune/Target/KnobEncoding.h) and found

@@ -12,7 +12,7 @@
 //
 // Fine-tuning (COGNATE) freezes the matrix encoder and the schedule encoder
 // and trains only the target's autoencoder and the predictor, for targets
-// where measurements are expensive (SPADE's simulator, a GPU).
+// where measurements are expensive (an accelerator's simulator, a GPU).
 //
 // Training is deterministic for a seed (batches are drawn from a generator
 // reseeded per epoch, no dropout), checkpoints after every epoch and resumes

@@ -62,7 +62,7 @@ struct TrainingRunOptions {
   /// exactly: DatasetReader::setMachineFilter); empty: all. The run notes
   /// what it kept and fails when nothing is left.
   std::string machine;
-  /// Target to train for (or evaluate on): "cpu", "nvvm" or "spade".
+  /// Target to train for (or evaluate on): a registered target's name.
   std::string target = "cpu";
   /// Model file to write (`runTraining` only).
   std::string outPath;

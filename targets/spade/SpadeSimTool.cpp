@@ -1,4 +1,4 @@
-//===- spade-sim.cpp - Run SPADE tile programs on the simulator -----------===//
+//===- SpadeSimTool.cpp - spade-sim: SPADE tile programs on the simulator -===//
 //
 //   spade-sim <matrix> [--program=FILE | --schedule=TEXT] [options]
 //   spade-sim <matrix> --sweep [--kernel=K] [--free=N] [options]
