@@ -197,6 +197,10 @@ bool sptune::readFileBytes(const std::string &path, std::string &bytes,
 
 bool sptune::writeFileAtomically(const std::string &path,
                                  std::string_view bytes, std::string &error) {
+  if (std::string why = whyNotReplaceable(path); !why.empty()) {
+    error = "cannot write " + why;
+    return false;
+  }
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

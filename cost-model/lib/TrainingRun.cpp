@@ -14,6 +14,7 @@
 #include "sptune/CostModel/MatrixFeatures.h"
 #include "sptune/CostModel/Model.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/Files.h"
 #include "sptune/Target/Target.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -133,6 +134,9 @@ llvm::Expected<TargetKind> checkOptions(const TrainingRunOptions &options,
     return failure("no dataset given (use --data FILE, repeatable)");
   if (training && options.outPath.empty())
     return failure("no output model given (use --out FILE)");
+  if (training)
+    if (std::string why = whyNotReplaceable(options.outPath); !why.empty())
+      return failure("--out: cannot write " + why);
   if (!training && options.evaluateModel.empty())
     return failure("no model to evaluate given (use --evaluate FILE)");
   if (training && !options.scoresPath.empty())
@@ -649,10 +653,6 @@ sptune::runTraining(const TrainingRunOptions &options) {
     llvm::sys::path::replace_extension(p, "metrics.json");
     metricsFile = std::string(p.str());
   }
-  std::error_code ec;
-  llvm::raw_fd_ostream metrics(metricsFile, ec);
-  if (ec)
-    return failure("cannot write '" + metricsFile + "': " + ec.message());
   llvm::Expected<llvm::json::Value> heldOutJson =
       llvm::json::parse(result.heldOut.toJson());
   llvm::Expected<llvm::json::Value> trainJson =
@@ -665,12 +665,16 @@ sptune::runTraining(const TrainingRunOptions &options) {
   if (const llvm::json::Object *t = trainJson->getAsObject()) {
     llvm::json::Object trainSummary = *t;
     trainSummary.erase("per_group");
-    metrics << llvm::formatv(
+    // A write error (a full disk, /dev/full) is an error, not a fatal one
+    // from the stream's destructor.
+    std::string text = llvm::formatv(
         "{0:2}\n", llvm::json::Value(
                        llvm::json::Object{{"model", options.outPath},
                                           {"provenance", std::move(provenance)},
                                           {"heldout", std::move(*heldOutJson)},
                                           {"train", std::move(trainSummary)}}));
+    if (llvm::Error e = writeTextFile(metricsFile, text))
+      return failure(llvm::toString(std::move(e)));
   }
   result.metricsPath = metricsFile;
   report.note("wrote " + metricsFile);

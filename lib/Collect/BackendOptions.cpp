@@ -47,6 +47,17 @@ BackendCommandLine::create(const WorkerOptions &worker,
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown backend '" + backend +
                                        "' (local, slurm)");
+  // Checked before anything is submitted (issue 35 probe: 0 tasks ran one,
+  // a NaN poll interval was taken).
+  if (tasks < 1 || tasks > 100000)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--slurm-tasks must be in [1, 100000]");
+  if (!(poll >= 0.2 && poll <= 60))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--slurm-poll must be in [0.2, 60] seconds");
+  if (maxRetries > 100)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--slurm-max-retries must be at most 100");
   SlurmOptions o;
   o.partition = partition;
   o.account = account;

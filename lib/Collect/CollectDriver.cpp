@@ -100,6 +100,13 @@ static int printSpaceSizes(const std::vector<std::string> &sources,
 /// they are fine, else the message.
 static std::string prepare(CollectDriverOptions &o, const Target &target) {
   CollectOptions &options = o.plan.collect;
+  // A kernel named twice planned every measurement twice: the second copy
+  // of a key never completed, and the run ended as "interrupted".
+  std::vector<std::string> kernels;
+  for (const std::string &k : options.kernels)
+    if (std::find(kernels.begin(), kernels.end(), k) == kernels.end())
+      kernels.push_back(k);
+  options.kernels = std::move(kernels);
   if (o.noBaselines)
     options.baselines.clear();
   else if (!o.namedBaselines.empty())

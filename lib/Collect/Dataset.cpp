@@ -154,6 +154,10 @@ bool sptune::isTransientStatus(std::string_view status) {
 
 bool sptune::writeFileAtomically(const std::string &path,
                                  const std::string &text, std::string &error) {
+  if (std::string why = whyNotReplaceable(path); !why.empty()) {
+    error = "cannot write " + why;
+    return false;
+  }
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   FILE *f = std::fopen(tmp.c_str(), "wb");
   if (!f) {

@@ -2,7 +2,9 @@
 
 #include "sptune/Collect/LearnDriver.h"
 #include "sptune/Collect/LiveOracle.h"
+#include "sptune/Collect/WorkerProtocol.h"
 #include "sptune/CostModel/TrainingRun.h"
+#include "sptune/Support/Files.h"
 #include "sptune/Target/Target.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -12,7 +14,9 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -60,6 +64,66 @@ readGroups(const std::vector<std::string> &files, TargetKind kind) {
   return groups;
 }
 
+/// Limits of what sets work and memory (the issue 35 probe: 2^32 rounds
+/// and 100,000 workers aborted, 10^9 epochs or 100,000 ensemble members
+/// trained on past any timeout).
+static constexpr unsigned kMaxRounds = 10000, kMaxWorkers = 256;
+static constexpr int kMaxEpochs = 100000;
+static constexpr size_t kMaxEnsemble = 64, kMaxSamples = 100000;
+
+std::string sptune::whyInvalidLearnOptions(const LearnDriverOptions &o) {
+  const LearnOptions &l = o.learn;
+  const StrategyOptions &s = l.strategyOptions;
+  auto finite = [](double x) { return std::isfinite(x); };
+  if (!(o.validationFraction > 0 && o.validationFraction < 1))
+    return "--validation-fraction must be in (0, 1)";
+  if (o.rounds < 1 || o.rounds > kMaxRounds)
+    return "--rounds must be in [1, " + std::to_string(kMaxRounds) + "]";
+  if (!(o.referenceCost >= 0 && finite(o.referenceCost)))
+    return "--reference-cost must be a finite number of seconds >= 0 (0: "
+           "the replayed pool's cost)";
+  if (l.initialEpochs < 1 || l.initialEpochs > kMaxEpochs ||
+      l.roundEpochs < 1 || l.roundEpochs > kMaxEpochs)
+    return "--initial-epochs and --epochs must be in [1, " +
+           std::to_string(kMaxEpochs) + "]";
+  if (!(l.learningRate > 0 && finite(l.learningRate) &&
+        l.warmLearningRate > 0 && finite(l.warmLearningRate)))
+    return "--lr and --warm-lr must be finite and > 0";
+  if (s.ensembleSize < 1 || s.ensembleSize > kMaxEnsemble)
+    return "--ensemble must be in [1, " + std::to_string(kMaxEnsemble) + "]";
+  if (s.perMatrix < 1 || s.perMatrix > kMaxSamples)
+    return "--per-matrix must be in [1, " + std::to_string(kMaxSamples) + "]";
+  if (!(s.farShare >= 0 && s.farShare <= 1))
+    return "--far-share must be in [0, 1]";
+  if (!(s.rs2Fraction > 0 && s.rs2Fraction <= 1))
+    return "--rs2-fraction must be in (0, 1]";
+  if (std::string why = whyNotReplaceable(l.outPath); !why.empty())
+    return "--out: cannot write " + why;
+  for (const std::string &k : o.kernels)
+    if (!parseKernelType(k))
+      return "unknown kernel '" + k + "'";
+  if (!o.replay.empty())
+    return "";
+  // Live measurement: checked before anything is measured (a bad value
+  // made every measurement fail, then "no training data").
+  if (o.workers < 1 || o.workers > kMaxWorkers)
+    return "--workers must be in [1, " + std::to_string(kMaxWorkers) + "]";
+  if (o.free < 1 || o.free > (1 << 16))
+    return "--free must be in [1, 65536]";
+  if (o.candidates > kMaxSamples)
+    return "--candidates must be at most " + std::to_string(kMaxSamples);
+  MeasureOptions measure;
+  measure.minSeconds = o.minSeconds;
+  measure.minReps = o.minReps;
+  measure.maxReps = std::max(measure.maxReps, o.minReps);
+  measure.timeoutSeconds = o.timeout;
+  if (std::string why = whyInvalid(measure); !why.empty())
+    return "--min-reps, --min-seconds or --timeout out of range: " + why;
+  if (!o.workerExe.empty() && !llvm::sys::fs::can_execute(o.workerExe))
+    return "--worker-exe '" + o.workerExe + "' is not an executable file";
+  return "";
+}
+
 int sptune::runLearnDriver(LearnDriverOptions o,
                            const std::atomic<bool> &stop) {
   std::optional<TargetKind> kindOpt = parseTargetKind(o.target);
@@ -74,8 +138,15 @@ int sptune::runLearnDriver(LearnDriverOptions o,
   if (!isReplay && o.validationData.empty())
     return fail("live learning needs --validation DATASET (fully measured "
                 "validation problems)");
-  if (!(o.validationFraction > 0 && o.validationFraction < 1))
-    return fail("--validation-fraction must be in (0, 1)");
+  if (std::string why = whyInvalidLearnOptions(o); !why.empty())
+    return fail(why);
+  // A kernel named twice would put every problem in the pool twice (and
+  // count its measurements and their cost twice).
+  std::vector<std::string> kernels;
+  for (const std::string &k : o.kernels)
+    if (std::find(kernels.begin(), kernels.end(), k) == kernels.end())
+      kernels.push_back(k);
+  o.kernels = std::move(kernels);
 
   LearnOptions &options = o.learn;
   options.target = *kindOpt;
@@ -124,6 +195,9 @@ int sptune::runLearnDriver(LearnDriverOptions o,
       for (size_t i : split.test)
         validation.push_back((*groups)[i]);
     }
+    if (poolGroups.empty())
+      return fail("the pool is empty: every matrix of the replayed data is a "
+                  "validation matrix");
     auto replayOracle = std::make_unique<ReplayOracle>(poolGroups, pool);
     if (!(reference > 0))
       reference = replayOracle->totalCost();

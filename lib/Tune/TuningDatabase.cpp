@@ -349,6 +349,9 @@ sptune::supersededRemoved(std::vector<TuningRecord> records) {
 
 llvm::Error sptune::writeTuningDatabase(const std::string &path,
                                         const std::vector<TuningRecord> &records) {
+  if (std::string why = whyNotReplaceable(path); !why.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot write " + why);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::error_code ec;

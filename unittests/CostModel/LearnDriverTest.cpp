@@ -4,6 +4,8 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
+
 using namespace sptune;
 
 namespace {
@@ -42,6 +44,65 @@ TEST(LearnDriver, RefusesBadOptions) {
   EXPECT_EQ(run([](LearnDriverOptions &o) { o.replay.clear(); }), 2);
   // A replayed dataset that does not exist.
   EXPECT_EQ(run([](LearnDriverOptions &o) {}), 2);
+}
+
+/// Values that aborted, hung or wasted a whole run (issue 35 probe) are
+/// refused up front, each with its option named.
+TEST(LearnDriver, RefusesWhatWouldAbortHangOrFailLater) {
+  auto why = [](auto edit, bool live = false) {
+    LearnDriverOptions o;
+    if (live)
+      o.matrixInputs = {"gen:uniform:rows=10,cols=10,nnz=20,seed=1"};
+    else
+      o.replay = {"data.jsonl"};
+    edit(o);
+    return whyInvalidLearnOptions(o);
+  };
+  EXPECT_EQ(why([](LearnDriverOptions &) {}), "");
+  EXPECT_EQ(why([](LearnDriverOptions &) {}, true), "");
+  auto expectRefused = [&](auto edit, const char *option, bool live = false) {
+    std::string w = why(edit, live);
+    EXPECT_NE(w.find(option), std::string::npos) << option << ": " << w;
+  };
+  expectRefused([](LearnDriverOptions &o) { o.rounds = 4294967295u; },
+                "--rounds");
+  expectRefused([](LearnDriverOptions &o) { o.rounds = 0; }, "--rounds");
+  expectRefused([](LearnDriverOptions &o) { o.learn.initialEpochs = 1000000000; },
+                "--initial-epochs");
+  expectRefused([](LearnDriverOptions &o) { o.learn.roundEpochs = 0; },
+                "--epochs");
+  expectRefused(
+      [](LearnDriverOptions &o) { o.learn.strategyOptions.ensembleSize = 100000; },
+      "--ensemble");
+  expectRefused([](LearnDriverOptions &o) { o.referenceCost = -5; },
+                "--reference-cost");
+  expectRefused([](LearnDriverOptions &o) { o.referenceCost = NAN; },
+                "--reference-cost");
+  expectRefused([](LearnDriverOptions &o) { o.learn.learningRate = NAN; },
+                "--lr");
+  expectRefused(
+      [](LearnDriverOptions &o) { o.learn.strategyOptions.farShare = 2; },
+      "--far-share");
+  expectRefused([](LearnDriverOptions &o) { o.kernels = {"spgemm"}; },
+                "unknown kernel");
+  expectRefused([](LearnDriverOptions &o) { o.learn.outPath = "/"; }, "--out");
+  // Live measurement options: checked before anything is measured.
+  expectRefused([](LearnDriverOptions &o) { o.workers = 0; }, "--workers",
+                true);
+  expectRefused([](LearnDriverOptions &o) { o.workers = 100000; }, "--workers",
+                true);
+  expectRefused([](LearnDriverOptions &o) { o.free = 0; }, "--free", true);
+  expectRefused([](LearnDriverOptions &o) { o.timeout = 0; }, "--timeout",
+                true);
+  expectRefused([](LearnDriverOptions &o) { o.minReps = -3; }, "--min-reps",
+                true);
+  expectRefused([](LearnDriverOptions &o) { o.minSeconds = NAN; },
+                "--min-seconds", true);
+  expectRefused(
+      [](LearnDriverOptions &o) { o.workerExe = "/nonexistent/sptune-measure"; },
+      "--worker-exe", true);
+  // Replay never measures: the live options do not matter there.
+  EXPECT_EQ(why([](LearnDriverOptions &o) { o.workers = 0; }), "");
 }
 
 } // namespace

@@ -9,6 +9,8 @@
 #include "gtest/gtest.h"
 
 #include <cstdio>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <cstring>
 #include <map>
 
@@ -193,6 +195,28 @@ TEST(ModelFileTest, SaveLoadRoundTrip) {
             m->score(f, someSchedules(), 32));
   EXPECT_EQ(m->clone()->weightHash(), m->weightHash());
   std::remove(path.c_str());
+}
+
+/// Saving over something that is not a regular file (a FIFO; a device like
+/// /dev/full where mknod is permitted) is refused and leaves the node: the
+/// rename of the temporary file replaced /dev/full as root (issue 35).
+TEST(ModelFileTest, SaveRefusesNodes) {
+  auto m = Model::create(ModelConfig(), 5);
+  std::string fifo = tempPath("fifo"), device = tempPath("full"), error;
+  std::remove(fifo.c_str());
+  std::remove(device.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::vector<std::pair<std::string, mode_t>> nodes = {{fifo, S_IFIFO}};
+  if (::mknod(device.c_str(), S_IFCHR | 0600, makedev(1, 7)) == 0)
+    nodes.push_back({device, S_IFCHR});
+  for (const auto &[path, type] : nodes) {
+    EXPECT_FALSE(m->save(path, error)) << path;
+    EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+    struct stat st;
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & S_IFMT, type) << path << " was replaced";
+    std::remove(path.c_str());
+  }
 }
 
 TEST(ModelFileTest, OtherArchitecturesRoundTrip) {

@@ -10,6 +10,7 @@
 #include "cpu/CpuKnobs.h"
 #include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/Target/DefaultSchedule.h"
+#include "sptune/Target/Target.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -229,7 +230,7 @@ TEST_F(TrainingRunTest, ClearErrors) {
   TrainingRunOptions target = options();
   target.target = "tpu";
   EXPECT_EQ(errorText(runTraining(target).takeError()),
-            "unknown target 'tpu' (expected cpu, nvvm or spade)");
+            "unknown target 'tpu' (expected " + TargetRegistry::names() + ")");
 
   TrainingRunOptions noOut = options();
   noOut.outPath.clear();

@@ -8,6 +8,7 @@
 #include "sptune/Learn/LearningLoop.h"
 
 #include "../TextFile.h"
+#include "sptune/Support/Files.h"
 #include "sptune/Support/Json.h"
 
 #include "StrategySupport.h"
@@ -102,9 +103,14 @@ std::optional<RoundRecord> recordFromJson(const json::Value &v) {
   return r;
 }
 
+/// The format version of state.json.
+constexpr int64_t kStateVersion = 1;
+
 /// Writes `text` to `path` through a temporary file and a rename, so that a
 /// kill leaves either the old or the new file.
 llvm::Error writeAtomically(const std::string &path, llvm::StringRef text) {
+  if (std::string why = whyNotReplaceable(path); !why.empty())
+    return failure("cannot write " + why);
   std::string tmp = path + ".tmp";
   if (llvm::Error e = writeTextFile(tmp, text)) {
     llvm::sys::fs::remove(tmp);
@@ -256,6 +262,14 @@ llvm::Error Driver::loadState() {
   const json::Object *s = v->getAsObject();
   if (!s)
     return failure("'" + statePath() + "' is corrupt: not an object");
+  // A state of another format was resumed as if it were this one (issue 35).
+  std::optional<int64_t> version = s->getInteger("version");
+  if (version != kStateVersion)
+    return failure("'" + statePath() + "' is a state of format version " +
+                   (version ? std::to_string(*version) : "(none)") +
+                   "; this sptune-learn writes version " +
+                   std::to_string(kStateVersion) +
+                   ": use a new state directory");
   std::optional<llvm::StringRef> fp = s->getString("fingerprint");
   if (!fp || *fp != fingerprint(pool, o))
     return failure("'" + o.stateDir +
@@ -328,7 +342,7 @@ llvm::Error Driver::saveState(int round, const std::string &modelFile) {
     rounds.push_back(recordObject(r));
     log += r.json() + "\n";
   }
-  json::Object state{{"version", 1},
+  json::Object state{{"version", kStateVersion},
                      {"fingerprint", fingerprint(pool, o)},
                      {"round", round},
                      {"model", llvm::sys::path::filename(modelFile).str()},

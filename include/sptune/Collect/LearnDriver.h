@@ -86,6 +86,12 @@ struct LearnDriverOptions {
 llvm::Expected<double> parseLearnBudget(llvm::StringRef text,
                                         double reference);
 
+/// Why `options` cannot run ("" when they can): values out of range, an
+/// output that cannot be replaced, unknown kernels, and for live learning the
+/// measurement options and the worker executable. Checked by
+/// `runLearnDriver` before anything is read or measured.
+std::string whyInvalidLearnOptions(const LearnDriverOptions &options);
+
 /// Runs (or resumes) it; messages go to stderr prefixed "sptune-learn: ".
 /// Returns the exit status: 0, 2 for bad options or a failed run, 130 when
 /// `stop` was raised (the state is checkpointed; the same command resumes).

@@ -5,6 +5,10 @@
 // /dev/full (endless input without a line break) they grew a buffer until
 // the allocator aborted. `whyNotAFile` refuses directories and devices
 // before anything is read; regular files and pipes are read.
+// `whyNotReplaceable` guards the writers that replace a file atomically (a
+// temporary file renamed over it): renamed over a device (as root,
+// /dev/full), a pipe or a directory, that replaced the node itself and
+// reported success.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +31,20 @@ inline std::string whyNotAFile(const std::string &path) {
   if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))
     return "";
   return "'" + path + "' is not a regular file (a device or a socket)";
+}
+
+/// Why `path` cannot be replaced by renaming a new file over it ("" when it
+/// can: nothing is there, or a regular file, also through a symbolic link).
+inline std::string whyNotReplaceable(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode))
+    return "";
+  if (S_ISDIR(st.st_mode))
+    return "'" + path + "' is a directory";
+  return "'" + path +
+         "' is not a regular file (a device, a pipe or a socket); sptune "
+         "writes it through a temporary file renamed over it, which would "
+         "replace the node";
 }
 
 } // namespace sptune
