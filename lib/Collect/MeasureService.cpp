@@ -3,6 +3,7 @@
 #include "sptune/Collect/WorkerProtocol.h"
 
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/MemoryBudget.h"
 #include "sptune/Target/Target.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -106,6 +107,17 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
   if (!target) {
     m.status = MeasureStatus::Error;
     m.reason = llvm::toString(target.takeError());
+    return response;
+  }
+  // A request whose dense operands do not fit the memory budget is refused
+  // before anything is allocated (it aborted "out of memory").
+  if (std::string why = whyOverMemoryBudget(
+          measurementBytes(spec, matrix.rows, matrix.cols, matrix.nnz()),
+          "the dense operands of this " + request.kernel + " (free = " +
+              std::to_string(spec.free) + ")");
+      !why.empty()) {
+    m.status = MeasureStatus::Illegal;
+    m.reason = why;
     return response;
   }
   Measurer *measurer = impl->measurerFor(*target, error);

@@ -25,6 +25,21 @@ std::string Measurer::baselineSchedule(std::string_view,
   return "";
 }
 
+double sptune::measurementBytes(const KernelSpec &spec, int64_t rows,
+                                int64_t cols, int64_t nnz) {
+  double element = spec.elementBits / 8.0, free = double(spec.free);
+  double r = double(rows), c = double(cols), n = double(nnz);
+  switch (spec.kernel) {
+  case KernelType::SpMM: // B (cols x N), C and its reference (rows x N)
+    return (c + 2 * r) * free * element;
+  case KernelType::SDDMM: // A (rows x K), B (K x cols), 2 x the sampled values
+    return ((r + c) * free + 2 * n) * element;
+  case KernelType::SpMV: // x, y and its reference
+    return (c + 2 * r) * element;
+  }
+  return 0;
+}
+
 const char *sptune::toString(MeasureStatus s) {
   switch (s) {
   case MeasureStatus::Ok:

@@ -5,6 +5,7 @@
 #include "nvvm/NvvmMeasurer.h"
 
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/MemoryBudget.h"
 #include "sptune/Schedule/Schedule.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -194,6 +195,14 @@ int sptune::runNvvmGpuBench(const NvvmGpuBenchOptions &o) {
       spec.kernel = kernel;
       spec.free = o.free;
       spec.elementBits = o.bits;
+      if (std::string why = whyOverMemoryBudget(
+              measurementBytes(spec, m.rows, m.cols, m.nnz()),
+              std::string("the dense operands of ") + toString(kernel));
+          !why.empty()) {
+        errs(info.id + ": " + why);
+        ++failures;
+        continue;
+      }
       Measurement base = measurer.measureCusparse(m, spec, mopts);
       emit(measurementJson(o, info.id, kernel, "cusparse", base));
       llvm::errs() << info.id << " " << toString(kernel)

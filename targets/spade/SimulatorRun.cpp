@@ -8,6 +8,8 @@
 #include "spade/Simulator.h"
 #include "spade/SpadeScheduleSpace.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/MemoryBudget.h"
+#include "sptune/Target/Measurer.h"
 
 #include <chrono>
 #include <cstdio>
@@ -213,6 +215,13 @@ int sptune::runSpadeSimulation(const SpadeSimRunOptions &o) {
 
   std::string check;
   if (o.functional) {
+    // The functional check's dense operands, in double precision.
+    KernelSpec dense{program->kernel, program->free, /*elementBits=*/64};
+    if (std::string why = whyOverMemoryBudget(
+            measurementBytes(dense, m.rows, m.cols, m.nnz()),
+            "the dense operands of --functional");
+        !why.empty())
+      return error(why);
     SpadeDenseInputs in = makeSpadeInputs(m, program->kernel, program->free);
     std::vector<double> scale;
     std::vector<double> ref = spadeReference(m, program->kernel, in, &scale);

@@ -37,6 +37,14 @@ struct KernelSpec {
   bool transposedB = false;
 };
 
+/// Bytes a measurement of `spec` on a rows x cols matrix of `nnz` entries
+/// allocates besides the matrix: the dense inputs, the output and the
+/// reference result it is checked against. A double: 2^31 rows times a
+/// 65,536-wide operand must not overflow. Checked against the memory budget
+/// (sptune/Support/MemoryBudget.h) before anything is allocated.
+double measurementBytes(const KernelSpec &spec, int64_t rows, int64_t cols,
+                        int64_t nnz);
+
 struct MeasureOptions {
   int warmups = 2;
   int minReps = 5;
