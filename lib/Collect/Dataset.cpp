@@ -8,6 +8,7 @@
 
 #include "MeasurementJson.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -17,6 +18,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -178,6 +180,28 @@ bool sptune::writeFileAtomically(const std::string &path,
 llvm::Error sptune::mergeDatasets(const std::vector<std::string> &inputs,
                                   const std::string &output,
                                   MergeSummary &summary) {
+  // A collector appending to the output holds its lock for the whole run:
+  // renamed over, its file would be unlinked and everything it appended
+  // after the read lost. Take the lock (held until the rename) or refuse.
+  int lock = -1;
+  if (whyNotReplaceable(output).empty() && llvm::sys::fs::exists(output)) {
+    lock = ::open(output.c_str(), O_RDONLY | O_CLOEXEC);
+    if (lock >= 0 && ::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+      ::close(lock);
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "'" + output + "' is being written by another process (an "
+          "sptune-collect); merge it when that has finished, or merge into "
+          "another file");
+    }
+  }
+  struct CloseLock {
+    int fd;
+    ~CloseLock() {
+      if (fd >= 0)
+        ::close(fd);
+    }
+  } closeLock{lock};
   struct Kept {
     std::string line;
     bool ok = false;

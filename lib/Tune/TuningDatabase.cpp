@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <map>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace sptune;
@@ -284,15 +285,27 @@ llvm::Error TuningDatabase::append(const TuningRecord &record) {
                                    "cannot append to tuning database '%s': %s",
                                    path_.c_str(), why.c_str());
   };
-  int fd = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC,
-                  0644);
-  if (fd < 0)
-    return fail(std::strerror(errno));
-  // Parallel compiles share a database: one line at a time, whole.
-  if (::flock(fd, LOCK_EX) != 0) {
-    std::string why = std::strerror(errno);
+  // Parallel compiles share a database: one line at a time, whole. A
+  // rewrite (sptune-db merge or prune, TuningDatabaseLock) may have renamed
+  // a new file over the one opened while waiting for the lock: append to
+  // the file at the path, not to the replaced one.
+  int fd = -1;
+  for (int attempt = 0;; ++attempt) {
+    fd = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+      return fail(std::strerror(errno));
+    if (::flock(fd, LOCK_EX) != 0) {
+      std::string why = std::strerror(errno);
+      ::close(fd);
+      return fail(why);
+    }
+    struct stat opened, current;
+    if (::fstat(fd, &opened) == 0 && ::stat(path_.c_str(), &current) == 0 &&
+        opened.st_ino == current.st_ino && opened.st_dev == current.st_dev)
+      break;
     ::close(fd);
-    return fail(why);
+    if (attempt == 100)
+      return fail("the file keeps being replaced");
   }
   std::string line;
   llvm::raw_string_ostream os(line);
@@ -322,6 +335,27 @@ llvm::Error TuningDatabase::append(const TuningRecord &record) {
   ::close(fd); // releases the lock
   records_.push_back(record);
   return llvm::Error::success();
+}
+
+llvm::Expected<TuningDatabaseLock>
+TuningDatabaseLock::acquire(const std::string &path) {
+  if (std::string why = whyNotReplaceable(path); !why.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot rewrite " + why);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 || ::flock(fd, LOCK_EX) != 0) {
+    std::string why = std::strerror(errno);
+    if (fd >= 0)
+      ::close(fd);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot lock '" + path + "': " + why);
+  }
+  return TuningDatabaseLock(fd);
+}
+
+TuningDatabaseLock::~TuningDatabaseLock() {
+  if (fd >= 0)
+    ::close(fd); // releases the lock
 }
 
 std::vector<TuningRecord>

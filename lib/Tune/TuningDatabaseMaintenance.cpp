@@ -83,3 +83,35 @@ sptune::pruneTuningRecords(std::vector<TuningRecord> records,
     kept = supersededRemoved(std::move(kept));
   return kept;
 }
+
+llvm::Expected<TuningDatabaseRewrite> sptune::rewriteTuningDatabase(
+    const std::vector<std::string> &inputs, const std::string &output,
+    const std::function<std::vector<TuningRecord>(std::vector<TuningRecord>)>
+        &keep,
+    const std::function<void(const std::string &)> &onSkipped) {
+  // An output that is not there yet is created by the lock: it must not be
+  // mistaken for a missing input.
+  for (const std::string &path : inputs)
+    if (!llvm::sys::fs::exists(path))
+      return llvm::createStringError("'" + path + "' does not exist");
+  bool created = !llvm::sys::fs::exists(output);
+  llvm::Expected<TuningDatabaseLock> lock = TuningDatabaseLock::acquire(output);
+  if (!lock)
+    return lock.takeError();
+  auto failed = [&](llvm::Error e) -> llvm::Error {
+    if (created) // no empty output left behind by the lock
+      llvm::sys::fs::remove(output);
+    return e;
+  };
+  llvm::Expected<std::vector<TuningRecord>> records =
+      readTuningDatabases(inputs, onSkipped);
+  if (!records)
+    return failed(records.takeError());
+  TuningDatabaseRewrite counts;
+  counts.read = records->size();
+  std::vector<TuningRecord> kept = keep(std::move(*records));
+  counts.written = kept.size();
+  if (llvm::Error e = writeTuningDatabase(output, kept))
+    return failed(std::move(e));
+  return counts;
+}

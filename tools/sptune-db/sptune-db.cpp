@@ -18,6 +18,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -100,12 +101,19 @@ int list(const std::vector<std::string> &args) {
   return 0;
 }
 
-int write(const std::string &out, const std::vector<TuningRecord> &records,
-          size_t before) {
-  if (llvm::Error e = writeTuningDatabase(out, records))
-    return failure(llvm::toString(std::move(e)));
-  llvm::outs() << "sptune-db: wrote " << records.size() << " record(s) to '"
-               << out << "' (" << (before - records.size()) << " dropped)\n";
+/// Rewrites `out` from `paths` through `keep`, under the database's lock.
+int rewrite(const std::vector<std::string> &paths, const std::string &out,
+            const std::function<std::vector<TuningRecord>(
+                std::vector<TuningRecord>)> &keep) {
+  llvm::Expected<TuningDatabaseRewrite> done =
+      rewriteTuningDatabase(paths, out, keep, [](const std::string &why) {
+        llvm::errs() << "sptune-db: warning: skipped " << why << "\n";
+      });
+  if (!done)
+    return failure(llvm::toString(done.takeError()));
+  llvm::outs() << "sptune-db: wrote " << done->written << " record(s) to '"
+               << out << "' (" << (done->read - done->written)
+               << " dropped)\n";
   return 0;
 }
 
@@ -122,11 +130,7 @@ int merge(const std::vector<std::string> &args) {
   }
   if (out.empty() || paths.empty())
     return usageError("merge: give -o OUT and at least one database");
-  std::optional<std::vector<TuningRecord>> records = openAll(paths);
-  if (!records)
-    return 1;
-  size_t before = records->size();
-  return write(out, supersededRemoved(std::move(*records)), before);
+  return rewrite(paths, out, supersededRemoved);
 }
 
 int prune(const std::vector<std::string> &args) {
@@ -161,13 +165,10 @@ int prune(const std::vector<std::string> &args) {
   }
   if (paths.size() != 1)
     return usageError("prune: give exactly one database");
-  std::optional<std::vector<TuningRecord>> records = openAll(paths);
-  if (!records)
-    return 1;
-  size_t before = records->size();
-  std::vector<TuningRecord> kept =
-      pruneTuningRecords(std::move(*records), pruning);
-  return write(out.empty() ? paths.front() : out, kept, before);
+  return rewrite(paths, out.empty() ? paths.front() : out,
+                 [&](std::vector<TuningRecord> records) {
+                   return pruneTuningRecords(std::move(records), pruning);
+                 });
 }
 
 } // namespace

@@ -91,4 +91,29 @@ TEST(ReplaceableOutput, TuningDatabaseWriterRefusesNodes) {
   }
 }
 
+/// Merging a dataset into itself while a collector appends to it lost the
+/// records appended after the read (the collector went on writing to the
+/// unlinked file; 4 of 13 kept). The merge now takes the collector's lock
+/// or refuses.
+TEST(ReplaceableOutput, MergeInPlaceWaitsForNoCollector) {
+  std::string dir = freshDir("merge-in-place");
+  std::string path = dir + "/a.jsonl";
+  { std::ofstream(path) << "{\"key\":\"k1\",\"status\":\"ok\"}\n"; }
+  MergeSummary summary;
+  {
+    DatasetWriter writer;
+    std::string error;
+    ASSERT_TRUE(writer.open(path, false, error)) << error;
+    llvm::Error e = mergeDatasets({path}, path, summary);
+    ASSERT_TRUE(static_cast<bool>(e));
+    EXPECT_NE(llvm::toString(std::move(e)).find("is being written"),
+              std::string::npos);
+    ASSERT_TRUE(writer.append("{\"key\":\"k2\",\"status\":\"ok\"}"));
+  }
+  // The collector has finished: the merge goes through and keeps both.
+  llvm::Error e = mergeDatasets({path}, path, summary);
+  ASSERT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
+  EXPECT_EQ(summary.records, 2u);
+}
+
 } // namespace

@@ -11,6 +11,9 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
+#include <thread>
 #include <fstream>
 #include <string>
 
@@ -264,6 +267,64 @@ TEST(TuningDatabaseTest, ReadsSeveralAndNamesAMissingOne) {
   EXPECT_NE(table.find("1 record(s)"), std::string::npos) << table;
   EXPECT_EQ(json.front(), '{');
   EXPECT_EQ(std::count(json.begin(), json.end(), '\n'), 1);
+}
+
+/// A record appended while sptune-db rewrites the database (merge or prune
+/// renaming a new file over it) lands in the new file: the appender waits
+/// for the rewrite's lock, then appends to the file at the path, not to the
+/// replaced one (issue 35: 1 of 153 records lost).
+TEST(TuningDatabaseTest, AppendDuringARewriteLandsInTheNewFile) {
+  std::string path = tempPath("rewrite.jsonl");
+  ASSERT_FALSE(static_cast<bool>(writeTuningDatabase(
+      path, {record("a", 1000, 0, std::nullopt, "2026-01")})));
+  llvm::Expected<TuningDatabase> db = TuningDatabase::open(path);
+  ASSERT_TRUE(static_cast<bool>(db));
+  std::optional<TuningDatabaseLock> lock;
+  {
+    llvm::Expected<TuningDatabaseLock> taken = TuningDatabaseLock::acquire(path);
+    ASSERT_TRUE(static_cast<bool>(taken)) << llvm::toString(taken.takeError());
+    lock.emplace(std::move(*taken));
+  }
+  std::thread appender([&] {
+    llvm::Error e = db->append(record("b", 1000, 0, std::nullopt, "2026-02"));
+    EXPECT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
+  });
+  // The appender has opened the old file and waits for the lock.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_FALSE(static_cast<bool>(writeTuningDatabase(
+      path, {record("a", 1000, 0, std::nullopt, "2026-01"),
+             record("c", 1000, 0, std::nullopt, "2026-01")})));
+  lock.reset();
+  appender.join();
+  llvm::Expected<TuningDatabase> back = TuningDatabase::open(path);
+  ASSERT_TRUE(static_cast<bool>(back));
+  std::vector<std::string> fingerprints;
+  for (const TuningRecord &r : back->records())
+    fingerprints.push_back(r.key.fingerprint);
+  EXPECT_EQ(fingerprints, (std::vector<std::string>{"a", "c", "b"}));
+}
+
+/// rewriteTuningDatabase: merging into a new file, the lock's empty file is
+/// not taken for an input, and a failed rewrite leaves no file behind.
+TEST(TuningDatabaseTest, RewriteMergesAndCleansUp) {
+  std::string in = tempPath("rw-in.jsonl"), out = tempPath("rw-out.jsonl");
+  ASSERT_FALSE(static_cast<bool>(writeTuningDatabase(
+      in, {record("a", 1000, 1, 2e-3, "2026-01"),
+           record("a", 1000, 1, 1e-3, "2026-01")})));
+  auto noWarning = [](const std::string &why) { ADD_FAILURE() << why; };
+  llvm::Expected<TuningDatabaseRewrite> done =
+      rewriteTuningDatabase({in}, out, supersededRemoved, noWarning);
+  ASSERT_TRUE(static_cast<bool>(done)) << llvm::toString(done.takeError());
+  EXPECT_EQ(done->read, 2u);
+  EXPECT_EQ(done->written, 1u);
+  std::string missing = tempPath("rw-missing.jsonl"),
+              fresh = tempPath("rw-fresh.jsonl");
+  llvm::Expected<TuningDatabaseRewrite> failed =
+      rewriteTuningDatabase({missing}, fresh, supersededRemoved, noWarning);
+  ASSERT_FALSE(static_cast<bool>(failed));
+  EXPECT_NE(llvm::toString(failed.takeError()).find("does not exist"),
+            std::string::npos);
+  EXPECT_FALSE(llvm::sys::fs::exists(fresh));
 }
 
 TEST(TuningDatabaseTest, StampsFilesAndSpecs) {

@@ -147,6 +147,28 @@ private:
   std::vector<std::string> skipped_;
 };
 
+/// An exclusive lock on the database file at `path` (created empty when
+/// absent), for whoever rewrites it (sptune-db merge and prune): taken before
+/// the database is read and held until the rewritten file has been renamed
+/// over it. `TuningDatabase::append` waits for it and then appends to the
+/// file that is at `path` by then, so a record appended during a rewrite is
+/// never written into the replaced file and lost.
+class TuningDatabaseLock {
+public:
+  static llvm::Expected<TuningDatabaseLock> acquire(const std::string &path);
+  TuningDatabaseLock(TuningDatabaseLock &&other) : fd(other.fd) {
+    other.fd = -1;
+  }
+  TuningDatabaseLock(const TuningDatabaseLock &) = delete;
+  TuningDatabaseLock &operator=(const TuningDatabaseLock &) = delete;
+  TuningDatabaseLock &operator=(TuningDatabaseLock &&) = delete;
+  ~TuningDatabaseLock();
+
+private:
+  explicit TuningDatabaseLock(int fd) : fd(fd) {}
+  int fd = -1;
+};
+
 /// Keeps only the records that are not superseded: for each key and
 /// effort, the best (TuningRecord::betterThan); identical duplicates go.
 /// Order: first appearance of each kept record.

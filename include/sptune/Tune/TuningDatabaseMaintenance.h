@@ -46,6 +46,21 @@ struct TuningDatabasePruning {
 std::vector<TuningRecord> pruneTuningRecords(std::vector<TuningRecord> records,
                                              const TuningDatabasePruning &pruning);
 
+/// How many records a rewrite read and wrote.
+struct TuningDatabaseRewrite {
+  size_t read = 0, written = 0;
+};
+
+/// Rewrites `output` from `inputs` (`output` may be one of them): takes its
+/// TuningDatabaseLock, reads the inputs (`onSkipped` as above), writes what
+/// `keep` returns atomically and releases the lock, so that a record
+/// `sptune-autotune` appends meanwhile lands in the new file.
+llvm::Expected<TuningDatabaseRewrite> rewriteTuningDatabase(
+    const std::vector<std::string> &inputs, const std::string &output,
+    const std::function<std::vector<TuningRecord>(std::vector<TuningRecord>)>
+        &keep,
+    const std::function<void(const std::string &)> &onSkipped);
+
 } // namespace sptune
 
 #endif // SPTUNE_TUNE_TUNINGDATABASEMAINTENANCE_H
