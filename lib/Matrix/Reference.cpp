@@ -95,6 +95,16 @@ ReferenceResult sptune::referenceSDDMMChecksum(const CsrMatrix &s,
 int64_t sptune::firstMismatch(const ReferenceResult &ref, const double *got,
                               double tolerance) {
   for (size_t i = 0; i < ref.values.size(); ++i) {
+    // Equal infinities (a value beyond float range, read as one) and NaN
+    // where the reference is NaN are the same result: |inf - inf| is NaN,
+    // which made every such measurement a wrong result (issue 35).
+    if (got[i] == ref.values[i] ||
+        (std::isnan(got[i]) && std::isnan(ref.values[i])))
+      continue;
+    // An infinite or NaN reference has an infinite bound, which any value
+    // would pass: only the same value matches it.
+    if (!std::isfinite(ref.values[i]))
+      return static_cast<int64_t>(i);
     double err = std::fabs(got[i] - ref.values[i]);
     if (!(err <= tolerance * ref.bounds[i] + 1e-30))
       return static_cast<int64_t>(i);

@@ -43,7 +43,8 @@ ReferenceResult referenceSDDMMChecksum(const CsrMatrix &s,
                                        const std::vector<float> &a,
                                        const std::vector<float> &b, int64_t k);
 
-/// Compares `got` with `ref`: every |got - ref| <= tolerance * bound + tiny.
+/// Compares `got` with `ref`: every |got - ref| <= tolerance * bound + tiny,
+/// or equal (equal infinities), or NaN where the reference is NaN.
 /// Returns the index of the first mismatch, or -1.
 int64_t firstMismatch(const ReferenceResult &ref, const double *got,
                       double tolerance);
