@@ -66,7 +66,7 @@ int sptune::runCollectRequests(const std::string &requests,
     return fail(llvm::toString(r.takeError()));
   llvm::errs() << "sptune-collect: task " << index << "/" << count << ": "
                << r->progress.done << " measured\n";
-  return r->interrupted ? 130 : 0;
+  return r->interrupted ? 130 : r->missing ? 1 : 0;
 }
 
 /// Prints the size of the legal schedule space per matrix and kernel.
@@ -253,6 +253,13 @@ int sptune::runCollectDriver(CollectDriverOptions o,
                  << result->progress.done
                  << " measurements; run again to resume\n";
     return 130;
+  }
+  if (result->missing) {
+    llvm::errs() << "sptune-collect: " << result->missing << " of "
+                 << result->progress.total
+                 << " measurements did not come back (the backend gave up on "
+                    "them; see its log); run again to retry them\n";
+    return 1;
   }
   // Nothing measured at all is a broken setup (worker path, timeout,
   // matrices), not a dataset: say so with the exit status.

@@ -196,6 +196,9 @@ llvm::Expected<CollectionResult> sptune::measureIntoDataset(
     return std::move(err);
   if (writeFailed)
     return failure("writing " + options.datasetPath + " failed");
-  result.interrupted = progress.done < progress.total;
+  size_t left = progress.total - progress.done;
+  bool stopped = stop && stop->load();
+  result.interrupted = left > 0 && stopped;
+  result.missing = stopped ? 0 : left;
   return result;
 }

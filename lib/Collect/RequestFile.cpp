@@ -117,7 +117,7 @@ sptune::runRequestFile(const std::string &requestPath, unsigned task,
       measureIntoDataset(pending, run, nullptr, stop);
   if (!result)
     return result.takeError();
-  if (!result->interrupted) {
+  if (!result->interrupted && !result->missing) {
     std::string error;
     if (!writeFileAtomically(taskDoneMarker(outPath), "done\n", error))
       return failure(error);

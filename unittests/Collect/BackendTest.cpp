@@ -144,3 +144,48 @@ TEST(SlurmBackend, MissingSbatchIsAClearError) {
 }
 
 } // namespace
+
+namespace {
+
+/// A backend that hands back every request's record but the last: what a
+/// Slurm task given up after its retries leaves.
+class DroppingBackend : public MeasurementBackend {
+public:
+  std::string name() const override { return "dropping"; }
+  llvm::Error measure(const PendingRequests &pending, const RecordSink &sink,
+                      const std::atomic<bool> *) override {
+    for (size_t i = 0; i + 1 < pending.keys.size(); ++i)
+      sink({pending.keys[i].str(), "ok",
+            "{\"key\":\"" + pending.keys[i].str() + "\",\"status\":\"ok\"}"});
+    return llvm::Error::success();
+  }
+};
+
+/// Measurements a backend gave up on are "missing", not an interruption
+/// (the run exited 130 "interrupted" though nothing was); a raised stop is.
+TEST(Collection, MissingIsNotInterrupted) {
+  std::string dir = tempDir();
+  CollectionPlan plan = planOf(4);
+  PendingRequests pending =
+      pendingRequests(plan, dir + "/d.jsonl", /*retryTransient=*/true);
+  ASSERT_EQ(pending.requests.size(), 4u);
+  CollectionRunOptions run;
+  run.datasetPath = dir + "/d.jsonl";
+  run.backend = std::make_shared<DroppingBackend>();
+  std::atomic<bool> stop{false};
+  llvm::Expected<CollectionResult> r =
+      measureIntoDataset(pending, run, nullptr, &stop);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_FALSE(r->interrupted);
+  EXPECT_EQ(r->missing, 1u);
+  EXPECT_EQ(r->progress.done, 3u);
+
+  stop = true;
+  run.datasetPath = dir + "/e.jsonl";
+  r = measureIntoDataset(pending, run, nullptr, &stop);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_TRUE(r->interrupted);
+  EXPECT_EQ(r->missing, 0u);
+}
+
+} // namespace

@@ -109,7 +109,13 @@ struct CollectionProgress {
 
 struct CollectionResult {
   CollectionProgress progress;
+  /// The run was stopped (`stop` raised) before every measurement came
+  /// back; a later run resumes.
   bool interrupted = false;
+  /// Measurements that did not come back although nobody stopped the run:
+  /// the backend gave up on them (a Slurm task past its retries). Not an
+  /// interruption: they were reported as one (exit 130) before.
+  size_t missing = 0;
 };
 
 /// Measures `pending` through the run's backend and appends a record per measurement to
