@@ -630,7 +630,15 @@ def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
                     f.write(g.read())
         os.replace(os.path.join(tmp, "sources.mlir"),
                    os.path.join(out_dir, key + ".mlir"))
-        # The libraries first, the metadata last: a reader needs all.
+        # The libraries first, the metadata last: a reader needs all. The
+        # metadata carries the libraries' digests and its own, checked
+        # before a library is loaded (load_metadata).
+        meta["libraries"] = {".so": _file_digest(libs[0])}
+        if prepare:
+            meta["libraries"][".prepare.so"] = _file_digest(libs[1])
+        meta["digest"] = _meta_digest(meta)
+        for suffix in meta["libraries"]:
+            _check_replaceable(os.path.join(out_dir, key + suffix))
         if prepare:
             os.replace(libs[1], os.path.join(out_dir, key + ".prepare.so"))
         os.replace(libs[0], os.path.join(out_dir, key + ".so"))
@@ -647,9 +655,38 @@ def _is_identity_csr(encoding):
                      encoding) is not None
 
 
+def _file_digest(path):
+    """SHA-256 of a file's bytes (hex)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _meta_digest(meta):
+    """SHA-256 of the metadata without its own digest, canonically."""
+    body = {k: v for k, v in meta.items() if k != "digest"}
+    return hashlib.sha256(
+        json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def _check_replaceable(path):
+    """A cache file about to be written must be a regular file or absent:
+    a directory or a device in its place is the user's to remove."""
+    if os.path.lexists(path) and not os.path.isfile(path):
+        raise CompileError(f"sptune: cannot write the cache entry '{path}': "
+                           f"something that is not a regular file is in "
+                           f"its place; remove it")
+
+
 def load_metadata(out_dir, key):
-    """The metadata of a compiled kernel in out_dir, or None if it has none
-    (or its library is missing, or it is from another generator version)."""
+    """The metadata of a compiled kernel in out_dir, or None when there is no
+    usable entry, which is then rebuilt: no metadata or library, another
+    generator version, or an entry whose metadata was edited or whose
+    library differs from what was compiled (truncated, replaced by another
+    kernel's or by garbage: loading it crashed the process with SIGBUS or
+    SIGSEGV, or ran with edited index widths and gave wrong results)."""
     meta_path = os.path.join(out_dir, key + ".json")
     if not os.path.isfile(os.path.join(out_dir, key + ".so")):
         return None
@@ -658,9 +695,19 @@ def load_metadata(out_dir, key):
             meta = json.load(f)
     except (OSError, ValueError):
         return None
-    if meta.get("generator") != GENERATOR_VERSION:
+    if not isinstance(meta, dict) or meta.get("generator") != GENERATOR_VERSION:
         return None
-    if meta.get("prepare") and not os.path.isfile(
-            os.path.join(out_dir, key + ".prepare.so")):
+    if meta.get("digest") != _meta_digest(meta):
         return None
+    libraries = meta.get("libraries")
+    expected = {".so"} | ({".prepare.so"} if meta.get("prepare") else set())
+    if not isinstance(libraries, dict) or set(libraries) != expected:
+        return None
+    for suffix, digest in libraries.items():
+        path = os.path.join(out_dir, key + suffix)
+        try:
+            if not os.path.isfile(path) or _file_digest(path) != digest:
+                return None
+        except OSError:
+            return None
     return meta

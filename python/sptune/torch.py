@@ -98,6 +98,24 @@ def cache_dir():
         os.path.expanduser("~"), ".cache", "sptune")
 
 
+def _usable_cache_dir():
+    """cache_dir(), created if needed; a RuntimeError that names it when it
+    is not a writable directory (a plain file, /dev/null, no permission)."""
+    out = cache_dir()
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise RuntimeError(f"sptune.torch: the cache directory '{out}' "
+                           f"($SPTUNE_CACHE) is not a directory")
+    try:
+        os.makedirs(os.path.join(out, "matrices"), exist_ok=True)
+    except OSError as e:
+        raise RuntimeError(f"sptune.torch: cannot create the cache directory "
+                           f"'{out}' ($SPTUNE_CACHE): {e.strerror}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise RuntimeError(f"sptune.torch: the cache directory '{out}' "
+                           f"($SPTUNE_CACHE) is not writable")
+    return out
+
+
 def stats():
     """Counters: compiles (tune + compile runs), disk_hits (libraries loaded
     from the cache directory), memory_hits (calls served by an already
@@ -441,13 +459,12 @@ def _kernel(kernel, a, info, n):
             _stats["memory_hits"] += 1
             _libs[fast] = k
             return k
-        out = cache_dir()
+        out = _usable_cache_dir()
         meta = kernel_lib.load_metadata(out, key)
         if meta is None:
-            os.makedirs(os.path.join(out, "matrices"), exist_ok=True)
             mtx = os.path.join(out, "matrices", info.fingerprint + ".mtx")
-            _write_mtx(mtx, info, (rows, cols))
             try:
+                _write_mtx(mtx, info, (rows, cols))
                 meta = kernel_lib.compile_kernel(
                     kernel, rows, cols, n, dtype, mtx, out, key,
                     autotune_extra="" if forced else extra,
@@ -455,6 +472,10 @@ def _kernel(kernel, a, info, n):
                     schedule=forced)
             except kernel_lib.CompileError as e:
                 raise RuntimeError(str(e)) from None
+            except OSError as e:
+                raise RuntimeError(
+                    f"sptune.torch: cannot write the cache directory "
+                    f"'{out}' ($SPTUNE_CACHE): {e}") from None
             _stats["compiles"] += 1
         else:
             _stats["disk_hits"] += 1

@@ -9,6 +9,7 @@ one) in f32 and f64 (the square one in f32 only), in a temporary cache
 directory.
 """
 
+import json
 import os
 import shutil
 import tempfile
@@ -293,6 +294,82 @@ class Storages(unittest.TestCase):
                 else:
                     torch.testing.assert_close(st.spmv(a, x), (-2 * d) @ x, **tol)
                 self.assertEqual(st.stats()["conversions"], before + 1)
+
+
+class CacheEntries(unittest.TestCase):
+    """A damaged cache entry is rebuilt, never loaded: a truncated library
+    killed the process with SIGBUS, another kernel's with SIGSEGV, edited
+    index widths gave wrong results (issue 35). An unusable cache directory
+    is a clear RuntimeError, not an OSError traceback."""
+
+    def setUp(self):
+        self.d = _matrix(19, 13, 0.3, 11, (4,), torch.float32)
+        self.a = self.d.to_sparse_csr()
+        self.b = _dense((13, N), 21, torch.float32)
+        self.key = st.kernel_info("spmm", self.a, N)["key"]
+        self.base = os.path.join(st.cache_dir(), self.key)
+
+    def _recompiled(self, damage):
+        st.clear_memory_cache()
+        damage()
+        before = st.stats()
+        torch.testing.assert_close(st.spmm(self.a, self.b), self.d @ self.b,
+                                   **_tol(torch.float32))
+        self.assertEqual(st.stats()["compiles"], before["compiles"] + 1)
+
+    def _replace(self, path, data):
+        # A new file renamed over the entry: the library this process has
+        # loaded keeps its pages (truncating it in place would SIGBUS here).
+        with open(path + ".tmp", "wb") as f:
+            f.write(data)
+        os.replace(path + ".tmp", path)
+
+    def test_damaged_libraries_are_rebuilt(self):
+        so = self.base + ".so"
+        with open(so, "rb") as f:
+            whole = f.read()
+        self._recompiled(lambda: self._replace(so, whole[:len(whole) // 2]))
+        self._recompiled(lambda: self._replace(so, b""))
+        self._recompiled(
+            lambda: self._replace(so, b"\x7fELF not a library" * 100))
+        other = _matrix(7, 13, 0.5, 12, (), torch.float32).to_sparse_csr()
+        other_key = st.kernel_info("spmm", other, N)["key"]
+        with open(os.path.join(st.cache_dir(), other_key + ".so"), "rb") as f:
+            other_so = f.read()
+        self._recompiled(lambda: self._replace(so, other_so))
+
+    def test_edited_metadata_is_rebuilt(self):
+        def edit_widths():
+            with open(self.base + ".json") as f:
+                meta = json.load(f)
+            meta["widths"] = [64 if w == 32 else 32 for w in meta["widths"]]
+            self._replace(self.base + ".json", json.dumps(meta).encode())
+        self._recompiled(edit_widths)
+
+    def test_directory_in_place_of_a_library(self):
+        st.clear_memory_cache()
+        os.remove(self.base + ".so")
+        os.mkdir(self.base + ".so")
+        try:
+            with self.assertRaisesRegex(RuntimeError, "not a regular file"):
+                st.spmm(self.a, self.b)
+        finally:
+            os.rmdir(self.base + ".so")
+        st.spmm(self.a, self.b)
+
+    def test_unusable_cache_directory(self):
+        plain = os.path.join(_tmp, "plain-file")
+        open(plain, "w").close()
+        for bad in (plain, "/dev/null"):
+            os.environ["SPTUNE_CACHE"] = bad
+            st.clear_memory_cache()
+            try:
+                with self.assertRaisesRegex(RuntimeError,
+                                            "is not a directory"):
+                    st.spmm(self.a, self.b)
+            finally:
+                os.environ["SPTUNE_CACHE"] = _tmp
+        st.clear_memory_cache()
 
 
 class Errors(unittest.TestCase):
