@@ -3,7 +3,7 @@
     PYTHONPATH=python /usr/bin/python3 -m sptune.probe --build build \\
         --out DIR [--seed S] [--quick] [--jobs 2] [--timeout 60]
 
-It generates cases in eight areas, runs each as a subprocess (its own
+It generates cases in nine areas, runs each as a subprocess (its own
 process group, a timeout, an address-space limit, no core dumps) and
 classifies the outcome:
 
@@ -39,13 +39,15 @@ Areas (docs/reliability.md, "The closing probe (issue 13)"):
   spade    spade-sim options, machine parameters and mutated programs
   db       tuning databases: malformed files through sptune-db and
            sptune-autotune database=, concurrent appends
+  learn    sptune-learn options, outputs and state (issue 35), and requests
+           too big for the memory budget
   python   python3 -m sptune tune / report, sptune.torch bad inputs
 
 Every step of a case has --timeout seconds (60), worker sessions and
 collector faults 120 s, sptune.torch cases 180 s (a first compile). Cases
 are generated from --seed; the valid inputs they start from (a small
 dataset, tuning database, model, SPADE program) are built once per run.
---quick runs a fixed slice of 70 cases (about 35 s on 2 cores), the full
+--quick runs a fixed slice of 74 cases (about 40 s on 2 cores), the full
 probe about 1,550 (about 15 minutes with --jobs 2). The exit status is 0
 whatever the findings (2 without a build); the stdout summary ends
 with stable `total <class>: N` lines for lit. With --out, DIR gets
@@ -74,7 +76,7 @@ import time
 from sptune import ir_fuzz
 
 AREAS = ["matrix", "opt", "measure", "collect", "train", "spade", "db",
-         "python"]
+         "learn", "python"]
 CLASSES = ["ok", "error", "crash-sptune", "crash-upstream", "hang",
            "silent-wrong", "data"]
 FAILING = {"crash-sptune", "hang", "silent-wrong", "data"}
@@ -1944,6 +1946,76 @@ def _torch_case(name, setup, call, want, expect, quick=False):
                 quick=quick, mem_mb=0, timeout=180)
 
 
+def gen_learn(ctx, rng):
+    """sptune-learn (issue 35): every option out of range is refused before
+    anything is read or measured (2^32 rounds and 100,000 workers aborted,
+    10^9 epochs ran forever), an output that is not a file, an empty replay
+    pool, a state directory of another format; and requests too big for
+    memory, refused with the size named instead of aborting."""
+    E, O = "error", "ok"
+    replay = ["{bin}/sptune-learn", "--replay", "{setup:dataset}", "--state",
+              "state", "--quiet", "--initial-epochs", "1", "--epochs", "1"]
+    live = ["{bin}/sptune-learn", SMALL, "--validation", "{setup:dataset}",
+            "--state", "state", "--quiet", "--rounds-at", "5"]
+    at = ["--rounds-at", "50%"]
+    items = [
+        ("replay", replay + at, O),
+        ("rounds 2^32-1", replay + ["--budget", "100%", "--rounds",
+                                     "4294967295"], E),
+        ("rounds 0", replay + ["--budget", "100%", "--rounds", "0"], E),
+        ("initial-epochs 1e9", replay + at + ["--initial-epochs", "1000000000"], E),
+        ("epochs 1e9", replay + at + ["--epochs", "1e9"], E),
+        ("epochs 0", replay + at + ["--epochs", "0"], E),
+        ("ensemble 100000", replay + at + ["--ensemble", "100000"], E),
+        ("reference-cost -5", replay + at + ["--reference-cost", "-5"], E),
+        ("reference-cost nan", replay + at + ["--reference-cost", "nan"], E),
+        ("lr nan", replay + at + ["--lr", "nan"], E),
+        ("far-share 2", replay + at + ["--far-share", "2"], E),
+        ("rs2-fraction 0", replay + at + ["--rs2-fraction", "0"], E),
+        ("validation-fraction 1", replay + at + ["--validation-fraction", "1"], E),
+        ("policy", replay + at + ["--policy", "greedy"], E),
+        ("reward", replay + at + ["--reward", "loss"], E),
+        ("strategy", replay + at + ["--strategy", "oracle"], E),
+        ("kernel", replay + at + ["--kernel", "spgemm"], E),
+        ("budget bad", replay + ["--rounds-at", "ten"], E),
+        ("no budget", replay, E),
+        ("out a directory", replay + at + ["--out", "."], E),
+        ("empty pool", replay + at + ["--validation", "{setup:dataset}"], E),
+        ("state of another format", replay + at, E),
+        ("workers 0", live + ["--workers", "0"], E),
+        ("workers 100000", live + ["--workers", "100000"], E),
+        ("free 0", live + ["--free", "0"], E),
+        ("timeout 0", live + ["--timeout", "0"], E),
+        ("min-reps -3", live + ["--min-reps", "-3"], E),
+        ("min-seconds nan", live + ["--min-seconds", "nan"], E),
+        ("worker-exe missing", live + ["--worker-exe", "/nonexistent/w"], E),
+    ]
+    foreign = {"state/state.json": '{"version": 99, "fingerprint": "x"}\n'}
+    cases = []
+    for name, cmd, e in items:
+        files = foreign if name == "state of another format" else {}
+        cases.append(Case("learn", "options/" + name, cmd, dict(files),
+                          expect=e, mem_mb=8192,
+                          quick=name in ("rounds 2^32-1", "workers 100000",
+                                         "state of another format")))
+    # Requests too big for the memory budget (set, so that the case does not
+    # depend on this machine's memory).
+    big = {"SPTUNE_MEMORY_BUDGET": "1G"}
+    huge = "gen:uniform:rows=100000,cols=100000,nnz=10,seed=1"
+    for name, cmd in [
+            ("measure spmm", ["{bin}/sptune-measure", "--matrix", huge,
+                              "--kernel", "spmm", "--free", "65536",
+                              "--baseline", "eigen"]),
+            ("measure sddmm", ["{bin}/sptune-measure", "--matrix", huge,
+                               "--kernel", "sddmm", "--free", "65536",
+                               "--baseline", "heuristic"]),
+            ("spade-sim functional", ["{bin}/spade-sim", huge, "--free=65536",
+                                      "--functional"])]:
+        cases.append(Case("learn", "big/" + name, cmd, expect=E, env=big,
+                          quick=name == "measure spmm"))
+    return cases
+
+
 def gen_python(ctx, rng):
     E, A, O = "error", "any", "ok"
     cases = []
@@ -2076,6 +2148,7 @@ def generate(ctx, quick):
     cases += gen_train(ctx, rng("train"))
     cases += gen_spade(ctx, rng("spade"))
     cases += gen_db(ctx, rng("db"))
+    cases += gen_learn(ctx, rng("learn"))
     cases += gen_python(ctx, rng("python"))
     if quick:
         cases = [c for c in cases if c.quick]
