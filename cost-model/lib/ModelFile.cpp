@@ -197,30 +197,5 @@ bool sptune::readFileBytes(const std::string &path, std::string &bytes,
 
 bool sptune::writeFileAtomically(const std::string &path,
                                  std::string_view bytes, std::string &error) {
-  if (std::string why = whyNotReplaceable(path); !why.empty()) {
-    error = "cannot write " + why;
-    return false;
-  }
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      error = "cannot write '" + tmp + "': " + std::strerror(errno);
-      return false;
-    }
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      error = "cannot write '" + tmp + "'";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot rename '" + tmp + "' to '" + path +
-            "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return replaceFileAtomically(path, bytes, error);
 }

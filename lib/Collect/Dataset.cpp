@@ -156,25 +156,7 @@ bool sptune::isTransientStatus(std::string_view status) {
 
 bool sptune::writeFileAtomically(const std::string &path,
                                  const std::string &text, std::string &error) {
-  if (std::string why = whyNotReplaceable(path); !why.empty()) {
-    error = "cannot write " + why;
-    return false;
-  }
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  FILE *f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    error = "cannot write '" + tmp + "'";
-    return false;
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() &&
-            std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    error = "cannot write '" + path + "'";
-    return false;
-  }
-  return true;
+  return replaceFileAtomically(path, text, error);
 }
 
 llvm::Error sptune::mergeDatasets(const std::vector<std::string> &inputs,

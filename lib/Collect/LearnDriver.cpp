@@ -169,6 +169,14 @@ int sptune::runLearnDriver(LearnDriverOptions o,
   std::unique_ptr<MeasurementOracle> oracle;
   double reference = o.referenceCost;
   std::vector<std::string> warnings;
+  // The fixed validation problems, when given (live learning needs them).
+  if (!o.validationData.empty()) {
+    llvm::Expected<std::vector<SampleGroup>> val =
+        readGroups(o.validationData, kind);
+    if (!val)
+      return fail(llvm::toString(val.takeError()));
+    validation = std::move(*val);
+  }
   if (isReplay) {
     llvm::Expected<std::vector<SampleGroup>> groups =
         readGroups(o.replay, kind);
@@ -176,11 +184,6 @@ int sptune::runLearnDriver(LearnDriverOptions o,
       return fail(llvm::toString(groups.takeError()));
     std::vector<SampleGroup> poolGroups;
     if (!o.validationData.empty()) {
-      llvm::Expected<std::vector<SampleGroup>> val =
-          readGroups(o.validationData, kind);
-      if (!val)
-        return fail(llvm::toString(val.takeError()));
-      validation = std::move(*val);
       std::set<std::string> held;
       for (const SampleGroup &g : validation)
         held.insert(g.matrix.id);
@@ -203,11 +206,6 @@ int sptune::runLearnDriver(LearnDriverOptions o,
       reference = replayOracle->totalCost();
     oracle = std::move(replayOracle);
   } else {
-    llvm::Expected<std::vector<SampleGroup>> val =
-        readGroups(o.validationData, kind);
-    if (!val)
-      return fail(llvm::toString(val.takeError()));
-    validation = std::move(*val);
     std::vector<std::string> sources;
     std::string error;
     if (!expandMatrixSources(o.matrixInputs, sources, error))

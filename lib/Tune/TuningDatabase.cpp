@@ -383,33 +383,13 @@ sptune::supersededRemoved(std::vector<TuningRecord> records) {
 
 llvm::Error sptune::writeTuningDatabase(const std::string &path,
                                         const std::vector<TuningRecord> &records) {
-  if (std::string why = whyNotReplaceable(path); !why.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot write " + why);
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(tmp, ec);
-    if (ec)
-      return llvm::createStringError(ec, "cannot write '%s': %s", tmp.c_str(),
-                                     ec.message().c_str());
-    for (const TuningRecord &r : records)
-      os << json::Value(r.toJson()) << '\n';
-    os.flush();
-    if (os.has_error()) {
-      std::error_code err = os.error();
-      os.clear_error();
-      llvm::sys::fs::remove(tmp);
-      return llvm::createStringError(err, "cannot write '%s': %s", tmp.c_str(),
-                                     err.message().c_str());
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    return llvm::createStringError(ec, "cannot rename '%s' to '%s': %s",
-                                   tmp.c_str(), path.c_str(),
-                                   ec.message().c_str());
-  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (const TuningRecord &r : records)
+    os << json::Value(r.toJson()) << '\n';
+  std::string error;
+  if (!replaceFileAtomically(path, text, error))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
   return llvm::Error::success();
 }
 

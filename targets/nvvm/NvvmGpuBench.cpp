@@ -25,6 +25,7 @@
 
 #include "nvvm/NvvmGpuBenchRun.h"
 #include "nvvm/NvvmTarget.h"
+#include "sptune/Support/BoundOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -36,51 +37,49 @@ namespace cl = llvm::cl;
 static NvvmGpuBenchOptions run;
 static cl::OptionCategory category("sptune-gpu-bench options");
 
-template <typename T> using Opt = cl::opt<T, /*ExternalStorage=*/true>;
-static auto at = [](auto &field) { return cl::location(field); };
 
-static cl::list<std::string, std::vector<std::string>>
+static BoundList
     matrices(cl::cat(category), cl::Positional, at(run.matrices),
              cl::desc("<matrix .mtx or gen: spec>"));
-static Opt<std::string> kernels(cl::cat(category), "kernel", at(run.kernels),
+static BoundOpt<std::string> kernels(cl::cat(category), "kernel", at(run.kernels),
                                 cl::desc("spmm, sddmm or all (default)"));
-static Opt<int64_t> freeSize(cl::cat(category), "free", at(run.free),
+static BoundOpt<int64_t> freeSize(cl::cat(category), "free", at(run.free),
                              cl::desc("N of SpMM, K of SDDMM (64)"));
-static Opt<int> bits(cl::cat(category), "bits", at(run.bits),
+static BoundOpt<int> bits(cl::cat(category), "bits", at(run.bits),
                      cl::desc("Element bits: 32 (default) or 64"));
-static Opt<std::string> jsonPath(cl::cat(category), "json", at(run.jsonPath),
+static BoundOpt<std::string> jsonPath(cl::cat(category), "json", at(run.jsonPath),
                                  cl::desc("Write JSON lines here"));
-static Opt<double> minSeconds(cl::cat(category), "min-seconds",
+static BoundOpt<double> minSeconds(cl::cat(category), "min-seconds",
                               at(run.minSeconds),
                               cl::desc("Minimum measured time (0.05)"));
-static Opt<int> warmups(cl::cat(category), "warmups", at(run.warmups),
+static BoundOpt<int> warmups(cl::cat(category), "warmups", at(run.warmups),
                         cl::desc("Untimed calls (3)"));
-static Opt<int> minReps(cl::cat(category), "min-reps", at(run.minReps),
+static BoundOpt<int> minReps(cl::cat(category), "min-reps", at(run.minReps),
                         cl::desc("Minimum repetitions (10)"));
-static Opt<int> maxReps(cl::cat(category), "max-reps", at(run.maxReps),
+static BoundOpt<int> maxReps(cl::cat(category), "max-reps", at(run.maxReps),
                         cl::desc("Maximum repetitions (500)"));
-static Opt<std::string> chip(cl::cat(category), "chip", at(run.chip),
+static BoundOpt<std::string> chip(cl::cat(category), "chip", at(run.chip),
                              cl::desc("sm_XY (default: the device's)"));
-static Opt<std::string> schedules(cl::cat(category), "schedules",
+static BoundOpt<std::string> schedules(cl::cat(category), "schedules",
                                   at(run.schedules),
                                   cl::desc("Measure these schedules "
                                            "(';'-separated) instead of the "
                                            "built-in candidates"));
-static Opt<bool> emitModule(cl::cat(category), "emit-module",
+static BoundOpt<bool> emitModule(cl::cat(category), "emit-module",
                             at(run.emitModule),
                             cl::desc("Print the lowered bench module of "
                                      "--schedule and exit"));
-static Opt<std::string> schedule(cl::cat(category), "schedule",
+static BoundOpt<std::string> schedule(cl::cat(category), "schedule",
                                  at(run.schedule),
                                  cl::desc("With --emit-module"));
-static Opt<bool> jitOnly(cl::cat(category), "jit-only", at(run.jitOnly),
+static BoundOpt<bool> jitOnly(cl::cat(category), "jit-only", at(run.jitOnly),
                          cl::desc("Testing: also JIT the host code of "
                                   "--schedule against the runtime (no device "
                                   "needed) and exit"),
                          cl::Hidden);
-static Opt<int64_t> rows(cl::cat(category), "rows", at(run.rows),
+static BoundOpt<int64_t> rows(cl::cat(category), "rows", at(run.rows),
                          cl::desc("With --emit-module (1024)"));
-static Opt<int64_t> cols(cl::cat(category), "cols", at(run.cols),
+static BoundOpt<int64_t> cols(cl::cat(category), "cols", at(run.cols),
                          cl::desc("With --emit-module (1024)"));
 
 int main(int argc, char **argv) {

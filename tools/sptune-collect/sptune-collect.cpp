@@ -22,6 +22,7 @@
 #include "sptune/Collect/BackendOptions.h"
 #include "sptune/Collect/CollectDriver.h"
 #include "sptune/InitAllTargets.h"
+#include "sptune/Support/BoundOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -37,86 +38,84 @@ static CollectDriverOptions run;
 static CollectOptions &collect = run.plan.collect;
 static cl::OptionCategory category("sptune-collect options");
 
-template <typename T> using Opt = cl::opt<T, /*ExternalStorage=*/true>;
-static auto at = [](auto &field) { return cl::location(field); };
 
-static cl::list<std::string, std::vector<std::string>> matrixInputs(
+static BoundList matrixInputs(
     cl::cat(category), cl::Positional, cl::ZeroOrMore, at(run.matrixInputs),
     cl::desc("<matrix: .mtx file, directory, gen: spec; @file = one per "
              "line>..."));
 static cl::list<std::string> kernels(cl::cat(category), "kernel",
                                      cl::desc("spmm (default), sddmm, spmv"),
                                      cl::CommaSeparated);
-static Opt<int64_t> freeSize(cl::cat(category), "free", at(collect.free),
+static BoundOpt<int64_t> freeSize(cl::cat(category), "free", at(collect.free),
                              cl::desc("N of SpMM, K of SDDMM (64)"));
-static Opt<size_t> samples(cl::cat(category), "samples", at(collect.samples),
+static BoundOpt<size_t> samples(cl::cat(category), "samples", at(collect.samples),
                            cl::desc("Sampled schedules per matrix and kernel "
                                     "(40; at most 100000)"));
-static Opt<uint64_t> seed(cl::cat(category), "seed", at(collect.seed),
+static BoundOpt<uint64_t> seed(cl::cat(category), "seed", at(collect.seed),
                           cl::desc("Sampling seed"));
-static Opt<std::string> out(cl::cat(category), "out", at(run.out), cl::Required,
+static BoundOpt<std::string> out(cl::cat(category), "out", at(run.out), cl::Required,
                             cl::desc("Dataset (JSONL, appended)"));
-static Opt<unsigned> workers(cl::cat(category), "workers", at(run.workers),
+static BoundOpt<unsigned> workers(cl::cat(category), "workers", at(run.workers),
                              cl::desc("Measurement worker processes (1 to "
                                       "256; more than one perturbs timings)"));
-static Opt<double> timeout(cl::cat(category), "timeout", at(run.timeout),
+static BoundOpt<double> timeout(cl::cat(category), "timeout", at(run.timeout),
                            cl::desc("Seconds per measurement (120)"));
-static Opt<double> minSeconds(cl::cat(category), "min-seconds",
+static BoundOpt<double> minSeconds(cl::cat(category), "min-seconds",
                               at(run.minSeconds),
                               cl::desc("Minimum timed seconds per measurement "
                                        "(0.2)"));
-static Opt<int> minReps(cl::cat(category), "min-reps", at(run.minReps),
+static BoundOpt<int> minReps(cl::cat(category), "min-reps", at(run.minReps),
                         cl::desc("Minimum repetitions (5)"));
-static cl::list<std::string, std::vector<std::string>> baselines(
+static BoundList baselines(
     cl::cat(category), "baselines", at(run.namedBaselines), cl::CommaSeparated,
     cl::desc("heuristic or the target's baselines (cpu: mlir-default, eigen, "
              "rsb = autotuned librsb, reference = hand-written OpenMP "
              "kernels, torch = LibTorch sparse; default: mlir-default, "
              "heuristic, eigen)"));
-static Opt<bool> noBaselines(cl::cat(category), "no-baselines",
+static BoundOpt<bool> noBaselines(cl::cat(category), "no-baselines",
                              at(run.noBaselines),
                              cl::desc("Measure sampled schedules only"));
-static Opt<int64_t> minNnz(cl::cat(category), "min-nnz", at(run.plan.minNnz),
+static BoundOpt<int64_t> minNnz(cl::cat(category), "min-nnz", at(run.plan.minNnz),
                            cl::desc("Skip smaller matrices"));
-static Opt<int64_t> maxNnz(cl::cat(category), "max-nnz", at(run.plan.maxNnz),
+static BoundOpt<int64_t> maxNnz(cl::cat(category), "max-nnz", at(run.plan.maxNnz),
                            cl::desc("Skip larger matrices"));
-static Opt<bool> noRetry(cl::cat(category), "no-retry", at(run.noRetry),
+static BoundOpt<bool> noRetry(cl::cat(category), "no-retry", at(run.noRetry),
                          cl::desc("On resume, do not measure again what "
                                   "crashed, timed out or hit a worker error "
                                   "(by default those are retried)"));
-static Opt<bool> fsyncEach(cl::cat(category), "fsync", at(run.fsyncEach),
+static BoundOpt<bool> fsyncEach(cl::cat(category), "fsync", at(run.fsyncEach),
                            cl::desc("fsync after each record"));
 static cl::opt<bool> byName(cl::cat(category), "by-name",
                             cl::desc("Measure matrices in name order (default: "
                                      "smallest first, for early coverage)"));
-static Opt<bool> spaceSize(cl::cat(category), "space-size", at(run.spaceSize),
+static BoundOpt<bool> spaceSize(cl::cat(category), "space-size", at(run.spaceSize),
                            cl::desc("Print the size of the legal schedule "
                                     "space per matrix and kernel, measure "
                                     "nothing"));
-static Opt<std::string> model(cl::cat(category), "model", at(run.modelPath),
+static BoundOpt<std::string> model(cl::cat(category), "model", at(run.modelPath),
                               cl::desc("Active learning: also measure the "
                                        "schedules this cost model ranks best "
                                        "(development mode model file)"));
-static Opt<size_t> modelTopK(cl::cat(category), "model-top-k",
+static BoundOpt<size_t> modelTopK(cl::cat(category), "model-top-k",
                              at(run.plan.modelTopK),
                              cl::desc("How many of the model's best candidates "
                                       "to measure (8)"));
-static Opt<size_t> modelCandidates(cl::cat(category), "model-candidates",
+static BoundOpt<size_t> modelCandidates(cl::cat(category), "model-candidates",
                                    at(run.plan.modelCandidates),
                                    cl::desc("Candidates the model ranks per "
                                             "matrix (1000)"));
-static Opt<size_t> neighbours(
+static BoundOpt<size_t> neighbours(
     cl::cat(category), "neighbours", at(run.plan.neighbours),
     cl::desc("Also measure the target's heuristic schedule and its N-1 "
              "nearest knob settings per matrix and kernel (role "
              "\"neighbour\"; default 0 = none)"));
-static Opt<std::string> target(cl::cat(category), "target", at(collect.target),
+static BoundOpt<std::string> target(cl::cat(category), "target", at(collect.target),
                                cl::desc("A registered target (cpu, "
                                         "nvvm, ...)"));
-static Opt<std::string> worker(cl::cat(category), "worker-exe",
+static BoundOpt<std::string> worker(cl::cat(category), "worker-exe",
                                at(run.workerExe),
                                cl::desc("sptune-measure executable"));
-static Opt<std::string> shard(
+static BoundOpt<std::string> shard(
     cl::cat(category), "shard", at(run.shard),
     cl::desc("I/N: measure share I (0-based) of N of the plan (by a stable "
              "hash of each record key); merge the N datasets with "

@@ -18,6 +18,7 @@
 #include "sptune/Collect/BackendOptions.h"
 #include "sptune/Collect/LearnDriver.h"
 #include "sptune/InitAllTargets.h"
+#include "sptune/Support/BoundOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -31,133 +32,130 @@ namespace cl = llvm::cl;
 static LearnDriverOptions run;
 static cl::OptionCategory category("sptune-learn options");
 
-template <typename T> using Opt = cl::opt<T, /*ExternalStorage=*/true>;
-using List = cl::list<std::string, std::vector<std::string>>;
-static auto at = [](auto &field) { return cl::location(field); };
 
-static List matrixInputs(cl::cat(category), cl::Positional, at(run.matrixInputs),
+static BoundList matrixInputs(cl::cat(category), cl::Positional, at(run.matrixInputs),
                          cl::desc("<live pool: .mtx files, directories, gen: "
                                   "specs, @file = one per line>..."));
-static List replay(cl::cat(category), "replay", at(run.replay),
+static BoundList replay(cl::cat(category), "replay", at(run.replay),
                    cl::CommaSeparated,
                    cl::desc("Replay these measured datasets (JSONL) instead "
                             "of measuring: choosing a sample reveals its "
                             "stored time and charges its recorded cost"));
-static List validation(cl::cat(category), "validation", at(run.validationData),
+static BoundList validation(cl::cat(category), "validation", at(run.validationData),
                        cl::CommaSeparated,
                        cl::desc("Datasets of the fixed validation problems "
                                 "(their matrices leave the pool); replay "
                                 "default: a matrix split of the replayed data"));
-static Opt<double> validationFraction(
+static BoundOpt<double> validationFraction(
     cl::cat(category), "validation-fraction", at(run.validationFraction),
     cl::desc("Replay without --validation: fraction of the matrices held out "
              "for validation (0.2)"));
-static Opt<uint64_t> splitSeed(cl::cat(category), "split-seed",
+static BoundOpt<uint64_t> splitSeed(cl::cat(category), "split-seed",
                                at(run.splitSeed),
                                cl::desc("Seed of that split (keep it fixed to "
                                         "compare strategies)"));
-static Opt<std::string> target(cl::cat(category), "target", at(run.target),
+static BoundOpt<std::string> target(cl::cat(category), "target", at(run.target),
                                cl::desc("A registered target (cpu)"));
-static List kernels(cl::cat(category), "kernel", at(run.kernels),
+static BoundList kernels(cl::cat(category), "kernel", at(run.kernels),
                     cl::CommaSeparated,
                     cl::desc("Live: spmm, sddmm, spmv (default spmm)"));
-static Opt<int64_t> freeSize(cl::cat(category), "free", at(run.free),
+static BoundOpt<int64_t> freeSize(cl::cat(category), "free", at(run.free),
                              cl::desc("Live: N of SpMM, K of SDDMM (64)"));
-static Opt<unsigned> candidates(cl::cat(category), "candidates",
+static BoundOpt<unsigned> candidates(cl::cat(category), "candidates",
                                 at(run.candidates),
                                 cl::desc("Live: schedules sampled per problem "
                                          "into the pool (besides the "
                                          "reference and heuristic; 60)"));
-static Opt<int64_t> maxNnz(cl::cat(category), "max-nnz", at(run.maxNnz),
+static BoundOpt<int64_t> maxNnz(cl::cat(category), "max-nnz", at(run.maxNnz),
                            cl::desc("Live: skip larger matrices"));
-static Opt<std::string> strategy(
+static BoundOpt<std::string> strategy(
     cl::cat(category), "strategy", at(run.learn.strategy),
     cl::desc("bandit (default), random, rs2, diversity, uncertainty, "
              "exploitation or exploration"));
-static Opt<std::string> policy(cl::cat(category), "policy", at(run.policy),
+static BoundOpt<std::string> policy(cl::cat(category), "policy", at(run.policy),
                                cl::desc("The bandit's policy: ucb1 or "
                                         "thompson"));
 static cl::list<std::string> arms(cl::cat(category), "arms", cl::CommaSeparated,
                                   cl::desc("The bandit's strategies (default: "
                                            "all but rs2)"));
-static Opt<std::string> reward(cl::cat(category), "reward", at(run.reward),
+static BoundOpt<std::string> reward(cl::cat(category), "reward", at(run.reward),
                                cl::desc("The bandit's reward: gain in "
                                         "validation top1 (log speedup) or "
                                         "tau, per unit of cost"));
-static List roundsAt(cl::cat(category), "rounds-at", at(run.roundsAt),
+static BoundList roundsAt(cl::cat(category), "rounds-at", at(run.roundsAt),
                      cl::CommaSeparated,
                      cl::desc("Cumulative budget at the end of each round: "
                               "seconds (\"90\", \"90s\") or a percentage of "
                               "the reference cost (\"5%\")"));
-static Opt<std::string> budget(cl::cat(category), "budget", at(run.budget),
+static BoundOpt<std::string> budget(cl::cat(category), "budget", at(run.budget),
                                cl::desc("Total budget (seconds or a "
                                         "percentage), split into --rounds "
                                         "equal rounds (instead of "
                                         "--rounds-at)"));
-static Opt<unsigned> rounds(cl::cat(category), "rounds", at(run.rounds),
+static BoundOpt<unsigned> rounds(cl::cat(category), "rounds", at(run.rounds),
                             cl::desc("Rounds with --budget (6)"));
-static Opt<double> referenceCost(
+static BoundOpt<double> referenceCost(
     cl::cat(category), "reference-cost", at(run.referenceCost),
     cl::desc("Seconds that are 100% (replay default: the replayed pool's "
              "whole measurement cost)"));
-static Opt<uint64_t> seed(cl::cat(category), "seed", at(run.learn.seed),
+static BoundOpt<uint64_t> seed(cl::cat(category), "seed", at(run.learn.seed),
                           cl::desc("Seed"));
-static Opt<int> initialEpochs(cl::cat(category), "initial-epochs",
+static BoundOpt<int> initialEpochs(cl::cat(category), "initial-epochs",
                               at(run.learn.initialEpochs),
                               cl::desc("Epochs of the first round's fresh "
                                        "model (30)"));
-static Opt<int> epochs(cl::cat(category), "epochs", at(run.learn.roundEpochs),
+static BoundOpt<int> epochs(cl::cat(category), "epochs", at(run.learn.roundEpochs),
                        cl::desc("Epochs of each later round (warm start; 10)"));
-static Opt<double> lr(cl::cat(category), "lr", at(run.learn.learningRate),
+static BoundOpt<double> lr(cl::cat(category), "lr", at(run.learn.learningRate),
                       cl::desc("Learning rate of a fresh model (2e-3)"));
-static Opt<double> warmLr(cl::cat(category), "warm-lr",
+static BoundOpt<double> warmLr(cl::cat(category), "warm-lr",
                           at(run.learn.warmLearningRate),
                           cl::desc("Learning rate of the warm-started rounds "
                                    "(1e-3)"));
-static Opt<bool> retrain(cl::cat(category), "retrain", at(run.learn.retrain),
+static BoundOpt<bool> retrain(cl::cat(category), "retrain", at(run.learn.retrain),
                          cl::desc("Train from scratch every round "
                                   "(--initial-epochs) instead of warm "
                                   "starting"));
-static Opt<size_t> ensemble(cl::cat(category), "ensemble",
+static BoundOpt<size_t> ensemble(cl::cat(category), "ensemble",
                             at(run.learn.strategyOptions.ensembleSize),
                             cl::desc("uncertainty: models in the ensemble (4)"));
-static Opt<size_t> perMatrix(cl::cat(category), "per-matrix",
+static BoundOpt<size_t> perMatrix(cl::cat(category), "per-matrix",
                              at(run.learn.strategyOptions.perMatrix),
                              cl::desc("diversity: schedules per chosen matrix "
                                       "and pass (4)"));
-static Opt<double> farShare(cl::cat(category), "far-share",
+static BoundOpt<double> farShare(cl::cat(category), "far-share",
                             at(run.learn.strategyOptions.farShare),
                             cl::desc("exploration: share of picks far from "
                                      "what was measured (0.3)"));
-static Opt<double> rs2Fraction(cl::cat(category), "rs2-fraction",
+static BoundOpt<double> rs2Fraction(cl::cat(category), "rs2-fraction",
                                at(run.learn.strategyOptions.rs2Fraction),
                                cl::desc("rs2: fraction of the problems per "
                                         "epoch (0.5)"));
-static Opt<std::string> stateDir(cl::cat(category), "state",
+static BoundOpt<std::string> stateDir(cl::cat(category), "state",
                                  at(run.learn.stateDir), cl::Required,
                                  cl::desc("State directory (checkpoints, "
                                           "rounds.jsonl; resumed from)"));
-static Opt<std::string> out(cl::cat(category), "out", at(run.learn.outPath),
+static BoundOpt<std::string> out(cl::cat(category), "out", at(run.learn.outPath),
                             cl::desc("The final model (default: "
                                      "STATE/final.pt)"));
-static Opt<std::string> dataset(cl::cat(category), "dataset", at(run.dataset),
+static BoundOpt<std::string> dataset(cl::cat(category), "dataset", at(run.dataset),
                                 cl::desc("Live: where measurements are "
                                          "appended (default: "
                                          "STATE/measurements.jsonl)"));
-static Opt<unsigned> workers(cl::cat(category), "workers", at(run.workers),
+static BoundOpt<unsigned> workers(cl::cat(category), "workers", at(run.workers),
                              cl::desc("Live: measurement workers (1)"));
-static Opt<double> timeout(cl::cat(category), "timeout", at(run.timeout),
+static BoundOpt<double> timeout(cl::cat(category), "timeout", at(run.timeout),
                            cl::desc("Live: seconds per measurement (60)"));
-static Opt<double> minSeconds(cl::cat(category), "min-seconds",
+static BoundOpt<double> minSeconds(cl::cat(category), "min-seconds",
                               at(run.minSeconds),
                               cl::desc("Live: minimum timed seconds per "
                                        "measurement (0.05)"));
-static Opt<int> minReps(cl::cat(category), "min-reps", at(run.minReps),
+static BoundOpt<int> minReps(cl::cat(category), "min-reps", at(run.minReps),
                         cl::desc("Live: minimum repetitions (3)"));
-static Opt<std::string> worker(cl::cat(category), "worker-exe",
+static BoundOpt<std::string> worker(cl::cat(category), "worker-exe",
                                at(run.workerExe),
                                cl::desc("Live: sptune-measure executable"));
-static Opt<bool> quiet(cl::cat(category), "quiet", at(run.quiet),
+static BoundOpt<bool> quiet(cl::cat(category), "quiet", at(run.quiet),
                        cl::desc("No progress line"));
 /// Live: --backend local|slurm and --slurm-* (docs/cluster.md).
 static BackendCommandLine backendOptions(category);

@@ -7,7 +7,6 @@
 
 #include "sptune/Learn/LearningLoop.h"
 
-#include "../TextFile.h"
 #include "sptune/Support/Files.h"
 #include "sptune/Support/Json.h"
 
@@ -109,16 +108,10 @@ constexpr int64_t kStateVersion = 1;
 /// Writes `text` to `path` through a temporary file and a rename, so that a
 /// kill leaves either the old or the new file.
 llvm::Error writeAtomically(const std::string &path, llvm::StringRef text) {
-  if (std::string why = whyNotReplaceable(path); !why.empty())
-    return failure("cannot write " + why);
-  std::string tmp = path + ".tmp";
-  if (llvm::Error e = writeTextFile(tmp, text)) {
-    llvm::sys::fs::remove(tmp);
-    return e;
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, path))
-    return failure("cannot rename '" + tmp + "' to '" + path +
-                   "': " + ec.message());
+  std::string error;
+  if (!replaceFileAtomically(path, std::string_view(text.data(), text.size()),
+                             error))
+    return failure(error);
   return llvm::Error::success();
 }
 
