@@ -17,6 +17,7 @@
 #include "sptune/CostModel/Model.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Matrix/MatrixStats.h"
+#include "sptune/Support/Error.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -105,7 +106,7 @@ int main(int argc, char **argv) {
   CooMatrix coo;
   MatrixInfo info;
   std::string error;
-  if (!loadMatrix(matrixSource, coo, info, error)) {
+  if (takeErrorMessage(loadMatrix(matrixSource, coo, info), error)) {
     llvm::errs() << "error: " << error << "\n";
     return 1;
   }

@@ -14,6 +14,7 @@
 #include "sptune/CostModel/MatrixFeatures.h"
 #include "sptune/CostModel/Model.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Support/Files.h"
 #include "sptune/Target/Target.h"
 
@@ -272,7 +273,8 @@ llvm::Expected<PreparedData> readAndFeaturize(const TrainingRunOptions &options,
     CooMatrix coo;
     MatrixInfo info;
     std::string error;
-    if (source.empty() || !loadMatrix(source, coo, info, error)) {
+    if (source.empty() ||
+        takeErrorMessage(loadMatrix(source, coo, info), error)) {
       report.warning("cannot load matrix '" + id + "' (" +
                      (source.empty() ? "no source recorded" : error) +
                      "); skipping its measurements");

@@ -5,6 +5,7 @@
 #include "sptune/Collect/RequestFile.h"
 #include "sptune/CostModel/CostModel.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
 
@@ -78,7 +79,7 @@ static int printSpaceSizes(const std::vector<std::string> &sources,
     CooMatrix coo;
     MatrixInfo info;
     std::string error;
-    if (!loadMatrix(source, coo, info, error)) {
+    if (takeErrorMessage(loadMatrix(source, coo, info), error)) {
       llvm::errs() << "sptune-collect: skipping " << source << ": " << error
                    << "\n";
       continue;

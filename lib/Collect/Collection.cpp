@@ -7,6 +7,7 @@
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Matrix/MatrixStats.h"
 #include "sptune/Schedule/DatasetSchema.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Target/Target.h"
 #include "sptune/Tune/KnobNeighbourhood.h"
 #include "sptune/Tune/ScheduleTuner.h"
@@ -36,7 +37,7 @@ sptune::planCollection(const std::vector<std::string> &sources,
     CooMatrix coo;
     MatrixInfo info;
     std::string error;
-    if (!loadMatrix(source, coo, info, error)) {
+    if (takeErrorMessage(loadMatrix(source, coo, info), error)) {
       plan.warnings.push_back("skipping " + source + ": " + error);
       continue;
     }

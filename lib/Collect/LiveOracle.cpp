@@ -5,6 +5,7 @@
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Matrix/MatrixStats.h"
 #include "sptune/Schedule/DatasetSchema.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Target/Target.h"
 #include "sptune/Support/Json.h"
 #include "sptune/Support/Files.h"
@@ -34,7 +35,7 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
     CooMatrix coo;
     MatrixInfo info;
     std::string error;
-    if (!loadMatrix(source, coo, info, error)) {
+    if (takeErrorMessage(loadMatrix(source, coo, info), error)) {
       warnings.push_back("skipping " + source + ": " + error);
       continue;
     }

@@ -3,6 +3,7 @@
 #include "sptune/Collect/WorkerProtocol.h"
 
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Support/MemoryBudget.h"
 #include "sptune/Target/Target.h"
 
@@ -33,7 +34,7 @@ struct MeasureService::Impl {
     if (source == loadedSource)
       return true;
     CooMatrix coo;
-    if (!loadMatrix(source, coo, info, error))
+    if (takeErrorMessage(loadMatrix(source, coo, info), error))
       return false;
     matrix = CsrMatrix::fromCoo(std::move(coo));
     stats = computeStats(matrix);

@@ -2,6 +2,8 @@
 
 #include "sptune/Matrix/Generators.h"
 
+#include "sptune/Support/Error.h"
+
 #include "Random.h"
 
 #include <algorithm>
@@ -428,8 +430,9 @@ bool sptune::operator==(const GenSpec &x, const GenSpec &y) {
   return x.str() == y.str();
 }
 
-bool sptune::parseGenSpec(std::string_view text, GenSpec &spec,
-                          std::string &error) {
+/// parseGenSpec's work: false with the message in `error`.
+static bool parseGenSpecInto(std::string_view text, GenSpec &spec,
+                             std::string &error) {
   const std::string quotedSpec = "'" + std::string(text) + "'";
   auto fail = [&](const std::string &message) {
     error = "bad generator spec " + quotedSpec + ": " + message;
@@ -583,12 +586,19 @@ bool sptune::parseGenSpec(std::string_view text, GenSpec &spec,
   return true;
 }
 
-bool sptune::generate(const GenSpec &spec, CooMatrix &out, std::string &error) {
-  out = CooMatrix();
+llvm::Expected<GenSpec> sptune::parseGenSpec(std::string_view text) {
+  GenSpec spec;
+  std::string error;
+  if (!parseGenSpecInto(text, spec, error))
+    return makeError(error);
+  return spec;
+}
+
+llvm::Expected<CooMatrix> sptune::generate(const GenSpec &spec) {
   // Re-validate (the spec may have been built by hand).
-  GenSpec checked;
-  if (!parseGenSpec(spec.str(), checked, error))
-    return false;
+  if (llvm::Expected<GenSpec> checked = parseGenSpec(spec.str()); !checked)
+    return checked.takeError();
+  CooMatrix out;
   out.rows = spec.rows;
   out.cols = spec.cols;
   switch (spec.kind) {
@@ -611,7 +621,7 @@ bool sptune::generate(const GenSpec &spec, CooMatrix &out, std::string &error) {
   out.values.resize(out.rowIdx.size());
   out.canonicalize();
   fillValues(out, spec.seed);
-  return true;
+  return out;
 }
 
 const char *sptune::genSpecHelp() {

@@ -8,6 +8,8 @@
 
 #include "sptune/Matrix/MatrixMarket.h"
 
+#include "sptune/Support/Error.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -381,17 +383,16 @@ bool Parser::parse(CooMatrix &out, MatrixMarketHeader &header) {
   return true;
 }
 
-bool sptune::parseMatrixMarket(std::string_view text, std::string_view name,
-                               CooMatrix &out, std::string &error,
-                               MatrixMarketHeader *header) {
-  out = CooMatrix();
+llvm::Expected<CooMatrix>
+sptune::parseMatrixMarket(std::string_view text, std::string_view name,
+                          MatrixMarketHeader *header) {
+  CooMatrix out;
   MatrixMarketHeader local;
+  std::string error;
   Parser parser(text, name, error);
-  if (!parser.parse(out, header ? *header : local)) {
-    out = CooMatrix();
-    return false;
-  }
-  return true;
+  if (!parser.parse(out, header ? *header : local))
+    return makeError(error);
+  return out;
 }
 
 /// Reads a whole file; false with `path: message` on failure.
@@ -430,13 +431,12 @@ static bool readFile(const std::string &path, std::string &text,
   return true;
 }
 
-bool sptune::readMatrixMarket(const std::string &path, CooMatrix &out,
-                              std::string &error, MatrixMarketHeader *header) {
-  out = CooMatrix();
-  std::string text;
+llvm::Expected<CooMatrix> sptune::readMatrixMarket(const std::string &path,
+                                                   MatrixMarketHeader *header) {
+  std::string text, error;
   if (!readFile(path, text, error))
-    return false;
-  return parseMatrixMarket(text, path, out, error, header);
+    return makeError(error);
+  return parseMatrixMarket(text, path, header);
 }
 
 //===----------------------------------------------------------------------===//
@@ -452,12 +452,12 @@ template <typename T> void appendNumber(std::string &s, T v) {
 }
 } // namespace
 
-bool sptune::formatMatrixMarket(const CooMatrix &m, std::string &text,
-                                std::string &error,
-                                const MatrixMarketWriteOptions &options) {
-  if (!m.verify(error))
-    return false;
-  text.clear();
+llvm::Expected<std::string>
+sptune::formatMatrixMarket(const CooMatrix &m,
+                           const MatrixMarketWriteOptions &options) {
+  if (llvm::Error invalid = m.verify())
+    return std::move(invalid);
+  std::string text;
   text.reserve(64 + static_cast<size_t>(m.nnz()) * 32);
   text += "%%MatrixMarket matrix coordinate ";
   text += options.field == MatrixMarketField::Real      ? "real"
@@ -482,47 +482,39 @@ bool sptune::formatMatrixMarket(const CooMatrix &m, std::string &text,
     appendNumber(text, m.colIdx[i] + 1);
     double v = m.values[i];
     if (options.field == MatrixMarketField::Real) {
-      if (!std::isfinite(v)) {
-        error = "entry " + std::to_string(i) + " has a non-finite value";
-        return false;
-      }
+      if (!std::isfinite(v))
+        return makeError("entry " + std::to_string(i) +
+                         " has a non-finite value");
       text += ' ';
       appendNumber(text, v);
     } else if (options.field == MatrixMarketField::Integer) {
-      if (!(std::trunc(v) == v && std::fabs(v) < 0x1.0p63)) {
-        error = "entry " + std::to_string(i) +
-                " has a value that is not an integer";
-        return false;
-      }
+      if (!(std::trunc(v) == v && std::fabs(v) < 0x1.0p63))
+        return makeError("entry " + std::to_string(i) +
+                         " has a value that is not an integer");
       text += ' ';
       appendNumber(text, static_cast<int64_t>(v));
     }
     text += '\n';
   }
-  return true;
+  return text;
 }
 
-bool sptune::writeMatrixMarket(const std::string &path, const CooMatrix &m,
-                               std::string &error,
-                               const MatrixMarketWriteOptions &options) {
-  std::string text;
-  if (!formatMatrixMarket(m, text, error, options)) {
-    error = path + ": " + error;
-    return false;
-  }
+llvm::Error sptune::writeMatrixMarket(const std::string &path,
+                                      const CooMatrix &m,
+                                      const MatrixMarketWriteOptions &options) {
+  llvm::Expected<std::string> text = formatMatrixMarket(m, options);
+  if (!text)
+    return makeError(path + ": " + llvm::toString(text.takeError()));
   const bool toStdout = path == "-";
   FILE *f = toStdout ? stdout : std::fopen(path.c_str(), "wb");
-  if (!f) {
-    error = path + ": cannot open for writing: " + std::strerror(errno);
-    return false;
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (!f)
+    return makeError(path +
+                     ": cannot open for writing: " + std::strerror(errno));
+  bool ok = std::fwrite(text->data(), 1, text->size(), f) == text->size();
   int savedErrno = errno;
   ok = (toStdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
-  if (!ok) {
-    error = path +
-            ": write error: " + std::strerror(savedErrno ? savedErrno : errno);
-    return false;
-  }
-  return true;
+  if (!ok)
+    return makeError(path + ": write error: " +
+                     std::strerror(savedErrno ? savedErrno : errno));
+  return llvm::Error::success();
 }

@@ -10,20 +10,26 @@
 
 using namespace sptune;
 
-bool sptune::loadMatrix(const std::string &source, CooMatrix &m,
-                        MatrixInfo &info, std::string &error) {
+llvm::Error sptune::loadMatrix(const std::string &source, CooMatrix &m,
+                               MatrixInfo &info) {
   m = CooMatrix();
   info = MatrixInfo();
   if (isGenSpec(source)) {
-    GenSpec spec;
-    if (!parseGenSpec(source, spec, error) || !generate(spec, m, error))
-      return false;
-    info.id = spec.str();
+    llvm::Expected<GenSpec> spec = parseGenSpec(source);
+    if (!spec)
+      return spec.takeError();
+    llvm::Expected<CooMatrix> generated = generate(*spec);
+    if (!generated)
+      return generated.takeError();
+    m = std::move(*generated);
+    info.id = spec->str();
     info.source = info.id;
-    return true;
+    return llvm::Error::success();
   }
-  if (!readMatrixMarket(source, m, error))
-    return false;
+  llvm::Expected<CooMatrix> read = readMatrixMarket(source);
+  if (!read)
+    return read.takeError();
+  m = std::move(*read);
   namespace fs = std::filesystem;
   fs::path path(source);
   std::string name = path.filename().string();
@@ -35,5 +41,5 @@ bool sptune::loadMatrix(const std::string &source, CooMatrix &m,
   std::error_code ec;
   fs::path absolute = fs::absolute(path, ec);
   info.source = ec ? source : absolute.lexically_normal().string();
-  return true;
+  return llvm::Error::success();
 }

@@ -2,6 +2,8 @@
 
 #include "sptune/Matrix/SparseMatrix.h"
 
+#include "sptune/Support/Error.h"
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -19,26 +21,23 @@ bool CooMatrix::isCanonical() const {
   return true;
 }
 
-bool CooMatrix::verify(std::string &error) const {
+llvm::Error CooMatrix::verify() const {
   if (rows < 0 || cols < 0) {
-    error = "negative matrix size";
-    return false;
+    return makeError("negative matrix size");
   }
   if (colIdx.size() != rowIdx.size() || values.size() != rowIdx.size()) {
-    error = "row, column and value arrays differ in length";
-    return false;
+    return makeError("row, column and value arrays differ in length");
   }
   for (size_t i = 0, n = rowIdx.size(); i < n; ++i) {
     if (rowIdx[i] < 0 || rowIdx[i] >= rows || colIdx[i] < 0 ||
         colIdx[i] >= cols) {
-      error = "entry " + std::to_string(i) + " at (" +
-              std::to_string(rowIdx[i]) + ", " + std::to_string(colIdx[i]) +
-              ") lies outside the " + std::to_string(rows) + " x " +
-              std::to_string(cols) + " matrix";
-      return false;
+      return makeError(
+          "entry " + std::to_string(i) + " at (" + std::to_string(rowIdx[i]) +
+          ", " + std::to_string(colIdx[i]) + ") lies outside the " +
+          std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
     }
   }
-  return true;
+  return llvm::Error::success();
 }
 
 /// Fallback for coordinates outside [0, rows): a comparison sort.

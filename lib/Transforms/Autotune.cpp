@@ -12,6 +12,7 @@
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Target/Target.h"
 #include "sptune/Transforms/Passes.h"
 #include "sptune/Tune/ScheduleTuner.h"
@@ -63,7 +64,7 @@ const st::CsrMatrix *MatrixCache::get(const std::string &source,
   if (fresh) {
     st::CooMatrix coo;
     st::MatrixInfo info;
-    if (st::loadMatrix(source, coo, info, e.error)) {
+    if (!st::takeErrorMessage(st::loadMatrix(source, coo, info), e.error)) {
       e.csr = st::CsrMatrix::fromCoo(std::move(coo));
       if (transposed)
         e.csr = e.csr.transposed();

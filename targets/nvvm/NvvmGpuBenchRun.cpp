@@ -5,6 +5,7 @@
 #include "nvvm/NvvmMeasurer.h"
 
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Support/MemoryBudget.h"
 #include "sptune/Schedule/Schedule.h"
 
@@ -184,7 +185,7 @@ int sptune::runNvvmGpuBench(const NvvmGpuBenchOptions &o) {
     CooMatrix coo;
     MatrixInfo info;
     std::string error;
-    if (!loadMatrix(source, coo, info, error)) {
+    if (takeErrorMessage(loadMatrix(source, coo, info), error)) {
       errs(error);
       ++failures;
       continue;

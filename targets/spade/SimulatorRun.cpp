@@ -8,6 +8,7 @@
 #include "spade/Simulator.h"
 #include "spade/SpadeScheduleSpace.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Support/MemoryBudget.h"
 #include "sptune/Target/Measurer.h"
 
@@ -155,7 +156,7 @@ int sptune::runSpadeSimulation(const SpadeSimRunOptions &o) {
   {
     CooMatrix coo;
     MatrixInfo info;
-    if (!loadMatrix(o.matrix, coo, info, why))
+    if (takeErrorMessage(loadMatrix(o.matrix, coo, info), why))
       return error(why);
     m = CsrMatrix::fromCoo(std::move(coo));
   }

@@ -14,6 +14,7 @@
 #include "cpu/CpuTarget.h"
 #include "sptune/Collect/WorkerPool.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/Error.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -83,7 +84,7 @@ int main(int argc, char **argv) {
     CooMatrix coo;
     MatrixInfo info;
     std::string error;
-    if (!loadMatrix(source, coo, info, error)) {
+    if (takeErrorMessage(loadMatrix(source, coo, info), error)) {
       llvm::errs() << "sptune-fuzz: " << error << "\n";
       return 2;
     }

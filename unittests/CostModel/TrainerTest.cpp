@@ -18,6 +18,7 @@
 
 #include "llvm/Support/FileSystem.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -103,8 +104,7 @@ void addGroup(Synthetic &d, const std::string &spec, TargetKind target,
               std::vector<SampleGroup> &groups) {
   CooMatrix coo;
   MatrixInfo info;
-  std::string error;
-  ASSERT_TRUE(loadMatrix(spec, coo, info, error)) << error;
+  ASSERT_TRUE(test::succeeded(loadMatrix(spec, coo, info)));
   if (!d.features.count(info.id))
     d.features[info.id] = featurize(CsrMatrix::fromCoo(coo));
   const MatrixStats &st = d.features[info.id].stats;

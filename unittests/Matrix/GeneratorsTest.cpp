@@ -3,6 +3,7 @@
 #include "sptune/Matrix/Generators.h"
 #include "sptune/Matrix/MatrixStats.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -17,14 +18,16 @@ namespace {
 GenSpec parse(const std::string &text) {
   GenSpec spec;
   std::string error;
-  EXPECT_TRUE(parseGenSpec(text, spec, error)) << text << ": " << error;
+  EXPECT_TRUE(test::take(parseGenSpec(text), spec, error))
+      << text << ": " << error;
   return spec;
 }
 
 CooMatrix gen(const std::string &text) {
   CooMatrix m;
   std::string error;
-  EXPECT_TRUE(generate(parse(text), m, error)) << text << ": " << error;
+  EXPECT_TRUE(test::take(generate(parse(text)), m, error))
+      << text << ": " << error;
   return m;
 }
 
@@ -32,7 +35,8 @@ CooMatrix gen(const std::string &text) {
 void expectBad(const std::string &text, const std::string &needle) {
   GenSpec spec;
   std::string error;
-  EXPECT_FALSE(parseGenSpec(text, spec, error)) << "accepted: " << text;
+  EXPECT_FALSE(test::take(parseGenSpec(text), spec, error))
+      << "accepted: " << text;
   EXPECT_NE(error.find(needle), std::string::npos)
       << "expected '" << needle << "' in: " << error;
   EXPECT_NE(error.find(text), std::string::npos) << "spec not named: " << error;
@@ -149,7 +153,7 @@ TEST(Generators, ValidCanonicalWithExactSize) {
     GenSpec spec = parse(text);
     CooMatrix m = gen(text);
     std::string error;
-    EXPECT_TRUE(m.verify(error)) << error;
+    EXPECT_TRUE(test::ok(m.verify(), error)) << error;
     EXPECT_TRUE(m.isCanonical());
     EXPECT_EQ(m.rows, spec.rows);
     EXPECT_EQ(m.cols, spec.cols);
@@ -173,7 +177,7 @@ TEST(Generators, DeterministicPerSeed) {
     other.seed = 8;
     CooMatrix c;
     std::string error;
-    ASSERT_TRUE(generate(other, c, error)) << error;
+    ASSERT_TRUE(test::take(generate(other), c, error)) << error;
     EXPECT_NE(a.colIdx, c.colIdx);
     EXPECT_NE(a.values, c.values);
   }
@@ -302,7 +306,7 @@ TEST(Generators, RejectsInvalidHandBuiltSpec) {
   spec.nnz = 1000;
   CooMatrix m;
   std::string error;
-  EXPECT_FALSE(generate(spec, m, error));
+  EXPECT_FALSE(test::take(generate(spec), m, error));
   EXPECT_NE(error.find("exceeds"), std::string::npos) << error;
 }
 

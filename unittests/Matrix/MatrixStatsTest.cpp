@@ -4,6 +4,7 @@
 
 #include "sptune/Matrix/Generators.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -104,19 +105,18 @@ TEST(MatrixStats, BlockFillMatchesBruteForce) {
                            "gen:rmat:rows=1000,cols=999,nnz=8000,seed=5",
                            "gen:block:rows=999,cols=1003,nnz=9000,bs=3"}) {
     SCOPED_TRACE(spec);
-    GenSpec g;
-    std::string error;
-    ASSERT_TRUE(parseGenSpec(spec, g, error)) << error;
-    CooMatrix coo;
-    ASSERT_TRUE(generate(g, coo, error)) << error;
-    MatrixStats s = computeStats(CsrMatrix::fromCoo(coo));
+    llvm::Expected<GenSpec> g = parseGenSpec(spec);
+    ASSERT_TRUE(test::succeeded(g));
+    llvm::Expected<CooMatrix> coo = generate(*g);
+    ASSERT_TRUE(test::succeeded(coo));
+    MatrixStats s = computeStats(CsrMatrix::fromCoo(*coo));
     for (size_t k = 0; k < MatrixStats::kBlockSizes.size(); ++k) {
       int b = MatrixStats::kBlockSizes[k];
       std::set<std::pair<int32_t, int32_t>> blocks;
-      for (int64_t i = 0; i < coo.nnz(); ++i)
-        blocks.insert({coo.rowIdx[i] / b, coo.colIdx[i] / b});
+      for (int64_t i = 0; i < coo->nnz(); ++i)
+        blocks.insert({coo->rowIdx[i] / b, coo->colIdx[i] / b});
       EXPECT_DOUBLE_EQ(s.blockFill[k],
-                       static_cast<double>(coo.nnz()) /
+                       static_cast<double>(coo->nnz()) /
                            (static_cast<double>(blocks.size()) * b * b))
           << "b = " << b;
     }

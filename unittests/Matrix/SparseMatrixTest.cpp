@@ -2,6 +2,7 @@
 
 #include "sptune/Matrix/SparseMatrix.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 using namespace sptune;
@@ -43,16 +44,16 @@ TEST(SparseMatrix, CanonicalizeOutOfRangeRowsFallsBackToSort) {
   EXPECT_EQ(m.rowIdx, (std::vector<int32_t>{0, 3}));
   EXPECT_EQ(m.values, (std::vector<double>{2.0, 2.0}));
   std::string error;
-  EXPECT_FALSE(m.verify(error));
+  EXPECT_FALSE(test::ok(m.verify(), error));
   EXPECT_NE(error.find("outside the 1 x 5 matrix"), std::string::npos) << error;
 }
 
 TEST(SparseMatrix, VerifyChecksLengths) {
   CooMatrix m = make(2, 2, {{0, 0, 1.0}});
   std::string error;
-  EXPECT_TRUE(m.verify(error));
+  EXPECT_TRUE(test::ok(m.verify(), error));
   m.values.push_back(2.0);
-  EXPECT_FALSE(m.verify(error));
+  EXPECT_FALSE(test::ok(m.verify(), error));
   EXPECT_NE(error.find("differ in length"), std::string::npos);
 }
 

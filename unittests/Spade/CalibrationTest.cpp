@@ -15,6 +15,7 @@
 #include "spade/Simulator.h"
 #include "sptune/Matrix/Generators.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -34,14 +35,12 @@ SpadeMachineConfig roomyMachine() {
 
 const CsrMatrix &powerLawGraph() {
   static const CsrMatrix m = [] {
-    GenSpec spec;
-    std::string error;
-    EXPECT_TRUE(parseGenSpec("gen:rmat:rows=8192,cols=8192,nnz=60000,seed=3",
-                             spec, error))
-        << error;
-    CooMatrix coo;
-    EXPECT_TRUE(generate(spec, coo, error)) << error;
-    return CsrMatrix::fromCoo(std::move(coo));
+    llvm::Expected<GenSpec> spec =
+        parseGenSpec("gen:rmat:rows=8192,cols=8192,nnz=60000,seed=3");
+    EXPECT_TRUE(test::succeeded(spec));
+    llvm::Expected<CooMatrix> coo = generate(*spec);
+    EXPECT_TRUE(test::succeeded(coo));
+    return CsrMatrix::fromCoo(std::move(*coo));
   }();
   return m;
 }

@@ -11,6 +11,7 @@
 #include "sptune/Target/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <map>
@@ -118,10 +119,8 @@ TEST(KnobNeighbourhood, CollectionPlansTheHeuristicsNeighbourhood) {
   // The first neighbour is the heuristic itself.
   CooMatrix coo;
   MatrixInfo info;
-  std::string error;
-  ASSERT_TRUE(loadMatrix("gen:uniform:rows=256,cols=256,nnz=2000,seed=3", coo,
-                         info, error))
-      << error;
+  ASSERT_TRUE(test::succeeded(
+      loadMatrix("gen:uniform:rows=256,cols=256,nnz=2000,seed=3", coo, info)));
   coo.canonicalize();
   MatrixStats stats = computeStats(CsrMatrix::fromCoo(coo));
   EXPECT_EQ(byKernel["sddmm"].front(),

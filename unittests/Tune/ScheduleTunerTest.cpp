@@ -16,6 +16,7 @@
 #include "sptune/Target/Target.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <set>
@@ -61,8 +62,7 @@ const char *kMatrix = "gen:uniform:rows=64,cols=64,nnz=400,seed=9";
 CsrMatrix load() {
   CooMatrix coo;
   MatrixInfo info;
-  std::string error;
-  EXPECT_TRUE(loadMatrix(kMatrix, coo, info, error)) << error;
+  EXPECT_TRUE(test::succeeded(loadMatrix(kMatrix, coo, info)));
   return CsrMatrix::fromCoo(coo);
 }
 
@@ -193,8 +193,7 @@ TEST(ScheduleTuner, TunesNvvmWithAModelTrainedForIt) {
                        ",density=0.02,seed=" + std::to_string(n + 1);
     CooMatrix coo;
     MatrixInfo info;
-    std::string error;
-    ASSERT_TRUE(loadMatrix(spec, coo, info, error)) << error;
+    ASSERT_TRUE(test::succeeded(loadMatrix(spec, coo, info)));
     CsrMatrix m = CsrMatrix::fromCoo(coo);
     features[info.id] = featurize(m);
     SampleGroup g;

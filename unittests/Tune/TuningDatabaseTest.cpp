@@ -8,6 +8,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -22,15 +23,12 @@ using namespace sptune;
 namespace {
 
 CsrMatrix smallMatrix(uint64_t seed) {
-  CooMatrix coo;
-  std::string error;
-  GenSpec spec;
-  EXPECT_TRUE(parseGenSpec(
-      "gen:uniform:rows=64,cols=48,nnz=300,seed=" + std::to_string(seed), spec,
-      error))
-      << error;
-  EXPECT_TRUE(generate(spec, coo, error)) << error;
-  return CsrMatrix::fromCoo(std::move(coo));
+  llvm::Expected<GenSpec> spec = parseGenSpec(
+      "gen:uniform:rows=64,cols=48,nnz=300,seed=" + std::to_string(seed));
+  EXPECT_TRUE(test::succeeded(spec));
+  llvm::Expected<CooMatrix> coo = generate(*spec);
+  EXPECT_TRUE(test::succeeded(coo));
+  return CsrMatrix::fromCoo(std::move(*coo));
 }
 
 TuningRecord record(const std::string &fingerprint, unsigned candidates,

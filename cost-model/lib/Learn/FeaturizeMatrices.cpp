@@ -3,6 +3,7 @@
 #include "sptune/Learn/LearningPool.h"
 
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Support/Error.h"
 
 using namespace sptune;
 
@@ -21,10 +22,10 @@ std::map<std::string, MatrixFeatures> sptune::featurizeMatrices(
     CooMatrix coo;
     MatrixInfo info;
     std::string error;
-    if (source.empty() || !loadMatrix(source, coo, info, error)) {
-      unloadable.push_back(id + " (" +
-                           (source.empty() ? "no source recorded" : error) +
-                           ")");
+    if (source.empty() ||
+        takeErrorMessage(loadMatrix(source, coo, info), error)) {
+      unloadable.push_back(
+          id + " (" + (source.empty() ? "no source recorded" : error) + ")");
       continue;
     }
     out[id] = featurize(CsrMatrix::fromCoo(std::move(coo)));

@@ -79,13 +79,13 @@ bool isGenSpec(std::string_view source);
 /// Parses `gen:<kind>:key=value,...`. Keys: rows (required), cols (default
 /// rows), nnz or density (exactly one, required), seed (default 1), and per
 /// kind a, b, c (rmat), bw (banded), bs, fill (block), group, noise
-/// (clustered). On failure returns false with a message in `error`.
-bool parseGenSpec(std::string_view text, GenSpec &spec, std::string &error);
+/// (clustered).
+llvm::Expected<GenSpec> parseGenSpec(std::string_view text);
 
 /// Generates the matrix of `spec` into `out` (canonical COO, values uniform
 /// in (0, 1] drawn from a stream separate from the structure's). Fails on a
 /// spec that parseGenSpec would reject.
-bool generate(const GenSpec &spec, CooMatrix &out, std::string &error);
+llvm::Expected<CooMatrix> generate(const GenSpec &spec);
 
 /// Help text describing the spec syntax and the kinds (for --help).
 const char *genSpecHelp();

@@ -35,16 +35,16 @@ struct MatrixMarketHeader {
 /// row-major, duplicates summed, explicit zeros kept). Symmetric and
 /// skew-symmetric files are expanded to both triangles (an entry (i, j) also
 /// gives (j, i), negated for skew-symmetric); pattern entries get the value
-/// 1.0. On failure returns false, leaves `out` empty and sets `error` to
-/// `path:LINE: message` (or `path: message` when the file cannot be read).
-bool readMatrixMarket(const std::string &path, CooMatrix &out,
-                      std::string &error, MatrixMarketHeader *header = nullptr);
+/// 1.0. Fails with `path:LINE: message` (or `path: message` when the file
+/// cannot be read).
+llvm::Expected<CooMatrix>
+readMatrixMarket(const std::string &path, MatrixMarketHeader *header = nullptr);
 
 /// Same as readMatrixMarket, parsing `text` in memory; `name` stands for the
 /// path in messages.
-bool parseMatrixMarket(std::string_view text, std::string_view name,
-                       CooMatrix &out, std::string &error,
-                       MatrixMarketHeader *header = nullptr);
+llvm::Expected<CooMatrix>
+parseMatrixMarket(std::string_view text, std::string_view name,
+                  MatrixMarketHeader *header = nullptr);
 
 struct MatrixMarketWriteOptions {
   /// Real writes the shortest text that reads back to the same double;
@@ -55,16 +55,15 @@ struct MatrixMarketWriteOptions {
 };
 
 /// Formats `m` as a `coordinate ... general` Matrix Market text, entries in
-/// the stored order. Fails (returns false) on an invalid matrix or a
-/// non-integral value with the Integer field.
-bool formatMatrixMarket(const CooMatrix &m, std::string &text,
-                        std::string &error,
-                        const MatrixMarketWriteOptions &options = {});
+/// the stored order. Fails on an invalid matrix or a non-integral value with
+/// the Integer field.
+llvm::Expected<std::string>
+formatMatrixMarket(const CooMatrix &m,
+                   const MatrixMarketWriteOptions &options = {});
 
 /// Writes `m` to `path` ("-" writes to standard output).
-bool writeMatrixMarket(const std::string &path, const CooMatrix &m,
-                       std::string &error,
-                       const MatrixMarketWriteOptions &options = {});
+llvm::Error writeMatrixMarket(const std::string &path, const CooMatrix &m,
+                              const MatrixMarketWriteOptions &options = {});
 
 } // namespace sptune
 

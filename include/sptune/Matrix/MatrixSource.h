@@ -22,10 +22,9 @@ namespace sptune {
 ///  - anything else is read as a Matrix Market file; id is the file name
 ///    without directories and without a trailing `.mtx`, source the absolute
 ///    path.
-/// On failure returns false with a message in `error` (for files
-/// `path:LINE: message`).
-bool loadMatrix(const std::string &source, CooMatrix &m, MatrixInfo &info,
-                std::string &error);
+/// Fails with a message (for files `path:LINE: message`), leaving `m` empty.
+llvm::Error loadMatrix(const std::string &source, CooMatrix &m,
+                       MatrixInfo &info);
 
 } // namespace sptune
 

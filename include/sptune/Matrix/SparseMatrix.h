@@ -9,6 +9,8 @@
 #ifndef SPTUNE_MATRIX_SPARSEMATRIX_H
 #define SPTUNE_MATRIX_SPARSEMATRIX_H
 
+#include "llvm/Support/Error.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,8 +45,8 @@ struct CooMatrix {
   /// True if sorted row-major without duplicates.
   bool isCanonical() const;
   /// Checks that the three arrays have one length and every coordinate lies
-  /// in [0, rows) x [0, cols); on failure says why in `error`.
-  bool verify(std::string &error) const;
+  /// in [0, rows) x [0, cols); the error says which does not.
+  llvm::Error verify() const;
 };
 
 /// Compressed sparse rows with sorted, unique column indices.

@@ -1,0 +1,68 @@
+//===- ErrorTesting.h - GoogleTest checks of llvm::Error results -*- C++
+//-*-===//
+//
+// Part of sptune's unit tests. `EXPECT_TRUE(succeeded(f()))` prints the
+// error's message when `f` fails; `failed(f())` is true for a failure and
+// consumes it. (LLVM's own matchers live in LLVMTestingSupport, which the
+// Debian packages do not ship.)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_UNITTESTS_SUPPORT_ERRORTESTING_H
+#define SPTUNE_UNITTESTS_SUPPORT_ERRORTESTING_H
+
+#include "llvm/Support/Error.h"
+#include "gtest/gtest.h"
+
+#include <string>
+
+namespace sptune {
+namespace test {
+
+inline ::testing::AssertionResult succeeded(llvm::Error error) {
+  if (!error)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << llvm::toString(std::move(error));
+}
+
+/// For an Expected: checks it holds a value (the value stays in it).
+template <typename T>
+::testing::AssertionResult succeeded(llvm::Expected<T> &value) {
+  return succeeded(value.takeError());
+}
+
+inline bool failed(llvm::Error error) {
+  if (!error)
+    return false;
+  llvm::consumeError(std::move(error));
+  return true;
+}
+
+template <typename T> bool failed(llvm::Expected<T> &value) {
+  return failed(value.takeError());
+}
+
+/// Old-style bridges for tests that look into messages: true on success;
+/// on failure false with the message in `message` (and `out` reset).
+inline bool ok(llvm::Error error, std::string &message) {
+  if (!error)
+    return true;
+  message = llvm::toString(std::move(error));
+  return false;
+}
+
+template <typename T>
+bool take(llvm::Expected<T> value, T &out, std::string &message) {
+  if (!value) {
+    out = T();
+    message = llvm::toString(value.takeError());
+    return false;
+  }
+  out = std::move(*value);
+  return true;
+}
+
+} // namespace test
+} // namespace sptune
+
+#endif // SPTUNE_UNITTESTS_SUPPORT_ERRORTESTING_H
