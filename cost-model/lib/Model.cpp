@@ -4,6 +4,7 @@
 #include "TorchGuard.h"
 
 #include "sptune/CostModel/FeatureSpec.h"
+#include "sptune/Support/Files.h"
 #include "sptune/Support/Json.h"
 
 #include "llvm/Support/JSON.h"
@@ -669,7 +670,7 @@ bool Model::save(const std::string &path, std::string &error) const {
   std::string bytes = serialize(&error);
   if (bytes.empty())
     return false;
-  return writeFileAtomically(path, bytes, error);
+  return !takeErrorMessage(replaceFileAtomically(path, bytes), error);
 }
 
 std::unique_ptr<Model> Model::loadFromBytes(const std::string &bytes,

@@ -194,8 +194,3 @@ bool sptune::readFileBytes(const std::string &path, std::string &bytes,
   bytes = ss.str();
   return true;
 }
-
-bool sptune::writeFileAtomically(const std::string &path,
-                                 std::string_view bytes, std::string &error) {
-  return replaceFileAtomically(path, bytes, error);
-}

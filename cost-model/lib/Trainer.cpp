@@ -5,6 +5,7 @@
 
 #include "sptune/CostModel/FeatureSpec.h"
 #include "sptune/CostModel/Trainer.h"
+#include "sptune/Support/Files.h"
 #include "sptune/Support/Json.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -209,8 +210,10 @@ static bool saveCheckpoint(const std::string &dir, const Model &model,
                          {"fingerprint", hex(fp)},
                          {"history", historyJson(history)}});
   sections["trainer"] = state;
-  return writeFileAtomically(checkpointPath(dir),
-                             encodeModelFile("checkpoint", sections), error);
+  return !takeErrorMessage(
+      replaceFileAtomically(checkpointPath(dir),
+                            encodeModelFile("checkpoint", sections)),
+      error);
 }
 
 /// Restores weights, optimizer state and history; returns the epoch to

@@ -167,7 +167,7 @@ int sptune::runCollectDriver(CollectDriverOptions o,
 
   std::vector<std::string> sources;
   std::string error;
-  if (!expandMatrixSources(o.matrixInputs, sources, error))
+  if (takeErrorMessage(expandMatrixSources(o.matrixInputs, sources), error))
     return fail(error);
   if (sources.empty())
     return fail("no matrices");

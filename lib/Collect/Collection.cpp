@@ -162,7 +162,8 @@ llvm::Expected<CollectionResult> sptune::measureIntoDataset(
     return result;
   DatasetWriter writer;
   std::string error;
-  if (!writer.open(options.datasetPath, options.fsyncEach, error))
+  if (takeErrorMessage(writer.open(options.datasetPath, options.fsyncEach),
+                       error))
     return failure(error);
 
   std::shared_ptr<MeasurementBackend> backend = options.backend;

@@ -3,6 +3,7 @@
 #include "sptune/Collect/Collector.h"
 
 #include "sptune/Schedule/DatasetSchema.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Target/Target.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -13,9 +14,8 @@
 
 using namespace sptune;
 
-bool sptune::expandMatrixSources(const std::vector<std::string> &inputs,
-                                 std::vector<std::string> &sources,
-                                 std::string &error) {
+llvm::Error sptune::expandMatrixSources(const std::vector<std::string> &inputs,
+                                        std::vector<std::string> &sources) {
   for (const std::string &input : inputs) {
     if (input.rfind("gen:", 0) == 0) {
       sources.push_back(input);
@@ -27,21 +27,17 @@ bool sptune::expandMatrixSources(const std::vector<std::string> &inputs,
            it != end && !ec; it.increment(ec))
         if (llvm::sys::path::extension(it->path()) == ".mtx")
           sources.push_back(it->path());
-      if (ec) {
-        error = "cannot list '" + input + "': " + ec.message();
-        return false;
-      }
+      if (ec)
+        return makeError("cannot list '" + input + "': " + ec.message());
       continue;
     }
-    if (!llvm::sys::fs::exists(input)) {
-      error = "no such matrix file or directory: '" + input + "'";
-      return false;
-    }
+    if (!llvm::sys::fs::exists(input))
+      return makeError("no such matrix file or directory: '" + input + "'");
     sources.push_back(input);
   }
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
-  return true;
+  return llvm::Error::success();
 }
 
 PlannedRequest sptune::makeRequest(const std::string &source,

@@ -3,6 +3,7 @@
 #include "sptune/Collect/Dataset.h"
 
 #include "sptune/Config.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Support/Json.h"
 #include "sptune/Support/Files.h"
 
@@ -154,11 +155,6 @@ bool sptune::isTransientStatus(std::string_view status) {
   return status == "crash" || status == "timeout" || status == "error";
 }
 
-bool sptune::writeFileAtomically(const std::string &path,
-                                 const std::string &text, std::string &error) {
-  return replaceFileAtomically(path, text, error);
-}
-
 llvm::Error sptune::mergeDatasets(const std::vector<std::string> &inputs,
                                   const std::string &output,
                                   MergeSummary &summary) {
@@ -231,18 +227,12 @@ llvm::Error sptune::mergeDatasets(const std::vector<std::string> &inputs,
   for (const std::string &key : order)
     text += kept[key].line + "\n";
   summary.records = order.size();
-  std::string error;
-  if (!writeFileAtomically(output, text, error))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
-  return llvm::Error::success();
+  return replaceFileAtomically(output, text);
 }
 
-bool DatasetWriter::open(const std::string &path, bool syncEach,
-                         std::string &error) {
-  if (std::string why = whyNotAFile(path); !why.empty()) {
-    error = "cannot write the dataset: " + why;
-    return false;
-  }
+llvm::Error DatasetWriter::open(const std::string &path, bool syncEach) {
+  if (std::string why = whyNotAFile(path); !why.empty())
+    return makeError("cannot write the dataset: " + why);
   // A line cut by a kill would glue onto the next record: start on a fresh
   // line when the file does not end with one.
   bool needNewline = false;
@@ -254,21 +244,19 @@ bool DatasetWriter::open(const std::string &path, bool syncEach,
     std::fclose(probe);
   }
   file = std::fopen(path.c_str(), "ab");
-  if (!file) {
-    error = "cannot open '" + path + "' for appending";
-    return false;
-  }
+  if (!file)
+    return makeError("cannot open '" + path + "' for appending");
   if (::flock(::fileno(file), LOCK_EX | LOCK_NB) != 0) {
     std::fclose(file);
     file = nullptr;
-    error = "'" + path + "' is being written by another process (is another "
-            "sptune-collect running on it?)";
-    return false;
+    return makeError("'" + path +
+                     "' is being written by another process (is another "
+                     "sptune-collect running on it?)");
   }
   sync = syncEach;
   if (needNewline)
     std::fputc('\n', file);
-  return true;
+  return llvm::Error::success();
 }
 
 bool DatasetWriter::append(const std::string &line) {

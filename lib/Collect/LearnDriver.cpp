@@ -4,6 +4,7 @@
 #include "sptune/Collect/LiveOracle.h"
 #include "sptune/Collect/WorkerProtocol.h"
 #include "sptune/CostModel/TrainingRun.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Support/Files.h"
 #include "sptune/Target/Target.h"
 
@@ -208,7 +209,7 @@ int sptune::runLearnDriver(LearnDriverOptions o,
   } else {
     std::vector<std::string> sources;
     std::string error;
-    if (!expandMatrixSources(o.matrixInputs, sources, error))
+    if (takeErrorMessage(expandMatrixSources(o.matrixInputs, sources), error))
       return fail(error);
     LivePoolOptions live;
     live.collect.target = o.target;

@@ -75,7 +75,7 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
   response.id = request.id;
   Measurement &m = response.measurement;
   std::string error;
-  if (!request.validate(error)) {
+  if (takeErrorMessage(request.validate(), error)) {
     m.status = MeasureStatus::Error;
     m.reason = error;
     return response;
@@ -168,7 +168,7 @@ int MeasureService::serve(std::istream &in, llvm::raw_ostream &out) {
     MeasureRequest request;
     std::string error;
     MeasureResponse response;
-    if (!MeasureRequest::fromJson(line, request, error)) {
+    if (takeErrorMessage(MeasureRequest::fromJson(line, request), error)) {
       response.id = request.id; // parsed first when it is an integer
       response.measurement.status = MeasureStatus::Error;
       response.measurement.reason = error;

@@ -4,6 +4,8 @@
 
 #include "sptune/Collect/Dataset.h"
 
+#include "sptune/Support/Error.h"
+#include "sptune/Support/Files.h"
 #include "sptune/Support/Json.h"
 
 #include "llvm/Support/JSON.h"
@@ -31,10 +33,7 @@ llvm::Error sptune::writeRequestFile(const std::string &path,
                       {"request", pending.requests[i].toJson()}};
     llvm::raw_string_ostream(text) << json::Value(std::move(line)) << "\n";
   }
-  std::string error;
-  if (!writeFileAtomically(path, text, error))
-    return failure(error);
-  return llvm::Error::success();
+  return replaceFileAtomically(path, text);
 }
 
 llvm::Expected<PendingRequests>
@@ -72,7 +71,7 @@ sptune::readRequestFile(const std::string &path, unsigned task,
     k.schedule = key->getString("schedule").value_or("").str();
     MeasureRequest q;
     std::string error;
-    if (!MeasureRequest::fromJson(request->str(), q, error))
+    if (takeErrorMessage(MeasureRequest::fromJson(request->str(), q), error))
       return failure(path + ":" + llvm::Twine(index + 1) + ": " + error);
     q.id = static_cast<int64_t>(pending.requests.size());
     pending.requests.push_back(std::move(q));
@@ -118,9 +117,9 @@ sptune::runRequestFile(const std::string &requestPath, unsigned task,
   if (!result)
     return result.takeError();
   if (!result->interrupted && !result->missing) {
-    std::string error;
-    if (!writeFileAtomically(taskDoneMarker(outPath), "done\n", error))
-      return failure(error);
+    if (llvm::Error e =
+            replaceFileAtomically(taskDoneMarker(outPath), "done\n"))
+      return std::move(e);
   }
   return result;
 }

@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "sptune/Support/Files.h"
 #include "sptune/Support/Json.h"
 
 #include "llvm/Support/JSON.h"
@@ -58,7 +59,7 @@ struct SlurmBackend::Batch {
                    {"gave_up", std::move(lost)}};
     std::string text;
     llvm::raw_string_ostream(text) << json::Value(std::move(o)) << "\n";
-    return writeFileAtomically(statePath(), text, error);
+    return !takeErrorMessage(replaceFileAtomically(statePath(), text), error);
   }
   bool load(std::string &error) {
     auto buffer = llvm::MemoryBuffer::getFile(statePath());
@@ -383,9 +384,8 @@ llvm::Error SlurmBackend::measure(const PendingRequests &pending,
            ? std::string()
            : " --worker-exe " + shellQuote(options.worker.executable)) +
       "\n";
-  std::string error;
-  if (!writeFileAtomically(batchDir + "/task.sh", script, error))
-    return failure(error);
+  if (llvm::Error e = replaceFileAtomically(batchDir + "/task.sh", script))
+    return std::move(e);
   llvm::sys::fs::setPermissions(batchDir + "/task.sh",
                                 llvm::sys::fs::perms(0755));
   std::vector<unsigned> all;

@@ -2,6 +2,8 @@
 
 #include "sptune/Collect/WorkerPool.h"
 
+#include "sptune/Support/Error.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -46,19 +48,15 @@ MeasureWorker::~MeasureWorker() {
     unlink(stderrPath.c_str());
 }
 
-bool MeasureWorker::start(std::string &error) {
+llvm::Error MeasureWorker::start() {
   int in[2], out[2];
-  if (pipe(in) != 0 || pipe(out) != 0) {
-    error = std::string("pipe: ") + strerror(errno);
-    return false;
-  }
+  if (pipe(in) != 0 || pipe(out) != 0)
+    return makeError(std::string("pipe: ") + strerror(errno));
   // Signals on a dead worker's pipe must not kill the collector.
   signal(SIGPIPE, SIG_IGN);
   pid_t child = fork();
-  if (child < 0) {
-    error = std::string("fork: ") + strerror(errno);
-    return false;
-  }
+  if (child < 0)
+    return makeError(std::string("fork: ") + strerror(errno));
   if (child == 0) {
     dup2(in[0], STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
@@ -81,7 +79,7 @@ bool MeasureWorker::start(std::string &error) {
   toChild = in[1];
   fromChild = out[0];
   pending.clear();
-  return true;
+  return llvm::Error::success();
 }
 
 std::string MeasureWorker::stop(bool kill) {
@@ -152,7 +150,7 @@ MeasureResponse MeasureWorker::measure(const MeasureRequest &request) {
     return response;
   };
   std::string error;
-  if (pid <= 0 && !start(error)) {
+  if (pid <= 0 && takeErrorMessage(start(), error)) {
     m.status = MeasureStatus::Error;
     m.reason = "cannot start worker '" + options.executable + "': " + error;
     return finish();
@@ -175,7 +173,7 @@ MeasureResponse MeasureWorker::measure(const MeasureRequest &request) {
     if (eol != std::string::npos) {
       std::string reply = pending.substr(0, eol);
       pending.erase(0, eol + 1);
-      if (!MeasureResponse::fromJson(reply, response, error)) {
+      if (takeErrorMessage(MeasureResponse::fromJson(reply, response), error)) {
         stop(/*kill=*/true);
         m.status = MeasureStatus::Error;
         m.reason = "garbled worker reply: " + error;

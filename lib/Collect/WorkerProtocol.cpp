@@ -4,6 +4,7 @@
 
 #include "MeasurementJson.h"
 #include "sptune/Target/Target.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Support/Json.h"
 
 #include "llvm/Support/JSON.h"
@@ -37,33 +38,22 @@ std::string sptune::whyInvalid(const MeasureOptions &m) {
   return "";
 }
 
-bool MeasureRequest::validate(std::string &error) const {
+llvm::Error MeasureRequest::validate() const {
   const Target *t = TargetRegistry::lookup(target);
-  if (!t) {
-    error = "unknown target '" + target + "' (registered: " +
-            TargetRegistry::names() + ")";
-    return false;
-  }
-  if (matrix.empty()) {
-    error = "no matrix given";
-    return false;
-  }
-  if (!parseKernelType(kernel)) {
-    error = "unknown kernel '" + kernel + "' (expected spmm, sddmm or spmv)";
-    return false;
-  }
-  if (free < 1 || free > 1 << 16) {
-    error = "free size must be in [1, 65536]";
-    return false;
-  }
-  if (elementBits != 32 && elementBits != 64) {
-    error = "element bits must be 32 or 64";
-    return false;
-  }
-  if (transposedB && kernel != "sddmm") {
-    error = "a transposed B is an SDDMM input only";
-    return false;
-  }
+  if (!t)
+    return makeError("unknown target '" + target +
+                     "' (registered: " + TargetRegistry::names() + ")");
+  if (matrix.empty())
+    return makeError("no matrix given");
+  if (!parseKernelType(kernel))
+    return makeError("unknown kernel '" + kernel +
+                     "' (expected spmm, sddmm or spmv)");
+  if (free < 1 || free > 1 << 16)
+    return makeError("free size must be in [1, 65536]");
+  if (elementBits != 32 && elementBits != 64)
+    return makeError("element bits must be 32 or 64");
+  if (transposedB && kernel != "sddmm")
+    return makeError("a transposed B is an SDDMM input only");
   std::vector<std::string> baselines = t->baselines();
   baselines.insert(baselines.begin(), "heuristic");
   if (!baseline.empty() &&
@@ -72,30 +62,21 @@ bool MeasureRequest::validate(std::string &error) const {
     std::string known;
     for (const std::string &b : baselines)
       known += (known.empty() ? "" : ", ") + b;
-    error = "unknown baseline '" + baseline + "' for target '" + target +
-            "' (expected " + known + ")";
-    return false;
+    return makeError("unknown baseline '" + baseline + "' for target '" +
+                     target + "' (expected " + known + ")");
   }
-  if (baseline.empty() && schedule.empty()) {
-    error = "give a schedule or a baseline";
-    return false;
-  }
-  if (!schedule.empty() && !baseline.empty()) {
-    error = "give a schedule or a baseline, not both";
-    return false;
-  }
+  if (baseline.empty() && schedule.empty())
+    return makeError("give a schedule or a baseline");
+  if (!schedule.empty() && !baseline.empty())
+    return makeError("give a schedule or a baseline, not both");
   if (!schedule.empty()) {
     std::string parseError;
-    if (!parseSchedule(schedule, &parseError)) {
-      error = "bad schedule: " + parseError;
-      return false;
-    }
+    if (!parseSchedule(schedule, &parseError))
+      return makeError("bad schedule: " + parseError);
   }
-  if (std::string why = whyInvalid(options); !why.empty()) {
-    error = why;
-    return false;
-  }
-  return true;
+  if (std::string why = whyInvalid(options); !why.empty())
+    return makeError(why);
+  return llvm::Error::success();
 }
 
 std::string MeasureRequest::toJson() const {
@@ -121,8 +102,9 @@ std::string MeasureRequest::toJson() const {
   return s;
 }
 
-bool MeasureRequest::fromJson(const std::string &line, MeasureRequest &out,
-                              std::string &error) {
+/// MeasureRequest::fromJson's work: false with the message in `error`.
+static bool requestFromJson(const std::string &line, MeasureRequest &out,
+                            std::string &error) {
   llvm::Expected<json::Value> v = parseJson(line);
   if (!v) {
     error = "request is not JSON: " + llvm::toString(v.takeError());
@@ -236,7 +218,15 @@ bool MeasureRequest::fromJson(const std::string &line, MeasureRequest &out,
       return false;
     }
   }
-  return out.validate(error);
+  return !takeErrorMessage(out.validate(), error);
+}
+
+llvm::Error MeasureRequest::fromJson(const std::string &line,
+                                     MeasureRequest &out) {
+  std::string error;
+  if (!requestFromJson(line, out, error))
+    return makeError(error);
+  return llvm::Error::success();
 }
 
 static std::optional<MeasureStatus> parseStatus(llvm::StringRef s) {
@@ -270,8 +260,9 @@ std::string MeasureResponse::toJson() const {
   return s;
 }
 
-bool MeasureResponse::fromJson(const std::string &line, MeasureResponse &out,
-                               std::string &error) {
+/// MeasureResponse::fromJson's work: false with the message in `error`.
+static bool responseFromJson(const std::string &line, MeasureResponse &out,
+                             std::string &error) {
   llvm::Expected<json::Value> v = parseJson(line);
   if (!v) {
     error = "response is not JSON: " + llvm::toString(v.takeError());
@@ -327,4 +318,12 @@ bool MeasureResponse::fromJson(const std::string &line, MeasureResponse &out,
     out.nnz = mx->getInteger("nnz").value_or(0);
   }
   return true;
+}
+
+llvm::Error MeasureResponse::fromJson(const std::string &line,
+                                      MeasureResponse &out) {
+  std::string error;
+  if (!responseFromJson(line, out, error))
+    return makeError(error);
+  return llvm::Error::success();
 }

@@ -22,20 +22,17 @@ bool CooMatrix::isCanonical() const {
 }
 
 llvm::Error CooMatrix::verify() const {
-  if (rows < 0 || cols < 0) {
+  if (rows < 0 || cols < 0)
     return makeError("negative matrix size");
-  }
-  if (colIdx.size() != rowIdx.size() || values.size() != rowIdx.size()) {
+  if (colIdx.size() != rowIdx.size() || values.size() != rowIdx.size())
     return makeError("row, column and value arrays differ in length");
-  }
   for (size_t i = 0, n = rowIdx.size(); i < n; ++i) {
     if (rowIdx[i] < 0 || rowIdx[i] >= rows || colIdx[i] < 0 ||
-        colIdx[i] >= cols) {
+        colIdx[i] >= cols)
       return makeError(
           "entry " + std::to_string(i) + " at (" + std::to_string(rowIdx[i]) +
           ", " + std::to_string(colIdx[i]) + ") lies outside the " +
           std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
-    }
   }
   return llvm::Error::success();
 }

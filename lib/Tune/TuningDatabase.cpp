@@ -387,10 +387,7 @@ llvm::Error sptune::writeTuningDatabase(const std::string &path,
   llvm::raw_string_ostream os(text);
   for (const TuningRecord &r : records)
     os << json::Value(r.toJson()) << '\n';
-  std::string error;
-  if (!replaceFileAtomically(path, text, error))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
-  return llvm::Error::success();
+  return replaceFileAtomically(path, text);
 }
 
 std::string sptune::currentUtcTime() {

@@ -13,6 +13,7 @@
 #include "sptune/Collect/WorkerProtocol.h"
 #include "sptune/Config.h"
 #include "sptune/InitAllTargets.h"
+#include "sptune/Support/Error.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -111,7 +112,7 @@ int main(int argc, char **argv) {
   request.options.maxReps = std::max(request.options.maxReps, minReps.getValue());
   request.options.checkResult = !noCheck;
   std::string error;
-  if (!request.validate(error)) {
+  if (takeErrorMessage(request.validate(), error)) {
     llvm::errs() << "sptune-measure: " << error << "\n";
     return 2;
   }

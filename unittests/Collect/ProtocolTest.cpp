@@ -8,6 +8,7 @@
 #include "sptune/InitAllTargets.h"
 #include "sptune/Support/Json.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <cstdio>
@@ -31,7 +32,8 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
   r.options.checkResult = false;
   MeasureRequest back;
   std::string error;
-  ASSERT_TRUE(MeasureRequest::fromJson(r.toJson(), back, error)) << error;
+  ASSERT_TRUE(test::ok(MeasureRequest::fromJson(r.toJson(), back), error))
+      << error;
   EXPECT_EQ(back.id, 42);
   EXPECT_EQ(back.kernel, "sddmm");
   EXPECT_EQ(back.free, 32);
@@ -44,44 +46,45 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
   EXPECT_EQ(r.toJson().find("b_transposed"), std::string::npos);
   MeasureRequest bt = r;
   bt.transposedB = true;
-  ASSERT_TRUE(MeasureRequest::fromJson(bt.toJson(), back, error)) << error;
+  ASSERT_TRUE(test::ok(MeasureRequest::fromJson(bt.toJson(), back), error))
+      << error;
   EXPECT_TRUE(back.transposedB);
   bt.kernel = "spmm";
   bt.schedule.clear();
   bt.baseline = "heuristic";
-  EXPECT_FALSE(bt.validate(error));
+  EXPECT_FALSE(test::ok(bt.validate(), error));
   EXPECT_NE(error.find("SDDMM input only"), std::string::npos) << error;
 
   MeasureRequest bad = r;
   bad.baseline = "mlir-default"; // schedule and baseline together
-  EXPECT_FALSE(bad.validate(error));
+  EXPECT_FALSE(test::ok(bad.validate(), error));
   EXPECT_NE(error.find("not both"), std::string::npos);
   MeasureRequest library = r;
   library.schedule.clear();
   library.baseline = "rsb";
-  EXPECT_TRUE(library.validate(error)) << error;
+  EXPECT_TRUE(test::ok(library.validate(), error)) << error;
   library.baseline = "mkl";
-  EXPECT_FALSE(library.validate(error));
+  EXPECT_FALSE(test::ok(library.validate(), error));
   EXPECT_NE(error.find("unknown baseline 'mkl'"), std::string::npos);
   // Baselines belong to their target.
   library.baseline = "cusparse";
-  EXPECT_FALSE(library.validate(error));
+  EXPECT_FALSE(test::ok(library.validate(), error));
   EXPECT_NE(error.find("for target 'cpu'"), std::string::npos) << error;
   library.target = "nvvm";
-  EXPECT_TRUE(library.validate(error)) << error;
+  EXPECT_TRUE(test::ok(library.validate(), error)) << error;
   library.target = "tpu";
-  EXPECT_FALSE(library.validate(error));
+  EXPECT_FALSE(test::ok(library.validate(), error));
   EXPECT_NE(error.find("unknown target 'tpu' (registered: cpu, nvvm, spade"),
             std::string::npos)
       << error;
   bad = r;
   bad.kernel = "gemm";
-  EXPECT_FALSE(bad.validate(error));
+  EXPECT_FALSE(test::ok(bad.validate(), error));
   bad = r;
   bad.schedule = "cpu sddmm, order = [";
-  EXPECT_FALSE(bad.validate(error));
+  EXPECT_FALSE(test::ok(bad.validate(), error));
   EXPECT_NE(error.find("bad schedule"), std::string::npos);
-  EXPECT_FALSE(MeasureRequest::fromJson("{not json", back, error));
+  EXPECT_FALSE(test::ok(MeasureRequest::fromJson("{not json", back), error));
 }
 
 TEST(WorkerProtocol, RequestFieldsAndOptionsAreTypedAndRangeChecked) {
@@ -92,10 +95,12 @@ TEST(WorkerProtocol, RequestFieldsAndOptionsAreTypedAndRangeChecked) {
                            R"("kernel":"spmm","baseline":"heuristic")";
   auto rejects = [&](const std::string &extra, const std::string &message) {
     SCOPED_TRACE(extra);
-    EXPECT_FALSE(MeasureRequest::fromJson(head + extra + "}", back, error));
+    EXPECT_FALSE(
+        test::ok(MeasureRequest::fromJson(head + extra + "}", back), error));
     EXPECT_NE(error.find(message), std::string::npos) << error;
   };
-  ASSERT_TRUE(MeasureRequest::fromJson(head + "}", back, error)) << error;
+  ASSERT_TRUE(test::ok(MeasureRequest::fromJson(head + "}", back), error))
+      << error;
   // Repetition counts: negative or wrapped integers are errors, not 1.
   rejects(R"(,"options":{"min_reps":-5})", "'min_reps' must be an integer in [1,");
   rejects(R"(,"options":{"min_reps":4294967298})", "'min_reps'");
@@ -113,9 +118,11 @@ TEST(WorkerProtocol, RequestFieldsAndOptionsAreTypedAndRangeChecked) {
   rejects(R"(,"id":1.5)", "'id' must be an integer");
   rejects(R"(,"bits":4294967328)", "element bits");
   rejects(R"(,"b_transposed":1)", "'b_transposed' must be true or false");
-  EXPECT_FALSE(MeasureRequest::fromJson(
-      R"({"target":7,"matrix":"m","kernel":"spmm","baseline":"heuristic"})",
-      back, error));
+  EXPECT_FALSE(test::ok(
+      MeasureRequest::fromJson(
+          R"({"target":7,"matrix":"m","kernel":"spmm","baseline":"heuristic"})",
+          back),
+      error));
   EXPECT_NE(error.find("'target' must be a string"), std::string::npos) << error;
 }
 
@@ -125,15 +132,16 @@ TEST(WorkerProtocol, DeeplyNestedJsonIsAnErrorNotAStackOverflow) {
   std::string error;
   // LLVM's JSON parser recurses per level: 100,000 '[' overflowed the
   // worker's stack (found by the issue 13 probe).
-  EXPECT_FALSE(MeasureRequest::fromJson(std::string(100000, '['), back, error));
+  EXPECT_FALSE(
+      test::ok(MeasureRequest::fromJson(std::string(100000, '['), back), error));
   EXPECT_NE(error.find("nested more than"), std::string::npos) << error;
   std::string deepOptions = R"({"id":3,"options":)";
   for (int n = 0; n < 50000; ++n)
     deepOptions += "{\"a\":";
-  EXPECT_FALSE(MeasureRequest::fromJson(deepOptions, back, error));
+  EXPECT_FALSE(test::ok(MeasureRequest::fromJson(deepOptions, back), error));
   MeasureResponse response;
-  EXPECT_FALSE(
-      MeasureResponse::fromJson(std::string(100000, '{'), response, error));
+  EXPECT_FALSE(test::ok(
+      MeasureResponse::fromJson(std::string(100000, '{'), response), error));
   // Brackets inside strings do not count.
   EXPECT_FALSE(jsonNestsDeeperThan(
       "[\"" + std::string(1000, '[') + "\\\"]\"]", 2));
@@ -156,7 +164,8 @@ TEST(WorkerProtocol, ResponseRoundTrips) {
   r.nnz = 30;
   MeasureResponse back;
   std::string error;
-  ASSERT_TRUE(MeasureResponse::fromJson(r.toJson(), back, error)) << error;
+  ASSERT_TRUE(test::ok(MeasureResponse::fromJson(r.toJson(), back), error))
+      << error;
   EXPECT_EQ(back.measurement.status, MeasureStatus::Crash);
   EXPECT_EQ(back.measurement.reason, r.measurement.reason);
   EXPECT_DOUBLE_EQ(back.measurement.medianSeconds, 1.5e-3);
@@ -166,19 +175,22 @@ TEST(WorkerProtocol, ResponseRoundTrips) {
   EXPECT_NE(back.measurement.detailsJson.find("llc_hit_rate"),
             std::string::npos);
   EXPECT_EQ(back.nnz, 30);
-  EXPECT_FALSE(MeasureResponse::fromJson("{\"status\":\"great\"}", back, error));
+  EXPECT_FALSE(test::ok(
+      MeasureResponse::fromJson("{\"status\":\"great\"}", back), error));
   // "ok" without a positive, finite time is no measurement.
   for (const char *bad :
        {R"({"status":"ok"})",
         R"({"status":"ok","time_s":{"median":0,"reps":1}})",
         R"({"status":"ok","time_s":{"median":-1,"reps":3}})",
         R"({"status":"ok","time_s":{"median":1e-3,"reps":0}})"}) {
-    EXPECT_FALSE(MeasureResponse::fromJson(bad, back, error)) << bad;
+    EXPECT_FALSE(test::ok(MeasureResponse::fromJson(bad, back), error)) << bad;
     EXPECT_NE(error.find("without a positive, finite median time"),
               std::string::npos);
   }
-  EXPECT_TRUE(MeasureResponse::fromJson(
-      R"({"status":"ok","time_s":{"median":1e-3,"reps":1}})", back, error))
+  EXPECT_TRUE(test::ok(
+      MeasureResponse::fromJson(
+          R"({"status":"ok","time_s":{"median":1e-3,"reps":1}})", back),
+      error))
       << error;
 }
 
@@ -189,7 +201,7 @@ TEST(Dataset, KeysOfWrittenRecordsAreReadBackAndCutLinesSkipped) {
   {
     DatasetWriter w;
     std::string error;
-    ASSERT_TRUE(w.open(path, false, error)) << error;
+    ASSERT_TRUE(test::ok(w.open(path, false), error)) << error;
     for (int n = 0; n < 3; ++n) {
       RecordKey key{"m" + std::to_string(n), "spmm", 64, "cpu", "sample",
                     "cpu spmm"};
@@ -213,7 +225,7 @@ TEST(Dataset, KeysOfWrittenRecordsAreReadBackAndCutLinesSkipped) {
   {
     DatasetWriter w;
     std::string error;
-    ASSERT_TRUE(w.open(path, false, error));
+    ASSERT_TRUE(test::ok(w.open(path, false), error));
     RecordKey key{"m4", "spmm", 64, "cpu", "sample", "cpu spmm"};
     ASSERT_TRUE(w.append(datasetRecord(key, MeasureRequest(),
                                        MeasureResponse(), machine)));
@@ -235,10 +247,10 @@ TEST(Dataset, TransientFailuresAreRetriedAndWritersExclude) {
   {
     DatasetWriter w;
     std::string error;
-    ASSERT_TRUE(w.open(path, false, error)) << error;
+    ASSERT_TRUE(test::ok(w.open(path, false), error)) << error;
     // A second writer on the same dataset is refused while the first holds it.
     DatasetWriter second;
-    EXPECT_FALSE(second.open(path, false, error));
+    EXPECT_FALSE(test::ok(second.open(path, false), error));
     EXPECT_NE(error.find("another sptune-collect"), std::string::npos) << error;
     const MeasureStatus statuses[] = {MeasureStatus::Ok, MeasureStatus::Timeout,
                                       MeasureStatus::Crash,
@@ -263,7 +275,7 @@ TEST(Dataset, TransientFailuresAreRetriedAndWritersExclude) {
   // Once the first writer is gone, another may write.
   DatasetWriter again;
   std::string error;
-  EXPECT_TRUE(again.open(path, false, error)) << error;
+  EXPECT_TRUE(test::ok(again.open(path, false), error)) << error;
   std::remove(path.c_str());
 }
 
@@ -283,7 +295,7 @@ TEST(Collector, PlansBaselinesAndDeterministicSamples) {
     EXPECT_EQ(a[n].key.str(), b[n].key.str());
   std::string error;
   for (const PlannedRequest &p : a)
-    EXPECT_TRUE(p.request.validate(error)) << error;
+    EXPECT_TRUE(test::ok(p.request.validate(), error)) << error;
   // Another matrix draws another sample.
   auto other = planMatrix("gen:y", "y", 64, 64, 300, space, options);
   EXPECT_NE(a.back().key.schedule, other.back().key.schedule);

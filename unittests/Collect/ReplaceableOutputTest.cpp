@@ -15,6 +15,7 @@
 
 #include "llvm/Support/FileSystem.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <fstream>
@@ -68,7 +69,8 @@ TEST(ReplaceableOutput, DatasetWritersRefuseNodes) {
   { std::ofstream(input) << "{\"matrix\":\"m\"}\n"; }
   for (const auto &[path, type] : nodes(dir)) {
     std::string error;
-    EXPECT_FALSE(writeFileAtomically(path, "{}\n", error)) << path;
+    EXPECT_TRUE(takeErrorMessage(replaceFileAtomically(path, "{}\n"), error))
+        << path;
     EXPECT_NE(error.find(type == S_IFDIR ? "is a directory"
                                          : "not a regular file"),
               std::string::npos)
@@ -103,7 +105,7 @@ TEST(ReplaceableOutput, MergeInPlaceWaitsForNoCollector) {
   {
     DatasetWriter writer;
     std::string error;
-    ASSERT_TRUE(writer.open(path, false, error)) << error;
+    ASSERT_TRUE(test::ok(writer.open(path, false), error)) << error;
     llvm::Error e = mergeDatasets({path}, path, summary);
     ASSERT_TRUE(static_cast<bool>(e));
     EXPECT_NE(llvm::toString(std::move(e)).find("is being written"),

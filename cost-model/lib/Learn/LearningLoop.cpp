@@ -108,11 +108,8 @@ constexpr int64_t kStateVersion = 1;
 /// Writes `text` to `path` through a temporary file and a rename, so that a
 /// kill leaves either the old or the new file.
 llvm::Error writeAtomically(const std::string &path, llvm::StringRef text) {
-  std::string error;
-  if (!replaceFileAtomically(path, std::string_view(text.data(), text.size()),
-                             error))
-    return failure(error);
-  return llvm::Error::success();
+  return replaceFileAtomically(path,
+                               std::string_view(text.data(), text.size()));
 }
 
 /// "<problem key>|<schedule>": a candidate's name in the state file.

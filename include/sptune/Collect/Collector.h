@@ -36,11 +36,11 @@ struct PlannedRequest {
 };
 
 /// Expands `inputs` (Matrix Market files, directories of them, `gen:` specs)
-/// into matrix sources, sorted and deduplicated. Unreadable inputs are
-/// reported in `error`. (Tools take lists as LLVM response files: `@file`
-/// with one input per line.)
-bool expandMatrixSources(const std::vector<std::string> &inputs,
-                         std::vector<std::string> &sources, std::string &error);
+/// into matrix sources, appended to `sources`, sorted and deduplicated.
+/// Fails on the first missing or unlistable input. (Tools take lists as LLVM
+/// response files: `@file` with one input per line.)
+llvm::Error expandMatrixSources(const std::vector<std::string> &inputs,
+                                std::vector<std::string> &sources);
 
 /// One request with its dataset key: a `schedule` in `role`, or a
 /// `baseline` (then role is "baseline:<name>").

@@ -90,10 +90,6 @@ struct MergeSummary {
 llvm::Error mergeDatasets(const std::vector<std::string> &inputs,
                           const std::string &output, MergeSummary &summary);
 
-/// Writes `text` to `path` through a temporary file and a rename.
-bool writeFileAtomically(const std::string &path, const std::string &text,
-                         std::string &error);
-
 /// Appends lines to a dataset, flushing (and optionally fsyncing) each one so
 /// that an interrupted collector loses nothing it reported.
 class DatasetWriter {
@@ -101,7 +97,7 @@ public:
   /// Opens `path` for appending and takes an exclusive lock on it: a second
   /// writer (another sptune-collect on the same dataset) fails to open
   /// rather than writing every record twice.
-  bool open(const std::string &path, bool sync, std::string &error);
+  llvm::Error open(const std::string &path, bool sync);
   bool append(const std::string &line);
   ~DatasetWriter();
 

@@ -41,7 +41,7 @@ public:
   void restart();
 
 private:
-  bool start(std::string &error);
+  llvm::Error start();
   /// Stops the child; returns a description of how it ended.
   std::string stop(bool kill);
   std::string stderrTail() const;

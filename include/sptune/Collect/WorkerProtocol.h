@@ -57,12 +57,11 @@ struct MeasureRequest {
   std::string baseline;
   MeasureOptions options;
 
-  /// Checks the fields and the options; false with a message when one is
-  /// invalid.
-  bool validate(std::string &error) const;
+  /// Checks the fields and the options; fails saying which is invalid.
+  llvm::Error validate() const;
   std::string toJson() const;
-  static bool fromJson(const std::string &line, MeasureRequest &out,
-                       std::string &error);
+  /// Reads a request line into `out` and validates it.
+  static llvm::Error fromJson(const std::string &line, MeasureRequest &out);
 };
 
 struct MeasureResponse {
@@ -81,8 +80,7 @@ struct MeasureResponse {
   double wallSeconds = 0;
 
   std::string toJson() const;
-  static bool fromJson(const std::string &line, MeasureResponse &out,
-                       std::string &error);
+  static llvm::Error fromJson(const std::string &line, MeasureResponse &out);
 };
 
 /// The worker side: loads matrices (the last one stays cached) and measures.

@@ -15,6 +15,8 @@
 #ifndef SPTUNE_SUPPORT_FILES_H
 #define SPTUNE_SUPPORT_FILES_H
 
+#include "sptune/Support/Error.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -55,38 +57,34 @@ inline std::string whyNotReplaceable(const std::string &path) {
 /// Replaces the file at `path` by `bytes`: written to a temporary file next
 /// to it, flushed to disk and renamed over it, so that a reader (or a kill)
 /// sees the old file or the new one, never half of one. Refuses a `path`
-/// that is not a regular file (whyNotReplaceable). False, with `error` set,
-/// when anything fails; the temporary file is removed then. Every writer of
+/// that is not a regular file (whyNotReplaceable). Fails, saying what, when
+/// anything fails; the temporary file is removed then. Every writer of
 /// whole files that others read (models, datasets, tuning databases, the
 /// learning state) goes through here.
-inline bool replaceFileAtomically(const std::string &path,
-                                  std::string_view bytes, std::string &error) {
-  if (std::string why = whyNotReplaceable(path); !why.empty()) {
-    error = "cannot write " + why;
-    return false;
-  }
+inline llvm::Error replaceFileAtomically(const std::string &path,
+                                         std::string_view bytes) {
+  if (std::string why = whyNotReplaceable(path); !why.empty())
+    return makeError("cannot write " + why);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   FILE *f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    error = "cannot write '" + tmp + "': " + std::strerror(errno);
-    return false;
-  }
+  if (!f)
+    return makeError("cannot write '" + tmp + "': " + std::strerror(errno));
   bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() &&
             std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
   int writeErrno = errno;
   ok = std::fclose(f) == 0 && ok;
   if (!ok) {
-    error = "cannot write '" + tmp + "': " + std::strerror(writeErrno);
     std::remove(tmp.c_str());
-    return false;
+    return makeError("cannot write '" + tmp +
+                     "': " + std::strerror(writeErrno));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot rename '" + tmp + "' to '" + path +
-            "': " + std::strerror(errno);
+    llvm::Error error = makeError("cannot rename '" + tmp + "' to '" + path +
+                                  "': " + std::strerror(errno));
     std::remove(tmp.c_str());
-    return false;
+    return error;
   }
-  return true;
+  return llvm::Error::success();
 }
 
 } // namespace sptune

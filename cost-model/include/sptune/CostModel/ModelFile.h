@@ -49,10 +49,6 @@ bool decodeModelFile(std::string_view bytes, std::string_view expectedKind,
 /// Reads a whole file.
 bool readFileBytes(const std::string &path, std::string &bytes,
                    std::string &error);
-/// Writes `bytes` to a temporary file next to `path` and renames it over
-/// `path`, so readers never see a half-written file.
-bool writeFileAtomically(const std::string &path, std::string_view bytes,
-                         std::string &error);
 
 } // namespace sptune
 
