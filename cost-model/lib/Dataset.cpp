@@ -2,6 +2,7 @@
 
 #include "sptune/CostModel/Dataset.h"
 #include "sptune/Schedule/DatasetSchema.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Target/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
 #include "sptune/Target/Measurer.h"
@@ -298,8 +299,9 @@ bool DatasetReader::addRecord(const llvm::json::Object *rec) {
   // Every other role ("sample", "model" from active learning, ...) is a
   // measured schedule like any other.
   std::string error;
-  std::optional<Schedule> sched = parseSchedule(
-      std::string_view(schedText->data(), schedText->size()), &error);
+  std::optional<Schedule> sched = takeValue(
+      parseSchedule(std::string_view(schedText->data(), schedText->size())),
+      error);
   if (!sched || sched->target != *target || sched->kernel != *kernel ||
       !isLegal(*sched)) {
     ++counts_.badSchedule;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Analysis/KernelMatcher.h"
+#include "sptune/Support/Error.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
@@ -438,10 +439,14 @@ describeAnalyzedKernel(linalg::LinalgOp op, FailureOr<BodyKind> bodyKind,
   return d;
 }
 
-FailureOr<::sptune::KernelDescriptor>
-mlir::sptune::describeKernel(linalg::LinalgOp op, std::string &why) {
-  std::string ignored;
-  return describeAnalyzedKernel(op, analyzeBody(op, ignored), why);
+llvm::Expected<::sptune::KernelDescriptor>
+mlir::sptune::describeKernel(linalg::LinalgOp op) {
+  std::string ignored, why;
+  FailureOr<::sptune::KernelDescriptor> described =
+      describeAnalyzedKernel(op, analyzeBody(op, ignored), why);
+  if (failed(described))
+    return ::sptune::makeError(why);
+  return std::move(*described);
 }
 
 KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {

@@ -1,6 +1,7 @@
 //===- ScheduleMapping.cpp - From a Schedule to MLIR constructs -----------===//
 
 #include "sptune/Analysis/ScheduleMapping.h"
+#include "sptune/Support/Error.h"
 
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -162,43 +163,36 @@ int mlir::sptune::freeLoopPosition(linalg::GenericOp op,
   return -1;
 }
 
-FailureOr<SmallVector<unsigned>>
+llvm::Expected<SmallVector<unsigned>>
 mlir::sptune::scheduledInterchange(linalg::GenericOp op, unsigned sparseOperand,
-                                   const st::Schedule &schedule,
-                                   std::string &why) {
+                                   const st::Schedule &schedule) {
   AffineMap map = op.getMatchingIndexingMap(&op->getOpOperand(sparseOperand));
-  if (map.getNumResults() != schedule.levels.size()) {
-    why = "the sparse operand has " + std::to_string(map.getNumResults()) +
-          " levels, the schedule " + std::to_string(schedule.levels.size());
-    return failure();
-  }
+  if (map.getNumResults() != schedule.levels.size())
+    return st::makeError(
+        "the sparse operand has " + std::to_string(map.getNumResults()) +
+        " levels, the schedule " + std::to_string(schedule.levels.size()));
   int free = freeLoopPosition(op, sparseOperand);
   unsigned expectedLoops = schedule.levels.size() + (free >= 0 ? 1 : 0);
-  if (op.getNumLoops() != expectedLoops) {
-    why = "the level-space op has " + std::to_string(op.getNumLoops()) +
-          " loops, the schedule " + std::to_string(expectedLoops);
-    return failure();
-  }
+  if (op.getNumLoops() != expectedLoops)
+    return st::makeError(
+        "the level-space op has " + std::to_string(op.getNumLoops()) +
+        " loops, the schedule " + std::to_string(expectedLoops));
   SmallVector<unsigned> interchange;
   for (const st::DimPart &loop : schedule.loopOrder) {
     auto it = llvm::find_if(schedule.levels, [&](const st::StorageLevel &l) {
       return l.dim == loop;
     });
     if (it == schedule.levels.end()) { // the free loop
-      if (free < 0) {
-        why = "no free loop for '" + loop.str() + "'";
-        return failure();
-      }
+      if (free < 0)
+        return st::makeError("no free loop for '" + loop.str() + "'");
       interchange.push_back(free);
       continue;
     }
     unsigned level = it - schedule.levels.begin();
     auto dimExpr = dyn_cast<AffineDimExpr>(map.getResult(level));
-    if (!dimExpr) {
-      why = "level " + std::to_string(level) +
-            " of the sparse operand is not a loop index";
-      return failure();
-    }
+    if (!dimExpr)
+      return st::makeError("level " + std::to_string(level) +
+                           " of the sparse operand is not a loop index");
     interchange.push_back(dimExpr.getPosition());
   }
   return interchange;

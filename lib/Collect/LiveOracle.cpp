@@ -79,7 +79,8 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
         if (p.key.kernel != kernelName)
           continue;
         std::string why;
-        std::optional<Schedule> s = parseSchedule(p.key.schedule, &why);
+        std::optional<Schedule> s =
+            takeValue(parseSchedule(p.key.schedule), why);
         if (!s) {
           warnings.push_back("a sampled schedule does not parse: " + why);
           continue;

@@ -154,7 +154,7 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
   Schedule schedule =
       request.baseline == "heuristic"
           ? target->heuristicSchedule(spec.kernel, &impl->stats, spec.free)
-          : *parseSchedule(request.schedule);
+          : llvm::cantFail(parseSchedule(request.schedule)); // validated
   response.schedule = schedule.str();
   m = measurer->measure(matrix, spec, schedule, request.options);
   return response;

@@ -70,9 +70,8 @@ llvm::Error MeasureRequest::validate() const {
   if (!schedule.empty() && !baseline.empty())
     return makeError("give a schedule or a baseline, not both");
   if (!schedule.empty()) {
-    std::string parseError;
-    if (!parseSchedule(schedule, &parseError))
-      return makeError("bad schedule: " + parseError);
+    if (llvm::Expected<Schedule> parsed = parseSchedule(schedule); !parsed)
+      return makeError("bad schedule: " + llvm::toString(parsed.takeError()));
   }
   if (std::string why = whyInvalid(options); !why.empty())
     return makeError(why);

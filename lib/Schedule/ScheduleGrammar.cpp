@@ -1,6 +1,7 @@
 //===- ScheduleGrammar.cpp - Parsing the printed form of a schedule -------===//
 
 #include "sptune/Schedule/ScheduleGrammar.h"
+#include "sptune/Support/Error.h"
 
 #include <algorithm>
 #include <cctype>
@@ -280,15 +281,14 @@ std::optional<Schedule> sptune::parseScheduleBody(ScheduleTokenSource &t) {
   return s;
 }
 
-std::optional<Schedule> sptune::parseSchedule(std::string_view text,
-                                              std::string *error) {
+llvm::Expected<Schedule> sptune::parseSchedule(std::string_view text) {
   StringTokenSource tokens(text);
   std::optional<Schedule> s = parseScheduleBody(tokens);
   if (s && !tokens.atEnd()) {
     tokens.emitError("unexpected trailing text");
     s.reset();
   }
-  if (!s && error)
-    *error = tokens.error;
-  return s;
+  if (!s)
+    return makeError(tokens.error);
+  return std::move(*s);
 }

@@ -9,6 +9,7 @@
 
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Transforms/Passes.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -203,26 +204,22 @@ ErrorCollector::~ErrorCollector() {
   ctx->getDiagEngine().eraseHandler(handlerId);
 }
 
-mlir::OwningOpRef<mlir::ModuleOp>
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 sptune::parseBenchModule(mlir::MLIRContext *ctx, const std::string &text,
                          const Schedule *schedule,
-                         const ErrorCollector &collector, std::string &error) {
+                         const ErrorCollector &collector) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, ctx);
-  if (!module) {
-    error = "bench module does not parse: " + collector.text();
-    return nullptr;
-  }
+  if (!module)
+    return makeError("bench module does not parse: " + collector.text());
   mlir::PassManager annotate(ctx);
   mlir::sptune::ExtractKernelsOptions extract;
   extract.emitRemarks = false;
   annotate.addPass(mlir::sptune::createExtractKernels(extract));
-  if (mlir::failed(annotate.run(*module))) {
-    error = "kernel extraction failed: " + collector.text();
-    return nullptr;
-  }
+  if (mlir::failed(annotate.run(*module)))
+    return makeError("kernel extraction failed: " + collector.text());
   if (!schedule)
-    return module;
+    return std::move(module);
   bool attached = false;
   module->walk([&](mlir::Operation *op) {
     if (op->hasAttr(mlir::sptune::SptuneDialect::kKernelAttrName)) {
@@ -231,11 +228,9 @@ sptune::parseBenchModule(mlir::MLIRContext *ctx, const std::string &text,
       attached = true;
     }
   });
-  if (!attached) {
-    error = "the bench kernel was not recognized";
-    return nullptr;
-  }
-  return module;
+  if (!attached)
+    return makeError("the bench kernel was not recognized");
+  return std::move(module);
 }
 
 /// Seconds on the monotonic clock, with nanosecond resolution.
@@ -245,10 +240,10 @@ static double monotonicSeconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-std::unique_ptr<CompiledBench>
+llvm::Expected<std::unique_ptr<CompiledBench>>
 sptune::jitBench(mlir::ModuleOp module, KernelType kernel,
                  llvm::ArrayRef<llvm::StringRef> libs, bool aggressiveCodegen,
-                 bool initialize, std::string &error) {
+                 bool initialize) {
   mlir::ExecutionEngineOptions engineOptions;
   // LLVM's optimizer gets the host's target machine, as mlir-runner gives
   // it: without one its cost model knows no vector registers, and loops the
@@ -268,10 +263,8 @@ sptune::jitBench(mlir::ModuleOp module, KernelType kernel,
     engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.sharedLibPaths = libs;
   auto engine = mlir::ExecutionEngine::create(module, engineOptions);
-  if (!engine) {
-    error = "JIT failed: " + llvm::toString(engine.takeError());
-    return nullptr;
-  }
+  if (!engine)
+    return makeError("JIT failed: " + llvm::toString(engine.takeError()));
   // The drivers time each call with `rtclock`. MLIR's runner utils define it
   // with gettimeofday (microseconds), which rounds kernels of a few
   // microseconds to 0 or 1 us; this process's definition, found first,
@@ -296,13 +289,11 @@ sptune::jitBench(mlir::ModuleOp module, KernelType kernel,
   compiled->time = lookup("_mlir_ciface_sptune_time");
   if (kernel == KernelType::SDDMM)
     compiled->check = lookup("_mlir_ciface_sptune_check");
-  if (!compiled->time || (kernel == KernelType::SDDMM && !compiled->check)) {
-    error = "JIT: bench entry points not found";
-    return nullptr;
-  }
+  if (!compiled->time || (kernel == KernelType::SDDMM && !compiled->check))
+    return makeError("JIT: bench entry points not found");
   if (initialize)
     compiled->engine->initialize();
-  return compiled;
+  return std::move(compiled);
 }
 
 // The element types the measurers run.

@@ -382,10 +382,11 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
                           "level space");
 
   // 3. The scheduled loop order.
-  FailureOr<SmallVector<unsigned>> interchange =
-      scheduledInterchange(generic, sparseIdx, schedule, why);
-  if (failed(interchange))
-    return generic->emitError("sptune: cannot order the loops: ") << why;
+  llvm::Expected<SmallVector<unsigned>> interchange =
+      scheduledInterchange(generic, sparseIdx, schedule);
+  if (!interchange)
+    return generic->emitError("sptune: cannot order the loops: ")
+           << llvm::toString(interchange.takeError());
   FailureOr<linalg::GenericOp> ordered =
       linalg::interchangeGenericOp(rewriter, generic, *interchange);
   if (failed(ordered))

@@ -56,8 +56,8 @@ static std::string matrixSourceFor(linalg::LinalgOp op, unsigned sparseIdx,
   return "";
 }
 
-const st::CsrMatrix *MatrixCache::get(const std::string &source,
-                                      bool transposed, std::string &error) {
+llvm::Expected<const st::CsrMatrix *>
+MatrixCache::get(const std::string &source, bool transposed) {
   std::string key = source + (transposed ? "|T" : "");
   auto [it, fresh] = entries.try_emplace(key);
   Entry &e = it->second;
@@ -71,10 +71,8 @@ const st::CsrMatrix *MatrixCache::get(const std::string &source,
       e.ok = true;
     }
   }
-  if (!e.ok) {
-    error = e.error;
-    return nullptr;
-  }
+  if (!e.ok)
+    return st::makeError(e.error);
   return &e.csr;
 }
 
@@ -144,12 +142,13 @@ static FailureOr<KernelToTune> prepareKernel(linalg::LinalgOp op,
 static const st::CsrMatrix *loadKernelMatrix(linalg::LinalgOp op,
                                              const KernelToTune &k,
                                              MatrixCache &matrices) {
-  std::string loadError;
-  const st::CsrMatrix *csr = matrices.get(k.source, k.transposed, loadError);
-  if (!csr) {
-    op->emitError("sptune-autotune: ") << loadError;
+  llvm::Expected<const st::CsrMatrix *> loaded =
+      matrices.get(k.source, k.transposed);
+  if (!loaded) {
+    op->emitError("sptune-autotune: ") << llvm::toString(loaded.takeError());
     return nullptr;
   }
+  const st::CsrMatrix *csr = *loaded;
   int64_t rows = k.kernel.getLoopSize(LoopRole::I);
   int64_t cols = k.kernel.getLoopSize(
       k.type == st::KernelType::SDDMM ? LoopRole::J : LoopRole::K);

@@ -2,6 +2,7 @@
 
 #include "sptune/Tune/KnobNeighbourhood.h"
 
+#include "sptune/Support/Error.h"
 #include "sptune/Target/KnobEncoding.h"
 #include "sptune/Target/Target.h"
 
@@ -130,7 +131,8 @@ std::vector<Schedule> sptune::nearestKnobNeighbours(const Target &target,
   auto addText = [&](std::string text) {
     if (!tried.insert(text).second)
       return;
-    if (std::optional<Schedule> parsed = parseSchedule(text, nullptr))
+    if (std::optional<Schedule> parsed =
+            llvm::expectedToOptional(parseSchedule(text)))
       add(canonicalize(*parsed));
   };
   // 8 draws per wanted schedule, at least 256 (every setting one knob away

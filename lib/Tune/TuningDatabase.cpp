@@ -1,6 +1,7 @@
 //===- TuningDatabase.cpp - Recorded tuning decisions ---------------------===//
 
 #include "sptune/Tune/TuningDatabase.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Support/Json.h"
 #include "sptune/Support/Files.h"
 
@@ -164,7 +165,7 @@ sptune::tuningRecordFromJson(const json::Value &v) {
       *measureTopK < 0 || *candidates > (1 << 30) || *measureTopK > (1 << 30))
     return fail("a size is out of range");
   std::string why;
-  std::optional<Schedule> chosen = parseSchedule(*schedule, &why);
+  std::optional<Schedule> chosen = takeValue(parseSchedule(*schedule), why);
   if (!chosen)
     return fail("schedule '" + *schedule + "': " + why);
   if (chosen->target != *t || chosen->kernel != *k)
@@ -210,7 +211,7 @@ sptune::tuningRecordFromJson(const json::Value &v) {
         return fail("a measured entry lacks schedule or seconds");
       if (!(*seconds > 0 && std::isfinite(*seconds)))
         return fail("a measured entry's seconds must be positive");
-      std::optional<Schedule> s = parseSchedule(*text, &why);
+      std::optional<Schedule> s = takeValue(parseSchedule(*text), why);
       if (!s)
         return fail("measured schedule '" + text->str() + "': " + why);
       r.measured.push_back({*s, *seconds});

@@ -9,6 +9,7 @@
 #include "sptune/Config.h"
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Target/JitBench.h"
 #include "sptune/Transforms/Passes.h"
 
@@ -127,11 +128,14 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
     encoding.clear();
     os << mlir::sptune::buildScheduledEncoding(kernel, *schedule);
   }
-  mlir::OwningOpRef<mlir::ModuleOp> module = parseBenchModule(
-      ctx.get(),
-      buildBenchModule(spec, rows, cols, encoding, SddmmForm::SparseOutput),
-      schedule, diagnostics, error);
-  if (!module)
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (takeErrorMessage(
+          parseBenchModule(ctx.get(),
+                           buildBenchModule(spec, rows, cols, encoding,
+                                            SddmmForm::SparseOutput),
+                           schedule, diagnostics)
+              .moveInto(module),
+          error))
     return nullptr;
 
   mlir::PassManager lower(ctx.get());
@@ -153,10 +157,12 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
   std::string runnerUtils = libDir + "/libmlir_c_runner_utils.so";
   std::string omp = libDir + "/libomp.so";
   llvm::SmallVector<llvm::StringRef, 2> libs = {runnerUtils, omp};
-  std::unique_ptr<CompiledBench> compiled =
-      jitBench(*module, spec.kernel, libs, /*aggressiveCodegen=*/true,
-               /*initialize=*/false, error);
-  if (!compiled)
+  std::unique_ptr<CompiledBench> compiled;
+  if (takeErrorMessage(jitBench(*module, spec.kernel, libs,
+                                /*aggressiveCodegen=*/true,
+                                /*initialize=*/false)
+                           .moveInto(compiled),
+                       error))
     return nullptr;
   compiled->compileSeconds = seconds(start);
   CompiledBench *raw = compiled.get();

@@ -123,7 +123,8 @@ int sptune::runNvvmGpuBench(const NvvmGpuBenchOptions &o) {
 
   if (o.emitModule || o.jitOnly) {
     std::string parseError;
-    std::optional<Schedule> s = parseSchedule(o.schedule, &parseError);
+    std::optional<Schedule> s =
+        takeValue(parseSchedule(o.schedule), parseError);
     if (!s) {
       errs("--schedule: " + parseError);
       return 1;
@@ -215,7 +216,7 @@ int sptune::runNvvmGpuBench(const NvvmGpuBenchOptions &o) {
       Measurement best, codegen;
       for (const std::string &text : list) {
         std::string parseError;
-        std::optional<Schedule> s = parseSchedule(text, &parseError);
+        std::optional<Schedule> s = takeValue(parseSchedule(text), parseError);
         Measurement r;
         if (!s) {
           r.status = MeasureStatus::Illegal;

@@ -12,6 +12,7 @@
 #include "sptune/Config.h"
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Target/JitBench.h"
 #include "sptune/Transforms/Passes.h"
 
@@ -153,11 +154,14 @@ NvvmMeasurer::Impl::lower(const KernelSpec &spec, int64_t rows, int64_t cols,
   ErrorCollector collector(ctx.get());
   // The kernel is written on CSR; sptune-apply-schedule gives it the
   // scheduled storage (its conversion is inside @kernel, as for a user).
-  mlir::OwningOpRef<mlir::ModuleOp> module = parseBenchModule(
-      ctx.get(),
-      buildBenchModule(spec, rows, cols, csrEncodingText(), SddmmForm::InPlace),
-      &s, collector, error);
-  if (!module)
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (takeErrorMessage(
+          parseBenchModule(ctx.get(),
+                           buildBenchModule(spec, rows, cols, csrEncodingText(),
+                                            SddmmForm::InPlace),
+                           &s, collector)
+              .moveInto(module),
+          error))
     return nullptr;
   mlir::PassManager pm(ctx.get());
   pm.addPass(mlir::sptune::createApplySchedule());
@@ -197,10 +201,12 @@ CompiledBench *NvvmMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
   llvm::SmallVector<llvm::StringRef, 2> libs = {rt->path, runnerUtils};
   // Initializing runs the global constructors: they load the gpu.binary
   // (mgpuModuleLoad / mgpuModuleLoadJIT). Looking functions up does not.
-  std::unique_ptr<CompiledBench> compiled =
-      jitBench(*module, spec.kernel, libs, /*aggressiveCodegen=*/false,
-               /*initialize=*/true, error);
-  if (!compiled)
+  std::unique_ptr<CompiledBench> compiled;
+  if (takeErrorMessage(jitBench(*module, spec.kernel, libs,
+                                /*aggressiveCodegen=*/false,
+                                /*initialize=*/true)
+                           .moveInto(compiled),
+                       error))
     return nullptr;
   compiled->compileSeconds = seconds(start);
   CompiledBench *raw = compiled.get();

@@ -180,7 +180,8 @@ int sptune::runSpadeSimulation(const SpadeSimRunOptions &o) {
   } else {
     Schedule s;
     if (o.haveSchedule) {
-      std::optional<Schedule> parsed = parseSchedule(o.schedule, &why);
+      std::optional<Schedule> parsed =
+          takeValue(parseSchedule(o.schedule), why);
       if (!parsed)
         return error("bad schedule: " + why);
       s = *parsed;

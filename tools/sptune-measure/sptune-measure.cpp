@@ -97,7 +97,8 @@ int main(int argc, char **argv) {
   MeasureRequest request;
   request.id = 0;
   request.target = target;
-  if (std::optional<Schedule> parsed = parseSchedule(schedule))
+  if (std::optional<Schedule> parsed =
+          llvm::expectedToOptional(parseSchedule(schedule)))
     request.target = toString(parsed->target);
   request.matrix = matrix;
   request.kernel = kernel;

@@ -2,6 +2,7 @@
 
 #include "cpu/CpuScheduleSpace.h"
 #include "cpu/CpuKnobs.h"
+#include "sptune/Support/Error.h"
 
 #include "gtest/gtest.h"
 
@@ -36,9 +37,10 @@ TEST(CpuScheduleSpace, EnumeratesLegalCanonicalDistinct) {
   // CSR and the blocked mixed format of WACO are in the space.
   EXPECT_TRUE(space.contains(shape, Schedule::csr(TargetKind::CPU, KernelType::SpMM)));
   std::string error;
-  auto waco = parseSchedule("cpu spmm, levels = [i1 : dense, k1 : compressed, "
-                            "i0 : dense, k0 : compressed], split = [4, 4]",
-                            &error);
+  auto waco = takeValue(
+      parseSchedule("cpu spmm, levels = [i1 : dense, k1 : compressed, "
+                    "i0 : dense, k0 : compressed], split = [4, 4]"),
+      error);
   ASSERT_TRUE(waco) << error;
   EXPECT_TRUE(space.contains(shape, *waco));
 }
@@ -113,8 +115,9 @@ TEST(CpuScheduleSpace, SddmmKeepsOnlyOrdersTheSparseOutputAllows) {
   EXPECT_GT(CpuScheduleSpace(c).size(shape), n);
   // The dot-product order (i, j, k) is in, the scatter order (k, i, j) not.
   std::string error;
-  auto dot = parseSchedule("cpu sddmm, order = [i, j, k]", &error);
-  auto scatter = parseSchedule("cpu sddmm, order = [k, i, j]", &error);
+  auto dot = takeValue(parseSchedule("cpu sddmm, order = [i, j, k]"), error);
+  auto scatter =
+      takeValue(parseSchedule("cpu sddmm, order = [k, i, j]"), error);
   ASSERT_TRUE(dot && scatter) << error;
   EXPECT_TRUE(space.contains(shape, *dot));
   EXPECT_FALSE(space.contains(shape, *scatter));

@@ -5,6 +5,7 @@
 #include "nvvm/NvvmKnobs.h"
 #include "cpu/CpuKnobs.h"
 #include "sptune/Schedule/Schedule.h"
+#include "sptune/Support/Error.h"
 
 #include "gtest/gtest.h"
 
@@ -14,7 +15,7 @@ namespace {
 
 Schedule parseOrDie(const std::string &text) {
   std::string error;
-  std::optional<Schedule> s = parseSchedule(text, &error);
+  std::optional<Schedule> s = takeValue(parseSchedule(text), error);
   EXPECT_TRUE(s.has_value()) << text << ": " << error;
   return s.value_or(Schedule());
 }
@@ -82,18 +83,19 @@ TEST(Schedule, DenseLayouts) {
   EXPECT_EQ(parseOrDie("cpu spmm, layout = [c : i]").denseTransposed, 2);
 
   std::string error;
-  EXPECT_FALSE(parseSchedule("cpu spmv, layout = [x : k]", &error));
+  EXPECT_FALSE(takeValue(parseSchedule("cpu spmv, layout = [x : k]"), error));
   EXPECT_NE(error.find("'x' is not a dense operand of spmv (expected none)"),
             std::string::npos)
       << error;
-  EXPECT_FALSE(parseSchedule("cpu sddmm, layout = [c : i]", &error));
+  EXPECT_FALSE(takeValue(parseSchedule("cpu sddmm, layout = [c : i]"), error));
   EXPECT_NE(error.find("expected a, b"), std::string::npos) << error;
-  EXPECT_FALSE(parseSchedule("cpu sddmm, layout = [b : i]", &error));
+  EXPECT_FALSE(takeValue(parseSchedule("cpu sddmm, layout = [b : i]"), error));
   EXPECT_NE(error.find("must be 'j' or 'k', got 'i'"), std::string::npos)
       << error;
-  EXPECT_FALSE(parseSchedule("cpu sddmm, layout = [b : k, b : j]", &error));
+  EXPECT_FALSE(
+      takeValue(parseSchedule("cpu sddmm, layout = [b : k, b : j]"), error));
   EXPECT_NE(error.find("given twice"), std::string::npos) << error;
-  EXPECT_FALSE(parseSchedule("nvvm sddmm, layout = [b : k]", &error));
+  EXPECT_FALSE(takeValue(parseSchedule("nvvm sddmm, layout = [b : k]"), error));
   EXPECT_NE(error.find("does not apply to target 'nvvm'"), std::string::npos)
       << error;
 
@@ -111,29 +113,33 @@ TEST(Schedule, DenseLayouts) {
 
 TEST(Schedule, ParseErrorsSayWhat) {
   std::string error;
-  EXPECT_FALSE(parseSchedule("gpu spmm", &error));
+  EXPECT_FALSE(takeValue(parseSchedule("gpu spmm"), error));
   EXPECT_NE(error.find("unknown target 'gpu'"), std::string::npos) << error;
-  EXPECT_FALSE(parseSchedule("cpu spmm, vl = ", &error));
+  EXPECT_FALSE(takeValue(parseSchedule("cpu spmm, vl = "), error));
   EXPECT_NE(error.find("expected an integer"), std::string::npos) << error;
-  EXPECT_FALSE(parseSchedule("spade spmm, vl = 4", &error));
+  EXPECT_FALSE(takeValue(parseSchedule("spade spmm, vl = 4"), error));
   EXPECT_NE(error.find("does not apply to target 'spade'"), std::string::npos)
       << error;
-  EXPECT_FALSE(parseSchedule("cpu spmm, levels = [x : dense]", &error));
+  EXPECT_FALSE(
+      takeValue(parseSchedule("cpu spmm, levels = [x : dense]"), error));
   EXPECT_NE(error.find("loop name"), std::string::npos) << error;
-  EXPECT_FALSE(parseSchedule("cpu spmm, levels = [i : sparse]", &error));
+  EXPECT_FALSE(
+      takeValue(parseSchedule("cpu spmm, levels = [i : sparse]"), error));
   EXPECT_NE(error.find("unknown level format 'sparse'"), std::string::npos)
       << error;
-  EXPECT_FALSE(parseSchedule("cpu spmm trailing", &error));
+  EXPECT_FALSE(takeValue(parseSchedule("cpu spmm trailing"), error));
   // Integers that would wrap are errors, not small values.
-  EXPECT_FALSE(parseSchedule("cpu spmm, parallel = outer, threads = 4294967298",
-                             &error));
+  EXPECT_FALSE(takeValue(
+      parseSchedule("cpu spmm, parallel = outer, threads = 4294967298"),
+      error));
   EXPECT_NE(error.find("integer 4294967298 is out of range"),
             std::string::npos)
       << error;
-  EXPECT_FALSE(parseSchedule("cpu spmm, widths = [4294967328, 64]", &error));
+  EXPECT_FALSE(
+      takeValue(parseSchedule("cpu spmm, widths = [4294967328, 64]"), error));
   EXPECT_NE(error.find("out of range"), std::string::npos) << error;
   // A key given twice is an error, not "the last one wins".
-  EXPECT_FALSE(parseSchedule("cpu spmm, vl = 4, vl = 8", &error));
+  EXPECT_FALSE(takeValue(parseSchedule("cpu spmm, vl = 4, vl = 8"), error));
   EXPECT_NE(error.find("duplicate key 'vl'"), std::string::npos) << error;
 }
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Schedule/Schedule.h"
+#include "sptune/Support/Error.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -82,13 +83,14 @@ TEST(ShippedSchedules, EveryRecordedScheduleRoundTrips) {
         continue;
       ++schedules;
       std::string error;
-      std::optional<Schedule> s = parseSchedule(*text, &error);
+      std::optional<Schedule> s = takeValue(parseSchedule(*text), error);
       ASSERT_TRUE(s.has_value()) << file << ": " << text->str() << ": "
                                  << error;
       targets.insert(toString(s->target));
       EXPECT_EQ(s->str(), text->str()) << file;
       Schedule canon = canonicalize(*s);
-      std::optional<Schedule> back = parseSchedule(canon.str(), &error);
+      std::optional<Schedule> back =
+          takeValue(parseSchedule(canon.str()), error);
       ASSERT_TRUE(back.has_value()) << canon.str() << ": " << error;
       EXPECT_EQ(*back, canon) << canon.str();
       EXPECT_EQ(back->hash(), canon.hash());

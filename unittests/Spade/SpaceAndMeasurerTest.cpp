@@ -47,7 +47,8 @@ TEST(SpadeScheduleSpace, HasAFewHundredCanonicalDistinctSchedules) {
       EXPECT_EQ(s.kernel, k);
       EXPECT_TRUE(isLegal(s)) << s.str();
       EXPECT_EQ(canonicalize(s), s) << s.str();
-      std::optional<Schedule> parsed = parseSchedule(s.str());
+      std::optional<Schedule> parsed =
+          llvm::expectedToOptional(parseSchedule(s.str()));
       ASSERT_TRUE(parsed.has_value()) << s.str();
       EXPECT_EQ(*parsed, s);
       EXPECT_TRUE(seen.insert(s.str()).second) << "twice: " << s.str();

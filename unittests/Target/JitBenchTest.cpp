@@ -10,6 +10,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -142,7 +143,7 @@ TEST(MismatchTest, NamesTheFirstWrongValue) {
 }
 
 TEST(BenchKeyTest, SeparatesEverythingACompiledModuleDependsOn) {
-  Schedule csr = parseSchedule("cpu spmm").value();
+  Schedule csr = llvm::expectedToOptional(parseSchedule("cpu spmm")).value();
   KernelSpec s = spec(KernelType::SpMM);
   std::string base = benchKey(s, 8, 8, &csr);
   EXPECT_NE(base, benchKey(s, 8, 8, nullptr));
@@ -153,7 +154,8 @@ TEST(BenchKeyTest, SeparatesEverythingACompiledModuleDependsOn) {
   EXPECT_NE(base, benchKey(f64, 8, 8, &csr));
   KernelSpec sddmm = spec(KernelType::SDDMM), bt = sddmm;
   bt.transposedB = true;
-  Schedule sampled = parseSchedule("cpu sddmm").value();
+  Schedule sampled =
+      llvm::expectedToOptional(parseSchedule("cpu sddmm")).value();
   EXPECT_NE(benchKey(sddmm, 8, 8, &sampled), benchKey(bt, 8, 8, &sampled));
 }
 
@@ -216,12 +218,13 @@ protected:
   std::unique_ptr<CompiledBench> build(const KernelSpec &s, const CsrMatrix &m,
                                        std::string &error) {
     ErrorCollector collector(ctx.get());
-    auto module =
-        parseBenchModule(ctx.get(),
-                         buildBenchModule(s, m.rows, m.cols, csrEncodingText(),
-                                          SddmmForm::SparseOutput),
-                         nullptr, collector, error);
-    if (!module)
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+    if (!test::take(parseBenchModule(ctx.get(),
+                                     buildBenchModule(s, m.rows, m.cols,
+                                                      csrEncodingText(),
+                                                      SddmmForm::SparseOutput),
+                                     nullptr, collector),
+                    module, error))
       return nullptr;
     mlir::PassManager pm(ctx.get());
     mlir::sptune::CpuLoweringOptions options;
@@ -235,7 +238,10 @@ protected:
         std::string(SPTUNE_MLIR_LIB_DIR) + "/libmlir_c_runner_utils.so";
     std::string omp = std::string(SPTUNE_MLIR_LIB_DIR) + "/libomp.so";
     llvm::SmallVector<llvm::StringRef, 2> libs = {lib, omp};
-    return jitBench(*module, s.kernel, libs, false, false, error);
+    std::unique_ptr<CompiledBench> compiled;
+    test::take(jitBench(*module, s.kernel, libs, false, false), compiled,
+               error);
+    return compiled;
   }
 
   std::unique_ptr<mlir::MLIRContext> ctx;
@@ -291,13 +297,14 @@ TEST_F(JitBenchTest, TimesWithANanosecondClock) {
 TEST_F(JitBenchTest, UnrecognizedBenchKernelIsAnError) {
   std::string error;
   ErrorCollector collector(ctx.get());
-  Schedule csr = parseSchedule("cpu spmm").value();
-  auto module =
-      parseBenchModule(ctx.get(), "module {}", &csr, collector, error);
-  EXPECT_FALSE(module);
+  Schedule csr = llvm::expectedToOptional(parseSchedule("cpu spmm")).value();
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  EXPECT_FALSE(
+      test::take(parseBenchModule(ctx.get(), "module {}", &csr, collector),
+                 module, error));
   EXPECT_EQ(error, "the bench kernel was not recognized");
-  module = parseBenchModule(ctx.get(), "module { func.func @f( }", &csr,
-                            collector, error);
-  EXPECT_FALSE(module);
+  EXPECT_FALSE(test::take(
+      parseBenchModule(ctx.get(), "module { func.func @f( }", &csr, collector),
+      module, error));
   EXPECT_NE(error.find("bench module does not parse"), std::string::npos);
 }

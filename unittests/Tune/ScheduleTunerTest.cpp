@@ -11,6 +11,7 @@
 #include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Schedule/ScheduleGrammar.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Target/DefaultSchedule.h"
 #include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
@@ -396,23 +397,27 @@ TEST(ScheduleTuner, AToyTargetPlugsInWithOneRegistrationLine) {
       << h.str();
   EXPECT_NE(h.str().find("tile = 0, unroll = 4"), std::string::npos)
       << h.str();
-  std::optional<Schedule> parsed = parseSchedule(h.str());
+  std::optional<Schedule> parsed =
+      llvm::expectedToOptional(parseSchedule(h.str()));
   ASSERT_TRUE(parsed);
   EXPECT_EQ(*parsed, h);
   EXPECT_EQ(parsed->knobs<ToyKnobs>().unroll, 4);
   // Its knobs are checked and canonicalized by the toy; other targets'
   // knobs are not its own.
   std::string why;
-  std::optional<Schedule> three = parseSchedule("toy spmm, unroll = 3", &why);
+  std::optional<Schedule> three =
+      takeValue(parseSchedule("toy spmm, unroll = 3"), why);
   ASSERT_TRUE(three) << why;
   EXPECT_EQ(whyIllegal(*three), "unroll must be 1, 2 or 4");
-  EXPECT_FALSE(parseSchedule("toy spmm, vl = 8", &why));
+  EXPECT_FALSE(takeValue(parseSchedule("toy spmm, vl = 8"), why));
   EXPECT_NE(why.find("key 'vl' does not apply to target 'toy'"),
             std::string::npos)
       << why;
-  std::optional<Schedule> spmv = parseSchedule("toy spmv, unroll = 4", &why);
+  std::optional<Schedule> spmv =
+      takeValue(parseSchedule("toy spmv, unroll = 4"), why);
   ASSERT_TRUE(spmv) << why;
-  EXPECT_EQ(canonicalize(*spmv), *parseSchedule("toy spmv"));
+  EXPECT_EQ(canonicalize(*spmv),
+            *llvm::expectedToOptional(parseSchedule("toy spmv")));
 
   CsrMatrix m = load();
   std::string error;

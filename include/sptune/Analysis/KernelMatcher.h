@@ -41,8 +41,7 @@ bool hasSparseOperand(Operation *op);
 /// Describes what `op` computes — loops, operands of any rank, the body's
 /// meaning — or says why it cannot (an operand that is not a ranked tensor,
 /// an indexing map that is not a projected permutation, several outputs).
-FailureOr<::sptune::KernelDescriptor> describeKernel(linalg::LinalgOp op,
-                                                     std::string &why);
+llvm::Expected<::sptune::KernelDescriptor> describeKernel(linalg::LinalgOp op);
 
 /// Classifies `op`. Never fails hard: unrecognized sparse ops come back with
 /// a reason, dense ops with `isSparse == false`.

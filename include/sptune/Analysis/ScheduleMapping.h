@@ -53,10 +53,10 @@ buildScheduledEncoding(KernelAttr kernel, const ::sptune::Schedule &schedule);
 /// For a linalg.generic in level space (after sparse-reinterpret-map), whose
 /// input `sparseOperand` is the scheduled sparse operand: the interchange
 /// vector (new loop n = old loop vector[n]) that puts the loops in the
-/// schedule's order. Fails with `why` when the loops cannot be matched.
-FailureOr<SmallVector<unsigned>>
+/// schedule's order. Fails, saying why, when the loops cannot be matched.
+llvm::Expected<SmallVector<unsigned>>
 scheduledInterchange(linalg::GenericOp levelSpaceOp, unsigned sparseOperand,
-                     const ::sptune::Schedule &schedule, std::string &why);
+                     const ::sptune::Schedule &schedule);
 
 /// Position of the schedule's free loop among the loops of `levelSpaceOp`
 /// (the loop the sparse operand does not index), or -1 (SpMV).

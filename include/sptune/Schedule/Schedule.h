@@ -20,6 +20,8 @@
 #include "sptune/Schedule/TargetKnobs.h"
 #include "sptune/Schedule/Vocabulary.h"
 
+#include "llvm/Support/Error.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -205,9 +207,10 @@ double estimateStoredValues(const Schedule &s, int64_t rows, int64_t cols,
 /// compare equal.
 Schedule canonicalize(const Schedule &s);
 
-/// Parses the printed form. On failure returns nullopt and sets `error`.
-std::optional<Schedule> parseSchedule(std::string_view text,
-                                      std::string *error = nullptr);
+/// Parses the printed form; the error says where it stops making sense.
+/// (`llvm::expectedToOptional(parseSchedule(text))` when the reason does not
+/// matter.)
+llvm::Expected<Schedule> parseSchedule(std::string_view text);
 
 struct ScheduleHash {
   size_t operator()(const Schedule &s) const { return s.hash(); }

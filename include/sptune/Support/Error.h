@@ -14,6 +14,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 
 namespace sptune {
@@ -31,6 +32,16 @@ inline bool takeErrorMessage(llvm::Error error, std::string &message) {
     return false;
   message = llvm::toString(std::move(error));
   return true;
+}
+
+/// The value in `value`, or nullopt with the error's message in `message`.
+template <typename T>
+std::optional<T> takeValue(llvm::Expected<T> value, std::string &message) {
+  if (!value) {
+    message = llvm::toString(value.takeError());
+    return std::nullopt;
+  }
+  return std::move(*value);
 }
 
 /// The message of `error`, or "" for a success (consumes it).

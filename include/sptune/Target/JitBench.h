@@ -142,21 +142,19 @@ private:
 };
 
 /// Parses the bench module, annotates its kernel with sptune-extract-kernels
-/// and attaches `schedule` to it (none: left unscheduled). On failure returns
-/// null and sets `error` (with the diagnostics `collector` gathered).
-mlir::OwningOpRef<mlir::ModuleOp>
+/// and attaches `schedule` to it (none: left unscheduled). The error carries
+/// the diagnostics `collector` gathered.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 parseBenchModule(mlir::MLIRContext *ctx, const std::string &text,
-                 const Schedule *schedule, const ErrorCollector &collector,
-                 std::string &error);
+                 const Schedule *schedule, const ErrorCollector &collector);
 
 /// JITs a lowered bench module at O3 with `libs` loaded and looks up its
-/// entry points; null with `error` set on failure. `initialize` runs the
-/// module's global constructors (a gpu.binary loads there).
-std::unique_ptr<CompiledBench> jitBench(mlir::ModuleOp module,
-                                        KernelType kernel,
-                                        llvm::ArrayRef<llvm::StringRef> libs,
-                                        bool aggressiveCodegen, bool initialize,
-                                        std::string &error);
+/// entry points. `initialize` runs the module's global constructors (a
+/// gpu.binary loads there).
+llvm::Expected<std::unique_ptr<CompiledBench>>
+jitBench(mlir::ModuleOp module, KernelType kernel,
+         llvm::ArrayRef<llvm::StringRef> libs, bool aggressiveCodegen,
+         bool initialize);
 
 } // namespace sptune
 

@@ -49,9 +49,10 @@ struct KernelTuningOptions {
 class MatrixCache {
 public:
   /// The matrix in canonical orientation (transposed when the sparse operand
-  /// is on the right of the product), or null with `error` set.
-  const ::sptune::CsrMatrix *get(const std::string &source, bool transposed,
-                                 std::string &error);
+  /// is on the right of the product). A source that failed to load fails
+  /// again with the same message, without reading it again.
+  llvm::Expected<const ::sptune::CsrMatrix *> get(const std::string &source,
+                                                  bool transposed);
 
 private:
   struct Entry {
