@@ -265,9 +265,9 @@ LogicalResult precheck(scf::ForOp loop, SetVector<Value> &buffers,
 
 } // namespace
 
-int64_t mlir::sptune::promoteLoopAccumulators(RewriterBase &rewriter,
-                                              scf::ForOp loop,
-                                              std::string &whyNot) {
+/// promoteLoopAccumulators' work: the count, or 0 with `whyNot` set.
+static int64_t promoteInto(RewriterBase &rewriter, scf::ForOp loop,
+                           std::string &whyNot) {
   SetVector<Value> buffers;
   SmallVector<scf::ForOp> toUnroll;
   if (failed(precheck(loop, buffers, toUnroll, whyNot)))
@@ -386,6 +386,13 @@ int64_t mlir::sptune::promoteLoopAccumulators(RewriterBase &rewriter,
   return static_cast<int64_t>(order.size());
 }
 
+AccumulatorPromotion
+mlir::sptune::promoteLoopAccumulators(RewriterBase &rewriter, scf::ForOp loop) {
+  AccumulatorPromotion result;
+  result.promoted = promoteInto(rewriter, loop, result.whyNot);
+  return result;
+}
+
 //===----------------------------------------------------------------------===//
 // sptune-promote-accumulators
 //===----------------------------------------------------------------------===//
@@ -413,9 +420,8 @@ struct CpuPromoteAccumulatorsPass
     func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     IRRewriter rewriter(func.getContext());
     for (scf::ForOp loop : loops) {
-      std::string whyNot;
       Location loc = loop.getLoc(); // `loop` is replaced when promoted
-      int64_t promoted = promoteLoopAccumulators(rewriter, loop, whyNot);
+      auto [promoted, whyNot] = promoteLoopAccumulators(rewriter, loop);
       if (!remarks)
         continue;
       if (promoted > 0)

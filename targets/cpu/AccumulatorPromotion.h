@@ -36,10 +36,15 @@ constexpr int64_t kMaxAccumulatorUnroll = 16;
 /// tensors (its output is updated in place, its inputs only read), which is
 /// what the sparsifier's own code already assumes.
 ///
-/// Returns the number of promoted vectors; 0 with `whyNot` set when the loop
-/// has none or is not legal, leaving the IR unchanged.
-int64_t promoteLoopAccumulators(RewriterBase &rewriter, scf::ForOp loop,
-                                std::string &whyNot);
+/// What promoteLoopAccumulators did: the number of promoted vectors, or 0
+/// and why not (the loop has none or is not legal; the IR is unchanged).
+struct AccumulatorPromotion {
+  int64_t promoted = 0;
+  std::string whyNot;
+};
+
+AccumulatorPromotion promoteLoopAccumulators(RewriterBase &rewriter,
+                                             scf::ForOp loop);
 
 } // namespace sptune
 } // namespace mlir

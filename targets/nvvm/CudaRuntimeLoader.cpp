@@ -3,6 +3,7 @@
 #include "nvvm/CudaRuntimeLoader.h"
 
 #include "nvvm/runtime/SptuneCudaRuntime.h"
+#include "sptune/Support/Error.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
@@ -36,8 +37,9 @@ std::string sptune::defaultCudaRuntimePath() {
   return SPTUNE_CUDA_RUNTIME_PATH;
 }
 
-const CudaRuntimeApi *sptune::loadCudaRuntime(const std::string &path,
-                                              std::string &error) {
+/// loadCudaRuntime's work: null with the message in `error`.
+static const CudaRuntimeApi *loadCudaRuntimeOnce(const std::string &path,
+                                                 std::string &error) {
   static std::mutex mutex;
   static CudaRuntimeApi api;
   static bool loaded = false;
@@ -93,4 +95,12 @@ const CudaRuntimeApi *sptune::loadCudaRuntime(const std::string &path,
   api.path = path;
   loaded = true;
   return &api;
+}
+
+llvm::Expected<const CudaRuntimeApi *>
+sptune::loadCudaRuntime(const std::string &path) {
+  std::string error;
+  if (const CudaRuntimeApi *api = loadCudaRuntimeOnce(path, error))
+    return api;
+  return makeError(error);
 }

@@ -12,6 +12,8 @@
 #ifndef SPTUNE_TARGETS_NVVM_CUDARUNTIMELOADER_H
 #define SPTUNE_TARGETS_NVVM_CUDARUNTIMELOADER_H
 
+#include "llvm/Support/Error.h"
+
 #include <cstdint>
 #include <string>
 
@@ -42,10 +44,9 @@ struct CudaRuntimeApi {
 std::string defaultCudaRuntimePath();
 
 /// Loads the runtime at `path` (once per process; later calls with another
-/// path fail) and checks its API version. On failure returns null and says
-/// why in `error`.
-const CudaRuntimeApi *loadCudaRuntime(const std::string &path,
-                                      std::string &error);
+/// path fail) and checks its API version; the error says why it cannot be
+/// used.
+llvm::Expected<const CudaRuntimeApi *> loadCudaRuntime(const std::string &path);
 
 } // namespace sptune
 

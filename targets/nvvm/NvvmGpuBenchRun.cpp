@@ -133,11 +133,11 @@ int sptune::runNvvmGpuBench(const NvvmGpuBenchOptions &o) {
     spec.kernel = s->kernel;
     spec.free = o.free;
     spec.elementBits = o.bits;
-    std::string error;
-    bool ok = o.jitOnly ? measurer.jitOnly(spec, o.rows, o.cols, *s, error)
-                        : measurer.compileOnly(spec, o.rows, o.cols, *s, error);
-    if (!ok) {
-      errs(error);
+    llvm::Error failed = o.jitOnly
+                             ? measurer.jitOnly(spec, o.rows, o.cols, *s)
+                             : measurer.compileOnly(spec, o.rows, o.cols, *s);
+    if (failed) {
+      errs(llvm::toString(std::move(failed)));
       return 1;
     }
     if (o.jitOnly)

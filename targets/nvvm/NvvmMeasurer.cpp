@@ -103,7 +103,8 @@ struct NvvmMeasurer::Impl {
   std::string ensureDevice() {
     if (!probed) {
       probed = true;
-      rt = loadCudaRuntime(opts.runtimePath, unavailable);
+      rt = takeValue(loadCudaRuntime(opts.runtimePath), unavailable)
+               .value_or(nullptr);
       if (rt) {
         char message[512] = {0};
         if (rt->probe(message, sizeof(message)) != 0)
@@ -454,29 +455,33 @@ void sptune::registerNvvmMeasurer() {
                               [] { return std::make_unique<NvvmMeasurer>(); });
 }
 
-bool NvvmMeasurer::compileOnly(const KernelSpec &spec, int64_t rows,
-                               int64_t cols, const Schedule &schedule,
-                               std::string &error) {
+llvm::Error NvvmMeasurer::compileOnly(const KernelSpec &spec, int64_t rows,
+                                      int64_t cols, const Schedule &schedule) {
   std::string why =
       whyIllegalForNvvm(schedule, impl->opts.sparseRuntimeLibrary);
-  if (!why.empty()) {
-    error = "illegal: " + why;
-    return false;
-  }
-  return static_cast<bool>(impl->lower(spec, rows, cols, schedule, error));
+  if (!why.empty())
+    return makeError("illegal: " + why);
+  std::string error;
+  if (!impl->lower(spec, rows, cols, schedule, error))
+    return makeError(error);
+  return llvm::Error::success();
 }
 
-bool NvvmMeasurer::jitOnly(const KernelSpec &spec, int64_t rows, int64_t cols,
-                           const Schedule &schedule, std::string &error) {
+llvm::Error NvvmMeasurer::jitOnly(const KernelSpec &spec, int64_t rows,
+                                  int64_t cols, const Schedule &schedule) {
   std::string why =
       whyIllegalForNvvm(schedule, impl->opts.sparseRuntimeLibrary);
-  if (!why.empty()) {
-    error = "illegal: " + why;
-    return false;
+  if (!why.empty())
+    return makeError("illegal: " + why);
+  if (!impl->rt) {
+    llvm::Expected<const CudaRuntimeApi *> rt =
+        loadCudaRuntime(impl->opts.runtimePath);
+    if (!rt)
+      return rt.takeError();
+    impl->rt = *rt;
   }
-  if (!impl->rt)
-    impl->rt = loadCudaRuntime(impl->opts.runtimePath, error);
-  if (!impl->rt)
-    return false;
-  return impl->compile(spec, rows, cols, schedule, error) != nullptr;
+  std::string error;
+  if (!impl->compile(spec, rows, cols, schedule, error))
+    return makeError(error);
+  return llvm::Error::success();
 }

@@ -74,16 +74,16 @@ public:
   std::string lastModule() const override;
 
   /// Builds, applies `schedule` to, and lowers the bench module without
-  /// running anything (works without a GPU). On failure returns false with
-  /// the reason in `error`; the lowered text is in lastModule().
-  bool compileOnly(const KernelSpec &spec, int64_t rows, int64_t cols,
-                   const Schedule &schedule, std::string &error);
+  /// running anything (works without a GPU); the lowered text is in
+  /// lastModule().
+  llvm::Error compileOnly(const KernelSpec &spec, int64_t rows, int64_t cols,
+                          const Schedule &schedule);
 
   /// Also JIT-compiles the host code against the runtime and finds the
   /// bench entry points, without probing a device (tests; needs only the
   /// runtime to load, e.g. with the toolkit's stub driver).
-  bool jitOnly(const KernelSpec &spec, int64_t rows, int64_t cols,
-               const Schedule &schedule, std::string &error);
+  llvm::Error jitOnly(const KernelSpec &spec, int64_t rows, int64_t cols,
+                      const Schedule &schedule);
 
 private:
   struct Impl;

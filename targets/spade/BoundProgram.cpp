@@ -3,18 +3,14 @@
 #include "spade/BoundProgram.h"
 
 #include "spade/RowOrder.h"
+#include "sptune/Support/Error.h"
 
 using namespace sptune;
 
-std::optional<SpadeBoundProgram>
+llvm::Expected<SpadeBoundProgram>
 sptune::bindSpadeProgram(const CsrMatrix &m, const SpadeProgram &p,
-                         const SpadeMachineConfig &machine,
-                         std::string *error) {
-  auto fail = [&](const std::string &why) {
-    if (error)
-      *error = why;
-    return std::nullopt;
-  };
+                         const SpadeMachineConfig &machine) {
+  auto fail = [](const std::string &why) { return makeError(why); };
   if (std::string why = machine.whyInvalid(); !why.empty())
     return fail("invalid machine: " + why);
   if (std::string why = whyInvalid(p); !why.empty())

@@ -15,6 +15,8 @@
 #include "spade/TileIndex.h"
 #include "sptune/Matrix/SparseMatrix.h"
 
+#include "llvm/Support/Error.h"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,11 +34,11 @@ struct SpadeBoundProgram {
 };
 
 /// Checks `p` (whyInvalid), its fit to `m` and `machine` (whyIncompatible)
-/// and the machine (SpadeMachineConfig::whyInvalid), then binds. On failure
-/// returns nullopt and sets `error`.
-std::optional<SpadeBoundProgram>
+/// and the machine (SpadeMachineConfig::whyInvalid), then binds; fails
+/// saying which check failed.
+llvm::Expected<SpadeBoundProgram>
 bindSpadeProgram(const CsrMatrix &m, const SpadeProgram &p,
-                 const SpadeMachineConfig &machine, std::string *error);
+                 const SpadeMachineConfig &machine);
 
 } // namespace sptune
 

@@ -14,6 +14,7 @@
 #include "spade/ProgramText.h"
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Support/Error.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -88,8 +89,8 @@ struct EmitSpadePass
     int pes = machinePes > 0 ? static_cast<int>(machinePes)
                              : st::SpadeMachineConfig().pes;
     std::string error;
-    std::optional<st::SpadeProgram> program =
-        st::buildSpadeProgram(rows, cols, spec, schedule, pes, &error);
+    std::optional<st::SpadeProgram> program = st::takeValue(
+        st::buildSpadeProgram(rows, cols, spec, schedule, pes), error);
     if (!program)
       return op->emitError("sptune-emit-spade: ") << error;
 
@@ -102,7 +103,8 @@ struct EmitSpadePass
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return op->emitError("sptune-emit-spade: cannot create '")
              << outputDir << "': " << ec.message();
-    if (!st::writeSpadeProgramFile(std::string(path), *program, &error))
+    if (st::takeErrorMessage(
+            st::writeSpadeProgramFile(std::string(path), *program), error))
       return op->emitError("sptune-emit-spade: ") << error;
     op->setAttr("sptune.spade_program",
                 StringAttr::get(op->getContext(), path.str()));

@@ -1,6 +1,8 @@
 //===- ProgramBuilder.cpp - SPADE tile programs from schedules ------------===//
 
 #include "spade/ProgramBuilder.h"
+
+#include "sptune/Support/Error.h"
 #include "spade/SpadeKnobs.h"
 
 #include <algorithm>
@@ -9,15 +11,10 @@ using namespace sptune;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-std::optional<SpadeProgram>
+llvm::Expected<SpadeProgram>
 sptune::buildSpadeProgram(int64_t rows, int64_t cols, const KernelSpec &spec,
-                          const Schedule &schedule, int machinePes,
-                          std::string *error) {
-  auto fail = [&](const std::string &why) {
-    if (error)
-      *error = why;
-    return std::nullopt;
-  };
+                          const Schedule &schedule, int machinePes) {
+  auto fail = [](const std::string &why) { return makeError(why); };
   const Schedule &s = schedule;
   if (s.target != TargetKind::SPADE)
     return fail(std::string("not a SPADE schedule (target '") +
@@ -98,8 +95,9 @@ sptune::buildSpadeProgram(int64_t rows, int64_t cols, const KernelSpec &spec,
   return p;
 }
 
-std::optional<SpadeProgram> sptune::buildSpadeProgram(
-    const CsrMatrix &m, const KernelSpec &spec, const Schedule &schedule,
-    const SpadeMachineConfig &machine, std::string *error) {
-  return buildSpadeProgram(m.rows, m.cols, spec, schedule, machine.pes, error);
+llvm::Expected<SpadeProgram>
+sptune::buildSpadeProgram(const CsrMatrix &m, const KernelSpec &spec,
+                          const Schedule &schedule,
+                          const SpadeMachineConfig &machine) {
+  return buildSpadeProgram(m.rows, m.cols, spec, schedule, machine.pes);
 }

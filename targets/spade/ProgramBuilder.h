@@ -26,6 +26,8 @@
 #include "sptune/Matrix/SparseMatrix.h"
 #include "sptune/Target/Measurer.h"
 
+#include "llvm/Support/Error.h"
+
 #include <optional>
 #include <string>
 
@@ -36,19 +38,17 @@ constexpr int64_t kMaxSpadeInstructions = int64_t(1) << 24;
 
 /// Builds the program running `spec` with `schedule` (target spade, kernel
 /// spmm or sddmm, legal) on a rows x cols sparse operand, for a machine of
-/// `machinePes` PEs. On failure returns nullopt and sets `error`.
-std::optional<SpadeProgram> buildSpadeProgram(int64_t rows, int64_t cols,
-                                              const KernelSpec &spec,
-                                              const Schedule &schedule,
-                                              int machinePes,
-                                              std::string *error = nullptr);
+/// `machinePes` PEs. Fails saying why the schedule cannot run.
+llvm::Expected<SpadeProgram> buildSpadeProgram(int64_t rows, int64_t cols,
+                                               const KernelSpec &spec,
+                                               const Schedule &schedule,
+                                               int machinePes);
 
 /// Same, for the shape of `m` and the PEs of `machine`.
-std::optional<SpadeProgram>
+llvm::Expected<SpadeProgram>
 buildSpadeProgram(const CsrMatrix &m, const KernelSpec &spec,
                   const Schedule &schedule,
-                  const SpadeMachineConfig &machine = SpadeMachineConfig(),
-                  std::string *error = nullptr);
+                  const SpadeMachineConfig &machine = SpadeMachineConfig());
 
 } // namespace sptune
 

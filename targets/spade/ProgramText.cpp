@@ -304,44 +304,39 @@ std::optional<SpadeProgram> Parser::run(std::string_view text) {
 
 } // namespace
 
-std::optional<SpadeProgram> sptune::parseSpadeProgram(std::string_view text,
-                                                      std::string *error,
-                                                      std::string_view name) {
-  return Parser(name, error).run(text);
+llvm::Expected<SpadeProgram> sptune::parseSpadeProgram(std::string_view text,
+                                                       std::string_view name) {
+  std::string error;
+  std::optional<SpadeProgram> p = Parser(name, &error).run(text);
+  if (!p)
+    return makeError(error.empty() ? std::string(name) + ": not a program"
+                                   : error);
+  return std::move(*p);
 }
 
-std::optional<SpadeProgram>
-sptune::readSpadeProgramFile(const std::string &path, std::string *error) {
-  if (std::string why = whyNotAFile(path); !why.empty()) {
-    if (error)
-      *error = "cannot read the program file: " + why;
-    return std::nullopt;
-  }
+llvm::Expected<SpadeProgram>
+sptune::readSpadeProgramFile(const std::string &path) {
+  if (std::string why = whyNotAFile(path); !why.empty())
+    return makeError("cannot read the program file: " + why);
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (error)
-      *error = path + ": cannot open the program file";
-    return std::nullopt;
-  }
+  if (!in)
+    return makeError(path + ": cannot open the program file");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parseSpadeProgram(ss.str(), error, path);
+  return parseSpadeProgram(ss.str(), path);
 }
 
-bool sptune::writeSpadeProgramFile(const std::string &path,
-                                   const SpadeProgram &p, std::string *error) {
+llvm::Error sptune::writeSpadeProgramFile(const std::string &path,
+                                          const SpadeProgram &p) {
   std::string text = printSpadeProgram(p);
   if (path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
-    return true;
+    return llvm::Error::success();
   }
   std::ofstream out(path, std::ios::binary);
   if (out)
     out.write(text.data(), std::streamsize(text.size()));
-  if (!out) {
-    if (error)
-      *error = path + ": cannot write the program file";
-    return false;
-  }
-  return true;
+  if (!out)
+    return makeError(path + ": cannot write the program file");
+  return llvm::Error::success();
 }

@@ -24,6 +24,8 @@
 
 #include "spade/Program.h"
 
+#include "llvm/Support/Error.h"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,20 +35,17 @@ namespace sptune {
 /// The text form of `p`; parseSpadeProgram(printSpadeProgram(p)) == p.
 std::string printSpadeProgram(const SpadeProgram &p);
 
-/// Parses the text form. On failure returns nullopt and sets `error` to
-/// `<name>:<line>: <message>`.
-std::optional<SpadeProgram>
-parseSpadeProgram(std::string_view text, std::string *error = nullptr,
-                  std::string_view name = "<program>");
+/// Parses the text form; fails with `<name>:<line>: <message>`.
+llvm::Expected<SpadeProgram>
+parseSpadeProgram(std::string_view text, std::string_view name = "<program>");
 
 /// Reads and parses the file at `path`.
-std::optional<SpadeProgram> readSpadeProgramFile(const std::string &path,
-                                                 std::string *error = nullptr);
+llvm::Expected<SpadeProgram> readSpadeProgramFile(const std::string &path);
 
-/// Writes the text form of `p` to `path` ("-" = standard output). Returns
-/// false and sets `error` on I/O failure.
-bool writeSpadeProgramFile(const std::string &path, const SpadeProgram &p,
-                           std::string *error = nullptr);
+/// Writes the text form of `p` to `path` ("-" = standard output); fails on
+/// an I/O error.
+llvm::Error writeSpadeProgramFile(const std::string &path,
+                                  const SpadeProgram &p);
 
 } // namespace sptune
 

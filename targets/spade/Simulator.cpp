@@ -1,6 +1,7 @@
 //===- Simulator.cpp - Cycle-level simulation of a SPADE program ----------===//
 
 #include "spade/Simulator.h"
+#include "sptune/Support/Error.h"
 
 #include <algorithm>
 #include <chrono>
@@ -17,7 +18,7 @@ SpadeSimResult sptune::simulateSpade(const CsrMatrix &m, const SpadeProgram &p,
                                      const SpadeSimOptions &options) {
   std::string error;
   std::optional<SpadeBoundProgram> bound =
-      bindSpadeProgram(m, p, machine, &error);
+      takeValue(bindSpadeProgram(m, p, machine), error);
   if (!bound) {
     SpadeSimResult r;
     r.status = SpadeSimStatus::Invalid;

@@ -74,7 +74,7 @@ int runSweep(const SpadeSimRunOptions &o, const CsrMatrix &m) {
       continue;
     std::string why;
     std::optional<SpadeProgram> p =
-        buildSpadeProgram(m, spec, schedules[n], o.machine, &why);
+        takeValue(buildSpadeProgram(m, spec, schedules[n], o.machine), why);
     if (!p)
       return error(schedules[n].str() + ": " + why);
     SpadeSimOptions simOptions;
@@ -167,7 +167,7 @@ int sptune::runSpadeSimulation(const SpadeSimRunOptions &o) {
   // The program: from a file, a schedule, or the default schedule.
   std::optional<SpadeProgram> program;
   if (!o.programFile.empty()) {
-    program = readSpadeProgramFile(o.programFile, &why);
+    program = takeValue(readSpadeProgramFile(o.programFile), why);
     if (!program)
       return error(why);
     if (o.haveKernel && o.kernel != toString(program->kernel))
@@ -194,18 +194,18 @@ int sptune::runSpadeSimulation(const SpadeSimRunOptions &o) {
     KernelSpec spec;
     spec.kernel = s.kernel;
     spec.free = o.free;
-    program = buildSpadeProgram(m, spec, s, o.machine, &why);
+    program = takeValue(buildSpadeProgram(m, spec, s, o.machine), why);
     if (!program)
       return error(why);
   }
   if (!o.emitProgram.empty()) {
-    if (!writeSpadeProgramFile(o.emitProgram, *program, &why))
+    if (takeErrorMessage(writeSpadeProgramFile(o.emitProgram, *program), why))
       return error(why);
     return 0;
   }
 
   std::optional<SpadeBoundProgram> bound =
-      bindSpadeProgram(m, *program, o.machine, &why);
+      takeValue(bindSpadeProgram(m, *program, o.machine), why);
   if (!bound)
     return error(why);
   SpadeSimOptions simOptions;

@@ -5,6 +5,7 @@
 #include "spade/BoundProgram.h"
 #include "spade/Functional.h"
 #include "spade/ProgramBuilder.h"
+#include "sptune/Support/Error.h"
 
 #include <chrono>
 
@@ -38,11 +39,11 @@ Measurement SpadeMeasurer::measure(const CsrMatrix &matrix,
   const Clock::time_point start = Clock::now();
   std::string error;
   std::optional<SpadeProgram> program =
-      buildSpadeProgram(matrix, spec, schedule, machine, &error);
+      takeValue(buildSpadeProgram(matrix, spec, schedule, machine), error);
   if (!program)
     return finish(MeasureStatus::Illegal, error);
   std::optional<SpadeBoundProgram> bound =
-      bindSpadeProgram(matrix, *program, machine, &error);
+      takeValue(bindSpadeProgram(matrix, *program, machine), error);
   if (!bound)
     return finish(MeasureStatus::Error, error);
   const double prepared =

@@ -11,6 +11,7 @@
 
 #include "spade/ProgramBuilder.h"
 #include "spade/Simulator.h"
+#include "sptune/Support/Error.h"
 
 #include "gtest/gtest.h"
 
@@ -33,7 +34,7 @@ SpadeStats simulate(const CsrMatrix &m, KernelType k, int64_t free,
   spec.free = free;
   std::string error;
   std::optional<SpadeProgram> p =
-      buildSpadeProgram(m, spec, s, machine, &error);
+      takeValue(buildSpadeProgram(m, spec, s, machine), error);
   EXPECT_TRUE(p.has_value()) << error;
   if (!p)
     return SpadeStats();

@@ -14,6 +14,7 @@
 #include "spade/SpadeKnobs.h"
 #include "spade/Simulator.h"
 #include "sptune/Matrix/Generators.h"
+#include "sptune/Support/Error.h"
 
 #include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
@@ -66,7 +67,7 @@ uint64_t cycles(KernelType kernel, const Knobs &k,
   spec.free = 64;
   std::string error;
   std::optional<SpadeProgram> p =
-      buildSpadeProgram(powerLawGraph(), spec, s, machine, &error);
+      takeValue(buildSpadeProgram(powerLawGraph(), spec, s, machine), error);
   EXPECT_TRUE(p.has_value()) << error;
   if (!p)
     return 0;

@@ -7,6 +7,7 @@
 #include "spade/Functional.h"
 #include "spade/ProgramBuilder.h"
 #include "spade/Simulator.h"
+#include "sptune/Support/Error.h"
 
 #include "gtest/gtest.h"
 
@@ -68,7 +69,8 @@ std::vector<Schedule> schedules(KernelType k) {
 std::string check(const CsrMatrix &m, KernelType k, int64_t free,
                   const SpadeProgram &p, const SpadeMachineConfig &machine) {
   std::string error;
-  std::optional<SpadeBoundProgram> b = bindSpadeProgram(m, p, machine, &error);
+  std::optional<SpadeBoundProgram> b =
+      takeValue(bindSpadeProgram(m, p, machine), error);
   if (!b)
     return "bind: " + error;
   SpadeDenseInputs in = makeSpadeInputs(m, k, free, 9);
@@ -88,7 +90,7 @@ void checkAll(KernelType k, int64_t free) {
       spec.free = free;
       std::string error;
       std::optional<SpadeProgram> p =
-          buildSpadeProgram(nm.m, spec, s, machine, &error);
+          takeValue(buildSpadeProgram(nm.m, spec, s, machine), error);
       ASSERT_TRUE(p.has_value()) << nm.name << ", " << s.str() << ": " << error;
       EXPECT_EQ(check(nm.m, k, free, *p, machine), "")
           << nm.name << ", " << s.str();
@@ -142,7 +144,8 @@ TEST(SpadeFunctional, AWrongAccumulateFlagIsCaught) {
   s.splitCol = 64;
   KernelSpec spec;
   spec.free = 8;
-  std::optional<SpadeProgram> p = buildSpadeProgram(m, spec, s, machine);
+  std::optional<SpadeProgram> p =
+      llvm::expectedToOptional(buildSpadeProgram(m, spec, s, machine));
   ASSERT_TRUE(p.has_value());
   ASSERT_EQ(check(m, KernelType::SpMM, 8, *p, machine), "");
   // Overwriting instead of accumulating loses earlier column tiles.
@@ -159,7 +162,8 @@ TEST(SpadeFunctional, AMissingOrRepeatedTileIsCaught) {
   KernelSpec spec;
   spec.kernel = KernelType::SDDMM;
   spec.free = 8;
-  std::optional<SpadeProgram> p = buildSpadeProgram(m, spec, s, machine);
+  std::optional<SpadeProgram> p =
+      llvm::expectedToOptional(buildSpadeProgram(m, spec, s, machine));
   ASSERT_TRUE(p.has_value());
   SpadeProgram missing = *p;
   missing.instrs.pop_back();

@@ -7,6 +7,7 @@
 #include "spade/ProgramBuilder.h"
 #include "spade/ProgramText.h"
 #include "spade/Simulator.h"
+#include "sptune/Support/Error.h"
 
 #include "gtest/gtest.h"
 
@@ -32,7 +33,8 @@ tile 1 50:100 40:80 0:16 acc
 
 std::string parseError(const std::string &text) {
   std::string error;
-  std::optional<SpadeProgram> p = parseSpadeProgram(text, &error, "p.spade");
+  std::optional<SpadeProgram> p =
+      takeValue(parseSpadeProgram(text, "p.spade"), error);
   if (p)
     return "<parsed>";
   return error;
@@ -49,7 +51,7 @@ Schedule spadeSched(KernelType k, int64_t panel, int64_t width) {
 
 TEST(SpadeProgramText, ParsesAndRoundTrips) {
   std::string error;
-  std::optional<SpadeProgram> p = parseSpadeProgram(kGood, &error);
+  std::optional<SpadeProgram> p = takeValue(parseSpadeProgram(kGood), error);
   ASSERT_TRUE(p.has_value()) << error;
   EXPECT_EQ(p->kernel, KernelType::SpMM);
   EXPECT_EQ(p->rows, 100);
@@ -70,7 +72,7 @@ TEST(SpadeProgramText, ParsesAndRoundTrips) {
   EXPECT_TRUE(t.accumulate);
 
   std::string text = printSpadeProgram(*p);
-  std::optional<SpadeProgram> again = parseSpadeProgram(text, &error);
+  std::optional<SpadeProgram> again = takeValue(parseSpadeProgram(text), error);
   ASSERT_TRUE(again.has_value()) << error;
   EXPECT_EQ(*again, *p);
   EXPECT_EQ(printSpadeProgram(*again), text);
@@ -86,11 +88,12 @@ TEST(SpadeProgramText, BuiltProgramsRoundTrip) {
     KernelSpec spec;
     spec.kernel = k;
     spec.free = 10;
-    std::optional<SpadeProgram> p = buildSpadeProgram(50, 70, spec, s, 4);
+    std::optional<SpadeProgram> p =
+        llvm::expectedToOptional(buildSpadeProgram(50, 70, spec, s, 4));
     ASSERT_TRUE(p.has_value());
     std::string error;
     std::optional<SpadeProgram> q =
-        parseSpadeProgram(printSpadeProgram(*p), &error);
+        takeValue(parseSpadeProgram(printSpadeProgram(*p)), error);
     ASSERT_TRUE(q.has_value()) << error;
     EXPECT_EQ(*q, *p);
   }
@@ -150,15 +153,15 @@ TEST(SpadeProgramText, RejectsMalformedPrograms) {
 
 TEST(SpadeProgramText, MissingFileIsAnError) {
   std::string error;
-  EXPECT_FALSE(readSpadeProgramFile("/nonexistent/x.spade", &error));
+  EXPECT_FALSE(takeValue(readSpadeProgramFile("/nonexistent/x.spade"), error));
   EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
 }
 
 TEST(SpadeProgramBuilder, TilesPanelsAcrossPes) {
   KernelSpec spec;
   spec.free = 64;
-  std::optional<SpadeProgram> p = buildSpadeProgram(
-      1000, 3000, spec, spadeSched(KernelType::SpMM, 256, 1024), 3);
+  std::optional<SpadeProgram> p = llvm::expectedToOptional(buildSpadeProgram(
+      1000, 3000, spec, spadeSched(KernelType::SpMM, 256, 1024), 3));
   ASSERT_TRUE(p.has_value());
   // 4 panels x 3 column tiles, panel-major, no barriers.
   EXPECT_EQ(p->numTiles(), 12);
@@ -185,7 +188,8 @@ TEST(SpadeProgramBuilder, BarrierSeparatesColumnPhases) {
   spadeKnobs(s).barrier = true;
   spadeKnobs(s).pes = 2;
   s.tile = 32;
-  std::optional<SpadeProgram> p = buildSpadeProgram(1000, 3000, spec, s, 16);
+  std::optional<SpadeProgram> p =
+      llvm::expectedToOptional(buildSpadeProgram(1000, 3000, spec, s, 16));
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->pes, 2);
   // 2 strips x 3 column tiles x 4 panels; a barrier between phases.
@@ -213,7 +217,8 @@ TEST(SpadeProgramBuilder, SddmmStripsAccumulate) {
   spec.free = 10;
   Schedule s = spadeSched(KernelType::SDDMM, 8, 1);
   s.tile = 4;
-  std::optional<SpadeProgram> p = buildSpadeProgram(16, 16, spec, s, 2);
+  std::optional<SpadeProgram> p =
+      llvm::expectedToOptional(buildSpadeProgram(16, 16, spec, s, 2));
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->numTiles(), 6);
   for (const SpadeInstr &i : p->instrs)
@@ -226,33 +231,35 @@ TEST(SpadeProgramBuilder, RejectsWhatSpadeCannotRun) {
   KernelSpec spec;
   std::string error;
   Schedule cpu = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
-  EXPECT_FALSE(buildSpadeProgram(10, 10, spec, cpu, 4, &error));
+  EXPECT_FALSE(takeValue(buildSpadeProgram(10, 10, spec, cpu, 4), error));
   EXPECT_NE(error.find("not a SPADE schedule"), std::string::npos) << error;
 
   Schedule spmv = Schedule::csr(TargetKind::SPADE, KernelType::SpMV);
   spec.kernel = KernelType::SpMV;
-  EXPECT_FALSE(buildSpadeProgram(10, 10, spec, spmv, 4, &error));
+  EXPECT_FALSE(takeValue(buildSpadeProgram(10, 10, spec, spmv, 4), error));
   EXPECT_NE(error.find("spmm and sddmm"), std::string::npos) << error;
 
   spec.kernel = KernelType::SDDMM;
-  EXPECT_FALSE(buildSpadeProgram(
-      10, 10, spec, spadeSched(KernelType::SpMM, 4, 1), 4, &error));
+  EXPECT_FALSE(takeValue(
+      buildSpadeProgram(10, 10, spec, spadeSched(KernelType::SpMM, 4, 1), 4),
+      error));
   EXPECT_NE(error.find("the kernel is 'sddmm'"), std::string::npos) << error;
 
   spec.kernel = KernelType::SpMM;
   Schedule many = spadeSched(KernelType::SpMM, 4, 1);
   spadeKnobs(many).pes = 5;
-  EXPECT_FALSE(buildSpadeProgram(10, 10, spec, many, 4, &error));
+  EXPECT_FALSE(takeValue(buildSpadeProgram(10, 10, spec, many, 4), error));
   EXPECT_NE(error.find("5 PEs, the machine has 4"), std::string::npos) << error;
 
   Schedule bad = spadeSched(KernelType::SpMM, 0, 1);
-  EXPECT_FALSE(buildSpadeProgram(10, 10, spec, bad, 4, &error));
+  EXPECT_FALSE(takeValue(buildSpadeProgram(10, 10, spec, bad, 4), error));
   EXPECT_NE(error.find("illegal schedule"), std::string::npos) << error;
 
   // Splits that would need billions of tiles are refused, not attempted.
   Schedule tiny = spadeSched(KernelType::SpMM, 2, 2);
-  EXPECT_FALSE(buildSpadeProgram(int64_t(1) << 30, int64_t(1) << 30, spec, tiny,
-                                 4, &error));
+  EXPECT_FALSE(takeValue(
+      buildSpadeProgram(int64_t(1) << 30, int64_t(1) << 30, spec, tiny, 4),
+      error));
   EXPECT_NE(error.find("use larger splits"), std::string::npos) << error;
 }
 
@@ -260,25 +267,26 @@ TEST(SpadeBinding, RejectsProgramsThatDoNotFit) {
   CsrMatrix m = uniformMatrix(100, 80, 4);
   SpadeMachineConfig machine;
   std::string error;
-  std::optional<SpadeProgram> p = parseSpadeProgram(kGood, &error);
+  std::optional<SpadeProgram> p = takeValue(parseSpadeProgram(kGood), error);
   ASSERT_TRUE(p.has_value()) << error;
-  EXPECT_TRUE(bindSpadeProgram(m, *p, machine, &error).has_value()) << error;
+  EXPECT_TRUE(takeValue(bindSpadeProgram(m, *p, machine), error).has_value())
+      << error;
 
   CsrMatrix other = uniformMatrix(100, 81, 4);
-  EXPECT_FALSE(bindSpadeProgram(other, *p, machine, &error));
+  EXPECT_FALSE(takeValue(bindSpadeProgram(other, *p, machine), error));
   EXPECT_NE(error.find("built for a 100 x 80 operand, the matrix is 100 x 81"),
             std::string::npos)
       << error;
 
   SpadeMachineConfig one = machine;
   one.pes = 1;
-  EXPECT_FALSE(bindSpadeProgram(m, *p, one, &error));
+  EXPECT_FALSE(takeValue(bindSpadeProgram(m, *p, one), error));
   EXPECT_NE(error.find("uses 2 PEs, the machine has 1"), std::string::npos)
       << error;
 
   SpadeMachineConfig broken = machine;
   broken.llcBytes = 1000;
-  EXPECT_FALSE(bindSpadeProgram(m, *p, broken, &error));
+  EXPECT_FALSE(takeValue(bindSpadeProgram(m, *p, broken), error));
   EXPECT_NE(error.find("invalid machine"), std::string::npos) << error;
 
   SpadeProgram edited = *p;
