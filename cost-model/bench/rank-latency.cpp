@@ -137,7 +137,8 @@ int main(int argc, char **argv) {
     file = tmp;
   }
   std::unique_ptr<CostModel> learned =
-      createCostModel(CostModelMode::Development, file, &error);
+      takeValue(createCostModel(CostModelMode::Development, file), error)
+          .value_or(nullptr);
   if (!tmp.empty())
     llvm::sys::fs::remove(tmp);
   if (!learned) {
@@ -145,12 +146,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::unique_ptr<CostModel> heuristic =
-      createCostModel(CostModelMode::Heuristic, "", &error);
+      takeValue(createCostModel(CostModelMode::Heuristic, ""), error)
+          .value_or(nullptr);
   int64_t free = 64;
   bool ok = true;
   auto rankWith = [&](const CostModel &m) {
     std::string why;
-    if (!m.rank(features, cands, TargetKind::CPU, free, &why)) {
+    if (!takeValue(m.rank(features, cands, TargetKind::CPU, free), why)) {
       llvm::errs() << "error: " << why << "\n";
       ok = false;
     }

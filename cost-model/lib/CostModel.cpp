@@ -4,6 +4,7 @@
 #include "sptune/Config.h"
 #include "sptune/CostModel/AnalyticalCost.h"
 #include "sptune/CostModel/Metrics.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Target/DefaultSchedule.h"
 
 #include "sptune/CostModel/ModelFile.h"
@@ -100,24 +101,22 @@ static bool releaseModelBytes(TargetKind target, std::string &bytes,
               " does not exist); give a model file";
     return false;
   }
-  return readFileBytes(what, bytes, error);
+  return !takeErrorMessage(readFileBytes(what).moveInto(bytes), error);
 }
 
-std::optional<std::string>
-sptune::costModelIdentity(CostModelMode mode, const std::string &path,
-                          std::string *error, TargetKind target) {
+llvm::Expected<std::string> sptune::costModelIdentity(CostModelMode mode,
+                                                      const std::string &path,
+                                                      TargetKind target) {
   if (mode == CostModelMode::Heuristic) {
     if (path.empty())
       return std::string("heuristic");
-    if (error)
-      *error = "the heuristic cost model takes no model file (got '" + path +
-               "')";
-    return std::nullopt;
+    return makeError("the heuristic cost model takes no model file (got '" +
+                     path + "')");
   }
   std::string bytes, what, why;
   bool ok = path.empty() && mode == CostModelMode::Release
                 ? releaseModelBytes(target, bytes, what, why)
-                : readFileBytes(path, bytes, why);
+                : !takeErrorMessage(readFileBytes(path).moveInto(bytes), why);
   // The identity of a file that is no model would match no record: a
   // mistyped `sptune-db prune --keep-model` emptied the database (issue 13
   // probe).
@@ -126,26 +125,21 @@ sptune::costModelIdentity(CostModelMode mode, const std::string &path,
     why = "'" + (path.empty() ? what : path) +
           "' is not a sptune cost model file (bad magic)";
   }
-  if (!ok) {
-    if (error)
-      *error = why;
-    return std::nullopt;
-  }
+  if (!ok)
+    return makeError(why);
   return modelIdentity(bytes);
 }
 
 /// Checks that every candidate is a schedule of `target`.
-static bool checkCandidates(const std::vector<Schedule> &candidates,
-                            TargetKind target, std::string *error) {
+static llvm::Error checkCandidates(const std::vector<Schedule> &candidates,
+                                   TargetKind target) {
   for (size_t n = 0; n < candidates.size(); ++n)
-    if (candidates[n].target != target) {
-      if (error)
-        *error = "candidate " + std::to_string(n) + " is a '" +
-                 toString(candidates[n].target) +
-                 "' schedule; ranking for target '" + toString(target) + "'";
-      return false;
-    }
-  return true;
+    if (candidates[n].target != target)
+      return makeError("candidate " + std::to_string(n) + " is a '" +
+                       toString(candidates[n].target) +
+                       "' schedule; ranking for target '" + toString(target) +
+                       "'");
+  return llvm::Error::success();
 }
 
 static Ranking rankingFromScores(std::vector<double> scores) {
@@ -164,12 +158,11 @@ public:
     return "heuristic (default schedule first, then analytical cost)";
   }
   bool supports(TargetKind) const override { return true; }
-  std::optional<Ranking> rank(const MatrixFeatures &features,
-                              const std::vector<Schedule> &candidates,
-                              TargetKind target, int64_t free,
-                              std::string *error) const override {
-    if (!checkCandidates(candidates, target, error))
-      return std::nullopt;
+  llvm::Expected<Ranking> rank(const MatrixFeatures &features,
+                               const std::vector<Schedule> &candidates,
+                               TargetKind target, int64_t free) const override {
+    if (llvm::Error e = checkCandidates(candidates, target))
+      return std::move(e);
     std::vector<double> scores(candidates.size());
     std::vector<bool> isDefault(candidates.size(), false);
     double best = -INFINITY;
@@ -213,38 +206,25 @@ public:
   bool supports(TargetKind target) const override {
     return model->isTrainedFor(target);
   }
-  std::optional<Ranking> rank(const MatrixFeatures &features,
-                              const std::vector<Schedule> &candidates,
-                              TargetKind target, int64_t free,
-                              std::string *error) const override {
+  llvm::Expected<Ranking> rank(const MatrixFeatures &features,
+                               const std::vector<Schedule> &candidates,
+                               TargetKind target, int64_t free) const override {
     auto start = std::chrono::steady_clock::now();
-    if (!model->isTrainedFor(target)) {
-      if (error)
-        *error = "the model '" + path + "' was not trained for target '" +
-                 toString(target) + "'";
-      return std::nullopt;
-    }
-    if (!checkCandidates(candidates, target, error))
-      return std::nullopt;
-    if (!features.isWellFormed()) {
-      if (error)
-        *error = "matrix features have the wrong sizes for this build";
-      return std::nullopt;
-    }
+    if (!model->isTrainedFor(target))
+      return makeError("the model '" + path + "' was not trained for target '" +
+                       toString(target) + "'");
+    if (llvm::Error e = checkCandidates(candidates, target))
+      return std::move(e);
+    if (!features.isWellFormed())
+      return makeError("matrix features have the wrong sizes for this build");
     std::string why;
     std::vector<double> scores = model->score(features, candidates, free, &why);
-    if (scores.size() != candidates.size()) {
-      if (error)
-        *error = why.empty() ? "the model returned no scores" : why;
-      return std::nullopt;
-    }
+    if (scores.size() != candidates.size())
+      return makeError(why.empty() ? "the model returned no scores" : why);
     // NaN scores would order candidates arbitrarily: an error, not a ranking.
     for (double score : scores)
-      if (!std::isfinite(score)) {
-        if (error)
-          *error = "the model '" + path + "' gave a non-finite score";
-        return std::nullopt;
-      }
+      if (!std::isfinite(score))
+        return makeError("the model '" + path + "' gave a non-finite score");
     Ranking r = rankingFromScores(std::move(scores));
     if (!logPath.empty())
       log(features, candidates, target, free, r,
@@ -289,14 +269,10 @@ private:
 #endif
 } // namespace
 
-std::unique_ptr<CostModel>
+llvm::Expected<std::unique_ptr<CostModel>>
 sptune::createCostModel(CostModelMode mode, const std::string &path,
-                        std::string *error, const CostModelOptions &options) {
-  auto fail = [&](std::string message) -> std::unique_ptr<CostModel> {
-    if (error)
-      *error = std::move(message);
-    return nullptr;
-  };
+                        const CostModelOptions &options) {
+  auto fail = [](const std::string &message) { return makeError(message); };
   if (mode == CostModelMode::Heuristic) {
     if (!path.empty())
       return fail("the heuristic cost model takes no model file (got '" + path +
@@ -318,7 +294,7 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
     if (!llvm::sys::fs::exists(path))
       return fail(std::string("the ") + toString(mode) + " model '" + path +
                   "' does not exist");
-    if (!readFileBytes(path, bytes, why))
+    if (takeErrorMessage(readFileBytes(path).moveInto(bytes), why))
       return fail(why);
   }
   std::string identity = modelIdentity(bytes);

@@ -71,22 +71,17 @@ bool sptune::recordOnMachine(const llvm::json::Object &record,
          m->getString(dataset::machine_field::kHost).value_or("") == want;
 }
 
-bool sptune::forEachDatasetLine(
+llvm::Error sptune::forEachDatasetLine(
     const std::string &path,
     llvm::function_ref<void(llvm::StringRef line,
                             const llvm::json::Object *record)>
-        onLine,
-    std::string &error) {
-  if (std::string why = whyNotAFile(path); !why.empty()) {
-    error = "cannot read dataset: " + why;
-    return false;
-  }
+        onLine) {
+  if (std::string why = whyNotAFile(path); !why.empty())
+    return makeError("cannot read dataset: " + why);
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer) {
-    error =
-        "cannot read dataset '" + path + "': " + buffer.getError().message();
-    return false;
-  }
+  if (!buffer)
+    return makeError("cannot read dataset '" + path +
+                     "': " + buffer.getError().message());
   llvm::StringRef rest = (*buffer)->getBuffer();
   while (!rest.empty()) {
     auto [line, tail] = rest.split('\n');
@@ -101,49 +96,40 @@ bool sptune::forEachDatasetLine(
     }
     onLine(line, v->getAsObject());
   }
-  return true;
+  return llvm::Error::success();
 }
 
-bool sptune::datasetMachines(const std::vector<std::string> &files,
-                             std::map<std::string, size_t> &machines,
-                             std::string &error) {
+llvm::Error sptune::datasetMachines(const std::vector<std::string> &files,
+                                    std::map<std::string, size_t> &machines) {
   for (const std::string &path : files)
-    if (!forEachDatasetLine(
-            path,
-            [&](llvm::StringRef, const llvm::json::Object *record) {
+    if (llvm::Error e = forEachDatasetLine(
+            path, [&](llvm::StringRef, const llvm::json::Object *record) {
               if (record)
                 ++machines[recordMachine(*record)];
-            },
-            error))
-      return false;
-  return true;
+            }))
+      return e;
+  return llvm::Error::success();
 }
 
-bool sptune::filterDatasetByMachine(const std::string &input,
-                                    const std::string &output,
-                                    std::string_view machine, size_t &kept,
-                                    size_t &dropped, std::string &error) {
-  if (std::string why = whyNotAFile(input); !why.empty()) {
-    error = "cannot read dataset: " + why;
-    return false;
-  }
+llvm::Error sptune::filterDatasetByMachine(const std::string &input,
+                                           const std::string &output,
+                                           std::string_view machine,
+                                           size_t &kept, size_t &dropped) {
+  if (std::string why = whyNotAFile(input); !why.empty())
+    return makeError("cannot read dataset: " + why);
   std::error_code ec;
   llvm::raw_fd_ostream out(output, ec);
-  if (ec) {
-    error = "cannot write '" + output + "': " + ec.message();
-    return false;
-  }
+  if (ec)
+    return makeError("cannot write '" + output + "': " + ec.message());
   return forEachDatasetLine(
-      input,
-      [&](llvm::StringRef line, const llvm::json::Object *record) {
+      input, [&](llvm::StringRef line, const llvm::json::Object *record) {
         if (record && recordOnMachine(*record, machine)) {
           out << line << "\n";
           ++kept;
         } else {
           ++dropped;
         }
-      },
-      error);
+      });
 }
 
 std::string DatasetCounts::summary() const {
@@ -159,13 +145,11 @@ std::string DatasetCounts::summary() const {
                        : "");
 }
 
-bool DatasetReader::addFile(const std::string &path, std::string &error) {
+llvm::Error DatasetReader::addFile(const std::string &path) {
   return forEachDatasetLine(
-      path,
-      [&](llvm::StringRef, const llvm::json::Object *record) {
+      path, [&](llvm::StringRef, const llvm::json::Object *record) {
         addRecord(record);
-      },
-      error);
+      });
 }
 
 DatasetReader::Accumulator &DatasetReader::accumulator(const MatrixRef &m,

@@ -677,7 +677,7 @@ std::unique_ptr<Model> Model::loadFromBytes(const std::string &bytes,
                                             const std::string &what,
                                             std::string &error) {
   ModelFileSections sections;
-  if (!decodeModelFile(bytes, "model", what, sections, error))
+  if (takeErrorMessage(decodeModelFile(bytes, "model", what, sections), error))
     return nullptr;
   return torchimpl::modelFromSections(sections, what, error);
 }
@@ -685,7 +685,7 @@ std::unique_ptr<Model> Model::loadFromBytes(const std::string &bytes,
 std::unique_ptr<Model> Model::load(const std::string &path,
                                    std::string &error) {
   std::string bytes;
-  if (!readFileBytes(path, bytes, error))
+  if (takeErrorMessage(readFileBytes(path).moveInto(bytes), error))
     return nullptr;
   return loadFromBytes(bytes, path, error);
 }

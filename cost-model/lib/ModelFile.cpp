@@ -2,6 +2,7 @@
 
 #include "sptune/CostModel/ModelFile.h"
 #include "sptune/CostModel/FeatureSpec.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Support/Files.h"
 
 #include <cerrno>
@@ -98,99 +99,74 @@ bool sptune::hasModelFileMagic(std::string_view bytes) {
          std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) == 0;
 }
 
-bool sptune::decodeModelFile(std::string_view bytes,
-                             std::string_view expectedKind,
-                             const std::string &what,
-                             ModelFileSections &sections, std::string &error) {
+llvm::Error sptune::decodeModelFile(std::string_view bytes,
+                                    std::string_view expectedKind,
+                                    const std::string &what,
+                                    ModelFileSections &sections) {
   if (bytes.size() < sizeof(kMagic) ||
-      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
-    error = "'" + what + "' is not a sptune cost model file (bad magic)";
-    return false;
-  }
+      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    return makeError("'" + what +
+                     "' is not a sptune cost model file (bad magic)");
   Cursor c{bytes, sizeof(kMagic)};
   uint32_t version = 0;
   uint64_t specHash = 0, length = 0, checksum = 0;
-  if (!c.u32(version)) {
-    error = "'" + what + "' is truncated (incomplete header)";
-    return false;
-  }
-  if (version != kModelFormatVersion) {
-    error = "'" + what + "' has model format version " +
-            std::to_string(version) + "; this build of sptune reads version " +
-            std::to_string(kModelFormatVersion) +
-            " (retrain the model with this build's sptune-train)";
-    return false;
-  }
-  if (!c.u64(specHash) || !c.u64(length) || !c.u64(checksum)) {
-    error = "'" + what + "' is truncated (incomplete header)";
-    return false;
-  }
-  if (bytes.size() - kHeaderSize != length) {
-    error = "'" + what + "' is " +
-            (bytes.size() - kHeaderSize < length ? "truncated" : "corrupt") +
-            ": the header announces " + std::to_string(length) +
-            " bytes of payload, the file has " +
-            std::to_string(bytes.size() - kHeaderSize);
-    return false;
-  }
+  if (!c.u32(version))
+    return makeError("'" + what + "' is truncated (incomplete header)");
+  if (version != kModelFormatVersion)
+    return makeError("'" + what + "' has model format version " +
+                     std::to_string(version) +
+                     "; this build of sptune reads version " +
+                     std::to_string(kModelFormatVersion) +
+                     " (retrain the model with this build's sptune-train)");
+  if (!c.u64(specHash) || !c.u64(length) || !c.u64(checksum))
+    return makeError("'" + what + "' is truncated (incomplete header)");
+  if (bytes.size() - kHeaderSize != length)
+    return makeError(
+        "'" + what + "' is " +
+        (bytes.size() - kHeaderSize < length ? "truncated" : "corrupt") +
+        ": the header announces " + std::to_string(length) +
+        " bytes of payload, the file has " +
+        std::to_string(bytes.size() - kHeaderSize));
   std::string_view payload = bytes.substr(kHeaderSize);
   std::string_view checked = bytes.substr(sizeof(kMagic), 12);
-  if (fnv1a64(payload, fnv1a64(checked)) != checksum) {
-    error = "'" + what + "' is corrupt (checksum mismatch)";
-    return false;
-  }
-  if (specHash != featureSpecHash()) {
-    error = "'" + what +
-            "' was trained on a different feature specification "
-            "(file " +
-            hex(specHash) + ", this build " + hex(featureSpecHash()) +
-            "); retrain it with this build's sptune-train";
-    return false;
-  }
+  if (fnv1a64(payload, fnv1a64(checked)) != checksum)
+    return makeError("'" + what + "' is corrupt (checksum mismatch)");
+  if (specHash != featureSpecHash())
+    return makeError("'" + what +
+                     "' was trained on a different feature specification "
+                     "(file " +
+                     hex(specHash) + ", this build " + hex(featureSpecHash()) +
+                     "); retrain it with this build's sptune-train");
   Cursor p{payload, 0};
   uint32_t kindLen = 0, count = 0;
   std::string kind;
-  if (!p.u32(kindLen) || !p.bytes(kindLen, kind) || !p.u32(count)) {
-    error = "'" + what + "' is corrupt (bad payload)";
-    return false;
-  }
-  if (kind != expectedKind) {
-    error = "'" + what + "' is a " + kind + " file, expected a " +
-            std::string(expectedKind) + " file";
-    return false;
-  }
+  if (!p.u32(kindLen) || !p.bytes(kindLen, kind) || !p.u32(count))
+    return makeError("'" + what + "' is corrupt (bad payload)");
+  if (kind != expectedKind)
+    return makeError("'" + what + "' is a " + kind + " file, expected a " +
+                     std::string(expectedKind) + " file");
   sections.clear();
   for (uint32_t n = 0; n < count; ++n) {
     uint32_t nameLen = 0;
     uint64_t size = 0;
     std::string name, body;
     if (!p.u32(nameLen) || !p.bytes(nameLen, name) || !p.u64(size) ||
-        !p.bytes(size, body)) {
-      error = "'" + what + "' is corrupt (bad section table)";
-      return false;
-    }
+        !p.bytes(size, body))
+      return makeError("'" + what + "' is corrupt (bad section table)");
     sections[name] = std::move(body);
   }
-  return true;
+  return llvm::Error::success();
 }
 
-bool sptune::readFileBytes(const std::string &path, std::string &bytes,
-                           std::string &error) {
-  if (std::string why = whyNotAFile(path); !why.empty()) {
-    error = "cannot read the model: " + why;
-    return false;
-  }
+llvm::Expected<std::string> sptune::readFileBytes(const std::string &path) {
+  if (std::string why = whyNotAFile(path); !why.empty())
+    return makeError("cannot read the model: " + why);
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "': " + std::strerror(errno);
-    return false;
-  }
+  if (!in)
+    return makeError("cannot open '" + path + "': " + std::strerror(errno));
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) {
-    error = "cannot read '" + path + "'";
-    return false;
-  }
-  bytes = ss.str();
-  return true;
+  if (in.bad())
+    return makeError("cannot read '" + path + "'");
+  return ss.str();
 }

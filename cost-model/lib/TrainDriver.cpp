@@ -16,9 +16,8 @@ int sptune::runTrainDriver(TrainingRunOptions options, bool quiet) {
   // the datasets hold, and keep one with --machine.
   {
     std::map<std::string, size_t> machines;
-    std::string error;
-    if (!datasetMachines(options.dataFiles, machines, error)) {
-      llvm::errs() << "sptune-train: " << error << "\n";
+    if (llvm::Error e = datasetMachines(options.dataFiles, machines)) {
+      llvm::errs() << "sptune-train: " << llvm::toString(std::move(e)) << "\n";
       return 1;
     }
     for (const auto &[machine, records] : machines)

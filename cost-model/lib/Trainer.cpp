@@ -227,8 +227,9 @@ static int loadCheckpoint(const std::string &dir, Model &model,
     return 0;
   std::string bytes;
   ModelFileSections sections;
-  if (!readFileBytes(path, bytes, error) ||
-      !decodeModelFile(bytes, "checkpoint", path, sections, error))
+  if (takeErrorMessage(readFileBytes(path).moveInto(bytes), error) ||
+      takeErrorMessage(decodeModelFile(bytes, "checkpoint", path, sections),
+                       error))
     return -1;
   llvm::Expected<llvm::json::Value> state =
       parseJson(sections["trainer"]);

@@ -216,11 +216,9 @@ llvm::Expected<PreparedData> readAndFeaturize(const TrainingRunOptions &options,
   PreparedData data;
   DatasetReader reader;
   reader.setMachineFilter(options.machine);
-  for (const std::string &file : options.dataFiles) {
-    std::string error;
-    if (!reader.addFile(file, error))
-      return failure(error);
-  }
+  for (const std::string &file : options.dataFiles)
+    if (llvm::Error e = reader.addFile(file))
+      return std::move(e);
   const DatasetCounts &counts = reader.counts();
   if (!options.machine.empty()) {
     // In the words of sptune-train's option.

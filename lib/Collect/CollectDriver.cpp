@@ -176,7 +176,9 @@ int sptune::runCollectDriver(CollectDriverOptions o,
 
   std::unique_ptr<CostModel> model;
   if (!o.modelPath.empty()) {
-    model = createCostModel(CostModelMode::Development, o.modelPath, &error);
+    model = takeValue(createCostModel(CostModelMode::Development, o.modelPath),
+                      error)
+                .value_or(nullptr);
     if (!model)
       return fail("cannot load the model: " + error);
     o.plan.model = model.get();

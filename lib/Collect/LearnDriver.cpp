@@ -51,11 +51,9 @@ llvm::Expected<double> sptune::parseLearnBudget(llvm::StringRef text,
 static llvm::Expected<std::vector<SampleGroup>>
 readGroups(const std::vector<std::string> &files, TargetKind kind) {
   DatasetReader reader;
-  for (const std::string &f : files) {
-    std::string error;
-    if (!reader.addFile(f, error))
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
-  }
+  for (const std::string &f : files)
+    if (llvm::Error e = reader.addFile(f))
+      return std::move(e);
   std::vector<SampleGroup> groups = filterTarget(reader.groups(), kind);
   if (groups.empty())
     return llvm::createStringError(

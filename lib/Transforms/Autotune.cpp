@@ -466,8 +466,8 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
       if (std::optional<std::string> source =
               st::releaseModelSource(options.target)) {
         cmOptions.target = options.target;
-        std::optional<std::string> identity = st::costModelIdentity(
-            mode, modelPath, &error, cmOptions.target);
+        std::optional<std::string> identity = st::takeValue(
+            st::costModelIdentity(mode, modelPath, cmOptions.target), error);
         if (!identity) {
           getOperation()->emitError("sptune-autotune: cannot load the cost "
                                     "model: ")
@@ -484,8 +484,8 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
     }
     // Recorded decisions first: a warm compile loads no model.
     if (db && !toTune.empty()) {
-      std::optional<std::string> identity =
-          st::costModelIdentity(mode, modelPath, &error, cmOptions.target);
+      std::optional<std::string> identity = st::takeValue(
+          st::costModelIdentity(mode, modelPath, cmOptions.target), error);
       if (!identity) {
         getOperation()->emitError("sptune-autotune: cannot load the cost "
                                   "model: ")
@@ -505,7 +505,8 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
       return;
     }
     std::unique_ptr<st::CostModel> model =
-        st::createCostModel(mode, modelPath, &error, cmOptions);
+        st::takeValue(st::createCostModel(mode, modelPath, cmOptions), error)
+            .value_or(nullptr);
     if (!model) {
       getOperation()->emitError("sptune-autotune: cannot load the cost model: ")
           << error;

@@ -2,6 +2,7 @@
 
 #include "sptune/Tune/ScheduleTuner.h"
 
+#include "sptune/Support/Error.h"
 #include "sptune/Tune/KnobNeighbourhood.h"
 
 #include "sptune/CostModel/MatrixFeatures.h"
@@ -78,7 +79,8 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
   std::string error;
   std::optional<Ranking> ranking;
   if (model.supports(options.target)) {
-    ranking = model.rank(features, usable, options.target, free, &error);
+    ranking =
+        takeValue(model.rank(features, usable, options.target, free), error);
     if (!ranking)
       return failure(error);
   } else {
@@ -86,10 +88,11 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
     result.fallbackReason = model.description() + " was not trained for '" +
                             std::string(target->name()) + "'";
     std::unique_ptr<CostModel> heuristicModel =
-        createCostModel(CostModelMode::Heuristic, "", &error);
+        takeValue(createCostModel(CostModelMode::Heuristic, ""), error)
+            .value_or(nullptr);
     if (heuristicModel)
-      ranking =
-          heuristicModel->rank(features, usable, options.target, free, &error);
+      ranking = takeValue(
+          heuristicModel->rank(features, usable, options.target, free), error);
     if (!ranking)
       return failure(error);
   }

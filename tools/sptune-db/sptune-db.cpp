@@ -14,6 +14,7 @@
 #include "sptune/Config.h"
 #include "sptune/InitAllTargets.h"
 #include "sptune/CostModel/CostModel.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Tune/TuningDatabaseMaintenance.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -147,9 +148,11 @@ int prune(const std::vector<std::string> &args) {
         pruning.keepModels.insert(m);
         continue;
       }
-      std::optional<std::string> id = costModelIdentity(
-          m == "release" ? CostModelMode::Release : CostModelMode::Development,
-          m == "release" ? "" : m, &error);
+      std::optional<std::string> id = takeValue(
+          costModelIdentity(m == "release" ? CostModelMode::Release
+                                           : CostModelMode::Development,
+                            m == "release" ? "" : m),
+          error);
       if (!id)
         return usageError("prune: --keep-model '" + m + "': " + error);
       pruning.keepModels.insert(*id);

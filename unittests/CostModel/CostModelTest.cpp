@@ -5,6 +5,7 @@
 #include "sptune/CostModel/EmbeddedModels.h"
 #include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/Model.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Target/DefaultSchedule.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -77,7 +78,8 @@ TEST(CostModelTest, ModeNames) {
 
 TEST(CostModelTest, HeuristicPutsTheDefaultFirst) {
   std::string error;
-  auto cm = createCostModel(CostModelMode::Heuristic, "", &error);
+  auto cm = takeValue(createCostModel(CostModelMode::Heuristic, ""), error)
+                .value_or(nullptr);
   ASSERT_TRUE(cm) << error;
   EXPECT_EQ(cm->mode(), CostModelMode::Heuristic);
   MatrixFeatures f = someFeatures();
@@ -85,7 +87,7 @@ TEST(CostModelTest, HeuristicPutsTheDefaultFirst) {
   Schedule def =
       defaultSchedule(TargetKind::CPU, KernelType::SpMM, &f.stats, 64);
   c.push_back(def);
-  auto r = cm->rank(f, c, TargetKind::CPU, 64, &error);
+  auto r = takeValue(cm->rank(f, c, TargetKind::CPU, 64), error);
   ASSERT_TRUE(r) << error;
   ASSERT_EQ(r->scores.size(), c.size());
   ASSERT_TRUE(isPermutation(r->order, c.size()));
@@ -102,28 +104,36 @@ TEST(CostModelTest, HeuristicPutsTheDefaultFirst) {
   Schedule fast = c[0];
   cpuKnobs(fast).parallel = ParallelKind::Outer;
   cpuKnobs(fast).vectorLength = 8;
-  auto r2 = cm->rank(f, {c[0], fast}, TargetKind::CPU, 64, &error);
+  auto r2 = takeValue(cm->rank(f, {c[0], fast}, TargetKind::CPU, 64), error);
   ASSERT_TRUE(r2);
   EXPECT_EQ(r2->order[0], 1u);
 }
 
 TEST(CostModelTest, RejectsBadRequests) {
   std::string error;
-  auto cm = createCostModel(CostModelMode::Heuristic, "", &error);
+  auto cm = takeValue(createCostModel(CostModelMode::Heuristic, ""), error)
+                .value_or(nullptr);
   std::vector<Schedule> c = cpuCandidates();
   c.push_back(Schedule::csr(TargetKind::SPADE, KernelType::SpMM));
-  EXPECT_FALSE(cm->rank(someFeatures(), c, TargetKind::CPU, 64, &error));
+  EXPECT_FALSE(
+      takeValue(cm->rank(someFeatures(), c, TargetKind::CPU, 64), error));
   EXPECT_NE(error.find("'spade' schedule"), std::string::npos) << error;
-  auto empty = cm->rank(someFeatures(), {}, TargetKind::CPU, 64, &error);
+  auto empty =
+      takeValue(cm->rank(someFeatures(), {}, TargetKind::CPU, 64), error);
   ASSERT_TRUE(empty);
   EXPECT_TRUE(empty->order.empty());
 
-  EXPECT_FALSE(createCostModel(CostModelMode::Heuristic, "x.pt", &error));
+  EXPECT_FALSE(
+      takeValue(createCostModel(CostModelMode::Heuristic, "x.pt"), error)
+          .value_or(nullptr));
   EXPECT_NE(error.find("takes no model file"), std::string::npos);
-  EXPECT_FALSE(createCostModel(CostModelMode::Development, "", &error));
+  EXPECT_FALSE(takeValue(createCostModel(CostModelMode::Development, ""), error)
+                   .value_or(nullptr));
   EXPECT_NE(error.find("needs a model file"), std::string::npos);
   EXPECT_FALSE(
-      createCostModel(CostModelMode::Release, "/nonexistent/cpu.pt", &error));
+      takeValue(createCostModel(CostModelMode::Release, "/nonexistent/cpu.pt"),
+                error)
+          .value_or(nullptr));
   EXPECT_NE(error.find("/nonexistent/cpu.pt"), std::string::npos);
   EXPECT_NE(error.find("does not exist"), std::string::npos);
 }
@@ -134,7 +144,8 @@ TEST(CostModelTest, ReleaseModeUsesTheEmbeddedModel) {
   ASSERT_FALSE(embedded.empty());
   EXPECT_EQ(embedded.name, "cpu-default.pt");
   std::string error;
-  auto cm = createCostModel(CostModelMode::Release, "", &error);
+  auto cm = takeValue(createCostModel(CostModelMode::Release, ""), error)
+                .value_or(nullptr);
   ASSERT_TRUE(cm) << error;
   EXPECT_TRUE(cm->supports(TargetKind::CPU));
   EXPECT_NE(cm->description().find("embedded cpu-default.pt"),
@@ -144,19 +155,22 @@ TEST(CostModelTest, ReleaseModeUsesTheEmbeddedModel) {
   // (the embedded bytes are the file's) and computable without loading.
   EXPECT_EQ(cm->identity(), modelIdentity(embedded.bytes));
   std::optional<std::string> id =
-      costModelIdentity(CostModelMode::Release, "", &error);
+      takeValue(costModelIdentity(CostModelMode::Release, ""), error);
   ASSERT_TRUE(id) << error;
   EXPECT_EQ(*id, cm->identity());
   if (llvm::sys::fs::exists(defaultModelPath(TargetKind::CPU))) {
-    std::optional<std::string> fromFile = costModelIdentity(
-        CostModelMode::Development, defaultModelPath(TargetKind::CPU), &error);
+    std::optional<std::string> fromFile =
+        takeValue(costModelIdentity(CostModelMode::Development,
+                                    defaultModelPath(TargetKind::CPU)),
+                  error);
     ASSERT_TRUE(fromFile) << error;
     EXPECT_EQ(*fromFile, cm->identity());
   }
-  EXPECT_EQ(*costModelIdentity(CostModelMode::Heuristic, "", &error),
+  EXPECT_EQ(*takeValue(costModelIdentity(CostModelMode::Heuristic, ""), error),
             "heuristic");
-  EXPECT_FALSE(costModelIdentity(CostModelMode::Development,
-                                 "/nonexistent/model.pt", &error));
+  EXPECT_FALSE(takeValue(
+      costModelIdentity(CostModelMode::Development, "/nonexistent/model.pt"),
+      error));
   // A file that is no model has no identity (its hash matched no record:
   // `sptune-db prune --keep-model` with a mistyped path emptied the
   // database; issue 13 probe).
@@ -165,8 +179,8 @@ TEST(CostModelTest, ReleaseModeUsesTheEmbeddedModel) {
     std::ofstream out(notAModel);
     out << "{\"v\":1}\n";
   }
-  EXPECT_FALSE(
-      costModelIdentity(CostModelMode::Development, notAModel, &error));
+  EXPECT_FALSE(takeValue(
+      costModelIdentity(CostModelMode::Development, notAModel), error));
   EXPECT_NE(error.find("is not a sptune cost model file"), std::string::npos)
       << error;
 }
@@ -176,14 +190,17 @@ TEST(CostModelTest, ReleaseModeLoadsTheTargetsShippedModel) {
   // The CPU, explicitly: the same model as the default options.
   CostModelOptions cpu;
   cpu.target = TargetKind::CPU;
-  auto cpuModel = createCostModel(CostModelMode::Release, "", &error, cpu);
+  auto cpuModel =
+      takeValue(createCostModel(CostModelMode::Release, "", cpu), error)
+          .value_or(nullptr);
   ASSERT_TRUE(cpuModel) << error;
   EXPECT_TRUE(cpuModel->supports(TargetKind::CPU));
-  std::optional<std::string> cpuId =
-      costModelIdentity(CostModelMode::Release, "", &error, TargetKind::CPU);
+  std::optional<std::string> cpuId = takeValue(
+      costModelIdentity(CostModelMode::Release, "", TargetKind::CPU), error);
   ASSERT_TRUE(cpuId) << error;
   EXPECT_EQ(*cpuId, cpuModel->identity());
-  EXPECT_EQ(*cpuId, *costModelIdentity(CostModelMode::Release, "", &error));
+  EXPECT_EQ(*cpuId,
+            *takeValue(costModelIdentity(CostModelMode::Release, ""), error));
   std::optional<std::string> cpuSource = releaseModelSource(TargetKind::CPU);
   ASSERT_TRUE(cpuSource);
   EXPECT_NE(cpuSource->find("cpu-default.pt"), std::string::npos);
@@ -198,22 +215,25 @@ TEST(CostModelTest, ReleaseModeLoadsTheTargetsShippedModel) {
       << *spadeSource;
   CostModelOptions spade;
   spade.target = TargetKind::SPADE;
-  auto spadeModel = createCostModel(CostModelMode::Release, "", &error, spade);
+  auto spadeModel =
+      takeValue(createCostModel(CostModelMode::Release, "", spade), error)
+          .value_or(nullptr);
   ASSERT_TRUE(spadeModel) << error;
   EXPECT_TRUE(spadeModel->supports(TargetKind::SPADE));
   EXPECT_NE(spadeModel->description().find("spade-default.pt"),
             std::string::npos)
       << spadeModel->description();
   EXPECT_NE(spadeModel->identity(), cpuModel->identity());
-  std::optional<std::string> spadeId =
-      costModelIdentity(CostModelMode::Release, "", &error, TargetKind::SPADE);
+  std::optional<std::string> spadeId = takeValue(
+      costModelIdentity(CostModelMode::Release, "", TargetKind::SPADE), error);
   ASSERT_TRUE(spadeId) << error;
   EXPECT_EQ(*spadeId, spadeModel->identity());
   // The embedded bytes are the source file's.
   if (llvm::sys::fs::exists(defaultModelPath(TargetKind::SPADE))) {
     std::optional<std::string> fromFile =
-        costModelIdentity(CostModelMode::Development,
-                          defaultModelPath(TargetKind::SPADE), &error);
+        takeValue(costModelIdentity(CostModelMode::Development,
+                                    defaultModelPath(TargetKind::SPADE)),
+                  error);
     ASSERT_TRUE(fromFile) << error;
     EXPECT_EQ(*fromFile, *spadeId);
   }
@@ -228,21 +248,25 @@ TEST(CostModelTest, ReleaseModeWithoutAShippedModelSaysSo) {
   std::string error;
   CostModelOptions nvvm;
   nvvm.target = TargetKind::NVVM;
-  EXPECT_FALSE(createCostModel(CostModelMode::Release, "", &error, nvvm));
+  EXPECT_FALSE(
+      takeValue(createCostModel(CostModelMode::Release, "", nvvm), error)
+          .value_or(nullptr));
   EXPECT_NE(error.find("no release model is shipped for target 'nvvm'"),
             std::string::npos)
       << error;
   EXPECT_NE(error.find("nvvm-default.pt"), std::string::npos) << error;
   error.clear();
-  EXPECT_FALSE(
-      costModelIdentity(CostModelMode::Release, "", &error, TargetKind::NVVM));
+  EXPECT_FALSE(takeValue(
+      costModelIdentity(CostModelMode::Release, "", TargetKind::NVVM), error));
   EXPECT_NE(error.find("no release model is shipped for target 'nvvm'"),
             std::string::npos)
       << error;
   // A model file still overrides: the target only picks the shipped one.
   if (std::optional<std::string> cpu = releaseModelSource(TargetKind::CPU);
       cpu && llvm::sys::fs::exists(*cpu)) {
-    auto model = createCostModel(CostModelMode::Release, *cpu, &error, nvvm);
+    auto model =
+        takeValue(createCostModel(CostModelMode::Release, *cpu, nvvm), error)
+            .value_or(nullptr);
     EXPECT_TRUE(model) << error;
   }
 }
@@ -254,19 +278,22 @@ TEST(CostModelTest, DevelopmentModeRanksAndLogs) {
   CostModelOptions options;
   options.logPath = log;
   std::string error;
-  auto cm = createCostModel(CostModelMode::Development, path, &error, options);
+  auto cm =
+      takeValue(createCostModel(CostModelMode::Development, path, options),
+                error)
+          .value_or(nullptr);
   ASSERT_TRUE(cm) << error;
   EXPECT_TRUE(cm->supports(TargetKind::CPU));
   EXPECT_FALSE(cm->supports(TargetKind::SPADE));
   EXPECT_NE(cm->description().find(path), std::string::npos);
   std::vector<Schedule> c = cpuCandidates();
   MatrixFeatures f = someFeatures();
-  auto r = cm->rank(f, c, TargetKind::CPU, 64, &error);
+  auto r = takeValue(cm->rank(f, c, TargetKind::CPU, 64), error);
   ASSERT_TRUE(r) << error;
   EXPECT_TRUE(isPermutation(r->order, c.size()));
   for (size_t n = 1; n < r->order.size(); ++n)
     EXPECT_GE(r->scores[r->order[n - 1]], r->scores[r->order[n]]);
-  ASSERT_TRUE(cm->rank(f, c, TargetKind::CPU, 64, &error));
+  ASSERT_TRUE(takeValue(cm->rank(f, c, TargetKind::CPU, 64), error));
 
   auto buffer = llvm::MemoryBuffer::getFile(log);
   ASSERT_TRUE(buffer);
@@ -283,9 +310,10 @@ TEST(CostModelTest, DevelopmentModeRanksAndLogs) {
   // Not trained for SPADE: a clear error, not garbage.
   std::vector<Schedule> spade = {
       Schedule::csr(TargetKind::SPADE, KernelType::SpMM)};
-  EXPECT_FALSE(cm->rank(f, spade, TargetKind::SPADE, 64, &error));
+  EXPECT_FALSE(takeValue(cm->rank(f, spade, TargetKind::SPADE, 64), error));
   EXPECT_NE(error.find("not trained for target 'spade'"), std::string::npos);
-  EXPECT_FALSE(cm->rank(MatrixFeatures(), c, TargetKind::CPU, 64, &error));
+  EXPECT_FALSE(
+      takeValue(cm->rank(MatrixFeatures(), c, TargetKind::CPU, 64), error));
   EXPECT_NE(error.find("wrong sizes"), std::string::npos);
   std::remove(path.c_str());
   std::remove(log.c_str());
@@ -299,7 +327,9 @@ TEST(CostModelTest, CorruptModelFileIsAnError) {
     std::fclose(f);
   }
   std::string error;
-  EXPECT_FALSE(createCostModel(CostModelMode::Development, path, &error));
+  EXPECT_FALSE(
+      takeValue(createCostModel(CostModelMode::Development, path), error)
+          .value_or(nullptr));
   EXPECT_NE(error.find("truncated"), std::string::npos) << error;
   std::remove(path.c_str());
 }

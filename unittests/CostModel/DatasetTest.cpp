@@ -3,6 +3,7 @@
 #include "sptune/CostModel/Dataset.h"
 #include "sptune/Target/DefaultSchedule.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -127,10 +128,10 @@ TEST(DatasetTest, ReadsFilesAndReportsMissingOnes) {
   }
   DatasetReader reader;
   std::string error;
-  ASSERT_TRUE(reader.addFile(path, error)) << error;
+  ASSERT_TRUE(test::ok(reader.addFile(path), error)) << error;
   EXPECT_EQ(reader.counts().samples, 2u);
   EXPECT_EQ(reader.counts().unparsable, 1u);
-  EXPECT_FALSE(reader.addFile(path + ".missing", error));
+  EXPECT_FALSE(test::ok(reader.addFile(path + ".missing"), error));
   EXPECT_NE(error.find(".missing"), std::string::npos) << error;
   std::remove(path.c_str());
 }
@@ -228,23 +229,23 @@ TEST(DatasetTest, MachineFilterOfTheReaderIsTheFilesFilter) {
   }
   std::string error;
   std::map<std::string, size_t> machines;
-  ASSERT_TRUE(datasetMachines({path}, machines, error)) << error;
+  ASSERT_TRUE(test::ok(datasetMachines({path}, machines), error)) << error;
   EXPECT_EQ(machines.size(), 2u);
   EXPECT_EQ(machines["Some CPU @ node7"], 3u);
   EXPECT_EQ(machines["Some CPU @ node8"], 1u);
 
   size_t kept = 0, dropped = 0;
-  ASSERT_TRUE(
-      filterDatasetByMachine(path, filtered, "node7", kept, dropped, error))
+  ASSERT_TRUE(test::ok(
+      filterDatasetByMachine(path, filtered, "node7", kept, dropped), error))
       << error;
   EXPECT_EQ(kept, 3u);
   EXPECT_EQ(dropped, 2u);
 
   DatasetReader fromFilteredFile;
-  ASSERT_TRUE(fromFilteredFile.addFile(filtered, error)) << error;
+  ASSERT_TRUE(test::ok(fromFilteredFile.addFile(filtered), error)) << error;
   DatasetReader withFilter;
   withFilter.setMachineFilter("node7");
-  ASSERT_TRUE(withFilter.addFile(path, error)) << error;
+  ASSERT_TRUE(test::ok(withFilter.addFile(path), error)) << error;
   EXPECT_EQ(withFilter.counts().lines, kept);
   EXPECT_EQ(withFilter.counts().otherMachine, dropped);
   EXPECT_EQ(withFilter.counts().lines, fromFilteredFile.counts().lines);

@@ -6,6 +6,7 @@
 #include "sptune/CostModel/FeatureSpec.h"
 #include "sptune/CostModel/Model.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <cstdio>
@@ -272,7 +273,8 @@ TEST(ModelFileTest, ClearErrors) {
       encodeModelFile("model", {{"config", "not json"}, {"weights", ""}}),
       "bad configuration");
   ModelFileSections sections;
-  ASSERT_TRUE(decodeModelFile(good, "model", "good", sections, error)) << error;
+  ASSERT_TRUE(
+      test::succeeded(decodeModelFile(good, "model", "good", sections)));
   ModelFileSections garbage = sections;
   garbage["weights"] = "PK\x03\x04 definitely not a zip archive";
   expectError(encodeModelFile("model", garbage), "unreadable weights");

@@ -10,6 +10,7 @@
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/InitAll.h"
 #include "sptune/InitAllTargets.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Transforms/ApplySchedule.h"
 #include "sptune/Transforms/Autotune.h"
 #include "sptune/Transforms/Passes.h"
@@ -96,8 +97,11 @@ TEST_F(DownstreamApi, AutotuneThenApplyScheduleOnOneOp) {
   ASSERT_TRUE(op);
 
   std::string error;
-  std::unique_ptr<::sptune::CostModel> model = ::sptune::createCostModel(
-      ::sptune::CostModelMode::Heuristic, "", &error);
+  std::unique_ptr<::sptune::CostModel> model =
+      ::sptune::takeValue(
+          ::sptune::createCostModel(::sptune::CostModelMode::Heuristic, ""),
+          error)
+          .value_or(nullptr);
   ASSERT_TRUE(model) << error;
   auto [tuned, remark] = autotuneOnRmat(op, *model, ::sptune::TargetKind::CPU);
   ASSERT_TRUE(tuned) << remark;
@@ -142,8 +146,10 @@ TEST_F(DownstreamApi, ErrorsAreDiagnosticsOnTheOp) {
 
   // A matrix of the wrong shape is refused.
   std::string error;
-  auto model = ::sptune::createCostModel(::sptune::CostModelMode::Heuristic,
-                                         "", &error);
+  auto model = ::sptune::takeValue(::sptune::createCostModel(
+                                       ::sptune::CostModelMode::Heuristic, ""),
+                                   error)
+                   .value_or(nullptr);
   ASSERT_TRUE(model) << error;
   KernelTuningOptions options;
   options.matrix = "gen:uniform:rows=10,cols=10,nnz=20";
@@ -171,8 +177,11 @@ TEST_F(DownstreamApi, ReleaseModelOfTheTargetRanksItsKernels) {
   std::string error;
   ::sptune::CostModelOptions cmOptions;
   cmOptions.target = ::sptune::TargetKind::SPADE;
-  std::unique_ptr<::sptune::CostModel> model = ::sptune::createCostModel(
-      ::sptune::CostModelMode::Release, "", &error, cmOptions);
+  std::unique_ptr<::sptune::CostModel> model =
+      ::sptune::takeValue(::sptune::createCostModel(
+                              ::sptune::CostModelMode::Release, "", cmOptions),
+                          error)
+          .value_or(nullptr);
   ASSERT_TRUE(model) << error;
   EXPECT_TRUE(model->supports(::sptune::TargetKind::SPADE));
   auto [tuned, remark] =

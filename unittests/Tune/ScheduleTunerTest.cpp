@@ -38,10 +38,9 @@ public:
   bool supports(TargetKind target) const override {
     return target == TargetKind::CPU;
   }
-  std::optional<Ranking> rank(const MatrixFeatures &features,
-                              const std::vector<Schedule> &candidates,
-                              TargetKind target, int64_t free,
-                              std::string *) const override {
+  llvm::Expected<Ranking> rank(const MatrixFeatures &features,
+                               const std::vector<Schedule> &candidates,
+                               TargetKind target, int64_t free) const override {
     std::string heuristic = defaultSchedule(target, candidates.front().kernel,
                                             &features.stats, free)
                                 .str();
@@ -156,7 +155,8 @@ TEST(ScheduleTuner, TunesEveryBuiltInTarget) {
   CsrMatrix m = load();
   std::string error;
   std::unique_ptr<CostModel> heuristic =
-      createCostModel(CostModelMode::Heuristic, "", &error);
+      takeValue(createCostModel(CostModelMode::Heuristic, ""), error)
+          .value_or(nullptr);
   ASSERT_TRUE(heuristic) << error;
   HeuristicLastModel cpuOnly;
   MatrixFeatures features = featurize(m);
@@ -225,7 +225,8 @@ TEST(ScheduleTuner, TunesNvvmWithAModelTrainedForIt) {
   std::string path = testing::TempDir() + "/sptune-nvvm-model.pt";
   ASSERT_TRUE(model->save(path, error)) << error;
   std::unique_ptr<CostModel> costModel =
-      createCostModel(CostModelMode::Development, path, &error);
+      takeValue(createCostModel(CostModelMode::Development, path), error)
+          .value_or(nullptr);
   ASSERT_TRUE(costModel) << error;
   EXPECT_TRUE(costModel->supports(TargetKind::NVVM));
   EXPECT_FALSE(costModel->supports(TargetKind::CPU));
@@ -360,7 +361,8 @@ TEST(ScheduleTuner, RanksTheHeuristicsKnobNeighbourhood) {
   CsrMatrix m = load();
   std::string error;
   std::unique_ptr<CostModel> heuristic =
-      createCostModel(CostModelMode::Heuristic, "", &error);
+      takeValue(createCostModel(CostModelMode::Heuristic, ""), error)
+          .value_or(nullptr);
   ASSERT_TRUE(heuristic) << error;
   MatrixFeatures features = featurize(m);
   Schedule h = defaultSchedule(TargetKind::CPU, KernelType::SDDMM,
@@ -422,7 +424,8 @@ TEST(ScheduleTuner, AToyTargetPlugsInWithOneRegistrationLine) {
   CsrMatrix m = load();
   std::string error;
   std::unique_ptr<CostModel> heuristic =
-      createCostModel(CostModelMode::Heuristic, "", &error);
+      takeValue(createCostModel(CostModelMode::Heuristic, ""), error)
+          .value_or(nullptr);
   ASSERT_TRUE(heuristic) << error;
   TuneOptions o = measuring(0);
   o.target = toy.kind();

@@ -75,13 +75,13 @@ public:
 
   /// Ranks `candidates` (schedules of `target`) for a matrix with
   /// `features`; `free` is the size of the free dense loop (0 = unknown).
-  /// Fails (nullopt, message in `error`) when a candidate is of another
-  /// target, the model was not trained for `target`, or the features are
-  /// malformed. Thread-safe; 1,000 candidates take a few milliseconds.
-  virtual std::optional<Ranking> rank(const MatrixFeatures &features,
-                                      const std::vector<Schedule> &candidates,
-                                      TargetKind target, int64_t free = 0,
-                                      std::string *error = nullptr) const = 0;
+  /// Fails when a candidate is of another target, the model was not trained
+  /// for `target`, or the features are malformed. Thread-safe; 1,000
+  /// candidates take a few milliseconds.
+  virtual llvm::Expected<Ranking> rank(const MatrixFeatures &features,
+                                       const std::vector<Schedule> &candidates,
+                                       TargetKind target,
+                                       int64_t free = 0) const = 0;
 
 protected:
   CostModel(CostModelMode mode, std::string identity)
@@ -107,12 +107,10 @@ std::optional<std::string> releaseModelSource(TargetKind target);
 
 /// The identity (CostModel::identity) of the model `createCostModel(mode,
 /// path, ..., {.target = target})` would load, without loading it: reads and
-/// hashes the file (or `target`'s release model). Fails (nullopt, `error`)
-/// when the file cannot be read, is no model file, or release mode has no
-/// model for `target`.
-std::optional<std::string>
+/// hashes the file (or `target`'s release model). Fails when the file cannot
+/// be read, is no model file, or release mode has no model for `target`.
+llvm::Expected<std::string>
 costModelIdentity(CostModelMode mode, const std::string &path,
-                  std::string *error = nullptr,
                   TargetKind target = TargetKind::CPU);
 
 /// Whether this build has the learned modes (LibTorch).
@@ -124,9 +122,9 @@ bool haveLearnedCostModels();
 ///    for `options.target` (embedded, else defaultModelPath(target); an
 ///    error naming the target when none is shipped);
 ///  - development: loads `path` (required) and logs to `options.logPath`.
-/// On failure returns null with a message in `error`.
-std::unique_ptr<CostModel>
-createCostModel(CostModelMode mode, const std::string &path, std::string *error,
+/// Fails saying which of these went wrong.
+llvm::Expected<std::unique_ptr<CostModel>>
+createCostModel(CostModelMode mode, const std::string &path,
                 const CostModelOptions &options = {});
 
 } // namespace sptune

@@ -98,9 +98,9 @@ struct DatasetCounts {
 /// Accumulates records from any number of files, then yields the groups.
 class DatasetReader {
 public:
-  /// Reads every line of `path`. Fails (with `error`) only when the file
-  /// cannot be read; bad lines are counted and skipped.
-  bool addFile(const std::string &path, std::string &error);
+  /// Reads every line of `path`. Fails only when the file cannot be read;
+  /// bad lines are counted and skipped.
+  llvm::Error addFile(const std::string &path);
   /// Adds one JSONL record; returns false (and counts why) when skipped.
   bool addLine(std::string_view line);
   /// Adds one parsed record (null: the line was no JSON object); returns
@@ -146,26 +146,24 @@ bool recordOnMachine(const llvm::json::Object &record,
 
 /// The one reader of dataset files: calls `onLine` for every line of `path`
 /// that is not blank, with the line and its JSON object (null when the line
-/// is not one). False (with `error`) only when the file cannot be read.
-bool forEachDatasetLine(
-    const std::string &path,
-    llvm::function_ref<void(llvm::StringRef line,
-                            const llvm::json::Object *record)>
-        onLine,
-    std::string &error);
+/// is not one). Fails only when the file cannot be read.
+llvm::Error
+forEachDatasetLine(const std::string &path,
+                   llvm::function_ref<void(llvm::StringRef line,
+                                           const llvm::json::Object *record)>
+                       onLine);
 
 /// The machines the records of `files` were measured on: "<cpu> @ <host>"
-/// -> record count. False (with `error`) when a file cannot be read.
-bool datasetMachines(const std::vector<std::string> &files,
-                     std::map<std::string, size_t> &machines,
-                     std::string &error);
+/// -> record count. Fails when a file cannot be read.
+llvm::Error datasetMachines(const std::vector<std::string> &files,
+                            std::map<std::string, size_t> &machines);
 
 /// Copies the lines of `input` measured on `machine` (recordOnMachine) to
 /// `output`; counts what it kept and dropped.
-bool filterDatasetByMachine(const std::string &input,
-                            const std::string &output,
-                            std::string_view machine, size_t &kept,
-                            size_t &dropped, std::string &error);
+llvm::Error filterDatasetByMachine(const std::string &input,
+                                   const std::string &output,
+                                   std::string_view machine, size_t &kept,
+                                   size_t &dropped);
 
 /// The seconds a record's measurement took: its `wall_s`, else (records
 /// written before it existed) compile time plus the timed repetitions; 0

@@ -19,6 +19,8 @@
 #ifndef SPTUNE_COSTMODEL_MODELFILE_H
 #define SPTUNE_COSTMODEL_MODELFILE_H
 
+#include "llvm/Support/Error.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -40,15 +42,15 @@ std::string encodeModelFile(std::string_view kind,
 /// (whatever its version and feature spec).
 bool hasModelFileMagic(std::string_view bytes);
 
-/// Decodes `bytes`; on failure returns false with a message naming `what`
-/// (usually the path).
-bool decodeModelFile(std::string_view bytes, std::string_view expectedKind,
-                     const std::string &what, ModelFileSections &sections,
-                     std::string &error);
+/// Decodes `bytes` into `sections`; the error names `what` (usually the
+/// path).
+llvm::Error decodeModelFile(std::string_view bytes,
+                            std::string_view expectedKind,
+                            const std::string &what,
+                            ModelFileSections &sections);
 
 /// Reads a whole file.
-bool readFileBytes(const std::string &path, std::string &bytes,
-                   std::string &error);
+llvm::Expected<std::string> readFileBytes(const std::string &path);
 
 } // namespace sptune
 
