@@ -707,22 +707,15 @@ pretrainUnguarded(Model &model, const std::vector<Schedule> &schedules,
   return errors;
 }
 
-std::vector<double>
+llvm::Expected<std::vector<double>>
 sptune::pretrainAutoencoders(Model &model,
                              const std::vector<Schedule> &schedules,
-                             const PretrainOptions &o, std::string *error) {
-  llvm::Expected<std::vector<double>> errors =
-      guardTorch("pre-training the knob autoencoders failed",
-                 [&] { return pretrainUnguarded(model, schedules, o); });
-  if (!errors) {
-    reportError(errors.takeError(), error);
-    return {};
-  }
-  return std::move(*errors);
+                             const PretrainOptions &o) {
+  return guardTorch("pre-training the knob autoencoders failed",
+                    [&] { return pretrainUnguarded(model, schedules, o); });
 }
 
-bool sptune::zeroKnobCode(Model &model, TargetKind target,
-                          std::string *error) {
+llvm::Error sptune::zeroKnobCode(Model &model, TargetKind target) {
   llvm::Expected<bool> done = guardTorch("zeroing the knob code failed", [&] {
     torch::NoGradGuard noGrad;
     CostNet &net = model.impl().net;
@@ -732,11 +725,7 @@ bool sptune::zeroKnobCode(Model &model, TargetKind target,
     out->bias.zero_();
     return true;
   });
-  if (!done) {
-    reportError(done.takeError(), error);
-    return false;
-  }
-  return true;
+  return done.takeError();
 }
 
 //===----------------------------------------------------------------------===//

@@ -332,22 +332,23 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
       pre.seed = options.seed;
       pre.only = target;
       pre.reinitialize = true;
-      std::vector<double> errs =
-          pretrainAutoencoders(*model, schedules, pre, &error);
-      if (errs.empty())
-        return failure(error);
-      report.note(llvm::formatv(
-          "re-initialized and pre-trained the {0} knob autoencoder (reconstruction "
-          "error "
-          "{1:e2})",
-          toString(target), errs[static_cast<size_t>(target)]));
+      llvm::Expected<std::vector<double>> errs =
+          pretrainAutoencoders(*model, schedules, pre);
+      if (!errs)
+        return errs.takeError();
+      report.note(llvm::formatv("re-initialized and pre-trained the {0} knob "
+                                "autoencoder (reconstruction "
+                                "error "
+                                "{1:e2})",
+                                toString(target),
+                                (*errs)[static_cast<size_t>(target)]));
     }
     // A target the base never trained for: its knob code starts at zero
     // (zeroKnobCode), unless it was just pre-trained again above.
     if (!options.finetunePretrainAutoencoder &&
         !model->isTrainedFor(target)) {
-      if (!zeroKnobCode(*model, target, &error))
-        return failure(error);
+      if (llvm::Error e = zeroKnobCode(*model, target))
+        return std::move(e);
       report.note(std::string("the base was never trained for '") +
                   toString(target) +
                   "': its knob code starts at zero for every setting");
@@ -371,14 +372,14 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
   std::vector<Schedule> schedules = schedulesOf(train);
   PretrainOptions pre;
   pre.seed = options.seed;
-  std::vector<double> errs =
-      pretrainAutoencoders(*model, schedules, pre, &error);
-  if (errs.empty())
-    return failure(error);
+  llvm::Expected<std::vector<double>> errs =
+      pretrainAutoencoders(*model, schedules, pre);
+  if (!errs)
+    return errs.takeError();
   report.note(llvm::formatv("pre-trained knob autoencoders (reconstruction "
                             "error {0:e2} / {1:e2} / {2:e2})",
-                            errs[0], errs[1], errs[2]));
-  result.reconstructionErrors = std::move(errs);
+                            (*errs)[0], (*errs)[1], (*errs)[2]));
+  result.reconstructionErrors = std::move(*errs);
   return std::move(model);
 }
 

@@ -25,6 +25,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -163,7 +164,7 @@ std::unique_ptr<Model> quickModel(const std::vector<SampleGroup> &groups,
   pre.steps = 40;
   pre.sampledPerTarget = 256;
   pre.seed = seed;
-  EXPECT_FALSE(pretrainAutoencoders(*m, {}, pre, &error).empty()) << error;
+  EXPECT_TRUE(test::succeeded(pretrainAutoencoders(*m, {}, pre).takeError()));
   TrainOptions t;
   t.epochs = epochs;
   t.seed = seed;

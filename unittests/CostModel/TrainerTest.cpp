@@ -170,7 +170,7 @@ Model &trainedModel() {
   static std::unique_ptr<Model> model = [] {
     const Synthetic &d = synthetic();
     auto m = Model::create(ModelConfig(), 1);
-    pretrainAutoencoders(*m, {}, PretrainOptions());
+    test::value(pretrainAutoencoders(*m, {}, PretrainOptions()));
     TrainResult r = train(*m, d.train, d.features, quickOptions());
     EXPECT_TRUE(r.ok) << r.error;
     return m;
@@ -338,8 +338,9 @@ TEST(TrainerTest, PretrainingReducesReconstructionError) {
   auto m = Model::create(ModelConfig(), 1);
   PretrainOptions none;
   none.steps = 0;
-  std::vector<double> before = pretrainAutoencoders(*m, {}, none);
-  std::vector<double> after = pretrainAutoencoders(*m, {}, PretrainOptions());
+  std::vector<double> before = test::value(pretrainAutoencoders(*m, {}, none));
+  std::vector<double> after =
+      test::value(pretrainAutoencoders(*m, {}, PretrainOptions()));
   ASSERT_EQ(before.size(), kAllTargets.size());
   for (size_t t = 0; t < before.size(); ++t) {
     EXPECT_LT(after[t], 0.5 * before[t]) << toString(kAllTargets[t]);
@@ -385,12 +386,12 @@ TEST(TrainerTest, LibTorchErrorsAreReportedNotThrown) {
   pre.steps = 1;
   pre.learningRate = -1;
   std::string error;
-  EXPECT_TRUE(pretrainAutoencoders(*m, {}, pre, &error).empty());
+  EXPECT_FALSE(test::ok(pretrainAutoencoders(*m, {}, pre).takeError(), error));
   EXPECT_NE(error.find("pre-training the knob autoencoders failed: "),
             std::string::npos)
       << error;
   EXPECT_NE(error.find("Invalid learning rate"), std::string::npos) << error;
-  EXPECT_TRUE(pretrainAutoencoders(*m, {}, pre).empty());
+  EXPECT_TRUE(test::failed(pretrainAutoencoders(*m, {}, pre).takeError()));
 
   // ... and a negative weight decay.
   TrainOptions o = quickOptions();
@@ -470,9 +471,8 @@ std::unique_ptr<Model> trainAndRoundTrip(const std::string &ablations,
   EXPECT_TRUE(m);
   if (!m)
     return nullptr;
-  EXPECT_EQ(pretrainAutoencoders(*m, {}, PretrainOptions(), &error).size(),
-            kAllTargets.size())
-      << error;
+  EXPECT_EQ(test::value(pretrainAutoencoders(*m, {}, PretrainOptions())).size(),
+            kAllTargets.size());
   TrainOptions o = quickOptions();
   o.epochs = 2;
   TrainResult r = train(*m, d.train, d.features, o);
@@ -655,7 +655,7 @@ TEST(FinetuneFreezeTest, PretrainingOneTargetAgainLeavesTheOthers) {
   o.only = TargetKind::SPADE;
   o.reinitialize = true;
   o.steps = 50;
-  std::vector<double> errs = pretrainAutoencoders(*m, {}, o);
+  std::vector<double> errs = test::value(pretrainAutoencoders(*m, {}, o));
   ASSERT_EQ(errs.size(), kAllTargets.size());
   EXPECT_EQ(errs[static_cast<size_t>(TargetKind::CPU)], 0.0);
   EXPECT_GT(errs[static_cast<size_t>(TargetKind::SPADE)], 0.0);
@@ -663,7 +663,7 @@ TEST(FinetuneFreezeTest, PretrainingOneTargetAgainLeavesTheOthers) {
   EXPECT_NE(m->scheduleCode(spadeCandidates().front(), 64), spadeCode);
   // Deterministic for a seed.
   std::unique_ptr<Model> again = trainedModel().clone();
-  pretrainAutoencoders(*again, {}, o);
+  test::value(pretrainAutoencoders(*again, {}, o));
   EXPECT_EQ(again->weightHash(), m->weightHash());
 }
 
@@ -673,7 +673,7 @@ TEST(TrainerTest, TrainingLeavesTheOtherTargetsKnobCodesAlone) {
   // their gradient, used to walk those weights to zero: ~1e-11 codes.)
   const Synthetic &d = synthetic();
   auto m = Model::create(ModelConfig(), 1);
-  pretrainAutoencoders(*m, {}, PretrainOptions());
+  test::value(pretrainAutoencoders(*m, {}, PretrainOptions()));
   std::vector<float> before = m->scheduleCode(spadeCandidates().front(), 64);
   TrainResult r = train(*m, d.train, d.features, quickOptions());
   ASSERT_TRUE(r.ok) << r.error;
@@ -691,7 +691,7 @@ TEST(TrainerTest, ZeroKnobCodeZeroesOnlyThatTargetsCode) {
   const MatrixFeatures &f = synthetic().features.begin()->second;
   Schedule cpu = canonicalize(Schedule::csr(TargetKind::CPU, KernelType::SpMM));
   std::vector<double> cpuScores = m->score(f, {cpu}, 64);
-  ASSERT_TRUE(zeroKnobCode(*m, TargetKind::SPADE));
+  ASSERT_TRUE(test::succeeded(zeroKnobCode(*m, TargetKind::SPADE)));
   std::vector<Schedule> spade = spadeCandidates();
   ASSERT_GE(spade.size(), 2u);
   size_t width = m->scheduleCode(spade[0], 64).size();

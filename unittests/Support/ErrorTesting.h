@@ -31,6 +31,16 @@ template <typename T>
   return succeeded(value.takeError());
 }
 
+/// The value in `value`; a test failure naming the error, and T(), when it
+/// holds none.
+template <typename T> T value(llvm::Expected<T> value) {
+  if (!value) {
+    ADD_FAILURE() << llvm::toString(value.takeError());
+    return T();
+  }
+  return std::move(*value);
+}
+
 inline bool failed(llvm::Error error) {
   if (!error)
     return false;

@@ -367,8 +367,8 @@ Driver::trainModel(const Model *warm, int epochs, uint64_t seed,
       schedules.push_back(c.schedule);
     PretrainOptions pre;
     pre.seed = seed;
-    if (pretrainAutoencoders(*m, schedules, pre, &error).empty())
-      return failure(error);
+    if (llvm::Error e = pretrainAutoencoders(*m, schedules, pre).takeError())
+      return std::move(e);
   }
   std::vector<SampleGroup> groups = pool.measuredGroups();
   if (bootstrap) {

@@ -174,13 +174,11 @@ struct PretrainOptions {
 /// Pre-trains every target's knob autoencoder on reconstruction: knob
 /// settings drawn by `sampleKnobSettings` plus `schedules` (e.g. a target's
 /// enumerated space). Returns the final reconstruction error per target
-/// (mean squared, in kAllTargets order); an empty vector (and sets `error`)
-/// when LibTorch fails, e.g. for invalid options, after which the
-/// autoencoders may be partly trained.
-std::vector<double> pretrainAutoencoders(Model &model,
-                                         const std::vector<Schedule> &schedules,
-                                         const PretrainOptions &options,
-                                         std::string *error = nullptr);
+/// (mean squared, in kAllTargets order). Fails when LibTorch fails, e.g.
+/// for invalid options, after which the autoencoders may be partly trained.
+llvm::Expected<std::vector<double>>
+pretrainAutoencoders(Model &model, const std::vector<Schedule> &schedules,
+                     const PretrainOptions &options);
 
 /// Sets `target`'s knob code to zero for every knob setting: the output
 /// layer of its autoencoder (of its direct layer under the no-autoencoder
@@ -189,10 +187,9 @@ std::vector<double> pretrainAutoencoders(Model &model,
 /// code of that target's knobs was never tied to any measurement, so the
 /// model starts from "those knobs make no difference", which is all the
 /// base knows of them, and learns their effects from the target's data
-/// (the output layer's gradients do not vanish at zero). False (and sets
-/// `error`) when LibTorch fails.
-bool zeroKnobCode(Model &model, TargetKind target,
-                  std::string *error = nullptr);
+/// (the output layer's gradients do not vanish at zero). Fails when
+/// LibTorch fails.
+llvm::Error zeroKnobCode(Model &model, TargetKind target);
 
 /// Scores every group and compares with the measurements. Groups whose
 /// matrix has no features are skipped; groups the model fails to score are
