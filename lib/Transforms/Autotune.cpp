@@ -1,8 +1,10 @@
 //===- Autotune.cpp - sptune-autotune -------------------------------------===//
 //
-// `autotune(op, ...)` (sptune/Transforms/Autotune.h): find the kernel's
-// matrix, ask the ScheduleTuner, attach the winner and say why in a remark;
-// and the thin pass that calls it on every kernel without a schedule, with
+// `autotune(op, ...)` (sptune/Transforms/Autotune.h): resolve the kernel's
+// context once (resolveKernelTuning), look it up in the tuning database,
+// else ask the ScheduleTuner, attach the winner and say why in a remark
+// (tuneKernel); and the thin pass that does this for every kernel without a
+// schedule, with
 // the cost model of the target it tunes for (in release mode, the target's
 // shipped model: cost-model/models/<target>-default.pt).
 //
@@ -76,25 +78,12 @@ MatrixCache::get(const std::string &source, bool transposed) {
   return &e.csr;
 }
 
-namespace {
-/// What `autotune` and `scheduleFromDatabase` both work out about a kernel
-/// before deciding.
-struct KernelToTune {
-  KernelAttr kernel;
-  const st::Target *target = nullptr;
-  st::KernelType type = st::KernelType::SpMM;
-  int64_t free = 1;
-  /// The matrix source ("" when there is none) and whether the sparse
-  /// operand is used transposed (the matrix is then tuned transposed).
-  std::string source;
-  bool transposed = false;
-  std::function<std::string(const st::Schedule &)> applicable;
-};
-} // namespace
-
-static FailureOr<KernelToTune> prepareKernel(linalg::LinalgOp op,
-                                             const KernelTuningOptions &o) {
-  KernelToTune k;
+FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
+    linalg::LinalgOp op, const KernelTuningOptions &o, MatrixCache &matrices) {
+  KernelTuningContext k;
+  k.op = op;
+  k.options = &o;
+  k.matrices = &matrices;
   k.kernel =
       dyn_cast_or_null<KernelAttr>(op->getAttr(SptuneDialect::kKernelAttrName));
   if (!k.kernel)
@@ -138,12 +127,10 @@ static FailureOr<KernelToTune> prepareKernel(linalg::LinalgOp op,
   return k;
 }
 
-/// The matrix of `k`, checked against the kernel's static shape.
-static const st::CsrMatrix *loadKernelMatrix(linalg::LinalgOp op,
-                                             const KernelToTune &k,
-                                             MatrixCache &matrices) {
+const st::CsrMatrix *KernelTuningContext::matrix() {
+  const KernelTuningContext &k = *this;
   llvm::Expected<const st::CsrMatrix *> loaded =
-      matrices.get(k.source, k.transposed);
+      matrices->get(k.source, k.transposed);
   if (!loaded) {
     op->emitError("sptune-autotune: ") << llvm::toString(loaded.takeError());
     return nullptr;
@@ -169,7 +156,7 @@ static const st::CsrMatrix *loadKernelMatrix(linalg::LinalgOp op,
 }
 
 /// The stamp of `k`'s matrix as tuned (the orientation is part of it).
-static std::optional<st::MatrixStamp> stampOf(const KernelToTune &k) {
+static std::optional<st::MatrixStamp> stampOf(const KernelTuningContext &k) {
   std::optional<st::MatrixStamp> stamp = st::stampMatrixSource(k.source);
   if (stamp && k.transposed)
     stamp->source += "|T";
@@ -183,7 +170,8 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
 
 /// Whether a recorded decision fits `k`'s op: its schedule applies and the
 /// recorded matrix has the kernel's static shape.
-static bool recordFits(const st::TuningRecord &r, const KernelToTune &k) {
+static bool recordFits(const st::TuningRecord &r,
+                       const KernelTuningContext &k) {
   int64_t rows = k.kernel.getLoopSize(LoopRole::I);
   int64_t cols = k.kernel.getLoopSize(
       k.type == st::KernelType::SDDMM ? LoopRole::J : LoopRole::K);
@@ -192,15 +180,15 @@ static bool recordFits(const st::TuningRecord &r, const KernelToTune &k) {
          (ShapedType::isDynamic(cols) || cols == r.cols);
 }
 
-FailureOr<bool> mlir::sptune::scheduleFromDatabase(
-    linalg::LinalgOp op, llvm::StringRef modelIdentity,
-    const KernelTuningOptions &o, MatrixCache &matrices) {
+FailureOr<bool>
+mlir::sptune::scheduleFromDatabase(KernelTuningContext &context,
+                                   llvm::StringRef modelIdentity) {
+  const KernelTuningOptions &o = *context.options;
   if (!o.database)
     return false;
   auto start = std::chrono::steady_clock::now();
-  FailureOr<KernelToTune> k = prepareKernel(op, o);
-  if (failed(k))
-    return failure();
+  KernelTuningContext *k = &context;
+  linalg::LinalgOp op = context.op;
   if (k->source.empty())
     return false;
   st::TuningKey key;
@@ -218,7 +206,7 @@ FailureOr<bool> mlir::sptune::scheduleFromDatabase(
   if (record && !recordFits(*record, *k))
     record = nullptr;
   if (!record) {
-    const st::CsrMatrix *csr = loadKernelMatrix(op, *k, matrices);
+    const st::CsrMatrix *csr = k->matrix();
     if (!csr)
       return failure();
     key.fingerprint = st::matrixFingerprint(*csr);
@@ -252,10 +240,11 @@ FailureOr<bool> mlir::sptune::scheduleFromDatabase(
 }
 
 /// The decision `result` for `k`'s matrix `csr`, as a database record.
-static st::TuningRecord
-recordOf(const KernelToTune &k, const st::CsrMatrix &csr,
-         const st::CostModel &model, const KernelTuningOptions &o,
-         const st::TuneResult &result, double seconds) {
+static st::TuningRecord recordOf(const KernelTuningContext &k,
+                                 const st::CsrMatrix &csr,
+                                 const st::CostModel &model,
+                                 const KernelTuningOptions &o,
+                                 const st::TuneResult &result, double seconds) {
   st::TuningRecord r;
   r.key.fingerprint = st::matrixFingerprint(csr);
   r.key.kernel = k.type;
@@ -282,23 +271,13 @@ recordOf(const KernelToTune &k, const st::CsrMatrix &csr,
   return r;
 }
 
-/// `autotune`, with `note` (what the pass says about the model it chose,
-/// e.g. which release model) appended to the remark of a ranked decision.
-static LogicalResult autotuneWithNote(linalg::LinalgOp op,
-                                      const st::CostModel &model,
-                                      const KernelTuningOptions &o,
-                                      MatrixCache &matrices,
-                                      llvm::StringRef note) {
-  FailureOr<bool> recorded =
-      scheduleFromDatabase(op, model.identity(), o, matrices);
-  if (failed(recorded))
-    return failure();
-  if (*recorded)
-    return success();
+LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &context,
+                                       const st::CostModel &model,
+                                       llvm::StringRef note) {
+  const KernelTuningOptions &o = *context.options;
+  linalg::LinalgOp op = context.op;
+  KernelTuningContext *k = &context;
   auto start = std::chrono::steady_clock::now();
-  FailureOr<KernelToTune> k = prepareKernel(op, o);
-  if (failed(k))
-    return failure();
   auto attach = [&](const st::Schedule &s) {
     op->setAttr(SptuneDialect::kScheduleAttrName,
                 ScheduleAttr::get(op->getContext(), s));
@@ -313,12 +292,13 @@ static LogicalResult autotuneWithNote(linalg::LinalgOp op,
                    "using the heuristic schedule");
     return success();
   }
-  const st::CsrMatrix *csr = loadKernelMatrix(op, *k, matrices);
+  const st::CsrMatrix *csr = k->matrix();
   if (!csr)
     return failure();
 
   st::TuneOptions options;
   options.target = o.target;
+  options.targetInfo = k->target;
   options.candidates = o.candidates;
   options.seed = o.seed;
   options.topK = std::max(1u, o.topK);
@@ -375,11 +355,30 @@ static LogicalResult autotuneWithNote(linalg::LinalgOp op,
   return success();
 }
 
+FailureOr<bool> mlir::sptune::scheduleFromDatabase(
+    linalg::LinalgOp op, llvm::StringRef modelIdentity,
+    const KernelTuningOptions &o, MatrixCache &matrices) {
+  if (!o.database)
+    return false;
+  FailureOr<KernelTuningContext> k = resolveKernelTuning(op, o, matrices);
+  if (failed(k))
+    return failure();
+  return scheduleFromDatabase(*k, modelIdentity);
+}
+
 LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
                                      const st::CostModel &model,
                                      const KernelTuningOptions &o,
                                      MatrixCache &matrices) {
-  return autotuneWithNote(op, model, o, matrices, "");
+  FailureOr<KernelTuningContext> k = resolveKernelTuning(op, o, matrices);
+  if (failed(k))
+    return failure();
+  FailureOr<bool> recorded = scheduleFromDatabase(*k, model.identity());
+  if (failed(recorded))
+    return failure();
+  if (*recorded)
+    return success();
+  return tuneKernel(*k, model);
 }
 
 /// Limits of sptune-autotune's size options: ranking 100,000 candidates
@@ -482,6 +481,20 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
                     st::defaultModelPath(options.target) + "); give model=FILE";
       }
     }
+    // Each kernel is resolved once (its target looked up, its matrix read at
+    // most once) and keeps its context from the database lookup to the
+    // record.
+    std::vector<KernelTuningContext> kernels;
+    auto resolveAll = [&] {
+      for (linalg::LinalgOp op : toTune) {
+        FailureOr<KernelTuningContext> k =
+            resolveKernelTuning(op, options, matrices);
+        ok &= succeeded(k);
+        if (succeeded(k))
+          kernels.push_back(std::move(*k));
+      }
+      toTune.clear();
+    };
     // Recorded decisions first: a warm compile loads no model.
     if (db && !toTune.empty()) {
       std::optional<std::string> identity = st::takeValue(
@@ -492,14 +505,14 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
             << error;
         return signalPassFailure();
       }
-      llvm::erase_if(toTune, [&](linalg::LinalgOp op) {
-        FailureOr<bool> found =
-            scheduleFromDatabase(op, *identity, options, matrices);
+      resolveAll();
+      llvm::erase_if(kernels, [&](KernelTuningContext &k) {
+        FailureOr<bool> found = scheduleFromDatabase(k, *identity);
         ok &= succeeded(found);
         return failed(found) || *found;
       });
     }
-    if (toTune.empty()) {
+    if (toTune.empty() && kernels.empty()) {
       if (!ok)
         signalPassFailure();
       return;
@@ -524,9 +537,19 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
       }
     }
     options.measurer = measurer.get();
-    for (linalg::LinalgOp op : toTune)
-      ok &=
-          succeeded(autotuneWithNote(op, *model, options, matrices, modelNote));
+    resolveAll();
+    const size_t recordsBefore = db ? db->records().size() : 0;
+    for (KernelTuningContext &k : kernels) {
+      // A decision recorded by an earlier kernel of this module (the same
+      // matrix, kernel and free size) answers this one too.
+      if (db && db->records().size() != recordsBefore) {
+        FailureOr<bool> found = scheduleFromDatabase(k, model->identity());
+        ok &= succeeded(found);
+        if (failed(found) || *found)
+          continue;
+      }
+      ok &= succeeded(tuneKernel(k, *model, modelNote));
+    }
     if (!ok)
       signalPassFailure();
   }

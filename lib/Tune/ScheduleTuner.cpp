@@ -39,7 +39,10 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
                                                 const CsrMatrix &m,
                                                 KernelType kernel, int64_t free,
                                                 const TuneOptions &options) {
-  llvm::Expected<const Target &> target = TargetRegistry::get(options.target);
+  llvm::Expected<const Target &> target =
+      options.targetInfo && options.targetInfo->kind() == options.target
+          ? llvm::Expected<const Target &>(*options.targetInfo)
+          : TargetRegistry::get(options.target);
   if (!target)
     return target.takeError();
   if (options.measureTopK > 0 && !options.matrixSource.empty() &&

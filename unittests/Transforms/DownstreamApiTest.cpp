@@ -22,6 +22,10 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "sptune/Target/Target.h"
+#include "sptune/Tune/TuningDatabase.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 
 using namespace mlir;
@@ -195,4 +199,77 @@ TEST_F(DownstreamApi, ReleaseModelOfTheTargetRanksItsKernels) {
       op->getAttr(SptuneDialect::kScheduleAttrName));
   ASSERT_TRUE(attr);
   EXPECT_EQ(attr.getSchedule().target, ::sptune::TargetKind::SPADE);
+}
+
+TEST_F(DownstreamApi, OneContextFromTheDatabaseLookupToTheRecord) {
+  // A downstream pass resolves a kernel once and hands the context to the
+  // database lookup, the ranking and the record.
+  std::string error;
+  auto model = ::sptune::takeValue(::sptune::createCostModel(
+                                       ::sptune::CostModelMode::Heuristic, ""),
+                                   error)
+                   .value_or(nullptr);
+  ASSERT_TRUE(model) << error;
+  llvm::SmallString<128> dbPath;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("sptune-context", "jsonl",
+                                                  dbPath));
+  llvm::sys::fs::remove(dbPath);
+  llvm::Expected<::sptune::TuningDatabase> db =
+      ::sptune::TuningDatabase::open(std::string(dbPath));
+  ASSERT_TRUE(static_cast<bool>(db)) << llvm::toString(db.takeError());
+  KernelTuningOptions options;
+  options.matrix = "gen:rmat:rows=64,cols=64,nnz=400,seed=3";
+  options.candidates = 50;
+  options.database = &*db;
+  std::string remarks;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    remarks += d.str() + "\n";
+    return success();
+  });
+
+  OwningOpRef<ModuleOp> module = recognized();
+  MatrixCache matrices;
+  FailureOr<KernelTuningContext> kernel =
+      resolveKernelTuning(kernelOf(*module), options, matrices);
+  ASSERT_TRUE(succeeded(kernel)) << remarks;
+  ASSERT_TRUE(kernel->target);
+  EXPECT_EQ(kernel->target->kind(), ::sptune::TargetKind::CPU);
+  EXPECT_EQ(kernel->type, ::sptune::KernelType::SpMM);
+  EXPECT_EQ(kernel->free, 16);
+  EXPECT_EQ(kernel->source, options.matrix);
+  EXPECT_FALSE(kernel->transposed);
+  ASSERT_TRUE(kernel->matrix());
+  EXPECT_EQ(kernel->matrix()->rows, 64);
+  FailureOr<bool> found = scheduleFromDatabase(*kernel, model->identity());
+  ASSERT_TRUE(succeeded(found));
+  EXPECT_FALSE(*found);
+  ASSERT_TRUE(succeeded(tuneKernel(*kernel, *model, "a note")));
+  EXPECT_NE(remarks.find("; a note; recorded in"), std::string::npos)
+      << remarks;
+  ASSERT_EQ(db->records().size(), 1u);
+
+  // The same kernel in another module is answered by the record.
+  OwningOpRef<ModuleOp> again = recognized();
+  FailureOr<KernelTuningContext> second =
+      resolveKernelTuning(kernelOf(*again), options, matrices);
+  ASSERT_TRUE(succeeded(second));
+  found = scheduleFromDatabase(*second, model->identity());
+  ASSERT_TRUE(succeeded(found));
+  EXPECT_TRUE(*found);
+  EXPECT_NE(remarks.find("from the tuning database"), std::string::npos)
+      << remarks;
+  auto attr = dyn_cast_or_null<ScheduleAttr>(
+      kernelOf(*again)->getAttr(SptuneDialect::kScheduleAttrName));
+  ASSERT_TRUE(attr);
+  EXPECT_EQ(attr.getSchedule(), db->records().front().chosen);
+  llvm::sys::fs::remove(dbPath);
+
+  // An op without #sptune.kernel has no context.
+  OwningOpRef<ModuleOp> plain = parseSourceString<ModuleOp>(kModule, &ctx);
+  linalg::LinalgOp matmul;
+  plain->walk([&](linalg::LinalgOp op) { matmul = op; });
+  ASSERT_TRUE(matmul);
+  EXPECT_TRUE(failed(resolveKernelTuning(matmul, options, matrices)));
+  EXPECT_NE(remarks.find("carries no #sptune.kernel"), std::string::npos)
+      << remarks;
 }

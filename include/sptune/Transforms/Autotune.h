@@ -11,6 +11,7 @@
 #define SPTUNE_TRANSFORMS_AUTOTUNE_H
 
 #include "sptune/CostModel/CostModel.h"
+#include "sptune/IR/SptuneAttrs.h"
 #include "sptune/Matrix/SparseMatrix.h"
 #include "sptune/Schedule/Schedule.h"
 #include "sptune/Tune/CandidateMeasurer.h"
@@ -19,8 +20,13 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Support/LLVM.h"
 
+#include <functional>
 #include <map>
 #include <string>
+
+namespace sptune {
+class Target;
+} // namespace sptune
 
 namespace mlir {
 namespace sptune {
@@ -62,6 +68,58 @@ private:
   };
   std::map<std::string, Entry> entries;
 };
+
+/// What the autotune path knows about one kernel, worked out once by
+/// resolveKernelTuning and handed along to the database lookup, the ranking
+/// and the record: the kernel, the target that runs it (looked up once),
+/// its free size, where its matrix comes from and which schedules fit the
+/// op. The matrix is read on first use, through the caller's MatrixCache;
+/// the options carry the database and the measurer.
+class KernelTuningContext {
+public:
+  linalg::LinalgOp op;
+  KernelAttr kernel;
+  const ::sptune::Target *target = nullptr;
+  ::sptune::KernelType type = ::sptune::KernelType::SpMM;
+  /// The free dense size (the option's default when the op's is dynamic;
+  /// 1 for SpMV).
+  int64_t free = 1;
+  /// The matrix source ("" when there is none) and whether the sparse
+  /// operand is used transposed (the matrix is then tuned transposed).
+  std::string source;
+  bool transposed = false;
+  /// Why a schedule does not fit the op ("" when it does).
+  std::function<std::string(const ::sptune::Schedule &)> applicable;
+  const KernelTuningOptions *options = nullptr;
+
+  /// The kernel's matrix, checked against its static shape; null, with an
+  /// error on the op, when it cannot be read or does not fit.
+  const ::sptune::CsrMatrix *matrix();
+
+private:
+  friend FailureOr<KernelTuningContext>
+  resolveKernelTuning(linalg::LinalgOp, const KernelTuningOptions &,
+                      MatrixCache &);
+  MatrixCache *matrices = nullptr;
+};
+
+/// Resolves `op`'s context; fails with an error on `op` when it carries no
+/// #sptune.kernel, the target is not registered or cannot run the kernel.
+FailureOr<KernelTuningContext>
+resolveKernelTuning(linalg::LinalgOp op, const KernelTuningOptions &options,
+                    MatrixCache &matrices);
+
+/// Ranks (and measures, when asked) the candidates of `kernel`, attaches
+/// the winner with a remark that shows the ranking, with `note` appended,
+/// and records the decision when the options carry a database. Does not
+/// look the kernel up in the database (scheduleFromDatabase does).
+LogicalResult tuneKernel(KernelTuningContext &kernel,
+                         const ::sptune::CostModel &model,
+                         llvm::StringRef note = "");
+
+/// scheduleFromDatabase (below) for a resolved kernel.
+FailureOr<bool> scheduleFromDatabase(KernelTuningContext &kernel,
+                                     llvm::StringRef modelIdentity);
 
 /// Tunes `op`, which carries #sptune.kernel, and attaches the chosen
 /// #sptune.schedule with a remark that shows the ranking. Without a matrix,

@@ -25,9 +25,14 @@
 
 namespace sptune {
 
+class Target;
+
 struct TuneOptions {
   /// The registered target to tune for (sptune/Target/Target.h).
   TargetKind target = TargetKind::CPU;
+  /// `target`'s registration when the caller has looked it up already
+  /// (sptune-autotune's KernelTuningContext); null: looked up here.
+  const Target *targetInfo = nullptr;
   /// Candidates drawn from the target's space (its heuristic and reference
   /// schedules are always added).
   size_t candidates = 1000;
