@@ -249,6 +249,11 @@ int sptune::runCollectDriver(CollectDriverOptions o,
                  << "\n";
     return 1;
   }
+  if (result->recordedMeanwhile)
+    llvm::errs() << "sptune-collect: " << result->recordedMeanwhile
+                 << " pending measurement(s) were recorded by another "
+                    "collector on '"
+                 << o.out << "' meanwhile; not measured again\n";
   for (auto &[status, n] : result->progress.statuses)
     llvm::errs() << "  " << status << ": " << n << "\n";
   if (result->interrupted) {

@@ -136,6 +136,7 @@ PendingRequests sptune::pendingRequests(const CollectionPlan &plan,
                                         const std::string &datasetPath,
                                         bool retryTransient) {
   PendingRequests pending;
+  pending.retryTransient = retryTransient;
   std::unordered_set<std::string> have = readDatasetKeys(
       datasetPath, &pending.unreadableLines, retryTransient);
   for (const PlannedRequest &p : plan.requests) {
@@ -152,19 +153,49 @@ PendingRequests sptune::pendingRequests(const CollectionPlan &plan,
   return pending;
 }
 
+/// The requests of `pending` that `datasetPath` does not hold (yet).
+static PendingRequests notYetRecorded(const PendingRequests &pending,
+                                      const std::string &datasetPath) {
+  std::unordered_set<std::string> have =
+      readDatasetKeys(datasetPath, nullptr, pending.retryTransient);
+  PendingRequests rest;
+  rest.alreadyDone = pending.alreadyDone;
+  rest.unreadableLines = pending.unreadableLines;
+  rest.retryTransient = pending.retryTransient;
+  for (size_t i = 0; i < pending.requests.size(); ++i) {
+    const RecordKey &key = pending.keys[i];
+    if (have.count(key.str()) || have.count(key.legacyStr())) {
+      ++rest.alreadyDone;
+      continue;
+    }
+    MeasureRequest request = pending.requests[i];
+    request.id = static_cast<int64_t>(rest.requests.size()); // keys[id]
+    rest.requests.push_back(std::move(request));
+    rest.keys.push_back(key);
+  }
+  return rest;
+}
+
 llvm::Expected<CollectionResult> sptune::measureIntoDataset(
-    const PendingRequests &pending, const CollectionRunOptions &options,
+    const PendingRequests &planned, const CollectionRunOptions &options,
     const std::function<void(const CollectionProgress &)> &onProgress,
     const std::atomic<bool> *stop) {
   CollectionResult result;
-  result.progress.total = pending.requests.size();
-  if (pending.requests.empty())
+  result.progress.total = planned.requests.size();
+  if (planned.requests.empty())
     return result;
   DatasetWriter writer;
   std::string error;
   if (takeErrorMessage(writer.open(options.datasetPath, options.fsyncEach),
                        error))
     return failure(error);
+  // `planned` was read before the lock was taken: another collector on the
+  // same output may have finished since, and what it wrote is done.
+  const PendingRequests pending = notYetRecorded(planned, options.datasetPath);
+  result.recordedMeanwhile = planned.requests.size() - pending.requests.size();
+  result.progress.total = pending.requests.size();
+  if (pending.requests.empty())
+    return result;
 
   std::shared_ptr<MeasurementBackend> backend = options.backend;
   if (!backend)

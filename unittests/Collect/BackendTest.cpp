@@ -189,3 +189,58 @@ TEST(Collection, MissingIsNotInterrupted) {
 }
 
 } // namespace
+
+namespace {
+
+/// A backend that records which keys it was asked to measure and measures
+/// each as ok.
+class RecordingBackend : public MeasurementBackend {
+public:
+  std::string name() const override { return "recording"; }
+  llvm::Error measure(const PendingRequests &pending, const RecordSink &sink,
+                      const std::atomic<bool> *) override {
+    for (size_t i = 0; i < pending.keys.size(); ++i) {
+      EXPECT_EQ(pending.requests[i].id, static_cast<int64_t>(i));
+      asked.push_back(pending.keys[i].str());
+      sink({pending.keys[i].str(), "ok",
+            "{\"key\":\"" + pending.keys[i].str() + "\",\"status\":\"ok\"}"});
+    }
+    return llvm::Error::success();
+  }
+  std::vector<std::string> asked;
+};
+
+/// A second collector read the dataset's keys before taking its lock; a
+/// first one finished some of its requests in between. Those are not
+/// measured (and recorded) twice: the keys are read again under the lock.
+TEST(Collection, KeysRecordedBeforeTheLockAreNotMeasuredAgain) {
+  std::string dir = tempDir();
+  std::string path = dir + "/d.jsonl";
+  CollectionPlan plan = planOf(4);
+  PendingRequests pending = pendingRequests(plan, path, true);
+  ASSERT_EQ(pending.requests.size(), 4u);
+  {
+    // The first collector, done with two of the four, has let go.
+    DatasetWriter first;
+    ASSERT_FALSE(static_cast<bool>(first.open(path, false)));
+    for (size_t i : {0u, 2u})
+      ASSERT_TRUE(first.append("{\"key\":\"" + pending.keys[i].str() +
+                               "\",\"status\":\"ok\"}"));
+  }
+  auto backend = std::make_shared<RecordingBackend>();
+  CollectionRunOptions run;
+  run.datasetPath = path;
+  run.backend = backend;
+  llvm::Expected<CollectionResult> r =
+      measureIntoDataset(pending, run, nullptr);
+  ASSERT_TRUE(static_cast<bool>(r)) << llvm::toString(r.takeError());
+  EXPECT_EQ(r->recordedMeanwhile, 2u);
+  EXPECT_EQ(r->progress.total, 2u);
+  EXPECT_EQ(r->progress.done, 2u);
+  EXPECT_EQ(r->missing, 0u);
+  EXPECT_EQ(backend->asked, (std::vector<std::string>{pending.keys[1].str(),
+                                                      pending.keys[3].str()}));
+  EXPECT_EQ(readDatasetKeys(path, nullptr, true).size(), 4u);
+}
+
+} // namespace

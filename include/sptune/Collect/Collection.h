@@ -83,6 +83,9 @@ struct PendingRequests {
   std::vector<RecordKey> keys;
   size_t alreadyDone = 0;
   size_t unreadableLines = 0;
+  /// Whether records that crashed, timed out or hit a worker error leave
+  /// their key pending (readDatasetKeys' `skipTransient`).
+  bool retryTransient = true;
 };
 /// The planned requests `datasetPath` does not hold yet. With
 /// `retryTransient`, requests whose records all crashed, timed out or hit a
@@ -116,13 +119,17 @@ struct CollectionResult {
   /// the backend gave up on them (a Slurm task past its retries). Not an
   /// interruption: they were reported as one (exit 130) before.
   size_t missing = 0;
+  /// Pending requests the dataset held once its lock was taken: another
+  /// collector on the same output finished them after this one read it.
+  size_t recordedMeanwhile = 0;
 };
 
-/// Measures `pending` through the run's backend and appends a record per measurement to
-/// the dataset. `onProgress` is called after each record; when `stop`
-/// becomes true the run ends after the measurements in flight (nothing
-/// reported is lost; a later run resumes). Fails when the dataset cannot be
-/// opened or written.
+/// Measures `pending` through the run's backend and appends a record per
+/// measurement to the dataset. `onProgress` is called after each record; when
+/// `stop` becomes true the run ends after the measurements in flight (nothing
+/// reported is lost; a later run resumes). The dataset is read again once
+/// its lock is held, and what it holds by then is not measured again.
+/// Fails when the dataset cannot be opened or written.
 llvm::Expected<CollectionResult> measureIntoDataset(
     const PendingRequests &pending, const CollectionRunOptions &options,
     const std::function<void(const CollectionProgress &)> &onProgress,
