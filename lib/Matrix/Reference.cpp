@@ -21,14 +21,23 @@ std::vector<float> sptune::denseInput(int64_t rows, int64_t cols,
   return out;
 }
 
+/// A stored value as a kernel of `valueBits`-bit elements reads it: rounded
+/// to float for 32 bits (a value beyond float range becomes an infinity),
+/// as stored for 64.
+static double valueAt(double stored, int valueBits) {
+  return valueBits == 64 ? stored
+                         : static_cast<double>(static_cast<float>(stored));
+}
+
 ReferenceResult sptune::referenceSpMM(const CsrMatrix &a,
-                                      const std::vector<float> &b, int64_t n) {
+                                      const std::vector<float> &b, int64_t n,
+                                      int valueBits) {
   ReferenceResult r;
   r.values.assign(static_cast<size_t>(a.rows * n), 0.0);
   r.bounds.assign(static_cast<size_t>(a.rows * n), 0.0);
   for (int64_t i = 0; i < a.rows; ++i)
     for (int64_t p = a.rowPtr[i]; p < a.rowPtr[i + 1]; ++p) {
-      double av = static_cast<float>(a.values[p]);
+      double av = valueAt(a.values[p], valueBits);
       const float *brow = &b[static_cast<size_t>(a.colIdx[p] * n)];
       double *c = &r.values[static_cast<size_t>(i * n)];
       double *e = &r.bounds[static_cast<size_t>(i * n)];
@@ -48,14 +57,14 @@ ReferenceResult sptune::referenceSpMM(const CsrMatrix &a,
 }
 
 ReferenceResult sptune::referenceSpMV(const CsrMatrix &a,
-                                      const std::vector<float> &x) {
+                                      const std::vector<float> &x,
+                                      int valueBits) {
   ReferenceResult r;
   r.values.assign(static_cast<size_t>(a.rows), 0.0);
   r.bounds.assign(static_cast<size_t>(a.rows), 0.0);
   for (int64_t i = 0; i < a.rows; ++i) {
     for (int64_t p = a.rowPtr[i]; p < a.rowPtr[i + 1]; ++p) {
-      double t = static_cast<double>(static_cast<float>(a.values[p])) *
-                 x[a.colIdx[p]];
+      double t = valueAt(a.values[p], valueBits) * x[a.colIdx[p]];
       r.values[i] += t;
       r.bounds[i] += std::fabs(t);
     }
@@ -67,7 +76,7 @@ ReferenceResult sptune::referenceSpMV(const CsrMatrix &a,
 ReferenceResult sptune::referenceSDDMMChecksum(const CsrMatrix &s,
                                                const std::vector<float> &a,
                                                const std::vector<float> &b,
-                                               int64_t k) {
+                                               int64_t k, int valueBits) {
   double sum = 0, bound = 0;
   int64_t n = s.cols;
   for (int64_t i = 0; i < s.rows; ++i)
@@ -80,7 +89,7 @@ ReferenceResult sptune::referenceSDDMMChecksum(const CsrMatrix &s,
         dot += t;
         absDot += std::fabs(t);
       }
-      double sv = static_cast<float>(s.values[p]);
+      double sv = valueAt(s.values[p], valueBits);
       double w = checksumWeight(i, j);
       sum += sv * dot * w;
       bound += std::fabs(sv) * absDot * w * static_cast<double>(k + 2);

@@ -70,8 +70,8 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
   if (opts.checkResult) {
     c.noalias() += a * b;
     ReferenceResult ref = spec.kernel == KernelType::SpMV
-                              ? referenceSpMV(m, bIn)
-                              : referenceSpMM(m, bIn, n);
+                              ? referenceSpMV(m, bIn, kValueBits<T>)
+                              : referenceSpMM(m, bIn, n, kValueBits<T>);
     std::vector<double> got(c.data(), c.data() + c.size());
     int64_t bad = firstMismatch(ref, got.data(), opts.tolerance);
     if (bad >= 0) {

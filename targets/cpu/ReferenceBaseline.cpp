@@ -67,8 +67,8 @@ Measurement spmm(const CsrMatrix &m, int64_t n, const MeasureOptions &opts) {
   if (opts.checkResult) {
     kernel();
     std::vector<double> got(c.begin(), c.end());
-    int64_t bad =
-        firstMismatch(referenceSpMM(m, bIn, n), got.data(), opts.tolerance);
+    int64_t bad = firstMismatch(referenceSpMM(m, bIn, n, kValueBits<T>),
+                                got.data(), opts.tolerance);
     if (bad >= 0)
       return mismatch(bad);
   }
@@ -102,8 +102,8 @@ Measurement spmv(const CsrMatrix &m, const MeasureOptions &opts) {
   if (opts.checkResult) {
     kernel();
     std::vector<double> got(y.begin(), y.end());
-    int64_t bad =
-        firstMismatch(referenceSpMV(m, xIn), got.data(), opts.tolerance);
+    int64_t bad = firstMismatch(referenceSpMV(m, xIn, kValueBits<T>),
+                                got.data(), opts.tolerance);
     if (bad >= 0)
       return mismatch(bad);
   }
@@ -158,8 +158,9 @@ Measurement sddmm(const CsrMatrix &s, int64_t k, const MeasureOptions &opts,
       for (int64_t p = ptr[i]; p < ptr[i + 1]; ++p)
         checksum += static_cast<double>(x[static_cast<size_t>(p)]) *
                     checksumWeight(i, col[p]);
-    int64_t bad = firstMismatch(referenceSDDMMChecksum(s, aIn, bIn, k),
-                                &checksum, opts.tolerance);
+    int64_t bad =
+        firstMismatch(referenceSDDMMChecksum(s, aIn, bIn, k, kValueBits<T>),
+                      &checksum, opts.tolerance);
     if (bad >= 0)
       return mismatch(bad);
   }

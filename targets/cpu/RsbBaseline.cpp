@@ -169,8 +169,8 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
     std::fill(c.begin(), c.end(), T(0));
     if ((err = multiply()) != RSB_ERR_NO_ERROR)
       return fail(MeasureStatus::Error, rsbError("product", err));
-    ReferenceResult ref =
-        spmv ? referenceSpMV(m, bIn) : referenceSpMM(m, bIn, n);
+    ReferenceResult ref = spmv ? referenceSpMV(m, bIn, kValueBits<T>)
+                               : referenceSpMM(m, bIn, n, kValueBits<T>);
     std::vector<double> got(c.begin(), c.end());
     int64_t bad = firstMismatch(ref, got.data(), opts.tolerance);
     if (bad >= 0)

@@ -248,8 +248,8 @@ Measurement spmm(const CsrMatrix &m, int64_t n, bool isSpmv,
   auto call = [&] { at::addmm_out(c, c, a, b); };
   auto check = [&]() -> int64_t {
     at::Tensor got = c.to(at::kDouble).contiguous();
-    ReferenceResult ref =
-        isSpmv ? referenceSpMV(m, bIn) : referenceSpMM(m, bIn, n);
+    ReferenceResult ref = isSpmv ? referenceSpMV(m, bIn, kValueBits<T>)
+                                 : referenceSpMM(m, bIn, n, kValueBits<T>);
     return firstMismatch(ref, got.data_ptr<double>(), opts.tolerance);
   };
   return timeTorch(opts, call, check, capped);
@@ -299,8 +299,8 @@ Measurement sddmm(const CsrMatrix &s, int64_t k, const MeasureOptions &opts,
     for (int64_t i = 0; i < s.rows; ++i)
       for (int64_t p = cp[i]; p < cp[i + 1]; ++p)
         checksum += vp[p] * checksumWeight(i, jp[p]);
-    return firstMismatch(referenceSDDMMChecksum(s, aIn, bIn, k), &checksum,
-                         opts.tolerance);
+    return firstMismatch(referenceSDDMMChecksum(s, aIn, bIn, k, kValueBits<T>),
+                         &checksum, opts.tolerance);
   };
   return timeTorch(opts, call, check, capped);
 }

@@ -36,4 +36,28 @@ TEST(Reference, EqualInfinitiesMatch) {
   EXPECT_EQ(firstMismatch(ref, nanForFinite, 1e-6), 3);
 }
 
+/// An f64 kernel reads the stored values as they are; its reference too
+/// (issue 35: the references read every width at float precision, so an
+/// f64 kernel of a matrix with 1e39 in it was checked against infinities).
+TEST(Reference, ValuesAreReadAtTheKernelsWidth) {
+  CooMatrix coo;
+  coo.rows = coo.cols = 2;
+  coo.add(0, 0, 1e39);
+  coo.add(1, 1, 0.1);
+  CsrMatrix m = CsrMatrix::fromCoo(coo);
+  std::vector<float> x = {2.0f, 4.0f};
+  ReferenceResult f32 = referenceSpMV(m, x, 32);
+  EXPECT_TRUE(std::isinf(f32.values[0]));
+  EXPECT_EQ(f32.values[1], static_cast<double>(0.1f) * 4.0);
+  ReferenceResult f64 = referenceSpMV(m, x, 64);
+  EXPECT_EQ(f64.values[0], 2e39);
+  EXPECT_EQ(f64.values[1], 0.1 * 4.0);
+  EXPECT_EQ(referenceSpMM(m, x, 1, 64).values, f64.values);
+  std::vector<float> a = {1.0f, 1.0f}, b = {1.0f, 1.0f};
+  EXPECT_TRUE(std::isinf(referenceSDDMMChecksum(m, a, b, 1, 32).values[0]));
+  EXPECT_TRUE(std::isfinite(referenceSDDMMChecksum(m, a, b, 1, 64).values[0]));
+  EXPECT_EQ(kValueBits<float>, 32);
+  EXPECT_EQ(kValueBits<double>, 64);
+}
+
 } // namespace

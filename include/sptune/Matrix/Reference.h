@@ -31,17 +31,27 @@ struct ReferenceResult {
   std::vector<double> bounds;
 };
 
+/// The references read A's (S's) stored values as a kernel of `valueBits`-bit
+/// elements does: rounded to float for 32 (beyond float range: infinities),
+/// as stored for 64.
+///
 /// C = A * B with B k x n row-major; C is rows x n row-major.
 ReferenceResult referenceSpMM(const CsrMatrix &a, const std::vector<float> &b,
-                              int64_t n);
+                              int64_t n, int valueBits = 32);
 /// y = A * x.
-ReferenceResult referenceSpMV(const CsrMatrix &a, const std::vector<float> &x);
+ReferenceResult referenceSpMV(const CsrMatrix &a, const std::vector<float> &x,
+                              int valueBits = 32);
 /// The checksum of X = S .* (A * B) over S's stored entries,
 /// sum_ij X_ij * w(i,j) (one value, with its bound). A is rows x k row-major,
 /// B is k x cols row-major.
 ReferenceResult referenceSDDMMChecksum(const CsrMatrix &s,
                                        const std::vector<float> &a,
-                                       const std::vector<float> &b, int64_t k);
+                                       const std::vector<float> &b, int64_t k,
+                                       int valueBits = 32);
+
+/// The `valueBits` of a kernel computing in T (float or double).
+template <typename T>
+constexpr int kValueBits = sizeof(T) == sizeof(double) ? 64 : 32;
 
 /// Compares `got` with `ref`: every |got - ref| <= tolerance * bound + tiny,
 /// or equal (equal infinities), or NaN where the reference is NaN.
