@@ -298,6 +298,16 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
 
   MLIRContext *ctx = op->getContext();
   IRRewriter rewriter(ctx);
+  // A kernel on tensors whose result nobody uses computes nothing: the
+  // rewrites below (and any canonicalization) erase it, so erase it here
+  // rather than lose it half-way (issue 35: "lost the kernel while mapping
+  // it to level space", where mlir-opt --sparsifier compiles the function).
+  if (op.hasPureTensorSemantics() && op->use_empty()) {
+    op->emitRemark("sptune: the kernel's result is unused; erased it "
+                   "instead of applying the schedule");
+    rewriter.eraseOp(op);
+    return success();
+  }
   auto func = op->getParentOfType<func::FuncOp>();
   unsigned sparseIdx = kernel.getSparseOperand();
 
