@@ -544,9 +544,10 @@ def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
         if schedule:
             tune = []
         else:
+            # N is static in the module (kernel_module), so the pass reads
+            # it from the op: `free=` (the size assumed for a dynamic N,
+            # at most 65536) would refuse N = 100000 (issue 35).
             opts = [f"matrix={matrix_path}"]
-            if kernel != "spmv":
-                opts.append(f"free={n}")
             if database and autotune_has_option(opt, "database"):
                 opts.append(f"database={database}")
             if autotune_extra:

@@ -129,6 +129,16 @@ class Correctness(unittest.TestCase):
                     xt = st.sddmm(s, a, bt_view)
                     torch.testing.assert_close(xt.to_dense(), d * (a @ b), **_tol(dtype))
 
+    def test_dense_size_beyond_the_autotune_option_limit(self):
+        # N = 70000 > 65536, the limit of sptune-autotune's `free=` (the
+        # size it assumes for a dynamic N): the kernel's N is static, so
+        # the tuner takes it from the op. It was refused with "free must be
+        # in [1, 65536]" (issue 35).
+        d = _matrix(6, 5, 0.5, 3, (), torch.float32)
+        a = d.to_sparse_csr()
+        b = _dense((5, 70000), 14, torch.float32)
+        torch.testing.assert_close(st.spmm(a, b), d @ b, **_tol(torch.float32))
+
 
 class Caching(unittest.TestCase):
     """Compile once per (pattern, kernel, N, dtype); memoized fingerprints."""
