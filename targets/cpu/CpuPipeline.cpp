@@ -26,6 +26,8 @@ using namespace mlir::sptune;
 
 void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
                                             const CpuLoweringOptions &opts) {
+  // The runtime checks a read file's shape with `assert` only.
+  pm.addPass(createCpuCheckSparseReads());
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
 
   CpuSparsifyOptions sparsify;
