@@ -7,13 +7,17 @@
 #include "sptune/Support/MemoryBudget.h"
 #include "sptune/Target/Target.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
-#include <map>
+#include <condition_variable>
 #include <csignal>
+#include <cstdlib>
 #include <istream>
+#include <map>
+#include <mutex>
 #include <thread>
 
 using namespace sptune;
@@ -160,7 +164,92 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
   return response;
 }
 
+namespace {
+/// Answers `timeout` for a request still running past its timeout_s and
+/// ends the process: a compile or a kernel call that does not return cannot
+/// be stopped from another thread. Until disarmed, at most one answer is
+/// written for a request: the watchdog's or the measurement's.
+class RequestWatchdog {
+public:
+  RequestWatchdog(llvm::raw_ostream &out, std::mutex &outMutex)
+      : out(out), outMutex(outMutex), thread([this] { watch(); }) {}
+  ~RequestWatchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      quit = true;
+    }
+    wake.notify_all();
+    thread.join();
+  }
+  void arm(int64_t requestId, double timeoutSeconds) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      armed = true;
+      id = requestId;
+      seconds = timeoutSeconds;
+      deadline =
+          std::chrono::steady_clock::now() +
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::duration<double>(timeoutSeconds));
+    }
+    wake.notify_all();
+  }
+  /// Blocks (for good) when the watchdog has begun to answer.
+  void disarm() {
+    std::lock_guard<std::mutex> lock(mutex);
+    armed = false;
+  }
+
+private:
+  void watch() {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!quit) {
+      if (!armed) {
+        wake.wait(lock);
+        continue;
+      }
+      if (wake.wait_until(lock, deadline) != std::cv_status::timeout ||
+          !armed || std::chrono::steady_clock::now() < deadline)
+        continue;
+      MeasureResponse response;
+      response.id = id;
+      response.measurement.status = MeasureStatus::Timeout;
+      response.measurement.reason =
+          "no result within timeout_s = " +
+          llvm::formatv("{0}", seconds).str() +
+          " s (the compile or a kernel call did not return); the worker ends";
+      std::lock_guard<std::mutex> writing(outMutex);
+      out << response.toJson() << "\n";
+      out.flush();
+      std::_Exit(kWorkerTimedOutExit);
+    }
+  }
+
+  llvm::raw_ostream &out;
+  std::mutex &outMutex;
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool armed = false, quit = false;
+  int64_t id = 0;
+  double seconds = 0;
+  std::chrono::steady_clock::time_point deadline;
+  std::thread thread;
+};
+} // namespace
+
+MeasureResponse MeasureService::handleWithin(const MeasureRequest &request,
+                                             llvm::raw_ostream &out) {
+  std::mutex outMutex;
+  RequestWatchdog watchdog(out, outMutex);
+  watchdog.arm(request.id, request.options.timeoutSeconds);
+  MeasureResponse response = handle(request);
+  watchdog.disarm();
+  return response;
+}
+
 int MeasureService::serve(std::istream &in, llvm::raw_ostream &out) {
+  std::mutex outMutex;
+  RequestWatchdog watchdog(out, outMutex);
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty())
@@ -173,8 +262,11 @@ int MeasureService::serve(std::istream &in, llvm::raw_ostream &out) {
       response.measurement.status = MeasureStatus::Error;
       response.measurement.reason = error;
     } else {
+      watchdog.arm(request.id, request.options.timeoutSeconds);
       response = handle(request);
+      watchdog.disarm();
     }
+    std::lock_guard<std::mutex> writing(outMutex);
     out << response.toJson() << "\n";
     out.flush();
   }

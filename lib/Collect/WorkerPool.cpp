@@ -149,6 +149,18 @@ MeasureResponse MeasureWorker::measure(const MeasureRequest &request) {
                                .count();
     return response;
   };
+  // A worker that ended after its last answer (its watchdog answers a
+  // request still running past its timeout_s, then exits) starts again.
+  if (pid > 0) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      close(toChild);
+      close(fromChild);
+      toChild = fromChild = -1;
+      pid = -1;
+      pending.clear();
+    }
+  }
   std::string error;
   if (pid <= 0 && takeErrorMessage(start(), error)) {
     m.status = MeasureStatus::Error;

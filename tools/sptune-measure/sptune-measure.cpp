@@ -63,6 +63,11 @@ static cl::opt<int> minReps(cl::cat(category), "min-reps",
                             cl::desc("Minimum repetitions"), cl::init(5));
 static cl::opt<bool> noCheck(cl::cat(category), "no-check",
                              cl::desc("Skip the result check"));
+static cl::opt<double> timeoutSeconds(
+    cl::cat(category), "timeout",
+    cl::desc("Seconds the compile and the runs may take together; past them "
+             "the answer is 'timeout' (the request's timeout_s)"),
+    cl::init(MeasureOptions().timeoutSeconds));
 static cl::opt<std::string> injectFault(
     cl::cat(category), "inject-fault",
     cl::desc("Testing: 'crash:TEXT' or 'hang:TEXT' makes the worker segfault "
@@ -112,12 +117,13 @@ int main(int argc, char **argv) {
   // No --max-reps: a larger --min-reps raises the cap with it.
   request.options.maxReps = std::max(request.options.maxReps, minReps.getValue());
   request.options.checkResult = !noCheck;
+  request.options.timeoutSeconds = timeoutSeconds;
   std::string error;
   if (takeErrorMessage(request.validate(), error)) {
     llvm::errs() << "sptune-measure: " << error << "\n";
     return 2;
   }
-  MeasureResponse response = service.handle(request);
+  MeasureResponse response = service.handleWithin(request, llvm::outs());
   if (printIR)
     llvm::errs() << service.lastModule() << "\n";
   llvm::outs() << response.toJson() << "\n";

@@ -4,15 +4,18 @@
 #include "sptune/Collect/Dataset.h"
 #include "sptune/Collect/RequestFile.h"
 #include "sptune/Collect/SlurmBackend.h"
+#include "sptune/Collect/WorkerPool.h"
 #include "sptune/InitAllTargets.h"
 
 #include "llvm/Support/FileSystem.h"
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 using namespace sptune;
 
@@ -241,6 +244,44 @@ TEST(Collection, KeysRecordedBeforeTheLockAreNotMeasuredAgain) {
   EXPECT_EQ(backend->asked, (std::vector<std::string>{pending.keys[1].str(),
                                                       pending.keys[3].str()}));
   EXPECT_EQ(readDatasetKeys(path, nullptr, true).size(), 4u);
+}
+
+} // namespace
+
+namespace {
+
+/// A worker that answered and then ended (sptune-measure's watchdog answers
+/// a request still running past its timeout_s, then exits) is started again
+/// for the next request, which used to be reported as a crash ("could not
+/// send the request").
+TEST(Worker, StartsAgainAfterAWorkerThatEndedOnItsOwn) {
+  std::string dir = tempDir();
+  std::string script = dir + "/one-answer-worker";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\nread line\n"
+         "echo '{\"id\":0,\"status\":\"ok\",\"time_s\":{\"median\":0.001,"
+         "\"reps\":1}}'\nexit 3\n";
+  }
+  llvm::sys::fs::setPermissions(script, llvm::sys::fs::perms(0755));
+  WorkerOptions options;
+  options.executable = script;
+  options.timeoutSeconds = 30;
+  MeasureWorker worker(options);
+  MeasureRequest request;
+  request.target = "cpu";
+  request.matrix = "gen:uniform:rows=8,nnz=8";
+  request.kernel = "spmm";
+  request.baseline = "heuristic";
+  for (int n = 0; n < 3; ++n) {
+    request.id = n;
+    // Let the worker end before the next request is written.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    MeasureResponse response = worker.measure(request);
+    EXPECT_EQ(response.measurement.status, MeasureStatus::Ok)
+        << "request " << n << ": " << response.measurement.reason;
+    EXPECT_EQ(response.id, n);
+  }
 }
 
 } // namespace

@@ -83,13 +83,24 @@ struct MeasureResponse {
   static llvm::Error fromJson(const std::string &line, MeasureResponse &out);
 };
 
+/// The exit status of a worker whose request ran past its timeout_s (after
+/// it answered `timeout`).
+constexpr int kWorkerTimedOutExit = 3;
+
 /// The worker side: loads matrices (the last one stays cached) and measures.
 class MeasureService {
 public:
   MeasureService();
   ~MeasureService();
   MeasureResponse handle(const MeasureRequest &request);
-  /// Serves requests until end of input; returns the exit code.
+  /// `handle`, under a watchdog: a request still running past its
+  /// timeout_s (a compile or a kernel call that does not return) gets a
+  /// `timeout` response written to `out`, and the process exits with
+  /// kWorkerTimedOutExit, for its stuck thread cannot be stopped.
+  MeasureResponse handleWithin(const MeasureRequest &request,
+                               llvm::raw_ostream &out);
+  /// Serves requests until end of input, each under the watchdog of
+  /// handleWithin; returns the exit code.
   int serve(std::istream &in, llvm::raw_ostream &out);
   /// The lowered module of the last CPU compile.
   std::string lastModule() const;
