@@ -73,7 +73,7 @@ import tempfile
 import threading
 import time
 
-from sptune import ir_fuzz
+from sptune import ir_fuzz, tools
 
 AREAS = ["matrix", "opt", "measure", "collect", "train", "spade", "db",
          "learn", "python"]
@@ -890,6 +890,61 @@ def gen_opt_options(ctx, rng):
     return cases
 
 
+_CSR = ("#CSR = #sparse_tensor.encoding<{ map = (i, j) -> "
+        "(i : dense, j : compressed) }>\n")
+_UNUSED_SPMM = _CSR + """func.func @spmm(%a: tensor<64x64xf32, #CSR>,
+    %b: tensor<64x16xf32>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x64xf32, #CSR>, tensor<64x16xf32>)
+                     outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %c : tensor<64x16xf32>
+}
+"""
+_READ_4X4 = _CSR + """func.func private @getTensorFilename(index) -> (!llvm.ptr)
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %f = call @getTensorFilename(%c0) : (index) -> (!llvm.ptr)
+  %a = sparse_tensor.new %f : !llvm.ptr to tensor<4x4xf64, #CSR>
+  %n = sparse_tensor.number_of_entries %a : tensor<4x4xf64, #CSR>
+  vector.print %n : index
+  bufferization.dealloc_tensor %a : tensor<4x4xf64, #CSR>
+  return
+}
+"""
+
+
+def gen_opt_programs(ctx):
+    """Programs of the kind users compile: a kernel whose result is unused
+    (refused with "lost the kernel while mapping it to level space"), and a
+    sparse_tensor.new of a file whose shape is not the static one, run
+    (read out of bounds, exit 0; issue 35)."""
+    E, O = "error", "ok"
+    runner = tools.llvm_tool("mlir-runner")
+    libs = ",".join(os.path.join(tools.llvm_lib_dir(), l) for l in
+                    ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so"))
+    run_4x4 = ("{bin}/sptune-opt read.mlir --sptune-lower-cpu -o low.mlir && "
+               "TENSOR0=%%s %s low.mlir -e main -entry-point-result=void "
+               "-shared-libs=%s 1>&2" % (shlex.quote(runner), libs))
+    files = {"unused.mlir": _UNUSED_SPMM, "read.mlir": _READ_4X4,
+             "m4.mtx": BANNER + "4 4 2\n1 1 1.0\n4 4 2.0\n",
+             "m60.mtx": BANNER + "60 60 2\n1 1 1.0\n60 60 2.0\n",
+             "m3.mtx": BANNER + "3 3 1\n1 1 1.0\n"}
+    items = [
+        ("unused kernel through lower-cpu",
+         ["{bin}/sptune-opt", "unused.mlir", "--sptune-extract-kernels",
+          "--sptune-autotune=matrix=" + SMALL.replace("32", "64"),
+          "--sptune-apply-schedule", "--sptune-lower-cpu", "-o", "out.mlir"],
+         O),
+        ("read a 4x4 file into tensor<4x4>", ["sh", "-c", run_4x4 % "m4.mtx"], O),
+        ("read a 60x60 file into tensor<4x4>",
+         ["sh", "-c", run_4x4 % "m60.mtx"], E),
+        ("read a 3x3 file into tensor<4x4>", ["sh", "-c", run_4x4 % "m3.mtx"],
+         E),
+    ]
+    return [Case("opt", "program/" + name, cmd, files, expect=e,
+                 quick=n == 0 or n == 2)
+            for n, (name, cmd, e) in enumerate(items)]
+
+
 def _zero_matrix_check(res, d, ctx):
     if res.rc != 0:
         return None
@@ -946,6 +1001,32 @@ def gen_measure(ctx, rng):
         cases.append(Case("measure", "schedule/%d %s" % (n, s[:50]),
                           sbase + ["--schedule=" + s], expect=e,
                           check=_measure_time_check, quick=n == 1))
+    # A compile or kernel call that does not return is answered `timeout`
+    # once --timeout has passed (it hung until killed; issue 35).
+    for n, (extra, e) in enumerate([
+            (["--inject-fault=hang:heuristic", "--timeout=1"], E),
+            (["--timeout=0"], E), (["--timeout=nan"], E),
+            (["--timeout=1e9"], E)]):
+        cases.append(Case("measure", "timeout/" + " ".join(extra), base + extra,
+                          expect=e, check=_measure_time_check, timeout=60,
+                          quick=n == 0))
+    # Values beyond float range: f64 kernels, sptune's and the libraries',
+    # compute with them (the references read them at float precision, so
+    # the f64 libraries were wrong_result; issue 35).
+    big = ("%%MatrixMarket matrix coordinate real general\n4 4 5\n1 1 1e39\n"
+           "2 2 -1e100\n3 3 1.79e308\n4 1 2.5\n4 4 1.0\n")
+    for n, (kernel, baseline, bits) in enumerate([
+            ("spmm", "reference", 64), ("spmv", "eigen", 64),
+            ("sddmm", "reference", 64), ("spmm", "heuristic", 64),
+            ("spmv", "heuristic", 32), ("sddmm", "heuristic", 32)]):
+        free = [] if kernel == "spmv" else ["--free", "4"]
+        cases.append(Case(
+            "measure", "beyond-float/%s %s f%d" % (kernel, baseline, bits),
+            ["{bin}/sptune-measure", "--matrix", "big.mtx", "--kernel", kernel,
+             *free, "--bits", str(bits), "--baseline", baseline,
+             "--min-seconds", "0", "--min-reps", "1"],
+            files={"big.mtx": big}, expect=O, check=_measure_time_check,
+            quick=n == 0))
     cases += gen_worker(ctx, rng)
     return cases
 
@@ -2143,6 +2224,7 @@ def generate(ctx, quick):
     cases += gen_opt_ir(ctx, rng("opt-ir"), 470, 60)
     cases += gen_opt_schedules(ctx, rng("opt-sched"), 170)
     cases += gen_opt_options(ctx, rng("opt-options"))
+    cases += gen_opt_programs(ctx)
     cases += gen_measure(ctx, rng("measure"))
     cases += gen_collect(ctx, rng("collect"))
     cases += gen_train(ctx, rng("train"))
