@@ -48,6 +48,7 @@ def main():
             print(f'{rel}:{line}: {m.group(0).strip()}')
     print(f'{len(offenders)} public headers with string error out-parameters')
     if args.max is not None and len(offenders) > args.max:
+        sys.stdout.flush()
         print(f'error: more than {args.max}', file=sys.stderr)
         return 1
     return 0

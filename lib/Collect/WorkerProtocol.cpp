@@ -220,12 +220,20 @@ static bool requestFromJson(const std::string &line, MeasureRequest &out,
   return !takeErrorMessage(out.validate(), error);
 }
 
-llvm::Error MeasureRequest::fromJson(const std::string &line,
-                                     MeasureRequest &out) {
+/// A fromJson worker's answer as an llvm::Error.
+template <typename Message>
+static llvm::Error parsedFrom(bool (*parse)(const std::string &, Message &,
+                                            std::string &),
+                              const std::string &line, Message &out) {
   std::string error;
-  if (!requestFromJson(line, out, error))
+  if (!parse(line, out, error))
     return makeError(error);
   return llvm::Error::success();
+}
+
+llvm::Error MeasureRequest::fromJson(const std::string &line,
+                                     MeasureRequest &out) {
+  return parsedFrom(requestFromJson, line, out);
 }
 
 static std::optional<MeasureStatus> parseStatus(llvm::StringRef s) {
@@ -321,8 +329,5 @@ static bool responseFromJson(const std::string &line, MeasureResponse &out,
 
 llvm::Error MeasureResponse::fromJson(const std::string &line,
                                       MeasureResponse &out) {
-  std::string error;
-  if (!responseFromJson(line, out, error))
-    return makeError(error);
-  return llvm::Error::success();
+  return parsedFrom(responseFromJson, line, out);
 }

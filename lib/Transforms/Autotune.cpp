@@ -128,21 +128,20 @@ FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
 }
 
 const st::CsrMatrix *KernelTuningContext::matrix() {
-  const KernelTuningContext &k = *this;
   llvm::Expected<const st::CsrMatrix *> loaded =
-      matrices->get(k.source, k.transposed);
+      matrices->get(source, transposed);
   if (!loaded) {
     op->emitError("sptune-autotune: ") << llvm::toString(loaded.takeError());
     return nullptr;
   }
   const st::CsrMatrix *csr = *loaded;
-  int64_t rows = k.kernel.getLoopSize(LoopRole::I);
-  int64_t cols = k.kernel.getLoopSize(
-      k.type == st::KernelType::SDDMM ? LoopRole::J : LoopRole::K);
+  int64_t rows = kernel.getLoopSize(LoopRole::I);
+  int64_t cols = kernel.getLoopSize(
+      type == st::KernelType::SDDMM ? LoopRole::J : LoopRole::K);
   if ((!ShapedType::isDynamic(rows) && rows != csr->rows) ||
       (!ShapedType::isDynamic(cols) && cols != csr->cols)) {
     op->emitError("sptune-autotune: matrix '")
-        << k.source << "' is " << csr->rows << "x" << csr->cols
+        << source << "' is " << csr->rows << "x" << csr->cols
         << " but the kernel's sparse operand is "
         << (ShapedType::isDynamic(rows) ? std::string("?")
                                         : std::to_string(rows))
@@ -181,38 +180,37 @@ static bool recordFits(const st::TuningRecord &r,
 }
 
 FailureOr<bool>
-mlir::sptune::scheduleFromDatabase(KernelTuningContext &context,
+mlir::sptune::scheduleFromDatabase(KernelTuningContext &k,
                                    llvm::StringRef modelIdentity) {
-  const KernelTuningOptions &o = *context.options;
+  const KernelTuningOptions &o = *k.options;
   if (!o.database)
     return false;
   auto start = std::chrono::steady_clock::now();
-  KernelTuningContext *k = &context;
-  linalg::LinalgOp op = context.op;
-  if (k->source.empty())
+  linalg::LinalgOp op = k.op;
+  if (k.source.empty())
     return false;
   st::TuningKey key;
-  key.kernel = k->type;
+  key.kernel = k.type;
   key.target = o.target;
-  key.free = k->free;
+  key.free = k.free;
   key.model = modelIdentity.str();
   st::TuningEffort effort{o.candidates, o.measureTopK};
   // By stamp: nothing read. Else read the matrix and look for its
   // fingerprint (the same matrix under another name or a touched file).
   const st::TuningRecord *record = nullptr;
   const char *how = "source stamp";
-  if (std::optional<st::MatrixStamp> stamp = stampOf(*k))
+  if (std::optional<st::MatrixStamp> stamp = stampOf(k))
     record = o.database->findByStamp(*stamp, key, effort);
-  if (record && !recordFits(*record, *k))
+  if (record && !recordFits(*record, k))
     record = nullptr;
   if (!record) {
-    const st::CsrMatrix *csr = k->matrix();
+    const st::CsrMatrix *csr = k.matrix();
     if (!csr)
       return failure();
     key.fingerprint = st::matrixFingerprint(*csr);
     record = o.database->find(key, effort);
     how = "matrix fingerprint";
-    if (record && !recordFits(*record, *k))
+    if (record && !recordFits(*record, k))
       record = nullptr;
   }
   if (!record)
@@ -271,44 +269,43 @@ static st::TuningRecord recordOf(const KernelTuningContext &k,
   return r;
 }
 
-LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &context,
+LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
                                        const st::CostModel &model,
                                        llvm::StringRef note) {
-  const KernelTuningOptions &o = *context.options;
-  linalg::LinalgOp op = context.op;
-  KernelTuningContext *k = &context;
+  const KernelTuningOptions &o = *k.options;
+  linalg::LinalgOp op = k.op;
   auto start = std::chrono::steady_clock::now();
   auto attach = [&](const st::Schedule &s) {
     op->setAttr(SptuneDialect::kScheduleAttrName,
                 ScheduleAttr::get(op->getContext(), s));
   };
-  if (k->source.empty()) {
-    st::Schedule s = k->target->heuristicSchedule(k->type, nullptr, k->free);
-    if (!k->applicable(s).empty())
-      s = k->target->referenceSchedule(k->type);
+  if (k.source.empty()) {
+    st::Schedule s = k.target->heuristicSchedule(k.type, nullptr, k.free);
+    if (!k.applicable(s).empty())
+      s = k.target->referenceSchedule(k.type);
     attach(s);
     op->emitRemark("sptune-autotune: no matrix for this kernel (give "
                    "matrix=... or a 'sptune.matrix' argument attribute); "
                    "using the heuristic schedule");
     return success();
   }
-  const st::CsrMatrix *csr = k->matrix();
+  const st::CsrMatrix *csr = k.matrix();
   if (!csr)
     return failure();
 
   st::TuneOptions options;
   options.target = o.target;
-  options.targetInfo = k->target;
+  options.targetInfo = k.target;
   options.candidates = o.candidates;
   options.seed = o.seed;
   options.topK = std::max(1u, o.topK);
   options.measureTopK = o.measureTopK;
   options.measureHeuristic = o.measureHeuristic;
-  options.matrixSource = k->transposed ? "" : k->source;
-  options.applicable = k->applicable;
+  options.matrixSource = k.transposed ? "" : k.source;
+  options.applicable = k.applicable;
   options.measurer = o.measurer;
   llvm::Expected<st::TuneResult> result =
-      st::tuneSchedule(model, *csr, k->type, k->free, options);
+      st::tuneSchedule(model, *csr, k.type, k.free, options);
   if (!result)
     return op->emitError("sptune-autotune: ")
            << llvm::toString(result.takeError());
@@ -335,7 +332,7 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &context,
       remark << " (" << c.measureStatus << ")";
     remark << " [" << c.schedule.str() << "]";
   }
-  if (k->transposed && o.measureTopK > 0)
+  if (k.transposed && o.measureTopK > 0)
     remark << "; not measured: the sparse operand is on the right";
   if (!result->fallbackReason.empty())
     remark << "; ranked by the heuristic: " << result->fallbackReason;
@@ -345,7 +342,7 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &context,
   // cannot serve the target); recorded like any other.
   if (o.database) {
     if (llvm::Error e = o.database->append(
-            recordOf(*k, *csr, model, o, *result, secondsSince(start))))
+            recordOf(k, *csr, model, o, *result, secondsSince(start))))
       op->emitWarning("sptune-autotune: the decision was not recorded: ")
           << llvm::toString(std::move(e));
     else

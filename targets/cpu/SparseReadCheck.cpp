@@ -97,8 +97,9 @@ std::string shapeText(ArrayRef<int64_t> shape) {
 }
 
 /// Inserts the header check before `read`; false (nothing inserted) when the
-/// element type is not one the runtime reads (the read itself fails then)
-/// or the module defines one of the names the check calls otherwise.
+/// element type is not one the runtime reads (the read itself fails then),
+/// the file name is not an `!llvm.ptr` (what the runtime takes), or the
+/// module defines one of the names the check calls otherwise.
 bool checkShapeBefore(sparse_tensor::NewOp read) {
   auto type = cast<RankedTensorType>(read.getResult().getType());
   std::optional<sparse_tensor::PrimaryType> valType =
@@ -108,6 +109,8 @@ bool checkShapeBefore(sparse_tensor::NewOp read) {
   auto module = read->getParentOfType<ModuleOp>();
   MLIRContext *ctx = read.getContext();
   Type ptr = LLVM::LLVMPointerType::get(ctx);
+  if (!module || read.getSource().getType() != ptr)
+    return false;
   Type index = IndexType::get(ctx);
   auto sizes = MemRefType::get({ShapedType::kDynamic}, index);
   func::FuncOp create = declareRuntime(

@@ -14,7 +14,6 @@
 #include "sptune/Config.h"
 #include "sptune/InitAllTargets.h"
 #include "sptune/CostModel/CostModel.h"
-#include "sptune/Support/Error.h"
 #include "sptune/Tune/TuningDatabaseMaintenance.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -143,18 +142,17 @@ int prune(const std::vector<std::string> &args) {
     if (a == "-o" && n + 1 < args.size()) {
       out = args[++n];
     } else if (a == "--keep-model" && n + 1 < args.size()) {
-      std::string m = args[++n], error;
+      std::string m = args[++n];
       if (m == "heuristic" || llvm::StringRef(m).starts_with("model:")) {
         pruning.keepModels.insert(m);
         continue;
       }
-      std::optional<std::string> id = takeValue(
-          costModelIdentity(m == "release" ? CostModelMode::Release
-                                           : CostModelMode::Development,
-                            m == "release" ? "" : m),
-          error);
+      llvm::Expected<std::string> id = costModelIdentity(
+          m == "release" ? CostModelMode::Release : CostModelMode::Development,
+          m == "release" ? "" : m);
       if (!id)
-        return usageError("prune: --keep-model '" + m + "': " + error);
+        return usageError("prune: --keep-model '" + m +
+                          "': " + llvm::toString(id.takeError()));
       pruning.keepModels.insert(*id);
     } else if (a == "--drop-missing-sources") {
       pruning.dropMissingSources = true;

@@ -11,6 +11,8 @@
 #ifndef SPTUNE_UNITTESTS_SUPPORT_ERRORTESTING_H
 #define SPTUNE_UNITTESTS_SUPPORT_ERRORTESTING_H
 
+#include "sptune/Support/Error.h"
+
 #include "llvm/Support/Error.h"
 #include "gtest/gtest.h"
 
@@ -55,21 +57,14 @@ template <typename T> bool failed(llvm::Expected<T> &value) {
 /// Old-style bridges for tests that look into messages: true on success;
 /// on failure false with the message in `message` (and `out` reset).
 inline bool ok(llvm::Error error, std::string &message) {
-  if (!error)
-    return true;
-  message = llvm::toString(std::move(error));
-  return false;
+  return !takeErrorMessage(std::move(error), message);
 }
 
 template <typename T>
 bool take(llvm::Expected<T> value, T &out, std::string &message) {
-  if (!value) {
-    out = T();
-    message = llvm::toString(value.takeError());
-    return false;
-  }
-  out = std::move(*value);
-  return true;
+  std::optional<T> taken = takeValue(std::move(value), message);
+  out = taken ? std::move(*taken) : T();
+  return taken.has_value();
 }
 
 } // namespace test

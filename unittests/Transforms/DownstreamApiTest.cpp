@@ -91,6 +91,17 @@ protected:
     return {ok, remark};
   }
 
+  /// The heuristic cost model (a test failure, and null, if it fails).
+  std::unique_ptr<::sptune::CostModel> heuristicModel() {
+    llvm::Expected<std::unique_ptr<::sptune::CostModel>> model =
+        ::sptune::createCostModel(::sptune::CostModelMode::Heuristic, "");
+    if (!model) {
+      ADD_FAILURE() << llvm::toString(model.takeError());
+      return nullptr;
+    }
+    return std::move(*model);
+  }
+
   MLIRContext ctx;
 };
 } // namespace
@@ -149,12 +160,8 @@ TEST_F(DownstreamApi, ErrorsAreDiagnosticsOnTheOp) {
   EXPECT_NE(errors.find("cannot apply schedule"), std::string::npos) << errors;
 
   // A matrix of the wrong shape is refused.
-  std::string error;
-  auto model = ::sptune::takeValue(::sptune::createCostModel(
-                                       ::sptune::CostModelMode::Heuristic, ""),
-                                   error)
-                   .value_or(nullptr);
-  ASSERT_TRUE(model) << error;
+  std::unique_ptr<::sptune::CostModel> model = heuristicModel();
+  ASSERT_TRUE(model);
   KernelTuningOptions options;
   options.matrix = "gen:uniform:rows=10,cols=10,nnz=20";
   MatrixCache matrices;
@@ -204,12 +211,8 @@ TEST_F(DownstreamApi, ReleaseModelOfTheTargetRanksItsKernels) {
 TEST_F(DownstreamApi, OneContextFromTheDatabaseLookupToTheRecord) {
   // A downstream pass resolves a kernel once and hands the context to the
   // database lookup, the ranking and the record.
-  std::string error;
-  auto model = ::sptune::takeValue(::sptune::createCostModel(
-                                       ::sptune::CostModelMode::Heuristic, ""),
-                                   error)
-                   .value_or(nullptr);
-  ASSERT_TRUE(model) << error;
+  std::unique_ptr<::sptune::CostModel> model = heuristicModel();
+  ASSERT_TRUE(model);
   llvm::SmallString<128> dbPath;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("sptune-context", "jsonl",
                                                   dbPath));

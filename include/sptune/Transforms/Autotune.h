@@ -80,7 +80,7 @@ public:
   linalg::LinalgOp op;
   KernelAttr kernel;
   const ::sptune::Target *target = nullptr;
-  ::sptune::KernelType type = ::sptune::KernelType::SpMM;
+  ::sptune::KernelType type{}; ///< the kernel's, as its #sptune.kernel says
   /// The free dense size (the option's default when the op's is dynamic;
   /// 1 for SpMV).
   int64_t free = 1;
