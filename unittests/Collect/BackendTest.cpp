@@ -150,18 +150,28 @@ TEST(SlurmBackend, MissingSbatchIsAClearError) {
 
 namespace {
 
-/// A backend that hands back every request's record but the last: what a
-/// Slurm task given up after its retries leaves.
-class DroppingBackend : public MeasurementBackend {
+/// A backend that measures every request as ok and records which keys it
+/// was asked for; with `dropLast`, it hands back every record but the last:
+/// what a Slurm task given up after its retries leaves.
+class FakeBackend : public MeasurementBackend {
 public:
-  std::string name() const override { return "dropping"; }
+  explicit FakeBackend(bool dropLast = false) : dropLast(dropLast) {}
+  std::string name() const override { return "fake"; }
   llvm::Error measure(const PendingRequests &pending, const RecordSink &sink,
                       const std::atomic<bool> *) override {
-    for (size_t i = 0; i + 1 < pending.keys.size(); ++i)
+    size_t answered = pending.keys.size() - (dropLast && !pending.keys.empty());
+    for (size_t i = 0; i < answered; ++i) {
+      EXPECT_EQ(pending.requests[i].id, static_cast<int64_t>(i));
+      asked.push_back(pending.keys[i].str());
       sink({pending.keys[i].str(), "ok",
             "{\"key\":\"" + pending.keys[i].str() + "\",\"status\":\"ok\"}"});
+    }
     return llvm::Error::success();
   }
+  std::vector<std::string> asked;
+
+private:
+  bool dropLast;
 };
 
 /// Measurements a backend gave up on are "missing", not an interruption
@@ -174,7 +184,7 @@ TEST(Collection, MissingIsNotInterrupted) {
   ASSERT_EQ(pending.requests.size(), 4u);
   CollectionRunOptions run;
   run.datasetPath = dir + "/d.jsonl";
-  run.backend = std::make_shared<DroppingBackend>();
+  run.backend = std::make_shared<FakeBackend>(/*dropLast=*/true);
   std::atomic<bool> stop{false};
   llvm::Expected<CollectionResult> r =
       measureIntoDataset(pending, run, nullptr, &stop);
@@ -195,24 +205,6 @@ TEST(Collection, MissingIsNotInterrupted) {
 
 namespace {
 
-/// A backend that records which keys it was asked to measure and measures
-/// each as ok.
-class RecordingBackend : public MeasurementBackend {
-public:
-  std::string name() const override { return "recording"; }
-  llvm::Error measure(const PendingRequests &pending, const RecordSink &sink,
-                      const std::atomic<bool> *) override {
-    for (size_t i = 0; i < pending.keys.size(); ++i) {
-      EXPECT_EQ(pending.requests[i].id, static_cast<int64_t>(i));
-      asked.push_back(pending.keys[i].str());
-      sink({pending.keys[i].str(), "ok",
-            "{\"key\":\"" + pending.keys[i].str() + "\",\"status\":\"ok\"}"});
-    }
-    return llvm::Error::success();
-  }
-  std::vector<std::string> asked;
-};
-
 /// A second collector read the dataset's keys before taking its lock; a
 /// first one finished some of its requests in between. Those are not
 /// measured (and recorded) twice: the keys are read again under the lock.
@@ -230,7 +222,7 @@ TEST(Collection, KeysRecordedBeforeTheLockAreNotMeasuredAgain) {
       ASSERT_TRUE(first.append("{\"key\":\"" + pending.keys[i].str() +
                                "\",\"status\":\"ok\"}"));
   }
-  auto backend = std::make_shared<RecordingBackend>();
+  auto backend = std::make_shared<FakeBackend>();
   CollectionRunOptions run;
   run.datasetPath = path;
   run.backend = backend;
