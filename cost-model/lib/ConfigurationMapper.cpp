@@ -5,6 +5,8 @@
 #include "sptune/Target/KnobEncoding.h"
 #include "sptune/Target/Target.h"
 
+#include "sptune/Support/Error.h"
+
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
 
@@ -15,10 +17,10 @@
 using namespace sptune;
 
 namespace {
-/// Offsets of the common feature groups.
+/// Offsets of the common feature groups after the target one-hot (one
+/// position per target of the layout, first).
 enum : int {
-  kTargetOff = 0,
-  kKernelOff = kTargetOff + 3,
+  kKernelOff = 0,
   kFreeOff = kKernelOff + 3, // log2 free, free unknown
   kSplitOff = kFreeOff + 2,  // log2 row, log2 col, row>1, col>1
   kOrderOff = kSplitOff + 4, // vocabulary x positions
@@ -29,7 +31,7 @@ enum : int {
   kParallelOff = kTileOff + 3,   // parallel, log2 workers, all
   kVectorOff = kParallelOff + 3, // log2 vl, vectorized
   kDerivedOff = kVectorOff + 2,  // free innermost, reduction outer
-  kCommonSize = kDerivedOff + 2
+  kSharedSize = kDerivedOff + 2
 };
 
 const char *const kLoopNames[kLoopVocabulary] = {"i",  "i1", "i0", "j", "j1",
@@ -42,14 +44,13 @@ static float log2p(int64_t x, float scaleBits) {
   return knobLog2(x, scaleBits);
 }
 
-int sptune::commonFeatureSize() { return kCommonSize; }
-
-const std::vector<std::string> &sptune::commonFeatureNames() {
+/// The common features' names after the target one-hot.
+static const std::vector<std::string> &sharedFeatureNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n = {
-        "target_cpu",     "target_nvvm",    "target_spade", "kernel_spmm",
-        "kernel_sddmm",   "kernel_spmv",    "log2_free",    "free_unknown",
-        "log2_split_row", "log2_split_col", "split_row",    "split_col"};
+        "kernel_spmm",    "kernel_sddmm", "kernel_spmv",
+        "log2_free",      "free_unknown", "log2_split_row",
+        "log2_split_col", "split_row",    "split_col"};
     for (const char *loop : kLoopNames)
       for (int p = 0; p < kMaxLoops; ++p)
         n.push_back(std::string("order_") + loop + "_" + std::to_string(p));
@@ -94,10 +95,16 @@ int sptune::loopVocabularyIndex(DimPart d) {
   return role * 3 + part;
 }
 
-void sptune::mapCanonicalSchedule(const Schedule &s, int64_t free, float *out,
-                                  float *knobs) {
-  std::fill(out, out + kCommonSize, 0.0f);
-  out[kTargetOff + static_cast<int>(s.target)] = 1.0f;
+void FeatureLayout::mapCanonical(const Schedule &s, int64_t free, float *common,
+                                 float *knobs) const {
+  std::fill(common, common + commonSize(), 0.0f);
+  std::optional<size_t> slot = slotOf(s.target);
+  if (!slot)
+    llvm::report_fatal_error(
+        llvm::Twine("sptune cost model: target '") + toString(s.target) +
+        "' has no slot in the feature layout (" + str() + ")");
+  common[*slot] = 1.0f;
+  float *out = common + numTargets();
   out[kKernelOff + static_cast<int>(s.kernel)] = 1.0f;
   bool hasFree = s.freeRole().has_value();
   if (hasFree && free > 0)
@@ -123,7 +130,7 @@ void sptune::mapCanonicalSchedule(const Schedule &s, int64_t free, float *out,
   out[kTileOff + 2] = s.tile > 0 && free > 0 && s.tile >= free ? 1.0f : 0.0f;
 
   // Degree of parallelism and vector length, in target-neutral terms.
-  const KnobEncoding &encoding = encodingOf(s.target);
+  const KnobEncoding &encoding = *encodings[*slot];
   ParallelismFeatures p = encoding.parallelism(s);
   out[kParallelOff] = p.parallel;
   out[kParallelOff + 1] = p.log2Workers;
@@ -140,14 +147,66 @@ void sptune::mapCanonicalSchedule(const Schedule &s, int64_t free, float *out,
   encoding.encode(s, knobs);
 }
 
-MappedSchedule sptune::mapSchedule(const Schedule &schedule, int64_t free) {
+MappedSchedule FeatureLayout::map(const Schedule &schedule,
+                                  int64_t free) const {
   Schedule s = canonicalize(schedule);
   MappedSchedule m;
   m.target = s.target;
-  m.common.resize(kCommonSize);
-  m.knobs.resize(knobFeatureSize(s.target));
-  mapCanonicalSchedule(s, free, m.common.data(), m.knobs.data());
+  m.common.resize(static_cast<size_t>(commonSize()));
+  m.knobs.resize(static_cast<size_t>(knobFeatureSize(s.target)));
+  mapCanonical(s, free, m.common.data(), m.knobs.data());
   return m;
+}
+
+FeatureLayout FeatureLayout::ofRegisteredTargets() {
+  std::vector<std::string> names;
+  for (const Target *t : TargetRegistry::all())
+    names.emplace_back(t->name());
+  llvm::Expected<FeatureLayout> layout = of(names);
+  if (!layout)
+    llvm::report_fatal_error(llvm::Twine("sptune cost model: ") +
+                             llvm::toString(layout.takeError()));
+  return std::move(*layout);
+}
+
+llvm::Expected<FeatureLayout>
+FeatureLayout::of(const std::vector<std::string> &names) {
+  if (names.empty())
+    return makeError("a model needs at least one target (none registered: "
+                     "call sptune::registerAllTargets() first)");
+  FeatureLayout layout;
+  for (const std::string &name : names) {
+    const Target *t = TargetRegistry::lookup(name);
+    if (!t)
+      return makeError("target '" + name +
+                       "' is not registered in this build (registered: " +
+                       TargetRegistry::names() + ")");
+    if (layout.slotOf(t->kind()))
+      return makeError("target '" + name + "' is listed twice");
+    layout.names.push_back(name);
+    layout.kinds.push_back(t->kind());
+    layout.encodings.push_back(&t->knobEncoding());
+    layout.knobSizes.push_back(
+        static_cast<int>(t->knobEncoding().featureNames().size()));
+    layout.common.push_back("target_" + name);
+  }
+  const std::vector<std::string> &shared = sharedFeatureNames();
+  layout.common.insert(layout.common.end(), shared.begin(), shared.end());
+  return std::move(layout);
+}
+
+std::optional<size_t> FeatureLayout::slotOf(TargetKind target) const {
+  auto it = std::find(kinds.begin(), kinds.end(), target);
+  if (it == kinds.end())
+    return std::nullopt;
+  return static_cast<size_t>(it - kinds.begin());
+}
+
+std::string FeatureLayout::str() const {
+  std::string out;
+  for (const std::string &n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
 std::vector<Schedule> sptune::sampleKnobSettings(TargetKind target,

@@ -15,7 +15,7 @@ uint64_t sptune::fnv1a64(std::string_view bytes, uint64_t seed) {
   return h;
 }
 
-std::string sptune::featureSpecString() {
+std::string sptune::featureSpecString(const FeatureLayout &layout) {
   std::string s = "revision=" + std::to_string(kFeatureRevision) + ";images=";
   for (int size : MatrixFeatures::kImageSizes)
     s += std::to_string(size) + ",";
@@ -23,17 +23,16 @@ std::string sptune::featureSpecString() {
   for (const std::string &n : scalarFeatureNames())
     s += n + ",";
   s += ";common=";
-  for (const std::string &n : commonFeatureNames())
+  for (const std::string &n : layout.commonNames())
     s += n + ",";
-  for (TargetKind t : kAllTargets) {
-    s += std::string(";knobs.") + toString(t) + "=";
-    for (const std::string &n : knobFeatureNames(t))
+  for (size_t slot = 0; slot < layout.numTargets(); ++slot) {
+    s += ";knobs." + layout.targetNames()[slot] + "=";
+    for (const std::string &n : knobFeatureNames(layout.targetAt(slot)))
       s += n + ",";
   }
   return s;
 }
 
-uint64_t sptune::featureSpecHash() {
-  static const uint64_t hash = fnv1a64(featureSpecString());
-  return hash;
+uint64_t sptune::featureSpecHash(const FeatureLayout &layout) {
+  return fnv1a64(featureSpecString(layout));
 }

@@ -4,8 +4,10 @@
 #include "TorchGuard.h"
 
 #include "sptune/CostModel/FeatureSpec.h"
+#include "sptune/Support/Error.h"
 #include "sptune/Support/Files.h"
 #include "sptune/Support/Json.h"
+#include "sptune/Target/Target.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -81,22 +83,28 @@ torch::Tensor KnobAutoencoderImpl::decode(const torch::Tensor &code) {
   return d2(torch::relu(d1(code)));
 }
 
-CostNetImpl::CostNetImpl(const ModelConfig &c) : config(c) {
+CostNetImpl::CostNetImpl(const ModelConfig &c, FeatureLayout l)
+    : config(c), layout(std::move(l)) {
   int e = c.embedding;
   matrix =
       register_module("matrix", MatrixEncoder(MatrixFeatures::kVectorSize, e));
-  for (TargetKind t : kAllTargets)
-    autoencoders[static_cast<size_t>(t)] = register_module(
-        std::string("autoencoder_") + toString(t),
-        KnobAutoencoder(knobFeatureSize(t), c.autoencoderHidden, c.latent));
+  size_t targets = layout.numTargets();
+  autoencoders.assign(targets, nullptr);
+  directs.assign(targets, nullptr);
+  // A target without knobs has no code to learn: its latent code is zero.
+  for (size_t slot = 0; slot < targets; ++slot)
+    if (int knobs = layout.knobSize(slot))
+      autoencoders[slot] = register_module(
+          "autoencoder_" + layout.targetNames()[slot],
+          KnobAutoencoder(knobs, c.autoencoderHidden, c.latent));
   // Registered only when ablated, so that other models' files are
   // unchanged.
   if (c.noAutoencoder)
-    for (TargetKind t : kAllTargets)
-      directs[static_cast<size_t>(t)] =
-          register_module(std::string("direct_") + toString(t),
-                          Dense(knobFeatureSize(t), c.latent));
-  s1 = register_module("s1", Dense(commonFeatureSize() + c.latent, c.hidden));
+    for (size_t slot = 0; slot < targets; ++slot)
+      if (int knobs = layout.knobSize(slot))
+        directs[slot] = register_module("direct_" + layout.targetNames()[slot],
+                                        Dense(knobs, c.latent));
+  s1 = register_module("s1", Dense(layout.commonSize() + c.latent, c.hidden));
   s2 = register_module("s2", Dense(c.hidden, e));
   p1 = register_module("p1", Dense(3 * e, c.hidden));
   p2 = register_module("p2", Dense(c.hidden, c.hidden / 2));
@@ -105,6 +113,23 @@ CostNetImpl::CostNetImpl(const ModelConfig &c) : config(c) {
       register_buffer("vec_mean", torch::zeros({MatrixFeatures::kVectorSize}));
   vecStd =
       register_buffer("vec_std", torch::ones({MatrixFeatures::kVectorSize}));
+}
+
+size_t CostNetImpl::slot(TargetKind target) const {
+  if (std::optional<size_t> s = layout.slotOf(target))
+    return *s;
+  throw std::invalid_argument(std::string("the model has no knob coding for "
+                                          "target '") +
+                              toString(target) + "' (built for " +
+                              layout.str() + ")");
+}
+
+std::vector<torch::Tensor> CostNetImpl::knobCodeParameters(size_t slot) {
+  if (config.noAutoencoder)
+    return directs[slot] ? directs[slot]->parameters()
+                         : std::vector<torch::Tensor>();
+  return autoencoders[slot] ? autoencoders[slot]->parameters()
+                            : std::vector<torch::Tensor>();
 }
 
 torch::Tensor CostNetImpl::embedMatrices(const torch::Tensor &img32,
@@ -159,37 +184,47 @@ torchimpl::makeMatrixBatch(const std::vector<const MatrixFeatures *> &ms) {
 }
 
 ScheduleBatch
-torchimpl::makeScheduleBatch(const std::vector<const Schedule *> &ss,
+torchimpl::makeScheduleBatch(const FeatureLayout &layout,
+                             const std::vector<const Schedule *> &ss,
                              const std::vector<int64_t> &free) {
   ScheduleBatch b;
   b.size = static_cast<int64_t>(ss.size());
-  int64_t c = commonFeatureSize();
+  int64_t c = layout.commonSize();
   b.common = torch::empty({b.size, c});
   float *common = b.common.data_ptr<float>();
+  size_t targets = layout.numTargets();
   std::vector<Schedule> canon;
   canon.reserve(ss.size());
-  std::array<std::vector<int64_t>, 3> rows;
+  std::vector<size_t> slots;
+  slots.reserve(ss.size());
+  std::vector<std::vector<int64_t>> rows(targets);
   for (size_t n = 0; n < ss.size(); ++n) {
     canon.push_back(canonicalize(*ss[n]));
-    rows[static_cast<size_t>(canon.back().target)].push_back(
-        static_cast<int64_t>(n));
+    std::optional<size_t> slot = layout.slotOf(canon.back().target);
+    if (!slot)
+      throw std::invalid_argument(
+          std::string("the model has no knob coding for target '") +
+          toString(canon.back().target) + "' (built for " + layout.str() + ")");
+    slots.push_back(*slot);
+    rows[*slot].push_back(static_cast<int64_t>(n));
   }
-  std::array<float *, 3> knobPtr = {nullptr, nullptr, nullptr};
-  for (TargetKind t : kAllTargets) {
-    auto ti = static_cast<size_t>(t);
-    if (rows[ti].empty())
+  b.knobs.resize(targets);
+  b.rows.resize(targets);
+  std::vector<float *> knobPtr(targets, nullptr);
+  for (size_t slot = 0; slot < targets; ++slot) {
+    if (rows[slot].empty())
       continue;
-    auto count = static_cast<int64_t>(rows[ti].size());
-    b.knobs[ti] = torch::empty({count, knobFeatureSize(t)});
-    b.rows[ti] =
-        torch::from_blob(rows[ti].data(), {count}, torch::kInt64).clone();
-    knobPtr[ti] = b.knobs[ti].data_ptr<float>();
+    auto count = static_cast<int64_t>(rows[slot].size());
+    b.knobs[slot] = torch::empty({count, layout.knobSize(slot)});
+    b.rows[slot] =
+        torch::from_blob(rows[slot].data(), {count}, torch::kInt64).clone();
+    knobPtr[slot] = b.knobs[slot].data_ptr<float>();
   }
   for (size_t n = 0; n < canon.size(); ++n) {
-    auto ti = static_cast<size_t>(canon[n].target);
+    size_t slot = slots[n];
     int64_t f = free.size() == 1 ? free[0] : free[n];
-    mapCanonicalSchedule(canon[n], f, common + n * c, knobPtr[ti]);
-    knobPtr[ti] += knobFeatureSize(canon[n].target);
+    layout.mapCanonical(canon[n], f, common + n * c, knobPtr[slot]);
+    knobPtr[slot] += layout.knobSize(slot);
   }
   return b;
 }
@@ -197,18 +232,22 @@ torchimpl::makeScheduleBatch(const std::vector<const Schedule *> &ss,
 torch::Tensor torchimpl::latentCodes(CostNet &net, const ScheduleBatch &batch,
                                      int latent) {
   torch::Tensor codes;
-  for (TargetKind t : kAllTargets) {
-    auto ti = static_cast<size_t>(t);
-    if (!batch.knobs[ti].defined())
+  for (size_t slot = 0; slot < batch.knobs.size(); ++slot) {
+    const torch::Tensor &knobs = batch.knobs[slot];
+    if (!knobs.defined())
       continue;
-    torch::Tensor z = net->config.noAutoencoder
-                          ? net->direct(t)(batch.knobs[ti])
-                          : net->autoencoder(t)->encode(batch.knobs[ti]);
-    if (batch.knobs[ti].size(0) == batch.size)
+    // A target without knobs has neither layer: its code is zero.
+    torch::Tensor z =
+        net->config.noAutoencoder
+            ? (net->direct(slot) ? net->direct(slot)(knobs)
+                                 : torch::zeros({knobs.size(0), latent}))
+            : (net->autoencoder(slot) ? net->autoencoder(slot)->encode(knobs)
+                                      : torch::zeros({knobs.size(0), latent}));
+    if (knobs.size(0) == batch.size)
       return z; // one target: rows are in order
     if (!codes.defined())
       codes = torch::zeros({batch.size, latent});
-    codes = codes.index_copy(0, batch.rows[ti], z);
+    codes = codes.index_copy(0, batch.rows[slot], z);
   }
   return codes.defined() ? codes : torch::zeros({batch.size, latent});
 }
@@ -230,13 +269,31 @@ static std::mutex &seedMutex() {
   return m;
 }
 
+/// The layout of `config.targets` (every registered target when empty).
+static llvm::Expected<FeatureLayout> layoutOf(const ModelConfig &config) {
+  if (config.targets.empty()) {
+    if (TargetRegistry::all().empty())
+      return makeError("no target is registered (call "
+                       "sptune::registerAllTargets() first)");
+    return FeatureLayout::ofRegisteredTargets();
+  }
+  return FeatureLayout::of(config.targets);
+}
+
 std::unique_ptr<Model> Model::create(const ModelConfig &config, uint64_t seed,
                                      std::string *error) {
+  llvm::Expected<FeatureLayout> layout = layoutOf(config);
+  if (!layout) {
+    reportError(layout.takeError(), error);
+    return nullptr;
+  }
+  ModelConfig resolved = config;
+  resolved.targets = layout->targetNames();
   llvm::Expected<std::unique_ptr<Model>> model =
       guardTorch("creating the model failed", [&] {
         std::lock_guard<std::mutex> lock(seedMutex());
         torch::manual_seed(seed);
-        return fromImpl(std::make_unique<Impl>(config));
+        return fromImpl(std::make_unique<Impl>(resolved, std::move(*layout)));
       });
   if (!model) {
     reportError(model.takeError(), error);
@@ -331,7 +388,7 @@ std::vector<double> Model::score(const MatrixFeatures &features,
         ptrs.reserve(candidates.size());
         for (const Schedule &s : candidates)
           ptrs.push_back(&s);
-        ScheduleBatch sb = makeScheduleBatch(ptrs, {free});
+        ScheduleBatch sb = makeScheduleBatch(net->layout, ptrs, {free});
         torch::Tensor z = latentCodes(net, sb, impl_->info.config.latent);
         torch::Tensor s = net->embedSchedules(sb.common, z);
         torch::Tensor out =
@@ -351,7 +408,8 @@ std::vector<float> Model::scheduleCode(const Schedule &schedule, int64_t free,
   llvm::Expected<std::vector<float>> code =
       guardTorch("computing a schedule code failed", [&] {
         torch::NoGradGuard noGrad;
-        ScheduleBatch sb = makeScheduleBatch({&schedule}, {free});
+        ScheduleBatch sb =
+            makeScheduleBatch(impl_->net->layout, {&schedule}, {free});
         torch::Tensor z =
             latentCodes(impl_->net, sb, impl_->info.config.latent);
         torch::Tensor common = impl_->info.config.noConfigMapper
@@ -470,7 +528,15 @@ static std::string archiveKey(const std::string &name) {
   return key;
 }
 
-static std::string configJson(const ModelInfo &info) {
+/// The targets of a model file without a "targets" key: every model of the
+/// format's first version was built for these three, in this order.
+static const std::vector<std::string> &targetsOfUnlistedModels() {
+  static const std::vector<std::string> names = {"cpu", "nvvm", "spade"};
+  return names;
+}
+
+static std::string configJson(const ModelInfo &info,
+                              const FeatureLayout &layout) {
   llvm::json::Array targets;
   for (TargetKind t : info.trainedTargets)
     targets.push_back(toString(t));
@@ -481,7 +547,15 @@ static std::string configJson(const ModelInfo &info) {
                        {"trained_targets", std::move(targets)},
                        {"calibrated", info.calibrated},
                        {"provenance", info.provenance},
-                       {"feature_spec", featureSpecString()}};
+                       {"feature_spec", featureSpecString(layout)}};
+  // Only models of other targets carry the key: other files stay
+  // byte-identical.
+  if (layout.targetNames() != targetsOfUnlistedModels()) {
+    llvm::json::Array names;
+    for (const std::string &name : layout.targetNames())
+      names.push_back(name);
+    o["targets"] = std::move(names);
+  }
   // Only ablated models carry the key: other files stay byte-identical.
   if (info.config.hasAblations()) {
     llvm::json::Array ablations;
@@ -499,6 +573,26 @@ static std::string configJson(const ModelInfo &info) {
   return out;
 }
 
+/// The "targets" of a configuration object (the first version's three when
+/// it has none).
+static llvm::Expected<std::vector<std::string>>
+configTargets(const llvm::json::Object &o) {
+  const llvm::json::Value *v = o.get("targets");
+  if (!v)
+    return targetsOfUnlistedModels();
+  const llvm::json::Array *list = v->getAsArray();
+  if (!list || list->empty())
+    return makeError("bad configuration: 'targets' is not a non-empty list");
+  std::vector<std::string> names;
+  for (const llvm::json::Value &item : *list) {
+    auto name = item.getAsString();
+    if (!name)
+      return makeError("bad configuration: 'targets' holds a non-string");
+    names.push_back(name->str());
+  }
+  return std::move(names);
+}
+
 static bool parseConfig(const std::string &text, ModelInfo &info,
                         std::string &error) {
   llvm::Expected<llvm::json::Value> v = parseJson(text);
@@ -511,6 +605,8 @@ static bool parseConfig(const std::string &text, ModelInfo &info,
     error = "bad configuration: not a JSON object";
     return false;
   }
+  if (takeErrorMessage(configTargets(*o).moveInto(info.config.targets), error))
+    return false;
   auto size = [&](const char *key, int &out) {
     auto x = o->getInteger(key);
     if (!x || *x < 1 || *x > 4096) {
@@ -570,6 +666,20 @@ static bool parseConfig(const std::string &text, ModelInfo &info,
   return true;
 }
 
+/// The layout of a model file's `targets`, or an error naming `what`.
+static llvm::Expected<FeatureLayout>
+layoutOfFile(const std::vector<std::string> &targets, const std::string &what) {
+  llvm::Expected<FeatureLayout> layout = FeatureLayout::of(targets);
+  if (!layout) {
+    std::string list;
+    for (const std::string &t : targets)
+      list += (list.empty() ? "" : ", ") + t;
+    return makeError("'" + what + "' was built for targets " + list + ": " +
+                     llvm::toString(layout.takeError()));
+  }
+  return layout;
+}
+
 ModelFileSections torchimpl::modelSections(const Model &model) {
   torch::serialize::OutputArchive archive;
   std::vector<bool> isBuffer;
@@ -579,7 +689,8 @@ ModelFileSections torchimpl::modelSections(const Model &model) {
                   isBuffer[n]);
   std::ostringstream weights;
   archive.save_to(weights);
-  return {{"config", configJson(model.info())}, {"weights", weights.str()}};
+  return {{"config", configJson(model.info(), model.impl().net->layout)},
+          {"weights", weights.str()}};
 }
 
 std::unique_ptr<Model>
@@ -596,11 +707,18 @@ torchimpl::modelFromSections(const ModelFileSections &sections,
     error = "'" + what + "': " + error;
     return nullptr;
   }
+  llvm::Expected<FeatureLayout> layout =
+      layoutOfFile(info.config.targets, what);
+  if (!layout) {
+    error = llvm::toString(layout.takeError());
+    return nullptr;
+  }
   // Null with `error` set for a problem found; an llvm::Error for an
   // exception.
   llvm::Expected<std::unique_ptr<Model>> model = guardTorch(
       "'" + what + "' has unreadable weights", [&]() -> std::unique_ptr<Model> {
-        auto impl = std::make_unique<Model::Impl>(info.config);
+        auto impl =
+            std::make_unique<Model::Impl>(info.config, std::move(*layout));
         impl->info = info;
         torch::serialize::InputArchive archive;
         std::istringstream in(weights->second);
@@ -640,6 +758,34 @@ torchimpl::modelFromSections(const ModelFileSections &sections,
   return std::move(*model);
 }
 
+std::unique_ptr<Model> torchimpl::modelFromFile(const ModelFileContents &file,
+                                                const std::string &what,
+                                                std::string &error) {
+  // The feature specification depends on the model's targets: read them
+  // first and check the specification before the rest is decoded. A
+  // configuration that is not a JSON object is modelFromSections' to report.
+  auto config = file.sections.find("config");
+  if (config != file.sections.end()) {
+    llvm::Expected<llvm::json::Value> v = parseJson(config->second);
+    if (!v)
+      llvm::consumeError(v.takeError());
+    else if (const llvm::json::Object *o = v->getAsObject()) {
+      std::vector<std::string> targets;
+      if (takeErrorMessage(configTargets(*o).moveInto(targets), error)) {
+        error = "'" + what + "': " + error;
+        return nullptr;
+      }
+      llvm::Expected<FeatureLayout> layout = layoutOfFile(targets, what);
+      if (takeErrorMessage(layout.takeError(), error) ||
+          takeErrorMessage(checkFeatureSpec(file.featureSpecHash,
+                                            featureSpecHash(*layout), what),
+                           error))
+        return nullptr;
+    }
+  }
+  return modelFromSections(file.sections, what, error);
+}
+
 std::string Model::serialize(std::string *error) const {
   std::string nonFinite;
   llvm::Expected<std::string> bytes =
@@ -651,7 +797,8 @@ std::string Model::serialize(std::string *error) const {
             nonFinite = name;
             return {};
           }
-        return encodeModelFile("model", modelSections(*this));
+        return encodeModelFile("model", featureSpecHash(impl_->net->layout),
+                               modelSections(*this));
       });
   if (bytes && !nonFinite.empty()) {
     if (error)
@@ -676,10 +823,11 @@ bool Model::save(const std::string &path, std::string &error) const {
 std::unique_ptr<Model> Model::loadFromBytes(const std::string &bytes,
                                             const std::string &what,
                                             std::string &error) {
-  ModelFileSections sections;
-  if (takeErrorMessage(decodeModelFile(bytes, "model", what, sections), error))
+  ModelFileContents file;
+  if (takeErrorMessage(decodeModelFile(bytes, "model", what).moveInto(file),
+                       error))
     return nullptr;
-  return torchimpl::modelFromSections(sections, what, error);
+  return torchimpl::modelFromFile(file, what, error);
 }
 
 std::unique_ptr<Model> Model::load(const std::string &path,

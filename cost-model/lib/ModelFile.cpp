@@ -69,7 +69,7 @@ static std::string hex(uint64_t v) {
   return buf;
 }
 
-std::string sptune::encodeModelFile(std::string_view kind,
+std::string sptune::encodeModelFile(std::string_view kind, uint64_t specHash,
                                     const ModelFileSections &sections) {
   std::string payload;
   putU32(payload, static_cast<uint32_t>(kind.size()));
@@ -83,7 +83,7 @@ std::string sptune::encodeModelFile(std::string_view kind,
   }
   std::string checked;
   putU32(checked, kModelFormatVersion);
-  putU64(checked, featureSpecHash());
+  putU64(checked, specHash);
   uint64_t checksum = fnv1a64(payload, fnv1a64(checked));
 
   std::string out(kMagic, sizeof(kMagic));
@@ -99,10 +99,9 @@ bool sptune::hasModelFileMagic(std::string_view bytes) {
          std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) == 0;
 }
 
-llvm::Error sptune::decodeModelFile(std::string_view bytes,
-                                    std::string_view expectedKind,
-                                    const std::string &what,
-                                    ModelFileSections &sections) {
+llvm::Expected<ModelFileContents>
+sptune::decodeModelFile(std::string_view bytes, std::string_view expectedKind,
+                        const std::string &what) {
   if (bytes.size() < sizeof(kMagic) ||
       std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
     return makeError("'" + what +
@@ -131,12 +130,6 @@ llvm::Error sptune::decodeModelFile(std::string_view bytes,
   std::string_view checked = bytes.substr(sizeof(kMagic), 12);
   if (fnv1a64(payload, fnv1a64(checked)) != checksum)
     return makeError("'" + what + "' is corrupt (checksum mismatch)");
-  if (specHash != featureSpecHash())
-    return makeError("'" + what +
-                     "' was trained on a different feature specification "
-                     "(file " +
-                     hex(specHash) + ", this build " + hex(featureSpecHash()) +
-                     "); retrain it with this build's sptune-train");
   Cursor p{payload, 0};
   uint32_t kindLen = 0, count = 0;
   std::string kind;
@@ -145,7 +138,8 @@ llvm::Error sptune::decodeModelFile(std::string_view bytes,
   if (kind != expectedKind)
     return makeError("'" + what + "' is a " + kind + " file, expected a " +
                      std::string(expectedKind) + " file");
-  sections.clear();
+  ModelFileContents contents;
+  contents.featureSpecHash = specHash;
   for (uint32_t n = 0; n < count; ++n) {
     uint32_t nameLen = 0;
     uint64_t size = 0;
@@ -153,9 +147,20 @@ llvm::Error sptune::decodeModelFile(std::string_view bytes,
     if (!p.u32(nameLen) || !p.bytes(nameLen, name) || !p.u64(size) ||
         !p.bytes(size, body))
       return makeError("'" + what + "' is corrupt (bad section table)");
-    sections[name] = std::move(body);
+    contents.sections[name] = std::move(body);
   }
-  return llvm::Error::success();
+  return std::move(contents);
+}
+
+llvm::Error sptune::checkFeatureSpec(uint64_t fileHash, uint64_t expected,
+                                     const std::string &what) {
+  if (fileHash == expected)
+    return llvm::Error::success();
+  return makeError("'" + what +
+                   "' was trained on a different feature specification "
+                   "(file " +
+                   hex(fileHash) + ", this build " + hex(expected) +
+                   "); retrain it with this build's sptune-train");
 }
 
 llvm::Expected<std::string> sptune::readFileBytes(const std::string &path) {

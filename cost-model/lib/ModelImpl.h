@@ -17,7 +17,6 @@
 #include <torch/nn/modules/container/any.h>
 #include <torch/nn/modules/conv.h>
 
-#include <array>
 #include <memory>
 
 namespace sptune {
@@ -56,9 +55,9 @@ struct KnobAutoencoderImpl : torch::nn::Module {
 };
 TORCH_MODULE(KnobAutoencoder);
 
-/// The whole network.
+/// The whole network, for the targets of `layout` (config.targets).
 struct CostNetImpl : torch::nn::Module {
-  explicit CostNetImpl(const ModelConfig &config);
+  CostNetImpl(const ModelConfig &config, FeatureLayout layout);
 
   /// [B, embedding]; normalizes `vec` with the stored statistics.
   torch::Tensor embedMatrices(const torch::Tensor &img32,
@@ -72,18 +71,26 @@ struct CostNetImpl : torch::nn::Module {
   torch::Tensor predict(const torch::Tensor &matrix,
                         const torch::Tensor &schedule);
 
-  KnobAutoencoder &autoencoder(TargetKind t) {
-    return autoencoders[static_cast<size_t>(t)];
-  }
-
-  /// The no-autoencoder ablation's layer of a target (null otherwise).
-  Dense &direct(TargetKind t) { return directs[static_cast<size_t>(t)]; }
+  /// The slot of `target` in the layout; throws (for guardTorch to report)
+  /// when the model has none.
+  size_t slot(TargetKind target) const;
+  /// The knob autoencoder of a slot; null for a target without knobs.
+  KnobAutoencoder &autoencoder(size_t slot) { return autoencoders[slot]; }
+  /// The no-autoencoder ablation's layer of a slot (null otherwise, and for
+  /// a target without knobs).
+  Dense &direct(size_t slot) { return directs[slot]; }
+  /// The parameters that code the knobs of a slot (its autoencoder, or its
+  /// direct layer under the no-autoencoder ablation); none for a target
+  /// without knobs.
+  std::vector<torch::Tensor> knobCodeParameters(size_t slot);
 
   ModelConfig config;
+  FeatureLayout layout;
   MatrixEncoder matrix{nullptr};
-  std::array<KnobAutoencoder, 3> autoencoders = {nullptr, nullptr, nullptr};
-  /// no-autoencoder: knobs -> latent, one linear layer per target.
-  std::array<Dense, 3> directs = {nullptr, nullptr, nullptr};
+  /// By slot.
+  std::vector<KnobAutoencoder> autoencoders;
+  /// no-autoencoder: knobs -> latent, one linear layer per target, by slot.
+  std::vector<Dense> directs;
   Dense s1{nullptr}, s2{nullptr};
   Dense p1{nullptr}, p2{nullptr}, p3{nullptr};
   /// Standardization of the matrix vector features (fit on training data).
@@ -98,15 +105,19 @@ struct MatrixBatch {
 MatrixBatch makeMatrixBatch(const std::vector<const MatrixFeatures *> &m);
 
 /// Schedules as tensors: common features for all rows; knob features and
-/// their row indices per target present.
+/// their row indices per slot of the layout (undefined for a slot no
+/// schedule of the batch has).
 struct ScheduleBatch {
   torch::Tensor common; ///< [N, C]
-  std::array<torch::Tensor, 3> knobs;
-  std::array<torch::Tensor, 3> rows; ///< int64 row indices into [0, N)
+  std::vector<torch::Tensor> knobs;
+  std::vector<torch::Tensor> rows; ///< int64 row indices into [0, N)
   int64_t size = 0;
 };
 /// `free[n]` is the free size of schedule n (a single entry applies to all).
-ScheduleBatch makeScheduleBatch(const std::vector<const Schedule *> &s,
+/// Throws (for guardTorch to report) when a schedule's target has no slot
+/// in `layout`.
+ScheduleBatch makeScheduleBatch(const FeatureLayout &layout,
+                                const std::vector<const Schedule *> &s,
                                 const std::vector<int64_t> &free);
 
 /// Latent codes [N, L] of a batch (each row through its target's encoder,
@@ -116,7 +127,9 @@ torch::Tensor latentCodes(CostNet &net, const ScheduleBatch &batch, int latent);
 } // namespace torchimpl
 
 struct Model::Impl {
-  explicit Impl(const ModelConfig &config) : net(config) {
+  /// `config.targets` must name `layout`'s targets.
+  Impl(const ModelConfig &config, FeatureLayout layout)
+      : net(config, std::move(layout)) {
     info.config = config;
   }
   ModelInfo info;
@@ -130,6 +143,11 @@ ModelFileSections modelSections(const Model &model);
 std::unique_ptr<Model> modelFromSections(const ModelFileSections &sections,
                                          const std::string &what,
                                          std::string &error);
+/// Same, from a decoded file, after checking its feature specification
+/// against this build's for the targets its configuration lists.
+std::unique_ptr<Model> modelFromFile(const ModelFileContents &file,
+                                     const std::string &what,
+                                     std::string &error);
 } // namespace torchimpl
 
 } // namespace sptune

@@ -211,8 +211,10 @@ static bool saveCheckpoint(const std::string &dir, const Model &model,
                          {"history", historyJson(history)}});
   sections["trainer"] = state;
   return !takeErrorMessage(
-      replaceFileAtomically(checkpointPath(dir),
-                            encodeModelFile("checkpoint", sections)),
+      replaceFileAtomically(
+          checkpointPath(dir),
+          encodeModelFile("checkpoint",
+                          featureSpecHash(model.impl().net->layout), sections)),
       error);
 }
 
@@ -226,11 +228,12 @@ static int loadCheckpoint(const std::string &dir, Model &model,
   if (!llvm::sys::fs::exists(path))
     return 0;
   std::string bytes;
-  ModelFileSections sections;
+  ModelFileContents file;
   if (takeErrorMessage(readFileBytes(path).moveInto(bytes), error) ||
-      takeErrorMessage(decodeModelFile(bytes, "checkpoint", path, sections),
-                       error))
+      takeErrorMessage(
+          decodeModelFile(bytes, "checkpoint", path).moveInto(file), error))
     return -1;
+  ModelFileSections &sections = file.sections;
   llvm::Expected<llvm::json::Value> state =
       parseJson(sections["trainer"]);
   if (!state) {
@@ -252,7 +255,7 @@ static int loadCheckpoint(const std::string &dir, Model &model,
             "directory";
     return -1;
   }
-  std::unique_ptr<Model> saved = modelFromSections(sections, path, error);
+  std::unique_ptr<Model> saved = modelFromFile(file, path, error);
   if (!saved)
     return -1;
   llvm::Error restored = guardTorch("cannot restore '" + path + "'", [&] {
@@ -332,7 +335,7 @@ static StepLosses stepLosses(Model &model, const TrainOptions &o,
   }
   auto n = static_cast<int64_t>(scheds.size());
   MatrixBatch mb = makeMatrixBatch(mats);
-  ScheduleBatch sb = makeScheduleBatch(scheds, frees);
+  ScheduleBatch sb = makeScheduleBatch(net->layout, scheds, frees);
   torch::Tensor m = net->embedMatrices(mb.img32, mb.img64, mb.img128, mb.vec);
   torch::Tensor z = latentCodes(net, sb, latent);
   torch::Tensor s = net->embedSchedules(sb.common, z);
@@ -367,13 +370,13 @@ static StepLosses stepLosses(Model &model, const TrainOptions &o,
   }
   if (o.reconstructionWeight > 0 && !model.info().config.noAutoencoder) {
     torch::Tensor rec = torch::zeros({});
-    for (TargetKind t : kAllTargets) {
-      auto ti = static_cast<size_t>(t);
-      if (!sb.knobs[ti].defined() || (o.finetune && t != o.target))
+    for (size_t slot = 0; slot < sb.knobs.size(); ++slot) {
+      KnobAutoencoder &ae = net->autoencoder(slot);
+      if (!sb.knobs[slot].defined() || !ae ||
+          (o.finetune && net->layout.targetAt(slot) != o.target))
         continue;
-      KnobAutoencoder &ae = net->autoencoder(t);
-      rec = rec +
-            torch::mse_loss(ae->decode(ae->encode(sb.knobs[ti])), sb.knobs[ti]);
+      rec = rec + torch::mse_loss(ae->decode(ae->encode(sb.knobs[slot])),
+                                  sb.knobs[slot]);
     }
     out.total = out.total + o.reconstructionWeight * rec;
     out.reconstruction = rec.item<double>();
@@ -394,13 +397,10 @@ static std::vector<torch::Tensor> trainableParameters(CostNet &net,
                                                     : o.finetuneFreeze;
   if (!o.finetune || freeze == FinetuneFreeze::None) {
     std::set<const void *> others;
-    for (TargetKind t : kAllTargets) {
-      if (t == o.target)
+    for (size_t slot = 0; slot < net->layout.numTargets(); ++slot) {
+      if (net->layout.targetAt(slot) == o.target)
         continue;
-      std::vector<torch::Tensor> theirs =
-          net->config.noAutoencoder ? net->direct(t)->parameters()
-                                    : net->autoencoder(t)->parameters();
-      for (const torch::Tensor &x : theirs)
+      for (const torch::Tensor &x : net->knobCodeParameters(slot))
         others.insert(x.unsafeGetTensorImpl());
     }
     std::vector<torch::Tensor> p;
@@ -409,9 +409,7 @@ static std::vector<torch::Tensor> trainableParameters(CostNet &net,
         p.push_back(x);
     return p;
   }
-  std::vector<torch::Tensor> p =
-      net->config.noAutoencoder ? net->direct(o.target)->parameters()
-                                : net->autoencoder(o.target)->parameters();
+  std::vector<torch::Tensor> p = net->knobCodeParameters(net->slot(o.target));
   for (auto *layer : {&net->p1, &net->p2, &net->p3})
     for (const torch::Tensor &t : (*layer)->parameters())
       p.push_back(t);
@@ -451,6 +449,13 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
   if (o.finetune && !model.isTrainedFor(o.target) &&
       model.info().trainedTargets.empty()) {
     result.error = "fine-tuning needs a trained base model";
+    return result;
+  }
+  if (const FeatureLayout &layout = model.impl().net->layout;
+      !layout.slotOf(o.target)) {
+    result.error = std::string("the model has no knob coding for target '") +
+                   toString(o.target) + "' (built for " + layout.str() +
+                   "); train a model created with it registered";
     return result;
   }
   // Runs the training; false when it stopped early (an error in
@@ -652,10 +657,13 @@ pretrainUnguarded(Model &model, const std::vector<Schedule> &schedules,
   std::vector<double> errors;
   CostNet &net = model.impl().net;
   // The no-autoencoder ablation has nothing to pre-train.
+  const FeatureLayout &layout = net->layout;
   if (net->config.noAutoencoder)
-    return std::vector<double>(std::size(kAllTargets), 0.0);
-  for (TargetKind t : kAllTargets) {
-    if (o.only && *o.only != t) {
+    return std::vector<double>(layout.numTargets(), 0.0);
+  for (size_t slot = 0; slot < layout.numTargets(); ++slot) {
+    TargetKind t = layout.targetAt(slot);
+    // A target without knobs has no autoencoder.
+    if ((o.only && *o.only != t) || !net->autoencoder(slot)) {
       errors.push_back(0.0);
       continue;
     }
@@ -665,14 +673,14 @@ pretrainUnguarded(Model &model, const std::vector<Schedule> &schedules,
     for (const Schedule &s : schedules)
       if (s.target == t)
         data.push_back(s);
-    int d = knobFeatureSize(t);
+    int d = layout.knobSize(slot);
     auto rows = static_cast<int64_t>(data.size());
     torch::Tensor all = torch::empty({rows, d});
-    std::vector<float> common(static_cast<size_t>(commonFeatureSize()));
+    std::vector<float> common(static_cast<size_t>(layout.commonSize()));
     for (int64_t n = 0; n < rows; ++n)
-      mapCanonicalSchedule(canonicalize(data[n]), 0, common.data(),
-                           all.data_ptr<float>() + n * d);
-    KnobAutoencoder &ae = net->autoencoder(t);
+      layout.mapCanonical(canonicalize(data[n]), 0, common.data(),
+                          all.data_ptr<float>() + n * d);
+    KnobAutoencoder &ae = net->autoencoder(slot);
     if (o.reinitialize) {
       // As DenseImpl initializes: U(-1/sqrt(in), 1/sqrt(in)).
       torch::NoGradGuard noGrad;
@@ -719,8 +727,11 @@ llvm::Error sptune::zeroKnobCode(Model &model, TargetKind target) {
   llvm::Expected<bool> done = guardTorch("zeroing the knob code failed", [&] {
     torch::NoGradGuard noGrad;
     CostNet &net = model.impl().net;
-    Dense &out = net->config.noAutoencoder ? net->direct(target)
-                                           : net->autoencoder(target)->e2;
+    size_t slot = net->slot(target);
+    if (!net->autoencoder(slot))
+      return true; // no knobs: the code is zero already
+    Dense &out = net->config.noAutoencoder ? net->direct(slot)
+                                           : net->autoencoder(slot)->e2;
     out->weight.zero_();
     out->bias.zero_();
     return true;

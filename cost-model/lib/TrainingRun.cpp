@@ -19,6 +19,7 @@
 #include "sptune/Target/Target.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -297,6 +298,14 @@ llvm::Expected<PreparedData> readAndFeaturize(const TrainingRunOptions &options,
   return std::move(data);
 }
 
+/// The position of `target` among the targets `model` is built for; their
+/// count when it is not one of them.
+size_t targetSlot(const Model &model, TargetKind target) {
+  const std::vector<std::string> &built = model.info().config.targets;
+  return static_cast<size_t>(
+      std::find(built.begin(), built.end(), toString(target)) - built.begin());
+}
+
 /// The base model: loaded for fine-tuning, else created and its knob
 /// autoencoders pre-trained on the training schedules.
 llvm::Expected<std::unique_ptr<Model>>
@@ -312,6 +321,12 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
       return failure("'" + options.finetuneFrom +
                      "' is an untrained model; fine-tuning needs a trained "
                      "base");
+    const std::vector<std::string> &built = model->info().config.targets;
+    if (targetSlot(*model, target) == built.size())
+      return failure("'" + options.finetuneFrom +
+                     "' has no knob coding for target '" + toString(target) +
+                     "' (it was built for " + llvm::join(built, ", ") +
+                     "); fine-tuning keeps the base's architecture");
     if (!options.ablations.empty()) {
       ModelConfig wanted = model->info().config;
       parseAblationList(options.ablations, wanted, error);
@@ -341,7 +356,7 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
                                 "error "
                                 "{1:e2})",
                                 toString(target),
-                                (*errs)[static_cast<size_t>(target)]));
+                                (*errs)[targetSlot(*model, target)]));
     }
     // A target the base never trained for: its knob code starts at zero
     // (zeroKnobCode), unless it was just pre-trained again above.
@@ -376,9 +391,11 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
       pretrainAutoencoders(*model, schedules, pre);
   if (!errs)
     return errs.takeError();
-  report.note(llvm::formatv("pre-trained knob autoencoders (reconstruction "
-                            "error {0:e2} / {1:e2} / {2:e2})",
-                            (*errs)[0], (*errs)[1], (*errs)[2]));
+  std::string errors;
+  for (double e : *errs)
+    errors += (errors.empty() ? "" : " / ") + llvm::formatv("{0:e2}", e).str();
+  report.note("pre-trained knob autoencoders (reconstruction error " + errors +
+              ")");
   result.reconstructionErrors = std::move(*errs);
   return std::move(model);
 }

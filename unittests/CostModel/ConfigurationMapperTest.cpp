@@ -17,11 +17,21 @@
 using namespace sptune;
 
 namespace {
+/// The layout of a new model: cpu, nvvm, spade.
+const FeatureLayout &layout() {
+  static const FeatureLayout l = FeatureLayout::ofRegisteredTargets();
+  return l;
+}
+
+MappedSchedule mapSchedule(const Schedule &s, int64_t free) {
+  return layout().map(s, free);
+}
+
 /// Legal canonical schedules of all three targets and kernels, with varied
 /// formats, orders, widths, tiles and knobs.
 std::vector<Schedule> variedSchedules() {
   std::vector<Schedule> out;
-  for (TargetKind t : kAllTargets)
+  for (TargetKind t : layout().targets())
     for (KernelType k :
          {KernelType::SpMM, KernelType::SDDMM, KernelType::SpMV}) {
       std::vector<Schedule> bases = {
@@ -55,18 +65,18 @@ std::vector<float> flat(const MappedSchedule &m) {
 } // namespace
 
 TEST(ConfigurationMapperTest, SizesMatchNames) {
-  EXPECT_EQ(commonFeatureSize(), static_cast<int>(commonFeatureNames().size()));
-  std::set<std::string> unique(commonFeatureNames().begin(),
-                               commonFeatureNames().end());
-  EXPECT_EQ(unique.size(), commonFeatureNames().size());
-  for (TargetKind t : kAllTargets)
+  const std::vector<std::string> &names = layout().commonNames();
+  EXPECT_EQ(layout().commonSize(), static_cast<int>(names.size()));
+  std::set<std::string> unique(names.begin(), names.end());
+  EXPECT_EQ(unique.size(), names.size());
+  for (TargetKind t : layout().targets())
     EXPECT_EQ(knobFeatureSize(t), static_cast<int>(knobFeatureNames(t).size()));
 }
 
 TEST(ConfigurationMapperTest, EveryTargetSharesTheCommonWidth) {
   for (const Schedule &s : variedSchedules()) {
     MappedSchedule m = mapSchedule(s, 64);
-    EXPECT_EQ(static_cast<int>(m.common.size()), commonFeatureSize());
+    EXPECT_EQ(static_cast<int>(m.common.size()), layout().commonSize());
     EXPECT_EQ(static_cast<int>(m.knobs.size()), knobFeatureSize(s.target));
   }
 }
@@ -106,7 +116,7 @@ TEST(ConfigurationMapperTest, EquivalentSchedulesMapToEqualVectors) {
 TEST(ConfigurationMapperTest, LoopOrderIsAPermutationMatrix) {
   Schedule s = Schedule::bsr(TargetKind::CPU, KernelType::SpMM, 4, 2);
   MappedSchedule m = mapSchedule(s, 64);
-  const auto &names = commonFeatureNames();
+  const auto &names = layout().commonNames();
   for (size_t p = 0; p < s.loopOrder.size(); ++p) {
     std::string name =
         "order_" + s.loopOrder[p].str() + "_" + std::to_string(p);
@@ -158,7 +168,7 @@ TEST(ConfigurationMapperTest, DenseLayoutsAreSeen) {
 }
 
 TEST(ConfigurationMapperTest, SampledKnobsAreLegalAndDeterministic) {
-  for (TargetKind t : kAllTargets) {
+  for (TargetKind t : layout().targets()) {
     auto a = sampleKnobSettings(t, KernelType::SpMM, 200, 11);
     auto b = sampleKnobSettings(t, KernelType::SpMM, 200, 11);
     auto c = sampleKnobSettings(t, KernelType::SpMM, 200, 12);
@@ -180,8 +190,9 @@ TEST(ConfigurationMapperTest, SampledKnobsAreLegalAndDeterministic) {
 }
 
 TEST(ConfigurationMapperTest, FeatureSpecHashIsStable) {
-  EXPECT_EQ(featureSpecHash(), fnv1a64(featureSpecString()));
-  EXPECT_NE(featureSpecString().find("log2_split_row"), std::string::npos);
+  EXPECT_EQ(featureSpecHash(layout()), fnv1a64(featureSpecString(layout())));
+  EXPECT_NE(featureSpecString(layout()).find("log2_split_row"),
+            std::string::npos);
   // Known FNV-1a test vectors.
   EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ull);
   EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cull);

@@ -52,6 +52,17 @@ void putU64(std::string &bytes, size_t at, uint64_t v) {
 }
 
 /// Recomputes the checksum after an edit, so only the edited field is wrong.
+/// The layout of a new model: cpu, nvvm, spade.
+const FeatureLayout &layout() {
+  static const FeatureLayout l = FeatureLayout::ofRegisteredTargets();
+  return l;
+}
+
+/// A model file of the built-in targets' feature specification.
+std::string encode(std::string_view kind, const ModelFileSections &sections) {
+  return encodeModelFile(kind, featureSpecHash(layout()), sections);
+}
+
 void reseal(std::string &bytes) {
   std::string_view checked(bytes.data() + kVersionAt, 12);
   std::string_view payload(bytes.data() + kPayloadAt,
@@ -73,8 +84,8 @@ TEST(ModelTest, SameSeedSameWeights) {
 
 TEST(ModelTest, ScheduleCodesHaveOneWidthForAllTargets) {
   auto m = Model::create(ModelConfig(), 1);
-  size_t width = commonFeatureSize() + ModelConfig().latent;
-  for (TargetKind t : kAllTargets)
+  size_t width = layout().commonSize() + ModelConfig().latent;
+  for (TargetKind t : layout().targets())
     for (KernelType k : {KernelType::SpMM, KernelType::SDDMM, KernelType::SpMV})
       EXPECT_EQ(m->scheduleCode(Schedule::csr(t, k), 64).size(), width);
 }
@@ -82,7 +93,7 @@ TEST(ModelTest, ScheduleCodesHaveOneWidthForAllTargets) {
 TEST(ModelTest, DistinctSchedulesGetDistinctCodes) {
   auto m = Model::create(ModelConfig(), 1);
   std::map<std::vector<float>, std::string> seen;
-  for (TargetKind t : kAllTargets)
+  for (TargetKind t : layout().targets())
     for (const Schedule &s : sampleKnobSettings(t, KernelType::SpMM, 300, 9)) {
       std::vector<float> code = m->scheduleCode(s, 64);
       auto [it, inserted] = seen.emplace(code, s.str());
@@ -168,7 +179,7 @@ TEST(ModelTest, EmbeddingsAndCodesReportErrors) {
   EXPECT_EQ(m->scheduleCode(Schedule::csr(TargetKind::CPU, KernelType::SpMM),
                             64, &error)
                 .size(),
-            commonFeatureSize() + ModelConfig().latent);
+            layout().commonSize() + ModelConfig().latent);
   EXPECT_GT(m->parameterCount(&error), 0u);
   EXPECT_NE(m->weightHash(&error), 0u);
   EXPECT_FALSE(m->serialize(&error).empty());
@@ -260,32 +271,32 @@ TEST(ModelFileTest, ClearErrors) {
   expectError(flipped, "checksum");
 
   std::string spec = good;
-  putU64(spec, kSpecAt, featureSpecHash() ^ 1);
+  putU64(spec, kSpecAt, featureSpecHash(layout()) ^ 1);
   reseal(spec);
   expectError(spec, "different feature specification");
 
   // A checkpoint is not a model.
-  expectError(encodeModelFile("checkpoint", {}), "checkpoint file");
+  expectError(encode("checkpoint", {}), "checkpoint file");
 
   // Well-formed container, broken contents.
-  expectError(encodeModelFile("model", {{"config", "{}"}}), "lacks");
-  expectError(
-      encodeModelFile("model", {{"config", "not json"}, {"weights", ""}}),
-      "bad configuration");
-  ModelFileSections sections;
-  ASSERT_TRUE(
-      test::succeeded(decodeModelFile(good, "model", "good", sections)));
+  expectError(encode("model", {{"config", "{}"}}), "lacks");
+  expectError(encode("model", {{"config", "not json"}, {"weights", ""}}),
+              "bad configuration");
+  ModelFileContents decoded;
+  ASSERT_TRUE(test::succeeded(
+      decodeModelFile(good, "model", "good").moveInto(decoded)));
+  const ModelFileSections &sections = decoded.sections;
   ModelFileSections garbage = sections;
   garbage["weights"] = "PK\x03\x04 definitely not a zip archive";
-  expectError(encodeModelFile("model", garbage), "unreadable weights");
+  expectError(encode("model", garbage), "unreadable weights");
   ModelFileSections resized = sections;
   std::string &config = resized["config"];
   config.replace(config.find("\"embedding\":64"), 14, "\"embedding\":32");
-  expectError(encodeModelFile("model", resized), "another shape");
+  expectError(encode("model", resized), "another shape");
   ModelFileSections huge = sections;
   huge["config"].replace(huge["config"].find("\"hidden\":128"), 12,
                          "\"hidden\":99999999");
-  expectError(encodeModelFile("model", huge), "out of range");
+  expectError(encode("model", huge), "out of range");
 
   EXPECT_FALSE(Model::load(tempPath("does-not-exist.pt"), error));
   EXPECT_NE(error.find("cannot open"), std::string::npos) << error;

@@ -1,18 +1,19 @@
 //===- ConfigurationMapper.h - Schedules into model features ----*- C++ -*-===//
 //
 // Part of sptune. COGNATE's configuration mapper: every schedule, whatever its
-// target, is mapped into one common feature space (the format and loop
-// schedule every target shares: splits as log2, the loop order as a
-// permutation matrix over a fixed vocabulary of loop names, per-level formats,
-// widths, tile, degree of parallelism, vector length, plus the problem: kernel
-// and free size). What only one target has (OpenMP schedule and chunk on the
-// CPU, cuSPARSE on NVVM, an accelerator's cache bypassing) goes into a
-// per-target knob vector, which the model compresses with that target's
-// autoencoder into a fixed-size latent code. The knob vector is defined by
-// the target (its KnobEncoding, sptune/Target/KnobEncoding.h) and found
-// through the target registry: targets must be registered before the model
-// is used (sptune::registerAllTargets()). The common space and the
-// predictor keep their shape whatever the knobs.
+// target, is mapped into one common feature space (the format and loop schedule
+// every target shares: splits as log2, the loop order as a permutation matrix
+// over a fixed vocabulary of loop names, per-level formats, widths, tile,
+// degree of parallelism, vector length, plus the problem: target, kernel and
+// free size). What only one target has (OpenMP schedule and chunk on the CPU,
+// cuSPARSE on NVVM, an accelerator's cache bypassing) goes into a per-target
+// knob vector, which the model compresses with that target's autoencoder into a
+// fixed-size latent code. The knob vector is defined by the target (its
+// KnobEncoding, sptune/Target/KnobEncoding.h) and found through the target
+// registry: targets must be registered before the model is used
+// (sptune::registerAllTargets()). The common space and the predictor keep their
+// shape whatever the knobs; which targets a model has slots for is its
+// FeatureLayout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,21 +22,21 @@
 
 #include "sptune/Schedule/Schedule.h"
 
-#include <array>
+#include "llvm/Support/Error.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace sptune {
 
-/// All targets, in the order the model keeps their autoencoders.
-constexpr std::array<TargetKind, 3> kAllTargets = {
-    TargetKind::CPU, TargetKind::NVVM, TargetKind::SPADE};
+class KnobEncoding;
 
 /// A schedule in model coordinates.
 struct MappedSchedule {
   TargetKind target = TargetKind::CPU;
-  /// `commonFeatureSize()` values, the same layout for every target.
+  /// `FeatureLayout::commonSize()` values, the same layout for every target.
   std::vector<float> common;
   /// `knobFeatureSize(target)` values.
   std::vector<float> knobs;
@@ -46,11 +47,7 @@ constexpr int kLoopVocabulary = 9;
 /// Most loops a kernel has (two split roles and the free loop).
 constexpr int kMaxLoops = 5;
 
-/// Width of `MappedSchedule::common`.
-int commonFeatureSize();
-/// Names of the common features, in order.
-const std::vector<std::string> &commonFeatureNames();
-/// Width of `MappedSchedule::knobs` for `target`.
+/// Width of `target`'s knob vector (0 for a target without knobs of its own).
 int knobFeatureSize(TargetKind target);
 /// Names of `target`'s knob features, in order.
 const std::vector<std::string> &knobFeatureNames(TargetKind target);
@@ -58,17 +55,62 @@ const std::vector<std::string> &knobFeatureNames(TargetKind target);
 /// Index of a loop name in the vocabulary.
 int loopVocabularyIndex(DimPart d);
 
-/// Maps `schedule` (canonicalized first, so equivalent schedules map to equal
-/// vectors; distinct canonical legal schedules map to distinct vectors) for a
-/// problem whose free dense loop has `free` iterations (0 = unknown).
-MappedSchedule mapSchedule(const Schedule &schedule, int64_t free);
+/// The targets a model is built for, by registered name, in the order it
+/// keeps their knob autoencoders: each has a slot, a one-hot position in the
+/// common features and its own knob vector. A model file records its list,
+/// so a model keeps its shape whatever targets a later build registers, and
+/// a target registered after the built-in ones (a plug-in) gets a slot in
+/// the models created once it is registered.
+class FeatureLayout {
+public:
+  /// Every registered target, in registration order: the layout of a new
+  /// model.
+  static FeatureLayout ofRegisteredTargets();
+  /// The layout of `names`; fails for an empty list, a repeated name or a
+  /// name no registered target has.
+  static llvm::Expected<FeatureLayout>
+  of(const std::vector<std::string> &names);
 
-/// Writes the common features of an already canonical `schedule` to `out`
-/// (`commonFeatureSize()` floats) and its knob features to `knobs`
-/// (`knobFeatureSize(schedule.target)` floats). The allocation-free core of
-/// `mapSchedule`, for batches.
-void mapCanonicalSchedule(const Schedule &schedule, int64_t free, float *out,
-                          float *knobs);
+  const std::vector<std::string> &targetNames() const { return names; }
+  const std::vector<TargetKind> &targets() const { return kinds; }
+  size_t numTargets() const { return kinds.size(); }
+  /// The slot of `target`, or nullopt when the layout lacks it.
+  std::optional<size_t> slotOf(TargetKind target) const;
+  TargetKind targetAt(size_t slot) const { return kinds[slot]; }
+  /// Width of its knob vector.
+  int knobSize(size_t slot) const { return knobSizes[slot]; }
+  /// The target names joined by ", ".
+  std::string str() const;
+
+  /// Width of `MappedSchedule::common`.
+  int commonSize() const { return static_cast<int>(common.size()); }
+  /// Names of the common features, in order.
+  const std::vector<std::string> &commonNames() const { return common; }
+
+  /// Maps `schedule` (canonicalized first, so equivalent schedules map to
+  /// equal vectors; distinct canonical legal schedules map to distinct
+  /// vectors) for a problem whose free dense loop has `free` iterations
+  /// (0 = unknown). `schedule.target` must have a slot.
+  MappedSchedule map(const Schedule &schedule, int64_t free) const;
+  /// Writes the common features of an already canonical `schedule` to `out`
+  /// (`commonSize()` floats) and its knob features to `knobs`
+  /// (`knobFeatureSize(schedule.target)` floats). The allocation-free core of
+  /// `map`, for batches.
+  void mapCanonical(const Schedule &schedule, int64_t free, float *out,
+                    float *knobs) const;
+
+  friend bool operator==(const FeatureLayout &a, const FeatureLayout &b) {
+    return a.names == b.names;
+  }
+
+private:
+  FeatureLayout() = default;
+  std::vector<std::string> names;
+  std::vector<TargetKind> kinds;
+  std::vector<const KnobEncoding *> encodings;
+  std::vector<int> knobSizes;
+  std::vector<std::string> common;
+};
 
 /// `count` canonical CSR schedules of `target`/`kernel` whose target knobs
 /// are drawn uniformly from their legal domains, deterministically for a

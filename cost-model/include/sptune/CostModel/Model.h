@@ -56,6 +56,12 @@ struct ModelConfig {
   /// same network as one without their input channels).
   bool singleScale = false;
 
+  /// The targets the model is built for, by registered name, in the order
+  /// of its knob autoencoders (sptune::FeatureLayout). Empty in a config
+  /// given to Model::create: every registered target. A model file without
+  /// the list was built for the three built-in targets (Model.cpp).
+  std::vector<std::string> targets;
+
   bool hasAblations() const {
     return noConfigMapper || noAutoencoder || singleScale;
   }
@@ -127,8 +133,9 @@ public:
                             int64_t free, std::string *error = nullptr) const;
   /// The schedule encoder's input for `schedule`: its common features
   /// followed by its target's latent knob code (the same width for every
-  /// target: commonFeatureSize() + config.latent). Empty (and sets `error`)
-  /// when LibTorch fails.
+  /// target: the layout's commonSize() + config.latent). Empty (and sets
+  /// `error`) when LibTorch fails or the model has no slot for the
+  /// schedule's target.
   std::vector<float> scheduleCode(const Schedule &schedule, int64_t free,
                                   std::string *error = nullptr) const;
   /// The matrix embedding. Empty (and sets `error`) when `features` is

@@ -10,9 +10,12 @@
 //            then per section: u32 name length, name, u64 size, bytes
 //
 // All integers little-endian. Reading checks, in order: magic, format
-// version, length, checksum, feature spec hash and kind, each failure with its
-// own message, so a file from another version, a truncated or corrupted file
-// and a model trained on other features are told apart and never decoded.
+// version, length, checksum and kind, each failure with its own message, so a
+// file from another version and a truncated or corrupted file are told apart
+// and never decoded. The feature spec hash depends on the targets the model
+// was built for, which its configuration section lists: the model's reader
+// checks it (`checkFeatureSpec`) before it reads the configuration further,
+// so a model trained on other features is never decoded either.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,20 +37,30 @@ constexpr uint32_t kModelFormatVersion = 1;
 using ModelFileSections = std::map<std::string, std::string>;
 
 /// Encodes a file of `kind` ("model", "checkpoint") with this build's format
-/// version and feature spec hash.
-std::string encodeModelFile(std::string_view kind,
+/// version and the feature spec hash of its model.
+std::string encodeModelFile(std::string_view kind, uint64_t specHash,
                             const ModelFileSections &sections);
+
+/// A decoded file: its sections and the feature spec hash it was written
+/// with.
+struct ModelFileContents {
+  uint64_t featureSpecHash = 0;
+  ModelFileSections sections;
+};
 
 /// Whether `bytes` start as every sptune model and checkpoint file does
 /// (whatever its version and feature spec).
 bool hasModelFileMagic(std::string_view bytes);
 
-/// Decodes `bytes` into `sections`; the error names `what` (usually the
-/// path).
-llvm::Error decodeModelFile(std::string_view bytes,
-                            std::string_view expectedKind,
-                            const std::string &what,
-                            ModelFileSections &sections);
+/// Decodes `bytes`; the error names `what` (usually the path).
+llvm::Expected<ModelFileContents> decodeModelFile(std::string_view bytes,
+                                                  std::string_view expectedKind,
+                                                  const std::string &what);
+
+/// Fails, naming `what`, when a file's feature spec hash is not `expected`
+/// (this build's hash for the file's targets).
+llvm::Error checkFeatureSpec(uint64_t fileHash, uint64_t expected,
+                             const std::string &what);
 
 /// Reads a whole file.
 llvm::Expected<std::string> readFileBytes(const std::string &path);

@@ -174,8 +174,9 @@ struct PretrainOptions {
 /// Pre-trains every target's knob autoencoder on reconstruction: knob
 /// settings drawn by `sampleKnobSettings` plus `schedules` (e.g. a target's
 /// enumerated space). Returns the final reconstruction error per target
-/// (mean squared, in kAllTargets order). Fails when LibTorch fails, e.g.
-/// for invalid options, after which the autoencoders may be partly trained.
+/// (mean squared, in the order of the model's targets; 0 for a target
+/// without knobs). Fails when LibTorch fails, e.g. for invalid options,
+/// after which the autoencoders may be partly trained.
 llvm::Expected<std::vector<double>>
 pretrainAutoencoders(Model &model, const std::vector<Schedule> &schedules,
                      const PretrainOptions &options);
@@ -188,7 +189,7 @@ pretrainAutoencoders(Model &model, const std::vector<Schedule> &schedules,
 /// model starts from "those knobs make no difference", which is all the
 /// base knows of them, and learns their effects from the target's data
 /// (the output layer's gradients do not vanish at zero). Fails when
-/// LibTorch fails.
+/// LibTorch fails or the model has no slot for `target`.
 llvm::Error zeroKnobCode(Model &model, TargetKind target);
 
 /// Scores every group and compares with the measurements. Groups whose
