@@ -84,6 +84,7 @@ struct Registry {
   std::mutex mutex;
   std::vector<std::unique_ptr<Target>> targets;
   std::map<TargetKind, MeasurerFactory> measurers;
+  std::map<TargetKind, LoweringPipelineBuilder> lowerings;
 
   static Registry &get() {
     static Registry r;
@@ -184,4 +185,31 @@ TargetRegistry::createMeasurer(TargetKind kind) {
                                    "created",
                                    toString(kind));
   return std::move(m);
+}
+
+void TargetRegistry::addLowering(TargetKind kind,
+                                 LoweringPipelineBuilder builder) {
+  Registry &r = Registry::get();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.lowerings[kind] = std::move(builder);
+}
+
+llvm::Error TargetRegistry::buildLowering(TargetKind kind,
+                                          mlir::OpPassManager &pm) {
+  LoweringPipelineBuilder builder;
+  {
+    Registry &r = Registry::get();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.lowerings.find(kind);
+    if (it != r.lowerings.end())
+      builder = it->second;
+  }
+  if (!builder)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "no lowering for target '%s' in this program (its passes are "
+        "registered by registerAllTargetPasses())",
+        toString(kind));
+  builder(pm);
+  return llvm::Error::success();
 }

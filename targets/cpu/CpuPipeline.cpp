@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpu/CpuPasses.h"
+#include "sptune/Target/Target.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -87,6 +88,10 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
 
 void mlir::sptune::registerCpuTargetPasses() {
   registerSptuneCpuPasses();
+  ::sptune::TargetRegistry::addLowering(
+      ::sptune::TargetKind::CPU, [](OpPassManager &pm) {
+        buildCpuLoweringPipeline(pm, CpuLoweringOptions());
+      });
   PassPipelineRegistration<CpuLoweringOptions>(
       "sptune-lower-cpu",
       "Lower scheduled sparse kernels to LLVM with OpenMP: sparsify with the "

@@ -23,7 +23,6 @@ public:
   Schedule referenceSchedule(KernelType kernel) const override {
     return cpuMlirDefaultSchedule(kernel);
   }
-  std::string loweringPipeline() const override { return "sptune-lower-cpu"; }
   std::vector<std::string> baselines() const override {
     return {"mlir-default", "eigen", "rsb", "reference", "torch"};
   }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvvm/NvvmPasses.h"
+#include "sptune/Target/Target.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -82,6 +83,10 @@ void mlir::sptune::buildNvvmLoweringPipeline(OpPassManager &pm,
 
 void mlir::sptune::registerNvvmTargetPasses() {
   registerSptuneNvvmPasses();
+  ::sptune::TargetRegistry::addLowering(
+      ::sptune::TargetKind::NVVM, [](OpPassManager &pm) {
+        buildNvvmLoweringPipeline(pm, NvvmLoweringOptions());
+      });
   // As PassPipelineRegistration<NvvmLoweringOptions>, with the chip checked
   // when the pipeline is built: upstream's NVVM target attribute segfaults
   // on an empty chip before sptune-nvvm-to-binary could check it (issue 13

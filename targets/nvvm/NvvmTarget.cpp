@@ -37,7 +37,6 @@ public:
   std::string whyIllegal(const Schedule &s) const override {
     return whyIllegalForNvvm(s);
   }
-  std::string loweringPipeline() const override { return "sptune-lower-nvvm"; }
   std::vector<std::string> baselines() const override { return {"cusparse"}; }
 
   const TargetKnobs &knobs() const override { return nvvmTargetKnobs(); }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spade/SpadePasses.h"
+#include "sptune/Target/Target.h"
 
 #include "spade/MachineConfig.h"
 #include "spade/ProgramBuilder.h"
@@ -18,6 +19,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -113,4 +115,11 @@ struct EmitSpadePass
 };
 } // namespace
 
-void mlir::sptune::registerSpadeTargetPasses() { registerSptuneSpadePasses(); }
+void mlir::sptune::registerSpadeTargetPasses() {
+  registerSptuneSpadePasses();
+  // Its kernels are not lowered: their programs are emitted for the
+  // simulator.
+  ::sptune::TargetRegistry::addLowering(
+      ::sptune::TargetKind::SPADE,
+      [](OpPassManager &pm) { pm.addPass(createEmitSpade()); });
+}

@@ -30,7 +30,6 @@ public:
     return sptune::whyIllegal(s);
   }
   /// SPADE programs are emitted (one file per kernel) rather than lowered.
-  std::string loweringPipeline() const override { return "sptune-emit-spade"; }
   bool rewritesIR() const override { return false; }
 
   const TargetKnobs &knobs() const override { return spadeTargetKnobs(); }

@@ -99,7 +99,6 @@ public:
   Schedule referenceSchedule(KernelType kernel) const override {
     return canonicalize(Schedule::csr(toyKind, kernel));
   }
-  std::string loweringPipeline() const override { return ""; }
   const KnobEncoding &knobEncoding() const override {
     return withKnobs ? encoding : Target::knobEncoding();
   }

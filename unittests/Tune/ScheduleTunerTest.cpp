@@ -348,7 +348,6 @@ public:
       return "the toy target runs no SDDMM";
     return Target::whyIllegal(s);
   }
-  std::string loweringPipeline() const override { return ""; }
 
 private:
   TargetKind toyKind;

@@ -31,6 +31,10 @@
 #include <string_view>
 #include <vector>
 
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
 namespace sptune {
 
 class KnobEncoding;
@@ -69,11 +73,6 @@ public:
   /// structural `sptune::whyIllegal`; targets add their own rules.
   virtual std::string whyIllegal(const Schedule &s) const;
 
-  /// The pass pipeline (textual) that lowers kernels carrying this target's
-  /// schedules after `sptune-apply-schedule`, e.g. "sptune-lower-cpu"; empty
-  /// when the target is not reached through MLIR lowering.
-  virtual std::string loweringPipeline() const = 0;
-
   /// Whether its schedules are applied to the IR by sptune-apply-schedule
   /// (so they must fit the op's encoding, orientation and output form).
   /// A simulated accelerator's are not: its own pass turns them into
@@ -98,6 +97,11 @@ public:
 
 /// Creates the measurer of one target (the measurement side registers it).
 using MeasurerFactory = std::function<std::unique_ptr<Measurer>()>;
+
+/// Adds to a module pass manager the passes that lower kernels carrying a
+/// target's schedules after `sptune-apply-schedule`, with their default
+/// options (the lowering side registers it; `sptune-lower` runs it).
+using LoweringPipelineBuilder = std::function<void(mlir::OpPassManager &)>;
 
 /// Name -> target. Registering a target also registers its knobs
 /// (registerTargetKnobs), so that its schedules can be printed and parsed.
@@ -129,6 +133,14 @@ public:
   /// A new measurer for `kind`, or an error saying this program was linked
   /// without one.
   static llvm::Expected<std::unique_ptr<Measurer>> createMeasurer(TargetKind kind);
+
+  /// Makes `builder` the lowering of the target of `kind` (replaces any).
+  /// A target's pass registration function (registerAllTargetPasses())
+  /// calls it.
+  static void addLowering(TargetKind kind, LoweringPipelineBuilder builder);
+  /// Adds the lowering of `kind` to `pm`, or an error saying this program
+  /// registered none for it.
+  static llvm::Error buildLowering(TargetKind kind, mlir::OpPassManager &pm);
 };
 
 } // namespace sptune

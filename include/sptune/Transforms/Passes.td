@@ -70,6 +70,25 @@ def ApplySchedule : Pass<"sptune-apply-schedule", "ModuleOp"> {
   ];
 }
 
+def Lower : Pass<"sptune-lower", "ModuleOp"> {
+  let summary = "Lower scheduled kernels with their target's pipeline";
+  let description = [{
+    Runs, with its default options, the lowering that the target of the
+    module's `#sptune.schedule`s registered with the target registry
+    (`TargetRegistry::addLowering`, built on an OpPassManager):
+    `sptune-lower-cpu` for `cpu`, `sptune-lower-nvvm` for `nvvm`,
+    `sptune-emit-spade` for `spade`. Every schedule of the module (on a
+    kernel, or on its function after `sptune-apply-schedule`) must name the
+    same target. `target` names it for a module without schedules, and must
+    agree with the schedules otherwise. A target's own pipeline takes its
+    options (e.g. `sptune-lower-cpu{threads=4}`).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "The target to lower for (default: the schedules' target)">,
+  ];
+}
+
 def Autotune : Pass<"sptune-autotune", "ModuleOp"> {
   let summary = "Choose each kernel's schedule with the learned cost model";
   let description = [{
