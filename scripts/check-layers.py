@@ -26,7 +26,9 @@ LAYERS = [
     ("target-descriptions", ["SptuneTargetCpuSpace", "SptuneTargetNvvmSpace",
                              "SptuneTargetSpadeSpace", "SptuneTargets",
                              "SptuneSpadeProgram"]),
-    ("ir", ["SptuneIR", "SptuneAnalysis"]),
+    # sptune's dialect, the kernel matcher, and the MLIR passes several
+    # targets' lowerings share.
+    ("ir", ["SptuneIR", "SptuneAnalysis", "SptuneLowering"]),
     ("target-lowering", ["SptuneTargetCpu", "SptuneTargetNvvm",
                          "SptuneTargetSpade", "SptuneTargetPasses"]),
     ("passes", ["SptuneTune", "SptuneTransforms", "SptuneRegistration"]),

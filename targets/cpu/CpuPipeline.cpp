@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpu/CpuPasses.h"
+#include "sptune/Lowering/Passes.h"
 #include "sptune/Target/Target.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -28,7 +29,7 @@ using namespace mlir::sptune;
 void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
                                             const CpuLoweringOptions &opts) {
   // The runtime checks a read file's shape with `assert` only.
-  pm.addPass(createCpuCheckSparseReads());
+  pm.addPass(createCheckSparseReads());
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
 
   CpuSparsifyOptions sparsify;
@@ -88,6 +89,7 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
 
 void mlir::sptune::registerCpuTargetPasses() {
   registerSptuneCpuPasses();
+  registerSptuneLoweringPasses();
   ::sptune::TargetRegistry::addLowering(
       ::sptune::TargetKind::CPU, [](OpPassManager &pm) {
         buildCpuLoweringPipeline(pm, CpuLoweringOptions());

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvvm/NvvmPasses.h"
+#include "sptune/Lowering/Passes.h"
 #include "sptune/Target/Target.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -30,6 +31,9 @@ using namespace mlir::sptune;
 
 void mlir::sptune::buildNvvmLoweringPipeline(OpPassManager &pm,
                                              const NvvmLoweringOptions &opts) {
+  // The host code's sparse_tensor.new reads through the same runtime as the
+  // CPU's, which checks a file's shape with `assert` only.
+  pm.addPass(createCheckSparseReads());
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());
   pm.addPass(createNvvmLibgenForm());
 
@@ -83,6 +87,7 @@ void mlir::sptune::buildNvvmLoweringPipeline(OpPassManager &pm,
 
 void mlir::sptune::registerNvvmTargetPasses() {
   registerSptuneNvvmPasses();
+  registerSptuneLoweringPasses();
   ::sptune::TargetRegistry::addLowering(
       ::sptune::TargetKind::NVVM, [](OpPassManager &pm) {
         buildNvvmLoweringPipeline(pm, NvvmLoweringOptions());

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cpu/CpuPasses.h"
+#include "sptune/Lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,8 +30,8 @@
 
 namespace mlir {
 namespace sptune {
-#define GEN_PASS_DEF_CPUCHECKSPARSEREADS
-#include "cpu/CpuPasses.h.inc"
+#define GEN_PASS_DEF_CHECKSPARSEREADS
+#include "sptune/Lowering/Passes.h.inc"
 } // namespace sptune
 } // namespace mlir
 
@@ -200,10 +200,9 @@ bool checkShapeBefore(sparse_tensor::NewOp read) {
   return true;
 }
 
-struct CpuCheckSparseReadsPass
-    : public mlir::sptune::impl::CpuCheckSparseReadsBase<
-          CpuCheckSparseReadsPass> {
-  using CpuCheckSparseReadsBase::CpuCheckSparseReadsBase;
+struct CheckSparseReadsPass
+    : public mlir::sptune::impl::CheckSparseReadsBase<CheckSparseReadsPass> {
+  using CheckSparseReadsBase::CheckSparseReadsBase;
 
   void runOnOperation() override {
     SmallVector<sparse_tensor::NewOp> reads;
