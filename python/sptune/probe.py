@@ -39,15 +39,16 @@ Areas (docs/reliability.md, "The closing probe (issue 13)"):
   spade    spade-sim options, machine parameters and mutated programs
   db       tuning databases: malformed files through sptune-db and
            sptune-autotune database=, concurrent appends
-  learn    sptune-learn options, outputs and state (issue 35), and requests
-           too big for the memory budget
+  learn    sptune-learn options, outputs and state (issue 35), kill -9 and
+           resume to an uninterrupted run's rounds, and requests too big for
+           the memory budget
   python   python3 -m sptune tune / report, sptune.torch bad inputs
 
 Every step of a case has --timeout seconds (60), worker sessions and
 collector faults 120 s, sptune.torch cases 180 s (a first compile). Cases
 are generated from --seed; the valid inputs they start from (a small
 dataset, tuning database, model, SPADE program) are built once per run.
---quick runs a fixed slice of 74 cases (about 40 s on 2 cores), the full
+--quick runs a fixed slice of 79 cases (about 40 s on 2 cores), the full
 probe about 1,550 (about 15 minutes with --jobs 2). The exit status is 0
 whatever the findings (2 without a build); the stdout summary ends
 with stable `total <class>: N` lines for lit. With --out, DIR gets
@@ -2079,6 +2080,12 @@ def gen_learn(ctx, rng):
                           expect=e, mem_mb=8192,
                           quick=name in ("rounds 2^32-1", "workers 100000",
                                          "state of another format")))
+    # Faults: killed (or interrupted) after round k, then the same command.
+    for k, sig in [(1, signal.SIGKILL), (4, signal.SIGKILL), (7, signal.SIGKILL),
+                   (3, signal.SIGINT)]:
+        cases.append(Case("learn", "fault/%s after round %d, resume" % (
+            signal.Signals(sig).name, k), runner=_learn_kill_resume(k, sig),
+            quick=k == 4))
     # Requests too big for the memory budget (set, so that the case does not
     # depend on this machine's memory).
     big = {"SPTUNE_MEMORY_BUDGET": "1G"}
@@ -2095,6 +2102,88 @@ def gen_learn(ctx, rng):
         cases.append(Case("learn", "big/" + name, cmd, expect=E, env=big,
                           quick=name == "measure spmm"))
     return cases
+
+
+# Timing fields of a round record: the only ones a resumed run may change.
+_ROUND_TIMES = ("select_s", "train_s", "measure_s")
+
+
+def _learn_rounds(path):
+    """The round records of a learn state's rounds.jsonl, timings dropped."""
+    out = []
+    for l in open(path, "rb"):
+        if l.strip():
+            o = _loads(l)
+            for k in _ROUND_TIMES:
+                o.pop(k, None)
+            out.append(o)
+    return out
+
+
+def _learn_kill_resume(k, sig):
+    """A replay run of 10 rounds killed with `sig` once its state holds round
+    `k`, then run again: it must resume and end with the round records of an
+    uninterrupted run of the same command (timings aside); nothing lost,
+    nothing counted twice."""
+    def runner(case, d, ctx):
+        mem = max(ctx.mem_mb, 8192)
+
+        def cmd(state):
+            return [ctx.tool("sptune-learn"), "--replay", ctx.setup("dataset"),
+                    "--initial-epochs", "20", "--epochs", "20", "--rounds-at",
+                    ",".join("%d%%" % (10 * n) for n in range(1, 11)),
+                    "--seed", "3", "--state", state, "--quiet"]
+        t0 = time.time()
+        ref = run(cmd("ref"), d, ctx.timeout, mem, tag="reference")
+        cls, note = judge(ref, "ok")
+        if cls != "ok":
+            return Outcome(cls, "uninterrupted run: " + note, ref.err,
+                           cmds=[cmd("ref")])
+        errp = os.path.join(d, "first.stderr")
+        state = os.path.join(d, "run", "state.json")
+
+        def rounds_done():
+            try:
+                with open(state) as f:
+                    return len(json.load(f).get("rounds", []))
+            except (OSError, ValueError):
+                return 0
+        with open(errp, "wb") as fe:
+            p = subprocess.Popen(cmd("run"), cwd=d, stdout=subprocess.DEVNULL,
+                                 stderr=fe, start_new_session=True,
+                                 preexec_fn=ir_fuzz.child_limits(mem))
+            while p.poll() is None and rounds_done() < k and \
+                    time.time() - t0 < ctx.timeout:
+                time.sleep(0.01)
+            if p.poll() is None:
+                if sig == signal.SIGKILL:
+                    _killpg(p, sig)
+                else:
+                    os.kill(p.pid, sig)  # the tool itself, as Ctrl-C does
+                try:
+                    p.wait(timeout=ctx.timeout)
+                except subprocess.TimeoutExpired:
+                    _killpg(p)
+                    return Outcome("hang", "no exit after %s" % sig.name,
+                                   _read(errp), cmds=[cmd("run")])
+        if sig != signal.SIGKILL and p.returncode not in (0, 130):
+            return Outcome("silent-wrong", "exit %s after %s (130 is due)" % (
+                p.returncode, sig.name), _read(errp), cmds=[cmd("run")])
+        res = run(cmd("run"), d, ctx.timeout, mem, tag="resume")
+        cls, note = judge(res, "ok")
+        cmds = [cmd("ref"), cmd("run"), cmd("run")]
+        if cls == "ok":
+            want = _learn_rounds(os.path.join(d, "ref", "rounds.jsonl"))
+            got = _learn_rounds(os.path.join(d, "run", "rounds.jsonl"))
+            if got != want:
+                rounds = [r.get("round") for r in got]
+                cls, note = "data", "resumed rounds %s differ from an " \
+                    "uninterrupted run's %s" % (rounds, [r.get("round") for r in want])
+            elif not os.path.isfile(os.path.join(d, "run", "final.pt")):
+                cls, note = "data", "no final model after the resumed run"
+        return Outcome(cls, note, _read(errp) + res.err, res.out, cmds,
+                       time.time() - t0)
+    return runner
 
 
 def gen_python(ctx, rng):

@@ -319,13 +319,16 @@ llvm::Error Driver::loadState() {
 }
 
 llvm::Error Driver::saveState(int round, const std::string &modelFile) {
+  // In the order they were recorded: resuming records them again in this
+  // order, which sums their costs as this run did.
   json::Array measured;
-  for (size_t c = 0; c < pool.candidates().size(); ++c)
-    if (const std::optional<MeasuredOutcome> &m = pool.outcome(c))
-      measured.push_back(json::Object{{"candidate", candidateName(pool, c)},
-                                      {"ok", m->ok},
-                                      {"time", m->time},
-                                      {"cost", m->cost}});
+  for (size_t c : pool.recordOrder()) {
+    const MeasuredOutcome &m = *pool.outcome(c);
+    measured.push_back(json::Object{{"candidate", candidateName(pool, c)},
+                                    {"ok", m.ok},
+                                    {"time", m.time},
+                                    {"cost", m.cost}});
+  }
   json::Array rounds;
   std::string log;
   for (const RoundRecord &r : result.rounds) {

@@ -50,10 +50,12 @@ std::vector<std::string> LearningPool::matrixIds() const {
 }
 
 void LearningPool::record(size_t candidate, const MeasuredOutcome &outcome) {
-  if (outcomes_[candidate])
+  if (outcomes_[candidate]) {
     spent_ -= outcomes_[candidate]->cost;
-  else
+  } else {
     ++measured_;
+    recordOrder_.push_back(candidate);
+  }
   outcomes_[candidate] = outcome;
   spent_ += outcome.cost;
 }

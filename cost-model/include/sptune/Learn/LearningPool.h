@@ -83,6 +83,10 @@ public:
     return outcomes_[candidate];
   }
   void record(size_t candidate, const MeasuredOutcome &outcome);
+  /// The measured candidates in the order they were first recorded. A
+  /// checkpoint saves them in this order so that a resumed run sums their
+  /// costs in the same order and gets the same `spent()` to the last bit.
+  const std::vector<size_t> &recordOrder() const { return recordOrder_; }
   /// Candidates not measured yet, in index order.
   std::vector<size_t> unmeasured() const;
   size_t measuredCount() const { return measured_; }
@@ -103,6 +107,7 @@ private:
   std::vector<PoolCandidate> candidates_;
   std::vector<std::vector<size_t>> byProblem_;
   std::vector<std::optional<MeasuredOutcome>> outcomes_;
+  std::vector<size_t> recordOrder_;
   size_t measured_ = 0;
   double spent_ = 0;
 };
