@@ -90,7 +90,7 @@ static int printSpaceSizes(const std::vector<std::string> &sources,
     for (const std::string &k : options.kernels) {
       KernelType kt = *parseKernelType(k);
       ProblemShape shape{kt, coo.rows, coo.cols,
-                         kt == KernelType::SpMV ? 1 : options.free, coo.nnz()};
+                         Schedule::freeLoopSize(kt, options.free), coo.nnz()};
       llvm::outs() << info.id << " " << k << " " << space.size(shape) << "\n";
     }
   }

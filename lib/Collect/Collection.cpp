@@ -60,7 +60,7 @@ sptune::planCollection(const std::vector<std::string> &sources,
         tune.seed = collect.seed + 17;
         llvm::Expected<TuneResult> ranked =
             tuneSchedule(*options.model, csr, kt,
-                         kt == KernelType::SpMV ? 1 : collect.free, tune);
+                         Schedule::freeLoopSize(kt, collect.free), tune);
         if (!ranked) {
           plan.warnings.push_back("model ranking failed on " + info.id + ": " +
                                   llvm::toString(ranked.takeError()));
@@ -78,7 +78,7 @@ sptune::planCollection(const std::vector<std::string> &sources,
       MatrixStats stats = computeStats(csr);
       for (const std::string &k : collect.kernels) {
         KernelType kt = *parseKernelType(k);
-        int64_t free = kt == KernelType::SpMV ? 1 : collect.free;
+        int64_t free = Schedule::freeLoopSize(kt, collect.free);
         Schedule heuristic = target->heuristicSchedule(kt, &stats, free);
         uint64_t seed = collect.seed ^
                         std::hash<std::string>()(info.id + "|" + k + "|nbr");

@@ -48,7 +48,7 @@ PlannedRequest sptune::makeRequest(const std::string &source,
                                    const std::string &baseline,
                                    const CollectOptions &options) {
   KernelType kernel = *parseKernelType(kernelName);
-  int64_t free = kernel == KernelType::SpMV ? 1 : options.free;
+  int64_t free = Schedule::freeLoopSize(kernel, options.free);
   PlannedRequest p;
   p.key = {matrixId, kernelName, free, options.target, role, schedule};
   p.request.target = options.target;
@@ -72,7 +72,7 @@ sptune::planMatrix(const std::string &source, const std::string &matrixId,
       target ? target->baselines() : std::vector<std::string>();
   for (const std::string &kernelName : options.kernels) {
     KernelType kernel = *parseKernelType(kernelName);
-    int64_t free = kernel == KernelType::SpMV ? 1 : options.free;
+    int64_t free = Schedule::freeLoopSize(kernel, options.free);
     auto make = [&](const std::string &role, const std::string &schedule,
                     const std::string &baseline) {
       out.push_back(makeRequest(source, matrixId, kernelName, role, schedule,

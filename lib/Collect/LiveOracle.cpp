@@ -55,7 +55,7 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
                    target->space(), samplesOnly);
     for (const std::string &kernelName : collect.kernels) {
       KernelType kernel = *parseKernelType(kernelName);
-      int64_t free = kernel == KernelType::SpMV ? 1 : collect.free;
+      int64_t free = Schedule::freeLoopSize(kernel, collect.free);
       MatrixRef ref{info.id, source, coo.rows, coo.cols, coo.nnz()};
       size_t problem = pool.addProblem({ref, kernel, free, target->kind()});
       auto add = [&](const Schedule &s, bool isDefault, bool isHeuristic) {

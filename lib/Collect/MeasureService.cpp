@@ -104,7 +104,7 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
   response.nnz = matrix.nnz();
   KernelSpec spec;
   spec.kernel = *parseKernelType(request.kernel);
-  spec.free = spec.kernel == KernelType::SpMV ? 1 : request.free;
+  spec.free = Schedule::freeLoopSize(spec.kernel, request.free);
   spec.elementBits = request.elementBits;
   spec.transposedB = request.transposedB;
 

@@ -15,7 +15,7 @@ std::vector<Measurement> WorkerCandidateMeasurer::measure(
     r.target = toString(schedules[n].target);
     r.matrix = matrixSource;
     r.kernel = toString(kernel);
-    r.free = kernel == KernelType::SpMV ? 1 : free;
+    r.free = Schedule::freeLoopSize(kernel, free);
     r.schedule = schedules[n].str();
     r.options = measure;
     requests.push_back(std::move(r));

@@ -119,6 +119,11 @@ struct Schedule {
     return k == KernelType::SDDMM ? Role::J : Role::K;
   }
   static std::optional<Role> freeRole(KernelType k);
+  /// The size of `k`'s free dense loop when `free` is asked for: `free`, or
+  /// 1 for a kernel without one (SpMV).
+  static int64_t freeLoopSize(KernelType k, int64_t free) {
+    return freeRole(k) ? free : 1;
+  }
   /// The role whose loop is a reduction.
   static Role reductionRole(KernelType) { return Role::K; }
 
