@@ -86,6 +86,20 @@ struct Registry {
   std::map<TargetKind, MeasurerFactory> measurers;
   std::map<TargetKind, LoweringPipelineBuilder> lowerings;
 
+  /// Sets the entry of `kind` in one of the maps above, under the lock.
+  template <typename T>
+  void set(std::map<TargetKind, T> Registry::*map, TargetKind kind, T value) {
+    std::lock_guard<std::mutex> lock(mutex);
+    (this->*map)[kind] = std::move(value);
+  }
+  /// A copy of the entry of `kind` (empty when none), taken under the lock.
+  template <typename T>
+  T find(std::map<TargetKind, T> Registry::*map, TargetKind kind) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = (this->*map).find(kind);
+    return it == (this->*map).end() ? T() : it->second;
+  }
+
   static Registry &get() {
     static Registry r;
     return r;
@@ -157,21 +171,12 @@ llvm::Expected<const Target &> TargetRegistry::get(TargetKind kind) {
 }
 
 void TargetRegistry::addMeasurer(TargetKind kind, MeasurerFactory factory) {
-  Registry &r = Registry::get();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.measurers[kind] = std::move(factory);
+  Registry::get().set(&Registry::measurers, kind, std::move(factory));
 }
 
 llvm::Expected<std::unique_ptr<Measurer>>
 TargetRegistry::createMeasurer(TargetKind kind) {
-  MeasurerFactory factory;
-  {
-    Registry &r = Registry::get();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    auto it = r.measurers.find(kind);
-    if (it != r.measurers.end())
-      factory = it->second;
-  }
+  MeasurerFactory factory = Registry::get().find(&Registry::measurers, kind);
   if (!factory)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -189,21 +194,13 @@ TargetRegistry::createMeasurer(TargetKind kind) {
 
 void TargetRegistry::addLowering(TargetKind kind,
                                  LoweringPipelineBuilder builder) {
-  Registry &r = Registry::get();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.lowerings[kind] = std::move(builder);
+  Registry::get().set(&Registry::lowerings, kind, std::move(builder));
 }
 
 llvm::Error TargetRegistry::buildLowering(TargetKind kind,
                                           mlir::OpPassManager &pm) {
-  LoweringPipelineBuilder builder;
-  {
-    Registry &r = Registry::get();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    auto it = r.lowerings.find(kind);
-    if (it != r.lowerings.end())
-      builder = it->second;
-  }
+  LoweringPipelineBuilder builder =
+      Registry::get().find(&Registry::lowerings, kind);
   if (!builder)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),

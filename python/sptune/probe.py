@@ -1348,34 +1348,52 @@ def _count_lines(path):
         return 0
 
 
+def _start_until(cmd, d, ctx, mem_mb, errp, done):
+    """Starts `cmd` in `d` (its own process group, stderr to `errp`) and
+    waits until `done()` holds, it exits, or the timeout passes."""
+    t0 = time.time()
+    with open(errp, "wb") as fe:
+        p = subprocess.Popen(cmd, cwd=d, stdout=subprocess.DEVNULL, stderr=fe,
+                             start_new_session=True,
+                             preexec_fn=ir_fuzz.child_limits(mem_mb))
+    while p.poll() is None and not done() and time.time() - t0 < ctx.timeout:
+        time.sleep(0.01)
+    return p
+
+
+def _stop(p, sig, ctx, errp, cmd):
+    """Stops `p`, a fault case's first run, with `sig`: SIGKILL to its whole
+    group, another signal to the tool itself, as Ctrl-C does. None when it
+    ended as due (any way after SIGKILL, exit 0 or 130 after another
+    signal), else the Outcome to report."""
+    if p.poll() is None:
+        if sig == signal.SIGKILL:
+            _killpg(p, sig)
+        else:
+            os.kill(p.pid, sig)
+        try:
+            p.wait(timeout=ctx.timeout)
+        except subprocess.TimeoutExpired:
+            _killpg(p)
+            return Outcome("hang", "no exit after %s" % sig.name, _read(errp),
+                           cmds=[cmd])
+    if sig != signal.SIGKILL and p.returncode not in (0, 130):
+        return Outcome("silent-wrong", "exit %s after %s (130 is due)" % (
+            p.returncode, sig.name), _read(errp), cmds=[cmd])
+    return None
+
+
 def _kill_resume(k, sig):
     def runner(case, d, ctx):
         cmd = _collect_cmd(ctx)
         t0 = time.time()
         errp = os.path.join(d, "first.stderr")
-        with open(errp, "wb") as fe:
-            p = subprocess.Popen(cmd, cwd=d, stdout=subprocess.DEVNULL,
-                                 stderr=fe, start_new_session=True,
-                                 preexec_fn=ir_fuzz.child_limits(ctx.mem_mb))
-            path = os.path.join(d, "d.jsonl")
-            while p.poll() is None and _count_lines(path) < k and \
-                    time.time() - t0 < ctx.timeout:
-                time.sleep(0.02)
-            if p.poll() is None:
-                if sig == signal.SIGKILL:
-                    _killpg(p, sig)
-                else:
-                    os.kill(p.pid, sig)  # the collector itself, as Ctrl-C does
-                    try:
-                        p.wait(timeout=ctx.timeout)
-                    except subprocess.TimeoutExpired:
-                        _killpg(p)
-                        return Outcome("hang", "no exit after %s" % sig.name,
-                                       _read(errp), cmds=[cmd])
-        first_rc = p.returncode
-        if sig != signal.SIGKILL and first_rc not in (0, 130):
-            return Outcome("silent-wrong", "exit %s after %s (130 is due)" % (
-                first_rc, sig.name), _read(errp), cmds=[cmd])
+        path = os.path.join(d, "d.jsonl")
+        p = _start_until(cmd, d, ctx, ctx.mem_mb, errp,
+                         lambda: _count_lines(path) >= k)
+        stopped = _stop(p, sig, ctx, errp, cmd)
+        if stopped:
+            return stopped
         res = run(cmd, d, ctx.timeout, ctx.mem_mb, tag="resume")
         cls, note = judge(res, "ok")
         if cls == "ok":
@@ -2148,27 +2166,11 @@ def _learn_kill_resume(k, sig):
                     return len(json.load(f).get("rounds", []))
             except (OSError, ValueError):
                 return 0
-        with open(errp, "wb") as fe:
-            p = subprocess.Popen(cmd("run"), cwd=d, stdout=subprocess.DEVNULL,
-                                 stderr=fe, start_new_session=True,
-                                 preexec_fn=ir_fuzz.child_limits(mem))
-            while p.poll() is None and rounds_done() < k and \
-                    time.time() - t0 < ctx.timeout:
-                time.sleep(0.01)
-            if p.poll() is None:
-                if sig == signal.SIGKILL:
-                    _killpg(p, sig)
-                else:
-                    os.kill(p.pid, sig)  # the tool itself, as Ctrl-C does
-                try:
-                    p.wait(timeout=ctx.timeout)
-                except subprocess.TimeoutExpired:
-                    _killpg(p)
-                    return Outcome("hang", "no exit after %s" % sig.name,
-                                   _read(errp), cmds=[cmd("run")])
-        if sig != signal.SIGKILL and p.returncode not in (0, 130):
-            return Outcome("silent-wrong", "exit %s after %s (130 is due)" % (
-                p.returncode, sig.name), _read(errp), cmds=[cmd("run")])
+        p = _start_until(cmd("run"), d, ctx, mem, errp,
+                         lambda: rounds_done() >= k)
+        stopped = _stop(p, sig, ctx, errp, cmd("run"))
+        if stopped:
+            return stopped
         res = run(cmd("run"), d, ctx.timeout, mem, tag="resume")
         cls, note = judge(res, "ok")
         cmds = [cmd("ref"), cmd("run"), cmd("run")]

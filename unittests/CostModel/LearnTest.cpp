@@ -278,12 +278,19 @@ TEST(LearningPoolTest, AddCandidateDedupsCanonicalSchedules) {
   EXPECT_FALSE(pool.candidates()[c1].isMlirDefault);
 }
 
-TEST(LearningPoolTest, RecordUnmeasuredSpentAndCount) {
-  LearningPool pool;
+/// One SpMM problem "a" with the CPU schedules as candidates; returns
+/// their indices.
+std::vector<size_t> addSpmmProblem(LearningPool &pool) {
   size_t p = pool.addProblem(problem("a", KernelType::SpMM));
   std::vector<size_t> c;
   for (const Schedule &s : cpuSchedules(KernelType::SpMM))
     c.push_back(pool.addCandidate(p, s));
+  return c;
+}
+
+TEST(LearningPoolTest, RecordUnmeasuredSpentAndCount) {
+  LearningPool pool;
+  std::vector<size_t> c = addSpmmProblem(pool);
   ASSERT_GE(c.size(), 4u);
   EXPECT_EQ(pool.unmeasured(), c);
   EXPECT_EQ(pool.measuredCount(), 0u);
@@ -318,10 +325,7 @@ TEST(LearningPoolTest, RecordUnmeasuredSpentAndCount) {
 // the last bit from an uninterrupted run's (probe, issue 35).
 TEST(LearningPoolTest, RecordingInRecordOrderGivesTheSameSpentToTheBit) {
   LearningPool live;
-  size_t p = live.addProblem(problem("a", KernelType::SpMM));
-  std::vector<size_t> c;
-  for (const Schedule &s : cpuSchedules(KernelType::SpMM))
-    c.push_back(live.addCandidate(p, s));
+  std::vector<size_t> c = addSpmmProblem(live);
   ASSERT_GE(c.size(), 3u);
   const double cost[] = {0.355292064, 1.7101241, 1.551171776};
   for (size_t n : {2, 0, 1})
@@ -330,9 +334,7 @@ TEST(LearningPoolTest, RecordingInRecordOrderGivesTheSameSpentToTheBit) {
 
   auto replayed = [&](const std::vector<size_t> &order) {
     LearningPool pool;
-    size_t q = pool.addProblem(problem("a", KernelType::SpMM));
-    for (const Schedule &s : cpuSchedules(KernelType::SpMM))
-      pool.addCandidate(q, s);
+    addSpmmProblem(pool);
     for (size_t n : order)
       pool.record(n, *live.outcome(n));
     return pool.spent();

@@ -18,6 +18,7 @@
 #include "sptune/Target/Target.h"
 
 #include "Support/ErrorTesting.h"
+#include "Support/ToyTarget.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -25,91 +26,6 @@
 using namespace sptune;
 
 namespace {
-
-/// The toy's knob vector: its tile (log2) and whether positions are 32-bit,
-/// what its imaginary back end cares about.
-class ToyKnobEncoding : public KnobEncoding {
-public:
-  explicit ToyKnobEncoding(TargetKind kind) : kind(kind) {}
-  const std::vector<std::string> &featureNames() const override {
-    static const std::vector<std::string> names = {"toy_log2_tile",
-                                                   "toy_pos32"};
-    return names;
-  }
-  void encode(const Schedule &s, float *features) const override {
-    features[0] = knobLog2(s.tile, 6);
-    features[1] = s.posWidth == 32 ? 1.0f : 0.0f;
-  }
-  ParallelismFeatures parallelism(const Schedule &) const override {
-    return {};
-  }
-  std::vector<Schedule> sampleKnobs(KernelType kernel, size_t count,
-                                    uint64_t seed) const override {
-    KnobSampler pick(seed);
-    std::vector<Schedule> out;
-    for (size_t n = 0; n < count; ++n) {
-      Schedule s = Schedule::csr(kind, kernel);
-      s.tile = int64_t(4) << pick.pick(4);
-      s.posWidth = s.crdWidth = pick.coin() ? 32 : 64;
-      out.push_back(canonicalize(s));
-    }
-    return out;
-  }
-
-private:
-  TargetKind kind;
-};
-
-/// CSR with tiles of 0, 8, 16 or 32 and 32- or 64-bit indices.
-class ToySpace : public ScheduleSpace {
-public:
-  explicit ToySpace(TargetKind kind) : kind(kind) {}
-  TargetKind target() const override { return kind; }
-  void
-  enumerate(const ProblemShape &shape,
-            const std::function<bool(const Schedule &)> &fn) const override {
-    for (int64_t tile : {0, 8, 16, 32})
-      for (int width : {32, 64}) {
-        Schedule s = Schedule::csr(kind, shape.kernel);
-        s.tile = tile;
-        s.posWidth = s.crdWidth = width;
-        if (!fn(canonicalize(s)))
-          return;
-      }
-  }
-
-private:
-  TargetKind kind;
-};
-
-/// A fourth target with knobs of its own for the cost model; `withKnobs`
-/// false gives one without (a zero-width knob vector).
-class ToyTarget : public Target {
-public:
-  ToyTarget(const char *name, bool withKnobs)
-      : toyName(name), toyKind(addTargetKind(name)), withKnobs(withKnobs),
-        encoding(toyKind), toySpace(toyKind) {}
-  std::string_view name() const override { return toyName; }
-  TargetKind kind() const override { return toyKind; }
-  const ScheduleSpace &space() const override { return toySpace; }
-  Schedule heuristicSchedule(KernelType kernel, const MatrixStats *,
-                             int64_t) const override {
-    return canonicalize(Schedule::csr(toyKind, kernel));
-  }
-  Schedule referenceSchedule(KernelType kernel) const override {
-    return canonicalize(Schedule::csr(toyKind, kernel));
-  }
-  const KnobEncoding &knobEncoding() const override {
-    return withKnobs ? encoding : Target::knobEncoding();
-  }
-
-private:
-  std::string toyName;
-  TargetKind toyKind;
-  bool withKnobs;
-  ToyKnobEncoding encoding;
-  ToySpace toySpace;
-};
 
 MatrixFeatures features(const std::string &spec) {
   CooMatrix coo;
@@ -122,7 +38,7 @@ std::vector<Schedule> toySchedules(TargetKind kind) {
   std::vector<Schedule> out;
   ProblemShape shape;
   shape.free = 64;
-  ToySpace(kind).enumerate(shape, [&](const Schedule &s) {
+  test::ToySpace(kind, true).enumerate(shape, [&](const Schedule &s) {
     out.push_back(s);
     return true;
   });
@@ -137,10 +53,12 @@ ModelConfig configOf(std::vector<std::string> targets) {
   return c;
 }
 
-/// The toy's runtimes: 16-wide tiles are best, 32-bit indices help.
+/// The toy's runtimes: unrolling by 4 pays, 32-bit indices help, DCSR
+/// costs a little.
 double toyTime(const Schedule &s, const MatrixStats &st) {
-  double tile = s.tile == 16 ? 0.5 : s.tile == 0 ? 1.0 : 0.8;
-  return 1e-9 * static_cast<double>(st.nnz) * tile *
+  double unroll = s.knobs<test::ToyKnobs>().unroll == 4 ? 0.5 : 1.0;
+  double doubly = s.levels.front().format == LevelFormat::Dense ? 1.0 : 1.15;
+  return 1e-9 * static_cast<double>(st.nnz) * unroll * doubly *
          (s.posWidth == 32 ? 0.8 : 1.0);
 }
 
@@ -163,9 +81,9 @@ TEST(PluginTargetModel, AFourthTargetGetsASlotAndOlderModelsKeepTheirs) {
   ASSERT_EQ(cpuScores.size(), 1u) << error;
 
   const Target &toy =
-      TargetRegistry::add(std::make_unique<ToyTarget>("toy", true));
+      TargetRegistry::add(std::make_unique<test::ToyTarget>("toy"));
   const Target &bare =
-      TargetRegistry::add(std::make_unique<ToyTarget>("bare", false));
+      TargetRegistry::add(std::make_unique<test::ToyTarget>("bare", false));
 
   // The older model: same bytes, same scores; the toy's schedules are not
   // its to rank, and it says so.
@@ -234,7 +152,7 @@ TEST(PluginTargetModel, AFourthTargetGetsASlotAndOlderModelsKeepTheirs) {
 
 TEST(PluginTargetModel, AFourthTargetTrainsLikeTheOthers) {
   const Target &toy =
-      TargetRegistry::add(std::make_unique<ToyTarget>("toy", true));
+      TargetRegistry::add(std::make_unique<test::ToyTarget>("toy"));
   std::string error;
   std::unique_ptr<Model> m =
       Model::create(configOf({"cpu", "nvvm", "spade", "toy"}), 2, &error);
@@ -284,7 +202,7 @@ TEST(PluginTargetModel, ATargetOutsideTheModelIsRefusedWhenTraining) {
       Model::create(configOf({"cpu", "nvvm", "spade"}), 3, &error);
   ASSERT_TRUE(m) << error;
   const Target &toy =
-      TargetRegistry::add(std::make_unique<ToyTarget>("toy", true));
+      TargetRegistry::add(std::make_unique<test::ToyTarget>("toy"));
   FeatureTable table;
   std::string spec = "gen:uniform:rows=300,cols=300,nnz=2000,seed=1";
   table[spec] = features(spec);

@@ -18,6 +18,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "Support/ErrorTesting.h"
+#include "Support/ToyTarget.h"
 #include "gtest/gtest.h"
 
 #include <set>
@@ -256,105 +257,6 @@ TEST(ScheduleTuner, UnregisteredTargetIsAnError) {
             std::string::npos);
 }
 
-//===----------------------------------------------------------------------===//
-// A fourth target, added the way a new target folder would add itself: a
-// Target subclass, its knob block, its space, and one registration line.
-//===----------------------------------------------------------------------===//
-
-/// The toy target's own knob: how far its (imaginary) back end unrolls the
-/// innermost loop, printed as `unroll = N` after the shared part.
-struct ToyKnobs : KnobValuesOf<ToyKnobs> {
-  static char ID;
-  int unroll = 1;
-  bool operator==(const ToyKnobs &o) const { return unroll == o.unroll; }
-};
-char ToyKnobs::ID = 0;
-
-class ToyTargetKnobs : public TargetKnobsOf<ToyKnobs> {
-public:
-  explicit ToyTargetKnobs(TargetKind kind) : kind(kind) {}
-  TargetKind target() const override { return kind; }
-  void print(const Schedule &s, std::string &out) const override {
-    out += ", unroll = " + std::to_string(s.knobs<ToyKnobs>().unroll);
-  }
-  KnobParseResult parseKnob(std::string_view key, ScheduleTokenSource &t,
-                            Schedule &s) const override {
-    if (key != "unroll")
-      return KnobParseResult::NotAKnob;
-    return parseInt(t, s.knobs<ToyKnobs>().unroll) ? KnobParseResult::Parsed
-                                                   : KnobParseResult::Failed;
-  }
-  std::string whyIllegal(const Schedule &s) const override {
-    int u = s.knobs<ToyKnobs>().unroll;
-    return u == 1 || u == 2 || u == 4 ? "" : "unroll must be 1, 2 or 4";
-  }
-  /// SpMV's innermost loop is too short to unroll.
-  void canonicalize(Schedule &s) const override {
-    if (s.kernel == KernelType::SpMV && s.knobs<ToyKnobs>().unroll != 1)
-      s.knobs<ToyKnobs>().unroll = 1;
-  }
-
-private:
-  TargetKind kind;
-};
-
-/// The toy target's space: CSR and DCSR, with and without 32-bit indices,
-/// unrolled by 1 or 4.
-class ToySpace : public ScheduleSpace {
-public:
-  explicit ToySpace(TargetKind kind) : kind(kind) {}
-  TargetKind target() const override { return kind; }
-  void enumerate(const ProblemShape &shape,
-                 const std::function<bool(const Schedule &)> &fn) const override {
-    for (bool doubly : {false, true})
-      for (int width : {32, 64})
-        for (int unroll : {1, 4}) {
-          Schedule s = doubly ? Schedule::dcsr(kind, shape.kernel)
-                              : Schedule::csr(kind, shape.kernel);
-          s.posWidth = s.crdWidth = width;
-          s.knobs<ToyKnobs>().unroll = unroll;
-          if (!fn(canonicalize(s)))
-            return;
-        }
-  }
-
-private:
-  TargetKind kind;
-};
-
-class ToyTarget : public Target {
-public:
-  ToyTarget()
-      : toyKind(addTargetKind("toy")), toyKnobs(toyKind), toySpace(toyKind) {}
-  std::string_view name() const override { return "toy"; }
-  TargetKind kind() const override { return toyKind; }
-  const ScheduleSpace &space() const override { return toySpace; }
-  const TargetKnobs &knobs() const override { return toyKnobs; }
-  /// DCSR with 32-bit indices, unrolled by 4: the toy's idea of a good
-  /// default.
-  Schedule heuristicSchedule(KernelType kernel, const MatrixStats *,
-                             int64_t) const override {
-    Schedule s = Schedule::dcsr(toyKind, kernel);
-    s.posWidth = s.crdWidth = 32;
-    s.knobs<ToyKnobs>().unroll = 4;
-    return canonicalize(s);
-  }
-  Schedule referenceSchedule(KernelType kernel) const override {
-    return canonicalize(Schedule::csr(toyKind, kernel));
-  }
-  /// The toy runs no SDDMM.
-  std::string whyIllegal(const Schedule &s) const override {
-    if (s.kernel == KernelType::SDDMM)
-      return "the toy target runs no SDDMM";
-    return Target::whyIllegal(s);
-  }
-
-private:
-  TargetKind toyKind;
-  ToyTargetKnobs toyKnobs;
-  ToySpace toySpace;
-};
-
 TEST(ScheduleTuner, RanksTheHeuristicsKnobNeighbourhood) {
   registerAllTargets();
   CsrMatrix m = load();
@@ -387,8 +289,11 @@ TEST(ScheduleTuner, RanksTheHeuristicsKnobNeighbourhood) {
   EXPECT_EQ(widths.size(), 2u);
 }
 
+/// A fourth target (Support/ToyTarget.h), added the way a new target folder
+/// would add itself: a Target subclass, its knob block, its space, and one
+/// registration line.
 TEST(ScheduleTuner, AToyTargetPlugsInWithOneRegistrationLine) {
-  const Target &toy = TargetRegistry::add(std::make_unique<ToyTarget>());
+  const Target &toy = TargetRegistry::add(std::make_unique<test::ToyTarget>());
   EXPECT_EQ(TargetRegistry::lookup("toy"), &toy);
   EXPECT_EQ(TargetRegistry::lookup(toy.kind()), &toy);
   // Its schedules print and parse under its name, its knob block after the
@@ -402,7 +307,7 @@ TEST(ScheduleTuner, AToyTargetPlugsInWithOneRegistrationLine) {
       llvm::expectedToOptional(parseSchedule(h.str()));
   ASSERT_TRUE(parsed);
   EXPECT_EQ(*parsed, h);
-  EXPECT_EQ(parsed->knobs<ToyKnobs>().unroll, 4);
+  EXPECT_EQ(parsed->knobs<test::ToyKnobs>().unroll, 4);
   // Its knobs are checked and canonicalized by the toy; other targets'
   // knobs are not its own.
   std::string why;
@@ -431,10 +336,16 @@ TEST(ScheduleTuner, AToyTargetPlugsInWithOneRegistrationLine) {
   o.topK = 10;
   auto result = tuneSchedule(*heuristic, m, KernelType::SpMM, 16, o);
   ASSERT_TRUE(!!result) << llvm::toString(result.takeError());
-  EXPECT_EQ(result->numCandidates, 8u);
+  // Its eight schedules, and the heuristic's knob neighbour unroll = 2,
+  // which its knob encoding's sampler draws.
+  EXPECT_EQ(result->numCandidates, 9u);
   EXPECT_EQ(result->chosen, h);
-  for (const RankedCandidate &c : result->top)
+  std::set<int> unrolls;
+  for (const RankedCandidate &c : result->top) {
     EXPECT_EQ(c.schedule.target, toy.kind());
+    unrolls.insert(c.schedule.knobs<test::ToyKnobs>().unroll);
+  }
+  EXPECT_EQ(unrolls, (std::set<int>{1, 2, 4}));
 
   // Its legality applies: no SDDMM candidate survives.
   auto sddmm = tuneSchedule(*heuristic, m, KernelType::SDDMM, 16, o);
