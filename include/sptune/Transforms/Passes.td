@@ -75,9 +75,9 @@ def Lower : Pass<"sptune-lower", "ModuleOp"> {
   let description = [{
     Runs, with its default options, the lowering that the target of the
     module's `#sptune.schedule`s registered with the target registry
-    (`TargetRegistry::addLowering`, built on an OpPassManager):
-    `sptune-lower-cpu` for `cpu`, `sptune-lower-nvvm` for `nvvm`,
-    `sptune-emit-spade` for `spade`. Every schedule of the module (on a
+    (`TargetRegistry::addLowering`, built on an OpPassManager), e.g.
+    `sptune-lower-cpu`'s passes for `cpu` (docs/targets.md lists each
+    target's). Every schedule of the module (on a
     kernel, or on its function after `sptune-apply-schedule`) must name the
     same target. `target` names it for a module without schedules, and must
     agree with the schedules otherwise. A target's own pipeline takes its
