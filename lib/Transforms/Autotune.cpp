@@ -104,10 +104,8 @@ FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
     return op->emitError("sptune-autotune: target '")
            << k.target->name() << "' cannot run this " << st::toString(k.type)
            << " kernel: " << unsupported;
-  LoopRole freeRole =
-      k.type == st::KernelType::SDDMM ? LoopRole::K : LoopRole::J;
-  if (k.type != st::KernelType::SpMV) {
-    k.free = k.kernel.getLoopSize(freeRole);
+  if (std::optional<LoopRole> freeRole = st::Schedule::freeRole(k.type)) {
+    k.free = k.kernel.getLoopSize(*freeRole);
     if (ShapedType::isDynamic(k.free))
       k.free = o.freeSize;
   }
@@ -135,9 +133,8 @@ const st::CsrMatrix *KernelTuningContext::matrix() {
     return nullptr;
   }
   const st::CsrMatrix *csr = *loaded;
-  int64_t rows = kernel.getLoopSize(LoopRole::I);
-  int64_t cols = kernel.getLoopSize(
-      type == st::KernelType::SDDMM ? LoopRole::J : LoopRole::K);
+  int64_t rows = kernel.getLoopSize(st::Schedule::rowRole(type));
+  int64_t cols = kernel.getLoopSize(st::Schedule::colRole(type));
   if ((!ShapedType::isDynamic(rows) && rows != csr->rows) ||
       (!ShapedType::isDynamic(cols) && cols != csr->cols)) {
     op->emitError("sptune-autotune: matrix '")
@@ -171,9 +168,8 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
 /// recorded matrix has the kernel's static shape.
 static bool recordFits(const st::TuningRecord &r,
                        const KernelTuningContext &k) {
-  int64_t rows = k.kernel.getLoopSize(LoopRole::I);
-  int64_t cols = k.kernel.getLoopSize(
-      k.type == st::KernelType::SDDMM ? LoopRole::J : LoopRole::K);
+  int64_t rows = k.kernel.getLoopSize(st::Schedule::rowRole(k.type));
+  int64_t cols = k.kernel.getLoopSize(st::Schedule::colRole(k.type));
   return k.applicable(r.chosen).empty() &&
          (ShapedType::isDynamic(rows) || rows == r.rows) &&
          (ShapedType::isDynamic(cols) || cols == r.cols);

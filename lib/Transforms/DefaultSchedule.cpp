@@ -42,10 +42,8 @@ struct DefaultSchedulePass
         return;
       ::sptune::KernelType type = kernel.getKind();
       int64_t free = 0;
-      if (type != ::sptune::KernelType::SpMV) {
-        int64_t size = kernel.getLoopSize(type == ::sptune::KernelType::SpMM
-                                              ? LoopRole::J
-                                              : LoopRole::K);
+      if (std::optional<LoopRole> role = ::sptune::Schedule::freeRole(type)) {
+        int64_t size = kernel.getLoopSize(*role);
         free = ShapedType::isDynamic(size) ? 0 : size;
       }
       ::sptune::Schedule schedule =
