@@ -6,7 +6,12 @@
 #                                   write a one-node slurm.conf, start munged,
 #                                   slurmctld and slurmd, wait for the node
 #   scripts/local-slurm.sh status   exit 0 when sinfo shows the node usable
-#   scripts/local-slurm.sh stop     stop the daemons, remove their state
+#   scripts/local-slurm.sh stop     cancel the jobs of the controller it
+#                                   started (none of another Slurm's), stop
+#                                   the daemons, remove their state
+#
+# A /etc/slurm/slurm.conf it did not write (a real Slurm's) is never
+# replaced: start refuses instead.
 #
 # Everything lives under $SPTUNE_SLURM_DIR (default /var/tmp/sptune-slurm);
 # the daemons run as root (SlurmUser=root), so it works in a container.
@@ -30,7 +35,7 @@ status() {
   if ! pgrep -x slurmctld >/dev/null || ! pgrep -x slurmd >/dev/null; then
     echo "slurm: not running (slurmctld or slurmd missing)"; return 1
   fi
-  s="$(node_state)" || return 1
+  s="$(node_state)" || { echo "slurm: not running (sinfo does not answer)"; return 1; }
   case "$s" in
     idle*|mixed*|allocated*|completing*) echo "slurm: node $host $s"; return 0 ;;
     *) echo "slurm: not running (node state '${s:-none}')"; return 1 ;;
@@ -50,6 +55,11 @@ install() {
 }
 
 write_conf() {
+  # A slurm.conf this script did not write is the site's: never replace it.
+  if [ -e "$conf" ] && ! grep -q "^# Written by sptune scripts/local-slurm.sh" "$conf"; then
+    log "$conf exists and was not written by this script; not replacing a real Slurm's configuration"
+    return 1
+  fi
   mkdir -p "$conf_dir" "$dir/state" "$dir/spool" "$dir/log"
   cat > "$conf" <<CONF
 # Written by sptune scripts/local-slurm.sh: one node, this machine.
@@ -112,7 +122,7 @@ start_munge() {
 start() {
   if status >/dev/null 2>&1; then status; return 0; fi
   install || return 1
-  write_conf
+  write_conf || return 1
   start_munge || return 1
   pgrep -x slurmctld >/dev/null || slurmctld -f "$conf" || { log "slurmctld failed to start (see $dir/log/slurmctld.log)"; return 1; }
   pgrep -x slurmd >/dev/null || slurmd -f "$conf" || { log "slurmd failed to start (see $dir/log/slurmd.log)"; return 1; }
@@ -127,7 +137,13 @@ start() {
 }
 
 stop() {
-  command -v scancel >/dev/null 2>&1 && timeout 10 scancel --user=root >/dev/null 2>&1
+  # Cancel jobs only on the controller this script started (its pid file is
+  # in $dir): on a machine with a real Slurm, `scancel --user=root` would
+  # cancel every root job of the site.
+  if [ -s "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null &&
+     grep -q "^# Written by sptune scripts/local-slurm.sh" "$conf" 2>/dev/null; then
+    command -v scancel >/dev/null 2>&1 && timeout 10 scancel --user=root >/dev/null 2>&1
+  fi
   for d in slurmd slurmctld; do
     pf="$dir/$d.pid"
     if [ -s "$pf" ]; then kill "$(cat "$pf")" 2>/dev/null; fi

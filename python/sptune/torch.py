@@ -183,6 +183,17 @@ def _check_csr(a, name):
                         f"int64, got {a.crow_indices().dtype}")
 
 
+def _check_rank(t, op, name, rank, dims):
+    """A dense operand's kind and rank: TypeError for what is not a tensor
+    (a NumPy array, a list), ValueError for a tensor of another rank."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"sptune.torch.{op}: {name} must be a torch.Tensor, "
+                        f"got {type(t).__name__}")
+    if t.dim() != rank:
+        raise ValueError(f"sptune.torch.{op}: {name} must be a {rank}-D dense "
+                         f"tensor ({dims}), got shape {tuple(t.shape)}")
+
+
 def _check_dense(t, name, dtype, shape, make_contiguous=True):
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"sptune.torch: {name} must be a torch.Tensor, got "
@@ -525,10 +536,7 @@ def spmm(A, B):
     """
     _check_csr(A, "A")
     rows, cols = A.shape
-    if not isinstance(B, torch.Tensor) or B.dim() != 2:
-        raise ValueError(f"sptune.torch.spmm: B must be a 2-D dense tensor "
-                         f"(K x N), got "
-                         f"{tuple(B.shape) if isinstance(B, torch.Tensor) else type(B).__name__}")
+    _check_rank(B, "spmm", "B", 2, "K x N")
     n = B.shape[1]
     B = _check_dense(B, "B", A.dtype, (cols, n))
     _check_grad(A, B)
@@ -548,10 +556,7 @@ def spmv(A, x):
     """
     _check_csr(A, "A")
     rows, cols = A.shape
-    if not isinstance(x, torch.Tensor) or x.dim() != 1:
-        raise ValueError(f"sptune.torch.spmv: x must be a 1-D dense tensor "
-                         f"(K), got "
-                         f"{tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__}")
+    _check_rank(x, "spmv", "x", 1, "K")
     x = _check_dense(x, "x", A.dtype, (cols,))
     _check_grad(A, x)
     y = torch.zeros(rows, dtype=A.dtype)
@@ -590,14 +595,10 @@ def sddmm(S, A, B):
     """
     _check_csr(S, "S")
     rows, cols = S.shape
-    if not isinstance(A, torch.Tensor) or A.dim() != 2:
-        raise ValueError("sptune.torch.sddmm: A must be a 2-D dense tensor "
-                         "(M x N)")
+    _check_rank(A, "sddmm", "A", 2, "M x N")
     n = A.shape[1]
     A = _check_dense(A, "A", S.dtype, (rows, n))
-    if not isinstance(B, torch.Tensor) or B.dim() != 2:
-        raise ValueError("sptune.torch.sddmm: B must be a 2-D dense tensor "
-                         "(N x K)")
+    _check_rank(B, "sddmm", "B", 2, "N x K")
     B = _check_dense(B, "B", S.dtype, (n, cols), make_contiguous=False)
     _check_grad(S, A, B)
     # B as the transposed view of a row-major K x N tensor (B = H.t()):

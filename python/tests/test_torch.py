@@ -396,6 +396,15 @@ class Errors(unittest.TestCase):
             st.spmm(self.d.to_sparse(), self.b)
         with self.assertRaisesRegex(TypeError, "torch.Tensor"):
             st.spmv([[1.0]], torch.ones(1))
+        # A dense operand that is not a tensor (a NumPy array, a list) is a
+        # TypeError too, as docs/torch.md says (it was a ValueError).
+        import numpy
+        with self.assertRaisesRegex(TypeError, "B must be a torch.Tensor, got ndarray"):
+            st.spmm(self.a, numpy.ones((5, 4), dtype=numpy.float32))
+        with self.assertRaisesRegex(TypeError, "x must be a torch.Tensor, got list"):
+            st.spmv(self.a, [1.0] * 5)
+        with self.assertRaisesRegex(TypeError, "A must be a torch.Tensor"):
+            st.sddmm(self.a, numpy.ones((6, 3)), torch.ones(3, 5))
 
     def test_dtype(self):
         with self.assertRaisesRegex(TypeError, "dtype"):
