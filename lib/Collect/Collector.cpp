@@ -86,7 +86,7 @@ sptune::planMatrix(const std::string &source, const std::string &matrixId,
                                         targetBaselines.end(),
                                         b) == targetBaselines.end())
         continue;
-      if ((b == "eigen" || b == "rsb") && kernel == KernelType::SDDMM)
+      if (target && !target->baselineComputes(b, kernel))
         continue;
       make(dataset::baselineRole(b), "", b);
     }

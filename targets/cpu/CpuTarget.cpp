@@ -26,6 +26,11 @@ public:
   std::vector<std::string> baselines() const override {
     return {"mlir-default", "eigen", "rsb", "reference", "torch"};
   }
+  /// Eigen and librsb have no sampled product.
+  bool baselineComputes(std::string_view name,
+                        KernelType kernel) const override {
+    return !((name == "eigen" || name == "rsb") && kernel == KernelType::SDDMM);
+  }
 
   const TargetKnobs &knobs() const override { return cpuTargetKnobs(); }
   const KnobEncoding &knobEncoding() const override { return encoding; }

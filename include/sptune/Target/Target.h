@@ -93,6 +93,13 @@ public:
   /// Names of the library or reference baselines its measurer can run
   /// besides schedules ("heuristic" is available on every target).
   virtual std::vector<std::string> baselines() const { return {}; }
+  /// Whether baseline `name` (one of `baselines()`) computes `kernel`; a
+  /// collection plans no measurement of one that does not. The default:
+  /// every kernel.
+  virtual bool baselineComputes(std::string_view name,
+                                KernelType kernel) const {
+    return true;
+  }
 };
 
 /// Creates the measurer of one target (the measurement side registers it).
