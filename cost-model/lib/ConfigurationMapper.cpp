@@ -63,6 +63,11 @@ static const std::vector<std::string> &sharedFeatureNames() {
           "log2_vector_length", "vectorized", "free_innermost",
           "reduction_outermost"})
       n.push_back(rest);
+    // The common vector is sized by these names and written at the offsets
+    // above: they must agree, or mapCanonical writes past the vector.
+    if (n.size() != kSharedSize)
+      llvm::report_fatal_error("sptune cost model: the shared feature names "
+                               "do not match their offsets");
     return n;
   }();
   return names;
