@@ -2,7 +2,8 @@
 
 #include "sptune/Target/BenchModule.h"
 
-#include <vector>
+#include "sptune/Support/Error.h"
+#include "sptune/Target/KernelFunction.h"
 
 using namespace sptune;
 
@@ -11,190 +12,205 @@ const char *sptune::csrEncodingText() {
          "compressed) }>";
 }
 
-namespace {
-/// Replaces $NAME tokens in an IR template, in the order they were set.
-class Template {
-public:
-  Template &set(const std::string &key, const std::string &value) {
-    keys.push_back("$" + key);
-    values.push_back(value);
-    return *this;
+KernelDescriptor sptune::benchDescriptor(const KernelSpec &spec, int64_t rows,
+                                         int64_t cols, SddmmForm sddmm) {
+  using Kind = KernelOperand::Kind;
+  std::string et = spec.elementBits == 64 ? "f64" : "f32";
+  KernelDescriptor d;
+  auto loop = [&](const char *name, bool reduction, int64_t size) {
+    d.loops.push_back({name, reduction, size});
+  };
+  auto operand = [&](Kind kind, std::vector<unsigned> dims) {
+    KernelOperand o;
+    o.kind = kind;
+    o.elementType = et;
+    o.dims = std::move(dims);
+    if (o.sparse())
+      o.levels = {"dense", "compressed"};
+    d.operands.push_back(std::move(o));
+  };
+  d.body = KernelDescriptor::Body::MultiplyAccumulate;
+  switch (spec.kernel) {
+  case KernelType::SpMM:
+    loop("i", false, rows);
+    loop("j", false, spec.free);
+    loop("k", true, cols);
+    operand(Kind::Sparse, {0, 2});
+    operand(Kind::Dense, {2, 1});
+    operand(Kind::Output, {0, 1});
+    break;
+  case KernelType::SpMV:
+    loop("i", false, rows);
+    loop("j", true, cols);
+    operand(Kind::Sparse, {0, 1});
+    operand(Kind::Dense, {1});
+    operand(Kind::Output, {0});
+    break;
+  case KernelType::SDDMM:
+    loop("i", false, rows);
+    loop("j", false, cols);
+    loop("k", true, spec.free);
+    if (sddmm == SddmmForm::SparseOutput)
+      operand(Kind::Sparse, {0, 1});
+    else
+      d.body = KernelDescriptor::Body::SampledMultiplyAccumulate;
+    operand(Kind::Dense, {0, 2});
+    operand(Kind::Dense, {2, 1});
+    operand(Kind::SparseOutput, {0, 1});
+    break;
   }
-  std::string render(std::string text) const {
-    for (size_t n = 0; n < keys.size(); ++n) {
-      size_t pos = 0;
-      while ((pos = text.find(keys[n], pos)) != std::string::npos) {
-        text.replace(pos, keys[n].size(), values[n]);
-        pos += values[n].size();
-      }
+  return d;
+}
+
+std::set<unsigned> sptune::benchTransposedInputs(const KernelSpec &spec,
+                                                 SddmmForm sddmm) {
+  if (spec.kernel == KernelType::SDDMM && spec.transposedB &&
+      sddmm == SddmmForm::SparseOutput)
+    return {2};
+  return {};
+}
+
+namespace {
+/// The pieces of a bench module's drivers, derived from a descriptor.
+struct Drivers {
+  const KernelDescriptor &d;
+  KernelFunctionOptions options;
+  std::string elementType; ///< of the sparse operand's values
+  bool converted;          ///< the CSR input is converted to another storage
+  bool sparseOutput, inPlace;
+  size_t numInputs;
+
+  /// `memref<...>` of operand n as the caller passes it.
+  std::string memrefType(unsigned n) const {
+    std::string t = kernelOperandType(d, n, options, transposed(n));
+    return "memref<" + t.substr(t.find('<') + 1);
+  }
+  std::string tensorType(unsigned n) const {
+    return kernelOperandType(d, n, options, transposed(n));
+  }
+  bool transposed(unsigned n) const {
+    return options.transposedInputs.count(n) != 0;
+  }
+  /// The dense operands the entry points take: dense inputs, then a dense
+  /// output (`withOutput`).
+  std::vector<unsigned> denseArguments(bool withOutput) const {
+    std::vector<unsigned> args;
+    for (unsigned n = 0; n < numInputs; ++n)
+      if (!d.operands[n].sparse())
+        args.push_back(n);
+    if (withOutput && !sparseOutput)
+      args.push_back(static_cast<unsigned>(numInputs));
+    return args;
+  }
+
+  /// An entry point's signature and the code that gives its arguments as
+  /// tensors: %s (the sparse operand in the kernel's storage), %d<n>.
+  std::string prologue(const char *name, bool withOutput,
+                       const std::string &last) const {
+    std::string text = "  func.func @" + std::string(name) +
+                       "(%pos: memref<?xindex>, %crd: memref<?xindex>, "
+                       "%vals: memref<?x" +
+                       elementType + ">";
+    for (unsigned n : denseArguments(withOutput))
+      text += ", %buf" + std::to_string(n) + ": " + memrefType(n);
+    text += ", " + last + ")\n      attributes {llvm.emit_c_interface} {\n";
+    text += "    %c0 = arith.constant 0 : index\n"
+            "    %c1 = arith.constant 1 : index\n"
+            "    %tp = bufferization.to_tensor %pos restrict : "
+            "memref<?xindex> to tensor<?xindex>\n"
+            "    %tc = bufferization.to_tensor %crd restrict : "
+            "memref<?xindex> to tensor<?xindex>\n"
+            "    %tv = bufferization.to_tensor %vals restrict : memref<?x" +
+            elementType + "> to tensor<?x" + elementType +
+            ">\n"
+            "    %csr = sparse_tensor.assemble (%tp, %tc), %tv : "
+            "(tensor<?xindex>, tensor<?xindex>), tensor<?x" +
+            elementType + "> to !CSR\n";
+    text += converted ? "    %s = sparse_tensor.convert %csr : !CSR to !S\n"
+                      : "    %s = tensor.cast %csr : !CSR to !S\n";
+    for (unsigned n : denseArguments(withOutput)) {
+      bool isOutput = n == numInputs;
+      text += "    %d" + std::to_string(n) + " = bufferization.to_tensor %buf" +
+              std::to_string(n) + " restrict" + (isOutput ? " writable" : "") +
+              " : " + memrefType(n) + " to " + tensorType(n) + "\n";
     }
     return text;
   }
 
-private:
-  std::vector<std::string> keys, values;
-};
-
-/// Assembles the CSR input and gives it the kernel's storage as %s.
-const char *kAssemble = R"(
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %tp = bufferization.to_tensor %pos restrict : memref<?xindex> to tensor<?xindex>
-    %tc = bufferization.to_tensor %crd restrict : memref<?xindex> to tensor<?xindex>
-    %tv = bufferization.to_tensor %vals restrict : memref<?x$ET> to tensor<?x$ET>
-    %csr = sparse_tensor.assemble (%tp, %tc), %tv : (tensor<?xindex>, tensor<?xindex>), tensor<?x$ET> to !CSR
-$CONVERT)";
-
-/// The header of every bench module.
-const char *kHeader = R"(!CSR = tensor<$Mx$Kx$ET, $CSRENC>
-!S = tensor<$Mx$Kx$ET, $ENC>
-module {
-  func.func private @rtclock() -> f64
-)";
-
-const char *kSpMM = R"(
-  func.func @kernel(%a: !S, %b: tensor<$Kx$Nx$ET>, %c: tensor<$Mx$Nx$ET>) -> tensor<$Mx$Nx$ET> {
-    %0 = linalg.matmul ins(%a, %b : !S, tensor<$Kx$Nx$ET>) outs(%c : tensor<$Mx$Nx$ET>) -> tensor<$Mx$Nx$ET>
-    return %0 : tensor<$Mx$Nx$ET>
-  }
-  func.func @sptune_time(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
-                         %b: memref<$Kx$Nx$ET>, %c: memref<$Mx$Nx$ET>, %times: memref<?xf64>)
-      attributes {llvm.emit_c_interface} {$ASSEMBLE
-    %tb = bufferization.to_tensor %b restrict : memref<$Kx$Nx$ET> to tensor<$Kx$Nx$ET>
-    %tcc = bufferization.to_tensor %c restrict writable : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
-    %n = memref.dim %times, %c0 : memref<?xf64>
-    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %tcc) -> (tensor<$Mx$Nx$ET>) {
-      %t0 = func.call @rtclock() : () -> f64
-      %y = func.call @kernel(%s, %tb, %acc) : (!S, tensor<$Kx$Nx$ET>, tensor<$Mx$Nx$ET>) -> tensor<$Mx$Nx$ET>
-      %t1 = func.call @rtclock() : () -> f64
-      %dt = arith.subf %t1, %t0 : f64
-      memref.store %dt, %times[%i] : memref<?xf64>
-      scf.yield %y : tensor<$Mx$Nx$ET>
+  /// `func.call @kernel(...)` with `output` as the output argument.
+  std::string call(const std::string &result, const std::string &output) const {
+    std::string args, types;
+    for (unsigned n = 0; n < numInputs; ++n) {
+      args +=
+          (n ? ", " : "") + (d.operands[n].sparse() ? std::string("%s")
+                                                    : "%d" + std::to_string(n));
+      types += (n ? ", " : "") + tensorType(n);
     }
-    bufferization.materialize_in_destination %r in restrict writable %c : (tensor<$Mx$Nx$ET>, memref<$Mx$Nx$ET>) -> ()
-$FREE    return
-  }
-)";
-
-const char *kSpMV = R"(
-  func.func @kernel(%a: !S, %x: tensor<$Kx$ET>, %y: tensor<$Mx$ET>) -> tensor<$Mx$ET> {
-    %0 = linalg.matvec ins(%a, %x : !S, tensor<$Kx$ET>) outs(%y : tensor<$Mx$ET>) -> tensor<$Mx$ET>
-    return %0 : tensor<$Mx$ET>
-  }
-  func.func @sptune_time(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
-                         %x: memref<$Kx$ET>, %y: memref<$Mx$ET>, %times: memref<?xf64>)
-      attributes {llvm.emit_c_interface} {$ASSEMBLE
-    %tx = bufferization.to_tensor %x restrict : memref<$Kx$ET> to tensor<$Kx$ET>
-    %ty = bufferization.to_tensor %y restrict writable : memref<$Mx$ET> to tensor<$Mx$ET>
-    %n = memref.dim %times, %c0 : memref<?xf64>
-    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %ty) -> (tensor<$Mx$ET>) {
-      %t0 = func.call @rtclock() : () -> f64
-      %z = func.call @kernel(%s, %tx, %acc) : (!S, tensor<$Kx$ET>, tensor<$Mx$ET>) -> tensor<$Mx$ET>
-      %t1 = func.call @rtclock() : () -> f64
-      %dt = arith.subf %t1, %t0 : f64
-      memref.store %dt, %times[%i] : memref<?xf64>
-      scf.yield %z : tensor<$Mx$ET>
+    std::string resultType = tensorType(static_cast<unsigned>(numInputs));
+    if (kernelTakesOutput(d)) {
+      args += ", " + output;
+      types += ", " + resultType;
     }
-    bufferization.materialize_in_destination %r in restrict writable %y : (tensor<$Mx$ET>, memref<$Mx$ET>) -> ()
-$FREE    return
+    return result + " = func.call @" + options.name + "(" + args + ") : (" +
+           types + ") -> " + resultType + "\n";
   }
-)";
 
-// SDDMM: S is $M x $K (rows x cols); the dense inner size is $N.
-
-/// X = S .* (A B) into a fresh sparse X; every call's X is freed.
-const char *kSddmmSparseOutput = R"(
-  func.func @kernel(%s: !S, %a: tensor<$Mx$Nx$ET>, %bin: tensor<$BSHAPEx$ET>) -> !S {
-    %e = tensor.empty() : !S
-$BPREP    %0 = linalg.generic {
-        indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>,
-                         affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
-        iterator_types = ["parallel", "parallel", "reduction"]}
-        ins(%s, %a, %b : !S, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) outs(%e : !S) {
-    ^bb0(%sv: $ET, %av: $ET, %bv: $ET, %xv: $ET):
-      %p = arith.mulf %av, %bv : $ET
-      %q = arith.mulf %sv, %p : $ET
-      %r = arith.addf %xv, %q : $ET
-      linalg.yield %r : $ET
-    } -> !S
-    return %0 : !S
+  std::string freeConverted() const {
+    return converted ? "    bufferization.dealloc_tensor %s : !S\n" : "";
   }
-  func.func @sptune_time(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
-                         %a: memref<$Mx$Nx$ET>, %b: memref<$BSHAPEx$ET>, %times: memref<?xf64>)
-      attributes {llvm.emit_c_interface} {$ASSEMBLE
-    %ta = bufferization.to_tensor %a restrict : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
-    %tb = bufferization.to_tensor %b restrict : memref<$BSHAPEx$ET> to tensor<$BSHAPEx$ET>
-    %n = memref.dim %times, %c0 : memref<?xf64>
-    scf.for %i = %c0 to %n step %c1 {
-      %t0 = func.call @rtclock() : () -> f64
-      %x = func.call @kernel(%s, %ta, %tb) : (!S, tensor<$Mx$Nx$ET>, tensor<$BSHAPEx$ET>) -> !S
-      %t1 = func.call @rtclock() : () -> f64
-      %dt = arith.subf %t1, %t0 : f64
-      memref.store %dt, %times[%i] : memref<?xf64>
-      bufferization.dealloc_tensor %x : !S
+
+  std::string timeDriver() const {
+    std::string text = prologue("sptune_time", true, "%times: memref<?xf64>");
+    std::string resultType = tensorType(static_cast<unsigned>(numInputs));
+    std::string outTensor = "%d" + std::to_string(numInputs);
+    text += "    %n = memref.dim %times, %c0 : memref<?xf64>\n";
+    std::string timed = "      %t0 = func.call @rtclock() : () -> f64\n";
+    std::string stop = "      %t1 = func.call @rtclock() : () -> f64\n"
+                       "      %dt = arith.subf %t1, %t0 : f64\n"
+                       "      memref.store %dt, %times[%i] : memref<?xf64>\n";
+    if (!sparseOutput) {
+      // A dense output accumulates through the calls, in place.
+      text += "    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = " +
+              outTensor + ") -> (" + resultType + ") {\n" + timed + "      " +
+              call("%y", "%acc") + stop + "      scf.yield %y : " + resultType +
+              "\n    }\n";
+      text += "    bufferization.materialize_in_destination %r in restrict "
+              "writable %buf" +
+              std::to_string(numInputs) + " : (" + resultType + ", " +
+              memrefType(static_cast<unsigned>(numInputs)) + ") -> ()\n";
+      text += freeConverted();
+    } else if (inPlace) {
+      // The result of one call is the next call's sparse operand.
+      text += "    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %s) "
+              "-> (!S) {\n" +
+              timed + "      " + call("%y", "%acc") + stop +
+              "      scf.yield %y : !S\n    }\n";
+      if (converted)
+        text += "    bufferization.dealloc_tensor %r : !S\n";
+    } else {
+      // Every call's fresh sparse result is freed.
+      text += "    scf.for %i = %c0 to %n step %c1 {\n" + timed + "      " +
+              call("%y", "") + stop +
+              "      bufferization.dealloc_tensor %y : !S\n    }\n";
+      text += freeConverted();
     }
-$FREE    return
+    return text + "    return\n  }\n";
   }
-)";
 
-/// S = S + spy(S) * (A B) in place; the result of one call is the next
-/// call's S.
-const char *kSddmmInPlace = R"(
-  func.func @kernel(%s: !S, %a: tensor<$Mx$Nx$ET>, %b: tensor<$Nx$Kx$ET>) -> !S {
-    %0 = linalg.generic {
-        indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
-                         affine_map<(i, j, k) -> (i, j)>],
-        iterator_types = ["parallel", "parallel", "reduction"]}
-        ins(%a, %b : tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) outs(%s : !S) {
-    ^bb0(%av: $ET, %bv: $ET, %sv: $ET):
-      %zero = arith.constant 0.0 : $ET
-      %u = sparse_tensor.unary %sv : $ET to $ET
-        present = {
-          ^bb0(%p: $ET):
-            %m = arith.mulf %av, %bv : $ET
-            sparse_tensor.yield %m : $ET
-        }
-        absent = {}
-      %r = sparse_tensor.reduce %sv, %u, %zero : $ET {
-        ^bb0(%x: $ET, %y: $ET):
-          %add = arith.addf %x, %y : $ET
-          sparse_tensor.yield %add : $ET
-      }
-      linalg.yield %r : $ET
-    } -> !S
-    return %0 : !S
-  }
-  func.func @sptune_time(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
-                         %a: memref<$Mx$Nx$ET>, %b: memref<$Nx$Kx$ET>, %times: memref<?xf64>)
-      attributes {llvm.emit_c_interface} {$ASSEMBLE
-    %ta = bufferization.to_tensor %a restrict : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
-    %tb = bufferization.to_tensor %b restrict : memref<$Nx$Kx$ET> to tensor<$Nx$Kx$ET>
-    %n = memref.dim %times, %c0 : memref<?xf64>
-    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %s) -> (!S) {
-      %t0 = func.call @rtclock() : () -> f64
-      %x = func.call @kernel(%acc, %ta, %tb) : (!S, tensor<$Mx$Nx$ET>, tensor<$Nx$Kx$ET>) -> !S
-      %t1 = func.call @rtclock() : () -> f64
-      %dt = arith.subf %t1, %t0 : f64
-      memref.store %dt, %times[%i] : memref<?xf64>
-      scf.yield %x : !S
-    }
-$DROPR    return
-  }
-)";
-
-/// One call of @kernel and the weighted checksum of its sparse result (the
-/// weights are checksumWeight of Reference.h).
-const char *kSddmmCheck = R"(
-  func.func @sptune_check(%pos: memref<?xindex>, %crd: memref<?xindex>, %vals: memref<?x$ET>,
-                          %a: memref<$Mx$Nx$ET>, %b: memref<$BCHECKx$ET>, %sum: memref<1xf64>)
-      attributes {llvm.emit_c_interface} {$ASSEMBLE
-    %ta = bufferization.to_tensor %a restrict : memref<$Mx$Nx$ET> to tensor<$Mx$Nx$ET>
-    %tb = bufferization.to_tensor %b restrict : memref<$BCHECKx$ET> to tensor<$BCHECKx$ET>
-    %x = func.call @kernel(%s, %ta, %tb) : (!S, tensor<$Mx$Nx$ET>, tensor<$BCHECKx$ET>) -> !S
-    %zero = arith.constant 0.0 : f64
-    %total = sparse_tensor.foreach in %x init(%zero) : !S, f64 -> f64 do {
-      ^bb0(%i: index, %j: index, %v: $ET, %acc: f64):
-$EXTOP        %ii = arith.index_cast %i : index to i64
+  /// One call and the weighted checksum of its rank-2 sparse result (the
+  /// weights are checksumWeight of Reference.h).
+  std::string checkDriver() const {
+    std::string text = prologue("sptune_check", false, "%sum: memref<1xf64>");
+    text += "    " + call("%x", "%s");
+    bool f64 = elementType == "f64";
+    text += "    %zero = arith.constant 0.0 : f64\n"
+            "    %total = sparse_tensor.foreach in %x init(%zero) : !S, f64 "
+            "-> f64 do {\n"
+            "      ^bb0(%i: index, %j: index, %v: " +
+            elementType + ", %acc: f64):\n";
+    if (!f64)
+      text += "        %vd = arith.extf %v : " + elementType + " to f64\n";
+    text += R"(        %ii = arith.index_cast %i : index to i64
         %jj = arith.index_cast %j : index to i64
         %m1 = arith.constant 7919 : i64
         %m2 = arith.constant 104729 : i64
@@ -208,72 +224,63 @@ $EXTOP        %ii = arith.index_cast %i : index to i64
         %hf = arith.uitofp %h5 : i64 to f64
         %den = arith.constant 1024.0 : f64
         %w = arith.divf %hf, %den : f64
-        %vw = arith.mulf $VD, %w : f64
-        %next = arith.addf %acc, %vw : f64
-        sparse_tensor.yield %next : f64
-    }
-    memref.store %total, %sum[%c0] : memref<1xf64>
-$CHECKEND    return
-  }
 )";
+    text += std::string("        %vw = arith.mulf ") + (f64 ? "%v" : "%vd") +
+            ", %w : f64\n"
+            "        %next = arith.addf %acc, %vw : f64\n"
+            "        sparse_tensor.yield %next : f64\n    }\n"
+            "    memref.store %total, %sum[%c0] : memref<1xf64>\n";
+    // In place, the result is %s itself when no conversion happened, else
+    // the converted tensor's storage: free it only then.
+    if (!inPlace)
+      text += "    bufferization.dealloc_tensor %x : !S\n" + freeConverted();
+    else if (converted)
+      text += "    bufferization.dealloc_tensor %x : !S\n";
+    return text + "    return\n  }\n";
+  }
+};
 } // namespace
 
-std::string sptune::buildBenchModule(const KernelSpec &spec, int64_t rows,
-                                     int64_t cols, const std::string &encoding,
-                                     SddmmForm sddmm) {
-  std::string et = spec.elementBits == 64 ? "f64" : "f32";
-  bool same = encoding == csrEncodingText();
-  std::string freeS = same ? "" : "    bufferization.dealloc_tensor %s : !S\n";
-  // In place, the result is %s itself when no conversion happened, else the
-  // converted tensor's storage: free it only then.
-  std::string checkEnd =
-      sddmm == SddmmForm::SparseOutput
-          ? "    bufferization.dealloc_tensor %x : !S\n" + freeS
-          : (same ? "" : "    bufferization.dealloc_tensor %x : !S\n");
-  // SDDMM's B: as the kernel reads it (K x cols), or supplied as B^T and
-  // transposed by the kernel itself.
-  bool bt = spec.kernel == KernelType::SDDMM && spec.transposedB &&
-            sddmm == SddmmForm::SparseOutput;
-  Template t;
-  // Tokens that contain other tokens first, in the order they nest.
-  t.set("BPREP", bt ? "    %bempty = tensor.empty() : tensor<$Nx$Kx$ET>\n"
-                      "    %b = linalg.transpose ins(%bin : tensor<$Kx$Nx$ET>) "
-                      "outs(%bempty : tensor<$Nx$Kx$ET>) permutation = [1, 0]\n"
-                    : "    %b = tensor.cast %bin : tensor<$Nx$Kx$ET> to "
-                      "tensor<$Nx$Kx$ET>\n")
-      .set("BSHAPE", bt ? "$Kx$N" : "$Nx$K")
-      .set("BCHECK", bt ? "$Kx$N" : "$Nx$K");
-  // ASSEMBLE first: the snippet uses the tokens set after it.
-  t.set("ASSEMBLE", kAssemble)
-      .set("M", std::to_string(rows))
-      .set("K", std::to_string(cols))
-      .set("N", std::to_string(spec.free))
-      .set("ET", et)
-      .set("ENC", encoding)
-      .set("CSRENC", csrEncodingText())
-      .set("CONVERT",
-           same ? "    %s = tensor.cast %csr : !CSR to !S\n"
-                : "    %s = sparse_tensor.convert %csr : !CSR to !S\n")
-      .set("FREE", freeS)
-      .set("DROPR", same ? "" : "    bufferization.dealloc_tensor %r : !S\n")
-      .set("CHECKEND", checkEnd)
-      .set("VD", et == "f64" ? "%v" : "%vd")
-      .set("EXTOP",
-           et == "f64" ? "" : "        %vd = arith.extf %v : f32 to f64\n");
+llvm::Expected<std::string>
+sptune::buildBenchModule(const KernelDescriptor &d, const std::string &encoding,
+                         const std::set<unsigned> &transposedInputs) {
+  const KernelOperand *sparse = nullptr;
+  for (const KernelOperand &o : d.operands)
+    if (o.sparse()) {
+      sparse = &o;
+      break;
+    }
+  if (!sparse || sparse->dims.size() != 2)
+    return makeError("a bench module measures kernels on one sparse matrix; "
+                     "this kernel has no rank-2 sparse operand");
+  KernelFunctionOptions options;
+  options.transposedInputs = transposedInputs;
+  std::string kernel;
+  if (llvm::Error e = printKernelFunction(d, options).moveInto(kernel))
+    return std::move(e);
 
-  std::string body;
-  switch (spec.kernel) {
-  case KernelType::SpMM:
-    body = kSpMM;
-    break;
-  case KernelType::SpMV:
-    body = kSpMV;
-    break;
-  case KernelType::SDDMM:
-    body = std::string(sddmm == SddmmForm::SparseOutput ? kSddmmSparseOutput
-                                                        : kSddmmInPlace) +
-           kSddmmCheck;
-    break;
-  }
-  return t.render(std::string(kHeader) + body + "}\n");
+  Drivers drivers{d,
+                  options,
+                  sparse->elementType,
+                  encoding != csrEncodingText(),
+                  d.operands.back().sparse(),
+                  d.body == KernelDescriptor::Body::SampledMultiplyAccumulate,
+                  d.operands.size() - 1};
+  std::string shape = std::to_string(d.loops[sparse->dims[0]].size) + "x" +
+                      std::to_string(d.loops[sparse->dims[1]].size) + "x" +
+                      sparse->elementType;
+  std::string text = "!CSR = tensor<" + shape + ", " + csrEncodingText() +
+                     ">\n!S = tensor<" + shape + ", " + encoding +
+                     ">\nmodule {\n  func.func private @rtclock() -> f64\n";
+  text += kernel + drivers.timeDriver();
+  if (drivers.sparseOutput)
+    text += drivers.checkDriver();
+  return text + "}\n";
+}
+
+llvm::Expected<std::string>
+sptune::buildBenchModule(const KernelSpec &spec, int64_t rows, int64_t cols,
+                         const std::string &encoding, SddmmForm sddmm) {
+  return buildBenchModule(benchDescriptor(spec, rows, cols, sddmm), encoding,
+                          benchTransposedInputs(spec, sddmm));
 }

@@ -128,14 +128,15 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
     encoding.clear();
     os << mlir::sptune::buildScheduledEncoding(kernel, *schedule);
   }
+  std::string text;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (takeErrorMessage(
-          parseBenchModule(ctx.get(),
-                           buildBenchModule(spec, rows, cols, encoding,
-                                            SddmmForm::SparseOutput),
-                           schedule, diagnostics)
-              .moveInto(module),
-          error))
+          buildBenchModule(spec, rows, cols, encoding, SddmmForm::SparseOutput)
+              .moveInto(text),
+          error) ||
+      takeErrorMessage(parseBenchModule(ctx.get(), text, schedule, diagnostics)
+                           .moveInto(module),
+                       error))
     return nullptr;
 
   mlir::PassManager lower(ctx.get());

@@ -218,12 +218,12 @@ protected:
   std::unique_ptr<CompiledBench> build(const KernelSpec &s, const CsrMatrix &m,
                                        std::string &error) {
     ErrorCollector collector(ctx.get());
+    std::string text;
     mlir::OwningOpRef<mlir::ModuleOp> module;
-    if (!test::take(parseBenchModule(ctx.get(),
-                                     buildBenchModule(s, m.rows, m.cols,
-                                                      csrEncodingText(),
-                                                      SddmmForm::SparseOutput),
-                                     nullptr, collector),
+    if (!test::take(buildBenchModule(s, m.rows, m.cols, csrEncodingText(),
+                                     SddmmForm::SparseOutput),
+                    text, error) ||
+        !test::take(parseBenchModule(ctx.get(), text, nullptr, collector),
                     module, error))
       return nullptr;
     mlir::PassManager pm(ctx.get());
