@@ -5,7 +5,7 @@
 using namespace sptune;
 
 std::vector<Measurement> WorkerCandidateMeasurer::measure(
-    const std::string &matrixSource, KernelType kernel, int64_t free,
+    const std::string &matrixSource, const KernelSpec &kernel,
     const std::vector<Schedule> &schedules, const MeasureOptions &measure) {
   std::vector<Measurement> out(schedules.size());
   std::vector<MeasureRequest> requests;
@@ -14,8 +14,10 @@ std::vector<Measurement> WorkerCandidateMeasurer::measure(
     r.id = static_cast<int64_t>(n);
     r.target = toString(schedules[n].target);
     r.matrix = matrixSource;
-    r.kernel = toString(kernel);
-    r.free = Schedule::freeLoopSize(kernel, free);
+    r.kernel = toString(kernel.kernel);
+    r.free = Schedule::freeLoopSize(kernel.kernel, kernel.free);
+    r.elementBits = kernel.elementBits;
+    r.transposedB = kernel.transposedB;
     r.schedule = schedules[n].str();
     r.options = measure;
     requests.push_back(std::move(r));

@@ -78,6 +78,23 @@ MatrixCache::get(const std::string &source, bool transposed) {
   return &e.csr;
 }
 
+/// Whether `op`, an SDDMM, reads its B(k, j) as the 2-D transposition of a
+/// B^T input (how GNN code stores feature matrices): the measurer then
+/// supplies B^T and times the transposition with the kernel, as the op does.
+static bool readsTransposedB(linalg::LinalgOp op, KernelAttr kernel) {
+  if (kernel.getKind() != KernelKind::SDDMM)
+    return false;
+  for (unsigned n = 0; n < kernel.getNumOperands(); ++n) {
+    if (kernel.getOperandKinds()[n] != OperandKind::Dense ||
+        kernel.getOperandRoles(n) !=
+            llvm::ArrayRef<LoopRole>{LoopRole::K, LoopRole::J})
+      continue;
+    auto t = op->getOperand(n).getDefiningOp<linalg::TransposeOp>();
+    return t && t.getPermutation() == llvm::ArrayRef<int64_t>{1, 0};
+  }
+  return false;
+}
+
 FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
     linalg::LinalgOp op, const KernelTuningOptions &o, MatrixCache &matrices) {
   KernelTuningContext k;
@@ -122,6 +139,8 @@ FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
   };
   k.source = matrixSourceFor(op, k.kernel.getSparseOperand(), o.matrix);
   k.transposed = isSparseOperandTransposed(k.kernel);
+  k.elementBits = k.kernel.getElementType().getIntOrFloatBitWidth();
+  k.transposedB = readsTransposedB(op, k.kernel);
   return k;
 }
 
@@ -298,6 +317,8 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
   options.measureTopK = o.measureTopK;
   options.measureHeuristic = o.measureHeuristic;
   options.matrixSource = k.transposed ? "" : k.source;
+  options.elementBits = k.elementBits;
+  options.transposedB = k.transposedB;
   options.applicable = k.applicable;
   options.measurer = o.measurer;
   llvm::Expected<st::TuneResult> result =

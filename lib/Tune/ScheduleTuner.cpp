@@ -145,8 +145,13 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
     positions.push_back(n);
     toMeasure.push_back(result.top[n].schedule);
   }
+  KernelSpec spec;
+  spec.kernel = kernel;
+  spec.free = free;
+  spec.elementBits = options.elementBits;
+  spec.transposedB = options.transposedB;
   std::vector<Measurement> measurements = options.measurer->measure(
-      options.matrixSource, kernel, free, toMeasure, options.measure);
+      options.matrixSource, spec, toMeasure, options.measure);
   for (size_t n = 0; n < positions.size() && n < measurements.size(); ++n) {
     RankedCandidate &c = result.top[positions[n]];
     const Measurement &mm = measurements[n];

@@ -137,6 +137,47 @@ TEST(ScheduleTuner, GuardCanBeTurnedOffAndIsNotNeededWithoutMeasuring) {
   EXPECT_EQ(unmeasured->top.back().rank, 3u);
 }
 
+/// Records what it is asked to measure; every schedule "runs" in 1 ms.
+class RecordingMeasurer : public CandidateMeasurer {
+public:
+  std::vector<Measurement> measure(const std::string &source,
+                                   const KernelSpec &kernel,
+                                   const std::vector<Schedule> &schedules,
+                                   const MeasureOptions &) override {
+    sources.push_back(source);
+    specs.push_back(kernel);
+    std::vector<Measurement> out(schedules.size());
+    for (Measurement &m : out) {
+      m.status = MeasureStatus::Ok;
+      m.medianSeconds = 1e-3;
+    }
+    return out;
+  }
+  std::vector<std::string> sources;
+  std::vector<KernelSpec> specs;
+};
+
+// The measured kernel is the tuned op's: its element width and B's
+// transposition reach the measurer (an f64 op was timed in f32).
+TEST(ScheduleTuner, MeasuresTheKernelTheOpComputes) {
+  CsrMatrix m = load();
+  HeuristicLastModel model;
+  RecordingMeasurer recorder;
+  TuneOptions o = measuring(1);
+  o.measurer = &recorder;
+  o.elementBits = 64;
+  o.transposedB = true;
+  auto result = tuneSchedule(model, m, KernelType::SDDMM, 12, o);
+  ASSERT_TRUE(!!result) << llvm::toString(result.takeError());
+  ASSERT_EQ(recorder.specs.size(), 1u);
+  const KernelSpec &spec = recorder.specs.front();
+  EXPECT_EQ(spec.kernel, KernelType::SDDMM);
+  EXPECT_EQ(spec.free, 12);
+  EXPECT_EQ(spec.elementBits, 64);
+  EXPECT_TRUE(spec.transposedB);
+  EXPECT_EQ(recorder.sources.front(), kMatrix);
+}
+
 TEST(ScheduleTuner, MeasuringWithoutAMeasurerIsAnError) {
   CsrMatrix m = load();
   HeuristicLastModel model;

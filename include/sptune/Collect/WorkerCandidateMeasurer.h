@@ -20,7 +20,7 @@ public:
   explicit WorkerCandidateMeasurer(WorkerOptions options = {})
       : options(std::move(options)) {}
   std::vector<Measurement> measure(const std::string &matrixSource,
-                                   KernelType kernel, int64_t free,
+                                   const KernelSpec &kernel,
                                    const std::vector<Schedule> &schedules,
                                    const MeasureOptions &measure) override;
 

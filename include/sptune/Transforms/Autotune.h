@@ -88,6 +88,10 @@ public:
   /// operand is used transposed (the matrix is then tuned transposed).
   std::string source;
   bool transposed = false;
+  /// What a measurement compiles besides the kernel and free size: the op's
+  /// element width, and whether it reads SDDMM's B as a transposed B^T.
+  int elementBits = 32;
+  bool transposedB = false;
   /// Why a schedule does not fit the op ("" when it does).
   std::function<std::string(const ::sptune::Schedule &)> applicable;
   const KernelTuningOptions *options = nullptr;

@@ -25,10 +25,12 @@ class CandidateMeasurer {
 public:
   virtual ~CandidateMeasurer();
   /// One measurement per schedule, in order. `matrixSource` is what
-  /// loadMatrix accepts (a .mtx path or a generator spec); `free` the free
-  /// dense loop's size. Never fails as a whole: failures are statuses.
+  /// loadMatrix accepts (a .mtx path or a generator spec); `kernel` the
+  /// kernel as the tuned op computes it: its shape, free dense loop's size,
+  /// element type and (SDDMM) whether it reads B through a transposition.
+  /// Never fails as a whole: failures are statuses.
   virtual std::vector<Measurement>
-  measure(const std::string &matrixSource, KernelType kernel, int64_t free,
+  measure(const std::string &matrixSource, const KernelSpec &kernel,
           const std::vector<Schedule> &schedules,
           const MeasureOptions &options) = 0;
 };

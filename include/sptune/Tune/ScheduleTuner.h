@@ -51,6 +51,11 @@ struct TuneOptions {
   /// For measuring: the matrix source the measurer loads, and its options.
   std::string matrixSource;
   MeasureOptions measure;
+  /// For measuring: the tuned op's element width (32 or 64) and, for SDDMM,
+  /// whether it reads B as the transpose of a B^T input. The measured kernel
+  /// is the user's: an f64 op is not timed in f32.
+  int elementBits = 32;
+  bool transposedB = false;
   /// Runs the measurements (not owned; e.g. a WorkerCandidateMeasurer).
   CandidateMeasurer *measurer = nullptr;
   /// Extra legality for the kernel form being tuned (e.g. the rules of an
