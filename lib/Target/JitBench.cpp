@@ -28,135 +28,101 @@ using namespace sptune;
 CompiledBench::CompiledBench() = default;
 CompiledBench::~CompiledBench() = default;
 
-/// Fills `in` for (m, spec).
-template <typename T>
-static void prepare(const CsrMatrix &m, const KernelSpec &spec, SddmmForm sddmm,
-                    BenchInputs<T> &in) {
-  in.pos.assign(m.rowPtr.begin(), m.rowPtr.end());
-  in.crd.assign(m.colIdx.begin(), m.colIdx.end());
-  // The kernel reads the values at its element type, and so does its
-  // reference (valueBits): an f64 kernel of a matrix with values beyond
-  // float range computes with them, not with infinities (issue 35).
-  constexpr int valueBits = sizeof(T) == 8 ? 64 : 32;
-  in.vals.resize(m.values.size());
-  for (size_t i = 0; i < m.values.size(); ++i)
-    in.vals[i] = static_cast<T>(m.values[i]);
-  in.dense1.clear();
-  in.out.clear();
-  auto cast = [](const std::vector<float> &v) {
-    return AlignedVector<T>(v.begin(), v.end());
-  };
-  switch (spec.kernel) {
-  case KernelType::SpMM: {
-    std::vector<float> b = denseInput(m.cols, spec.free, 1);
-    in.dense0 = cast(b);
-    in.out.assign(static_cast<size_t>(m.rows * spec.free), T(0));
-    in.reference = referenceSpMM(m, b, spec.free, valueBits);
-    break;
-  }
-  case KernelType::SpMV: {
-    std::vector<float> x = denseInput(m.cols, 1, 1);
-    in.dense0 = cast(x);
-    in.out.assign(static_cast<size_t>(m.rows), T(0));
-    in.reference = referenceSpMV(m, x, valueBits);
-    break;
-  }
-  case KernelType::SDDMM: {
-    std::vector<float> a = denseInput(m.rows, spec.free, 2);
-    std::vector<float> b = denseInput(spec.free, m.cols, 3);
-    in.dense0 = cast(a);
-    in.dense1 = cast(b);
-    if (spec.transposedB) { // the same B, stored as B^T (cols x K)
-      for (int64_t r = 0; r < spec.free; ++r)
-        for (int64_t j = 0; j < m.cols; ++j)
-          in.dense1[static_cast<size_t>(j * spec.free + r)] =
-              static_cast<T>(b[static_cast<size_t>(r * m.cols + j)]);
+namespace {
+/// A memref descriptor of any rank over caller data, laid out as
+/// StridedMemRefType<T, rank>: base and aligned pointers, offset, sizes,
+/// row-major strides, all 8-byte words.
+class AnyRankMemRef {
+public:
+  AnyRankMemRef(void *data, const std::vector<int64_t> &sizes)
+      : words(3 + 2 * sizes.size()) {
+    static_assert(sizeof(void *) == sizeof(int64_t), "64-bit descriptors");
+    int64_t ptr = static_cast<int64_t>(reinterpret_cast<intptr_t>(data));
+    words[0] = words[1] = ptr;
+    words[2] = 0;
+    int64_t stride = 1;
+    for (size_t d = sizes.size(); d-- > 0;) {
+      words[3 + d] = sizes[d];
+      words[3 + sizes.size() + d] = stride;
+      stride *= sizes[d];
     }
-    if (sddmm == SddmmForm::SparseOutput) {
-      in.reference = referenceSDDMMChecksum(m, a, b, spec.free, valueBits);
-      break;
-    }
-    // In place with zero values: the sampled product on the pattern, the
-    // reference of S .* (A B) with every stored value 1.
-    std::fill(in.vals.begin(), in.vals.end(), T(0));
-    CsrMatrix ones = m;
-    std::fill(ones.values.begin(), ones.values.end(), 1.0);
-    in.reference = referenceSDDMMChecksum(ones, a, b, spec.free, valueBits);
-    break;
   }
+  void *ptr() { return words.data(); }
+
+private:
+  std::vector<int64_t> words;
+};
+
+/// Calls `fn` with `args` (4 to 10 of them).
+void invoke(BenchEntry fn, const std::vector<void *> &a) {
+  using P = void *;
+  switch (a.size()) {
+  case 4:
+    return reinterpret_cast<void (*)(P, P, P, P)>(fn)(a[0], a[1], a[2], a[3]);
+  case 5:
+    return reinterpret_cast<void (*)(P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3],
+                                                         a[4]);
+  case 6:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P)>(fn)(a[0], a[1], a[2],
+                                                            a[3], a[4], a[5]);
+  case 7:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+  case 8:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+  case 9:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+  case 10:
+    return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+  default:
+    llvm::report_fatal_error("bench entry point with " + llvm::Twine(a.size()) +
+                             " arguments");
   }
 }
+} // namespace
 
 template <typename T>
-BenchInputs<T> &BenchInputCache::get(const CsrMatrix &m,
-                                     const KernelSpec &spec) {
-  BenchInputs<T> *in;
-  if constexpr (sizeof(T) == 4)
-    in = &f32;
-  else
-    in = &f64;
-  std::string wanted = std::to_string(contentHash(m)) + "|" +
-                       std::to_string(static_cast<int>(spec.kernel)) + "|" +
-                       std::to_string(spec.free) + "|" +
-                       std::to_string(spec.elementBits) +
-                       (spec.transposedB ? "|bt" : "");
-  if (key != wanted) {
-    prepare(m, spec, sddmm, *in);
-    key = wanted;
-  }
-  return *in;
-}
-
-template <typename T>
-void sptune::callBench(BenchEntry fn, const CsrMatrix &m,
-                       const KernelSpec &spec, BenchInputs<T> &in, void *last,
+void sptune::callBench(BenchEntry fn, BenchInputs<T> &in, void *last,
                        std::vector<T> *vals) {
   std::vector<T> &v = vals ? *vals : in.vals;
-  MemRefArg<int64_t, 1> pos(in.pos.data(),
-                            {static_cast<int64_t>(in.pos.size())});
-  MemRefArg<int64_t, 1> crd(in.crd.data(),
-                            {static_cast<int64_t>(in.crd.size())});
-  MemRefArg<T, 1> valsArg(v.data(), {static_cast<int64_t>(v.size())});
-  switch (spec.kernel) {
-  case KernelType::SpMM: {
-    MemRefArg<T, 2> b(in.dense0.data(), {m.cols, spec.free});
-    MemRefArg<T, 2> c(in.out.data(), {m.rows, spec.free});
-    fn(pos.ptr(), crd.ptr(), valsArg.ptr(), b.ptr(), c.ptr(), last);
-    break;
-  }
-  case KernelType::SpMV: {
-    MemRefArg<T, 1> x(in.dense0.data(), {m.cols});
-    MemRefArg<T, 1> y(in.out.data(), {m.rows});
-    fn(pos.ptr(), crd.ptr(), valsArg.ptr(), x.ptr(), y.ptr(), last);
-    break;
-  }
-  case KernelType::SDDMM: {
-    MemRefArg<T, 2> a(in.dense0.data(), {m.rows, spec.free});
-    MemRefArg<T, 2> b(in.dense1.data(),
-                      spec.transposedB ? std::array<int64_t, 2>{m.cols, spec.free}
-                                       : std::array<int64_t, 2>{spec.free, m.cols});
-    fn(pos.ptr(), crd.ptr(), valsArg.ptr(), a.ptr(), b.ptr(), last);
-    break;
-  }
-  }
+  std::vector<AnyRankMemRef> descriptors;
+  descriptors.reserve(3 + in.dense.size());
+  descriptors.emplace_back(
+      in.pos.data(), std::vector<int64_t>{static_cast<int64_t>(in.pos.size())});
+  descriptors.emplace_back(
+      in.crd.data(), std::vector<int64_t>{static_cast<int64_t>(in.crd.size())});
+  descriptors.emplace_back(
+      v.data(), std::vector<int64_t>{static_cast<int64_t>(v.size())});
+  for (size_t n = 0; n < in.dense.size(); ++n)
+    descriptors.emplace_back(in.dense[n].data(), in.shapes[n]);
+  std::vector<void *> args;
+  for (AnyRankMemRef &d : descriptors)
+    args.push_back(d.ptr());
+  args.push_back(last);
+  invoke(fn, args);
 }
 
 template <typename T>
 std::string sptune::checkBench(const CompiledBench &compiled,
-                               const CsrMatrix &m, const KernelSpec &spec,
                                BenchInputs<T> &in, double tolerance,
                                std::vector<T> *vals) {
   std::vector<double> got;
-  if (spec.kernel == KernelType::SDDMM) {
+  if (in.sparseOutput) {
+    if (!compiled.check)
+      return "the bench module has no @sptune_check for its sparse output";
     got.assign(1, 0.0);
     MemRefArg<double, 1> sum(got.data(), {1});
-    callBench(compiled.check, m, spec, in, sum.ptr(), vals);
+    callBench(compiled.check, in, sum.ptr(), vals);
   } else {
-    std::fill(in.out.begin(), in.out.end(), T(0));
+    AlignedVector<T> &out = in.dense.back();
+    std::fill(out.begin(), out.end(), T(0));
     std::vector<double> once(1, 0.0);
     MemRefArg<double, 1> times(once.data(), {1});
-    callBench(compiled.time, m, spec, in, times.ptr(), vals);
-    got.assign(in.out.begin(), in.out.end());
+    callBench(compiled.time, in, times.ptr(), vals);
+    got.assign(out.begin(), out.end());
   }
   return mismatch(in.reference, got, tolerance);
 }
@@ -242,9 +208,8 @@ static double monotonicSeconds() {
 }
 
 llvm::Expected<std::unique_ptr<CompiledBench>>
-sptune::jitBench(mlir::ModuleOp module, KernelType kernel,
-                 llvm::ArrayRef<llvm::StringRef> libs, bool aggressiveCodegen,
-                 bool initialize) {
+sptune::jitBench(mlir::ModuleOp module, llvm::ArrayRef<llvm::StringRef> libs,
+                 bool aggressiveCodegen, bool initialize) {
   mlir::ExecutionEngineOptions engineOptions;
   // LLVM's optimizer gets the host's target machine, as mlir-runner gives
   // it: without one its cost model knows no vector registers, and loops the
@@ -288,9 +253,11 @@ sptune::jitBench(mlir::ModuleOp module, KernelType kernel,
     return reinterpret_cast<BenchEntry>(*fn);
   };
   compiled->time = lookup("_mlir_ciface_sptune_time");
-  if (kernel == KernelType::SDDMM)
+  // Only a kernel with a sparse output has a checksum entry point.
+  if (module.lookupSymbol("sptune_check"))
     compiled->check = lookup("_mlir_ciface_sptune_check");
-  if (!compiled->time || (kernel == KernelType::SDDMM && !compiled->check))
+  if (!compiled->time ||
+      (module.lookupSymbol("sptune_check") && !compiled->check))
     return makeError("JIT: bench entry points not found");
   if (initialize)
     compiled->engine->initialize();
@@ -298,21 +265,13 @@ sptune::jitBench(mlir::ModuleOp module, KernelType kernel,
 }
 
 // The element types the measurers run.
-template BenchInputs<float> &BenchInputCache::get(const CsrMatrix &,
-                                                  const KernelSpec &);
-template BenchInputs<double> &BenchInputCache::get(const CsrMatrix &,
-                                                   const KernelSpec &);
-template void sptune::callBench(BenchEntry, const CsrMatrix &,
-                                const KernelSpec &, BenchInputs<float> &,
-                                void *, std::vector<float> *);
-template void sptune::callBench(BenchEntry, const CsrMatrix &,
-                                const KernelSpec &, BenchInputs<double> &,
-                                void *, std::vector<double> *);
+template void sptune::callBench(BenchEntry, BenchInputs<float> &, void *,
+                                std::vector<float> *);
+template void sptune::callBench(BenchEntry, BenchInputs<double> &, void *,
+                                std::vector<double> *);
 template std::string sptune::checkBench(const CompiledBench &,
-                                        const CsrMatrix &, const KernelSpec &,
                                         BenchInputs<float> &, double,
                                         std::vector<float> *);
 template std::string sptune::checkBench(const CompiledBench &,
-                                        const CsrMatrix &, const KernelSpec &,
                                         BenchInputs<double> &, double,
                                         std::vector<double> *);

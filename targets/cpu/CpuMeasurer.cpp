@@ -159,7 +159,7 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
   std::string omp = libDir + "/libomp.so";
   llvm::SmallVector<llvm::StringRef, 2> libs = {runnerUtils, omp};
   std::unique_ptr<CompiledBench> compiled;
-  if (takeErrorMessage(jitBench(*module, spec.kernel, libs,
+  if (takeErrorMessage(jitBench(*module, libs,
                                 /*aggressiveCodegen=*/true,
                                 /*initialize=*/false)
                            .moveInto(compiled),
@@ -198,10 +198,15 @@ Measurement CpuMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
   }
   result.compileSeconds = cache.size() > before ? compiled->compileSeconds : 0;
 
-  BenchInputs<T> &in = inputs.get<T>(m, spec);
+  llvm::Expected<BenchInputs<T> &> prepared = inputs.get<T>(m, spec);
+  if (!prepared) {
+    result.status = MeasureStatus::Error;
+    result.reason = llvm::toString(prepared.takeError());
+    return result;
+  }
+  BenchInputs<T> &in = *prepared;
   if (opts.checkResult) {
-    std::string wrong =
-        checkBench(*compiled, m, spec, in, checkTolerance(spec, opts));
+    std::string wrong = checkBench(*compiled, in, checkTolerance(spec, opts));
     if (!wrong.empty()) {
       result.status = MeasureStatus::WrongResult;
       result.reason = wrong;
@@ -211,7 +216,7 @@ Measurement CpuMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
   auto timed = [&](int reps, std::vector<double> &times) {
     times.assign(static_cast<size_t>(reps), 0.0);
     MemRefArg<double, 1> t(times.data(), {reps});
-    callBench(compiled->time, m, spec, in, t.ptr());
+    callBench(compiled->time, in, t.ptr());
   };
   repeatAndSummarize(opts, timed, result);
   return result;

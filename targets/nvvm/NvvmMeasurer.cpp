@@ -204,7 +204,7 @@ CompiledBench *NvvmMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
   // Initializing runs the global constructors: they load the gpu.binary
   // (mgpuModuleLoad / mgpuModuleLoadJIT). Looking functions up does not.
   std::unique_ptr<CompiledBench> compiled;
-  if (takeErrorMessage(jitBench(*module, spec.kernel, libs,
+  if (takeErrorMessage(jitBench(*module, libs,
                                 /*aggressiveCodegen=*/false,
                                 /*initialize=*/true)
                            .moveInto(compiled),
@@ -256,18 +256,21 @@ Measurement NvvmMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
                 error);
   result.compileSeconds = cache.size() > before ? compiled->compileSeconds : 0;
 
-  BenchInputs<T> &in = inputs.get<T>(m, spec);
+  llvm::Expected<BenchInputs<T> &> prepared = inputs.get<T>(m, spec);
+  if (!prepared)
+    return fail(MeasureStatus::Error, llvm::toString(prepared.takeError()));
+  BenchInputs<T> &in = *prepared;
   // SDDMM updates the values in place: a private zeroed copy per call.
   std::vector<T> vals = in.vals;
   auto call = [&](BenchEntry fn, void *last) {
-    callBench(fn, m, spec, in, last, &vals);
+    callBench(fn, in, last, &vals);
   };
   auto cudaFailed = [&]() -> bool { return rt->errorCount() > 0; };
   rt->resetErrors();
 
   if (opts.checkResult) {
     std::string wrong =
-        checkBench(*compiled, m, spec, in, checkTolerance(spec, opts), &vals);
+        checkBench(*compiled, in, checkTolerance(spec, opts), &vals);
     if (cudaFailed())
       return fail(MeasureStatus::Error,
                   std::string("CUDA: ") + rt->lastError());
@@ -348,7 +351,11 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
     return fail(MeasureStatus::Illegal, "no cuSPARSE baseline for spmv");
   if (std::string no = ensureDevice(); !no.empty())
     return fail(MeasureStatus::Error, no);
-  BenchInputs<T> &in = inputs.get<T>(m, spec);
+  llvm::Expected<BenchInputs<T> &> prepared = inputs.get<T>(m, spec);
+  if (!prepared)
+    return fail(MeasureStatus::Error, llvm::toString(prepared.takeError()));
+  // The dense inputs: B (SpMM), A and B (SDDMM).
+  const std::vector<AlignedVector<T>> &dense = prepared->dense;
   std::vector<T> values(m.values.begin(), m.values.end());
   std::vector<T> out(spec.kernel == KernelType::SpMM
                          ? static_cast<size_t>(m.rows * spec.free)
@@ -362,11 +369,11 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
         spec.kernel == KernelType::SpMM
             ? rt->cusparseSpMM(m.rows, m.cols, m.nnz(), m.rowPtr.data(),
                                m.colIdx.data(), values.data(), spec.elementBits,
-                               spec.free, in.dense0.data(), out.data(), warmups,
+                               spec.free, dense[0].data(), out.data(), warmups,
                                reps, times.data(), error, sizeof(error))
             : rt->cusparseSDDMM(m.rows, m.cols, m.nnz(), m.rowPtr.data(),
                                 m.colIdx.data(), spec.elementBits, spec.free,
-                                in.dense0.data(), in.dense1.data(), out.data(),
+                                dense[0].data(), dense[1].data(), out.data(),
                                 warmups, reps, times.data(), error,
                                 sizeof(error));
     samples.insert(samples.end(), times.begin(), times.end());
@@ -395,8 +402,8 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
       std::vector<double> sampled(out.begin(), out.end());
       got = {checksum(m, sampled.data())};
     }
-    std::string wrong = mismatch(in.reference, got, checkTolerance(spec, opts),
-                                 "cuSPARSE result");
+    std::string wrong = mismatch(prepared->reference, got,
+                                 checkTolerance(spec, opts), "cuSPARSE result");
     if (!wrong.empty())
       return fail(MeasureStatus::WrongResult, wrong);
   }

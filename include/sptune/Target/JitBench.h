@@ -14,6 +14,7 @@
 
 #include "sptune/Matrix/Reference.h"
 #include "sptune/Support/AlignedVector.h"
+#include "sptune/Target/BenchInputs.h"
 #include "sptune/Target/BenchModule.h"
 #include "sptune/Target/Measurer.h"
 
@@ -52,8 +53,10 @@ template <typename T, int N> struct MemRefArg {
   void *ptr() { return &desc; }
 };
 
-/// The C-interface entry points of a bench module take six descriptors.
-using BenchEntry = void (*)(void *, void *, void *, void *, void *, void *);
+/// A C-interface entry point of a bench module: it takes a pointer to a
+/// memref descriptor per argument, as many as its kernel has operands
+/// (callBench casts it to its arity).
+using BenchEntry = void (*)();
 
 /// A JIT-compiled bench module and its entry points.
 struct CompiledBench {
@@ -61,50 +64,23 @@ struct CompiledBench {
   ~CompiledBench();
   std::unique_ptr<mlir::ExecutionEngine> engine;
   BenchEntry time = nullptr;
-  BenchEntry check = nullptr; ///< SDDMM only
+  BenchEntry check = nullptr; ///< a sparse output's checksum, else null
   double compileSeconds = 0;
 };
 
-/// The inputs of one (matrix, kernel) in the element type T, and the
-/// reference result they must produce.
-template <typename T> struct BenchInputs {
-  std::vector<int64_t> pos, crd;
-  std::vector<T> vals;           ///< zeros for the in-place SDDMM
-  /// B (SpMM), x (SpMV), A and B (SDDMM); on cache lines as Eigen's are.
-  AlignedVector<T> dense0, dense1;
-  AlignedVector<T> out; ///< C / y
-  ReferenceResult reference;
-};
-
-/// The inputs of the last (matrix, kernel), per element type. Measurers see
-/// one matrix many times; the matrix is identified by content because callers
-/// reuse one CsrMatrix object for different matrices.
-class BenchInputCache {
-public:
-  explicit BenchInputCache(SddmmForm sddmm) : sddmm(sddmm) {}
-  template <typename T>
-  BenchInputs<T> &get(const CsrMatrix &m, const KernelSpec &spec);
-
-private:
-  SddmmForm sddmm;
-  std::string key;
-  BenchInputs<float> f32;
-  BenchInputs<double> f64;
-};
-
-/// Calls `fn` with the descriptors of `in` for (m, spec); `vals` replaces
-/// in.vals when given (the in-place SDDMM writes its values), `last` is the
-/// sixth argument (times or the checksum).
+/// Calls `fn` with pointers to the memref descriptors of `in`'s arguments:
+/// pos, crd, vals (`vals` replaces in.vals when given: an in-place output
+/// writes its values), every one of in.dense, and `last` (the times or the
+/// checksum). Entry points of 4 to 10 arguments.
 template <typename T>
-void callBench(BenchEntry fn, const CsrMatrix &m, const KernelSpec &spec,
-               BenchInputs<T> &in, void *last, std::vector<T> *vals = nullptr);
+void callBench(BenchEntry fn, BenchInputs<T> &in, void *last,
+               std::vector<T> *vals = nullptr);
 
-/// Runs the bench once and compares its result with the reference: for SDDMM
-/// through @sptune_check, otherwise through one timed call. Returns the
-/// mismatch as a message (empty when the result is right).
+/// Runs the bench once and compares its result with the reference: a sparse
+/// output through @sptune_check, a dense one through one timed call. Returns
+/// the mismatch as a message (empty when the result is right).
 template <typename T>
-std::string checkBench(const CompiledBench &compiled, const CsrMatrix &m,
-                       const KernelSpec &spec, BenchInputs<T> &in,
+std::string checkBench(const CompiledBench &compiled, BenchInputs<T> &in,
                        double tolerance, std::vector<T> *vals = nullptr);
 
 /// The tolerance to check a result of `spec` with.
@@ -149,12 +125,11 @@ parseBenchModule(mlir::MLIRContext *ctx, const std::string &text,
                  const Schedule *schedule, const ErrorCollector &collector);
 
 /// JITs a lowered bench module at O3 with `libs` loaded and looks up its
-/// entry points. `initialize` runs the module's global constructors (a
-/// gpu.binary loads there).
+/// entry points (@sptune_check where the module has one). `initialize` runs the
+/// module's global constructors (a gpu.binary loads there).
 llvm::Expected<std::unique_ptr<CompiledBench>>
-jitBench(mlir::ModuleOp module, KernelType kernel,
-         llvm::ArrayRef<llvm::StringRef> libs, bool aggressiveCodegen,
-         bool initialize);
+jitBench(mlir::ModuleOp module, llvm::ArrayRef<llvm::StringRef> libs,
+         bool aggressiveCodegen, bool initialize);
 
 } // namespace sptune
 
