@@ -17,9 +17,29 @@ Semantics
                   kernel X = S .* (A B)); an entry stored in S with value 0
                   stays stored, with value 0.
   The sparse and dense operands must be CPU tensors of the same dtype
-  (float32 or float64); crow / col indices int64 or int32. There is no
-  autograd: with gradients enabled, inputs that require grad are rejected
-  (call under torch.no_grad(), or .detach()).
+  (float32 or float64); crow / col indices int64 or int32.
+
+Autograd (docs/torch.md)
+  The three are differentiable in their dense operands and in the sparse
+  operand's values (a CSR tensor with requires_grad, or a CSR result of
+  sddmm); the gradients are sptune kernels too (G: the result's gradient):
+    spmm   dB = A^T @ G (SpMM on A^T), dA = (G @ B^T) on A's pattern (SDDMM)
+    spmv   dx = A^T @ g (SpMV on A^T), dA_ik = g_i x_k on A's pattern
+    sddmm  with W = S .* G on S's pattern: dA = W @ B^T (SpMM on W),
+           dB = (W^T @ A)^T (SpMM on W^T), dS = G .* (A @ B) (SDDMM)
+  A sparse operand's gradient is a CSR tensor with its pattern (sharing its
+  crow / col tensors), as torch.sparse.mm gives; only the gradients autograd
+  asks for are computed. A^T is built once per pattern (indices, its own
+  fingerprint, and the permutation that carries A's current values into
+  it). Without an input that requires grad, or under torch.no_grad(), no
+  autograd.Function is involved. PyTorch 1.13 without MKL cannot add two
+  CSR tensors, so a CSR gradient cannot accumulate: a sparse operand used
+  twice in one graph, or a second backward() into the same CSR leaf without
+  resetting .grad, fails in PyTorch ("Calling add on a sparse CPU tensor
+  requires compiling PyTorch with MKL"). The entries are also the operators
+  torch.ops.sptune.spmm / spmv / sddmm (torch.library): torch.jit.trace
+  records them, torch.jit.script compiles calls of these functions into
+  them (load saved programs after `import sptune.torch`).
 
 Tuning and caching (docs/torch.md)
   The first call for a (kernel, dtype, shape, dense size, pattern) writes
@@ -73,6 +93,7 @@ import weakref
 
 import numpy as np
 import torch
+from torch.autograd.function import once_differentiable
 
 from sptune import kernel_lib
 
@@ -127,10 +148,12 @@ def stats():
 
 
 def clear_memory_cache():
-    """Forget loaded libraries and per-tensor fingerprints (not the disk)."""
+    """Forget loaded libraries, per-tensor fingerprints and the backward
+    passes' per-pattern data (transposes; not the disk)."""
     with _lock:
         _libs.clear()
         _matrices.clear()
+        _patterns.clear()
 
 
 # ---------------------------------------------------------------- memrefs
@@ -214,13 +237,6 @@ def _check_dense(t, name, dtype, shape, make_contiguous=True):
     return t.contiguous() if make_contiguous else t
 
 
-def _check_grad(*tensors):
-    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
-        raise ValueError("sptune.torch: no autograd support; an input "
-                         "requires grad (call under torch.no_grad() or pass "
-                         ".detach()ed tensors)")
-
-
 # ---------------------------------------------------------------- matrices
 
 class _MatrixInfo:
@@ -234,6 +250,15 @@ class _MatrixInfo:
         self.storage = {}  # (encoding, widths) -> _Storage
         self.crow = crow
         self.col = col
+
+    def sibling(self):
+        """The info of another tensor with this pattern (new values, e.g.
+        a gradient's): the same fingerprint and index buffers (shared, so
+        converted once), its own storage (the values differ). Not
+        memoized per tensor."""
+        other = _MatrixInfo(None, None, self.fingerprint, self.crow, self.col)
+        other.index = self.index
+        return other
 
     def buffers(self, widths):
         """crow / col as the kernel's widths want them (32 / 64 bit)."""
@@ -265,8 +290,8 @@ def _stamp(a):
             crow.dtype, a._version, tuple(a.shape))
 
 
-def _validate_and_hash(a, crow, col):
-    rows, cols = a.shape
+def _validate_and_hash(shape, crow, col):
+    rows, cols = shape
     c = crow.numpy().astype(np.int64, copy=False)
     k = col.numpy().astype(np.int64, copy=False)
     nnz = k.shape[0]
@@ -298,14 +323,24 @@ def _validate_and_hash(a, crow, col):
 
 def _matrix_info(a):
     """The memoized fingerprint and index buffers of CSR tensor `a`."""
+    if a.is_inference():
+        # A tensor made under torch.inference_mode has no version counter:
+        # not memoized, hashed again at each call.
+        crow = a.crow_indices().detach().contiguous()
+        col = a.col_indices().detach().contiguous()
+        fp = _validate_and_hash(a.shape, crow, col)
+        with _lock:
+            _stats["hashes"] += 1
+        return _MatrixInfo(None, None, fp, crow, col)
     stamp = _stamp(a)
     with _lock:
         info = _matrices.get(id(a))
         if info is not None and info.ref() is a and info.stamp == stamp:
             return info
-    crow = a.crow_indices().contiguous()
-    col = a.col_indices().contiguous()
-    fp = _validate_and_hash(a, crow, col)
+    # detach(): the indices of a CSR tensor that requires grad say they do.
+    crow = a.crow_indices().detach().contiguous()
+    col = a.col_indices().detach().contiguous()
+    fp = _validate_and_hash(a.shape, crow, col)
     key = id(a)
 
     def forget(_, key=key):
@@ -524,95 +559,67 @@ def _trivial(a, nnz):
     return nnz == 0 or rows == 0 or cols == 0
 
 
-# ---------------------------------------------------------------- entries
+# ---------------------------------------------------------------- runs
+# The kernels on checked operands, without autograd: what the entries run
+# when no input needs a gradient, and what the backward passes run.
 
-def spmm(A, B):
-    """Dense A @ B for a CSR matrix A (M x K) and a dense B (K x N).
+_unsafe_csr = getattr(torch, "_sparse_csr_tensor_unsafe", None)
 
-    A: torch.sparse_csr_tensor, float32/float64 values, int32/int64 indices.
-    B: dense, same dtype, row-major (made contiguous if it is not).
-    Returns a new dense M x N tensor. The first call for A's pattern, dtype
-    and N tunes and compiles a kernel (seconds); later calls reuse it.
-    """
-    _check_csr(A, "A")
+
+def _csr(crow, col, values, shape):
+    if _unsafe_csr is not None:
+        return _unsafe_csr(crow, col, values, tuple(shape), dtype=values.dtype)
+    return torch.sparse_csr_tensor(crow, col, values, size=tuple(shape),
+                                   dtype=values.dtype)
+
+
+def _csr_like(S, values):
+    """A CSR tensor with S's shape and pattern (S's own crow / col tensors)."""
+    return _csr(S.crow_indices(), S.col_indices(), values, S.shape)
+
+
+def _spmm(A, info, B):
+    """A @ B: A checked CSR, B a contiguous K x N tensor of A's dtype; info
+    is A's _MatrixInfo, or None for _matrix_info(A) (when there is work)."""
     rows, cols = A.shape
-    _check_rank(B, "spmm", "B", 2, "K x N")
     n = B.shape[1]
-    B = _check_dense(B, "B", A.dtype, (cols, n))
-    _check_grad(A, B)
     C = torch.zeros(rows, n, dtype=A.dtype)
     if _trivial(A, A.col_indices().numel()) or n == 0:
         return C
-    info = _matrix_info(A)
+    if info is None:
+        info = _matrix_info(A)
     k = _kernel("spmm", A, info, n)
     _call(k, _storage(k, info, A), B, C)
     return C
 
 
-def spmv(A, x):
-    """Dense A @ x for a CSR matrix A (M x K) and a dense vector x (K).
-
-    Same requirements as spmm; returns a new dense vector of M entries.
-    """
-    _check_csr(A, "A")
-    rows, cols = A.shape
-    _check_rank(x, "spmv", "x", 1, "K")
-    x = _check_dense(x, "x", A.dtype, (cols,))
-    _check_grad(A, x)
-    y = torch.zeros(rows, dtype=A.dtype)
+def _spmv(A, info, x):
+    """A @ x: as _spmm, x a contiguous vector of K entries."""
+    y = torch.zeros(A.shape[0], dtype=A.dtype)
     if _trivial(A, A.col_indices().numel()):
         return y
-    info = _matrix_info(A)
+    if info is None:
+        info = _matrix_info(A)
     k = _kernel("spmv", A, info, 0)
     _call(k, _storage(k, info, A), x, y)
     return y
 
 
-_unsafe_csr = getattr(torch, "_sparse_csr_tensor_unsafe", None)
-
-
-def _csr_like(S, values):
-    if _unsafe_csr is not None:
-        return _unsafe_csr(S.crow_indices(), S.col_indices(), values,
-                           tuple(S.shape), dtype=values.dtype)
-    return torch.sparse_csr_tensor(S.crow_indices(), S.col_indices(), values,
-                                   size=tuple(S.shape), dtype=values.dtype)
-
-
-def sddmm(S, A, B):
-    """Sampled dense-dense product X = S .* (A @ B) on S's pattern.
-
-    S: CSR, M x K; A: dense M x N; B: dense N x K; all the same dtype
-    (float32/float64). Returns a CSR tensor with S's shape and pattern
-    (sharing S's crow / col index tensors) whose values are
-    X_ij = S_ij * sum_n A_in * B_nj for every entry (i, j) stored in S:
-    torch.sparse.sampled_addmm(S, A, B, beta=0, alpha=1) multiplied
-    elementwise by S's values. (Pass S with all values 1 for plain
-    sampled_addmm.) A and B are read in place when row-major contiguous;
-    B may also be the transposed view of a row-major N-column tensor
-    (B = H.t(), as in GNN attention), which is read as it is stored (a
-    kernel variant that reads B^T, tuned and compiled apart).
-    """
-    _check_csr(S, "S")
-    rows, cols = S.shape
-    _check_rank(A, "sddmm", "A", 2, "M x N")
-    n = A.shape[1]
-    A = _check_dense(A, "A", S.dtype, (rows, n))
-    _check_rank(B, "sddmm", "B", 2, "N x K")
-    B = _check_dense(B, "B", S.dtype, (n, cols), make_contiguous=False)
-    _check_grad(S, A, B)
+def _sddmm_values(S, info, A, B):
+    """The values (in S's CSR order) of S .* (A @ B): A a contiguous M x N
+    tensor; B N x K, contiguous or the transposed view of a contiguous
+    K x N tensor (read as stored, by the kernel variant sddmm_bt)."""
     # B as the transposed view of a row-major K x N tensor (B = H.t()):
     # passed as it is stored, to the kernel variant that reads B^T.
     variant = "sddmm"
-    if not B.is_contiguous() and B.t().is_contiguous():
+    if not B.is_contiguous():
         variant, B = "sddmm_bt", B.t()
-    else:
-        B = B.contiguous()
     nnz = S.col_indices().numel()
-    if _trivial(S, nnz) or n == 0:
-        return _csr_like(S, torch.zeros(nnz, dtype=S.dtype))
-    info = _matrix_info(S)
-    k = _kernel(variant, S, info, n)
+    if _trivial(S, nnz) or A.shape[1] == 0:
+        return torch.zeros(nnz, dtype=S.dtype)
+    if info is None:
+        info = _matrix_info(S)
+    k = _kernel(variant, S, info, A.shape[1])
     st = _storage(k, info, S)
     out = torch.empty(st.values, dtype=S.dtype)
     count = torch.zeros(1, dtype=torch.int64)
@@ -629,4 +636,413 @@ def sddmm(S, A, B):
             vals = torch.zeros(nnz, dtype=S.dtype)
             vals[csr_pos] = out[s_pos]
             out = vals
-    return _csr_like(S, out)
+    return out
+
+
+# ---------------------------------------------------------------- patterns
+# What the backward passes reuse per pattern: the transpose's indices and
+# the permutation of values into it, each entry's row, a CSR of ones.
+
+_patterns = {}   # fingerprint -> _Pattern
+
+
+class _Pattern:
+    """Per CSR pattern (fingerprint): each entry's row and column, the
+    transpose A^T as CSR indices plus `perm` (A^T's value j is A's value
+    perm[j]; values are never cached, A^T follows A's current values) with
+    its own fingerprint, so sptune tunes and compiles A^T's kernels as for
+    any matrix, and a CSR tensor of ones per dtype (the sampled products of
+    the gradients)."""
+
+    def __init__(self, info, shape):
+        rows, cols = shape
+        # int64 copies: the entry outlives the tensor it was made from.
+        crow = info.crow.to(torch.int64, copy=True)
+        col = info.col.to(torch.int64, copy=True)
+        self.shape = (rows, cols)
+        self.info = _MatrixInfo(None, None, info.fingerprint, crow, col)
+        self.row = torch.repeat_interleave(
+            torch.arange(rows, dtype=torch.int64), crow[1:] - crow[:-1])
+        self.col = col
+        # Stable by column: within a column of A (a row of A^T) the rows
+        # stay ascending, so A^T's column indices are sorted.
+        self.perm = torch.sort(col, stable=True).indices
+        t_crow = torch.zeros(cols + 1, dtype=torch.int64)
+        torch.cumsum(torch.bincount(col, minlength=cols), 0, out=t_crow[1:])
+        t_col = self.row.index_select(0, self.perm)
+        self.t_shape = (cols, rows)
+        t_fp = _validate_and_hash(self.t_shape, t_crow, t_col)
+        self.t_info = _MatrixInfo(None, None, t_fp, t_crow, t_col)
+        self._ones = {}
+
+    def transpose(self, values):
+        """A^T with these values (A's, in A's CSR order) and its info."""
+        t = self.t_info
+        return (_csr(t.crow, t.col, values.index_select(0, self.perm),
+                     self.t_shape), t.sibling())
+
+    def ones(self, dtype):
+        """The pattern with every value 1, and its info (kept: a non-CSR
+        storage of it is converted once)."""
+        got = self._ones.get(dtype)
+        if got is None:
+            i = self.info
+            got = (_csr(i.crow, i.col, torch.ones(i.col.numel(), dtype=dtype),
+                        self.shape), i.sibling())
+            with _lock:
+                got = self._ones.setdefault(dtype, got)
+        return got
+
+    def sample(self, G):
+        """The values of gradient G on this pattern, in CSR order: G dense,
+        or sparse (CSR or COO) with entries elsewhere ignored and entries
+        missing taken as 0."""
+        cols = self.shape[1]
+        if G.layout == torch.strided:
+            return G[self.row, self.col]
+        if G.layout == torch.sparse_csr:
+            G = G.to_sparse()
+        if G.layout != torch.sparse_coo:
+            raise TypeError(f"sptune.torch: a gradient of layout {G.layout} "
+                            f"for a CSR result is not supported")
+        G = G.coalesce()
+        keys = G.indices()[0] * cols + G.indices()[1]  # sorted (coalesced)
+        out = torch.zeros(self.col.numel(), dtype=G.dtype)
+        if keys.numel() == 0 or out.numel() == 0:
+            return out
+        want = self.row * cols + self.col
+        pos = torch.searchsorted(keys, want).clamp_(max=keys.numel() - 1)
+        hit = keys[pos] == want
+        out[hit] = G.values()[pos[hit]]
+        return out
+
+
+def _pattern(a):
+    """The _Pattern of CSR tensor a (built on first use, O(nnz log nnz))."""
+    info = _matrix_info(a)
+    with _lock:
+        pat = _patterns.get(info.fingerprint)
+    if pat is None:
+        pat = _Pattern(info, a.shape)
+        with _lock:
+            _stats["hashes"] += 1  # the transpose's fingerprint
+            pat = _patterns.setdefault(info.fingerprint, pat)
+    return pat
+
+
+def _same_pattern(G, S):
+    """Whether CSR tensor G stores exactly S's entries."""
+    if tuple(G.shape) != tuple(S.shape):
+        return False
+    pairs = ((G.crow_indices(), S.crow_indices()),
+             (G.col_indices(), S.col_indices()))
+    if all(g.data_ptr() == s.data_ptr() and g.dtype == s.dtype
+           and g.numel() == s.numel() for g, s in pairs):
+        return True  # the same buffers (our results share S's indices)
+    return all(g.numel() == s.numel() and torch.equal(g.long(), s.long())
+               for g, s in pairs)
+
+
+def _grad_values(G, S):
+    """The incoming gradient of a CSR result with S's pattern, as values in
+    S's CSR order (a CSR gradient of that pattern as it is)."""
+    if G.layout == torch.sparse_csr and _same_pattern(G, S):
+        return G.values().contiguous()
+    return _pattern(S).sample(G).contiguous()
+
+
+def _dense_grad(G):
+    if G.layout != torch.strided:
+        G = G.to_dense()
+    return G.contiguous()
+
+
+# ---------------------------------------------------------------- autograd
+# Gradients as sptune kernels: for a CSR input, a CSR gradient with its
+# pattern (sharing its crow / col tensors), as torch.sparse.mm's backward
+# gives; for a dense input, a dense one. Only the gradients autograd asks
+# for are computed (ctx.needs_input_grad). The backward passes are not
+# differentiable themselves (no double backward).
+
+class _SpMMFunction(torch.autograd.Function):
+    """C = A @ B. dB = A^T @ G: sptune's SpMM on A^T (CSR, per-pattern
+    cached indices, A's current values permuted into it); dA = (G @ B^T)
+    sampled on A's pattern: sptune's SDDMM of A's pattern with ones, G and
+    B^T (B's transposed view, the sddmm_bt variant)."""
+
+    @staticmethod
+    def forward(ctx, A, B):
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(A, B)
+        return _spmm(A, None, B)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, G):
+        need_a, need_b = ctx.needs_input_grad
+        if G is None:
+            return None, None
+        A, B = ctx.saved_tensors
+        cols, n = B.shape
+        nnz = A.col_indices().numel()
+        if _trivial(A, nnz) or n == 0:
+            return (_csr_like(A, torch.zeros(nnz, dtype=A.dtype))
+                    if need_a else None,
+                    torch.zeros(cols, n, dtype=A.dtype) if need_b else None)
+        G = _dense_grad(G)
+        pat = _pattern(A)
+        grad_a = grad_b = None
+        if need_b:
+            grad_b = _spmm(*pat.transpose(A.values()), G)
+        if need_a:
+            ones, info = pat.ones(A.dtype)
+            grad_a = _csr_like(A, _sddmm_values(ones, info, G, B.t()))
+        return grad_a, grad_b
+
+
+class _SpMVFunction(torch.autograd.Function):
+    """y = A @ x. dx = A^T @ g: sptune's SpMV on A^T (as for SpMM);
+    dA_ik = g_i x_k on A's pattern (a gather and a product, O(nnz))."""
+
+    @staticmethod
+    def forward(ctx, A, x):
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(A, x)
+        return _spmv(A, None, x)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        need_a, need_x = ctx.needs_input_grad
+        if g is None:
+            return None, None
+        A, x = ctx.saved_tensors
+        nnz = A.col_indices().numel()
+        if _trivial(A, nnz):
+            return (_csr_like(A, torch.zeros(nnz, dtype=A.dtype))
+                    if need_a else None,
+                    torch.zeros_like(x) if need_x else None)
+        g = _dense_grad(g)
+        pat = _pattern(A)
+        grad_a = grad_x = None
+        if need_x:
+            grad_x = _spmv(*pat.transpose(A.values()), g)
+        if need_a:
+            grad_a = _csr_like(A, g.index_select(0, pat.row)
+                               * x.index_select(0, pat.col))
+        return grad_a, grad_x
+
+
+class _SDDMMFunction(torch.autograd.Function):
+    """X = S .* (A @ B) on S's pattern. With G the gradient's values on S's
+    pattern and W = S .* G (CSR, S's pattern): dA = W @ B^T (sptune's SpMM
+    on W; B^T is read in place when B = H.t()), dB = A^T @ W = (W^T @ A)^T
+    (SpMM on W^T: the cached transpose of S's pattern, W's values permuted),
+    dS = G .* (A @ B) on S's pattern (the same SDDMM kernel as the forward,
+    with G as the sampling values)."""
+
+    @staticmethod
+    def forward(ctx, S, A, B):
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(S, A, B)
+        return _csr_like(S, _sddmm_values(S, None, A, B))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, G):
+        need_s, need_a, need_b = ctx.needs_input_grad
+        if G is None:
+            return None, None, None
+        S, A, B = ctx.saved_tensors
+        n, cols = B.shape
+        nnz = S.col_indices().numel()
+        if _trivial(S, nnz) or n == 0:
+            return (_csr_like(S, torch.zeros(nnz, dtype=S.dtype))
+                    if need_s else None,
+                    torch.zeros_like(A) if need_a else None,
+                    torch.zeros(n, cols, dtype=S.dtype) if need_b else None)
+        g = _grad_values(G, S)
+        info = _matrix_info(S)
+        grad_s = grad_a = grad_b = None
+        if need_a or need_b:
+            w = S.values() * g
+            if need_a:
+                grad_a = _spmm(_csr_like(S, w), info.sibling(),
+                               B.t().contiguous())
+            if need_b:
+                grad_b = _spmm(*_pattern(S).transpose(w), A).t()
+        if need_s:
+            grad_s = _csr_like(S, _sddmm_values(_csr_like(S, g),
+                                                info.sibling(), A, B))
+        return grad_s, grad_a, grad_b
+
+
+# ---------------------------------------------------------------- entries
+
+def _spmm_args(A, B):
+    _check_csr(A, "A")
+    _check_rank(B, "spmm", "B", 2, "K x N")
+    return A, _check_dense(B, "B", A.dtype, (A.shape[1], B.shape[1]))
+
+
+def _spmv_args(A, x):
+    _check_csr(A, "A")
+    _check_rank(x, "spmv", "x", 1, "K")
+    return A, _check_dense(x, "x", A.dtype, (A.shape[1],))
+
+
+def _sddmm_args(S, A, B):
+    _check_csr(S, "S")
+    rows, cols = S.shape
+    _check_rank(A, "sddmm", "A", 2, "M x N")
+    n = A.shape[1]
+    A = _check_dense(A, "A", S.dtype, (rows, n))
+    _check_rank(B, "sddmm", "B", 2, "N x K")
+    B = _check_dense(B, "B", S.dtype, (n, cols), make_contiguous=False)
+    # B stays as it is when it is the transposed view of a row-major K x N
+    # tensor (B = H.t()), read as stored by the kernel variant sddmm_bt.
+    if not B.is_contiguous() and not B.t().is_contiguous():
+        B = B.contiguous()
+    return S, A, B
+
+
+def _sddmm_run(S, A, B):
+    return _csr_like(S, _sddmm_values(S, None, A, B))
+
+
+_tracing_state = torch._C._get_tracing_state
+
+
+def _traced(name, *args):
+    """Under torch.jit.trace: the registered operator torch.ops.sptune.<name>,
+    which the trace records as a call (its kernel checks the operands and
+    applies the autograd.Function, untraced)."""
+    if _library is None:
+        why = f" ({_library_error})" if _library_error else ""
+        raise RuntimeError(f"sptune.torch: cannot trace {name}: the "
+                           f"torch.ops.sptune operators are not "
+                           f"registered{why}")
+    return getattr(torch.ops.sptune, name)(*args)
+
+
+def spmm(A, B):
+    """Dense A @ B for a CSR matrix A (M x K) and a dense B (K x N).
+
+    A: torch.sparse_csr_tensor, float32/float64 values, int32/int64 indices.
+    B: dense, same dtype, row-major (made contiguous if it is not).
+    Returns a new dense M x N tensor. The first call for A's pattern, dtype
+    and N tunes and compiles a kernel (seconds); later calls reuse it.
+    Differentiable in B and in A's values (autograd: B's gradient is
+    A^T @ G by sptune's SpMM on A^T, A's is a CSR tensor with A's pattern,
+    G @ B^T sampled there by sptune's SDDMM).
+    """
+    if _tracing_state() is not None:
+        return _traced("spmm", A, B)
+    A, B = _spmm_args(A, B)
+    if torch.is_grad_enabled() and (A.requires_grad or B.requires_grad):
+        return _SpMMFunction.apply(A, B)
+    return _spmm(A, None, B)
+
+
+def spmv(A, x):
+    """Dense A @ x for a CSR matrix A (M x K) and a dense vector x (K).
+
+    Same requirements as spmm; returns a new dense vector of M entries.
+    Differentiable in x (A^T @ g, sptune's SpMV on A^T) and in A's values
+    (a CSR gradient with A's pattern, g_i x_k).
+    """
+    if _tracing_state() is not None:
+        return _traced("spmv", A, x)
+    A, x = _spmv_args(A, x)
+    if torch.is_grad_enabled() and (A.requires_grad or x.requires_grad):
+        return _SpMVFunction.apply(A, x)
+    return _spmv(A, None, x)
+
+
+def sddmm(S, A, B):
+    """Sampled dense-dense product X = S .* (A @ B) on S's pattern.
+
+    S: CSR, M x K; A: dense M x N; B: dense N x K; all the same dtype
+    (float32/float64). Returns a CSR tensor with S's shape and pattern
+    (sharing S's crow / col index tensors) whose values are
+    X_ij = S_ij * sum_n A_in * B_nj for every entry (i, j) stored in S:
+    torch.sparse.sampled_addmm(S, A, B, beta=0, alpha=1) multiplied
+    elementwise by S's values. (Pass S with all values 1 for plain
+    sampled_addmm.) A and B are read in place when row-major contiguous;
+    B may also be the transposed view of a row-major N-column tensor
+    (B = H.t(), as in GNN attention), which is read as it is stored (a
+    kernel variant that reads B^T, tuned and compiled apart).
+    Differentiable in A, B and S's values: with W = S .* G on S's pattern,
+    dA = W @ B^T and dB = (W^T @ A)^T (sptune's SpMM on W and on W^T), dS =
+    G .* (A @ B) on S's pattern (sptune's SDDMM), a CSR tensor.
+    """
+    if _tracing_state() is not None:
+        return _traced("sddmm", S, A, B)
+    S, A, B = _sddmm_args(S, A, B)
+    if torch.is_grad_enabled() and (S.requires_grad or A.requires_grad
+                                    or B.requires_grad):
+        return _SDDMMFunction.apply(S, A, B)
+    return _sddmm_run(S, A, B)
+
+
+# ---------------------------------------------------------------- operators
+# torch.ops.sptune.spmm / spmv / sddmm: the entries as dispatcher operators
+# (Python kernels, torch.library), so that torch.jit.trace records them as
+# calls rather than as constants, and torch.jit.script compiles calls of
+# sptune.torch.spmm & co (registered as builtins) or of torch.ops.sptune.*
+# into them. The Autograd kernel applies the autograd.Function when an input
+# needs a gradient; the CPU / SparseCsrCPU kernels run below autograd
+# (torch.inference_mode). A saved TorchScript program needs
+# `import sptune.torch` before torch.jit.load.
+
+_OPS = {
+    "spmm": ("spmm(Tensor A, Tensor B) -> Tensor", _spmm_args,
+             _SpMMFunction, lambda A, B: _spmm(A, None, B)),
+    "spmv": ("spmv(Tensor A, Tensor x) -> Tensor", _spmv_args,
+             _SpMVFunction, lambda A, x: _spmv(A, None, x)),
+    "sddmm": ("sddmm(Tensor S, Tensor A, Tensor B) -> Tensor", _sddmm_args,
+              _SDDMMFunction, _sddmm_run),
+}
+_library = None
+_library_error = None
+
+
+def _op_kernels(args_of, function, run):
+    def autograd_kernel(*args):
+        args = args_of(*args)
+        if torch.is_grad_enabled() and any(t.requires_grad for t in args):
+            return function.apply(*args)
+        return run(*args)
+
+    def backend_kernel(*args):
+        return run(*args_of(*args))
+
+    return autograd_kernel, backend_kernel
+
+
+def _register_ops():
+    global _library, _library_error
+    try:
+        lib = torch.library.Library("sptune", "DEF")
+        for name, (schema, args_of, function, run) in _OPS.items():
+            lib.define(schema)
+            autograd_kernel, backend_kernel = _op_kernels(args_of, function,
+                                                          run)
+            lib.impl(name, autograd_kernel, "Autograd")
+            lib.impl(name, backend_kernel, "CPU")
+            lib.impl(name, backend_kernel, "SparseCsrCPU")
+    except (AttributeError, RuntimeError) as e:  # no torch.library, or the
+        _library_error = str(e).splitlines()[0]  # namespace taken already
+        return
+    _library = lib
+    # torch.jit.script: a call of sptune.torch.spmm & co compiles into the
+    # operator (a private hook of torch.jit; without it, scripted code calls
+    # torch.ops.sptune.* itself).
+    register = getattr(getattr(torch.jit, "_builtins", None),
+                       "_register_builtin", None)
+    if register is not None:
+        for name, fn in (("spmm", spmm), ("spmv", spmv), ("sddmm", sddmm)):
+            register(fn, f"sptune::{name}")
+
+
+_register_ops()

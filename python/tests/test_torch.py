@@ -11,10 +11,9 @@ directory.
 
 import json
 import os
-import shutil
-import tempfile
 import unittest
-import warnings
+
+from tests.torch_env import TemporaryCache
 
 try:
     import torch
@@ -24,31 +23,17 @@ except ImportError:  # pragma: no cover - python3-torch missing
 if torch is not None:
     import sptune.torch as st
 
-_saved_env = {}
-_tmp = None
+_cache = TemporaryCache("sptune-torch-test.")
 
 
 def setUpModule():
-    global _tmp
     if torch is None:
         raise unittest.SkipTest("python3-torch is not installed")
-    warnings.filterwarnings("ignore", message=".*Sparse CSR tensor support.*")
-    _tmp = tempfile.mkdtemp(prefix="sptune-torch-test.")
-    for name in ("SPTUNE_CACHE", "SPTUNE_AUTOTUNE"):
-        _saved_env[name] = os.environ.get(name)
-    os.environ["SPTUNE_CACHE"] = _tmp
-    os.environ.pop("SPTUNE_AUTOTUNE", None)
-    st.clear_memory_cache()
+    _cache.enter(st)
 
 
 def tearDownModule():
-    for name, value in _saved_env.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
-    if _tmp:
-        shutil.rmtree(_tmp, ignore_errors=True)
+    _cache.exit()
 
 
 def _matrix(rows, cols, density, seed, empty_rows=(), dtype=None):
@@ -368,7 +353,7 @@ class CacheEntries(unittest.TestCase):
         st.spmm(self.a, self.b)
 
     def test_unusable_cache_directory(self):
-        plain = os.path.join(_tmp, "plain-file")
+        plain = os.path.join(_cache.path, "plain-file")
         open(plain, "w").close()
         for bad in (plain, "/dev/null"):
             os.environ["SPTUNE_CACHE"] = bad
@@ -378,7 +363,7 @@ class CacheEntries(unittest.TestCase):
                                             "is not a directory"):
                     st.spmm(self.a, self.b)
             finally:
-                os.environ["SPTUNE_CACHE"] = _tmp
+                os.environ["SPTUNE_CACHE"] = _cache.path
         st.clear_memory_cache()
 
 
@@ -426,9 +411,15 @@ class Errors(unittest.TestCase):
             st.spmm(self.a, torch.empty(5, 4, device="meta"))
 
     def test_grad(self):
+        # An input that requires grad is no longer refused ("no autograd
+        # support"): the gradients are tests.test_torch_autograd's. On a
+        # matrix without entries nothing is compiled.
+        z = torch.zeros(6, 5).to_sparse_csr()
         b = self.b.clone().requires_grad_()
-        with self.assertRaisesRegex(ValueError, "autograd"):
-            st.spmm(self.a, b)
+        c = st.spmm(z, b)
+        self.assertTrue(c.requires_grad)
+        c.sum().backward()
+        self.assertTrue(torch.equal(b.grad, torch.zeros(5, 4)))
 
     def test_malformed(self):
         unsafe = getattr(torch, "_sparse_csr_tensor_unsafe", None)
