@@ -107,6 +107,7 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
   spec.free = Schedule::freeLoopSize(spec.kernel, request.free);
   spec.elementBits = request.elementBits;
   spec.transposedB = request.transposedB;
+  spec.descriptor = request.descriptor;
 
   llvm::Expected<const Target &> target = TargetRegistry::get(request.target);
   if (!target) {

@@ -18,6 +18,7 @@ std::vector<Measurement> WorkerCandidateMeasurer::measure(
     r.free = Schedule::freeLoopSize(kernel.kernel, kernel.free);
     r.elementBits = kernel.elementBits;
     r.transposedB = kernel.transposedB;
+    r.descriptor = kernel.descriptor;
     r.schedule = schedules[n].str();
     r.options = measure;
     requests.push_back(std::move(r));

@@ -54,6 +54,12 @@ llvm::Error MeasureRequest::validate() const {
     return makeError("element bits must be 32 or 64");
   if (transposedB && kernel != "sddmm")
     return makeError("a transposed B is an SDDMM input only");
+  if (descriptor && descriptor->shapeName() != kernel)
+    return makeError("the descriptor is " +
+                     (descriptor->shapeName().empty()
+                          ? std::string("of no shape sptune names")
+                          : "an " + descriptor->shapeName()) +
+                     ", not an " + kernel + ": " + descriptor->str());
   std::vector<std::string> baselines = t->baselines();
   baselines.insert(baselines.begin(), "heuristic");
   if (!baseline.empty() &&
@@ -96,6 +102,8 @@ std::string MeasureRequest::toJson() const {
                                           {"tolerance", options.tolerance}}}};
   if (transposedB) // only when set: older workers' requests stay as they were
     o["b_transposed"] = true;
+  if (descriptor)
+    o["descriptor"] = sptune::toJson(*descriptor);
   std::string s;
   llvm::raw_string_ostream(s) << json::Value(std::move(o));
   return s;
@@ -152,6 +160,14 @@ static bool requestFromJson(const std::string &line, MeasureRequest &out,
     out.elementBits = static_cast<int>(*x);
   if (auto x = o->getBoolean("b_transposed"))
     out.transposedB = *x;
+  if (const json::Value *d = o->get("descriptor")) {
+    llvm::Expected<KernelDescriptor> read = descriptorFromJson(*d);
+    if (!read) {
+      error = llvm::toString(read.takeError());
+      return false;
+    }
+    out.descriptor = std::move(*read);
+  }
   if (auto x = o->getString("schedule"))
     out.schedule = x->str();
   if (auto x = o->getString("baseline"))

@@ -259,7 +259,8 @@ llvm::Expected<BenchInputs<T> &> BenchInputCache::get(const CsrMatrix &m,
                        std::to_string(static_cast<int>(spec.kernel)) + "|" +
                        std::to_string(spec.free) + "|" +
                        std::to_string(spec.elementBits) +
-                       (spec.transposedB ? "|bt" : "");
+                       (spec.transposedB ? "|bt" : "") +
+                       (spec.descriptor ? "|" + spec.descriptor->str() : "");
   if (*key != wanted) {
     key->clear();
     if (llvm::Error e =

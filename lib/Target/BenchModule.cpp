@@ -12,8 +12,34 @@ const char *sptune::csrEncodingText() {
          "compressed) }>";
 }
 
+/// The user's op `d` with the sizes of the measured problem: the loops of
+/// its sparse operand rows and cols, every other loop `free`.
+static KernelDescriptor sizedTo(KernelDescriptor d, int64_t rows, int64_t cols,
+                                int64_t free) {
+  const KernelOperand *sparse = nullptr;
+  for (const KernelOperand &o : d.operands)
+    if (o.sparse() && o.dims.size() == 2 && !sparse)
+      sparse = &o;
+  for (unsigned l = 0; l < d.loops.size(); ++l)
+    d.loops[l].size = !sparse                ? free
+                      : l == sparse->dims[0] ? rows
+                      : l == sparse->dims[1] ? cols
+                                             : free;
+  return d;
+}
+
+/// Whether the user's op is measured as written in `sddmm`'s form: the
+/// sparse-output form (the CPU's) takes every op but the in-place sampled
+/// one, the in-place form (NVVM's) only that one.
+static bool measuredAsWritten(const KernelDescriptor &d, SddmmForm sddmm) {
+  bool inPlace = d.body == KernelDescriptor::Body::SampledMultiplyAccumulate;
+  return inPlace == (sddmm == SddmmForm::InPlace);
+}
+
 KernelDescriptor sptune::benchDescriptor(const KernelSpec &spec, int64_t rows,
                                          int64_t cols, SddmmForm sddmm) {
+  if (spec.descriptor && measuredAsWritten(*spec.descriptor, sddmm))
+    return sizedTo(*spec.descriptor, rows, cols, spec.free);
   using Kind = KernelOperand::Kind;
   std::string et = spec.elementBits == 64 ? "f64" : "f32";
   KernelDescriptor d;
@@ -64,9 +90,19 @@ KernelDescriptor sptune::benchDescriptor(const KernelSpec &spec, int64_t rows,
 
 std::set<unsigned> sptune::benchTransposedInputs(const KernelSpec &spec,
                                                  SddmmForm sddmm) {
-  if (spec.kernel == KernelType::SDDMM && spec.transposedB &&
-      sddmm == SddmmForm::SparseOutput)
+  if (spec.kernel != KernelType::SDDMM || !spec.transposedB ||
+      sddmm != SddmmForm::SparseOutput)
+    return {};
+  if (!spec.descriptor || !measuredAsWritten(*spec.descriptor, sddmm))
     return {2};
+  // B in the user's op: the rank-2 dense input read as (reduction, column).
+  const KernelDescriptor &d = *spec.descriptor;
+  for (unsigned n = 0; n + 1 < d.operands.size(); ++n) {
+    const KernelOperand &o = d.operands[n];
+    if (!o.sparse() && o.dims.size() == 2 && d.loops[o.dims[0]].reduction &&
+        !d.loops[o.dims[1]].reduction)
+      return {n};
+  }
   return {};
 }
 

@@ -153,6 +153,7 @@ std::string sptune::benchKey(const KernelSpec &spec, int64_t rows, int64_t cols,
          std::to_string(spec.free) + "|" + std::to_string(spec.elementBits) +
          "|" + std::to_string(rows) + "x" + std::to_string(cols) + "|" +
          (spec.transposedB ? "bt|" : "") +
+         (spec.descriptor ? spec.descriptor->str() + "|" : "") +
          (schedule ? schedule->str() : std::string("upstream"));
 }
 
@@ -198,6 +199,19 @@ sptune::parseBenchModule(mlir::MLIRContext *ctx, const std::string &text,
   if (!attached)
     return makeError("the bench kernel was not recognized");
   return std::move(module);
+}
+
+llvm::Expected<mlir::sptune::KernelAttr>
+sptune::benchKernelAttr(mlir::ModuleOp module) {
+  mlir::sptune::KernelAttr kernel;
+  module->walk([&](mlir::Operation *op) {
+    if (auto a = op->getAttrOfType<mlir::sptune::KernelAttr>(
+            mlir::sptune::SptuneDialect::kKernelAttrName))
+      kernel = a;
+  });
+  if (!kernel)
+    return makeError("the bench kernel was not recognized");
+  return kernel;
 }
 
 /// Seconds on the monotonic clock, with nanosecond resolution.

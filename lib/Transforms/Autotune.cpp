@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Transforms/Autotune.h"
+#include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Matrix/MatrixSource.h"
@@ -141,6 +142,10 @@ FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
   k.transposed = isSparseOperandTransposed(k.kernel);
   k.elementBits = k.kernel.getElementType().getIntOrFloatBitWidth();
   k.transposedB = readsTransposedB(op, k.kernel);
+  if (llvm::Expected<st::KernelDescriptor> d = describeKernel(op))
+    k.descriptor = std::move(*d);
+  else
+    llvm::consumeError(d.takeError());
   return k;
 }
 
@@ -319,6 +324,7 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
   options.matrixSource = k.transposed ? "" : k.source;
   options.elementBits = k.elementBits;
   options.transposedB = k.transposedB;
+  options.descriptor = k.descriptor;
   options.applicable = k.applicable;
   options.measurer = o.measurer;
   llvm::Expected<st::TuneResult> result =

@@ -150,6 +150,7 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
   spec.free = free;
   spec.elementBits = options.elementBits;
   spec.transposedB = options.transposedB;
+  spec.descriptor = options.descriptor;
   std::vector<Measurement> measurements = options.measurer->measure(
       options.matrixSource, spec, toMeasure, options.measure);
   for (size_t n = 0; n < positions.size() && n < measurements.size(); ++n) {

@@ -33,54 +33,6 @@ double seconds(std::chrono::steady_clock::time_point since) {
       .count();
 }
 
-/// The #sptune.kernel of the measured kernel in canonical roles.
-mlir::sptune::KernelAttr canonicalKernel(mlir::MLIRContext *ctx,
-                                         const KernelSpec &spec, int64_t rows,
-                                         int64_t cols) {
-  using namespace mlir::sptune;
-  mlir::Type et = spec.elementBits == 64
-                      ? static_cast<mlir::Type>(mlir::Float64Type::get(ctx))
-                      : static_cast<mlir::Type>(mlir::Float32Type::get(ctx));
-  auto csr = mlir::cast<mlir::sparse_tensor::SparseTensorEncodingAttr>(
-      mlir::parseAttribute(csrEncodingText(), ctx));
-  using R = LoopRole;
-  using K = OperandKind;
-  llvm::SmallVector<R> loops, dims;
-  llvm::SmallVector<int64_t> sizes, ranks;
-  llvm::SmallVector<K> kinds;
-  KernelKind kind = KernelKind::SpMM;
-  switch (spec.kernel) {
-  case KernelType::SpMM:
-    kind = KernelKind::SpMM;
-    loops = {R::I, R::J, R::K};
-    sizes = {rows, spec.free, cols};
-    kinds = {K::Sparse, K::Dense, K::Out};
-    dims = {R::I, R::K, R::K, R::J, R::I, R::J};
-    ranks = {2, 2, 2};
-    break;
-  case KernelType::SpMV:
-    kind = KernelKind::SpMV;
-    loops = {R::I, R::K};
-    sizes = {rows, cols};
-    kinds = {K::Sparse, K::Dense, K::Out};
-    dims = {R::I, R::K, R::K, R::I};
-    ranks = {2, 1, 1};
-    break;
-  case KernelType::SDDMM:
-    kind = KernelKind::SDDMM;
-    loops = {R::I, R::J, R::K};
-    sizes = {rows, cols, spec.free};
-    kinds = {K::Sparse, K::Dense, K::Dense, K::SparseOut};
-    dims = {R::I, R::J, R::I, R::K, R::K, R::J, R::I, R::J};
-    ranks = {2, 2, 2, 2};
-    break;
-  }
-  return KernelAttr::get(ctx, kind, llvm::ArrayRef<R>(loops),
-                         llvm::ArrayRef<int64_t>(sizes),
-                         llvm::ArrayRef<K>(kinds), llvm::ArrayRef<R>(dims),
-                         llvm::ArrayRef<int64_t>(ranks), et, csr);
-}
-
 } // namespace
 
 struct CpuMeasurer::Impl {
@@ -113,31 +65,43 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
   auto start = std::chrono::steady_clock::now();
   ErrorCollector diagnostics(ctx.get());
 
-  // @kernel is written on the scheduled storage; the driver converts the
-  // CSR input to it outside the timed calls.
-  std::string encoding = csrEncodingText();
-  mlir::sptune::KernelAttr kernel =
-      canonicalKernel(ctx.get(), spec, rows, cols);
+  // The kernel written on CSR tells its #sptune.kernel (what
+  // sptune-extract-kernels sees in it: the user's op or the canonical one);
+  // with a schedule, @kernel is written again on the scheduled storage and
+  // the driver converts the CSR input to it outside the timed calls.
+  std::string text;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (takeErrorMessage(buildBenchModule(spec, rows, cols, csrEncodingText(),
+                                        SddmmForm::SparseOutput)
+                           .moveInto(text),
+                       error) ||
+      takeErrorMessage(parseBenchModule(ctx.get(), text, nullptr, diagnostics)
+                           .moveInto(module),
+                       error))
+    return nullptr;
   if (schedule) {
+    mlir::sptune::KernelAttr kernel;
+    if (takeErrorMessage(benchKernelAttr(*module).moveInto(kernel), error))
+      return nullptr;
     std::string why = mlir::sptune::whyNotApplicable(kernel, *schedule);
     if (!why.empty()) {
       error = "not applicable: " + why;
       return nullptr;
     }
+    std::string encoding;
     llvm::raw_string_ostream os(encoding);
-    encoding.clear();
     os << mlir::sptune::buildScheduledEncoding(kernel, *schedule);
+    os.flush();
+    if (takeErrorMessage(buildBenchModule(spec, rows, cols, encoding,
+                                          SddmmForm::SparseOutput)
+                             .moveInto(text),
+                         error) ||
+        takeErrorMessage(
+            parseBenchModule(ctx.get(), text, schedule, diagnostics)
+                .moveInto(module),
+            error))
+      return nullptr;
   }
-  std::string text;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  if (takeErrorMessage(
-          buildBenchModule(spec, rows, cols, encoding, SddmmForm::SparseOutput)
-              .moveInto(text),
-          error) ||
-      takeErrorMessage(parseBenchModule(ctx.get(), text, schedule, diagnostics)
-                           .moveInto(module),
-                       error))
-    return nullptr;
 
   mlir::PassManager lower(ctx.get());
   lower.addPass(mlir::sptune::createApplySchedule());

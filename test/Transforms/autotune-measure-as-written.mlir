@@ -1,11 +1,15 @@
-// The kernel sptune-autotune measures is the op as written: this f64 SDDMM,
-// which reads B through a transposition of its B^T input (how GNN code
-// stores feature matrices), is compiled by the measuring worker in f64 with
-// B^T supplied and the transposition timed with it (before, every measured
-// op was timed as an f32 kernel on B), and checked against the reference.
+// The kernel sptune-autotune measures is the op as written: the worker gets
+// the op's descriptor and compiles that op, with inputs of its shapes and
+// element type, checked against the reference of the same descriptor.
+// Before, every measured op was timed as the canonical f32 form of its
+// kernel. Here an f64 SDDMM that reads B through a transposition of its B^T
+// input (how GNN code stores feature matrices: B^T supplied, the
+// transposition timed with the kernel), and an SpMM that reads B(j, k), the
+// transpose of the canonical B(k, j).
 //
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="mode=heuristic matrix=gen:uniform:rows=64,cols=48,nnz=300,seed=2 measure-top-k=1 measure-heuristic=false" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s
-// CHECK: remark: sptune-autotune (heuristic, {{[0-9]+}} candidates ranked in {{.*}} ms, top 1 measured): chose {{.*}}; ranking: #1 score {{[-0-9.e+]+}} measured {{[0-9.]+}} ms [{{.*}}]
+// CHECK: remark: sptune-autotune (heuristic, {{[0-9]+}} candidates ranked in {{.*}} ms, top 1 measured): chose cpu sddmm{{.*}}; ranking: #1 score {{[-0-9.e+]+}} measured {{[0-9.]+}} ms [{{.*}}]
+// CHECK: remark: sptune-autotune (heuristic, {{[0-9]+}} candidates ranked in {{.*}} ms, top 1 measured): chose cpu spmm{{.*}}; ranking: #1 score {{[-0-9.e+]+}} measured {{[0-9.]+}} ms [{{.*}}]
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 #sddmm = {
@@ -27,4 +31,18 @@ func.func @sddmm_f64_bt(%s: tensor<64x48xf64, #CSR>, %a: tensor<64x16xf64>, %bt:
     linalg.yield %r : f64
   } -> tensor<64x48xf64, #CSR>
   return %0 : tensor<64x48xf64, #CSR>
+}
+
+func.func @spmm_reads_bt(%a: tensor<64x48xf32, #CSR>, %bt: tensor<16x48xf32>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  %0 = linalg.generic {
+      indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>,
+                       affine_map<(i, j, k) -> (i, j)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+    ins(%a, %bt : tensor<64x48xf32, #CSR>, tensor<16x48xf32>) outs(%c : tensor<64x16xf32>) {
+  ^bb0(%av: f32, %bv: f32, %cv: f32):
+    %p = arith.mulf %av, %bv : f32
+    %r = arith.addf %cv, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
 }

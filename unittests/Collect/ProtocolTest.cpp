@@ -55,6 +55,39 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
   EXPECT_FALSE(test::ok(bt.validate(), error));
   EXPECT_NE(error.find("SDDMM input only"), std::string::npos) << error;
 
+  // The user's op travels as its descriptor, and must be the kernel named.
+  MeasureRequest asWritten = r;
+  asWritten.kernel = "spmm";
+  asWritten.schedule = "cpu spmm";
+  KernelDescriptor d;
+  d.loops = {{"i", false, 8}, {"j", false, -1}, {"k", true, 8}};
+  auto operand = [](KernelOperand::Kind kind, std::vector<unsigned> dims) {
+    KernelOperand o;
+    o.kind = kind;
+    o.elementType = "f64";
+    o.dims = std::move(dims);
+    if (o.sparse())
+      o.levels = {"dense", "compressed"};
+    return o;
+  };
+  d.operands = {operand(KernelOperand::Kind::Sparse, {0, 2}),
+                operand(KernelOperand::Kind::Dense, {1, 2}),
+                operand(KernelOperand::Kind::Output, {0, 1})};
+  d.body = KernelDescriptor::Body::MultiplyAccumulate;
+  asWritten.descriptor = d;
+  ASSERT_TRUE(
+      test::ok(MeasureRequest::fromJson(asWritten.toJson(), back), error))
+      << error;
+  ASSERT_TRUE(back.descriptor);
+  EXPECT_EQ(back.descriptor->str(), d.str());
+  EXPECT_EQ(r.toJson().find("descriptor"), std::string::npos);
+  asWritten.kernel = "spmv";
+  asWritten.schedule = "cpu spmv";
+  EXPECT_FALSE(test::ok(asWritten.validate(), error));
+  EXPECT_NE(error.find("the descriptor is an spmm, not an spmv"),
+            std::string::npos)
+      << error;
+
   MeasureRequest bad = r;
   bad.baseline = "mlir-default"; // schedule and baseline together
   EXPECT_FALSE(test::ok(bad.validate(), error));
@@ -118,6 +151,29 @@ TEST(WorkerProtocol, RequestFieldsAndOptionsAreTypedAndRangeChecked) {
   rejects(R"(,"id":1.5)", "'id' must be an integer");
   rejects(R"(,"bits":4294967328)", "element bits");
   rejects(R"(,"b_transposed":1)", "'b_transposed' must be true or false");
+  // A descriptor is written into IR: names and types are checked first.
+  const std::string loops =
+      R"("loops":[{"name":"i","reduction":false,"size":8}])";
+  rejects(R"(,"descriptor":[])", "kernel descriptor: not a JSON object");
+  rejects(R"(,"descriptor":{"loops":[]})", "needs 'loops', 'operands'");
+  rejects(R"(,"descriptor":{"loops":[{"name":"i) -> ()>","reduction":false,)"
+          R"("size":8}],"operands":[],"body":"other"})",
+          "needs 2 to 8 operands");
+  rejects(R"(,"descriptor":{"loops":[{"name":"i) -> ()>","reduction":false,)"
+          R"("size":8}],"operands":[{},{}],"body":"other"})",
+          "lower-case 'name'");
+  rejects(R"(,"descriptor":{)" + loops +
+              R"(,"operands":[{"kind":"sparse","type":"f32>","dims":[0]},)"
+              R"({"kind":"output","type":"f32","dims":[0]}],"body":"other"})",
+          "needs a 'type' among");
+  rejects(R"(,"descriptor":{)" + loops +
+              R"(,"operands":[{"kind":"sparse","type":"f32","dims":[3]},)"
+              R"({"kind":"output","type":"f32","dims":[0]}],"body":"other"})",
+          "indexes a loop it lacks");
+  rejects(R"(,"descriptor":{)" + loops +
+              R"(,"operands":[{"kind":"output","type":"f32","dims":[0]},)"
+              R"({"kind":"output","type":"f32","dims":[0]}],"body":"other"})",
+          "the last operand, and only it, is the output");
   EXPECT_FALSE(test::ok(
       MeasureRequest::fromJson(
           R"({"target":7,"matrix":"m","kernel":"spmm","baseline":"heuristic"})",

@@ -109,3 +109,41 @@ TEST(KernelDescriptor, OtherBodiesAndShapesHaveNoName) {
 }
 
 } // namespace
+
+TEST(KernelDescriptor, RoundTripsThroughJson) {
+  KernelDescriptor mttkrp =
+      withLoops({false, false, true, true}, Body::MultiplyAccumulate);
+  mttkrp.operands = {operand(Kind::Sparse, {0, 2, 3}),
+                     operand(Kind::Dense, {2, 1}), operand(Kind::Dense, {3, 1}),
+                     operand(Kind::Output, {0, 1})};
+  mttkrp.operands[0].levels = {"dense", "compressed(nonunique)", "singleton"};
+  mttkrp.operands[0].posWidth = 32;
+  mttkrp.operands[0].crdWidth = 16;
+  mttkrp.loops[1].size = -1;
+  KernelDescriptor sampled =
+      withLoops({false, false, true}, Body::SampledMultiplyAccumulate);
+  sampled.operands = {operand(Kind::Dense, {0, 2}),
+                      operand(Kind::Dense, {2, 1}),
+                      operand(Kind::SparseOutput, {0, 1})};
+  for (const KernelDescriptor &d : {mttkrp, sampled}) {
+    llvm::Expected<KernelDescriptor> back = descriptorFromJson(toJson(d));
+    ASSERT_TRUE(!!back) << llvm::toString(back.takeError());
+    EXPECT_EQ(back->str(), d.str());
+    EXPECT_EQ(back->shapeName(), d.shapeName());
+  }
+  // A width MLIR has not, a level that is not a level name.
+  llvm::json::Value bad = toJson(mttkrp);
+  (*(*bad.getAsObject()->getArray("operands"))[0].getAsObject())["pos_width"] =
+      12;
+  llvm::Expected<KernelDescriptor> refused = descriptorFromJson(bad);
+  ASSERT_FALSE(!!refused);
+  EXPECT_NE(llvm::toString(refused.takeError()).find("a width other than"),
+            std::string::npos);
+  bad = toJson(mttkrp);
+  (*(*bad.getAsObject()->getArray("operands"))[0].getAsObject())["levels"] =
+      llvm::json::Array{"dense}>"};
+  refused = descriptorFromJson(bad);
+  ASSERT_FALSE(!!refused);
+  EXPECT_NE(llvm::toString(refused.takeError()).find("bad level"),
+            std::string::npos);
+}

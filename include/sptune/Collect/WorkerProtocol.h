@@ -53,6 +53,9 @@ struct MeasureRequest {
   int elementBits = 32;
   /// SDDMM only: B supplied as B^T (KernelSpec::transposedB).
   bool transposedB = false;
+  /// The user's op (KernelSpec::descriptor), when measuring for one: its
+  /// shape must be `kernel`'s.
+  std::optional<KernelDescriptor> descriptor;
   std::string schedule;
   std::string baseline;
   MeasureOptions options;

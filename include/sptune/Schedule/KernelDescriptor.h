@@ -16,6 +16,9 @@
 #ifndef SPTUNE_SCHEDULE_KERNELDESCRIPTOR_H
 #define SPTUNE_SCHEDULE_KERNELDESCRIPTOR_H
 
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -77,6 +80,20 @@ struct KernelDescriptor {
 };
 
 const char *toString(KernelDescriptor::Body body);
+
+/// The descriptor as JSON (how a measure request carries the user's op):
+/// {"loops": [{"name": "i", "reduction": false, "size": 8}, ...],
+///  "operands": [{"kind": "sparse" | "dense" | "output" | "sparse_output",
+///                "type": "f32", "dims": [0, 2], "levels": [...],
+///                "pos_width": 0, "crd_width": 0}, ...],
+///  "body": "multiply-accumulate" | ...}
+llvm::json::Value toJson(const KernelDescriptor &d);
+
+/// Reads toJson's form back. Everything that is later written into IR is
+/// checked: loop names are lower-case identifiers, element types one of
+/// f16 bf16 f32 f64 i8 i16 i32 i64, levels MLIR level names; every dim
+/// names a loop; the last operand, and only it, is an output.
+llvm::Expected<KernelDescriptor> descriptorFromJson(const llvm::json::Value &v);
 
 } // namespace sptune
 

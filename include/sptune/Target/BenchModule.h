@@ -43,11 +43,15 @@ enum class SddmmForm {
 /// The kernel `spec` names, on a rows x cols sparse operand, as a descriptor
 /// with static sizes: SpMM C(i,j) += A(i,k) B(k,j); SpMV y(i) += A(i,j) x(j);
 /// SDDMM X(i,j) = S(i,j) * A(i,k) B(k,j) into a fresh X, or in place on S.
+/// spec.descriptor (the user's op) instead, sized to the matrix and free
+/// size, when it is written in `sddmm`'s form (the in-place sampled body
+/// for InPlace, any other for SparseOutput).
 KernelDescriptor benchDescriptor(const KernelSpec &spec, int64_t rows,
                                  int64_t cols, SddmmForm sddmm);
 
 /// The inputs of benchDescriptor(spec, ...) supplied transposed: SDDMM's B
-/// when spec.transposedB (sparse-output form only).
+/// (the rank-2 dense input read as (reduction, column)) when
+/// spec.transposedB (sparse-output form only).
 std::set<unsigned> benchTransposedInputs(const KernelSpec &spec,
                                          SddmmForm sddmm);
 

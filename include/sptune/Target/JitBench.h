@@ -12,6 +12,7 @@
 #ifndef SPTUNE_TARGET_JITBENCH_H
 #define SPTUNE_TARGET_JITBENCH_H
 
+#include "sptune/IR/SptuneAttrs.h"
 #include "sptune/Matrix/Reference.h"
 #include "sptune/Support/AlignedVector.h"
 #include "sptune/Target/BenchInputs.h"
@@ -123,6 +124,11 @@ private:
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 parseBenchModule(mlir::MLIRContext *ctx, const std::string &text,
                  const Schedule *schedule, const ErrorCollector &collector);
+
+/// The #sptune.kernel sptune-extract-kernels gave the kernel of a parsed
+/// bench module; fails when it recognized none (a kernel sptune does not
+/// schedule).
+llvm::Expected<mlir::sptune::KernelAttr> benchKernelAttr(mlir::ModuleOp module);
 
 /// JITs a lowered bench module at O3 with `libs` loaded and looks up its
 /// entry points (@sptune_check where the module has one). `initialize` runs the

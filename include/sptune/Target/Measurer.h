@@ -11,6 +11,7 @@
 #define SPTUNE_TARGET_MEASURER_H
 
 #include "sptune/Matrix/SparseMatrix.h"
+#include "sptune/Schedule/KernelDescriptor.h"
 #include "sptune/Schedule/Schedule.h"
 
 #include <cstdint>
@@ -35,6 +36,11 @@ struct KernelSpec {
   /// a linalg.transpose before the product. A layout that reads B^T then
   /// elides the transposition.
   bool transposedB = false;
+  /// The op as the user wrote it (the matcher's descriptor), when the
+  /// measurement is for one: the CPU bench compiles this op rather than the
+  /// canonical form of `kernel`. At measuring, the loops of its sparse
+  /// operand take the matrix's sizes and its other loops `free`.
+  std::optional<KernelDescriptor> descriptor;
 };
 
 /// Bytes a measurement of `spec` on a rows x cols matrix of `nnz` entries

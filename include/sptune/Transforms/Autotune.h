@@ -92,6 +92,8 @@ public:
   /// element width, and whether it reads SDDMM's B as a transposed B^T.
   int elementBits = 32;
   bool transposedB = false;
+  /// The op as the matcher describes it, measured as written.
+  std::optional<::sptune::KernelDescriptor> descriptor;
   /// Why a schedule does not fit the op ("" when it does).
   std::function<std::string(const ::sptune::Schedule &)> applicable;
   const KernelTuningOptions *options = nullptr;

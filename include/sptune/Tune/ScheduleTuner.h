@@ -56,6 +56,9 @@ struct TuneOptions {
   /// is the user's: an f64 op is not timed in f32.
   int elementBits = 32;
   bool transposedB = false;
+  /// For measuring: the op itself, as the matcher describes it; measured as
+  /// written where the target's measurer can (KernelSpec::descriptor).
+  std::optional<KernelDescriptor> descriptor;
   /// Runs the measurements (not owned; e.g. a WorkerCandidateMeasurer).
   CandidateMeasurer *measurer = nullptr;
   /// Extra legality for the kernel form being tuned (e.g. the rules of an
