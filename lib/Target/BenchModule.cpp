@@ -5,6 +5,8 @@
 #include "sptune/Support/Error.h"
 #include "sptune/Target/KernelFunction.h"
 
+#include <algorithm>
+
 using namespace sptune;
 
 const char *sptune::csrEncodingText() {
@@ -30,15 +32,22 @@ static KernelDescriptor sizedTo(KernelDescriptor d, int64_t rows, int64_t cols,
 
 /// Whether the user's op is measured as written in `sddmm`'s form: the
 /// sparse-output form (the CPU's) takes every op but the in-place sampled
-/// one, the in-place form (NVVM's) only that one.
-static bool measuredAsWritten(const KernelDescriptor &d, SddmmForm sddmm) {
+/// one, the in-place form (NVVM's) only that one; and every operand has the
+/// floating-point type the measurer feeds (an integer op is measured in
+/// the canonical float form, as before descriptors).
+static bool measuredAsWritten(const KernelSpec &spec, SddmmForm sddmm) {
+  const KernelDescriptor &d = *spec.descriptor;
   bool inPlace = d.body == KernelDescriptor::Body::SampledMultiplyAccumulate;
-  return inPlace == (sddmm == SddmmForm::InPlace);
+  std::string et = spec.elementBits == 64 ? "f64" : "f32";
+  return inPlace == (sddmm == SddmmForm::InPlace) &&
+         std::all_of(
+             d.operands.begin(), d.operands.end(),
+             [&](const KernelOperand &o) { return o.elementType == et; });
 }
 
 KernelDescriptor sptune::benchDescriptor(const KernelSpec &spec, int64_t rows,
                                          int64_t cols, SddmmForm sddmm) {
-  if (spec.descriptor && measuredAsWritten(*spec.descriptor, sddmm))
+  if (spec.descriptor && measuredAsWritten(spec, sddmm))
     return sizedTo(*spec.descriptor, rows, cols, spec.free);
   using Kind = KernelOperand::Kind;
   std::string et = spec.elementBits == 64 ? "f64" : "f32";
@@ -93,7 +102,7 @@ std::set<unsigned> sptune::benchTransposedInputs(const KernelSpec &spec,
   if (spec.kernel != KernelType::SDDMM || !spec.transposedB ||
       sddmm != SddmmForm::SparseOutput)
     return {};
-  if (!spec.descriptor || !measuredAsWritten(*spec.descriptor, sddmm))
+  if (!spec.descriptor || !measuredAsWritten(spec, sddmm))
     return {2};
   // B in the user's op: the rank-2 dense input read as (reduction, column).
   const KernelDescriptor &d = *spec.descriptor;

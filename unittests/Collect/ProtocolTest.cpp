@@ -8,6 +8,7 @@
 #include "sptune/InitAllTargets.h"
 #include "sptune/Support/Json.h"
 
+#include "Support/DescriptorTesting.h"
 #include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
@@ -59,21 +60,12 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
   MeasureRequest asWritten = r;
   asWritten.kernel = "spmm";
   asWritten.schedule = "cpu spmm";
-  KernelDescriptor d;
-  d.loops = {{"i", false, 8}, {"j", false, -1}, {"k", true, 8}};
-  auto operand = [](KernelOperand::Kind kind, std::vector<unsigned> dims) {
-    KernelOperand o;
-    o.kind = kind;
-    o.elementType = "f64";
-    o.dims = std::move(dims);
-    if (o.sparse())
-      o.levels = {"dense", "compressed"};
-    return o;
-  };
-  d.operands = {operand(KernelOperand::Kind::Sparse, {0, 2}),
-                operand(KernelOperand::Kind::Dense, {1, 2}),
-                operand(KernelOperand::Kind::Output, {0, 1})};
-  d.body = KernelDescriptor::Body::MultiplyAccumulate;
+  KernelDescriptor d = test::descriptor(
+      {{"i", false, 8}, {"j", false, -1}, {"k", true, 8}},
+      {test::operand(KernelOperand::Kind::Sparse, {0, 2}, "f64"),
+       test::operand(KernelOperand::Kind::Dense, {1, 2}, "f64"),
+       test::operand(KernelOperand::Kind::Output, {0, 1}, "f64")},
+      KernelDescriptor::Body::MultiplyAccumulate);
   asWritten.descriptor = d;
   ASSERT_TRUE(
       test::ok(MeasureRequest::fromJson(asWritten.toJson(), back), error))

@@ -12,6 +12,7 @@
 #include "sptune/Schedule/Schedule.h"
 #include "sptune/Target/BenchModule.h"
 
+#include "Support/DescriptorTesting.h"
 #include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
@@ -20,23 +21,14 @@ using namespace sptune;
 namespace {
 /// C(i, j) += A(i, k) * B(j, k): B is read as its transpose is stored.
 KernelDescriptor spmmReadingBt() {
-  auto operand = [](KernelOperand::Kind kind, std::vector<unsigned> dims) {
-    KernelOperand o;
-    o.kind = kind;
-    o.elementType = "f32";
-    o.dims = std::move(dims);
-    if (o.sparse())
-      o.levels = {"dense", "compressed"};
-    return o;
-  };
-  KernelDescriptor d;
+  using test::operand;
+  using Kind = KernelOperand::Kind;
   // Sizes as the user's op has them; the measurer sizes them to the matrix.
-  d.loops = {{"i", false, -1}, {"j", false, -1}, {"k", true, -1}};
-  d.operands = {operand(KernelOperand::Kind::Sparse, {0, 2}),
-                operand(KernelOperand::Kind::Dense, {1, 2}),
-                operand(KernelOperand::Kind::Output, {0, 1})};
-  d.body = KernelDescriptor::Body::MultiplyAccumulate;
-  return d;
+  return test::descriptor({{"i", false, -1}, {"j", false, -1}, {"k", true, -1}},
+                          {operand(Kind::Sparse, {0, 2}),
+                           operand(Kind::Dense, {1, 2}),
+                           operand(Kind::Output, {0, 1})},
+                          KernelDescriptor::Body::MultiplyAccumulate);
 }
 
 CsrMatrix matrix() {
@@ -65,6 +57,17 @@ TEST(CpuMeasureAsWritten, TheBenchIsTheUsersOpSizedToTheMatrix) {
   EXPECT_NE(text.find("%in1: tensor<8x30xf32>"), std::string::npos) << text;
   // Without the descriptor: the canonical SpMM, B(k, j) of 30 x 8.
   spec.descriptor.reset();
+  ASSERT_TRUE(test::take(buildBenchModule(spec, 40, 30, csrEncodingText(),
+                                          SddmmForm::SparseOutput),
+                         text, error))
+      << error;
+  EXPECT_NE(text.find("%in1: tensor<30x8xf32>"), std::string::npos) << text;
+  // An op of another element type than the measurer feeds (f32 here) is
+  // measured in the canonical form, not fed float bits as integers.
+  KernelDescriptor integer = spmmReadingBt();
+  for (KernelOperand &o : integer.operands)
+    o.elementType = "i32";
+  spec.descriptor = integer;
   ASSERT_TRUE(test::take(buildBenchModule(spec, 40, 30, csrEncodingText(),
                                           SddmmForm::SparseOutput),
                          text, error))

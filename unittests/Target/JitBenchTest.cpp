@@ -10,6 +10,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "Support/DescriptorTesting.h"
 #include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
@@ -307,16 +308,10 @@ TEST_F(JitBenchTest, RunsChecksAndCatchesWrongResults) {
 // catches a wrong result.
 TEST_F(JitBenchTest, KernelsBeyondTheScheduledThreeRunFromTheirDescriptor) {
   using Kind = KernelOperand::Kind;
-  CsrMatrix m = matrix(6, 5, {{0, 1}, {0, 4}, {2, 2}, {3, 0}, {5, 3}, {5, 4}});
   auto operand = [](Kind kind, std::vector<unsigned> dims) {
-    KernelOperand o;
-    o.kind = kind;
-    o.elementType = "f64";
-    o.dims = std::move(dims);
-    if (o.sparse())
-      o.levels = {"dense", "compressed"};
-    return o;
+    return test::operand(kind, std::move(dims), "f64");
   };
+  CsrMatrix m = matrix(6, 5, {{0, 1}, {0, 4}, {2, 2}, {3, 0}, {5, 3}, {5, 4}});
   KernelDescriptor elementwise;
   elementwise.loops = {{"i", false, 6}, {"j", false, 5}};
   elementwise.operands = {operand(Kind::Sparse, {0, 1}),

@@ -20,6 +20,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include "Support/DescriptorTesting.h"
 #include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
@@ -29,26 +30,8 @@ namespace {
 using Kind = KernelOperand::Kind;
 using Body = KernelDescriptor::Body;
 
-KernelOperand operand(Kind kind, std::vector<unsigned> dims,
-                      std::string et = "f32") {
-  KernelOperand o;
-  o.kind = kind;
-  o.elementType = std::move(et);
-  o.dims = std::move(dims);
-  if (o.sparse())
-    for (size_t l = 0; l < o.dims.size(); ++l)
-      o.levels.push_back(l + 1 == o.dims.size() ? "compressed" : "dense");
-  return o;
-}
-
-KernelDescriptor descriptor(std::vector<KernelLoop> loops,
-                            std::vector<KernelOperand> operands, Body body) {
-  KernelDescriptor d;
-  d.loops = std::move(loops);
-  d.operands = std::move(operands);
-  d.body = body;
-  return d;
-}
+using test::descriptor;
+using test::operand;
 
 /// The #sparse_tensor.encoding of `o`'s levels, identity-mapped.
 std::string encodingOf(const KernelOperand &o) {

@@ -45,7 +45,7 @@ enum class SddmmForm {
 /// SDDMM X(i,j) = S(i,j) * A(i,k) B(k,j) into a fresh X, or in place on S.
 /// spec.descriptor (the user's op) instead, sized to the matrix and free
 /// size, when it is written in `sddmm`'s form (the in-place sampled body
-/// for InPlace, any other for SparseOutput).
+/// for InPlace, any other for SparseOutput) on spec's float type.
 KernelDescriptor benchDescriptor(const KernelSpec &spec, int64_t rows,
                                  int64_t cols, SddmmForm sddmm);
 
