@@ -242,7 +242,12 @@ mlir::sptune::scheduleFromDatabase(KernelTuningContext &k,
   remark << "sptune-autotune: from the tuning database (matched by " << how
          << " in " << llvm::format("%.2f", secondsSince(start) * 1e3)
          << " ms; matrix " << record->key.fingerprint << ", "
-         << record->effort.candidates << " candidates"
+         << (record->ranked > 0
+                 ? std::to_string(record->ranked) + " candidates ranked (a " +
+                       "sample of " +
+                       std::to_string(record->effort.candidates) + ")"
+                 : "a sample of " + std::to_string(record->effort.candidates) +
+                       " candidates")
          << (record->effort.measureTopK
                  ? ", top " + std::to_string(record->effort.measureTopK) +
                        " measured"
@@ -270,6 +275,7 @@ static st::TuningRecord recordOf(const KernelTuningContext &k,
   r.key.free = k.free;
   r.key.model = model.identity();
   r.effort = {o.candidates, o.measureTopK};
+  r.ranked = static_cast<int64_t>(result.numCandidates);
   r.seed = o.seed;
   r.rows = csr.rows;
   r.cols = csr.cols;

@@ -122,6 +122,8 @@ json::Object TuningRecord::toJson() const {
       {"tune_seconds", tuneSeconds},
       {"created", createdAt},
       {"sptune_version", version}};
+  if (ranked > 0)
+    o["ranked"] = ranked;
   if (chosenSeconds)
     o["seconds"] = *chosenSeconds;
   return o;
@@ -175,6 +177,9 @@ sptune::tuningRecordFromJson(const json::Value &v) {
   r.effort = {static_cast<unsigned>(*candidates),
               static_cast<unsigned>(*measureTopK)};
   r.seed = static_cast<uint64_t>(integer("seed").value_or(0));
+  r.ranked = integer("ranked").value_or(0);
+  if (r.ranked < 0 || r.ranked > (int64_t(1) << 32))
+    return fail("'ranked' is out of range");
   r.rows = *rows;
   r.cols = *cols;
   r.nnz = *nnz;
@@ -191,7 +196,7 @@ sptune::tuningRecordFromJson(const json::Value &v) {
   for (const char *key : {"source", "created", "sptune_version"})
     if (const json::Value *v = o->get(key); v && !v->getAsString())
       return fail(std::string("'") + key + "' must be a string");
-  for (const char *key : {"seed", "source_size", "source_mtime_ns"})
+  for (const char *key : {"seed", "source_size", "source_mtime_ns", "ranked"})
     if (const json::Value *v = o->get(key); v && !v->getAsInteger())
       return fail(std::string("'") + key + "' must be an integer");
   if (const json::Value *v = o->get("measured"); v && !v->getAsArray())

@@ -169,13 +169,25 @@ TEST(TuningDatabaseTest, MalformedLinesAreSkippedAndCutLinesCompleted) {
            {"seconds", "fast"},
            {"measured", 5},
            {"created", 5},
-           {"measured",
-            llvm::json::Array{llvm::json::Object{{"schedule", "cpu spmm"},
-                                                 {"seconds", -1.0}}}}}) {
+           {"ranked", "many"},
+           {"ranked", -3},
+           {"measured", llvm::json::Array{llvm::json::Object{
+                            {"schedule", "cpu spmm"}, {"seconds", -1.0}}}}}) {
     llvm::json::Object bad = record("f", 10, 0, 1e-3, "2026").toJson();
     bad[key] = std::move(value);
     EXPECT_FALSE(static_cast<bool>(tuningRecordFromJson(std::move(bad)))) << key;
   }
+  // The count of ranked candidates travels with the record; older records
+  // have none.
+  TuningRecord counted = record("f", 1000, 0, std::nullopt, "2026");
+  counted.ranked = 1144;
+  llvm::Expected<TuningRecord> back = tuningRecordFromJson(counted.toJson());
+  ASSERT_TRUE(static_cast<bool>(back));
+  EXPECT_EQ(back->ranked, 1144);
+  back =
+      tuningRecordFromJson(record("f", 10, 0, std::nullopt, "2026").toJson());
+  ASSERT_TRUE(static_cast<bool>(back));
+  EXPECT_EQ(back->ranked, 0);
   // A directory is not a database.
   EXPECT_FALSE(static_cast<bool>(TuningDatabase::open(testing::TempDir())));
 }

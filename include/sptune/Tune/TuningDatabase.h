@@ -87,6 +87,11 @@ struct MeasuredCandidate {
 struct TuningRecord {
   TuningKey key;
   TuningEffort effort;
+  /// How many distinct legal candidates were ranked: the sample of
+  /// effort.candidates plus the heuristic, its knob neighbourhood and the
+  /// reference, as the deciding remark says (0: a record written before it
+  /// was kept).
+  int64_t ranked = 0;
   uint64_t seed = 0;
   int64_t rows = 0, cols = 0, nnz = 0;
   /// How the matrix was named when the decision was made.
