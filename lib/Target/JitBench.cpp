@@ -201,6 +201,19 @@ sptune::parseBenchModule(mlir::MLIRContext *ctx, const std::string &text,
   return std::move(module);
 }
 
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+sptune::buildAndParseBenchModule(mlir::MLIRContext *ctx, const KernelSpec &spec,
+                                 int64_t rows, int64_t cols,
+                                 const std::string &encoding, SddmmForm sddmm,
+                                 const Schedule *schedule,
+                                 const ErrorCollector &collector) {
+  std::string text;
+  if (llvm::Error e =
+          buildBenchModule(spec, rows, cols, encoding, sddmm).moveInto(text))
+    return std::move(e);
+  return parseBenchModule(ctx, text, schedule, collector);
+}
+
 llvm::Expected<mlir::sptune::KernelAttr>
 sptune::benchKernelAttr(mlir::ModuleOp module) {
   mlir::sptune::KernelAttr kernel;

@@ -69,13 +69,10 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
   // sptune-extract-kernels sees in it: the user's op or the canonical one);
   // with a schedule, @kernel is written again on the scheduled storage and
   // the driver converts the CSR input to it outside the timed calls.
-  std::string text;
   mlir::OwningOpRef<mlir::ModuleOp> module;
-  if (takeErrorMessage(buildBenchModule(spec, rows, cols, csrEncodingText(),
-                                        SddmmForm::SparseOutput)
-                           .moveInto(text),
-                       error) ||
-      takeErrorMessage(parseBenchModule(ctx.get(), text, nullptr, diagnostics)
+  if (takeErrorMessage(buildAndParseBenchModule(
+                           ctx.get(), spec, rows, cols, csrEncodingText(),
+                           SddmmForm::SparseOutput, nullptr, diagnostics)
                            .moveInto(module),
                        error))
     return nullptr;
@@ -92,14 +89,11 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
     llvm::raw_string_ostream os(encoding);
     os << mlir::sptune::buildScheduledEncoding(kernel, *schedule);
     os.flush();
-    if (takeErrorMessage(buildBenchModule(spec, rows, cols, encoding,
-                                          SddmmForm::SparseOutput)
-                             .moveInto(text),
-                         error) ||
-        takeErrorMessage(
-            parseBenchModule(ctx.get(), text, schedule, diagnostics)
-                .moveInto(module),
-            error))
+    if (takeErrorMessage(buildAndParseBenchModule(
+                             ctx.get(), spec, rows, cols, encoding,
+                             SddmmForm::SparseOutput, schedule, diagnostics)
+                             .moveInto(module),
+                         error))
       return nullptr;
   }
 

@@ -155,15 +155,12 @@ NvvmMeasurer::Impl::lower(const KernelSpec &spec, int64_t rows, int64_t cols,
   ErrorCollector collector(ctx.get());
   // The kernel is written on CSR; sptune-apply-schedule gives it the
   // scheduled storage (its conversion is inside @kernel, as for a user).
-  std::string text;
   mlir::OwningOpRef<mlir::ModuleOp> module;
-  if (takeErrorMessage(buildBenchModule(spec, rows, cols, csrEncodingText(),
-                                        SddmmForm::InPlace)
-                           .moveInto(text),
-                       error) ||
-      takeErrorMessage(
-          parseBenchModule(ctx.get(), text, &s, collector).moveInto(module),
-          error))
+  if (takeErrorMessage(buildAndParseBenchModule(
+                           ctx.get(), spec, rows, cols, csrEncodingText(),
+                           SddmmForm::InPlace, &s, collector)
+                           .moveInto(module),
+                       error))
     return nullptr;
   mlir::PassManager pm(ctx.get());
   pm.addPass(mlir::sptune::createApplySchedule());

@@ -125,6 +125,13 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 parseBenchModule(mlir::MLIRContext *ctx, const std::string &text,
                  const Schedule *schedule, const ErrorCollector &collector);
 
+/// buildBenchModule(spec, rows, cols, encoding, sddmm), parsed and annotated
+/// by parseBenchModule with `schedule`.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> buildAndParseBenchModule(
+    mlir::MLIRContext *ctx, const KernelSpec &spec, int64_t rows, int64_t cols,
+    const std::string &encoding, SddmmForm sddmm, const Schedule *schedule,
+    const ErrorCollector &collector);
+
 /// The #sptune.kernel sptune-extract-kernels gave the kernel of a parsed
 /// bench module; fails when it recognized none (a kernel sptune does not
 /// schedule).
