@@ -21,10 +21,7 @@ std::vector<float> sptune::denseInput(int64_t rows, int64_t cols,
   return out;
 }
 
-/// A stored value as a kernel of `valueBits`-bit elements reads it: rounded
-/// to float for 32 bits (a value beyond float range becomes an infinity),
-/// as stored for 64.
-static double valueAt(double stored, int valueBits) {
+double sptune::valueAt(double stored, int valueBits) {
   return valueBits == 64 ? stored
                          : static_cast<double>(static_cast<float>(stored));
 }

@@ -50,12 +50,6 @@ LoopNest nestOf(const KernelDescriptor &d, const KernelOperand &sparse) {
       nest.others.push_back(l);
   return nest;
 }
-
-/// A stored value as a kernel of `valueBits`-bit elements reads it.
-double valueAt(double stored, int valueBits) {
-  return valueBits == 64 ? stored
-                         : static_cast<double>(static_cast<float>(stored));
-}
 } // namespace
 
 ReferenceResult

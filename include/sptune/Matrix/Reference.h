@@ -49,6 +49,11 @@ ReferenceResult referenceSDDMMChecksum(const CsrMatrix &s,
                                        const std::vector<float> &b, int64_t k,
                                        int valueBits = 32);
 
+/// A stored value as a kernel of `valueBits`-bit elements reads it: rounded
+/// to float for 32 bits (a value beyond float range becomes an infinity),
+/// as stored for 64.
+double valueAt(double stored, int valueBits);
+
 /// The `valueBits` of a kernel computing in T (float or double).
 template <typename T>
 constexpr int kValueBits = sizeof(T) == sizeof(double) ? 64 : 32;
