@@ -28,6 +28,8 @@ using namespace mlir::sptune;
 
 void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
                                             const CpuLoweringOptions &opts) {
+  // Sparse tensors are lowered in host code only.
+  pm.addPass(createCheckSparseInHostCode());
   // The runtime checks a read file's shape with `assert` only.
   pm.addPass(createCheckSparseReads());
   pm.addNestedPass<func::FuncOp>(createLinalgGeneralizeNamedOpsPass());

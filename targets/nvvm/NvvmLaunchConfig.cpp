@@ -5,7 +5,8 @@
 // r < N; r += blockDim.x * gridDim.x)` and launches it with one block of
 // num-threads threads. Any grid is correct for that loop; this pass sizes it
 // to ceil(N / threads) blocks (or a fixed count) and sets the block size of
-// each launch from the schedule of the function it is in.
+// each launch from the schedule of the function it is in. Launches of the
+// user's own kernels (not outlined by sptune-nvvm-sparsify) keep their sizes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +98,9 @@ struct NvvmLaunchConfigPass
       // sptune.
       func->removeAttr(SptuneDialect::kScheduleAttrName);
     });
+    module.walk([](gpu::GPUFuncOp kernel) {
+      kernel->removeAttr(kOutlinedKernelAttrName);
+    });
     if (!ok)
       signalPassFailure();
   }
@@ -107,11 +111,9 @@ struct NvvmLaunchConfigPass
     if (!launch.getGridSizeX().getType().isIndex())
       return launch.emitError("sptune-nvvm-launch-config: run before the "
                               "launch is lowered to LLVM");
-    auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
-        launch, launch.getKernel());
+    gpu::GPUFuncOp kernel = outlinedKernelOf(launch);
     if (!kernel)
-      return launch.emitError("sptune-nvvm-launch-config: kernel ")
-             << launch.getKernel() << " not found";
+      return success(); // the user's own GPU code: as written
     OpBuilder b(launch);
     Location loc = launch.getLoc();
     Value blockSize = launch.getBlockSizeX();

@@ -17,6 +17,18 @@ namespace sptune {
 #define GEN_PASS_REGISTRATION
 #include "nvvm/NvvmPasses.h.inc"
 
+/// The unit attribute sptune-nvvm-sparsify puts on the `gpu.func` kernels it
+/// outlined. sptune-nvvm-copy-back and sptune-nvvm-launch-config act on the
+/// launches of those kernels only: a user's own GPU code in the same module
+/// passes through as written. sptune-nvvm-launch-config, the last of them,
+/// removes it.
+inline constexpr llvm::StringLiteral kOutlinedKernelAttrName =
+    "sptune.outlined";
+
+/// The `gpu.func` kernel `launch` calls if sptune-nvvm-sparsify outlined it,
+/// else null (a user's kernel, or one already lowered to `llvm.func`).
+gpu::GPUFuncOp outlinedKernelOf(gpu::LaunchFuncOp launch);
+
 /// Options of the `sptune-lower-nvvm` pipeline.
 struct NvvmLoweringOptions : public PassPipelineOptions<NvvmLoweringOptions> {
   PassOptions::Option<std::string> chip{

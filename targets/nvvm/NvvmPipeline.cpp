@@ -31,6 +31,8 @@ using namespace mlir::sptune;
 
 void mlir::sptune::buildNvvmLoweringPipeline(OpPassManager &pm,
                                              const NvvmLoweringOptions &opts) {
+  // Sparse tensors are lowered in host code only.
+  pm.addPass(createCheckSparseInHostCode());
   // The host code's sparse_tensor.new reads through the same runtime as the
   // CPU's, which checks a file's shape with `assert` only.
   pm.addPass(createCheckSparseReads());

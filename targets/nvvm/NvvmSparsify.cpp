@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
@@ -26,6 +27,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir {
 namespace sptune {
@@ -58,6 +60,23 @@ bool hasSeparateSparseOutput(linalg::GenericOp op) {
   bool sparseOut = llvm::any_of(op.getDpsInits(), sparse);
   bool sparseIn = llvm::any_of(op.getDpsInputs(), sparse);
   return sparseOut && sparseIn;
+}
+
+/// `@module::@kernel` of a `gpu.func` in a `gpu.module`.
+std::string qualifiedName(gpu::GPUFuncOp kernel) {
+  auto parent = kernel->getParentOfType<gpu::GPUModuleOp>();
+  return ((parent ? parent.getName() : StringRef()) + "::" + kernel.getName())
+      .str();
+}
+
+/// The qualified names of the `gpu.func` kernels in `module`.
+llvm::StringSet<> kernelNames(ModuleOp module) {
+  llvm::StringSet<> names;
+  module.walk([&](gpu::GPUFuncOp kernel) {
+    if (kernel.isKernel())
+      names.insert(qualifiedName(kernel));
+  });
+  return names;
 }
 
 /// Whether `func` calls cuSPARSE through the gpu dialect.
@@ -178,10 +197,17 @@ struct NvvmSparsifyPass
     if (!libgen)
       pm.addPass(createSparseGPUCodegenPass(
           threads > 0 ? threads : scheduleThreads, enableRuntimeLibrary));
+    // The kernels already there are the user's: only those outlined here
+    // get the marker the later passes act on.
+    llvm::StringSet<> existing = kernelNames(module);
     if (failed(::sptune::runContainingCrashes(
             module, "sptune-lower-nvvm: sparsification",
             [&] { return runPipeline(pm, module); })))
       return signalPassFailure();
+    module.walk([&](gpu::GPUFuncOp kernel) {
+      if (kernel.isKernel() && !existing.contains(qualifiedName(kernel)))
+        kernel->setAttr(kOutlinedKernelAttrName, UnitAttr::get(&getContext()));
+    });
 
     // Every scheduled function must have been offloaded.
     module.walk([&](func::FuncOp func) {
@@ -240,3 +266,11 @@ struct NvvmSparsifyPass
   }
 };
 } // namespace
+
+gpu::GPUFuncOp mlir::sptune::outlinedKernelOf(gpu::LaunchFuncOp launch) {
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+      launch, launch.getKernel());
+  if (!kernel || !kernel->hasAttr(kOutlinedKernelAttrName))
+    return {};
+  return kernel;
+}

@@ -28,4 +28,17 @@ def CheckSparseReads : Pass<"sptune-check-sparse-reads", "ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def CheckSparseInHostCode
+    : Pass<"sptune-check-sparse-in-host-code", "ModuleOp"> {
+  let summary = "Refuse sparse tensors in device code (gpu.module)";
+  let description = [{
+    The sparsifier lowers sparse tensors in host functions only: a
+    `#sparse_tensor` value inside a `gpu.module` (a kernel written in device
+    code) ended in an internal "failed to legalize unresolved
+    materialization" of storage specifiers. This pass names the op and its
+    GPU module instead, and says what to write: the sparse kernel in a host
+    `func.func` (the NVVM target outlines it to the GPU).
+  }];
+}
+
 #endif // SPTUNE_LOWERING_PASSES_TD
