@@ -32,6 +32,10 @@ BackendCommandLine::BackendCommandLine(cl::OptionCategory &category)
       tasks("slurm-tasks", cl::cat(category),
             cl::desc("Array tasks per batch (each measures a share)"),
             cl::init(4)),
+      commandTimeout("slurm-command-timeout", cl::cat(category),
+                     cl::desc("Seconds an sbatch or squeue call may take "
+                              "before it is killed (1 to 3600)"),
+                     cl::init(120)),
       poll("slurm-poll", cl::cat(category),
            cl::desc("Seconds between squeue polls (0.2 to 60)"), cl::init(5)),
       shared("slurm-shared", cl::cat(category),
@@ -55,6 +59,10 @@ BackendCommandLine::create(const WorkerOptions &worker,
   if (!(poll >= 0.2 && poll <= 60))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "--slurm-poll must be in [0.2, 60] seconds");
+  if (commandTimeout < 1 || commandTimeout > 3600)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--slurm-command-timeout must be in [1, 3600] seconds");
   if (maxRetries > 100)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "--slurm-max-retries must be at most 100");
@@ -67,6 +75,7 @@ BackendCommandLine::create(const WorkerOptions &worker,
   o.maxRetries = maxRetries;
   o.tasks = tasks;
   o.pollSeconds = poll;
+  o.commandTimeoutSeconds = commandTimeout;
   o.exclusive = !shared;
   o.worker = worker;
   return std::make_shared<SlurmBackend>(std::move(o));

@@ -94,10 +94,20 @@ struct SlurmBackend::Batch {
   }
 };
 
-/// Runs `program args` with a timeout; its stdout in `out`, stderr in `err`.
-static int runCommand(const std::string &program,
-                      const std::vector<std::string> &args, unsigned timeout,
-                      std::string &out, std::string &err) {
+/// What one sbatch or squeue call did.
+struct CommandResult {
+  int rc = 0;
+  /// Killed after the timeout (rc is then negative).
+  bool timedOut = false;
+  std::string out, err;
+};
+
+/// Runs `program args`, killed after `timeout` seconds; its stdout and stderr
+/// are captured through temporary files (a pipe would block a child that
+/// writes more than it holds).
+static CommandResult runCommand(const std::string &program,
+                                const std::vector<std::string> &args,
+                                unsigned timeout) {
   llvm::SmallString<128> outPath, errPath;
   llvm::sys::fs::createTemporaryFile("sptune-slurm", "out", outPath);
   llvm::sys::fs::createTemporaryFile("sptune-slurm", "err", errPath);
@@ -107,19 +117,38 @@ static int runCommand(const std::string &program,
   std::optional<llvm::StringRef> redirects[] = {
       llvm::StringRef(""), llvm::StringRef(outPath), llvm::StringRef(errPath)};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects,
-                                     timeout, 0, &message);
+  CommandResult r;
+  auto start = std::chrono::steady_clock::now();
+  r.rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects,
+                                   timeout, 0, &message);
+  // ExecuteAndWait reports a timeout as -2, as it does a crash; the clock
+  // tells them apart.
+  r.timedOut = r.rc < 0 && std::chrono::steady_clock::now() - start >=
+                               std::chrono::seconds(timeout);
   auto slurp = [](llvm::StringRef path) {
     auto b = llvm::MemoryBuffer::getFile(path);
     return b ? (*b)->getBuffer().str() : std::string();
   };
-  out = slurp(outPath);
-  err = slurp(errPath);
+  r.out = slurp(outPath);
+  r.err = slurp(errPath);
   if (!message.empty())
-    err += (err.empty() ? "" : "\n") + message;
+    r.err += (r.err.empty() ? "" : "\n") + message;
   llvm::sys::fs::remove(outPath);
   llvm::sys::fs::remove(errPath);
-  return rc;
+  return r;
+}
+
+/// The failure of a call, with its command and how it ended.
+static std::string describeFailure(llvm::StringRef command,
+                                   const CommandResult &r, unsigned timeout) {
+  if (r.timedOut)
+    return (command + " did not return within " + llvm::Twine(timeout) +
+            " s and was killed (is slurmctld reachable? "
+            "--slurm-command-timeout sets the limit)")
+        .str();
+  return (command + " failed (exit " + llvm::Twine(r.rc) +
+          "): " + llvm::StringRef(r.err).trim())
+      .str();
 }
 
 static std::string shellQuote(const std::string &s) {
@@ -167,16 +196,19 @@ llvm::Error SlurmBackend::submit(Batch &batch,
   for (llvm::StringRef e : extra)
     args.push_back(e.str());
   args.push_back(batch.dir + "/task.sh");
-  std::string out, err;
-  int rc = runCommand(*sbatch, args, 120, out, err);
-  if (rc != 0)
-    return failure("sbatch failed (exit " + llvm::Twine(rc) +
-                   "): " + llvm::StringRef(err).trim());
+  unsigned timeout = options.commandTimeoutSeconds;
+  CommandResult r = runCommand(*sbatch, args, timeout);
+  if (r.timedOut)
+    return failure(describeFailure("sbatch", r, timeout) +
+                   "; if it did submit, the job array is not tracked: look "
+                   "for jobs named sptune-collect in squeue");
+  if (r.rc != 0)
+    return failure(describeFailure("sbatch", r, timeout));
   // --parsable: "<job id>" or "<job id>;<cluster>".
-  std::string job = llvm::StringRef(out).trim().split(';').first.str();
+  std::string job = llvm::StringRef(r.out).trim().split(';').first.str();
   if (job.empty() || !llvm::all_of(job, llvm::isDigit))
-    return failure("sbatch printed no job id: '" + llvm::StringRef(out).trim() +
-                   "'");
+    return failure("sbatch printed no job id: '" +
+                   llvm::StringRef(r.out).trim() + "'");
   for (unsigned t : tasks) {
     batch.taskJob[t] = job;
     ++batch.attempts[t];
@@ -215,20 +247,21 @@ llvm::Error SlurmBackend::drive(Batch &batch, const RecordSink &sink,
       return llvm::Error::success();
     }
     // Queued or running tasks: "<array job id> <task id> <state>".
-    std::string out, err;
-    int rc = runCommand(*squeue, {"-h", "-r", "-o", "%F %K %T"}, 60, out, err);
-    if (rc != 0) {
+    unsigned timeout = options.commandTimeoutSeconds;
+    CommandResult r =
+        runCommand(*squeue, {"-h", "-r", "-o", "%F %K %T"}, timeout);
+    if (r.rc != 0) {
       // A busy or restarting slurmctld: try again a few times before giving
       // up (the batch stays in the state directory for the next run).
       if (++squeueFailures <= 5) {
-        llvm::errs() << "sptune-collect: squeue failed (exit " << rc
-                     << "), retrying: " << llvm::StringRef(err).trim() << "\n";
+        llvm::errs() << "sptune-collect: "
+                     << describeFailure("squeue", r, timeout) << "; retrying\n";
         std::this_thread::sleep_for(std::chrono::duration<double>(poll * 2));
         continue;
       }
-      return failure("squeue failed (exit " + llvm::Twine(rc) +
-                     "): " + llvm::StringRef(err).trim());
+      return failure(describeFailure("squeue", r, timeout));
     }
+    const std::string &out = r.out;
     squeueFailures = 0;
     std::set<std::string> queued;
     llvm::SmallVector<llvm::StringRef> lines;

@@ -29,7 +29,7 @@ public:
 
   llvm::cl::opt<std::string> backend;
   llvm::cl::opt<std::string> partition, account, time, sbatchArgs, stateDir;
-  llvm::cl::opt<unsigned> maxRetries, tasks;
+  llvm::cl::opt<unsigned> maxRetries, tasks, commandTimeout;
   llvm::cl::opt<double> poll;
   llvm::cl::opt<bool> shared;
 };

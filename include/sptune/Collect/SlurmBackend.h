@@ -41,6 +41,10 @@ struct SlurmOptions {
   unsigned tasks = 4;
   /// Seconds between squeue polls (clamped to [0.2, 60]).
   double pollSeconds = 5;
+  /// Seconds one sbatch or squeue call may take before it is killed
+  /// and the call counts as failed (a hung slurmctld must not hang the
+  /// driver).
+  unsigned commandTimeoutSeconds = 120;
   /// --exclusive: one task per node, so measurements do not disturb each
   /// other.
   bool exclusive = true;
