@@ -8,6 +8,23 @@
 // CHECK: error: sptune-lower-cpu: sparsification crashed in upstream MLIR code (signal 11): MLIR 22.1 does not handle this input
 // CHECK-NOT: Stack dump
 // CHECK-NOT: PLEASE submit a bug report
+//
+// The same crash in upstream's own pipeline named on the command line
+// (--sparsifier) ended in a stack dump and signal 11; sptune-opt recovers it:
+// a message, exit status 1, and the output file removed.
+//
+// RUN: echo stale > %t.out
+// RUN: not sptune-opt %s --sparsifier -o %t.out 2>&1 | FileCheck %s --check-prefix=CMDLINE
+// RUN: not test -e %t.out
+// CMDLINE-NOT: Stack dump
+// CMDLINE: sptune-opt: crashed (signal 11) in MLIR code while running the passes: MLIR {{[0-9.]+}} does not handle this input; nothing was written. --mlir-pass-pipeline-crash-reproducer=FILE saves the module and the pass that crashed
+// CMDLINE-NOT: PLEASE submit a bug report
+//
+// With upstream's crash reproducer asked for, it names the pass and writes
+// the module.
+// RUN: not sptune-opt %s --sparsifier --mlir-pass-pipeline-crash-reproducer=%t.repro -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPRO
+// RUN: grep -q 'pipeline: "builtin.module(.*sparsification-and-bufferization' %t.repro
+// REPRO: Pipeline failed while executing [`SparsificationAndBufferization`
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 #trait_SDDMM = {

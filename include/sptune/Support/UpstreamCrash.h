@@ -10,7 +10,9 @@
 // The crash is recovered with llvm::CrashRecoveryContext on the calling
 // thread; the IR it left behind is not trusted again (the pass fails, and
 // nothing is printed). Crashes in threads of a parallel nested pipeline are
-// not contained.
+// not contained. sptune-opt itself runs the whole command line's passes
+// under one more recovery context (tools/sptune-opt), for upstream passes
+// named there directly.
 //
 //===----------------------------------------------------------------------===//
 
