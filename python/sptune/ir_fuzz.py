@@ -654,7 +654,10 @@ def pipeline_args(passes, rng, text, mutated_dims):
 # Running and classifying
 # ----------------------------------------------------------------------------
 
-CRASH_MARKERS = ("PLEASE submit a bug report", "Stack dump")
+# sptune-opt recovers a crash on its main thread (exit status 1) but prints
+# the frames and this line: still a crash, attributed by those frames.
+CRASH_MARKERS = ("PLEASE submit a bug report", "Stack dump",
+                 "sptune-opt: crashed (signal")
 FRAME_RE = re.compile(r"^\s*#(\d+)\s+0x[0-9a-fA-F]+\s*(.*)$")
 HANDLER_RE = re.compile(r"PrintStackTrace|RunSignalHandlers|SignalHandler|"
                         r"CrashRecoveryContext")

@@ -6,10 +6,10 @@
 //
 // The passes named on the command line (upstream's too: --sparsifier) run
 // under a crash recovery context: a crash in upstream code on input it does
-// not handle ends with a message and exit status 1, the output file removed,
-// instead of a dead process and a stack dump. Crashes in the worker threads
-// of a parallel nested pipeline are not caught (--mlir-disable-threading
-// makes them so).
+// not handle ends with its stack, a message and exit status 1, the output
+// file removed, instead of a process killed by the signal. Crashes in the
+// worker threads of a parallel nested pipeline are not caught
+// (--mlir-disable-threading makes them so).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,11 +45,14 @@ int main(int argc, char **argv) {
   });
   // LLVM's stack-dump handlers first (MlirOptMain's InitLLVM finds them
   // installed), then the recovery handlers over them: a crash on this thread
-  // is recovered without a dump; elsewhere, the recovery handlers step aside
-  // and LLVM's dump it.
+  // is recovered (its frames printed); on another thread the recovery
+  // handlers step aside and LLVM's dump the stack and end the process.
   llvm::sys::PrintStackTraceOnErrorSignal(argv[0]);
   llvm::CrashRecoveryContext::Enable();
   llvm::CrashRecoveryContext context;
+  // The stack at the crash, for a bug report (and for the probe, which tells
+  // sptune's crashes from upstream's by the frames).
+  context.DumpStackAndCleanupOnFailure = true;
   mlir::LogicalResult result = mlir::failure();
   if (!context.RunSafely([&] {
         result = mlir::MlirOptMain(argc, argv, "sptune optimizer driver\n",
@@ -59,9 +62,11 @@ int main(int argc, char **argv) {
     // removal on a signal) and leave without running destructors.
     llvm::sys::RunInterruptHandlers();
     llvm::errs() << "sptune-opt: crashed (signal " << context.RetCode - 128
-                 << ") in MLIR code while running the passes: MLIR "
+                 << ") while running the passes; the frames above show where "
+                    "(upstream MLIR "
                  << SPTUNE_LLVM_VERSION
-                 << " does not handle this input; nothing was written. "
+                 << " on input it does not handle, or a bug in sptune); "
+                    "nothing was written. "
                     "--mlir-pass-pipeline-crash-reproducer=FILE saves the "
                     "module and the pass that crashed\n";
     llvm::errs().flush();
