@@ -20,6 +20,7 @@
 #define SPTUNE_COSTMODEL_MODEL_H
 
 #include "sptune/CostModel/MatrixFeatures.h"
+#include "sptune/CostModel/ModelConfig.h"
 #include "sptune/Schedule/Schedule.h"
 
 #include <cstdint>
@@ -28,67 +29,6 @@
 #include <vector>
 
 namespace sptune {
-
-/// Architecture sizes, recorded in model files.
-struct ModelConfig {
-  /// Width of the matrix and of the schedule embedding.
-  int embedding = 64;
-  /// Width of every target's latent knob code.
-  int latent = 6;
-  int hidden = 128;
-  /// Width of the autoencoders' hidden layer.
-  int autoencoderHidden = 16;
-
-  /// Ablations (COGNATE's, for experiments), recorded in the model file so
-  /// that training, evaluation and inference agree. None changes a weight's
-  /// shape, so an ablated model loads like any other.
-  ///
-  /// no-config-mapper: the schedule's common features (the configuration
-  /// mapper's) are zeroed at the schedule encoder's input; only the target's
-  /// knob code represents the schedule.
-  bool noConfigMapper = false;
-  /// no-autoencoder: no latent autoencoders; each target's raw knob vector
-  /// goes through a plain (linear) dense layer to the latent width, trained
-  /// end to end: no pre-training, no reconstruction term.
-  bool noAutoencoder = false;
-  /// single-scale: the matrix encoder sees only the 128x128 density image
-  /// (the 64 and 32 images that join the pyramid are zeroed, which is the
-  /// same network as one without their input channels).
-  bool singleScale = false;
-
-  /// The targets the model is built for, by registered name, in the order
-  /// of its knob autoencoders (sptune::FeatureLayout). Empty in a config
-  /// given to Model::create: every registered target. A model file without
-  /// the list was built for the three built-in targets (Model.cpp).
-  std::vector<std::string> targets;
-
-  bool hasAblations() const {
-    return noConfigMapper || noAutoencoder || singleScale;
-  }
-};
-
-/// The ablation names, in a fixed order.
-inline constexpr const char *kAblationNames[] = {
-    "no-config-mapper", "no-autoencoder", "single-scale"};
-
-/// "no-config-mapper,single-scale" (empty: none), in kAblationNames order.
-std::string ablationList(const ModelConfig &config);
-/// Sets `config`'s ablations from a comma-separated list of names (empty:
-/// none; repeats allowed). False (and sets `error`, naming the bad item and
-/// the valid ones) for an unknown name.
-bool parseAblationList(const std::string &list, ModelConfig &config,
-                       std::string &error);
-
-/// Metadata a model file carries besides its weights.
-struct ModelInfo {
-  ModelConfig config;
-  /// Targets whose autoencoder and predictor were trained.
-  std::vector<TargetKind> trainedTargets;
-  /// Whether the scores are calibrated log speedups (regression term on).
-  bool calibrated = false;
-  /// Free-form provenance: how the model was trained (JSON text).
-  std::string provenance;
-};
 
 /// Errors: LibTorch's exceptions never leave this interface. A function that
 /// fails returns null, an empty result, 0 or false as documented, and puts

@@ -1,0 +1,217 @@
+//===- PlainModelTest.cpp - Release scoring without LibTorch --------------===//
+//
+// The plain C++ forward pass scores what the LibTorch model scores: the
+// shipped models and ablated ones, on generated matrices of several shapes,
+// every kernel and free size, on hundreds of sampled schedules of each
+// target; and a model file without plain weights, or with broken ones, is
+// refused with a message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/CostModel/PlainModel.h"
+
+#include "sptune/CostModel/ConfigurationMapper.h"
+#include "sptune/CostModel/EmbeddedModels.h"
+#include "sptune/CostModel/FeatureSpec.h"
+#include "sptune/CostModel/Model.h"
+#include "sptune/CostModel/ModelFile.h"
+#include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Target/DefaultSchedule.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+using namespace sptune;
+
+namespace {
+
+MatrixFeatures features(const std::string &spec) {
+  CooMatrix coo;
+  MatrixInfo info;
+  llvm::Error e = loadMatrix(spec, coo, info);
+  EXPECT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
+  return featurize(CsrMatrix::fromCoo(coo));
+}
+
+const std::vector<std::string> &matrixSpecs() {
+  static const std::vector<std::string> specs = {
+      "gen:uniform:rows=3000,cols=3000,nnz=30000,seed=1",
+      "gen:banded:rows=4000,cols=4000,nnz=40000,bw=16,seed=2",
+      "gen:clustered:rows=5000,cols=5000,nnz=60000,group=8,seed=3",
+      "gen:block:rows=2048,cols=2048,nnz=40000,bs=8,seed=7",
+      "gen:rmat:rows=4096,nnz=50000,seed=4",
+      "gen:uniform:rows=200,cols=9000,nnz=20000,seed=5",
+      "gen:banded:rows=64,cols=64,nnz=300,bw=4,seed=6"};
+  return specs;
+}
+
+/// The largest |plain - torch| / max(1, |torch|) over `m`'s problems, with
+/// the top-1 pick checked equal; `problems` counts what was compared.
+double compare(const Model &torchModel, const PlainModel &plain,
+               TargetKind target, size_t &problems, size_t &scores) {
+  double worst = 0;
+  for (const std::string &spec : matrixSpecs()) {
+    MatrixFeatures f = features(spec);
+    for (KernelType kernel :
+         {KernelType::SpMM, KernelType::SDDMM, KernelType::SpMV})
+      for (int64_t free : {16, 64, 256}) {
+        if (kernel == KernelType::SpMV && free != 16)
+          continue;
+        int64_t n = kernel == KernelType::SpMV ? 1 : free;
+        std::vector<Schedule> candidates =
+            sampleKnobSettings(target, kernel, 200, 7 + problems);
+        candidates.push_back(defaultSchedule(target, kernel, &f.stats, n));
+        std::string error;
+        std::vector<double> expected =
+            torchModel.score(f, candidates, n, &error);
+        if (expected.size() != candidates.size()) {
+          ADD_FAILURE() << error;
+          return 1;
+        }
+        llvm::Expected<std::vector<double>> got = plain.score(f, candidates, n);
+        if (!got) {
+          ADD_FAILURE() << llvm::toString(got.takeError());
+          return 1;
+        }
+        if (got->size() != expected.size()) {
+          ADD_FAILURE() << "plain scores " << got->size() << " of "
+                        << expected.size();
+          return 1;
+        }
+        for (size_t c = 0; c < expected.size(); ++c)
+          worst = std::max(worst, std::fabs((*got)[c] - expected[c]) /
+                                      std::max(1.0, std::fabs(expected[c])));
+        auto top = [](const std::vector<double> &s) {
+          return std::max_element(s.begin(), s.end()) - s.begin();
+        };
+        // The same pick unless two candidates tie to float rounding.
+        if (top(*got) != top(expected)) {
+          EXPECT_NEAR(expected[top(*got)], expected[top(expected)], 1e-5)
+              << spec << " " << toString(kernel) << " free " << n;
+        }
+        ++problems;
+        scores += expected.size();
+      }
+  }
+  return worst;
+}
+
+std::string withPlainWeights(const Model &model) {
+  std::string error;
+  std::string bytes = model.serialize(&error);
+  EXPECT_FALSE(bytes.empty()) << error;
+  return bytes;
+}
+
+} // namespace
+
+TEST(PlainModel, ScoresTheShippedModelsAsLibTorchDoes) {
+  for (TargetKind target : {TargetKind::CPU, TargetKind::SPADE}) {
+    EmbeddedModel shipped = embeddedReleaseModel(target);
+    if (shipped.empty())
+      continue;
+    std::string error;
+    std::unique_ptr<Model> model = Model::loadFromBytes(
+        std::string(shipped.bytes), std::string(shipped.name), error);
+    ASSERT_TRUE(model) << error;
+    llvm::Expected<std::unique_ptr<PlainModel>> plain =
+        PlainModel::loadFromBytes(withPlainWeights(*model),
+                                  std::string(shipped.name));
+    ASSERT_TRUE(static_cast<bool>(plain)) << llvm::toString(plain.takeError());
+    EXPECT_EQ((*plain)->info().trainedTargets, model->info().trainedTargets);
+    size_t problems = 0, scores = 0;
+    double worst = compare(*model, **plain, target, problems, scores);
+    std::cout << shipped.name << ": " << scores << " scores on " << problems
+              << " problems, largest difference " << worst
+              << " (relative, of max(1, |score|))\n";
+    EXPECT_LE(worst, 1e-5) << shipped.name;
+  }
+}
+
+TEST(PlainModel, ScoresAblatedModelsAsLibTorchDoes) {
+  // Every ablation changes the forward pass: zeroed common features, direct
+  // knob layers instead of autoencoders, zeroed small images.
+  ModelConfig config;
+  config.noConfigMapper = config.noAutoencoder = config.singleScale = true;
+  std::string error;
+  std::unique_ptr<Model> model = Model::create(config, 3, &error);
+  ASSERT_TRUE(model) << error;
+  llvm::Expected<std::unique_ptr<PlainModel>> plain =
+      PlainModel::loadFromBytes(withPlainWeights(*model), "ablated");
+  ASSERT_TRUE(static_cast<bool>(plain)) << llvm::toString(plain.takeError());
+  size_t problems = 0, scores = 0;
+  EXPECT_LE(compare(*model, **plain, TargetKind::CPU, problems, scores), 1e-5);
+  EXPECT_EQ(problems, matrixSpecs().size() * 7);
+}
+
+TEST(PlainModel, RefusesAFileWithoutPlainWeights) {
+  EmbeddedModel shipped = embeddedReleaseModel(TargetKind::CPU);
+  if (shipped.empty())
+    GTEST_SKIP() << "no shipped CPU model";
+  std::string error;
+  std::unique_ptr<Model> model = Model::loadFromBytes(
+      std::string(shipped.bytes), std::string(shipped.name), error);
+  ASSERT_TRUE(model) << error;
+  ModelFileContents file = cantFail(decodeModelFile(
+      withPlainWeights(*model), "model", std::string(shipped.name)));
+  file.sections.erase(kPlainWeightsSection);
+  llvm::Expected<std::unique_ptr<PlainModel>> plain = PlainModel::loadFromBytes(
+      encodeModelFile("model", file.featureSpecHash, file.sections), "old.pt");
+  ASSERT_FALSE(static_cast<bool>(plain));
+  EXPECT_NE(llvm::toString(plain.takeError())
+                .find("'old.pt' has no plain "
+                      "weights"),
+            std::string::npos);
+}
+
+TEST(PlainModel, RefusesBrokenPlainWeights) {
+  std::string error;
+  std::unique_ptr<Model> model = Model::create(ModelConfig(), 1, &error);
+  ASSERT_TRUE(model) << error;
+  ModelFileContents file =
+      cantFail(decodeModelFile(withPlainWeights(*model), "model", "m"));
+  PlainArrays arrays =
+      cantFail(decodePlainWeights(file.sections.at(kPlainWeightsSection)));
+  auto load = [&](const PlainArrays &changed) {
+    ModelFileSections sections = file.sections;
+    sections[kPlainWeightsSection] = encodePlainWeights(changed);
+    llvm::Expected<std::unique_ptr<PlainModel>> plain =
+        PlainModel::loadFromBytes(
+            encodeModelFile("model", file.featureSpecHash, sections), "m.pt");
+    return plain ? std::string() : llvm::toString(plain.takeError());
+  };
+  EXPECT_EQ(load(arrays), "");
+  PlainArrays missing = arrays;
+  missing.erase("p1.weight");
+  EXPECT_EQ(load(missing), "'m.pt' lacks the weights 'p1.weight'");
+  PlainArrays reshaped = arrays;
+  reshaped["s2.bias"].shape = {1, reshaped["s2.bias"].values.size()};
+  EXPECT_EQ(load(reshaped), "'m.pt' has weights 's2.bias' of another shape "
+                            "than its configuration implies");
+  PlainArrays nan = arrays;
+  nan["vec_std"].values[3] = std::nanf("");
+  EXPECT_NE(load(nan).find("array 'vec_std' has a non-finite value"),
+            std::string::npos);
+
+  // The section itself: every truncation is an error, never a crash.
+  std::string bytes = encodePlainWeights(arrays);
+  for (size_t size : {size_t(0), size_t(10), size_t(25), size_t(30),
+                      bytes.size() / 2, bytes.size() - 1}) {
+    llvm::Expected<PlainArrays> cut = decodePlainWeights(bytes.substr(0, size));
+    EXPECT_FALSE(static_cast<bool>(cut)) << size;
+    llvm::consumeError(cut.takeError());
+  }
+  std::string newer = bytes;
+  newer[21] = 2; // the version's low byte
+  llvm::Expected<PlainArrays> other = decodePlainWeights(newer);
+  ASSERT_FALSE(static_cast<bool>(other));
+  EXPECT_EQ(llvm::toString(other.takeError()),
+            "plain weights: layout version 2, this build reads 1");
+  llvm::Expected<PlainArrays> trailing = decodePlainWeights(bytes + "x");
+  ASSERT_FALSE(static_cast<bool>(trailing));
+  EXPECT_EQ(llvm::toString(trailing.takeError()),
+            "plain weights: 1 bytes after the last array");
+}
