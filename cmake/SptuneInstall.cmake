@@ -20,13 +20,14 @@ include(CMakePackageConfigHelpers)
 #===- Friendly names -----------------------------------------------------===#
 # Sptune::Passes     dialect, passes, pipelines and targets (InitAll.h);
 #                    ranks with the cost model, never measures.
-# Sptune::CostModel  the cost model's C++ interface (CostModel.h).
+# Sptune::CostModel  the cost model's C++ interface (CostModel.h), without
+#                    LibTorch; training is Sptune::SptuneCostModel.
 # Sptune::Measurers  registerAllMeasurers(): the targets' measurers (JIT,
 #                    simulator, baselines), for tools that measure in process.
 # Sptune::Collect    the worker pool, the collector and the worker-backed
 #                    candidate measurer (sptune-opt's measure-top-k).
 sptune_add_library_alias(Passes SptuneRegistration)
-sptune_add_library_alias(CostModel SptuneCostModel)
+sptune_add_library_alias(CostModel SptuneCostModelRanking)
 sptune_add_library_alias(Measurers SptuneMeasurers)
 sptune_add_library_alias(Collect SptuneCollect)
 

@@ -21,7 +21,8 @@ LAYERS = [
     # The Target interface and registry: plain C++ the cost model, the passes
     # and the measurement side all see targets through.
     ("target-interface", ["SptuneTargetRegistry", "SptuneTuningDatabase"]),
-    ("cost-model", ["SptuneCostModelFeatures", "SptuneCostModel",
+    ("cost-model", ["SptuneCostModelFeatures", "SptuneCostModelRanking",
+                    "SptuneCostModel",
                     "SptuneLearnCore", "SptuneLearn"]),
     ("target-descriptions", ["SptuneTargetCpuSpace", "SptuneTargetNvvmSpace",
                              "SptuneTargetSpadeSpace", "SptuneTargets",

@@ -1,4 +1,10 @@
 //===- CostModel.cpp - Ranking candidate schedules ------------------------===//
+//
+// Plain C++: the learned modes score with PlainModel (the network's forward
+// pass over a model file's plain weights), so ranking links no LibTorch;
+// training (Model, Trainer) keeps it.
+//
+//===----------------------------------------------------------------------===//
 
 #include "sptune/CostModel/CostModel.h"
 #include "sptune/Config.h"
@@ -7,11 +13,9 @@
 #include "sptune/Support/Error.h"
 #include "sptune/Target/DefaultSchedule.h"
 
-#include "sptune/CostModel/ModelFile.h"
-#if SPTUNE_COSTMODEL_TORCH
 #include "sptune/CostModel/EmbeddedModels.h"
-#include "sptune/CostModel/Model.h"
-#endif
+#include "sptune/CostModel/ModelFile.h"
+#include "sptune/CostModel/PlainModel.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -53,7 +57,7 @@ std::string sptune::defaultModelPath(TargetKind target) {
          toString(target) + "-default.pt";
 }
 
-bool sptune::haveLearnedCostModels() { return SPTUNE_COSTMODEL_TORCH != 0; }
+bool sptune::haveLearnedCostModels() { return true; }
 
 std::string sptune::modelIdentity(std::string_view bytes) {
   uint64_t hash = llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
@@ -65,12 +69,10 @@ std::string sptune::modelIdentity(std::string_view bytes) {
 }
 
 std::optional<std::string> sptune::releaseModelSource(TargetKind target) {
-#if SPTUNE_COSTMODEL_TORCH
   EmbeddedModel embedded = embeddedReleaseModel(target);
   if (!embedded.empty())
     return "embedded " + std::string(embedded.name);
-#endif
-  // A build without LibTorch, or one whose embedded models predate the file.
+  // A build whose embedded models predate the file.
   std::string path = defaultModelPath(target);
   if (llvm::sys::fs::exists(path))
     return path;
@@ -81,14 +83,12 @@ std::optional<std::string> sptune::releaseModelSource(TargetKind target) {
 /// embedded model, else (a build without one) the file in the source tree.
 static bool releaseModelBytes(TargetKind target, std::string &bytes,
                               std::string &what, std::string &error) {
-#if SPTUNE_COSTMODEL_TORCH
   EmbeddedModel embedded = embeddedReleaseModel(target);
   if (!embedded.empty()) {
     bytes.assign(embedded.bytes);
     what = "embedded " + std::string(embedded.name);
     return true;
   }
-#endif
   what = defaultModelPath(target);
   if (!llvm::sys::fs::exists(what)) {
     if (target == TargetKind::CPU)
@@ -185,12 +185,11 @@ public:
   }
 };
 
-#if SPTUNE_COSTMODEL_TORCH
 /// A learned model from a file; development mode also logs.
 class LearnedCostModel : public CostModel {
 public:
   LearnedCostModel(CostModelMode mode, std::string identity,
-                   std::unique_ptr<Model> model, std::string path,
+                   std::unique_ptr<PlainModel> model, std::string path,
                    std::string logPath)
       : CostModel(mode, std::move(identity)), model(std::move(model)),
         path(std::move(path)), logPath(std::move(logPath)) {}
@@ -217,10 +216,12 @@ public:
       return std::move(e);
     if (!features.isWellFormed())
       return makeError("matrix features have the wrong sizes for this build");
-    std::string why;
-    std::vector<double> scores = model->score(features, candidates, free, &why);
+    std::vector<double> scores;
+    if (llvm::Error e =
+            model->score(features, candidates, free).moveInto(scores))
+      return std::move(e);
     if (scores.size() != candidates.size())
-      return makeError(why.empty() ? "the model returned no scores" : why);
+      return makeError("the model returned no scores");
     // NaN scores would order candidates arbitrarily: an error, not a ranking.
     for (double score : scores)
       if (!std::isfinite(score))
@@ -262,11 +263,10 @@ private:
     os << llvm::json::Value(std::move(line)) << "\n";
   }
 
-  std::unique_ptr<Model> model;
+  std::unique_ptr<PlainModel> model;
   std::string path, logPath;
   mutable std::mutex logMutex;
 };
-#endif
 } // namespace
 
 llvm::Expected<std::unique_ptr<CostModel>>
@@ -279,7 +279,6 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
                   "')");
     return std::make_unique<HeuristicCostModel>();
   }
-#if SPTUNE_COSTMODEL_TORCH
   if (mode == CostModelMode::Development && path.empty())
     return fail("the development cost model needs a model file");
   std::string bytes, what, why;
@@ -298,11 +297,9 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
       return fail(why);
   }
   std::string identity = modelIdentity(bytes);
-  std::unique_ptr<Model> model = Model::loadFromBytes(bytes, what, why);
-  if (!model)
-    return fail(why);
-  if (options.threads > 0 && !setModelThreads(options.threads, &why))
-    return fail(why);
+  std::unique_ptr<PlainModel> model;
+  if (llvm::Error e = PlainModel::loadFromBytes(bytes, what).moveInto(model))
+    return std::move(e);
   if (mode == CostModelMode::Development && !options.logPath.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream probe(options.logPath, ec, llvm::sys::fs::OF_Append);
@@ -313,10 +310,4 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
   return std::make_unique<LearnedCostModel>(
       mode, std::move(identity), std::move(model), what,
       mode == CostModelMode::Development ? options.logPath : std::string());
-#else
-  (void)options;
-  return fail(std::string("the ") + toString(mode) +
-              " cost model needs LibTorch; this sptune was built with "
-              "SPTUNE_ENABLE_TORCH=OFF");
-#endif
 }

@@ -182,9 +182,9 @@ PlainModel::loadFromBytes(const std::string &bytes, const std::string &what) {
     return makeError("'" + what + "' lacks its configuration or weights");
   if (weights == file.sections.end())
     return makeError("'" + what +
-                     "' has no plain weights (written before release mode "
-                     "read them without LibTorch): train it again, or load "
-                     "and save it with this build's sptune");
+                     "' has no plain weights (written before the cost model "
+                     "scored without LibTorch): `sptune-train --upgrade " +
+                     what + " --out NEW.pt` adds them");
   std::unique_ptr<PlainModel> model(new PlainModel());
   if (llvm::Error e = parseModelConfig(config->second, model->info_)) {
     return makeError("'" + what + "': " + llvm::toString(std::move(e)));

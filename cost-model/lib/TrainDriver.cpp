@@ -12,6 +12,15 @@
 using namespace sptune;
 
 int sptune::runTrainDriver(TrainingRunOptions options, bool quiet) {
+  if (!options.upgradeModel.empty()) {
+    if (llvm::Error e = upgradeModelFile(options)) {
+      llvm::errs() << "sptune-train: error: " << llvm::toString(std::move(e))
+                   << "\n";
+      return 1;
+    }
+    llvm::errs() << "wrote " << options.outPath << "\n";
+    return 0;
+  }
   // Runtimes of different machines are not comparable: say which machines
   // the datasets hold, and keep one with --machine.
   {

@@ -402,6 +402,16 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
 
 } // namespace
 
+llvm::Error sptune::upgradeModelFile(const TrainingRunOptions &options) {
+  if (options.outPath.empty())
+    return failure("--upgrade needs --out (the file to write)");
+  std::string error;
+  std::unique_ptr<Model> model = Model::load(options.upgradeModel, error);
+  if (!model || !model->save(options.outPath, error))
+    return failure(error);
+  return llvm::Error::success();
+}
+
 llvm::Expected<EvaluationRunResult>
 sptune::runEvaluation(const TrainingRunOptions &options) {
   llvm::Expected<TargetKind> target = checkOptions(options, false);

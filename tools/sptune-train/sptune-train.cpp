@@ -109,6 +109,13 @@ static cl::opt<std::string, true>
                            "training; --out is not needed)"),
                   cl::value_desc("model"), cl::cat(category),
     cl::location(options.evaluateModel));
+static cl::opt<std::string, true> upgradeModel(
+    "upgrade",
+    cl::desc("write this model file again to --out in this build's format, "
+             "weights unchanged (adds the plain weights release mode reads; "
+             "no data, no training)"),
+    cl::value_desc("model"), cl::cat(category),
+    cl::location(options.upgradeModel));
 static cl::opt<std::string, true>
     checkpointDir("checkpoint-dir",
                   cl::desc("checkpoint every epoch here and resume from it"),

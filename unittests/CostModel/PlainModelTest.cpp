@@ -15,6 +15,7 @@
 #include "sptune/CostModel/FeatureSpec.h"
 #include "sptune/CostModel/Model.h"
 #include "sptune/CostModel/ModelFile.h"
+#include "sptune/CostModel/TrainingRun.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Target/DefaultSchedule.h"
 
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 
 using namespace sptune;
@@ -188,7 +190,8 @@ TEST(PlainModel, RefusesBrokenPlainWeights) {
   missing.erase("p1.weight");
   EXPECT_EQ(load(missing), "'m.pt' lacks the weights 'p1.weight'");
   PlainArrays reshaped = arrays;
-  reshaped["s2.bias"].shape = {1, reshaped["s2.bias"].values.size()};
+  reshaped["s2.bias"].shape = {
+      1, static_cast<int64_t>(reshaped["s2.bias"].values.size())};
   EXPECT_EQ(load(reshaped), "'m.pt' has weights 's2.bias' of another shape "
                             "than its configuration implies");
   PlainArrays nan = arrays;
@@ -214,4 +217,39 @@ TEST(PlainModel, RefusesBrokenPlainWeights) {
   ASSERT_FALSE(static_cast<bool>(trailing));
   EXPECT_EQ(llvm::toString(trailing.takeError()),
             "plain weights: 1 bytes after the last array");
+}
+
+TEST(PlainModel, UpgradeAddsThePlainWeightsOfAnOlderFile) {
+  std::string error;
+  std::unique_ptr<Model> model = Model::create(ModelConfig(), 2, &error);
+  ASSERT_TRUE(model) << error;
+  ModelFileContents file =
+      cantFail(decodeModelFile(withPlainWeights(*model), "model", "m"));
+  file.sections.erase(kPlainWeightsSection);
+  std::string dir = testing::TempDir();
+  std::string old = dir + "/sptune-plain-old.pt",
+              upgraded = dir + "/sptune-plain-upgraded.pt";
+  {
+    std::ofstream out(old, std::ios::binary);
+    out << encodeModelFile("model", file.featureSpecHash, file.sections);
+  }
+  llvm::Expected<std::unique_ptr<PlainModel>> before = PlainModel::load(old);
+  ASSERT_FALSE(static_cast<bool>(before));
+  EXPECT_NE(llvm::toString(before.takeError()).find("sptune-train --upgrade"),
+            std::string::npos);
+
+  TrainingRunOptions options;
+  options.upgradeModel = old;
+  EXPECT_EQ(llvm::toString(upgradeModelFile(options)),
+            "--upgrade needs --out (the file to write)");
+  options.outPath = upgraded;
+  ASSERT_FALSE(static_cast<bool>(upgradeModelFile(options)));
+  llvm::Expected<std::unique_ptr<PlainModel>> after =
+      PlainModel::load(upgraded);
+  ASSERT_TRUE(static_cast<bool>(after)) << llvm::toString(after.takeError());
+  // The LibTorch sections are kept as they were.
+  ModelFileContents written = cantFail(
+      decodeModelFile(cantFail(readFileBytes(upgraded)), "model", upgraded));
+  EXPECT_EQ(written.sections.at("config"), file.sections.at("config"));
+  EXPECT_EQ(written.sections.at("weights"), file.sections.at("weights"));
 }

@@ -1,8 +1,10 @@
 //===- CostModel.h - Ranking candidate schedules ----------------*- C++ -*-===//
 //
 // Part of sptune. The interface the `sptune-autotune` pass (and any tool)
-// uses to order candidate schedules for a matrix. Plain C++: no torch types.
-// Three modes, as in LLVM's MLGO:
+// uses to order candidate schedules for a matrix. Plain C++, and no LibTorch
+// behind it either: the learned modes score with PlainModel (the network's
+// forward pass over the model file's plain weights). Three modes, as in
+// LLVM's MLGO:
 //
 //   heuristic    no model: the heuristic default schedule first, then the
 //                others by an analytical cost estimate (AnalyticalCost.h);
@@ -49,10 +51,6 @@ struct CostModelOptions {
   /// development mode: append one JSON line per `rank` call here (empty:
   /// no log).
   std::string logPath;
-  /// LibTorch intra-op threads for the learned modes (process-wide; 0:
-  /// leave LibTorch's setting). One is fastest for ranking on a busy
-  /// machine.
-  int threads = 1;
   /// release mode without a model file: the target whose shipped model
   /// (cost-model/models/<target>-default.pt) to load. A target without one
   /// is an error that says so (releaseModelSource tells beforehand).
@@ -113,7 +111,8 @@ llvm::Expected<std::string>
 costModelIdentity(CostModelMode mode, const std::string &path,
                   TargetKind target = TargetKind::CPU);
 
-/// Whether this build has the learned modes (LibTorch).
+/// Whether this build has the learned modes: always, since they score
+/// without LibTorch (kept for callers written when they needed it).
 bool haveLearnedCostModels();
 
 /// Creates a cost model:

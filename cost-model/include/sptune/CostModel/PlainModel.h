@@ -33,8 +33,8 @@ class PlainModel {
 public:
   /// From the bytes of a model file; `what` names it in messages. Fails on
   /// what Model::loadFromBytes fails on, and on a file without plain weights
-  /// (one written before they existed: saving it again with this build's
-  /// sptune adds them) or with weights of other shapes than its
+  /// (one written before they existed: `sptune-train --upgrade` adds them)
+  /// or with weights of other shapes than its
   /// configuration implies.
   static llvm::Expected<std::unique_ptr<PlainModel>>
   loadFromBytes(const std::string &bytes, const std::string &what);

@@ -89,6 +89,10 @@ struct TrainingRunOptions {
   std::string ablations;
   /// The model `runEvaluation` evaluates.
   std::string evaluateModel;
+  /// A model file to write again, unchanged, in this build's format to
+  /// `outPath` (`upgradeModelFile`; no data, no training): a file written
+  /// before the plain weights existed gets them.
+  std::string upgradeModel;
   /// Checkpoint every epoch here and resume from it (empty: none).
   std::string checkpointDir;
   /// Append one JSON line per epoch to this file (empty: none).
@@ -191,6 +195,10 @@ struct EvaluationRunResult {
 /// model that cannot be loaded, created or written, and training errors.
 llvm::Expected<TrainingRunResult>
 runTraining(const TrainingRunOptions &options);
+
+/// Reads `options.upgradeModel` and writes it to `options.outPath` in this
+/// build's format, weights and configuration unchanged.
+llvm::Error upgradeModelFile(const TrainingRunOptions &options);
 
 /// Evaluates `options.evaluateModel` on all the data (no training; writes
 /// the metrics when `options.metricsPath` is set).
