@@ -34,7 +34,7 @@ static llvm::Error failure(const llvm::Twine &message) {
 
 /// The batch in flight, as state.json records it.
 struct SlurmBackend::Batch {
-  std::string dir; ///< <state>/batch
+  std::string dir; ///< <state>/batch-<unique>
   unsigned tasks = 0;
   std::vector<std::string> taskJob; ///< last job id of each task
   std::vector<unsigned> attempts;
@@ -326,7 +326,6 @@ llvm::Error SlurmBackend::measure(const PendingRequests &pending,
     return failure("state directory: " + ec.message());
   if (std::error_code ec = llvm::sys::fs::create_directories(state))
     return failure("cannot create " + state + ": " + ec.message());
-  std::string batchDir = (state + "/batch").str();
 
   // Keys of this batch that records came back for.
   std::set<std::string> wanted, got;
@@ -351,24 +350,48 @@ llvm::Error SlurmBackend::measure(const PendingRequests &pending,
     llvm::sys::fs::rename(b.dir, done);
   };
 
-  // Re-attach the batch a killed driver left behind.
-  if (llvm::sys::fs::exists(batchDir + "/state.json")) {
+  // Every batch has a directory of its own, named once (`batch-<unique>`),
+  // and its task.sh names only that directory: the tasks of a job the
+  // driver does not know of (an sbatch that submitted but failed or timed
+  // out, a driver killed before state.json) never read, write or mark
+  // anything of a later batch (issue 35 probe: an orphan task's done marker
+  // was taken for the next batch's task of the same number, whose
+  // measurements were then lost). `batch` is the directory of an older
+  // sptune, re-attached the same way.
+  std::vector<std::string> leftovers;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(state, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (name == "batch" || name.starts_with("batch-"))
+      leftovers.push_back(it->path());
+  }
+  llvm::sort(leftovers);
+  for (const std::string &dir : leftovers) {
+    if (!llvm::sys::fs::exists(dir + "/state.json")) {
+      // No job id was recorded: its job may or may not exist. Left as it
+      // is (its tasks write there, if any run); never read.
+      std::string orphan =
+          (state + "/orphan-" + llvm::sys::path::filename(dir)).str();
+      if (!llvm::sys::fs::rename(dir, orphan))
+        llvm::errs() << "sptune-collect: " << orphan
+                     << ": an earlier batch that may have been submitted "
+                        "without its job id being recorded; its records are "
+                        "not read (their measurements are made again)\n";
+      continue;
+    }
     Batch old;
-    old.dir = batchDir;
+    old.dir = dir;
     std::string error;
     if (!old.load(error))
-      return failure(error + " (remove " + batchDir + " to start afresh)");
-    llvm::errs() << "sptune-collect: re-attaching the batch in " << batchDir
-                 << "\n";
+      return failure(error + " (remove " + dir + " to start afresh)");
+    llvm::errs() << "sptune-collect: re-attaching the batch in " << dir << "\n";
     bool stopped = false;
     if (llvm::Error e = drive(old, counting, stop, stopped))
       return e;
     if (stopped || sinkFailed)
       return llvm::Error::success();
     retire(old);
-  } else if (llvm::sys::fs::exists(batchDir)) {
-    // A driver killed before its first sbatch returned: nothing submitted.
-    llvm::sys::fs::remove_directories(batchDir);
   }
 
   PendingRequests rest;
@@ -383,6 +406,11 @@ llvm::Error SlurmBackend::measure(const PendingRequests &pending,
   if (rest.requests.empty() || (stop && *stop))
     return llvm::Error::success();
 
+  std::string batchDir =
+      (state + "/batch-" + std::to_string(::getpid()) + "-" +
+       std::to_string(
+           std::chrono::system_clock::now().time_since_epoch().count()))
+          .str();
   Batch batch;
   batch.dir = batchDir;
   batch.tasks = static_cast<unsigned>(

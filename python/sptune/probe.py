@@ -3,7 +3,7 @@
     PYTHONPATH=python /usr/bin/python3 -m sptune.probe --build build \\
         --out DIR [--seed S] [--quick] [--jobs 2] [--timeout 60]
 
-It generates cases in nine areas, runs each as a subprocess (its own
+It generates cases in ten areas, runs each as a subprocess (its own
 process group, a timeout, an address-space limit, no core dumps) and
 classifies the outcome:
 
@@ -23,7 +23,8 @@ classifies the outcome:
                   an "ok" measurement of zero time), a non-zero exit with no
                   message at all, or a valid input refused
   data            records lost or duplicated (collector kills and resumes,
-                  concurrent collectors or tuning-database appends)
+                  concurrent collectors or tuning-database appends, Slurm
+                  batches)
 
 Areas (docs/reliability.md, "The closing probe (issue 13)"):
 
@@ -43,13 +44,20 @@ Areas (docs/reliability.md, "The closing probe (issue 13)"):
            resume to an uninterrupted run's rounds, and requests too big for
            the memory budget
   python   python3 -m sptune tune / report, sptune.torch bad inputs
+  slurm    sptune-collect and sptune-learn --backend slurm on a fake Slurm
+           (FAKE_SLURM: sbatch, squeue and scancel on PATH, array tasks as
+           local processes): options refused before anything is submitted,
+           sbatch / squeue missing, failing, printing garbage or hanging,
+           array tasks failing, preempted or cancelled, drivers killed and
+           run again, an orphan job; complete runs end with a local run's
+           keys, each once
 
 Every step of a case has --timeout seconds (60), worker sessions and
-collector faults 120 s, sptune.torch cases 180 s (a first compile). Cases
-are generated from --seed; the valid inputs they start from (a small
+collector faults 120 s, sptune.torch cases 180 s (a first compile), steps of
+a Slurm case whose array tasks measure 90 s. Cases are generated from --seed; the valid inputs they start from (a small
 dataset, tuning database, model, SPADE program) are built once per run.
---quick runs a fixed slice of 79 cases (about 40 s on 2 cores), the full
-probe about 1,550 (about 15 minutes with --jobs 2). The exit status is 0
+--quick runs a fixed slice of 85 cases (about 50 s on 2 cores), the full
+probe about 1,660 (about 20 minutes with --jobs 2). The exit status is 0
 whatever the findings (2 without a build); the stdout summary ends
 with stable `total <class>: N` lines for lit. With --out, DIR gets
 summary.json, counts.md (the per-area table) and failures/<case>/ with the
@@ -60,6 +68,7 @@ or a clean error.
 import argparse
 import collections
 import concurrent.futures
+import glob
 import json
 import math
 import os
@@ -77,7 +86,7 @@ import time
 from sptune import ir_fuzz, tools
 
 AREAS = ["matrix", "opt", "measure", "collect", "train", "spade", "db",
-         "learn", "python"]
+         "learn", "python", "slurm"]
 CLASSES = ["ok", "error", "crash-sptune", "crash-upstream", "hang",
            "silent-wrong", "data"]
 FAILING = {"crash-sptune", "hang", "silent-wrong", "data"}
@@ -365,6 +374,15 @@ class Ctx:
         subprocess.run([self.tool("sptune-train"), "--data",
                         self.setup("dataset"), "--out", p, "--epochs", "2",
                         "--quiet"], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        return p
+
+    def _setup_slurm_local(self):
+        """The Slurm area's plan measured by a local run: the keys each of
+        its Slurm runs must end with."""
+        p = os.path.join(self.setup_dir, "slurm-local.jsonl")
+        subprocess.run([self.tool("sptune-collect")] + SLURM_MATRICES +
+                       SLURM_PLAN + ["--out", p], check=True,
                        stderr=subprocess.DEVNULL)
         return p
 
@@ -2305,6 +2323,927 @@ def gen_python(ctx, rng):
 
 
 # ----------------------------------------------------------------------------
+# Area: the Slurm backend on a fake Slurm
+# ----------------------------------------------------------------------------
+
+# The fake Slurm: one Python script, installed as sbatch, squeue and scancel
+# (it acts by the name it is called as) in the case's fakeslurm/bin, first on
+# PATH. Array tasks run as local background processes, each in its own
+# session (a killed driver leaves them running, as Slurm does).
+FAKE_SLURM = r'''"""A fake Slurm for sptune's probe: sbatch, squeue and scancel, by the name
+it is called as. Array tasks run as local background processes, each in its
+own session. State under $FAKE_SLURM_DIR: sbatch.log (one JSON line per
+submitted job: job, tasks, argv; fresh: a new batch, no state.json beside
+its task.sh yet; done: its tasks whose shard was marked done), starts.log ("JOB TASK ATTEMPT" per task
+start), tasks/JOB_TASK.json (the pid of the task's wrapper),
+tasks/JOB_TASK.exit (its exit status; none when it was killed, as scancel
+does), counters sbatch-calls, squeue-calls, next-job, attempts-TASK.
+
+Faults (environment):
+  FAKE_SBATCH_MODE         fail | garbage | empty | hang | submit-then-fail
+  FAKE_SBATCH_FAIL_FROM    N: the N-th sbatch call (1-based) and later fail
+  FAKE_SQUEUE_MODE         fail | hang
+  FAKE_SQUEUE_FAIL_FIRST   N: the first N squeue calls fail
+  FAKE_SQUEUE_EMPTY_FIRST  N: the first N squeue calls list nothing
+  FAKE_TASK_FAIL           task ids ("1,3" or "all") whose first
+                           FAKE_TASK_FAIL_ATTEMPTS (1) attempts exit 1 at once
+  FAKE_TASK_KILL           task ids killed (preempted) FAKE_TASK_KILL_AFTER
+                           (0.5) s after they start, in their first
+                           FAKE_TASK_KILL_ATTEMPTS (1) attempts
+  FAKE_SLURM_SLOTS         tasks running at once (2); the others are PENDING
+"""
+import fcntl
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+D = os.environ.get("FAKE_SLURM_DIR") or sys.exit("fake slurm: no FAKE_SLURM_DIR")
+TASKS = os.path.join(D, "tasks")
+ME = os.path.realpath(sys.argv[0])
+
+
+def locked(fn):
+    os.makedirs(TASKS, exist_ok=True)
+    with open(os.path.join(D, "lock"), "a") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        return fn()
+
+
+def bump(name):
+    """Increments the counter file `name`: its new value."""
+    def f():
+        p = os.path.join(D, name)
+        try:
+            with open(p) as fh:
+                n = int(fh.read() or 0)
+        except (OSError, ValueError):
+            n = 0
+        with open(p, "w") as fh:
+            fh.write(str(n + 1))
+        return n + 1
+    return locked(f)
+
+
+def append(name, line):
+    def f():
+        with open(os.path.join(D, name), "a") as fh:
+            fh.write(line + "\n")
+    locked(f)
+
+
+def number(var, default=0):
+    try:
+        return int(os.environ.get(var) or default)
+    except ValueError:
+        return default
+
+
+def listed(var, task):
+    v = os.environ.get(var, "")
+    return v == "all" or str(task) in v.split(",")
+
+
+def array(spec):
+    out = []
+    for part in spec.split("%")[0].split(","):
+        step = 1
+        if ":" in part:
+            part, s = part.split(":")
+            step = int(s)
+        if "-" in part:
+            a, b = part.split("-")
+            out += list(range(int(a), int(b) + 1, step))
+        else:
+            out.append(int(part))
+    return out
+
+
+def alive(job, task):
+    """The pid of the wrapper of array task JOB_TASK while it runs."""
+    try:
+        with open(os.path.join(TASKS, "%s_%s.json" % (job, task))) as fh:
+            pid = json.load(fh)["pid"]
+        with open("/proc/%d/cmdline" % pid, "rb") as fh:
+            cmd = fh.read().split(b"\0")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if b"_task" in cmd and str(job).encode() in cmd and str(task).encode() in cmd:
+        return pid
+    return None
+
+
+def sbatch(args):
+    n = bump("sbatch-calls")
+    mode = os.environ.get("FAKE_SBATCH_MODE", "")
+    fail_from = number("FAKE_SBATCH_FAIL_FROM")
+    if mode == "fail" or (fail_from and n >= fail_from):
+        sys.stderr.write("sbatch: error: Batch job submission failed: "
+                         "Invalid partition name specified\n")
+        return 1
+    if mode == "garbage":
+        print("Submitted batch job")
+        return 0
+    if mode == "empty":
+        return 0
+    if mode == "hang":
+        time.sleep(600)
+        return 0
+    spec, output, script = None, "slurm-%A_%a.out", None
+    for a in args:
+        if a.startswith("--array="):
+            spec = a[len("--array="):]
+        elif a.startswith("--output="):
+            output = a[len("--output="):]
+        elif not a.startswith("-"):
+            script = a
+    if not script or not os.path.isfile(script):
+        sys.stderr.write("sbatch: error: Unable to open file %s\n" % script)
+        return 1
+    try:
+        tasks = array(spec) if spec else [0]
+    except ValueError:
+        sys.stderr.write("sbatch: error: Invalid job array specification\n")
+        return 1
+    # A new batch has no state.json yet (the driver writes it once sbatch
+    # returned); a task whose shard is marked done has finished.
+    batch = os.path.dirname(os.path.abspath(script))
+    fresh = not os.path.exists(os.path.join(batch, "state.json"))
+    done = [t for t in tasks
+            if os.path.exists(os.path.join(batch, "shard-%d.jsonl.done" % t))]
+    job = 1000 + bump("next-job")
+    append("sbatch.log", json.dumps({"job": job, "tasks": tasks, "fresh": fresh,
+                                     "done": done, "argv": args}))
+    for t in tasks:
+        out = output.replace("%A", str(job)).replace("%a", str(t)).replace(
+            "%j", str(job))
+        with open(out, "ab") as fo:
+            p = subprocess.Popen([sys.executable, ME, "_task", str(job), str(t),
+                                  script], stdin=subprocess.DEVNULL, stdout=fo,
+                                 stderr=subprocess.STDOUT, start_new_session=True)
+        with open(os.path.join(TASKS, "%d_%d.json" % (job, t)), "w") as fh:
+            json.dump({"pid": p.pid}, fh)
+    if mode == "submit-then-fail":
+        sys.stderr.write("sbatch: error: Socket timed out on send/recv operation\n")
+        return 1
+    print(job)
+    return 0
+
+
+def task(job, t, script):
+    attempt = bump("attempts-%s" % t)
+    held = None
+    while held is None:  # PENDING until a slot is free
+        for s in range(max(1, number("FAKE_SLURM_SLOTS", 2))):
+            f = open(os.path.join(D, "slot-%d" % s), "a")
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = f
+                break
+            except OSError:
+                f.close()
+        if held is None:
+            time.sleep(0.05)
+    open(os.path.join(TASKS, "%s_%s.running" % (job, t)), "w").close()
+    append("starts.log", "%s %s %d" % (job, t, attempt))
+    if listed("FAKE_TASK_FAIL", t) and attempt <= number("FAKE_TASK_FAIL_ATTEMPTS", 1):
+        print("fake slurm: task %s of job %s fails (attempt %d)" % (t, job, attempt),
+              flush=True)
+        rc = 1
+    else:
+        env = dict(os.environ, SLURM_ARRAY_JOB_ID=job, SLURM_ARRAY_TASK_ID=t,
+                   SLURM_JOB_ID=str(int(job) * 1000 + int(t)))
+        p = subprocess.Popen(["bash", script], env=env)
+        if listed("FAKE_TASK_KILL", t) and attempt <= number("FAKE_TASK_KILL_ATTEMPTS", 1):
+            try:
+                p.wait(timeout=float(os.environ.get("FAKE_TASK_KILL_AFTER") or 0.5))
+            except subprocess.TimeoutExpired:
+                print("fake slurm: preempting task %s of job %s" % (t, job), flush=True)
+                os.killpg(os.getpid(), signal.SIGKILL)
+        rc = p.wait()
+    with open(os.path.join(TASKS, "%s_%s.exit" % (job, t)), "w") as fh:
+        fh.write("%d\n" % rc)
+    return rc
+
+
+def squeue(args):
+    n = bump("squeue-calls")
+    mode = os.environ.get("FAKE_SQUEUE_MODE", "")
+    if mode == "hang":
+        time.sleep(600)
+    if mode == "fail" or n <= number("FAKE_SQUEUE_FAIL_FIRST"):
+        sys.stderr.write("squeue: error: Unable to contact slurm controller "
+                         "(connect failure)\n")
+        return 1
+    if n <= number("FAKE_SQUEUE_EMPTY_FIRST"):
+        return 0
+    for p in sorted(glob.glob(os.path.join(TASKS, "*.json"))):
+        job, t = os.path.basename(p)[:-5].split("_")
+        if os.path.exists(os.path.join(TASKS, "%s_%s.exit" % (job, t))):
+            continue
+        if alive(job, t):
+            running = os.path.exists(os.path.join(TASKS, "%s_%s.running" % (job, t)))
+            print("%s %s %s" % (job, t, "RUNNING" if running else "PENDING"))
+    return 0
+
+
+def scancel(args):
+    """scancel [JOB...]: kills the tasks of these jobs (of all without)."""
+    for p in sorted(glob.glob(os.path.join(TASKS, "*.json"))):
+        job, t = os.path.basename(p)[:-5].split("_")
+        pid = alive(job, t)
+        if pid and (not args or job in args):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 4 and sys.argv[1] == "_task":
+        sys.exit(task(*sys.argv[2:5]))
+    name = os.path.basename(sys.argv[0])
+    tools = {"sbatch": sbatch, "squeue": squeue, "scancel": scancel}
+    if name not in tools:
+        sys.exit("fake slurm: called as %s" % name)
+    sys.exit(tools[name](sys.argv[1:]))
+'''
+
+# The plan of test/Collect/slurm.test: 2 matrices, 3 samples + the MLIR
+# default each = 8 measurements; a local run of it (Ctx setup slurm_local)
+# gives the keys every Slurm run must end with, each once.
+SLURM_MATRICES = ["gen:banded:rows=64,cols=64,nnz=300,bw=4,seed=6",
+                  "gen:uniform:rows=48,cols=48,nnz=200,seed=3"]
+SLURM_PLAN = ["--kernel", "spmm", "--free", "8", "--samples", "3",
+              "--min-seconds", "0", "--min-reps", "1", "--baselines",
+              "mlir-default", "--timeout", "60"]
+SLURM_BACKEND = ["--backend", "slurm", "--slurm-state", "state",
+                 "--slurm-tasks", "4", "--slurm-poll", "0.3"]
+SLURM_TIMEOUT = 90  # seconds per step of a case whose array tasks measure
+GAVE_UP_RE = re.compile(r"(\d+) of (\d+) measurements did not come back")
+
+
+def _batch_file(d, name):
+    """`name` in the batch directory of the case's Slurm state (each batch
+    has its own, state/batch-<unique>), or None while there is none."""
+    import glob
+    found = sorted(glob.glob(os.path.join(d, "state", "batch-*", name)))
+    return found[0] if found else None
+
+
+def _slurm_collect(ctx, extra=(), backend=True):
+    return ([ctx.tool("sptune-collect")] + SLURM_MATRICES + SLURM_PLAN +
+            ["--out", "d.jsonl"] + (SLURM_BACKEND if backend else []) +
+            list(extra))
+
+
+def _slurm_learn(ctx, extra=()):
+    """A live sptune-learn of 2 rounds on the plan's matrices: 3 candidates
+    each, 1 epoch, a reference cost of 6 s (a few seconds of measurement)."""
+    return ([ctx.tool("sptune-learn")] + SLURM_MATRICES +
+            ["--validation", ctx.setup("dataset"), "--state", "learn",
+             "--quiet", "--initial-epochs", "1", "--epochs", "1",
+             "--candidates", "3", "--free", "8", "--min-seconds", "0",
+             "--min-reps", "1", "--timeout", "60", "--rounds-at", "40%,100%",
+             "--reference-cost", "6", "--seed", "1"] + SLURM_BACKEND +
+            list(extra))
+
+
+def _fake_slurm(d, ctx, without=()):
+    """Installs the fake Slurm in d/fakeslurm (less the tools in `without`,
+    and then alone on PATH); the environment of the case's commands."""
+    root = os.path.join(d, "fakeslurm")
+    b = os.path.join(root, "bin")
+    os.makedirs(os.path.join(root, "state"), exist_ok=True)
+    os.makedirs(b, exist_ok=True)
+    for name in ("sbatch", "squeue", "scancel"):
+        if name not in without:
+            p = os.path.join(b, name)
+            with open(p, "w") as f:
+                f.write("#!%s\n" % ctx.python + FAKE_SLURM)
+            os.chmod(p, 0o755)
+    path = b if without else b + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")
+    return {"PATH": path, "FAKE_SLURM_DIR": os.path.join(root, "state")}
+
+
+def _fs(d, *parts):
+    return os.path.join(d, "fakeslurm", "state", *parts)
+
+
+def _fs_jobs(d):
+    """The fake's submitted jobs in order: [{"job", "tasks", "fresh",
+    "done", "argv"}] (FAKE_SLURM's sbatch.log)."""
+    jobs = []
+    try:
+        with open(_fs(d, "sbatch.log")) as f:
+            for l in f:
+                if l.strip():
+                    jobs.append(json.loads(l))
+    except OSError:
+        pass
+    return jobs
+
+
+def _fs_live(d):
+    """Process ids (= process groups) of the fake's live array tasks."""
+    pids = []
+    for p in glob.glob(_fs(d, "tasks", "*.json")):
+        try:
+            with open(p) as f:
+                pid = json.load(f)["pid"]
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                if b"_task" in f.read().split(b"\0"):
+                    pids.append(pid)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return pids
+
+
+def _fs_cancel(d, wait=10.0):
+    """scancel of every job: kills the array tasks' process groups and waits
+    until none is left."""
+    t0 = time.time()
+    while time.time() - t0 < wait:
+        pids = _fs_live(d)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.05)
+
+
+def _fs_wait(d, limit):
+    """Waits (at most `limit` s) until no array task runs."""
+    t0 = time.time()
+    while _fs_live(d) and time.time() - t0 < limit:
+        time.sleep(0.1)
+
+
+class _Verdict(Exception):
+    """Ends a Slurm case with a class other than its last step's."""
+
+    def __init__(self, cls, note):
+        Exception.__init__(self, note)
+        self.cls, self.note = cls, note
+
+
+class _SlurmRun:
+    """The steps of one case on the fake Slurm: commands run with its
+    environment; their commands and stderr are kept for the report, the last
+    step's class is the case's unless a check says otherwise."""
+
+    def __init__(self, case, d, ctx, without=()):
+        self.d, self.ctx = d, ctx
+        self.env = _fake_slurm(d, ctx, without)
+        self.timeout = case.timeout or SLURM_TIMEOUT
+        # sptune-learn loads LibTorch (8 GiB, as the learn area); array tasks
+        # inherit the limit of the driver that started sbatch.
+        self.mem = max(ctx.mem_mb, 8192) if ctx.mem_mb else 0
+        self.cmds, self.err, self.out = [], "", ""
+        self.cls, self.note = "ok", ""
+
+    def _env(self, fault):
+        env = dict(self.env)
+        env.update(fault or {})
+        return env
+
+    def _shown(self, cmd, env):
+        """The command as failures/<case>/cmd.sh shows it: with the fake's
+        variables, paths relative to the case directory (cmd.sh runs in its
+        copy, which holds the fake; remove fakeslurm/state, state and the
+        dataset to start afresh)."""
+        rel = lambda a: a.replace(self.d + os.sep, "")
+        return ["env"] + ["%s=%s" % (k, rel(v)) for k, v in sorted(env.items())] + \
+            [rel(a) for a in cmd]
+
+    def run(self, cmd, expect, fault=None, tag="step"):
+        """Runs `cmd` (with the fault's variables); a _Verdict unless it ends
+        as `expect` allows; its Res."""
+        env = self._env(fault)
+        self.cmds.append(self._shown(cmd, env))
+        res = run(cmd, self.d, self.timeout, self.mem, env=env, tag=tag)
+        self.err += "==== %s: exit %s after %.1f s\n%s" % (tag, res.rc, res.secs,
+                                                           res.err)
+        self.out += res.out
+        cls, note = judge(res, expect)
+        lost = GAVE_UP_RE.search(res.err)
+        if lost and cls in ("ok", "error", "silent-wrong") and \
+                "giving up its measurements" not in res.err:
+            # A task is only finished by its .done marker, written once its
+            # shard holds all its records: what did not come back was given
+            # up, or a marker lied.
+            raise _Verdict("data", "%s: \"%s\", though no array task was "
+                           "given up" % (tag, lost.group(0)))
+        if cls not in ("ok", "error"):
+            raise _Verdict(cls, "%s: %s" % (tag, note))
+        self.cls, self.note = cls, note
+        return res
+
+    def start(self, cmd, until, fault=None, tag="first"):
+        """Starts `cmd` in the background and returns it once `until()`
+        holds, it ended, or the step's timeout passed."""
+        env = self._env(fault)
+        self.cmds.append(self._shown(cmd, env))
+        errp = os.path.join(self.d, tag + ".stderr")
+        full = dict(os.environ)
+        full.update(env)
+        with open(errp, "wb") as fe:
+            p = subprocess.Popen(cmd, cwd=self.d, stdout=subprocess.DEVNULL,
+                                 stderr=fe, start_new_session=True, env=full,
+                                 preexec_fn=ir_fuzz.child_limits(self.mem))
+        t0 = time.time()
+        while p.poll() is None and not until() and time.time() - t0 < self.timeout:
+            time.sleep(0.02)
+        p.tag, p.errp = tag, errp
+        return p
+
+    def stop(self, p, sig):
+        """Stops a started driver with `sig` (SIGKILL: its whole process
+        group, the fake's array tasks are not in it; another signal: the
+        driver alone, as Ctrl-C does); its exit status (None: killed)."""
+        if p.poll() is None:
+            if sig == signal.SIGKILL:
+                _killpg(p, sig)
+            else:
+                os.kill(p.pid, sig)
+            try:
+                p.wait(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                _killpg(p)
+                self.err += _read(p.errp)
+                raise _Verdict("hang", "%s: no exit after %s" % (p.tag, sig.name))
+        err = _read(p.errp)
+        self.err += "==== %s: exit %s after %s\n%s" % (p.tag, p.returncode,
+                                                      sig.name, err)
+        return p.returncode, err
+
+    # Checks: each raises a _Verdict when it fails.
+
+    def says(self, res, *texts):
+        for t in texts:
+            if t not in res.err:
+                raise _Verdict("silent-wrong", "the message does not say %r: %s"
+                               % (t, _last_line(res.err)))
+
+    def submitted(self, n):
+        jobs = _fs_jobs(self.d)
+        if len(jobs) != n:
+            raise _Verdict("silent-wrong", "%d job(s) submitted, %d due" % (
+                len(jobs), n))
+
+    def keys(self, complete=True, name="d.jsonl"):
+        """The dataset holds the local run's keys (a subset without
+        `complete`), each once; its number of keys."""
+        recs, _ = _dataset(self.d, name)
+        keys = collections.Counter(r["key"] for r in recs)
+        dup = [k for k, c in keys.items() if c > 1]
+        if dup:
+            raise _Verdict("data", "%d key(s) recorded twice, e.g. %s" % (
+                len(dup), dup[0][:100]))
+        want = {r["key"] for r in _dataset(*os.path.split(
+            self.ctx.setup("slurm_local")))[0]}
+        extra = sorted(set(keys) - want)
+        if extra:
+            raise _Verdict("data", "%d key(s) the plan does not have, e.g. %s"
+                           % (len(extra), extra[0][:100]))
+        if complete and len(keys) != len(want):
+            raise _Verdict("data", "%d of the %d keys of a local run recorded"
+                           % (len(keys), len(want)))
+        for r in recs:
+            t = (r.get("time_s") or {}).get("median")
+            if r.get("status") == "ok" and not (isinstance(t, (int, float))
+                                                and t > 0):
+                raise _Verdict("silent-wrong", "record ok with time %r" % (t,))
+        return len(keys)
+
+    def gave_up(self, res):
+        """A run that gave measurements up: exit 1, says how many of how
+        many (exactly those missing from the dataset), not "interrupted"."""
+        n = self.keys(complete=False)
+        m = GAVE_UP_RE.search(res.err)
+        if res.rc != 1 or not m:
+            raise _Verdict("silent-wrong", "exit %s without \"N of M "
+                           "measurements did not come back\"" % res.rc)
+        missing, total = int(m.group(1)), int(m.group(2))
+        if "interrupted" in res.err:
+            raise _Verdict("silent-wrong", "a run that gave measurements up "
+                           "says \"interrupted\"")
+        if not missing or n != total - missing:
+            raise _Verdict("data", "%d of %d measurements reported missing, %d "
+                           "keys recorded" % (missing, total, n))
+
+    def finished_not_resubmitted(self):
+        """No array task submitted while its shard was marked done: a
+        resubmission of a finished task, or a new batch over an old one's
+        markers (whose shards it would take for its own)."""
+        for j in _fs_jobs(self.d):
+            if j.get("done") and j.get("fresh"):
+                raise _Verdict("data", "new batch (job %s) submitted beside "
+                               "the .done markers of task(s) %s" % (
+                                   j["job"], j["done"]))
+            if j.get("done"):
+                raise _Verdict("silent-wrong", "job %s resubmitted task(s) %s "
+                               "after they had finished" % (j["job"], j["done"]))
+
+    def task_crashes(self):
+        """No array task's log with a crash signature."""
+        for log in glob.glob(os.path.join(self.d, "state", "*", "logs", "*")):
+            text = _read(log)
+            if any(m in text for m in ir_fuzz.CRASH_MARKERS):
+                raise _Verdict("crash-sptune", "an array task crashed: %s (%s)"
+                               % (_last_line(text), os.path.basename(log)))
+
+
+def _slurm_case(name, scenario, quick=False, timeout=None, without=(),
+                expect="any"):
+    """A case that runs `scenario(s)` on a fake Slurm (s: _SlurmRun); the
+    fake's array tasks are killed afterwards, whatever happened."""
+    def runner(case, d, ctx):
+        s = _SlurmRun(case, d, ctx, without)
+        t0 = time.time()
+        try:
+            scenario(s)
+            s.task_crashes()
+            cls, note = s.cls, s.note
+        except _Verdict as v:
+            cls, note = v.cls, v.note
+        finally:
+            _fs_cancel(d)
+        return Outcome(cls, note, s.err, s.out, s.cmds, time.time() - t0)
+    return Case("slurm", name, runner=runner, quick=quick, timeout=timeout,
+                expect=expect)
+
+
+def _records_in(path):
+    return lambda: _count_lines(path) >= 1
+
+
+def gen_slurm(ctx, rng):
+    """sptune-collect and sptune-learn --backend slurm on a fake Slurm
+    (FAKE_SLURM): options refused before anything is submitted, sbatch and
+    squeue missing, failing, printing garbage or hanging, array tasks that
+    fail, are preempted or cancelled, a driver killed and run again. A run
+    that completes must end with a local run's keys, each once; one that
+    gives measurements up must say how many, with exit status 1."""
+    E, O = "error", "ok"
+    cases = []
+    collect = lambda extra: lambda ctx: _slurm_collect(ctx, extra)
+    learn = lambda extra: lambda ctx: _slurm_learn(ctx, extra)
+
+    def refused(cmd, text):
+        def scenario(s):
+            res = s.run(cmd(s.ctx), E)
+            s.says(res, text)
+            s.submitted(0)
+            if _dataset(s.d)[0]:
+                raise _Verdict("silent-wrong", "records written")
+        return scenario
+    # Options out of range: refused before anything is submitted.
+    tasks = "--slurm-tasks must be in [1, 100000]"
+    poll = "--slurm-poll must be in [0.2, 60] seconds"
+    limit = "--slurm-command-timeout must be in [1, 3600] seconds"
+    retries = "--slurm-max-retries must be at most 100"
+    opts = [(["--slurm-tasks", "0"], tasks), (["--slurm-tasks", "100001"], tasks),
+            (["--slurm-tasks=-1"], "slurm-tasks"),
+            (["--slurm-poll", "nan"], poll), (["--slurm-poll", "0.1"], poll),
+            (["--slurm-poll", "61"], poll), (["--slurm-poll", "inf"], poll),
+            (["--slurm-poll=-1"], poll),
+            (["--slurm-max-retries", "1000"], retries),
+            (["--slurm-max-retries", "101"], retries),
+            (["--slurm-command-timeout", "0"], limit),
+            (["--slurm-command-timeout", "4000"], limit),
+            (["--backend", "nosuch"], "unknown backend 'nosuch'"),
+            (["--backend", ""], "unknown backend ''")]
+    for tool, make in [("collect", collect), ("learn", learn)]:
+        for extra, text in opts:
+            cases.append(_slurm_case(
+                "options/%s %s" % (tool, " ".join(extra)),
+                refused(make(extra), text), expect=E, timeout=60,
+                quick=(tool, extra[-1]) in (("collect", "nan"),
+                                            ("learn", "4000"))))
+    # Tools missing from PATH.
+    for tool, missing in [("collect", "sbatch"), ("collect", "squeue"),
+                          ("learn", "sbatch")]:
+        make = collect([]) if tool == "collect" else learn([])
+        cases.append(_slurm_case(
+            "tools/%s without %s" % (tool, missing),
+            refused(make, "'%s' not found" % missing), expect=E, timeout=60,
+            without=(missing,), quick=(tool, missing) == ("collect", "sbatch")))
+
+    # sbatch faults: an error with sbatch's own message, nothing recorded.
+    def sbatch_fault(fault, texts, extra=(), within=None):
+        def scenario(s):
+            res = s.run(_slurm_collect(s.ctx, extra), E, fault)
+            s.says(res, *texts)
+            if _dataset(s.d)[0]:
+                raise _Verdict("silent-wrong", "records written")
+            if within and res.secs > within:
+                raise _Verdict("hang", "ended after %.0f s (over %d s)" % (
+                    res.secs, within))
+        return scenario
+    for name, fault, texts, extra, quick in [
+            ("fails", {"FAKE_SBATCH_MODE": "fail"},
+             ["sbatch failed (exit 1)", "Invalid partition name specified"], (), True),
+            ("prints garbage", {"FAKE_SBATCH_MODE": "garbage"},
+             ["sbatch printed no job id: 'Submitted batch job'"], (), False),
+            ("prints nothing", {"FAKE_SBATCH_MODE": "empty"},
+             ["sbatch printed no job id"], (), False),
+            ("hangs", {"FAKE_SBATCH_MODE": "hang"},
+             ["sbatch did not return within 2 s"],
+             ("--slurm-command-timeout", "2"), True)]:
+        cases.append(_slurm_case("sbatch/" + name,
+                                 sbatch_fault(fault, texts, extra, within=30),
+                                 expect=E, timeout=60, quick=quick))
+
+    def then_rerun(fault, first_texts, extra=(), settle=False):
+        """A first run with the fault ends with an error; the same command
+        without it then ends with the local run's keys."""
+        def scenario(s):
+            cmd = _slurm_collect(s.ctx, extra)
+            res = s.run(cmd, E, fault, tag="faulty")
+            s.says(res, *first_texts)
+            s.keys(complete=False)
+            if settle:  # an orphan job: let it end first
+                _fs_wait(s.d, s.timeout)
+            res = s.run(cmd, O, tag="rerun")
+            s.keys()
+            s.finished_not_resubmitted()
+        return scenario
+    cases.append(_slurm_case(
+        "sbatch/fails on resubmission, then rerun",
+        then_rerun({"FAKE_TASK_FAIL": "1", "FAKE_SBATCH_FAIL_FROM": "2"},
+                   ["resubmitting 1 failed or missing array task(s)",
+                    "Invalid partition name specified"])))
+    cases.append(_slurm_case(
+        "sbatch/submits but fails, then rerun",
+        then_rerun({"FAKE_SBATCH_MODE": "submit-then-fail"},
+                   ["Socket timed out"], settle=True)))
+
+    def orphan(s):
+        """sbatch submits the array but says it failed: a job the driver
+        does not know of (docs/cluster.md: "its records are not read"),
+        still running when the same command is run again. Its tasks'
+        workers wait 6 s first (FAKE_WORKER_DELAY is in the first run's
+        environment only, which its tasks inherit), so that they still
+        measure into the old state/batch when the rerun replaces it. The
+        rerun must end with the local run's keys."""
+        worker = os.path.join(s.d, "worker")
+        with open(worker, "w") as f:
+            f.write('#!/bin/sh\n[ -n "$FAKE_WORKER_DELAY" ] && sleep '
+                    '"$FAKE_WORKER_DELAY"\nexec %s "$@"\n'
+                    % shlex.quote(s.ctx.tool("sptune-measure")))
+        os.chmod(worker, 0o755)
+        cmd = _slurm_collect(s.ctx, ["--worker-exe", worker])
+        res = s.run(cmd, E, {"FAKE_SBATCH_MODE": "submit-then-fail",
+                             "FAKE_WORKER_DELAY": "6"}, tag="faulty")
+        s.says(res, "Socket timed out")
+        # Until the orphan's first two tasks have opened their shards.
+        t0 = time.time()
+        while time.time() - t0 < 30 and not (
+                _batch_file(s.d, "shard-0.jsonl") and
+                _batch_file(s.d, "shard-1.jsonl")):
+            time.sleep(0.05)
+        s.run(cmd, O, tag="rerun")
+        s.keys()
+        s.finished_not_resubmitted()
+    cases.append(_slurm_case(
+        "sbatch/submits but fails, rerun while its tasks run", orphan))
+
+    # squeue faults.
+    def squeue_fault(fault, texts, extra):
+        """squeue never answers: nothing is read back (a task's records are
+        only taken after an answer), the error says why."""
+        def scenario(s):
+            res = s.run(_slurm_collect(s.ctx, extra), E, fault)
+            s.says(res, *texts)
+            if _dataset(s.d)[0]:
+                raise _Verdict("silent-wrong", "records taken without an "
+                               "answer of squeue")
+        return scenario
+    cases.append(_slurm_case(
+        "squeue/fails always", squeue_fault(
+            {"FAKE_SQUEUE_MODE": "fail"},
+            ["squeue failed (exit 1)", "Unable to contact slurm controller"],
+            ["--slurm-poll", "0.2", "--slurm-command-timeout", "1"]),
+        expect=E, quick=True, timeout=60))
+    cases.append(_slurm_case(
+        "squeue/hangs", squeue_fault(
+            {"FAKE_SQUEUE_MODE": "hang"},
+            ["squeue did not return within 1 s"],
+            ["--slurm-poll", "0.2", "--slurm-command-timeout", "1"]),
+        expect=E, timeout=60))
+    cases.append(_slurm_case(
+        "squeue/fails always, then rerun",
+        then_rerun({"FAKE_SQUEUE_MODE": "fail"}, ["squeue failed"],
+                   ["--slurm-poll", "0.2"])))
+
+    def completes(fault=None, extra=(), texts=(), resubmits=None, rerun=False):
+        """One run with the fault ends with the local run's keys; with
+        `resubmits`, so many jobs were submitted in all."""
+        def scenario(s):
+            cmd = _slurm_collect(s.ctx, extra)
+            res = s.run(cmd, O, fault)
+            s.says(res, *texts)
+            s.keys()
+            s.finished_not_resubmitted()
+            if resubmits is not None:
+                s.submitted(resubmits)
+            if rerun:
+                res = s.run(cmd, O, tag="rerun")
+                s.says(res, "0 to do")
+                s.keys()
+        return scenario
+    cases.append(_slurm_case("squeue/fails 3 times, then answers", completes(
+        {"FAKE_SQUEUE_FAIL_FIRST": "3"}, ["--slurm-poll", "0.2"],
+        ["squeue failed (exit 1)", "retrying"], resubmits=1)))
+    cases.append(_slurm_case("squeue/lists nothing once", completes(
+        {"FAKE_SQUEUE_EMPTY_FIRST": "1"}, texts=["resubmitting 4"])))
+
+    # Happy paths: the local run's keys, each once.
+    for name, extra, jobs in [("4 tasks", [], 1),
+                              ("1 task, poll 0.2", ["--slurm-tasks", "1",
+                                                    "--slurm-poll", "0.2"], 1),
+                              ("100 tasks for 8 measurements",
+                               ["--slurm-tasks", "100"], 1),
+                              ("max-retries 100, command-timeout 3600, shared",
+                               ["--slurm-max-retries", "100",
+                                "--slurm-command-timeout", "3600",
+                                "--slurm-shared"], 1)]:
+        cases.append(_slurm_case("run/" + name, completes(
+            extra=extra, resubmits=jobs, rerun=name == "4 tasks")))
+
+    # Array tasks that fail or are preempted.
+    cases.append(_slurm_case("task/task 1 fails once", completes(
+        {"FAKE_TASK_FAIL": "1"}, texts=["resubmitting 1 failed"], resubmits=2)))
+    cases.append(_slurm_case("task/every task fails once", completes(
+        {"FAKE_TASK_FAIL": "all"}, texts=["resubmitting 4 failed"],
+        resubmits=2)))
+    cases.append(_slurm_case("task/every task preempted once", completes(
+        {"FAKE_TASK_KILL": "all", "FAKE_TASK_KILL_AFTER": "0.5"},
+        texts=["resubmitting"])))
+
+    def given_up(fault, extra, attempts):
+        """Task 1 fails every attempt: given up after `attempts`; exit 1
+        with the number missing; a rerun without the fault completes."""
+        def scenario(s):
+            cmd = _slurm_collect(s.ctx, extra)
+            res = s.run(cmd, E, fault, tag="faulty")
+            s.gave_up(res)
+            s.says(res, "array task 1 of")
+            runs = sum(1 for j in _fs_jobs(s.d) if 1 in j["tasks"])
+            if runs != attempts:
+                raise _Verdict("silent-wrong", "task 1 submitted %d time(s), "
+                               "%d due" % (runs, attempts))
+            res = s.run(cmd, O, tag="rerun")
+            s.keys()
+        return scenario
+    cases.append(_slurm_case("task/task 1 fails, max-retries 0, then rerun",
+                             given_up({"FAKE_TASK_FAIL": "1"},
+                                      ["--slurm-max-retries", "0"], 1)))
+    cases.append(_slurm_case("task/task 1 fails always, then rerun",
+                             given_up({"FAKE_TASK_FAIL": "1",
+                                       "FAKE_TASK_FAIL_ATTEMPTS": "99"}, [], 3)))
+    cases.append(_slurm_case("task/every task preempted always, then rerun",
+                             given_up({"FAKE_TASK_KILL": "all",
+                                       "FAKE_TASK_KILL_ATTEMPTS": "99"},
+                                      ["--slurm-max-retries", "1"], 2)))
+
+    # The array cancelled (scancel) once a record is in: resubmitted.
+    def cancelled(s):
+        cmd = _slurm_collect(s.ctx)
+        p = s.start(cmd, _records_in(os.path.join(s.d, "d.jsonl")))
+        _fs_cancel(s.d)
+        try:
+            p.wait(timeout=s.timeout)
+        except subprocess.TimeoutExpired:
+            _killpg(p)
+            s.err += _read(p.errp)
+            raise _Verdict("hang", "the driver did not end after its jobs "
+                           "were cancelled")
+        err = _read(p.errp)
+        s.err += "==== first: exit %s\n%s" % (p.returncode, err)
+        res = Res(p.returncode, "", err, 0, cmd)
+        cls, note = judge(res)
+        if cls not in ("ok", "error"):
+            raise _Verdict(cls, "first: " + note)
+        if p.returncode == 0:
+            s.keys()
+        elif not GAVE_UP_RE.search(err):
+            raise _Verdict("silent-wrong", "after a cancel: exit %s without "
+                           "saying what did not come back" % p.returncode)
+        s.finished_not_resubmitted()
+        res = s.run(cmd, O, tag="rerun")
+        s.keys()
+        s.finished_not_resubmitted()
+    cases.append(_slurm_case("cancel/scancel after the first record, rerun",
+                             cancelled))
+
+    # The driver killed (or interrupted) and run again.
+    def killed(sig, when, cancel=False, fault=None):
+        def scenario(s):
+            cmd = _slurm_collect(s.ctx)
+            if when == "submitted":
+                until = lambda: bool(_batch_file(s.d, "state.json"))
+            elif when == "sbatch":
+                until = lambda: os.path.exists(_fs(s.d, "sbatch-calls"))
+            else:
+                until = _records_in(os.path.join(s.d, "d.jsonl"))
+            p = s.start(cmd, until, fault)
+            if p.poll() is not None:
+                raise _Verdict("probe-error", "the driver ended (exit %s) "
+                               "before it could be stopped" % p.returncode)
+            if when == "sbatch":
+                time.sleep(0.3)
+            rc, err = s.stop(p, sig)
+            if sig != signal.SIGKILL and (rc != 130 or "interrupted" not in err):
+                raise _Verdict("silent-wrong", "exit %s after %s (130 and "
+                               "\"interrupted\" due)" % (rc, sig.name))
+            if cancel:
+                _fs_cancel(s.d)
+            jobs = len(_fs_jobs(s.d))
+            res = s.run(cmd, O, tag="rerun")
+            s.keys()
+            s.finished_not_resubmitted()
+            if when != "sbatch":
+                s.says(res, "re-attaching the batch")
+            if not cancel and len(_fs_jobs(s.d)) != max(jobs, 1):
+                raise _Verdict("silent-wrong", "the rerun submitted %d job(s) "
+                               "though every task of the first was running or "
+                               "done" % (len(_fs_jobs(s.d)) - jobs))
+        return scenario
+    cases.append(_slurm_case("kill/SIGKILL after the first submission, rerun",
+                             killed(signal.SIGKILL, "submitted")))
+    cases.append(_slurm_case("kill/SIGKILL after the first record, jobs "
+                             "cancelled, rerun",
+                             killed(signal.SIGKILL, "record", cancel=True)))
+    cases.append(_slurm_case("kill/SIGKILL while sbatch hangs, rerun",
+                             killed(signal.SIGKILL, "sbatch",
+                                    fault={"FAKE_SBATCH_MODE": "hang"})))
+    cases.append(_slurm_case("kill/SIGTERM after the first submission, rerun",
+                             killed(signal.SIGTERM, "submitted")))
+
+    # sptune-learn's live oracle on the fake Slurm.
+    def learned(s, res):
+        rounds = []
+        try:
+            rounds = [r.get("round") for r in _learn_rounds(
+                os.path.join(s.d, "learn", "rounds.jsonl"))]
+        except (OSError, ValueError):
+            pass
+        if not rounds or rounds != list(range(1, len(rounds) + 1)):
+            raise _Verdict("data", "rounds.jsonl rounds %s" % rounds)
+        if not os.path.isfile(os.path.join(s.d, "learn", "final.pt")):
+            raise _Verdict("data", "no final model")
+        recs, _ = _dataset(os.path.join(s.d, "learn"), "measurements.jsonl")
+        keys = collections.Counter(r["key"] for r in recs)
+        dup = [k for k, c in keys.items() if c > 1]
+        if dup:
+            raise _Verdict("data", "%d measurement(s) recorded twice, e.g. %s"
+                           % (len(dup), dup[0][:100]))
+        if not recs or not _fs_jobs(s.d):
+            raise _Verdict("silent-wrong", "%d measurement(s), %d job(s) "
+                           "submitted" % (len(recs), len(_fs_jobs(s.d))))
+
+    def learn_run(fault=None, extra=(), kill=False, expect=O):
+        def scenario(s):
+            cmd = _slurm_learn(s.ctx, extra)
+            if kill:
+                p = s.start(cmd, lambda: bool(_batch_file(s.d, "state.json")))
+                if p.poll() is not None:
+                    raise _Verdict("probe-error", "sptune-learn ended (exit %s) "
+                                   "before it could be killed" % p.returncode)
+                s.stop(p, signal.SIGKILL)
+            res = s.run(cmd, expect, fault)
+            if "interrupted" in res.err:
+                raise _Verdict("silent-wrong", "says \"interrupted\"")
+            if res.rc == 0:
+                learned(s, res)
+        return scenario
+    cases.append(_slurm_case("learn/live, 2 rounds", learn_run()))
+    cases.append(_slurm_case("learn/task 1 fails once",
+                             learn_run({"FAKE_TASK_FAIL": "1"})))
+    cases.append(_slurm_case("learn/SIGKILL after the first submission, rerun",
+                             learn_run(kill=True)))
+    cases.append(_slurm_case("learn/every task fails always",
+                             learn_run({"FAKE_TASK_FAIL": "all",
+                                        "FAKE_TASK_FAIL_ATTEMPTS": "999"},
+                                       ["--slurm-max-retries", "0"],
+                                       expect=E)))
+    cases.append(_slurm_case("learn/task 1 fails, max-retries 0",
+                             learn_run({"FAKE_TASK_FAIL": "1"},
+                                       ["--slurm-max-retries", "0"],
+                                       expect="any")))
+    return cases
+
+
+# ----------------------------------------------------------------------------
 # The driver
 # ----------------------------------------------------------------------------
 
@@ -2323,6 +3262,7 @@ def generate(ctx, quick):
     cases += gen_db(ctx, rng("db"))
     cases += gen_learn(ctx, rng("learn"))
     cases += gen_python(ctx, rng("python"))
+    cases += gen_slurm(ctx, rng("slurm"))
     if quick:
         cases = [c for c in cases if c.quick]
     for n, c in enumerate(cases):

@@ -5,6 +5,7 @@ batch and resubmit the tasks that did not finish.
 
 usage: kill-driver.py STATE_DIR DATASET -- COMMAND...
 """
+import glob
 import json
 import os
 import signal
@@ -38,8 +39,10 @@ driver.wait()
 killed_at = records()
 jobs = set()
 try:
-    with open(os.path.join(state_dir, "batch", "state.json")) as f:
-        jobs = {j for j in json.load(f)["job"] if j}
+    # Each batch has its own directory, state/batch-<unique>.
+    for path in glob.glob(os.path.join(state_dir, "batch-*", "state.json")):
+        with open(path) as f:
+            jobs |= {j for j in json.load(f)["job"] if j}
 except (OSError, ValueError, KeyError):
     pass
 if jobs:
