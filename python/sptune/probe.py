@@ -1379,22 +1379,32 @@ def _start_until(cmd, d, ctx, mem_mb, errp, done):
     return p
 
 
+def _signal_and_wait(p, sig, timeout):
+    """Sends `sig` to a running `p` (SIGKILL: its whole process group;
+    another signal: the process alone, as Ctrl-C does) and waits up to
+    `timeout` s. False when it did not exit (it is then killed)."""
+    if p.poll() is not None:
+        return True
+    if sig == signal.SIGKILL:
+        _killpg(p, sig)
+    else:
+        os.kill(p.pid, sig)
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _killpg(p)
+        return False
+    return True
+
+
 def _stop(p, sig, ctx, errp, cmd):
     """Stops `p`, a fault case's first run, with `sig`: SIGKILL to its whole
     group, another signal to the tool itself, as Ctrl-C does. None when it
     ended as due (any way after SIGKILL, exit 0 or 130 after another
     signal), else the Outcome to report."""
-    if p.poll() is None:
-        if sig == signal.SIGKILL:
-            _killpg(p, sig)
-        else:
-            os.kill(p.pid, sig)
-        try:
-            p.wait(timeout=ctx.timeout)
-        except subprocess.TimeoutExpired:
-            _killpg(p)
-            return Outcome("hang", "no exit after %s" % sig.name, _read(errp),
-                           cmds=[cmd])
+    if not _signal_and_wait(p, sig, ctx.timeout):
+        return Outcome("hang", "no exit after %s" % sig.name, _read(errp),
+                       cmds=[cmd])
     if sig != signal.SIGKILL and p.returncode not in (0, 130):
         return Outcome("silent-wrong", "exit %s after %s (130 is due)" % (
             p.returncode, sig.name), _read(errp), cmds=[cmd])
@@ -2768,17 +2778,9 @@ class _SlurmRun:
         """Stops a started driver with `sig` (SIGKILL: its whole process
         group, the fake's array tasks are not in it; another signal: the
         driver alone, as Ctrl-C does); its exit status (None: killed)."""
-        if p.poll() is None:
-            if sig == signal.SIGKILL:
-                _killpg(p, sig)
-            else:
-                os.kill(p.pid, sig)
-            try:
-                p.wait(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                _killpg(p)
-                self.err += _read(p.errp)
-                raise _Verdict("hang", "%s: no exit after %s" % (p.tag, sig.name))
+        if not _signal_and_wait(p, sig, self.timeout):
+            self.err += _read(p.errp)
+            raise _Verdict("hang", "%s: no exit after %s" % (p.tag, sig.name))
         err = _read(p.errp)
         self.err += "==== %s: exit %s after %s\n%s" % (p.tag, p.returncode,
                                                       sig.name, err)
