@@ -22,8 +22,7 @@ std::string sptune::ablationList(const ModelConfig &c) {
   return out;
 }
 
-bool sptune::parseAblationList(const std::string &list, ModelConfig &c,
-                               std::string &error) {
+llvm::Error sptune::parseAblationList(const std::string &list, ModelConfig &c) {
   ModelConfig parsed = c;
   parsed.noConfigMapper = parsed.noAutoencoder = parsed.singleScale = false;
   bool *flags[] = {&parsed.noConfigMapper, &parsed.noAutoencoder,
@@ -40,14 +39,13 @@ bool sptune::parseAblationList(const std::string &list, ModelConfig &c,
         *flags[n] = true;
         found = true;
       }
-    if (!found) {
-      error = "unknown ablation '" + item.str() +
-              "' (valid: no-config-mapper, no-autoencoder, single-scale)";
-      return false;
-    }
+    if (!found)
+      return makeError("unknown ablation '" + item +
+                       "' (valid: no-config-mapper, no-autoencoder, "
+                       "single-scale)");
   }
   c = parsed;
-  return true;
+  return llvm::Error::success();
 }
 
 /// The targets of a model file without a "targets" key: every model of the
@@ -176,9 +174,8 @@ static bool parseConfig(const std::string &text, ModelInfo &info,
       }
       names += (names.empty() ? "" : ",") + name->str();
     }
-    std::string why;
-    if (!parseAblationList(names, info.config, why)) {
-      error = "bad configuration: " + why;
+    if (llvm::Error e = parseAblationList(names, info.config)) {
+      error = "bad configuration: " + llvm::toString(std::move(e));
       return false;
     }
   }

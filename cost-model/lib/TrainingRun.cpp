@@ -166,9 +166,8 @@ llvm::Expected<TargetKind> checkOptions(const TrainingRunOptions &options,
     return failure("--batch-groups >= 1, --schedules-per-group >= 2 and --lr "
                    "> 0 are required");
   ModelConfig ablated;
-  std::string why;
-  if (!parseAblationList(options.ablations, ablated, why))
-    return failure("--ablate: " + why);
+  if (llvm::Error e = parseAblationList(options.ablations, ablated))
+    return failure("--ablate: " + llvm::toString(std::move(e)));
   if (!options.finetuneFreeze.empty()) {
     std::optional<FinetuneFreeze> freeze =
         parseFinetuneFreeze(options.finetuneFreeze);
@@ -329,7 +328,8 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
                      "); fine-tuning keeps the base's architecture");
     if (!options.ablations.empty()) {
       ModelConfig wanted = model->info().config;
-      parseAblationList(options.ablations, wanted, error);
+      // Checked up front (checkOptions).
+      llvm::consumeError(parseAblationList(options.ablations, wanted));
       if (ablationList(wanted) != ablationList(model->info().config))
         return failure(
             "--ablate " + ablationList(wanted) + " differs from the base "
@@ -377,8 +377,8 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
     return std::move(model);
   }
   ModelConfig config;
-  if (!parseAblationList(options.ablations, config, error))
-    return failure("--ablate: " + error);
+  if (llvm::Error e = parseAblationList(options.ablations, config))
+    return failure("--ablate: " + llvm::toString(std::move(e)));
   if (config.hasAblations())
     report.note("ablations: " + ablationList(config));
   std::unique_ptr<Model> model = Model::create(config, options.seed, &error);

@@ -65,10 +65,9 @@ inline constexpr const char *kAblationNames[] = {
 /// "no-config-mapper,single-scale" (empty: none), in kAblationNames order.
 std::string ablationList(const ModelConfig &config);
 /// Sets `config`'s ablations from a comma-separated list of names (empty:
-/// none; repeats allowed). False (and sets `error`, naming the bad item and
-/// the valid ones) for an unknown name.
-bool parseAblationList(const std::string &list, ModelConfig &config,
-                       std::string &error);
+/// none; repeats allowed). An error naming the bad item and the valid ones
+/// for an unknown name (`config` is then unchanged).
+llvm::Error parseAblationList(const std::string &list, ModelConfig &config);
 
 /// Metadata a model file carries besides its weights.
 struct ModelInfo {
