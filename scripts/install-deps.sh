@@ -16,6 +16,10 @@ PACKAGES=(
   libeigen3-dev librsb-dev
   # python side (reports, plots, dataset tools) through /usr/bin/python3
   python3-numpy python3-scipy python3-matplotlib python3-torch
+  # an optimized BLAS behind Debian's libblas.so.3 (PyTorch's, NumPy's and
+  # SciPy's dense products; without it they run the reference BLAS, a weak
+  # baseline for examples/gnn and bench/torch-entry.py)
+  libopenblas0-pthread
 )
 
 missing=()

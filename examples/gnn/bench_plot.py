@@ -7,6 +7,7 @@ ratio, and sptune's first epoch (tuning and compiling) next to it.
 """
 
 import json
+import os
 import sys
 
 
@@ -55,9 +56,15 @@ def main(argv):
     ax_f.set_ylim(top=max(first) * 4)
     m = runs[0]["machine"]
     loads = ", ".join(f"{r['machine']['loadavg_start'][0]:.1f}" for r in runs)
+    blas = ", ".join(n for n in map(os.path.basename, m.get("blas", []))
+                     if n.startswith("lib")) or "unknown"
+    preload = (m.get("allocator") or {}).get("LD_PRELOAD")
     fig.suptitle(f"2-layer GCN, {m['cpu_model']} ({m['cpus']} CPUs), torch "
                  f"{m['torch_version']}, OMP_NUM_THREADS="
-                 f"{m['OMP_NUM_THREADS'] or 'unset'}; load at start: {loads}")
+                 f"{m['OMP_NUM_THREADS'] or 'unset'}; load at start: {loads}"
+                 f"\nBLAS {blas}"
+                 + (f"; LD_PRELOAD {os.path.basename(preload)}"
+                    if preload else ""))
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)

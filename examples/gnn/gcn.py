@@ -169,14 +169,18 @@ def glorot(rows, cols, gen):
 
 
 def train(mm, adj, x, labels, args):
-    """Train from args.seed's weights; per-epoch losses and times (s)."""
+    """Train from args.seed's weights, one epoch per step of the generator.
+
+    Yields (loss, seconds) per epoch, then, after the last epoch, a final
+    ("done", (w1, w2), training accuracy). A generator, so that main() can
+    interleave the epochs of the two implementations: a slow spell of the
+    machine then hits both alike instead of whichever ran during it."""
     import torch
     import torch.nn.functional as F
     gen = torch.Generator().manual_seed(args.seed + 1)
     w1 = glorot(args.features, args.hidden, gen)
     w2 = glorot(args.hidden, args.classes, gen)
     opt = torch.optim.Adam([w1, w2], lr=args.lr)
-    losses, times = [], []
     for _ in range(args.epochs):
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=True)
@@ -185,12 +189,41 @@ def train(mm, adj, x, labels, args):
         loss = F.cross_entropy(out, labels)
         loss.backward()
         opt.step()
-        times.append(time.perf_counter() - t0)
-        losses.append(loss.item())
+        seconds = time.perf_counter() - t0
+        yield loss.item(), seconds
     with torch.no_grad():
         pred = mm(adj, torch.relu(mm(adj, x @ w1)) @ w2).argmax(dim=1)
         accuracy = (pred == labels).float().mean().item()
-    return losses, times, (w1.detach(), w2.detach()), accuracy
+    yield "done", (w1.detach(), w2.detach()), accuracy
+
+
+def train_interleaved(st, adj, x, labels, args):
+    """Both trainings, epoch by epoch in turn (sptune first on odd epochs,
+    torch.sparse first on even ones). Returns per implementation the losses,
+    the epoch times, the final weights and the accuracy, and sptune's cache
+    statistics over its first epoch (tuning and compiling happen there)."""
+    import torch
+    runs = {"sptune": train(st.spmm, adj, x, labels, args),
+            "torch": train(torch.sparse.mm, adj, x, labels, args)}
+    losses = {k: [] for k in runs}
+    times = {k: [] for k in runs}
+    first_stats = None
+    for epoch in range(args.epochs):
+        order = ["sptune", "torch"] if epoch % 2 == 0 else ["torch", "sptune"]
+        for k in order:
+            before = st.stats() if (k == "sptune" and epoch == 0) else None
+            loss, seconds = next(runs[k])
+            if before is not None:
+                after = st.stats()
+                first_stats = {key: after[key] - before.get(key, 0)
+                               for key in after}
+            losses[k].append(loss)
+            times[k].append(seconds)
+    final = {}
+    for k, run in runs.items():
+        _, weights, accuracy = next(run)
+        final[k] = (weights, accuracy)
+    return losses, times, final, first_stats
 
 
 # ---------------------------------------------------------------- report
@@ -215,7 +248,29 @@ def machine_facts():
         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
         "python": platform.python_version(),
         "loadavg_start": list(os.getloadavg()),
+        "blas": loaded_libraries(("blas", "mkl", "blis")),
+        "allocator": {"LD_PRELOAD": os.environ.get("LD_PRELOAD"),
+                      "GLIBC_TUNABLES": os.environ.get("GLIBC_TUNABLES")},
     }
+
+
+def loaded_libraries(words):
+    """The files mapped into this process whose names contain one of words:
+    which BLAS torch's dense products really run on (Debian's python3-torch
+    calls whatever libblas.so.3 the alternatives system points to)."""
+    found = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1] if line.count("/") else ""
+                base = os.path.basename(path).lower()
+                # Python extension modules (SciPy's BLAS wrappers) are not
+                # the library that does the work.
+                if base.startswith("lib") and any(w in base for w in words):
+                    found.add(os.path.realpath(path))
+    except OSError:
+        return []
+    return sorted(found)
 
 
 def plot(path, result):
@@ -261,6 +316,9 @@ def main(argv=None):
     if args.threads is not None:
         # Before torch and sptune's libomp start their thread pools.
         os.environ["OMP_NUM_THREADS"] = str(args.threads)
+        # OpenBLAS (torch's dense products when it is the libblas.so.3 of
+        # the alternatives system) reads its own variable when loaded.
+        os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
     warnings.filterwarnings("ignore", message=".*Sparse CSR tensor support.*")
     try:
         import torch
@@ -284,16 +342,18 @@ def main(argv=None):
     print(f"model: features {args.features}, hidden {args.hidden}, classes "
           f"{args.classes}; Adam lr {args.lr}; {args.epochs} epochs; "
           f"seed {args.seed}")
+    print(f"BLAS: {', '.join(facts['blas']) or '(none mapped)'}; "
+          f"LD_PRELOAD={facts['allocator']['LD_PRELOAD'] or '(unset)'}")
     print(f"threads: torch {facts['torch_threads']}, OMP_NUM_THREADS="
           f"{facts['OMP_NUM_THREADS'] or '(unset)'}; sptune cache "
           f"{st.cache_dir()}")
     sys.stdout.flush()
 
-    before = st.stats()
-    loss_s, time_s, w_s, acc_s = train(st.spmm, adj, x, labels, args)
-    after = st.stats()
-    loss_t, time_t, w_t, acc_t = train(torch.sparse.mm, adj, x, labels,
-                                       args)
+    losses, times, final, first_stats = train_interleaved(st, adj, x,
+                                                          labels, args)
+    loss_s, loss_t = losses["sptune"], losses["torch"]
+    time_s, time_t = times["sptune"], times["torch"]
+    (w_s, acc_s), (w_t, acc_t) = final["sptune"], final["torch"]
     facts["loadavg_end"] = list(os.getloadavg())
 
     diffs = [abs(a - b) for a, b in zip(loss_s, loss_t)]
@@ -323,8 +383,8 @@ def main(argv=None):
     print(f"train accuracy on the random labels: sptune {acc_s:.3f}, "
           f"torch.sparse {acc_t:.3f}")
     print(f"first epoch: sptune {time_s[0] * 1e3:.1f} ms (compiles "
-          f"{after['compiles'] - before['compiles']}, disk hits "
-          f"{after['disk_hits'] - before['disk_hits']}), torch.sparse "
+          f"{first_stats['compiles']}, disk hits "
+          f"{first_stats['disk_hits']}), torch.sparse "
           f"{time_t[0] * 1e3:.1f} ms")
     if rest_s:
         print(f"median epoch time (epochs 2-{args.epochs}; epoch 1 excluded "
@@ -373,8 +433,7 @@ def main(argv=None):
         "ratio_torch_over_sptune": ratio,
         "min_sptune_s": min_s,
         "min_torch_s": min_t,
-        "sptune_stats_first_run": {k: after[k] - before.get(k, 0)
-                                   for k in after},
+        "sptune_stats_first_run": first_stats,
         "sptune_cache": st.cache_dir(),
         "schedules": schedules,
         "machine": facts,
