@@ -181,8 +181,8 @@ _KERNELS = {
     return %0 : tensor<$Mx$ET>
   }
 """,
-    # X = S .* (A B) into a fresh sparse X with S's pattern
-    # (kSddmmSparseOutput of lib/Target/BenchModule.cpp).
+    # X = S .* (A B) into a fresh sparse X with S's pattern (the sparse
+    # output form sptune-extract-kernels recognizes as SDDMM).
     "sddmm": """
   func.func @kernel(%s: !S, %a: tensor<$Mx$Nx$ET>, %b: tensor<$Nx$Kx$ET>) -> !S {
     %e = tensor.empty() : !S
