@@ -63,6 +63,30 @@ def compile_once(opt, matrix, database, measure_top_k):
             "schedules": SCHEDULE.findall(p.stdout)}
 
 
+def start_up_seconds(command, runs=7):
+    """The median wall time of `command --version`: a process's start-up,
+    the floor under any warm compile."""
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run([command, "--version"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - t)
+    return sorted(times)[len(times) // 2]
+
+
+def machine():
+    """The CPU model and count, for the results' provenance."""
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f
+                          if line.startswith("model name")), model)
+    except OSError:
+        pass
+    return {"cpu_model": model, "cpus": os.cpu_count()}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -98,8 +122,16 @@ def main():
                       f"{warm['process_s']:8.3f} {row['process_ratio']:7.1f} "
                       f"{cold['autotune_s'] * 1e3:8.2f}ms {warm['autotune_s'] * 1e3:8.3f}ms "
                       f"{ar:9.0f}  {'yes' if same else 'NO'}", flush=True)
+    mlir_opt = "/usr/lib/llvm-22/bin/mlir-opt"
+    start_up = {"sptune_opt_version_s": start_up_seconds(opt)}
+    if os.access(mlir_opt, os.X_OK):
+        start_up["mlir_opt_version_s"] = start_up_seconds(mlir_opt)
+    print("start-up (median of 7 `--version` runs): "
+          + ", ".join(f"{k[:-10].replace('_', '-')} {v:.3f} s"
+                      for k, v in start_up.items()))
     with open(args.out, "w") as f:
         json.dump({"bench": "tuning-database", "kernels": "examples/kernels.mlir",
+                   "machine": machine(), "start_up": start_up,
                    "rows": rows}, f, indent=1)
     print(f"wrote {args.out}")
     return 0 if all(r["same_choice"] and r["warm"]["from_database"] == 3 for r in rows) else 1
