@@ -93,13 +93,27 @@ public:
     if (s.tile > 0 && c.vectorLength > 0)
       return "tiling the free loop and vectorizing cannot be combined (the "
              "sparse vectorizer fails on tiled views)";
+    // Reproduced with mlir-opt 22.1: the sparsifier parallelizes the
+    // outermost loop even when it is the reduction (SpMM over CSC with
+    // order [k, i, j] becomes an OpenMP loop over k whose iterations add
+    // into the same rows of C unsynchronized). The tuner's candidates never
+    // ask for it (canonicalize turns it off); a hand-written one is refused.
+    if (c.parallel == ParallelKind::Outer && !s.loopOrder.empty() &&
+        s.loopOrder.front().role == Schedule::reductionRole(s.kernel))
+      return "parallel = outer would run the outermost loop '" +
+             s.loopOrder.front().str() +
+             "', a reduction, in parallel: its iterations add into the same "
+             "output elements (a data race); put a loop of the output "
+             "outermost, or use parallel = none";
     return "";
   }
 
   void canonicalize(Schedule &s) const override {
     CpuKnobs c = cpuKnobs(s);
-    // The sparsifier never parallelizes a reduction loop, nor the outer
-    // loop over a non-unique (COO) level, which it emits as a while loop.
+    // No parallel reduction loop outermost (whyIllegal: the sparsifier
+    // would parallelize it and race on the output), and no parallel outer
+    // loop over a non-unique (COO) level, which the sparsifier emits as a
+    // while loop and runs sequentially.
     if (c.parallel == ParallelKind::Outer && !s.loopOrder.empty()) {
       const DimPart &outer = s.loopOrder.front();
       if (outer.role == Schedule::reductionRole(s.kernel))

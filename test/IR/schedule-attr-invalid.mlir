@@ -96,3 +96,20 @@ func.func @layout_on_spmv() attributes {a = #sptune.schedule<cpu spmv, layout = 
 func.func @layout_on_spade() attributes {a = #sptune.schedule<spade sddmm, layout = [b : k]>} {
   return
 }
+
+// -----
+
+// A reduction loop outermost, run in parallel: MLIR's sparsifier would
+// parallelize it and its iterations would add into the same rows of C.
+// expected-error @+1 {{illegal schedule: parallel = outer would run the outermost loop 'k', a reduction, in parallel: its iterations add into the same output elements (a data race)}}
+func.func @parallel_over_reduction() attributes {a = #sptune.schedule<cpu spmm, levels = [k : dense, i : compressed], order = [k, i, j], parallel = outer>} {
+  return
+}
+
+// -----
+
+// The same with the reduction loop split: its outer part outermost.
+// expected-error @+1 {{illegal schedule: parallel = outer would run the outermost loop 'k1', a reduction}}
+func.func @parallel_over_split_reduction() attributes {a = #sptune.schedule<cpu spmv, levels = [k1 : dense, i1 : compressed, k0 : dense, i0 : compressed], split = [2, 2], order = [k1, i1, k0, i0], parallel = outer>} {
+  return
+}

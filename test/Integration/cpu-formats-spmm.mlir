@@ -14,6 +14,9 @@
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : dense], split = [2, 2], vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // CSC (column-major levels), with the free loop outermost and parallel.
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [k : dense, i : compressed], order = [j, k, i], parallel = outer/' %s | %{lower} | %{run} | FileCheck %s
+// CSC with the reduction loop outermost: sequential (run in parallel it would
+// race on C, and the schedule is refused: test/IR/schedule-attr-invalid.mlir).
+// RUN: sed 's/SCHEDULE/cpu spmm, levels = [k : dense, i : compressed], order = [k, i, j], vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // DCSR, parallel over the stored rows only, 32-bit positions.
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i : compressed, k : compressed], widths = [32, 32], parallel = outer, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // COO.
