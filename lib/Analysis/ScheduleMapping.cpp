@@ -16,6 +16,24 @@ bool mlir::sptune::isSparseOperandTransposed(KernelAttr kernel) {
   return roles.size() == 2 && roles[0] != st::Role::I;
 }
 
+std::string mlir::sptune::whyStorageUnschedulable(KernelAttr kernel) {
+  // Reproduced with mlir-opt 22.1: converting storage with 8- or 16-bit
+  // positions or coordinates to wider ones sign-extends the values >= 2^(w-1)
+  // (an SpMV over such a CSR gives wrong sums; with 32-bit targets the
+  // program crashes). Every schedule stores 32- or 64-bit widths, so none
+  // applies: such a kernel is left to the sparsifier as written.
+  if (sparse_tensor::SparseTensorEncodingAttr enc = kernel.getEncoding()) {
+    unsigned narrowest = std::min(enc.getPosWidth() ? enc.getPosWidth() : 64u,
+                                  enc.getCrdWidth() ? enc.getCrdWidth() : 64u);
+    if (narrowest < 32)
+      return "the sparse operand stores " + std::to_string(narrowest) +
+             "-bit positions or coordinates, which MLIR 22.1's "
+             "sparse_tensor.convert sign-extends when widening them (wrong "
+             "results); give it 32- or 64-bit widths";
+  }
+  return "";
+}
+
 std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
                                            const st::Schedule &schedule) {
   if (schedule.kernel != kernel.getKind())
@@ -43,19 +61,8 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
                                        isSparseOperandTransposed(kernel));
   if (!why.empty())
     return why;
-  // Reproduced with mlir-opt 22.1: converting storage with 8- or 16-bit
-  // positions or coordinates to wider ones sign-extends the values >= 2^(w-1)
-  // (an SpMV over such a CSR gives wrong sums; with 32-bit targets the
-  // program crashes). Narrow inputs are legal MLIR: refuse, never convert.
-  if (sparse_tensor::SparseTensorEncodingAttr enc = kernel.getEncoding()) {
-    unsigned narrowest = std::min(enc.getPosWidth() ? enc.getPosWidth() : 64u,
-                                  enc.getCrdWidth() ? enc.getCrdWidth() : 64u);
-    if (narrowest < 32)
-      return "the sparse operand stores " + std::to_string(narrowest) +
-             "-bit positions or coordinates, which MLIR 22.1's "
-             "sparse_tensor.convert sign-extends when widening them (wrong "
-             "results); give it 32- or 64-bit widths";
-  }
+  if (std::string why = whyStorageUnschedulable(kernel); !why.empty())
+    return why;
   const auto &dense = st::Schedule::denseOperands(schedule.kernel);
   for (unsigned n = 0; n < dense.size(); ++n)
     if (schedule.isDenseTransposed(n) && denseOperandIndex(kernel, n) < 0)

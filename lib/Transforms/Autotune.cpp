@@ -14,6 +14,7 @@
 #include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Matrix/Generators.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Target/Target.h"
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "sptune/Config.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 
 #include <chrono>
@@ -41,22 +43,59 @@ using namespace mlir;
 using namespace mlir::sptune;
 namespace st = ::sptune;
 
-/// The matrix source of the kernel: `matrix` when given, else a
-/// `sptune.matrix` attribute on the function argument it reads.
-static std::string matrixSourceFor(linalg::LinalgOp op, unsigned sparseIdx,
-                                   const std::string &matrix) {
-  if (!matrix.empty())
-    return matrix;
-  auto arg = dyn_cast<BlockArgument>(op->getOperand(sparseIdx));
-  if (!arg)
-    return "";
-  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  if (!func)
-    return "";
-  if (auto s = func.getArgAttrOfType<StringAttr>(
-          arg.getArgNumber(), SptuneDialect::kMatrixAttrName))
-    return s.str();
-  return "";
+/// Whether two matrix sources name the same matrix: the same text, the
+/// same file under two paths, or two spellings of one generator spec.
+static bool sameMatrixSource(llvm::StringRef a, llvm::StringRef b) {
+  if (a == b)
+    return true;
+  bool same = false;
+  if (!llvm::sys::fs::equivalent(a, b, same) && same)
+    return true;
+  llvm::Expected<st::GenSpec> ga = st::parseGenSpec(a.str());
+  llvm::Expected<st::GenSpec> gb = st::parseGenSpec(b.str());
+  if (ga && gb)
+    return ga->str() == gb->str();
+  if (!ga)
+    llvm::consumeError(ga.takeError());
+  if (!gb)
+    llvm::consumeError(gb.takeError());
+  return false;
+}
+
+/// The matrix of the kernel and where it was named: the pass option
+/// `matrix=`, a `sptune.matrix` attribute on the function argument the
+/// kernel reads, or both when they name the same matrix. Two different
+/// matrices are an error: neither silently wins.
+static LogicalResult matrixSourceFor(KernelTuningContext &k, unsigned sparseIdx,
+                                     const std::string &option) {
+  std::string attr;
+  std::string attrOrigin;
+  if (auto arg = dyn_cast<BlockArgument>(k.op->getOperand(sparseIdx)))
+    if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()))
+      if (auto s = func.getArgAttrOfType<StringAttr>(
+              arg.getArgNumber(), SptuneDialect::kMatrixAttrName)) {
+        attr = s.str();
+        attrOrigin = "the 'sptune.matrix' attribute of argument #" +
+                     std::to_string(arg.getArgNumber()) + " of @" +
+                     func.getSymName().str();
+      }
+  if (!option.empty() && !attr.empty()) {
+    if (!sameMatrixSource(option, attr))
+      return k.op->emitError("sptune-autotune: the pass option matrix='")
+             << option << "' and " << attrOrigin << " ('" << attr
+             << "') name different matrices; give one of them (the "
+                "attribute names the matrix of one kernel, the option that "
+                "of every kernel without one)";
+    k.source = attr;
+    k.sourceOrigin = attrOrigin + " and the pass option matrix=";
+  } else if (!attr.empty()) {
+    k.source = attr;
+    k.sourceOrigin = attrOrigin;
+  } else if (!option.empty()) {
+    k.source = option;
+    k.sourceOrigin = "the pass option matrix=";
+  }
+  return success();
 }
 
 llvm::Expected<const st::CsrMatrix *>
@@ -138,7 +177,8 @@ FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
                ? std::string()
                : std::string("schedule is for another kernel");
   };
-  k.source = matrixSourceFor(op, k.kernel.getSparseOperand(), o.matrix);
+  if (failed(matrixSourceFor(k, k.kernel.getSparseOperand(), o.matrix)))
+    return failure();
   k.transposed = isSparseOperandTransposed(k.kernel);
   k.elementBits = k.kernel.getElementType().getIntOrFloatBitWidth();
   k.transposedB = readsTransposedB(op, k.kernel);
@@ -153,7 +193,8 @@ const st::CsrMatrix *KernelTuningContext::matrix() {
   llvm::Expected<const st::CsrMatrix *> loaded =
       matrices->get(source, transposed);
   if (!loaded) {
-    op->emitError("sptune-autotune: ") << llvm::toString(loaded.takeError());
+    op->emitError("sptune-autotune: the matrix of ")
+        << sourceOrigin << ": " << llvm::toString(loaded.takeError());
     return nullptr;
   }
   const st::CsrMatrix *csr = *loaded;
@@ -161,15 +202,19 @@ const st::CsrMatrix *KernelTuningContext::matrix() {
   int64_t cols = kernel.getLoopSize(st::Schedule::colRole(type));
   if ((!ShapedType::isDynamic(rows) && rows != csr->rows) ||
       (!ShapedType::isDynamic(cols) && cols != csr->cols)) {
+    // Both in the operand's own orientation: a transposed operand reads the
+    // file's matrix transposed, so the file's rows are its columns.
+    auto dim = [](int64_t n) {
+      return ShapedType::isDynamic(n) ? std::string("?") : std::to_string(n);
+    };
+    int64_t fileRows = transposed ? csr->cols : csr->rows;
+    int64_t fileCols = transposed ? csr->rows : csr->cols;
+    int64_t opRows = transposed ? cols : rows;
+    int64_t opCols = transposed ? rows : cols;
     op->emitError("sptune-autotune: matrix '")
-        << source << "' is " << csr->rows << "x" << csr->cols
-        << " but the kernel's sparse operand is "
-        << (ShapedType::isDynamic(rows) ? std::string("?")
-                                        : std::to_string(rows))
-        << "x"
-        << (ShapedType::isDynamic(cols) ? std::string("?")
-                                        : std::to_string(cols))
-        << " (canonical rows x cols)";
+        << source << "' (" << sourceOrigin << ") is " << fileRows << "x"
+        << fileCols << " but the kernel's sparse operand is " << dim(opRows)
+        << "x" << dim(opCols);
     return nullptr;
   }
   return csr;
@@ -258,7 +303,8 @@ mlir::sptune::scheduleFromDatabase(KernelTuningContext &k,
   if (record->chosenSeconds)
     remark << " measured " << llvm::format("%.3f", *record->chosenSeconds * 1e3)
            << " ms";
-  op->emitRemark(remark.str());
+  op->emitRemark(remark.str()).attachNote()
+      << "the matrix: '" << k.source << "', from " << k.sourceOrigin;
   return true;
 }
 
@@ -377,7 +423,8 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
     else
       remark << "; recorded in " << o.database->path();
   }
-  op->emitRemark(remark.str());
+  op->emitRemark(remark.str()).attachNote()
+      << "tuned for the matrix '" << k.source << "', from " << k.sourceOrigin;
   return success();
 }
 
@@ -392,6 +439,22 @@ FailureOr<bool> mlir::sptune::scheduleFromDatabase(
   return scheduleFromDatabase(*k, modelIdentity);
 }
 
+/// Whether `k`'s sparse operand is stored in a way no schedule keeps (and
+/// converting it would be wrong): then the kernel passes through
+/// unscheduled, with a remark, and upstream's sparsifier compiles it as
+/// written, rather than being refused.
+static bool leftUnscheduled(const KernelTuningContext &k) {
+  if (!k.target->rewritesIR())
+    return false;
+  std::string why = whyStorageUnschedulable(k.kernel);
+  if (why.empty())
+    return false;
+  k.op->emitRemark("sptune-autotune: left unscheduled: ")
+      << why << " (every schedule stores 32- or 64-bit widths); "
+      << "MLIR's sparsifier lowers it as written";
+  return true;
+}
+
 LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
                                      const st::CostModel &model,
                                      const KernelTuningOptions &o,
@@ -399,6 +462,8 @@ LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
   FailureOr<KernelTuningContext> k = resolveKernelTuning(op, o, matrices);
   if (failed(k))
     return failure();
+  if (leftUnscheduled(*k))
+    return success();
   FailureOr<bool> recorded = scheduleFromDatabase(*k, model.identity());
   if (failed(recorded))
     return failure();
@@ -516,7 +581,7 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
         FailureOr<KernelTuningContext> k =
             resolveKernelTuning(op, options, matrices);
         ok &= succeeded(k);
-        if (succeeded(k))
+        if (succeeded(k) && !leftUnscheduled(*k))
           kernels.push_back(std::move(*k));
       }
       toTune.clear();

@@ -40,6 +40,14 @@ struct DefaultSchedulePass
           op->getAttr(SptuneDialect::kKernelAttrName));
       if (!kernel || op->hasAttr(SptuneDialect::kScheduleAttrName))
         return;
+      // Storage no schedule can keep: left to the sparsifier as written.
+      if (targetInfo->rewritesIR())
+        if (std::string why = whyStorageUnschedulable(kernel); !why.empty()) {
+          op->emitRemark("sptune-default-schedule: left unscheduled: ")
+              << why << " (every schedule stores 32- or 64-bit widths); "
+              << "MLIR's sparsifier lowers it as written";
+          return;
+        }
       ::sptune::KernelType type = kernel.getKind();
       int64_t free = 0;
       if (std::optional<LoopRole> role = ::sptune::Schedule::freeRole(type)) {

@@ -23,6 +23,11 @@ namespace sptune {
 /// non-canonical order (the sparse operand on the right: A(k,i)).
 bool isSparseOperandTransposed(KernelAttr kernel);
 
+/// Why no schedule can be applied to `kernel`'s sparse operand as it is
+/// stored (8- or 16-bit positions or coordinates, which every schedule
+/// would widen and MLIR 22.1 widens wrongly), or an empty string.
+std::string whyStorageUnschedulable(KernelAttr kernel);
+
 /// Why `schedule` cannot be applied to `kernel` (kind mismatch, orientation,
 /// static sizes the block sizes do not divide, unsupported kernel forms), or
 /// an empty string.

@@ -84,9 +84,12 @@ public:
   /// The free dense size (the option's default when the op's is dynamic;
   /// 1 for SpMV).
   int64_t free = 1;
-  /// The matrix source ("" when there is none) and whether the sparse
-  /// operand is used transposed (the matrix is then tuned transposed).
+  /// The matrix source ("" when there is none), where it was named (the
+  /// pass option or the argument attribute, for remarks and errors), and
+  /// whether the sparse operand is used transposed (the matrix is then
+  /// tuned transposed).
   std::string source;
+  std::string sourceOrigin;
   bool transposed = false;
   /// What a measurement compiles besides the kernel and free size: the op's
   /// element width, and whether it reads SDDMM's B as a transposed B^T.
@@ -110,7 +113,10 @@ private:
 };
 
 /// Resolves `op`'s context; fails with an error on `op` when it carries no
-/// #sptune.kernel, the target is not registered or cannot run the kernel.
+/// #sptune.kernel, the target is not registered or cannot run the kernel,
+/// or when the pass option `matrix=` and a `sptune.matrix` attribute on the
+/// argument the kernel reads name different matrices. The matrix comes from
+/// either (the same one when both are given); docs/tuning-database.md.
 FailureOr<KernelTuningContext>
 resolveKernelTuning(linalg::LinalgOp op, const KernelTuningOptions &options,
                     MatrixCache &matrices);
