@@ -18,6 +18,10 @@ uint64_t ScheduleSpace::size(const ProblemShape &shape) const {
   return n;
 }
 
+bool ScheduleSpace::fitsFreeSize(const Schedule &, int64_t) const {
+  return true;
+}
+
 bool ScheduleSpace::contains(const ProblemShape &shape,
                              const Schedule &s) const {
   Schedule c = canonicalize(s);

@@ -68,6 +68,7 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
   for (Schedule &s : candidates) {
     if (!target->whyIllegal(s).empty() ||
         !whyIllegalForShape(s, m.rows, m.cols, m.nnz()).empty() ||
+        !target->space().fitsFreeSize(s, free) ||
         (options.applicable && !options.applicable(s).empty()))
       continue;
     if (seen.insert(s.str()).second)

@@ -141,10 +141,21 @@ void CpuScheduleSpace::applyKnobs(Schedule &s, uint64_t index) const {
   }
 }
 
+bool CpuScheduleSpace::fitsFreeSize(const Schedule &s, int64_t free) const {
+  // More vector lanes than the innermost free loop has iterations (16 lanes
+  // for N = 1): every vector is mostly masked off, a cost and no gain.
+  std::optional<Role> role = s.freeRole();
+  return !role || free <= 0 || s.loopOrder.empty() ||
+         s.loopOrder.back() != DimPart{*role, Part::Whole} ||
+         cpuKnobs(s).vectorLength <= free;
+}
+
 bool CpuScheduleSpace::admits(const ProblemShape &shape,
                               const Schedule &s) const {
   if (s.tile > 0 && shape.free > 0 && s.tile >= shape.free)
     return false; // tiling would not split the loop
+  if (!fitsFreeSize(s, shape.free))
+    return false;
   if (!isLegal(s) || canonicalize(s) != s)
     return false;
   if (cfg.sddmmSparseOutput &&

@@ -53,6 +53,8 @@ public:
   /// schedules without enumerating the space).
   std::vector<Schedule> sample(const ProblemShape &shape, size_t count,
                                uint64_t seed) const override;
+  /// No more vector lanes than the innermost free loop has iterations.
+  bool fitsFreeSize(const Schedule &s, int64_t free) const override;
 
   const CpuSpaceConfig &config() const { return cfg; }
 

@@ -56,6 +56,29 @@ TEST(CpuScheduleSpace, RespectsShape) {
   });
 }
 
+TEST(CpuScheduleSpace, NoMoreVectorLanesThanTheInnermostFreeLoopHas) {
+  CpuScheduleSpace space(smallConfig());
+  for (int64_t free : {1, 3, 8}) {
+    ProblemShape shape{KernelType::SpMM, 64, 64, free, 500};
+    size_t vectorizedFree = 0, vectorizedOther = 0;
+    space.enumerate(shape, [&](const Schedule &s) {
+      int vl = cpuKnobs(s).vectorLength;
+      bool freeInnermost = s.loopOrder.back() == DimPart{Role::J, Part::Whole};
+      if (freeInnermost) {
+        EXPECT_LE(vl, free) << s.str();
+        vectorizedFree += vl > 0;
+      } else {
+        vectorizedOther += vl > 0;
+      }
+      return true;
+    });
+    // Vectorizing a sparse innermost loop stays (an SpMV-like order).
+    EXPECT_GT(vectorizedOther, 0u) << "N = " << free;
+    if (free == 8)
+      EXPECT_GT(vectorizedFree, 0u);
+  }
+}
+
 TEST(CpuScheduleSpace, SamplingIsDeterministicDistinctAndLegal) {
   CpuScheduleSpace space; // the full default space
   ProblemShape shape{KernelType::SpMM, 4096, 4096, 64, 40000};

@@ -47,6 +47,12 @@ public:
 
   /// Whether `s` (after canonicalization) belongs to the space.
   virtual bool contains(const ProblemShape &shape, const Schedule &s) const;
+
+  /// Whether `s` makes sense for a free dense loop of `free` iterations
+  /// (0 = unknown): the CPU space refuses more vector lanes than an
+  /// innermost free loop has. The tuner applies it to every candidate,
+  /// sampled or not; the space's own schedules all pass.
+  virtual bool fitsFreeSize(const Schedule &s, int64_t free) const;
 };
 
 } // namespace sptune
