@@ -1,0 +1,2 @@
+// Configured only (test/Install/standalone.test): never built.
+int main() { return 0; }
