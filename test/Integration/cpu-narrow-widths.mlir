@@ -4,7 +4,9 @@
 // widths, and MLIR 22.1's sparse_tensor.convert sign-extends when widening),
 // so sptune-autotune and sptune-default-schedule leave the kernels
 // unscheduled with a remark, and the CPU pipeline lowers them as upstream's
-// sparsifier does: compiled, executed, hand-computed values (issue 33).
+// sparsifier does: compiled, executed, hand-computed values (issue 33),
+// including 8-bit coordinates of 128 and more (a 4 x 256 matrix, as in
+// upstream's sparse_matvec test).
 //
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen:uniform:rows=6,nnz=9,seed=2" --sptune-apply-schedule --sptune-lower-cpu 2> %t.remarks | %{run} | FileCheck %s
@@ -19,6 +21,7 @@
 //
 // CHECK: ( 7, 0, 12, 31, 0, 10 )
 // CHECK: ( ( 3, 6, 9 ), ( 0, 0, 0 ), ( 4, 8, 12 ), ( 17, 34, 51 ), ( 0, 0, 0 ), ( 5, 10, 15 ) )
+// CHECK: ( 131, 173, 215, 257 )
 
 #CSR8 = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed), posWidth = 8, crdWidth = 8 }>
 #CSR16 = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed), posWidth = 16, crdWidth = 16 }>
@@ -55,6 +58,40 @@ module {
     %zf = arith.constant 0.0 : f32
     %cv = vector.transfer_read %c[%c0, %c0], %zf : tensor<6x3xf32>, vector<6x3xf32>
     vector.print %cv : vector<6x3xf32>
+
+    // 4 x 256 with 8-bit coordinates of 128 and more (the values MLIR 22.1's
+    // convert would sign-extend): A(i, i) = 2, A(i, 128 + 40 i) = 1, and
+    // x(j) = j + 1, so y(i) = 2 (i + 1) + 129 + 40 i.
+    %c40 = arith.constant 40 : index
+    %c128 = arith.constant 128 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1 : i32
+    %two = arith.constant 2 : i32
+    %dw = tensor.generate {
+    ^bb0(%i: index, %j: index):
+      %t = arith.muli %i, %c40 : index
+      %far = arith.addi %t, %c128 : index
+      %isFar = arith.cmpi eq, %j, %far : index
+      %isDiag = arith.cmpi eq, %j, %i : index
+      %v1 = arith.select %isFar, %one, %zi : i32
+      %v2 = arith.select %isDiag, %two, %v1 : i32
+      tensor.yield %v2 : i32
+    } : tensor<4x256xi32>
+    %sw = sparse_tensor.convert %dw : tensor<4x256xi32> to tensor<?x?xi32, #CSR8>
+    %xw = tensor.generate {
+    ^bb0(%j: index):
+      %k = arith.addi %j, %c1 : index
+      %kv = arith.index_cast %k : index to i32
+      tensor.yield %kv : i32
+    } : tensor<256xi32>
+    %xwd = tensor.cast %xw : tensor<256xi32> to tensor<?xi32>
+    %yw0 = arith.constant dense<0> : tensor<4xi32>
+    %yw0d = tensor.cast %yw0 : tensor<4xi32> to tensor<?xi32>
+    %yw = call @spmv(%sw, %xwd, %yw0d) : (tensor<?x?xi32, #CSR8>, tensor<?xi32>, tensor<?xi32>) -> tensor<?xi32>
+    %ywv = vector.transfer_read %yw[%c0], %zi : tensor<?xi32>, vector<4xi32>
+    vector.print %ywv : vector<4xi32>
+    bufferization.dealloc_tensor %sw : tensor<?x?xi32, #CSR8>
+
     bufferization.dealloc_tensor %s : tensor<?x?xi32, #CSR8>
     bufferization.dealloc_tensor %sf : tensor<6x6xf32, #CSR16>
     return
