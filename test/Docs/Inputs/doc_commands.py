@@ -61,8 +61,9 @@ print("docs/torch.md snippet: spmm, spmv, sddmm agree with torch")
 """
 
 # Blocks that are not run verbatim, keyed by (doc, the start of the block's
-# first command line). Each has what runs instead ("run", a shell script, or "covered",
-# the test that runs the same thing) and why.
+# first command line). Each says what runs instead ("run": a shell script;
+# "cmake-project": the block inside a CMake project; "python-prelude" /
+# "python-epilogue": code around the block) and why.
 EQUIVALENTS = {
     ("README.md", "bash scripts/run-example.sh"): {
         "run": "SPTUNE_SKIP_SETUP=1 bash scripts/run-example.sh",
@@ -263,8 +264,6 @@ def script_of(block):
     key = equivalent_key(block)
     equivalent = EQUIVALENTS.get(key) if key else None
     kind = block.kind
-    if equivalent and "covered" in equivalent:
-        return ("covered", equivalent["covered"], equivalent["why"])
     if equivalent and "run" in equivalent:
         return ("sh", equivalent["run"], equivalent["why"])
     if equivalent and equivalent.get("cmake-project"):
@@ -290,11 +289,6 @@ def script_of(block):
 
 def run_block(block, how, repo, env, timeout):
     interpreter, text, _ = how
-    if interpreter == "covered":
-        path = os.path.join(repo, text)
-        if not os.path.exists(path):
-            return False, f"the covering test {text} does not exist"
-        return True, f"covered by {text}"
     if interpreter == "python":
         env = dict(env, PYTHONPATH=os.path.join(repo, "python"))
         argv = ["/usr/bin/python3", "-c", text]
@@ -323,9 +317,7 @@ def markdown_table():
     rows = ["| doc | command in the doc | what the test runs instead | why |",
             "|---|---|---|---|"]
     for (doc, command), eq in EQUIVALENTS.items():
-        if "covered" in eq:
-            instead = f"nothing: covered by `{eq['covered']}`"
-        elif eq.get("cmake-project"):
+        if eq.get("cmake-project"):
             instead = "a CMake project around it, configured, built, run"
         elif "run" in eq:
             instead = f"`{eq['run']}`"
