@@ -34,6 +34,15 @@ std::string mlir::sptune::whyStorageUnschedulable(KernelAttr kernel) {
   return "";
 }
 
+std::string mlir::sptune::leftUnscheduledRemark(KernelAttr kernel) {
+  std::string why = whyStorageUnschedulable(kernel);
+  if (why.empty())
+    return "";
+  return "left unscheduled: " + why +
+         " (every schedule stores 32- or 64-bit widths); MLIR's sparsifier "
+         "lowers it as written";
+}
+
 std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
                                            const st::Schedule &schedule) {
   if (schedule.kernel != kernel.getKind())

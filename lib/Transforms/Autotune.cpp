@@ -446,12 +446,10 @@ FailureOr<bool> mlir::sptune::scheduleFromDatabase(
 static bool leftUnscheduled(const KernelTuningContext &k) {
   if (!k.target->rewritesIR())
     return false;
-  std::string why = whyStorageUnschedulable(k.kernel);
-  if (why.empty())
+  std::string remark = leftUnscheduledRemark(k.kernel);
+  if (remark.empty())
     return false;
-  k.op->emitRemark("sptune-autotune: left unscheduled: ")
-      << why << " (every schedule stores 32- or 64-bit widths); "
-      << "MLIR's sparsifier lowers it as written";
+  k.op->emitRemark("sptune-autotune: ") << remark;
   return true;
 }
 

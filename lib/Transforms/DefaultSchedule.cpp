@@ -42,10 +42,9 @@ struct DefaultSchedulePass
         return;
       // Storage no schedule can keep: left to the sparsifier as written.
       if (targetInfo->rewritesIR())
-        if (std::string why = whyStorageUnschedulable(kernel); !why.empty()) {
-          op->emitRemark("sptune-default-schedule: left unscheduled: ")
-              << why << " (every schedule stores 32- or 64-bit widths); "
-              << "MLIR's sparsifier lowers it as written";
+        if (std::string remark = leftUnscheduledRemark(kernel);
+            !remark.empty()) {
+          op->emitRemark("sptune-default-schedule: ") << remark;
           return;
         }
       ::sptune::KernelType type = kernel.getKind();

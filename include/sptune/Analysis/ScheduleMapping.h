@@ -28,6 +28,10 @@ bool isSparseOperandTransposed(KernelAttr kernel);
 /// would widen and MLIR 22.1 widens wrongly), or an empty string.
 std::string whyStorageUnschedulable(KernelAttr kernel);
 
+/// The remark of a pass that leaves such a kernel unscheduled ("left
+/// unscheduled: <why> ..."), or an empty string when a schedule can apply.
+std::string leftUnscheduledRemark(KernelAttr kernel);
+
 /// Why `schedule` cannot be applied to `kernel` (kind mismatch, orientation,
 /// static sizes the block sizes do not divide, unsupported kernel forms), or
 /// an empty string.
