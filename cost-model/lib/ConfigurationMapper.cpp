@@ -21,9 +21,9 @@ namespace {
 /// position per target of the layout, first).
 enum : int {
   kKernelOff = 0,
-  kFreeOff = kKernelOff + 3, // log2 free, free unknown
-  kSplitOff = kFreeOff + 2,  // log2 row, log2 col, row>1, col>1
-  kOrderOff = kSplitOff + 4, // vocabulary x positions
+  kFreeOff = kKernelOff + kKernelFeatures, // log2 free, free unknown
+  kSplitOff = kFreeOff + 2,                // log2 row, log2 col, row>1, col>1
+  kOrderOff = kSplitOff + 4,               // vocabulary x positions
   kFormatOff = kOrderOff + kLoopVocabulary * kMaxLoops, // vocabulary x 4
   kLevelsOff = kFormatOff + kLoopVocabulary * 4,        // number of levels
   kWidthOff = kLevelsOff + 1,                           // pos32, crd32
@@ -110,6 +110,10 @@ void FeatureLayout::mapCanonical(const Schedule &s, int64_t free, float *common,
         "' has no slot in the feature layout (" + str() + ")");
   common[*slot] = 1.0f;
   float *out = common + numTargets();
+  if (!hasKernelFeature(s.kernel))
+    llvm::report_fatal_error(
+        llvm::Twine("sptune cost model: kernel '") + toString(s.kernel) +
+        "' has no feature (the model knows " + "spmm, sddmm and spmv)");
   out[kKernelOff + static_cast<int>(s.kernel)] = 1.0f;
   bool hasFree = s.freeRole().has_value();
   if (hasFree && free > 0)

@@ -9,6 +9,7 @@
 #include "sptune/CostModel/CostModel.h"
 #include "sptune/Config.h"
 #include "sptune/CostModel/AnalyticalCost.h"
+#include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/Metrics.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Target/DefaultSchedule.h"
@@ -205,6 +206,9 @@ public:
   bool supports(TargetKind target) const override {
     return model->isTrainedFor(target);
   }
+  bool supportsKernel(KernelType kernel) const override {
+    return hasKernelFeature(kernel);
+  }
   llvm::Expected<Ranking> rank(const MatrixFeatures &features,
                                const std::vector<Schedule> &candidates,
                                TargetKind target, int64_t free) const override {
@@ -214,6 +218,12 @@ public:
                        toString(target) + "'");
     if (llvm::Error e = checkCandidates(candidates, target))
       return std::move(e);
+    for (const Schedule &s : candidates)
+      if (!hasKernelFeature(s.kernel))
+        return makeError("the model '" + path +
+                         "' has no feature for kernel '" + toString(s.kernel) +
+                         "' (it knows spmm, sddmm and "
+                         "spmv)");
     if (!features.isWellFormed())
       return makeError("matrix features have the wrong sizes for this build");
     std::vector<double> scores;

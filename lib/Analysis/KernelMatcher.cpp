@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Analysis/KernelMatcher.h"
+#include "sptune/Schedule/KernelTypes.h"
 #include "sptune/Support/Error.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -360,6 +361,25 @@ assignRoles(linalg::LinalgOp op, BodyKind bodyKind, std::string &reason) {
   return failure();
 }
 
+/// The roles and operand kinds of an op of a kernel type added at run time,
+/// found from its descriptor.
+static FailureOr<Assignment>
+assignAddedType(const ::sptune::KernelDescriptor &d) {
+  std::optional<::sptune::KernelTypeMatch> m =
+      ::sptune::matchAddedKernelType(d);
+  if (!m)
+    return failure();
+  Assignment a;
+  a.kind = m->type;
+  a.loopRoles.assign(m->loopRoles.begin(), m->loopRoles.end());
+  for (const ::sptune::KernelOperand &o : d.operands)
+    a.operandKinds.push_back(o.kind == ::sptune::KernelOperand::Kind::Sparse
+                                 ? OperandKind::Sparse
+                             : o.output() ? OperandKind::Out
+                                          : OperandKind::Dense);
+  return a;
+}
+
 /// The body's meaning for a descriptor: the matcher's multiply-accumulate
 /// forms, or an elementwise product of every input (no accumulation).
 /// `kind` is analyzeBody's verdict on `op`.
@@ -503,13 +523,21 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
     return match;
   }
 
-  if (failed(body)) {
+  FailureOr<Assignment> a = failure();
+  if (succeeded(body))
+    a = assignRoles(op, *body, match.reason);
+  else
     match.reason = bodyReason;
-    return match;
+  if (failed(a)) {
+    // Not one of the built-in three: perhaps a kernel type added at run time
+    // (sptune/Schedule/KernelTypes.h), by its canonical form.
+    if (!match.descriptor)
+      return match;
+    a = assignAddedType(*match.descriptor);
+    if (failed(a))
+      return match;
+    match.reason.clear();
   }
-  FailureOr<Assignment> a = assignRoles(op, *body, match.reason);
-  if (failed(a))
-    return match;
 
   SmallVector<LoopRole> operandDims;
   SmallVector<int64_t> operandRanks;

@@ -78,9 +78,7 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
       return std::string("the kernel has no dense operand '") + dense[n].name +
              "' whose layout could be chosen";
   int64_t rows = kernel.getLoopSize(LoopRole::I);
-  int64_t cols =
-      kernel.getLoopSize(kernel.getKind() == KernelKind::SDDMM ? LoopRole::J
-                                                               : LoopRole::K);
+  int64_t cols = kernel.getLoopSize(st::Schedule::colRole(kernel.getKind()));
   return st::whyIllegalForShape(schedule,
                                 ShapedType::isDynamic(rows) ? -1 : rows,
                                 ShapedType::isDynamic(cols) ? -1 : cols);
@@ -90,17 +88,28 @@ int mlir::sptune::denseOperandIndex(KernelAttr kernel, unsigned n) {
   const auto &dense = st::Schedule::denseOperands(kernel.getKind());
   if (n >= dense.size())
     return -1;
+  // Dense operands 0..n claim the op's operands in order, each the first
+  // unclaimed one indexed by its roles: two of the same roles (a sparse ⊙
+  // dense product's B(i, j) and C(i, j)) are told apart by position.
   ArrayRef<OperandKind> kinds = kernel.getOperandKinds();
-  for (unsigned idx = 0; idx < kinds.size(); ++idx) {
-    if (kinds[idx] != OperandKind::Dense && kinds[idx] != OperandKind::Out)
-      continue;
-    SmallVector<LoopRole> roles = kernel.getOperandRoles(idx);
-    if (roles.size() == 2 &&
-        ((roles[0] == dense[n].outer && roles[1] == dense[n].inner) ||
-         (roles[0] == dense[n].inner && roles[1] == dense[n].outer)))
-      return static_cast<int>(idx);
+  llvm::SmallVector<bool> claimed(kinds.size(), false);
+  int found = -1;
+  for (unsigned m = 0; m <= n; ++m) {
+    found = -1;
+    for (unsigned idx = 0; idx < kinds.size() && found < 0; ++idx) {
+      if (claimed[idx] ||
+          (kinds[idx] != OperandKind::Dense && kinds[idx] != OperandKind::Out))
+        continue;
+      SmallVector<LoopRole> roles = kernel.getOperandRoles(idx);
+      if (roles.size() == 2 &&
+          ((roles[0] == dense[m].outer && roles[1] == dense[m].inner) ||
+           (roles[0] == dense[m].inner && roles[1] == dense[m].outer)))
+        found = static_cast<int>(idx);
+    }
+    if (found >= 0)
+      claimed[found] = true;
   }
-  return -1;
+  return found;
 }
 
 bool mlir::sptune::usesCopiedSampleForm(KernelAttr kernel,

@@ -6,6 +6,7 @@
 
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Schedule/KernelTypes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -216,9 +217,15 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    sparse_tensor::SparseTensorEncodingAttr encoding) {
   StringRef kindName = stringifyKernelKind(kind);
   // Loops: the roles of the kind, each once, with valid sizes.
+  const ::sptune::KernelTypeInfo &info = ::sptune::kernelTypeInfo(kind);
   SmallVector<LoopRole> expectedRoles = {LoopRole::I, LoopRole::K};
-  if (kind != KernelKind::SpMV)
+  if (info.pattern) { // an added kernel type: the roles of its canonical form
+    expectedRoles.clear();
+    for (const ::sptune::KernelLoop &l : info.pattern->loops)
+      expectedRoles.push_back(*::sptune::parseRole(l.name));
+  } else if (kind != KernelKind::SpMV) {
     expectedRoles.insert(expectedRoles.begin() + 1, LoopRole::J);
+  }
   if (loopRoles.size() != loopSizes.size())
     return emitError() << "loop roles and loop sizes differ in length";
   if (!sameRoleSet(loopRoles, expectedRoles) ||
@@ -287,6 +294,19 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    {K::Dense, {R::I, R::K}},
                    {K::Dense, {R::K, R::J}},
                    {operandKinds.back(), {R::I, R::J}}};
+    break;
+  default: // an added kernel type: the operands of its canonical form
+    if (!info.pattern)
+      return emitError() << "unknown kernel kind";
+    for (const ::sptune::KernelOperand &o : info.pattern->operands) {
+      OperandSignature sig;
+      sig.kind = o.kind == ::sptune::KernelOperand::Kind::Sparse ? K::Sparse
+                 : o.output()                                    ? K::Out
+                                                                 : K::Dense;
+      for (unsigned d : o.dims)
+        sig.roles.push_back(expectedRoles[d]);
+      signature.push_back(std::move(sig));
+    }
     break;
   }
   if (signature.size() != operandKinds.size())

@@ -36,8 +36,25 @@ double sptune::measurementBytes(const KernelSpec &spec, int64_t rows,
     return ((r + c) * free + 2 * n) * element;
   case KernelType::SpMV: // x, y and its reference
     return (c + 2 * r) * element;
+  default:
+    break;
   }
-  return 0;
+  // A kernel type added at run time: each dense operand of its canonical
+  // form (the output twice, with its reference), sized by the loops it reads.
+  double bytes = 0;
+  const KernelTypeInfo &info = kernelTypeInfo(spec.kernel);
+  if (info.pattern)
+    for (const KernelOperand &o : info.pattern->operands) {
+      if (o.sparse())
+        continue;
+      double elements = o.output() ? 2 : 1;
+      for (unsigned d : o.dims) {
+        std::optional<Role> role = parseRole(info.pattern->loops[d].name);
+        elements *= role == info.row ? r : role == info.col ? c : free;
+      }
+      bytes += elements * element;
+    }
+  return bytes;
 }
 
 const char *sptune::toString(MeasureStatus s) {

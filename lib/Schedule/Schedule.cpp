@@ -40,18 +40,6 @@ const char *sptune::toString(TargetKind t) {
   return index < addedTargets().size() ? addedTargets()[index].c_str() : "?";
 }
 
-const char *sptune::toString(KernelType k) {
-  switch (k) {
-  case KernelType::SpMM:
-    return "spmm";
-  case KernelType::SDDMM:
-    return "sddmm";
-  case KernelType::SpMV:
-    return "spmv";
-  }
-  return "?";
-}
-
 const char *sptune::toString(LevelFormat f) {
   switch (f) {
   case LevelFormat::Dense:
@@ -104,13 +92,6 @@ std::optional<Role> sptune::parseRole(std::string_view s) {
   return std::nullopt;
 }
 
-std::optional<KernelType> sptune::parseKernelType(std::string_view s) {
-  for (KernelType k : {KernelType::SpMM, KernelType::SDDMM, KernelType::SpMV})
-    if (s == toString(k))
-      return k;
-  return std::nullopt;
-}
-
 std::string DimPart::str() const {
   std::string s = toString(role);
   if (part == Part::Outer)
@@ -151,36 +132,6 @@ std::optional<DimPart> DimPart::parse(std::string_view s) {
 //===----------------------------------------------------------------------===//
 // Schedule
 //===----------------------------------------------------------------------===//
-
-std::optional<Role> Schedule::freeRole(KernelType k) {
-  switch (k) {
-  case KernelType::SpMM:
-    return Role::J;
-  case KernelType::SDDMM:
-    return Role::K;
-  case KernelType::SpMV:
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-const std::vector<DenseOperandInfo> &
-Schedule::denseOperands(KernelType k) {
-  static const std::vector<DenseOperandInfo> spmm = {{"b", Role::K, Role::J},
-                                                     {"c", Role::I, Role::J}};
-  static const std::vector<DenseOperandInfo> sddmm = {
-      {"a", Role::I, Role::K}, {"b", Role::K, Role::J}};
-  static const std::vector<DenseOperandInfo> none;
-  switch (k) {
-  case KernelType::SpMM:
-    return spmm;
-  case KernelType::SDDMM:
-    return sddmm;
-  case KernelType::SpMV:
-    return none;
-  }
-  return none;
-}
 
 Role Schedule::contiguousRole(unsigned operand) const {
   const DenseOperandInfo &d = denseOperands(kernel).at(operand);

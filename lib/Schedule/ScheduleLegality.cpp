@@ -192,7 +192,7 @@ std::string sptune::whyIllegalForSparseOutput(const Schedule &s,
   if (const TargetKnobs *knobs = lookupTargetKnobs(s.target);
       knobs && knobs->runsLibraryKernel(s))
     return "";
-  Role k = Schedule::reductionRole(s.kernel);
+  Role k = *Schedule::reductionRole(s.kernel);
   size_t n = s.loopOrder.size();
   bool innermost = s.loopOrder[n - 1].role == k;
   bool aboveInnermostSparseLevel =

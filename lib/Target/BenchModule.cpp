@@ -2,6 +2,7 @@
 
 #include "sptune/Target/BenchModule.h"
 
+#include "sptune/Schedule/KernelTypes.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Target/KernelFunction.h"
 
@@ -49,8 +50,18 @@ KernelDescriptor sptune::benchDescriptor(const KernelSpec &spec, int64_t rows,
                                          int64_t cols, SddmmForm sddmm) {
   if (spec.descriptor && measuredAsWritten(spec, sddmm))
     return sizedTo(*spec.descriptor, rows, cols, spec.free);
-  using Kind = KernelOperand::Kind;
   std::string et = spec.elementBits == 64 ? "f64" : "f32";
+  // A kernel type added at run time: its canonical form.
+  if (std::optional<KernelDescriptor> added =
+          sizedKernelPattern(spec.kernel, rows, cols, spec.free)) {
+    for (KernelOperand &o : added->operands) {
+      o.elementType = et;
+      if (o.sparse())
+        o.levels = {"dense", "compressed"};
+    }
+    return *added;
+  }
+  using Kind = KernelOperand::Kind;
   KernelDescriptor d;
   auto loop = [&](const char *name, bool reduction, int64_t size) {
     d.loops.push_back({name, reduction, size});

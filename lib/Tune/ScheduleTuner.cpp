@@ -82,15 +82,19 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
   auto start = std::chrono::steady_clock::now();
   std::string error;
   std::optional<Ranking> ranking;
-  if (model.supports(options.target)) {
+  if (model.supports(options.target) && model.supportsKernel(kernel)) {
     ranking =
         takeValue(model.rank(features, usable, options.target, free), error);
     if (!ranking)
       return failure(error);
   } else {
     // MLGO's heuristic mode for a target the model was not trained for.
-    result.fallbackReason = model.description() + " was not trained for '" +
-                            std::string(target->name()) + "'";
+    result.fallbackReason =
+        model.supports(options.target)
+            ? model.description() + " has no feature for kernel '" +
+                  toString(kernel) + "'"
+            : model.description() + " was not trained for '" +
+                  std::string(target->name()) + "'";
     std::unique_ptr<CostModel> heuristicModel =
         takeValue(createCostModel(CostModelMode::Heuristic, ""), error)
             .value_or(nullptr);

@@ -10,11 +10,11 @@ Schedule sptune::cpuMlirDefaultSchedule(KernelType kernel) {
   Schedule s = Schedule::csr(TargetKind::CPU, kernel);
   // Upstream's loop sort (sparse-reinterpret-map, default strategy) puts the
   // reduction before the last parallel loop: (i, k, j) for SpMM as for
-  // SDDMM, where k is the free loop.
-  if (kernel == KernelType::SDDMM)
-    s.loopOrder = {{Role::I, Part::Whole},
-                   {Role::K, Part::Whole},
-                   {Role::J, Part::Whole}};
+  // SDDMM, where k is the free loop (CSR's order is (i, j, k) there).
+  std::optional<Role> free = s.freeRole();
+  if (free && free == Schedule::reductionRole(kernel) &&
+      s.loopOrder.size() == 3)
+    std::swap(s.loopOrder[1], s.loopOrder[2]);
   cpuKnobs(s).parallel = ParallelKind::Outer;
   return canonicalize(s);
 }
@@ -40,16 +40,18 @@ Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
   // (measured 4-7x slower with chunks of 16 on 2 cores).
   bool imbalanced = stats && stats->rowMean > 0 &&
                     stats->rowStd > 1.0 * stats->rowMean;
-  if (imbalanced && kernel != KernelType::SpMV) {
+  // (SpMV's shape: no free loop, one multiply-add per stored entry.)
+  bool freeLoop = s.freeRole().has_value();
+  if (imbalanced && freeLoop) {
     c.omp = OmpScheduleKind::Dynamic;
     c.chunk = 256;
   }
-  // Vectorize the dense innermost loop (not SpMV, whose innermost loop is
-  // the sparse one): 16 lanes when the free dimension is a multiple of
-  // 16, so SpMM's row of C is a few whole vectors that stay in registers
-  // across the row (sptune-promote-accumulators; one AVX-512 register or
-  // two AVX2 ones each), else 8.
-  if (kernel != KernelType::SpMV) {
+  // Vectorize the dense innermost loop (not without a free loop, as SpMV,
+  // whose innermost loop is the sparse one): 16 lanes when the free dimension
+  // is a multiple of 16, so SpMM's row of C is a few whole vectors that stay in
+  // registers across the row (sptune-promote-accumulators; one AVX-512 register
+  // or two AVX2 ones each), else 8.
+  if (freeLoop) {
     if (free == 0 || free % 16 == 0)
       c.vectorLength = 16;
     else if (free >= 8)
@@ -69,9 +71,17 @@ Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
   // geometric mean; with fewer columns on 17 of 27, 1.16x, and it loses
   // most on the smallest matrices (0.06x on 46 entries), where allocating
   // and filling B^T costs more than the kernel.
-  if (kernel == KernelType::SDDMM && stats && stats->cols > 0 &&
+  // The rule applies to every dense operand read across its rows by an
+  // innermost free loop along the sparse operand's columns: SDDMM's B.
+  if (stats && stats->cols > 0 &&
       (static_cast<double>(stats->nnz) >= 16.0 * stats->cols ||
-       stats->cols >= 1024))
-    s.denseTransposed = 2; // b : k
+       stats->cols >= 1024)) {
+    const std::vector<DenseOperandInfo> &dense =
+        Schedule::denseOperands(kernel);
+    for (size_t n = 0; n < dense.size(); ++n)
+      if (s.freeRole() == dense[n].outer && dense[n].inner == s.colRole() &&
+          s.loopOrder.back() == DimPart{dense[n].outer, Part::Whole})
+        s.denseTransposed |= static_cast<uint8_t>(1u << n); // b : k
+  }
   return canonicalize(s);
 }

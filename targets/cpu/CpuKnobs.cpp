@@ -85,7 +85,7 @@ public:
     if (c.vectorLength > 0) {
       for (const StorageLevel &l : s.levels)
         if (l.format == LevelFormat::Singleton &&
-            (s.kernel == KernelType::SpMV ||
+            (!s.freeRole() ||
              (!s.loopOrder.empty() && s.loopOrder.back() == l.dim)))
           return "vectorizing an innermost loop over a COO (singleton) level "
                  "computes wrong results (MLIR sparse vectorizer)";

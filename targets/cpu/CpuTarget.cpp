@@ -26,9 +26,14 @@ public:
   std::vector<std::string> baselines() const override {
     return {"mlir-default", "eigen", "rsb", "reference", "torch"};
   }
-  /// Eigen and librsb have no sampled product.
+  /// MLIR's default computes any kernel; the libraries only the built-in
+  /// ones, and Eigen and librsb have no sampled product.
   bool baselineComputes(std::string_view name,
                         KernelType kernel) const override {
+    if (name == "mlir-default")
+      return true;
+    if (!isBuiltinKernelType(kernel))
+      return false;
     return !((name == "eigen" || name == "rsb") && kernel == KernelType::SDDMM);
   }
 

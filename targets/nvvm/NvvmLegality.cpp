@@ -125,6 +125,10 @@ std::string sptune::whyIllegalForNvvm(const Schedule &s,
   if (s.target != TargetKind::NVVM)
     return std::string("'") + toString(s.target) +
            "' schedule given to the nvvm target";
+  if (!isBuiltinKernelType(s.kernel))
+    return std::string("the nvvm target schedules SpMM, SDDMM and SpMV only, "
+                       "not '") +
+           toString(s.kernel) + "'";
   if (std::string why = whyIllegal(s); !why.empty())
     return why;
   return gpuKnobs(s).libgen ? whyIllegalForLibgen(s, sparseRuntimeLibrary)

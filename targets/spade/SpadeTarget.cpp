@@ -25,7 +25,7 @@ public:
     return defaultSpadeSchedule(kernel);
   }
   std::string whyIllegal(const Schedule &s) const override {
-    if (s.kernel == KernelType::SpMV)
+    if (s.kernel != KernelType::SpMM && s.kernel != KernelType::SDDMM)
       return "SPADE runs SpMM and SDDMM only";
     return sptune::whyIllegal(s);
   }

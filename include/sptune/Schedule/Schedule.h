@@ -17,6 +17,7 @@
 #ifndef SPTUNE_SCHEDULE_SCHEDULE_H
 #define SPTUNE_SCHEDULE_SCHEDULE_H
 
+#include "sptune/Schedule/KernelTypes.h"
 #include "sptune/Schedule/TargetKnobs.h"
 #include "sptune/Schedule/Vocabulary.h"
 
@@ -57,16 +58,6 @@ struct StorageLevel {
   bool operator==(const StorageLevel &o) const {
     return dim == o.dim && format == o.format;
   }
-};
-
-/// A dense operand of a kernel whose storage order a schedule chooses, in
-/// its canonical orientation: `outer` x `inner`, `inner` contiguous (the
-/// row-major layout of the kernel as written: SpMM's B(k,j) and C(i,j),
-/// SDDMM's A(i,k) and B(k,j)). SpMV's vector has one order only.
-struct DenseOperandInfo {
-  const char *name; ///< "a", "b" or "c", as printed in `layout = [...]`
-  Role outer;
-  Role inner;
 };
 
 struct Schedule {
@@ -113,22 +104,26 @@ struct Schedule {
     return static_cast<T &>(*knobBlock);
   }
 
-  /// Canonical roles of the kernel.
-  static Role rowRole(KernelType) { return Role::I; }
-  static Role colRole(KernelType k) {
-    return k == KernelType::SDDMM ? Role::J : Role::K;
+  /// Canonical roles of the kernel (sptune/Schedule/KernelTypes.h).
+  static Role rowRole(KernelType k) { return kernelTypeInfo(k).row; }
+  static Role colRole(KernelType k) { return kernelTypeInfo(k).col; }
+  static std::optional<Role> freeRole(KernelType k) {
+    return kernelTypeInfo(k).free;
   }
-  static std::optional<Role> freeRole(KernelType k);
   /// The size of `k`'s free dense loop when `free` is asked for: `free`, or
   /// 1 for a kernel without one (SpMV).
   static int64_t freeLoopSize(KernelType k, int64_t free) {
     return freeRole(k) ? free : 1;
   }
-  /// The role whose loop is a reduction.
-  static Role reductionRole(KernelType) { return Role::K; }
+  /// The role whose loop is a reduction, if any.
+  static std::optional<Role> reductionRole(KernelType k) {
+    return kernelTypeInfo(k).reduction;
+  }
 
   /// The dense operands whose layout a schedule chooses.
-  static const std::vector<DenseOperandInfo> &denseOperands(KernelType);
+  static const std::vector<DenseOperandInfo> &denseOperands(KernelType k) {
+    return kernelTypeInfo(k).denseOperands;
+  }
   bool isDenseTransposed(unsigned operand) const {
     return (denseTransposed >> operand) & 1u;
   }

@@ -21,7 +21,9 @@ namespace sptune {
 /// (addTargetKind) after them.
 enum class TargetKind : uint8_t { CPU, NVVM, SPADE };
 
-/// The sparse kernels sptune recognizes and schedules.
+/// The sparse kernels sptune recognizes and schedules: the built-in ones,
+/// and those added at run time (addKernelType, sptune/Schedule/KernelTypes.h)
+/// after them.
 enum class KernelType : uint8_t { SpMM, SDDMM, SpMV };
 
 /// The canonical role of an iteration dimension. For SpMM / SpMV, `i` is the
@@ -35,7 +37,8 @@ enum class Part : uint8_t { Whole, Outer, Inner };
 
 /// "cpu", "nvvm", "spade" (or the name a run-time target was added with).
 const char *toString(TargetKind);
-/// "spmm", "sddmm", "spmv".
+/// "spmm", "sddmm", "spmv" (or the name a run-time kernel type was added
+/// with).
 const char *toString(KernelType);
 /// "i", "j", "k".
 const char *toString(Role);

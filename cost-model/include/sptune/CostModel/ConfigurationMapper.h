@@ -42,6 +42,14 @@ struct MappedSchedule {
   std::vector<float> knobs;
 };
 
+/// The kernel one-hot: SpMM, SDDMM and SpMV. A kernel type added at run
+/// time (sptune/Schedule/KernelTypes.h) has no feature of its own, so a
+/// model does not rank its schedules (CostModel::supportsKernel).
+constexpr int kKernelFeatures = 3;
+inline bool hasKernelFeature(KernelType k) {
+  return static_cast<int>(k) < kKernelFeatures;
+}
+
 /// Fixed vocabulary of loop names: i, i1, i0, j, j1, j0, k, k1, k0.
 constexpr int kLoopVocabulary = 9;
 /// Most loops a kernel has (two split roles and the free loop).

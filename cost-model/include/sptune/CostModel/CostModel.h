@@ -70,6 +70,10 @@ public:
   virtual std::string description() const = 0;
   /// Whether `rank` can serve `target`.
   virtual bool supports(TargetKind target) const = 0;
+  /// Whether `rank` can serve schedules of `kernel` (a learned model's
+  /// features name the built-in kernels only, sptune/CostModel/
+  /// ConfigurationMapper.h).
+  virtual bool supportsKernel(KernelType kernel) const { return true; }
 
   /// Ranks `candidates` (schedules of `target`) for a matrix with
   /// `features`; `free` is the size of the free dense loop (0 = unknown).

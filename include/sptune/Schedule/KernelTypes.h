@@ -1,0 +1,104 @@
+//===- KernelTypes.h - The kernels a schedule can describe ------*- C++ -*-===//
+//
+// Part of sptune. What the schedule layer knows of a kernel type: which loop
+// roles index its sparse operand (row, column), which loop the sparse operand
+// does not index (the "free" loop), which one is a reduction, and the dense
+// operands whose storage order a schedule may choose. SpMM, SDDMM and SpMV
+// are built in (KernelType's enumerators); more are added at run time with
+// addKernelType from a canonical form, a KernelDescriptor whose loops are
+// named by their roles — docs/kernels.md shows it with a sparse ⊙ dense
+// product added by one registration line.
+//
+// An added type's properties are derived from its canonical form, and an op
+// is of that type when its descriptor is the canonical form up to the names
+// of its loops (matchAddedKernelType). The built-in three keep the matcher's
+// own rules (sptune/Analysis/KernelMatcher.h), which accept more spellings
+// (either operand order, transposed inputs, the in-place SDDMM).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_SCHEDULE_KERNELTYPES_H
+#define SPTUNE_SCHEDULE_KERNELTYPES_H
+
+#include "sptune/Schedule/KernelDescriptor.h"
+#include "sptune/Schedule/Vocabulary.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sptune {
+
+/// A dense operand of a kernel whose storage order a schedule chooses, in
+/// its canonical orientation: `outer` x `inner`, `inner` contiguous (the
+/// row-major layout of the kernel as written: SpMM's B(k,j) and C(i,j),
+/// SDDMM's A(i,k) and B(k,j)). SpMV's vector has one order only.
+struct DenseOperandInfo {
+  const char *name; ///< "a", "b" or "c", as printed in `layout = [...]`
+  Role outer;
+  Role inner;
+};
+
+struct KernelTypeInfo {
+  /// "spmm", "sddmm", "spmv", or the name it was added with.
+  std::string name;
+  /// The roles of the sparse operand's dimensions, in canonical order.
+  Role row = Role::I;
+  Role col = Role::K;
+  /// The loop the sparse operand does not index (SpMM's j), if any.
+  std::optional<Role> free;
+  /// The reduction loop, if any.
+  std::optional<Role> reduction;
+  /// The dense operands whose layout a schedule chooses, bit n of
+  /// Schedule::denseTransposed standing for the n-th.
+  std::vector<DenseOperandInfo> denseOperands;
+  /// Added types: the canonical form (loops named "i", "j", "k" by role,
+  /// sizes dynamic). Empty for the built-in three.
+  std::optional<KernelDescriptor> pattern;
+};
+
+/// The properties of `k` (a built-in or added type).
+const KernelTypeInfo &kernelTypeInfo(KernelType k);
+
+/// Every kernel type, the built-in three first, then in the order added.
+std::vector<KernelType> allKernelTypes();
+
+/// True for SpMM, SDDMM and SpMV.
+bool isBuiltinKernelType(KernelType k);
+
+/// Adds the kernel type `name` whose canonical form is `pattern`, or returns
+/// the one added under that name before when its pattern is the same. The
+/// pattern must be one a schedule can describe: loops named "i", "j", "k"
+/// (each at most once, "i" and one other indexing the sparse operand); one
+/// sparse input of rank 2 indexed (i, x); dense inputs and a dense output of
+/// rank 1 or 2; at most one loop outside the sparse operand and at most one
+/// reduction; a multiply-accumulate or elementwise-product body. Its rank-2
+/// dense operands get layout names by operand position ("a" for the first
+/// operand, "b", "c", ...).
+llvm::Expected<KernelType> addKernelType(std::string_view name,
+                                         KernelDescriptor pattern);
+
+/// An op's kernel type and the role of each of its loops (indexed like the
+/// descriptor's loops).
+struct KernelTypeMatch {
+  KernelType type;
+  std::vector<Role> loopRoles;
+};
+
+/// The added type whose canonical form `d` is up to loop names (same body,
+/// operand kinds and ranks in the same order, loops of the same kinds), or
+/// nullopt. Element types, sizes and storage levels are not compared.
+std::optional<KernelTypeMatch> matchAddedKernelType(const KernelDescriptor &d);
+
+/// The canonical form of an added type with its loops sized: the row role
+/// `rows`, the column role `cols`, the free loop `free`. Built-in types have
+/// their own (sptune/Target/BenchModule.h), so this is nullopt for them.
+std::optional<KernelDescriptor> sizedKernelPattern(KernelType k, int64_t rows,
+                                                   int64_t cols, int64_t free);
+
+} // namespace sptune
+
+#endif // SPTUNE_SCHEDULE_KERNELTYPES_H
