@@ -1,0 +1,51 @@
+//===- ToyKernel.h - A fourth kernel, for the tests -------------*- C++ -*-===//
+//
+// Part of sptune's unit tests. A kernel type that plugs in as docs/kernels.md
+// says, touching no shared file: the sparse ⊙ dense (Hadamard) product
+//
+//   C(i, j) = A(i, j) * B(i, j),   A sparse,
+//
+// added by its canonical form and one registration line (addKernelType).
+// Everything else — recognition in IR, the #sptune.kernel and
+// #sptune.schedule text, the CPU target's space and heuristic, applying a
+// schedule, lowering, measuring against a reference — follows from the form.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_UNITTESTS_SUPPORT_TOYKERNEL_H
+#define SPTUNE_UNITTESTS_SUPPORT_TOYKERNEL_H
+
+#include "sptune/Schedule/KernelTypes.h"
+
+namespace sptune {
+namespace test {
+
+/// The canonical form: loops named by role, the sparse operand A(i, j).
+inline KernelDescriptor hadamardForm() {
+  KernelDescriptor d;
+  d.loops = {{"i", false, -1}, {"j", false, -1}};
+  auto operand = [](KernelOperand::Kind kind) {
+    KernelOperand o;
+    o.kind = kind;
+    o.elementType = "f32";
+    o.dims = {0, 1};
+    if (o.sparse())
+      o.levels = {"dense", "compressed"};
+    return o;
+  };
+  d.operands = {operand(KernelOperand::Kind::Sparse),
+                operand(KernelOperand::Kind::Dense),
+                operand(KernelOperand::Kind::Output)};
+  d.body = KernelDescriptor::Body::ElementwiseProduct;
+  return d;
+}
+
+/// The registration line.
+inline llvm::Expected<KernelType> registerHadamardKernel() {
+  return addKernelType("hadamard", hadamardForm());
+}
+
+} // namespace test
+} // namespace sptune
+
+#endif // SPTUNE_UNITTESTS_SUPPORT_TOYKERNEL_H
