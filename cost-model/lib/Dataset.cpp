@@ -1,6 +1,7 @@
 //===- Dataset.cpp - Measured schedules, grouped for ranking --------------===//
 
 #include "sptune/CostModel/Dataset.h"
+#include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Target/DefaultSchedule.h"
@@ -142,7 +143,11 @@ std::string DatasetCounts::summary() const {
          std::to_string(duplicates) + " repeated measurements" +
          (otherMachine ? "; left out " + std::to_string(otherMachine) +
                              " record(s) of other machines"
-                       : "");
+                       : "") +
+         (unmodeledKernel
+              ? "; left out " + std::to_string(unmodeledKernel) +
+                    " record(s) of kernels the model has no feature for"
+              : "");
 }
 
 llvm::Error DatasetReader::addFile(const std::string &path) {
@@ -242,6 +247,10 @@ bool DatasetReader::addRecord(const llvm::json::Object *rec) {
   if (!id || id->empty() || !kernel || !target || *free < 0 ||
       *free > (1 << 16)) {
     ++counts_.unparsable;
+    return false;
+  }
+  if (!hasKernelFeature(*kernel)) {
+    ++counts_.unmodeledKernel;
     return false;
   }
   if (*status != toString(MeasureStatus::Ok)) {

@@ -361,12 +361,13 @@ assignRoles(linalg::LinalgOp op, BodyKind bodyKind, std::string &reason) {
   return failure();
 }
 
-/// The roles and operand kinds of an op of a kernel type added at run time,
-/// found from its descriptor.
+/// The roles and operand kinds of an op of a kernel type defined by its form
+/// (the Hadamard product, types added at run time), found from its
+/// descriptor.
 static FailureOr<Assignment>
 assignAddedType(const ::sptune::KernelDescriptor &d) {
   std::optional<::sptune::KernelTypeMatch> m =
-      ::sptune::matchAddedKernelType(d);
+      ::sptune::matchKernelTypeByForm(d);
   if (!m)
     return failure();
   Assignment a;
@@ -529,8 +530,8 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
   else
     match.reason = bodyReason;
   if (failed(a)) {
-    // Not one of the built-in three: perhaps a kernel type added at run time
-    // (sptune/Schedule/KernelTypes.h), by its canonical form.
+    // Not SpMM, SDDMM or SpMV: perhaps a kernel type defined by its form
+    // (sptune/Schedule/KernelTypes.h).
     if (!match.descriptor)
       return match;
     a = assignAddedType(*match.descriptor);

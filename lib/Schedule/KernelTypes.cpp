@@ -13,11 +13,33 @@
 using namespace sptune;
 
 namespace {
-constexpr size_t kBuiltinKernels = 3;
+constexpr size_t kBuiltinKernels = 4;
+
+llvm::Expected<KernelTypeInfo> infoFromPattern(std::string_view name,
+                                               const KernelDescriptor &p);
+
+/// The canonical form of the sparse ⊙ dense product.
+KernelDescriptor hadamardForm() {
+  KernelDescriptor d;
+  d.loops = {{"i", false, -1}, {"j", false, -1}};
+  for (KernelOperand::Kind kind :
+       {KernelOperand::Kind::Sparse, KernelOperand::Kind::Dense,
+        KernelOperand::Kind::Output}) {
+    KernelOperand o;
+    o.kind = kind;
+    o.elementType = "f32";
+    o.dims = {0, 1};
+    if (o.sparse())
+      o.levels = {"dense", "compressed"};
+    d.operands.push_back(std::move(o));
+  }
+  d.body = KernelDescriptor::Body::ElementwiseProduct;
+  return d;
+}
 
 const std::vector<KernelTypeInfo> &builtinKernels() {
   static const std::vector<KernelTypeInfo> kernels = [] {
-    std::vector<KernelTypeInfo> k(kBuiltinKernels);
+    std::vector<KernelTypeInfo> k(3);
     // SpMM: C(i,j) += A(i,k) * B(k,j).
     k[0].name = "spmm";
     k[0].col = Role::K;
@@ -34,6 +56,9 @@ const std::vector<KernelTypeInfo> &builtinKernels() {
     k[2].name = "spmv";
     k[2].col = Role::K;
     k[2].reduction = Role::K;
+    // The sparse ⊙ dense product: built in, but defined by its form like a
+    // type added at run time (and recognized by it).
+    k.push_back(llvm::cantFail(infoFromPattern("hadamard", hadamardForm())));
     return k;
   }();
   return kernels;
@@ -51,13 +76,16 @@ AddedKernels &added() {
 }
 
 const char *const kOperandNames[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+} // namespace
 
-bool sameDescriptor(const KernelDescriptor &a, const KernelDescriptor &b) {
+static bool sameDescriptor(const KernelDescriptor &a,
+                           const KernelDescriptor &b) {
   return toJson(a) == toJson(b);
 }
 
 /// Derives the schedule-level properties of `pattern`, or says why a schedule
 /// cannot describe it.
+namespace {
 llvm::Expected<KernelTypeInfo> infoFromPattern(std::string_view name,
                                                const KernelDescriptor &p) {
   auto refuse = [&](const std::string &why) {
@@ -193,7 +221,7 @@ const KernelTypeInfo &sptune::kernelTypeInfo(KernelType k) {
 
 std::vector<KernelType> sptune::allKernelTypes() {
   std::vector<KernelType> out = {KernelType::SpMM, KernelType::SDDMM,
-                                 KernelType::SpMV};
+                                 KernelType::SpMV, KernelType::Hadamard};
   AddedKernels &a = added();
   std::lock_guard<std::mutex> lock(a.mutex);
   for (size_t n = 0; n < a.infos.size(); ++n)
@@ -243,7 +271,7 @@ llvm::Expected<KernelType> sptune::addKernelType(std::string_view name,
 }
 
 std::optional<KernelTypeMatch>
-sptune::matchAddedKernelType(const KernelDescriptor &d) {
+sptune::matchKernelTypeByForm(const KernelDescriptor &d) {
   for (KernelType k : allKernelTypes()) {
     const KernelTypeInfo &info = kernelTypeInfo(k);
     if (!info.pattern)

@@ -104,6 +104,8 @@ KernelDescriptor sptune::benchDescriptor(const KernelSpec &spec, int64_t rows,
     operand(Kind::Dense, {2, 1});
     operand(Kind::SparseOutput, {0, 1});
     break;
+  default: // defined by a form: sizedKernelPattern above
+    break;
   }
   return d;
 }

@@ -32,7 +32,8 @@ public:
                         KernelType kernel) const override {
     if (name == "mlir-default")
       return true;
-    if (!isBuiltinKernelType(kernel))
+    if (kernel != KernelType::SpMM && kernel != KernelType::SDDMM &&
+        kernel != KernelType::SpMV)
       return false;
     return !((name == "eigen" || name == "rsb") && kernel == KernelType::SDDMM);
   }

@@ -97,12 +97,12 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
 Measurement sptune::measureEigen(const CsrMatrix &matrix,
                                  const KernelSpec &spec,
                                  const MeasureOptions &options) {
-  if (spec.kernel == KernelType::SDDMM) {
-    Measurement m;
-    m.status = MeasureStatus::Illegal;
-    m.reason = "Eigen has no SDDMM";
-    return m;
-  }
+  if (spec.kernel == KernelType::SDDMM)
+    return Measurement::refused("Eigen has no SDDMM");
+  if (spec.kernel != KernelType::SpMM && spec.kernel != KernelType::SpMV)
+    return Measurement::refused(std::string("Eigen computes SpMM and SpMV "
+                                            "only, not '") +
+                                toString(spec.kernel) + "'");
   return spec.elementBits == 64 ? run<double>(matrix, spec, options)
                                 : run<float>(matrix, spec, options);
 }

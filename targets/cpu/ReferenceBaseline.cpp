@@ -183,6 +183,8 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
   case KernelType::SDDMM:
     result = sddmm<T>(m, spec.free, opts, transposeSeconds);
     break;
+  default: // refused by measureReference
+    break;
   }
   result.detailsJson =
       "{\"library\": \"reference\", \"threads\": " +
@@ -199,6 +201,12 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
 Measurement sptune::measureReference(const CsrMatrix &matrix,
                                      const KernelSpec &spec,
                                      const MeasureOptions &options) {
+  if (spec.kernel != KernelType::SpMM && spec.kernel != KernelType::SDDMM &&
+      spec.kernel != KernelType::SpMV)
+    return Measurement::refused(
+        std::string("the reference kernels compute SpMM, SDDMM and SpMV "
+                    "only, not '") +
+        toString(spec.kernel) + "'");
   return spec.elementBits == 64 ? run<double>(matrix, spec, options)
                                 : run<float>(matrix, spec, options);
 }

@@ -197,12 +197,13 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
 
 Measurement sptune::measureRsb(const CsrMatrix &matrix, const KernelSpec &spec,
                                const MeasureOptions &options) {
+  if (spec.kernel == KernelType::SDDMM)
+    return Measurement::refused("librsb has no SDDMM");
+  if (spec.kernel != KernelType::SpMM && spec.kernel != KernelType::SpMV)
+    return Measurement::refused(std::string("librsb computes SpMM and SpMV "
+                                            "only, not '") +
+                                toString(spec.kernel) + "'");
   Measurement m;
-  if (spec.kernel == KernelType::SDDMM) {
-    m.status = MeasureStatus::Illegal;
-    m.reason = "librsb has no SDDMM";
-    return m;
-  }
   const RsbLibrary &lib = rsbLibrary();
   if (!lib.error.empty()) {
     m.status = MeasureStatus::Error;

@@ -327,6 +327,8 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
     case KernelType::SDDMM:
       result = sddmm<T>(m, spec.free, opts, capped);
       break;
+    default: // refused by measureTorch
+      break;
     }
   } catch (...) {
     result = Measurement();
@@ -347,6 +349,11 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
 Measurement sptune::measureTorch(const CsrMatrix &matrix,
                                  const KernelSpec &spec,
                                  const MeasureOptions &options) {
+  if (spec.kernel != KernelType::SpMM && spec.kernel != KernelType::SDDMM &&
+      spec.kernel != KernelType::SpMV)
+    return Measurement::refused(
+        std::string("torch.sparse computes SpMM, SDDMM and SpMV here, not '") +
+        toString(spec.kernel) + "'");
   return spec.elementBits == 64 ? run<double>(matrix, spec, options)
                                 : run<float>(matrix, spec, options);
 }

@@ -83,6 +83,8 @@ static std::string whyIllegalForLibgen(const Schedule &s,
     }
     return "the cuSPARSE path of 'sddmm' takes CSR storage or BSR with "
            "square blocks, not this one";
+  default: // refused by whyIllegalForNvvm
+    return std::string("the cuSPARSE path has no '") + toString(s.kernel) + "'";
   }
   return "";
 }
@@ -125,7 +127,8 @@ std::string sptune::whyIllegalForNvvm(const Schedule &s,
   if (s.target != TargetKind::NVVM)
     return std::string("'") + toString(s.target) +
            "' schedule given to the nvvm target";
-  if (!isBuiltinKernelType(s.kernel))
+  if (s.kernel != KernelType::SpMM && s.kernel != KernelType::SDDMM &&
+      s.kernel != KernelType::SpMV)
     return std::string("the nvvm target schedules SpMM, SDDMM and SpMV only, "
                        "not '") +
            toString(s.kernel) + "'";

@@ -67,11 +67,31 @@ func.func @batched_spmm(%a: tensor<2x8x6xf32, #BCSR>, %b: tensor<2x6x16xf32>,
                    affine_map<(i, j) -> (i, j)>],
   iterator_types = ["parallel", "parallel"]
 }
+// The sparse ⊙ dense product is a kernel sptune tunes (hadamard)...
 func.func @sparse_times_dense(%a: tensor<8x16xf32, #CSR>, %b: tensor<8x16xf32>,
                               %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
-  // expected-remark @below {{body is not a multiply-accumulate; seen as sparse-elementwise: loops (i par 8, j par 16); A(i, j) sparse f32 [dense, compressed], B(i, j) f32 -> C(i, j) f32; elementwise product}}
   %0 = linalg.generic #ew
       ins(%a, %b : tensor<8x16xf32, #CSR>, tensor<8x16xf32>)
+      outs(%c : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    linalg.yield %p : f32
+  } -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// ... but with B read transposed it is another kernel, described only.
+#ewT = {
+  indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                   affine_map<(i, j) -> (j, i)>,
+                   affine_map<(i, j) -> (i, j)>],
+  iterator_types = ["parallel", "parallel"]
+}
+func.func @sparse_times_dense_t(%a: tensor<8x16xf32, #CSR>, %b: tensor<16x8xf32>,
+                                %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-remark @below {{body is not a multiply-accumulate; seen as sparse-elementwise: loops (i par 8, j par 16); A(i, j) sparse f32 [dense, compressed], B(j, i) f32 -> C(i, j) f32; elementwise product}}
+  %0 = linalg.generic #ewT
+      ins(%a, %b : tensor<8x16xf32, #CSR>, tensor<16x8xf32>)
       outs(%c : tensor<8x16xf32>) {
   ^bb0(%x: f32, %y: f32, %z: f32):
     %p = arith.mulf %x, %y : f32
@@ -95,7 +115,10 @@ func.func @spmm_dynamic(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x?xf32>,
   return %0 : tensor<?x?xf32>
 }
 
-// The recognized kernel carries its descriptor; the others are listed.
+// The recognized kernels carry their descriptor; the others are listed.
+// REPORT: "function": "sparse_times_dense"
+// REPORT: "kind": "hadamard",
+// REPORT-NEXT: "descriptor": "loops (i par 8, j par 16); A(i, j) sparse f32 [dense, compressed], B(i, j) f32 -> C(i, j) f32; elementwise product"
 // REPORT: "function": "spmm_dynamic"
 // REPORT: "kind": "spmm",
 // REPORT-NEXT: "descriptor": "loops (i par ?, j par ?, k red ?); A(i, k) sparse f32 [dense, compressed], B(k, j) f32 -> C(i, j) f32; multiply-accumulate"
@@ -107,7 +130,7 @@ func.func @spmm_dynamic(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x?xf32>,
 // REPORT: "shape": "mttkrp",
 // REPORT: "function": "batched_spmm",
 // REPORT: "shape": "batched-spmm",
-// REPORT: "function": "sparse_times_dense",
+// REPORT: "function": "sparse_times_dense_t",
 // REPORT: "shape": "sparse-elementwise",
 // REPORT: "function": "spmm_bf16",
 // REPORT: "shape": "spmm",

@@ -236,3 +236,20 @@
 // expected-error @+2 {{expected a #sparse_tensor.encoding}}
 #k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
                     type = f32, encoding = 3>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// The sparse ⊙ dense product's operands are checked against its form.
+// expected-error @below {{operand #1 dense(j) does not fit a 'hadamard' kernel}}
+#k = #sptune.kernel<hadamard, loops = [i : 8, j : 8], operands = [sparse(i, j), dense(j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// expected-error @below {{'hadamard' kernel needs one loop per role (i, j), got (i, j, k)}}
+#k = #sptune.kernel<hadamard, loops = [i : 8, j : 8, k : 2], operands = [sparse(i, j), dense(i, j), out(i, j)],
+                    type = f32, encoding = #CSR>

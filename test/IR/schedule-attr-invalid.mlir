@@ -92,6 +92,22 @@ func.func @layout_on_spmv() attributes {a = #sptune.schedule<cpu spmv, layout = 
 
 // -----
 
+// The sparse ⊙ dense product has no operand 'a' (A is the sparse one) and no
+// loop k.
+// expected-error @+1 {{'a' is not a dense operand of hadamard (expected b, c)}}
+func.func @layout_on_hadamard_sparse_operand() attributes {a = #sptune.schedule<cpu hadamard, layout = [a : j]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{illegal schedule}}
+func.func @hadamard_order_with_k() attributes {a = #sptune.schedule<cpu hadamard, order = [i, j, k]>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{key 'layout' does not apply to target 'spade'}}
 func.func @layout_on_spade() attributes {a = #sptune.schedule<spade sddmm, layout = [b : k]>} {
   return

@@ -33,7 +33,7 @@ static cl::opt<bool> worker(cl::cat(category), "worker",
 static cl::opt<std::string> matrix(cl::cat(category), "matrix",
                                    cl::desc("Matrix: .mtx path or gen: spec"));
 static cl::opt<std::string> kernel(cl::cat(category), "kernel",
-                                   cl::desc("spmm, sddmm or spmv"),
+                                   cl::desc("spmm, sddmm, spmv or hadamard"),
                                    cl::init("spmm"));
 static cl::opt<int64_t> freeSize(cl::cat(category), "free",
                                  cl::desc("N of SpMM, K of SDDMM"),

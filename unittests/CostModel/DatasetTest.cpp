@@ -96,6 +96,26 @@ TEST(DatasetTest, ReadsGroupsAndCountsSkippedLines) {
   EXPECT_DOUBLE_EQ(groups[1].referenceTime(), 1e-3);
 }
 
+TEST(DatasetTest, KernelsTheModelHasNoFeatureForAreLeftOut) {
+  // sptune-collect measures the Hadamard product (and kernel types added at
+  // run time); the model's kernel one-hot names SpMM, SDDMM and SpMV, so
+  // their records are left out of training, counted and said.
+  DatasetReader reader;
+  std::string hadamard =
+      Schedule::csr(TargetKind::CPU, KernelType::Hadamard).str();
+  EXPECT_FALSE(reader.addLine(
+      record("A", "sample", hadamard, 1e-3, "ok", 1, "hadamard")));
+  EXPECT_TRUE(reader.addLine(record("A", "sample", csrText(), 2e-3)));
+  EXPECT_EQ(reader.counts().unmodeledKernel, 1u);
+  EXPECT_EQ(reader.counts().unparsable, 0u);
+  EXPECT_EQ(reader.counts().samples, 1u);
+  EXPECT_NE(reader.counts().summary().find(
+                "left out 1 record(s) of kernels the model has no feature for"),
+            std::string::npos)
+      << reader.counts().summary();
+  ASSERT_EQ(reader.groups().size(), 1u);
+}
+
 TEST(DatasetTest, MergesRepeatedMeasurementsByGeometricMean) {
   DatasetReader reader;
   reader.addLine(record("A", "sample", csrText(), 1e-3));

@@ -1,9 +1,10 @@
 //===- ToyKernel.h - A fourth kernel, for the tests -------------*- C++ -*-===//
 //
 // Part of sptune's unit tests. A kernel type that plugs in as docs/kernels.md
-// says, touching no shared file: the sparse ⊙ dense (Hadamard) product
+// says, touching no shared file: the sparse matrix times a diagonal one,
+// scaling each column,
 //
-//   C(i, j) = A(i, j) * B(i, j),   A sparse,
+//   C(i, j) = A(i, j) * x(j),   A sparse,
 //
 // added by its canonical form and one registration line (addKernelType).
 // Everything else — recognition in IR, the #sptune.kernel and
@@ -21,28 +22,28 @@ namespace sptune {
 namespace test {
 
 /// The canonical form: loops named by role, the sparse operand A(i, j).
-inline KernelDescriptor hadamardForm() {
+inline KernelDescriptor columnScaleForm() {
   KernelDescriptor d;
   d.loops = {{"i", false, -1}, {"j", false, -1}};
-  auto operand = [](KernelOperand::Kind kind) {
+  auto operand = [](KernelOperand::Kind kind, std::vector<unsigned> dims) {
     KernelOperand o;
     o.kind = kind;
     o.elementType = "f32";
-    o.dims = {0, 1};
+    o.dims = std::move(dims);
     if (o.sparse())
       o.levels = {"dense", "compressed"};
     return o;
   };
-  d.operands = {operand(KernelOperand::Kind::Sparse),
-                operand(KernelOperand::Kind::Dense),
-                operand(KernelOperand::Kind::Output)};
+  d.operands = {operand(KernelOperand::Kind::Sparse, {0, 1}),
+                operand(KernelOperand::Kind::Dense, {1}),
+                operand(KernelOperand::Kind::Output, {0, 1})};
   d.body = KernelDescriptor::Body::ElementwiseProduct;
   return d;
 }
 
 /// The registration line.
-inline llvm::Expected<KernelType> registerHadamardKernel() {
-  return addKernelType("hadamard", hadamardForm());
+inline llvm::Expected<KernelType> registerColumnScaleKernel() {
+  return addKernelType("colscale", columnScaleForm());
 }
 
 } // namespace test

@@ -3,17 +3,18 @@
 // Part of sptune. What the schedule layer knows of a kernel type: which loop
 // roles index its sparse operand (row, column), which loop the sparse operand
 // does not index (the "free" loop), which one is a reduction, and the dense
-// operands whose storage order a schedule may choose. SpMM, SDDMM and SpMV
-// are built in (KernelType's enumerators); more are added at run time with
-// addKernelType from a canonical form, a KernelDescriptor whose loops are
-// named by their roles — docs/kernels.md shows it with a sparse ⊙ dense
-// product added by one registration line.
+// operands whose storage order a schedule may choose. SpMM, SDDMM, SpMV and
+// the sparse ⊙ dense (Hadamard) product are built in (KernelType's
+// enumerators); more are added at run time with addKernelType from a
+// canonical form, a KernelDescriptor whose loops are named by their roles —
+// docs/kernels.md shows it with a toy added by one registration line.
 //
-// An added type's properties are derived from its canonical form, and an op
-// is of that type when its descriptor is the canonical form up to the names
-// of its loops (matchAddedKernelType). The built-in three keep the matcher's
-// own rules (sptune/Analysis/KernelMatcher.h), which accept more spellings
-// (either operand order, transposed inputs, the in-place SDDMM).
+// The Hadamard product and added types are defined by their canonical form:
+// their properties are derived from it, and an op is of such a type when its
+// descriptor is the form up to the names of its loops
+// (matchKernelTypeByForm). SpMM, SDDMM and SpMV keep the matcher's own rules
+// (sptune/Analysis/KernelMatcher.h), which accept more spellings (either
+// operand order, transposed inputs, the in-place SDDMM).
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,18 +56,19 @@ struct KernelTypeInfo {
   /// The dense operands whose layout a schedule chooses, bit n of
   /// Schedule::denseTransposed standing for the n-th.
   std::vector<DenseOperandInfo> denseOperands;
-  /// Added types: the canonical form (loops named "i", "j", "k" by role,
-  /// sizes dynamic). Empty for the built-in three.
+  /// Types defined by their form (the Hadamard product, added types): the
+  /// canonical form (loops named "i", "j", "k" by role, sizes dynamic).
+  /// Empty for SpMM, SDDMM and SpMV.
   std::optional<KernelDescriptor> pattern;
 };
 
 /// The properties of `k` (a built-in or added type).
 const KernelTypeInfo &kernelTypeInfo(KernelType k);
 
-/// Every kernel type, the built-in three first, then in the order added.
+/// Every kernel type, the built-in ones first, then in the order added.
 std::vector<KernelType> allKernelTypes();
 
-/// True for SpMM, SDDMM and SpMV.
+/// True for KernelType's enumerators (SpMM, SDDMM, SpMV, Hadamard).
 bool isBuiltinKernelType(KernelType k);
 
 /// Adds the kernel type `name` whose canonical form is `pattern`, or returns
@@ -88,14 +90,15 @@ struct KernelTypeMatch {
   std::vector<Role> loopRoles;
 };
 
-/// The added type whose canonical form `d` is up to loop names (same body,
-/// operand kinds and ranks in the same order, loops of the same kinds), or
-/// nullopt. Element types, sizes and storage levels are not compared.
-std::optional<KernelTypeMatch> matchAddedKernelType(const KernelDescriptor &d);
+/// The type defined by a form (the Hadamard product, an added type) whose
+/// canonical form `d` is up to loop names (same body, operand kinds and ranks
+/// in the same order, loops of the same kinds), or nullopt. Element types,
+/// sizes and storage levels are not compared.
+std::optional<KernelTypeMatch> matchKernelTypeByForm(const KernelDescriptor &d);
 
-/// The canonical form of an added type with its loops sized: the row role
-/// `rows`, the column role `cols`, the free loop `free`. Built-in types have
-/// their own (sptune/Target/BenchModule.h), so this is nullopt for them.
+/// The canonical form of a type defined by one, with its loops sized: the
+/// row role `rows`, the column role `cols`, the free loop `free`. SpMM, SDDMM
+/// and SpMV have their own (sptune/Target/BenchModule.h): nullopt for them.
 std::optional<KernelDescriptor> sizedKernelPattern(KernelType k, int64_t rows,
                                                    int64_t cols, int64_t free);
 

@@ -24,7 +24,13 @@ enum class TargetKind : uint8_t { CPU, NVVM, SPADE };
 /// The sparse kernels sptune recognizes and schedules: the built-in ones,
 /// and those added at run time (addKernelType, sptune/Schedule/KernelTypes.h)
 /// after them.
-enum class KernelType : uint8_t { SpMM, SDDMM, SpMV };
+enum class KernelType : uint8_t {
+  SpMM,
+  SDDMM,
+  SpMV,
+  /// The sparse ⊙ dense (Hadamard) product C(i,j) = A(i,j) * B(i,j).
+  Hadamard
+};
 
 /// The canonical role of an iteration dimension. For SpMM / SpMV, `i` is the
 /// free dimension of the sparse operand, `k` the reduction and `j` the free
@@ -37,8 +43,8 @@ enum class Part : uint8_t { Whole, Outer, Inner };
 
 /// "cpu", "nvvm", "spade" (or the name a run-time target was added with).
 const char *toString(TargetKind);
-/// "spmm", "sddmm", "spmv" (or the name a run-time kernel type was added
-/// with).
+/// "spmm", "sddmm", "spmv", "hadamard" (or the name a run-time kernel type was
+/// added with).
 const char *toString(KernelType);
 /// "i", "j", "k".
 const char *toString(Role);

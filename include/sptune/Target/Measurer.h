@@ -88,6 +88,14 @@ struct Measurement {
   std::string detailsJson = "{}";
 
   bool ok() const { return status == MeasureStatus::Ok; }
+
+  /// A measurement refused before anything ran (Illegal), with `reason`.
+  static Measurement refused(std::string reason) {
+    Measurement m;
+    m.status = MeasureStatus::Illegal;
+    m.reason = std::move(reason);
+    return m;
+  }
 };
 
 /// Fills `m`'s timing statistics (median, min, max, MAD, count) from

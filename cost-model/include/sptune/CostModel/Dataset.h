@@ -88,6 +88,9 @@ struct DatasetCounts {
   size_t samples = 0;     ///< schedule measurements kept
   size_t baselines = 0;   ///< library baseline runtimes kept
   size_t otherMachine = 0; ///< records of machines the filter left out
+  /// Records of kernels the model has no feature for (hasKernelFeature:
+  /// the Hadamard product, types added at run time), left out.
+  size_t unmodeledKernel = 0;
   /// Records (any status) per machine, "<cpu> @ <host>" ("" when a record
   /// has no machine).
   std::map<std::string, size_t> machines;
