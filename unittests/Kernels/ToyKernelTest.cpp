@@ -40,6 +40,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "Support/ExtractTesting.h"
 #include "gtest/gtest.h"
 
 #include <set>
@@ -111,12 +112,7 @@ protected:
   }
 
   OwningOpRef<ModuleOp> recognized() {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModule, &ctx);
-    EXPECT_TRUE(module);
-    PassManager pm(&ctx);
-    pm.addPass(createExtractKernels());
-    EXPECT_TRUE(succeeded(pm.run(*module)));
-    return module;
+    return ::sptune::test::recognizedModule(kModule, ctx);
   }
 
   linalg::LinalgOp opIn(ModuleOp module, StringRef function) {

@@ -26,6 +26,7 @@
 #include "sptune/Tune/TuningDatabase.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "Support/ExtractTesting.h"
 #include "gtest/gtest.h"
 
 using namespace mlir;
@@ -55,12 +56,7 @@ protected:
 
   /// The module with its kernel recognized (sptune-extract-kernels).
   OwningOpRef<ModuleOp> recognized() {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModule, &ctx);
-    EXPECT_TRUE(module);
-    PassManager pm(&ctx);
-    pm.addPass(createExtractKernels());
-    EXPECT_TRUE(succeeded(pm.run(*module)));
-    return module;
+    return ::sptune::test::recognizedModule(kModule, ctx);
   }
 
   linalg::LinalgOp kernelOf(ModuleOp module) {
