@@ -76,6 +76,13 @@ std::string sptune::whyInvalidLearnOptions(const LearnDriverOptions &o) {
   auto finite = [](double x) { return std::isfinite(x); };
   if (!(o.validationFraction > 0 && o.validationFraction < 1))
     return "--validation-fraction must be in (0, 1)";
+  if (!(o.rewardFraction >= 0 && o.rewardFraction < 1))
+    return "--reward-fraction must be in [0, 1)";
+  if (!(l.banditOptions.exploration >= 0 &&
+        finite(l.banditOptions.exploration)))
+    return "--bandit-c must be finite and >= 0";
+  if (!(l.banditOptions.discount > 0 && l.banditOptions.discount <= 1))
+    return "--discount must be in (0, 1]";
   if (o.rounds < 1 || o.rounds > kMaxRounds)
     return "--rounds must be in [1, " + std::to_string(kMaxRounds) + "]";
   if (!(o.referenceCost >= 0 && finite(o.referenceCost)))
@@ -164,7 +171,7 @@ int sptune::runLearnDriver(LearnDriverOptions o,
 
   // The validation problems and the pool.
   LearningPool pool;
-  std::vector<SampleGroup> validation;
+  std::vector<SampleGroup> validation, rewardSet;
   std::unique_ptr<MeasurementOracle> oracle;
   double reference = o.referenceCost;
   std::vector<std::string> warnings;
@@ -175,6 +182,13 @@ int sptune::runLearnDriver(LearnDriverOptions o,
     if (!val)
       return fail(llvm::toString(val.takeError()));
     validation = std::move(*val);
+  }
+  if (!o.rewardData.empty()) {
+    llvm::Expected<std::vector<SampleGroup>> rs =
+        readGroups(o.rewardData, kind);
+    if (!rs)
+      return fail(llvm::toString(rs.takeError()));
+    rewardSet = std::move(*rs);
   }
   if (isReplay) {
     llvm::Expected<std::vector<SampleGroup>> groups =
@@ -196,6 +210,27 @@ int sptune::runLearnDriver(LearnDriverOptions o,
         poolGroups.push_back((*groups)[i]);
       for (size_t i : split.test)
         validation.push_back((*groups)[i]);
+    }
+    if (!rewardSet.empty()) {
+      std::set<std::string> held;
+      for (const SampleGroup &g : rewardSet)
+        held.insert(g.matrix.id);
+      llvm::erase_if(poolGroups, [&](const SampleGroup &g) {
+        return held.count(g.matrix.id) > 0;
+      });
+    } else if (o.rewardFraction > 0) {
+      // Of the pool's matrices, a share rewards the bandit (fraction of all
+      // matrices: rewardFraction / (1 - validationFraction) of the pool's).
+      double share = std::min(
+          0.9, o.rewardFraction /
+                   (o.validationData.empty() ? 1 - o.validationFraction : 1));
+      DatasetSplit split = splitByMatrix(poolGroups, share, o.splitSeed + 1);
+      std::vector<SampleGroup> kept;
+      for (size_t i : split.train)
+        kept.push_back(poolGroups[i]);
+      for (size_t i : split.test)
+        rewardSet.push_back(poolGroups[i]);
+      poolGroups = std::move(kept);
     }
     if (poolGroups.empty())
       return fail("the pool is empty: every matrix of the replayed data is a "
@@ -239,9 +274,15 @@ int sptune::runLearnDriver(LearnDriverOptions o,
     run.backend = *backend;
     if (std::error_code ec = llvm::sys::fs::create_directories(options.stateDir))
       return fail("cannot create '" + options.stateDir + "': " + ec.message());
-    // Validation matrices never enter the pool.
+    // Validation and reward-set matrices never enter the pool.
     for (const SampleGroup &g : validation)
       live.excludeMatrixIds.insert(g.matrix.id);
+    for (const SampleGroup &g : rewardSet)
+      live.excludeMatrixIds.insert(g.matrix.id);
+    if (rewardSet.empty() && o.learn.strategy == "bandit")
+      warnings.push_back("no --reward-validation: the validation problems "
+                         "reward the bandit, so what is reported about them "
+                         "flatters it");
     auto liveOracle = std::make_unique<LiveOracle>(run);
     if (llvm::Error e = liveOracle->buildPool(sources, live, pool, warnings))
       return fail(llvm::toString(std::move(e)));
@@ -279,6 +320,8 @@ int sptune::runLearnDriver(LearnDriverOptions o,
     matrices.emplace(p.matrix.id, p.matrix.source);
   for (const SampleGroup &g : validation)
     matrices.emplace(g.matrix.id, g.matrix.source);
+  for (const SampleGroup &g : rewardSet)
+    matrices.emplace(g.matrix.id, g.matrix.source);
   std::vector<std::string> unloadable;
   bool tty = llvm::sys::Process::StandardErrIsDisplayed() && !o.quiet;
   std::map<std::string, MatrixFeatures> features = featurizeMatrices(
@@ -298,16 +341,18 @@ int sptune::runLearnDriver(LearnDriverOptions o,
   FeatureTable table(features.begin(), features.end());
   llvm::errs() << llvm::formatv(
       "sptune-learn: {0} pool: {1} problems, {2} candidates; validation: "
-      "{3} problems; {4} rounds up to {5:f1} s{6}\n",
+      "{3} problems; reward set: {7}; {4} rounds up to {5:f1} s{6}\n",
       oracle->name(), pool.problems().size(), pool.candidates().size(),
       validation.size(), options.roundBudgets.size(),
       options.roundBudgets.back(),
-      reference > 0 ? llvm::formatv(" ({0:f1}% of {1:f1} s)",
-                                    100 * options.roundBudgets.back() /
-                                        reference,
-                                    reference)
-                          .str()
-                    : std::string());
+      reference > 0
+          ? llvm::formatv(" ({0:f1}% of {1:f1} s)",
+                          100 * options.roundBudgets.back() / reference,
+                          reference)
+                .str()
+          : std::string(),
+      rewardSet.empty() ? std::string("none (validation rewards the bandit)")
+                        : std::to_string(rewardSet.size()) + " problems");
 
   auto begin = std::chrono::steady_clock::now();
   options.onMessage = [&](llvm::StringRef line) {
@@ -339,7 +384,7 @@ int sptune::runLearnDriver(LearnDriverOptions o,
   if (o.beforeLoop)
     o.beforeLoop();
   llvm::Expected<LearnResult> result =
-      runLearning(pool, *oracle, validation, table, options);
+      runLearning(pool, *oracle, validation, table, options, rewardSet);
   if (tty)
     llvm::errs() << "\r\x1b[K";
   if (!result)

@@ -54,6 +54,14 @@ static BoundOpt<uint64_t> splitSeed(cl::cat(category), "split-seed",
                                at(run.splitSeed),
                                cl::desc("Seed of that split (keep it fixed to "
                                         "compare strategies)"));
+static BoundList rewardValidation(
+    cl::cat(category), "reward-validation", at(run.rewardData),
+    cl::CommaSeparated,
+    cl::desc("Datasets of the bandit's reward problems (leave the pool)"));
+static BoundOpt<double> rewardFraction(
+    cl::cat(category), "reward-fraction", at(run.rewardFraction),
+    cl::desc("Replay: fraction of the matrices taken from the pool to "
+             "reward the bandit (0.15; 0: validation rewards it)"));
 static BoundOpt<std::string> target(cl::cat(category), "target", at(run.target),
                                cl::desc("A registered target (cpu)"));
 static BoundList kernels(cl::cat(category), "kernel", at(run.kernels),
@@ -77,11 +85,18 @@ static BoundOpt<std::string> policy(cl::cat(category), "policy", at(run.policy),
                                         "thompson"));
 static cl::list<std::string> arms(cl::cat(category), "arms", cl::CommaSeparated,
                                   cl::desc("The bandit's strategies (default: "
-                                           "all but rs2)"));
+                                           "all but rs2; a mix: a+b@share)"));
 static BoundOpt<std::string> reward(cl::cat(category), "reward", at(run.reward),
-                               cl::desc("The bandit's reward: gain in "
-                                        "validation top1 (log speedup) or "
-                                        "tau, per unit of cost"));
+                               cl::desc("The bandit's reward: gain in the "
+                                        "reward set's top1 (log speedup) or "
+                                        "tau, per unit of log cost"));
+static BoundOpt<double> banditC(
+    cl::cat(category), "bandit-c", at(run.learn.banditOptions.exploration),
+    cl::desc("The bandit's exploration constant (UCB1's c; Thompson's "
+             "posterior scale; 1)"));
+static BoundOpt<double> discount(
+    cl::cat(category), "discount", at(run.learn.banditOptions.discount),
+    cl::desc("Weight of a reward per later round (1: none)"));
 static BoundList roundsAt(cl::cat(category), "rounds-at", at(run.roundsAt),
                      cl::CommaSeparated,
                      cl::desc("Cumulative budget at the end of each round: "

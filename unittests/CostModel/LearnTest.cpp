@@ -676,6 +676,77 @@ TEST(StrategyBanditTest, StateRoundTripsAndRejectsOtherArmsOrPolicy) {
   }
 }
 
+TEST(StrategyBanditTest, DiscountingFollowsAnArmWhoseValueChanged) {
+  // Arm a paid well early and poorly since; arm b steadily in between. The
+  // plain mean still prefers a; a discounted one (and its UCB index, with a
+  // small exploration constant) prefers b.
+  auto feed = [](StrategyBandit &bandit) {
+    for (int t = 0; t < 4; ++t)
+      bandit.update(0, 1.0);
+    for (int t = 0; t < 3; ++t) {
+      bandit.update(1, 0.5);
+      bandit.update(0, 0.0);
+    }
+  };
+  BanditOptions plain{/*exploration=*/0.05, /*discount=*/1.0};
+  BanditOptions discounted{/*exploration=*/0.05, /*discount=*/0.5};
+  for (BanditPolicy policy : {BanditPolicy::UCB1, BanditPolicy::Thompson}) {
+    StrategyBandit a(policy, {"a", "b"}, plain);
+    StrategyBandit b(policy, {"a", "b"}, discounted);
+    feed(a);
+    feed(b);
+    EXPECT_NEAR(a.meanReward(0), 4.0 / 7.0, 1e-12);
+    EXPECT_DOUBLE_EQ(a.weight(0), 7.0);
+    EXPECT_LT(b.meanReward(0), 0.1) << "old rewards weigh little";
+    EXPECT_DOUBLE_EQ(b.meanReward(1), 0.5);
+    EXPECT_LT(b.weight(0), 2.0);
+    if (policy == BanditPolicy::UCB1) {
+      EXPECT_EQ(a.choose(0), 0u);
+      EXPECT_EQ(b.choose(0), 1u);
+    } else {
+      int bWins = 0;
+      for (uint64_t seed = 1; seed <= 200; ++seed)
+        bWins += b.choose(seed) == 1;
+      EXPECT_GT(bWins, 150);
+    }
+    // The state keeps the order of the updates: a restored bandit
+    // discounts the same.
+    StrategyBandit c(policy, {"a", "b"}, discounted);
+    ASSERT_FALSE(static_cast<bool>(c.restore(b.toJson())));
+    EXPECT_DOUBLE_EQ(c.meanReward(0), b.meanReward(0));
+    for (uint64_t seed = 0; seed < 10; ++seed)
+      EXPECT_EQ(c.choose(seed), b.choose(seed));
+  }
+}
+
+TEST(StrategyBanditTest, ExplainsItsChoiceAndRejectsABadUpdateOrder) {
+  StrategyBandit bandit(BanditPolicy::UCB1, {"exploitation", "random"});
+  BanditChoice first = bandit.decide(1);
+  EXPECT_EQ(first.arm, 0u);
+  EXPECT_EQ(first.reason, "ucb1: first play of exploitation");
+  bandit.update(0, 0.4);
+  bandit.update(1, 0.1);
+  BanditChoice c = bandit.decide(1);
+  EXPECT_EQ(c.arm, 0u);
+  EXPECT_NE(c.reason.find("exploitation 1.00+"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("random 0.00+"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("-> exploitation"), std::string::npos) << c.reason;
+
+  llvm::json::Value state = bandit.toJson();
+  llvm::json::Object *o = state.getAsObject();
+  (*o)["order"] = llvm::json::Array{0, 0};
+  StrategyBandit other(BanditPolicy::UCB1, {"exploitation", "random"});
+  std::string msg = errorText(other.restore(state));
+  EXPECT_NE(msg.find("does not match the rewards"), std::string::npos) << msg;
+  (*o)["order"] = llvm::json::Array{0, 7};
+  msg = errorText(other.restore(state));
+  EXPECT_NE(msg.find("names no arm"), std::string::npos) << msg;
+  // A state from before discounting (no order) still restores.
+  o->erase("order");
+  ASSERT_FALSE(static_cast<bool>(other.restore(state)));
+  EXPECT_EQ(other.pulls(0) + other.pulls(1), 2u);
+}
+
 //===----------------------------------------------------------------------===//
 // Selection strategies
 //===----------------------------------------------------------------------===//
@@ -847,6 +918,46 @@ TEST(SelectionStrategyTest, EveryStrategyRanksExactlyTheUnmeasured) {
           << "another seed, another order";
     }
   }
+}
+
+TEST(SelectionStrategyTest, AMixTakesItsShareFromTheOtherRanking) {
+  StrategyFixture &f = strategyFixture();
+  std::vector<size_t> open = f.pool.unmeasured();
+  auto mix = createStrategy("random+diversity@0.25");
+  ASSERT_TRUE(static_cast<bool>(mix)) << errorText(mix.takeError());
+  EXPECT_EQ((*mix)->name(), "random+diversity@0.25");
+  EXPECT_FALSE((*mix)->needsModel());
+  auto withModel = createStrategy("exploitation+random");
+  ASSERT_TRUE(static_cast<bool>(withModel));
+  EXPECT_EQ((*withModel)->name(), "exploitation+random@0.25");
+  EXPECT_TRUE((*withModel)->needsModel());
+
+  std::vector<size_t> mixed = rankOrFail(**mix, contextFor(f, 3, false));
+  std::vector<size_t> sorted = mixed;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, open) << "a permutation of the unmeasured candidates";
+  EXPECT_EQ(rankOrFail(**mix, contextFor(f, 3, false)), mixed);
+  // Picks 1-3 are the main ranking's first three; of the first 8, 6 come
+  // from the main ranking's first 6 and 2 from the other's.
+  auto random = createStrategy("random");
+  std::vector<size_t> main = rankOrFail(**random, contextFor(f, 3, false));
+  ASSERT_GE(mixed.size(), 8u);
+  EXPECT_EQ(std::vector<size_t>(mixed.begin(), mixed.begin() + 3),
+            std::vector<size_t>(main.begin(), main.begin() + 3));
+  size_t fromMain = 0;
+  for (size_t n = 0; n < 8; ++n)
+    fromMain +=
+        std::find(main.begin(), main.begin() + 6, mixed[n]) != main.begin() + 6;
+  EXPECT_EQ(fromMain, 6u);
+
+  for (const char *bad :
+       {"random+", "+random", "random+nope", "a+b+c", "random+rs2@1",
+        "random+rs2@0", "random+rs2@x", "random+rs2@0.5@0.5"}) {
+    auto s = createStrategy(bad);
+    EXPECT_FALSE(errorText(s).empty()) << bad;
+  }
+  auto share2 = createStrategy("random+rs2@2");
+  EXPECT_NE(errorText(share2).find("(0, 1)"), std::string::npos);
 }
 
 TEST(SelectionStrategyTest, ModelFreeStrategiesRankWithoutAModel) {
@@ -1284,6 +1395,73 @@ TEST(LearningLoopTest, BanditPlaysItsArmsAndCheckpointsItsState) {
   llvm::Expected<LearnResult> refused = thompson.run(ts);
   std::string msg = errorText(refused);
   EXPECT_NE(msg.find("holds the state of another run"), std::string::npos)
+      << msg;
+}
+
+TEST(LearningLoopTest, ARewardSetApartFromTheValidationRewardsTheBandit) {
+  // Validation: the first validation matrix's problems; reward set: the
+  // second's.
+  std::vector<SampleGroup> validation, rewardSet;
+  for (const SampleGroup &g : synthetic().validation)
+    (g.matrix.id == kValidationMatrices[0] ? validation : rewardSet)
+        .push_back(g);
+  ASSERT_FALSE(validation.empty());
+  ASSERT_FALSE(rewardSet.empty());
+  TempDir dir;
+  LearningPool pool;
+  ReplayOracle oracle(synthetic().pool, pool);
+  double t = oracle.totalCost();
+  LearnOptions o = quickLearnOptions(dir / "s", t);
+  o.strategy = "bandit";
+  o.arms = {"random", "exploitation+random@0.5"};
+  o.banditOptions.discount = 0.7;
+  o.roundBudgets = {0.15 * t, 0.3 * t, 0.45 * t, 0.6 * t};
+  llvm::Expected<LearnResult> res =
+      runLearning(pool, oracle, validation, synthetic().features, o, rewardSet);
+  ASSERT_TRUE(static_cast<bool>(res)) << errorText(res.takeError());
+  ASSERT_EQ(res->rounds.size(), 4u);
+  EXPECT_EQ(res->rounds[2].arm, "exploitation+random@0.5");
+  for (size_t n = 1; n < 4; ++n) {
+    const RoundRecord &r = res->rounds[n], &prev = res->rounds[n - 1];
+    SCOPED_TRACE("round " + std::to_string(n + 1));
+    ASSERT_TRUE(r.rewardTop1 && prev.rewardTop1 && r.reward);
+    // The reward is the reward set's gain, not the validation's.
+    double logCost = std::log(r.cumulativeCost / (r.cumulativeCost - r.cost));
+    EXPECT_NEAR(*r.reward,
+                (std::log(*r.rewardTop1) - std::log(*prev.rewardTop1)) /
+                    std::max(logCost, 1e-6),
+                1e-9);
+    EXPECT_FALSE(r.armReason.empty());
+    std::string json = r.json();
+    EXPECT_NE(json.find("\"reward_set\":{"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"arm_reason\":\"ucb1"), std::string::npos) << json;
+  }
+  // Without a reward set, the same choices report the same validation
+  // figures (round 2 is UCB1's first play of arm 0 either way) and no
+  // reward-set figures.
+  TempDir dir2;
+  LearningPool pool2;
+  ReplayOracle oracle2(synthetic().pool, pool2);
+  LearnOptions o2 = o;
+  o2.stateDir = dir2 / "s";
+  llvm::Expected<LearnResult> noRewardSet =
+      runLearning(pool2, oracle2, validation, synthetic().features, o2);
+  ASSERT_TRUE(static_cast<bool>(noRewardSet))
+      << errorText(noRewardSet.takeError());
+  EXPECT_EQ(noRewardSet->rounds[1].top1, res->rounds[1].top1);
+  EXPECT_FALSE(noRewardSet->rounds[1].rewardTop1.has_value());
+
+  // The reward set may not share a matrix with the validation problems.
+  TempDir dir3;
+  LearningPool pool3;
+  ReplayOracle oracle3(synthetic().pool, pool3);
+  LearnOptions o3 = o;
+  o3.stateDir = dir3 / "s";
+  llvm::Expected<LearnResult> overlap = runLearning(
+      pool3, oracle3, validation, synthetic().features, o3, validation);
+  std::string msg = errorText(overlap);
+  EXPECT_NE(msg.find("in both the validation and the reward set"),
+            std::string::npos)
       << msg;
 }
 

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <set>
 #include <random>
 
 using namespace sptune;
@@ -62,11 +63,17 @@ json::Object recordObject(const RoundRecord &r) {
       {"select_s", r.selectSeconds},
       {"measure_s", r.measureSeconds},
       {"train_s", r.trainSeconds},
-      {"validation",
-       json::Object{{"top1_speedup", optional(r.top1)},
-                    {"top5_speedup", optional(r.top5)},
-                    {"oracle_speedup", optional(r.oracle)},
-                    {"kendall_tau", r.tau}}},
+      {"validation", json::Object{{"top1_speedup", optional(r.top1)},
+                                  {"top5_speedup", optional(r.top5)},
+                                  {"oracle_speedup", optional(r.oracle)},
+                                  {"kendall_tau", r.tau}}},
+      {"reward_set",
+       r.rewardTop1 || r.rewardTau
+           ? json::Value(json::Object{{"top1_speedup", optional(r.rewardTop1)},
+                                      {"kendall_tau", optional(r.rewardTau)}})
+           : json::Value(nullptr)},
+      {"arm_reason",
+       r.armReason.empty() ? json::Value(nullptr) : json::Value(r.armReason)},
       {"reward", optional(r.reward)}};
 }
 
@@ -96,6 +103,12 @@ std::optional<RoundRecord> recordFromJson(const json::Value &v) {
     r.oracle = val->getNumber("oracle_speedup");
     r.tau = val->getNumber("kendall_tau").value_or(0);
   }
+  if (const json::Object *rs = o->getObject("reward_set")) {
+    r.rewardTop1 = rs->getNumber("top1_speedup");
+    r.rewardTau = rs->getNumber("kendall_tau");
+  }
+  if (auto s = o->getString("arm_reason"))
+    r.armReason = s->str();
   r.reward = o->getNumber("reward");
   if (r.round < 0)
     return std::nullopt;
@@ -119,7 +132,8 @@ std::string candidateName(const LearningPool &pool, size_t c) {
 }
 
 /// What a state directory must agree with to be resumed.
-std::string fingerprint(const LearningPool &pool, const LearnOptions &o) {
+std::string fingerprint(const LearningPool &pool, const LearnOptions &o,
+                        size_t rewardSetSize) {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&](llvm::StringRef s) {
     for (char ch : s) {
@@ -147,9 +161,14 @@ std::string fingerprint(const LearningPool &pool, const LearnOptions &o) {
   const StrategyOptions &so = o.strategyOptions;
   mix(llvm::formatv("{0},{1},{2:e6},{3:e6},{4:e6},{5:e6},{6:e6},{7:e6}",
                     so.perMatrix, so.ensembleSize, so.farShare, so.rs2Fraction,
-                    o.ucbExploration, o.regressionWeight, o.learningRate,
-                    o.warmLearningRate)
+                    o.banditOptions.exploration, o.regressionWeight,
+                    o.learningRate, o.warmLearningRate)
           .str());
+  // Mixed in only when set, so that states from before them still resume.
+  if (o.banditOptions.discount != 1.0)
+    mix(llvm::formatv("discount {0:e6}", o.banditOptions.discount).str());
+  if (rewardSetSize)
+    mix("reward set " + std::to_string(rewardSetSize));
   return llvm::utohexstr(h, /*LowerCase=*/true);
 }
 
@@ -160,9 +179,10 @@ class Driver {
 public:
   Driver(LearningPool &pool, MeasurementOracle &oracle,
          const std::vector<SampleGroup> &validation,
+         const std::vector<SampleGroup> &rewardSet,
          const FeatureTable &features, const LearnOptions &o)
-      : pool(pool), oracle(oracle), validation(validation), features(features),
-        o(o) {}
+      : pool(pool), oracle(oracle), validation(validation),
+        rewardSet(rewardSet), features(features), o(o) {}
 
   llvm::Expected<LearnResult> run();
 
@@ -184,15 +204,19 @@ private:
                                                     int epochs, uint64_t seed,
                                                     double epochFraction,
                                                     bool bootstrap);
+  /// The reward's metric of a round: on the reward set when there is one.
   double metricOf(const RoundRecord &r) const {
+    bool separate = !rewardSet.empty();
     if (o.reward == RewardMetric::Tau)
-      return r.tau;
-    return r.top1 ? std::log(*r.top1) : 0.0;
+      return separate ? r.rewardTau.value_or(0) : r.tau;
+    std::optional<double> top1 = separate ? r.rewardTop1 : r.top1;
+    return top1 ? std::log(*top1) : 0.0;
   }
 
   LearningPool &pool;
   MeasurementOracle &oracle;
   const std::vector<SampleGroup> &validation;
+  const std::vector<SampleGroup> &rewardSet;
   const FeatureTable &features;
   const LearnOptions &o;
 
@@ -230,8 +254,22 @@ llvm::Error Driver::checkOptions() const {
     return llvm::joinErrors(
         s.takeError(), failure("(or 'bandit' for a bandit over strategies)"));
   }
+  if (!(o.banditOptions.exploration >= 0 &&
+        std::isfinite(o.banditOptions.exploration)))
+    return failure("the bandit's exploration constant must be finite and "
+                   ">= 0");
+  if (!(o.banditOptions.discount > 0 && o.banditOptions.discount <= 1))
+    return failure("the bandit's discount must be in (0, 1]");
   if (validation.empty())
     return failure("no validation problems");
+  std::set<std::string> validationIds;
+  for (const SampleGroup &g : validation)
+    validationIds.insert(g.matrix.id);
+  for (const SampleGroup &g : rewardSet)
+    if (validationIds.count(g.matrix.id))
+      return failure("matrix '" + g.matrix.id +
+                     "' is in both the validation and the reward set (the "
+                     "reward set must be apart from what is reported)");
   if (pool.candidates().empty())
     return failure("the pool is empty");
   return llvm::Error::success();
@@ -261,7 +299,7 @@ llvm::Error Driver::loadState() {
                    std::to_string(kStateVersion) +
                    ": use a new state directory");
   std::optional<llvm::StringRef> fp = s->getString("fingerprint");
-  if (!fp || *fp != fingerprint(pool, o))
+  if (!fp || *fp != fingerprint(pool, o, rewardSet.size()))
     return failure("'" + o.stateDir +
                    "' holds the state of another run (other pool, strategy, "
                    "seed, budgets or training options); use a new state "
@@ -336,7 +374,7 @@ llvm::Error Driver::saveState(int round, const std::string &modelFile) {
     log += r.json() + "\n";
   }
   json::Object state{{"version", kStateVersion},
-                     {"fingerprint", fingerprint(pool, o)},
+                     {"fingerprint", fingerprint(pool, o, rewardSet.size())},
                      {"round", round},
                      {"model", llvm::sys::path::filename(modelFile).str()},
                      {"measured", std::move(measured)},
@@ -419,8 +457,11 @@ llvm::Expected<LearnResult> Driver::run() {
     if (!features.count(g.matrix.id))
       return failure("no features for validation matrix '" + g.matrix.id +
                      "'");
+  for (const SampleGroup &g : rewardSet)
+    if (!features.count(g.matrix.id))
+      return failure("no features for reward-set matrix '" + g.matrix.id + "'");
   if (o.strategy == "bandit")
-    bandit.emplace(o.policy, o.arms, o.ucbExploration);
+    bandit.emplace(o.policy, o.arms, o.banditOptions);
   if (llvm::Error e = loadState())
     return std::move(e);
 
@@ -443,9 +484,11 @@ llvm::Expected<LearnResult> Driver::run() {
     if (bandit) {
       name = "random";
       if (model) {
-        arm = bandit->choose(roundSeed);
+        BanditChoice choice = bandit->decide(roundSeed);
+        arm = choice.arm;
         name = bandit->arms()[*arm];
         rec.arm = name;
+        rec.armReason = std::move(choice.reason);
       }
     }
     strategy = cantFail(createStrategy(name, o.strategyOptions));
@@ -574,6 +617,14 @@ llvm::Expected<LearnResult> Driver::run() {
     rec.top5 = eval.top5;
     rec.oracle = eval.oracle;
     rec.tau = eval.tau;
+    if (!rewardSet.empty()) {
+      ModelEvaluation rewardEval = evaluate(*model, rewardSet, features);
+      if (rewardEval.failedGroups)
+        return failure("the model failed to score reward-set problems: " +
+                       rewardEval.firstError);
+      rec.rewardTop1 = rewardEval.top1;
+      rec.rewardTau = rewardEval.tau;
+    }
     if (arm && !result.rounds.empty() && rec.measured > 0) {
       double gain = metricOf(rec) - metricOf(result.rounds.back());
       // Per unit of log cost: learning curves are close to linear in the
@@ -653,7 +704,8 @@ std::string RoundRecord::json() const {
 llvm::Expected<LearnResult>
 sptune::runLearning(LearningPool &pool, MeasurementOracle &oracle,
                     const std::vector<SampleGroup> &validation,
-                    const FeatureTable &features, const LearnOptions &options) {
-  Driver driver(pool, oracle, validation, features, options);
+                    const FeatureTable &features, const LearnOptions &options,
+                    const std::vector<SampleGroup> &rewardSet) {
+  Driver driver(pool, oracle, validation, rewardSet, features, options);
   return driver.run();
 }

@@ -2,6 +2,8 @@
 
 #include "sptune/Learn/StrategyBandit.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -23,27 +25,49 @@ std::optional<BanditPolicy> sptune::parseBanditPolicy(std::string_view name) {
 
 StrategyBandit::StrategyBandit(BanditPolicy policy,
                                std::vector<std::string> arms,
-                               double exploration)
-    : policy_(policy), arms_(std::move(arms)), exploration_(exploration),
+                               BanditOptions options)
+    : policy_(policy), arms_(std::move(arms)), options_(options),
       rewards_(arms_.size()) {}
 
+namespace {
+/// Per arm: the discounted count and sum of its rewards.
+struct ArmTotals {
+  std::vector<double> weight, sum;
+};
+} // namespace
+
+static ArmTotals totalsOf(const std::vector<std::vector<double>> &rewards,
+                          const std::vector<size_t> &order, double discount) {
+  ArmTotals t{std::vector<double>(rewards.size()),
+              std::vector<double>(rewards.size())};
+  std::vector<size_t> seen(rewards.size());
+  size_t updates = order.size();
+  for (size_t j = 0; j < updates; ++j) {
+    size_t a = order[j];
+    double w = std::pow(discount, static_cast<double>(updates - 1 - j));
+    t.weight[a] += w;
+    t.sum[a] += w * rewards[a][seen[a]++];
+  }
+  return t;
+}
+
 double StrategyBandit::meanReward(size_t arm) const {
-  const std::vector<double> &r = rewards_[arm];
-  if (r.empty())
-    return 0;
-  double sum = 0;
-  for (double x : r)
-    sum += x;
-  return sum / static_cast<double>(r.size());
+  ArmTotals t = totalsOf(rewards_, order_, options_.discount);
+  return t.weight[arm] > 0 ? t.sum[arm] / t.weight[arm] : 0.0;
+}
+
+double StrategyBandit::weight(size_t arm) const {
+  return totalsOf(rewards_, order_, options_.discount).weight[arm];
 }
 
 void StrategyBandit::update(size_t arm, double reward) {
   if (!std::isfinite(reward))
     reward = 0;
   rewards_[arm].push_back(reward);
+  order_.push_back(arm);
 }
 
-size_t StrategyBandit::choose(uint64_t seed) const {
+BanditChoice StrategyBandit::decide(uint64_t seed) const {
   size_t total = 0;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   double sum = 0, sq = 0;
@@ -55,26 +79,40 @@ size_t StrategyBandit::choose(uint64_t seed) const {
       sum += x;
       sq += x * x;
     }
+  ArmTotals t = totalsOf(rewards_, order_, options_.discount);
+  BanditChoice choice;
+  std::string terms;
+  auto term = [&](size_t a, double mean, double bonus) {
+    terms += llvm::formatv("{0}{1} {2:f2}+{3:f2}", terms.empty() ? "" : ", ",
+                           arms_[a], mean, bonus)
+                 .str();
+  };
   if (policy_ == BanditPolicy::UCB1) {
     for (size_t a = 0; a < arms_.size(); ++a)
-      if (rewards_[a].empty())
-        return a;
+      if (rewards_[a].empty()) {
+        choice.arm = a;
+        choice.reason = "ucb1: first play of " + arms_[a];
+        return choice;
+      }
     double range = hi > lo ? hi - lo : 1.0;
-    size_t best = 0;
+    double played = 0;
+    for (double w : t.weight)
+      played += w;
     double bestIndex = -std::numeric_limits<double>::infinity();
     for (size_t a = 0; a < arms_.size(); ++a) {
-      double n = static_cast<double>(rewards_[a].size());
-      double mean = (meanReward(a) - (hi > lo ? lo : 0)) / range;
-      double index = mean + exploration_ *
-                                std::sqrt(2 * std::log(static_cast<double>(
-                                                  total)) /
-                                          n);
-      if (index > bestIndex) {
-        bestIndex = index;
-        best = a;
+      double n = std::max(t.weight[a], 1e-12);
+      double mean = (t.sum[a] / n - (hi > lo ? lo : 0)) / range;
+      double bonus = options_.exploration *
+                     std::sqrt(2 * std::log(std::max(played, 1.0)) / n);
+      term(a, mean, bonus);
+      if (mean + bonus > bestIndex) {
+        bestIndex = mean + bonus;
+        choice.arm = a;
       }
     }
-    return best;
+    choice.reason =
+        "ucb1 (scaled mean+bonus): " + terms + " -> " + arms_[choice.arm];
+    return choice;
   }
   // Thompson sampling, Gaussian posterior with one prior pseudo-observation
   // at 0 and the pooled variance of every reward (a floor while few).
@@ -85,18 +123,21 @@ size_t StrategyBandit::choose(uint64_t seed) const {
   }
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 1.0);
-  size_t best = 0;
   double bestDraw = -std::numeric_limits<double>::infinity();
   for (size_t a = 0; a < arms_.size(); ++a) {
-    double n = static_cast<double>(rewards_[a].size());
-    double postMean = meanReward(a) * n / (n + 1);
-    double draw = postMean + std::sqrt(variance / (n + 1)) * normal(rng);
-    if (draw > bestDraw) {
-      bestDraw = draw;
-      best = a;
+    double n = t.weight[a];
+    double postMean = t.sum[a] / (n + 1);
+    double noise =
+        options_.exploration * std::sqrt(variance / (n + 1)) * normal(rng);
+    term(a, postMean, noise);
+    if (postMean + noise > bestDraw) {
+      bestDraw = postMean + noise;
+      choice.arm = a;
     }
   }
-  return best;
+  choice.reason =
+      "thompson (posterior mean+draw): " + terms + " -> " + arms_[choice.arm];
+  return choice;
 }
 
 llvm::json::Value StrategyBandit::toJson() const {
@@ -108,8 +149,12 @@ llvm::json::Value StrategyBandit::toJson() const {
     arms.push_back(llvm::json::Object{{"name", arms_[a]},
                                       {"rewards", std::move(r)}});
   }
+  llvm::json::Array order;
+  for (size_t a : order_)
+    order.push_back(static_cast<int64_t>(a));
   return llvm::json::Object{{"policy", toString(policy_)},
-                            {"arms", std::move(arms)}};
+                            {"arms", std::move(arms)},
+                            {"order", std::move(order)}};
 }
 
 llvm::Error StrategyBandit::restore(const llvm::json::Value &state) {
@@ -142,6 +187,26 @@ llvm::Error StrategyBandit::restore(const llvm::json::Value &state) {
       rewards[a].push_back(*v);
     }
   }
+  // The order of the updates (a state without it, from before discounting:
+  // arm by arm).
+  std::vector<size_t> order;
+  if (const llvm::json::Array *ord = o->getArray("order")) {
+    std::vector<size_t> count(arms_.size());
+    for (const llvm::json::Value &x : *ord) {
+      std::optional<int64_t> a = x.getAsInteger();
+      if (!a || *a < 0 || static_cast<size_t>(*a) >= arms_.size())
+        return fail("an update names no arm");
+      order.push_back(static_cast<size_t>(*a));
+      ++count[static_cast<size_t>(*a)];
+    }
+    for (size_t a = 0; a < arms_.size(); ++a)
+      if (count[a] != rewards[a].size())
+        return fail("the order of the updates does not match the rewards");
+  } else {
+    for (size_t a = 0; a < arms_.size(); ++a)
+      order.insert(order.end(), rewards[a].size(), a);
+  }
   rewards_ = std::move(rewards);
+  order_ = std::move(order);
   return llvm::Error::success();
 }

@@ -54,6 +54,10 @@ std::unique_ptr<SelectionStrategy> makeDiversityStrategy(size_t perMatrix);
 std::unique_ptr<SelectionStrategy> makeUncertaintyStrategy(size_t ensemble);
 std::unique_ptr<SelectionStrategy> makeExploitationStrategy();
 std::unique_ptr<SelectionStrategy> makeExplorationStrategy(double farShare);
+/// `main` with `share` of its picks (evenly spaced) from `other`.
+std::unique_ptr<SelectionStrategy>
+makeMixedStrategy(std::unique_ptr<SelectionStrategy> main,
+                  std::unique_ptr<SelectionStrategy> other, double share);
 
 } // namespace learn
 } // namespace sptune

@@ -36,7 +36,8 @@ struct LearnDriverOptions {
   LearnOptions learn;
   /// A registered target's name.
   std::string target = "cpu";
-  /// "ucb1" or "thompson"; "top1" or "tau".
+  /// "ucb1" or "thompson"; "top1" or "tau". The bandit's exploration
+  /// constant and discount are `learn.banditOptions`.
   std::string policy = "ucb1", reward = "top1";
 
   /// Replay: measured datasets that reveal their stored times.
@@ -48,6 +49,14 @@ struct LearnDriverOptions {
   std::vector<std::string> validationData;
   double validationFraction = 0.2;
   uint64_t splitSeed = 1;
+  /// The bandit's reward set, apart from the reported validation problems:
+  /// fully measured datasets (their matrices leave the pool); replay without
+  /// them: this fraction of the pool's matrices (after the validation
+  /// split, with the same seed) leaves the pool for every strategy, so that
+  /// strategies compare on one pool; 0: the validation problems reward the
+  /// bandit (what is reported then flatters it).
+  std::vector<std::string> rewardData;
+  double rewardFraction = 0.15;
 
   /// Round budgets: cumulative ("90", "90s", "5%") per round, or a total
   /// split into `rounds` equal rounds.

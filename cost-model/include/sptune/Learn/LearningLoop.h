@@ -11,9 +11,12 @@
 //      (warm start, `roundEpochs`), or retrain from scratch (`retrain`),
 //   4. evaluate on the fixed validation problems (top-1 speedup over the
 //      default, Kendall's tau), reward the bandit's arm with the metric's
-//      gain (log top-1 speedup or tau) per unit of log cumulative cost
-//      (learning curves are close to linear in the log of the data: the
-//      rewards of early and late rounds stay comparable), and
+//      gain (log top-1 speedup or tau) on the reward set per unit of log
+//      cumulative cost (learning curves are close to linear in the log of
+//      the data: the rewards of early and late rounds stay comparable); the
+//      reward set is a set of problems apart from the reported validation
+//      ones, so that the bandit is not tuned on what is reported (without
+//      one, the validation problems reward it, as before), and
 //   5. checkpoint: the measured outcomes, the bandit, the model and the
 //      round log, atomically, so that a killed run resumes where it was and
 //      nothing measured is measured again.
@@ -56,7 +59,8 @@ struct LearnOptions {
   /// random's).
   std::vector<std::string> arms = {"random", "diversity", "uncertainty",
                                    "exploitation", "exploration"};
-  double ucbExploration = 1.0;
+  /// The bandit's exploration constant and discount.
+  BanditOptions banditOptions;
   RewardMetric reward = RewardMetric::Top1;
   StrategyOptions strategyOptions;
   /// Cumulative measurement seconds at the end of each round (increasing).
@@ -103,11 +107,15 @@ struct RoundRecord {
   /// The bandit's arm (empty for a fixed strategy or the uniform first round
   /// of a model-based strategy).
   std::string arm;
+  /// Why the bandit chose it (the policy's index per arm).
+  std::string armReason;
   size_t measured = 0, failed = 0, totalMeasured = 0, problems = 0;
   double cost = 0, cumulativeCost = 0;
   double selectSeconds = 0, measureSeconds = 0, trainSeconds = 0;
   std::optional<double> top1, top5, oracle;
   double tau = 0;
+  /// The metrics on the reward set (when there is one).
+  std::optional<double> rewardTop1, rewardTau;
   std::optional<double> reward;
   std::string json() const;
 };
@@ -123,14 +131,15 @@ struct LearnResult {
 };
 
 /// Runs (or resumes) active learning on `pool` with `oracle`; `validation`
-/// groups are evaluated after every round; `features` holds every pool and
-/// validation matrix. Fails for invalid options, a state directory of
-/// another run, oracle and training errors.
-llvm::Expected<LearnResult> runLearning(LearningPool &pool,
-                                        MeasurementOracle &oracle,
-                                        const std::vector<SampleGroup> &validation,
-                                        const FeatureTable &features,
-                                        const LearnOptions &options);
+/// groups are evaluated after every round; `rewardSet` groups give the
+/// bandit's reward (empty: the validation groups do); `features` holds
+/// every pool, validation and reward-set matrix. Fails for invalid options,
+/// a state directory of another run, oracle and training errors.
+llvm::Expected<LearnResult>
+runLearning(LearningPool &pool, MeasurementOracle &oracle,
+            const std::vector<SampleGroup> &validation,
+            const FeatureTable &features, const LearnOptions &options,
+            const std::vector<SampleGroup> &rewardSet = {});
 
 } // namespace sptune
 

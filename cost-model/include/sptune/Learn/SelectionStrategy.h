@@ -22,6 +22,9 @@
 //                 the schedule encoder's input space) plus a share of the
 //                 schedules farthest from what was measured
 //
+// A mix "main+other@share" (e.g. "exploitation+random@0.25") takes `share`
+// of its picks, evenly spaced, from the other strategy's ranking.
+//
 // Model-based strategies interleave problems (every problem's first choice,
 // then every problem's second, ...) so that a round's budget is spread.
 // Strategies are deterministic for the context's seed.
@@ -89,8 +92,8 @@ public:
 
 /// The strategies' names, in the order above.
 const std::vector<std::string> &strategyNames();
-/// A strategy by name; an Error naming the valid ones for another name or
-/// invalid options.
+/// A strategy by name (or a mix, "main+other@share"); an Error naming the
+/// valid ones for another name or invalid options.
 llvm::Expected<std::unique_ptr<SelectionStrategy>>
 createStrategy(std::string_view name, const StrategyOptions &options = {});
 

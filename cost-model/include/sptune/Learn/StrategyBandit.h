@@ -2,7 +2,7 @@
 //
 // Part of sptune. A multi-armed bandit over the selection strategies: each
 // round it picks the strategy (arm) that chooses the measurements; the
-// reward is the gain in the validation metric per unit of the logarithm of
+// reward is the gain in the reward set's metric per unit of the logarithm of
 // the cumulative measurement cost that round brought (see LearningLoop.h).
 // Two policies:
 //
@@ -10,6 +10,12 @@
 //    and largest reward seen so far (the gains have no known bound);
 //  - Thompson sampling with a Gaussian posterior per arm (prior mean 0, one
 //    pseudo-observation; the noise variance pooled over all rewards).
+//
+// An arm's value changes as the model learns (early rounds favour coverage,
+// later ones the model's favourites), so both policies can discount: with
+// `discount` gamma < 1 a reward seen t updates ago weighs gamma^t in the
+// arm's mean and count (discounted UCB, Garivier & Moulines 2011; the same
+// weights give a discounted Thompson posterior).
 //
 // Deterministic for a seed; its state is JSON, for the driver's checkpoint.
 //
@@ -33,22 +39,41 @@ enum class BanditPolicy { UCB1, Thompson };
 const char *toString(BanditPolicy policy);
 std::optional<BanditPolicy> parseBanditPolicy(std::string_view name);
 
+struct BanditOptions {
+  /// UCB1's constant c in mean + c * sqrt(2 ln t / n); Thompson sampling's
+  /// scale of the posterior's standard deviation.
+  double exploration = 1.0;
+  /// Weight of a reward per later update (1: no discounting), in (0, 1].
+  double discount = 1.0;
+};
+
+/// A choice and why (for the round log).
+struct BanditChoice {
+  size_t arm = 0;
+  /// E.g. "ucb1: exploitation 0.71+0.40, random 0.12+0.52 -> exploitation".
+  std::string reason;
+};
+
 class StrategyBandit {
 public:
-  /// `arms`: the strategies' names (at least one). `exploration`: UCB1's
-  /// constant c in mean + c * sqrt(2 ln t / n).
+  /// `arms`: the strategies' names (at least one).
   StrategyBandit(BanditPolicy policy, std::vector<std::string> arms,
-                 double exploration = 1.0);
+                 BanditOptions options = {});
 
   BanditPolicy policy() const { return policy_; }
+  const BanditOptions &options() const { return options_; }
   const std::vector<std::string> &arms() const { return arms_; }
-  /// The arm to play; arms never played come first (in order) under UCB1.
-  size_t choose(uint64_t seed) const;
+  /// The arm to play, and why; arms never played come first (in order)
+  /// under UCB1.
+  BanditChoice decide(uint64_t seed) const;
+  size_t choose(uint64_t seed) const { return decide(seed).arm; }
   void update(size_t arm, double reward);
   size_t pulls(size_t arm) const { return rewards_[arm].size(); }
   const std::vector<double> &rewards(size_t arm) const { return rewards_[arm]; }
-  /// Mean raw reward of an arm (0 when never played).
+  /// Mean raw reward of an arm (0 when never played), discounted.
   double meanReward(size_t arm) const;
+  /// The arm's discounted count of plays (its plays without discounting).
+  double weight(size_t arm) const;
 
   llvm::json::Value toJson() const;
   /// Restores the rewards of `toJson` into a bandit of the same policy and
@@ -58,8 +83,11 @@ public:
 private:
   BanditPolicy policy_;
   std::vector<std::string> arms_;
-  double exploration_;
+  BanditOptions options_;
   std::vector<std::vector<double>> rewards_;
+  /// The arms in the order they were updated (discounting needs the age of
+  /// every reward).
+  std::vector<size_t> order_;
 };
 
 } // namespace sptune
