@@ -609,21 +609,28 @@ llvm::Expected<LearnResult> Driver::run() {
     rec.problems = pool.measuredGroups().size();
 
     // 4. Evaluate, reward.
-    ModelEvaluation eval = evaluate(*model, validation, features);
-    if (eval.failedGroups)
-      return failure("the model failed to score validation problems: " +
-                     eval.firstError);
-    rec.top1 = eval.top1;
-    rec.top5 = eval.top5;
-    rec.oracle = eval.oracle;
-    rec.tau = eval.tau;
+    auto evaluateOn = [&](const std::vector<SampleGroup> &groups,
+                          const char *what) -> llvm::Expected<ModelEvaluation> {
+      ModelEvaluation eval = evaluate(*model, groups, features);
+      if (eval.failedGroups)
+        return failure(llvm::Twine("the model failed to score ") + what +
+                       " problems: " + eval.firstError);
+      return eval;
+    };
+    llvm::Expected<ModelEvaluation> eval = evaluateOn(validation, "validation");
+    if (!eval)
+      return eval.takeError();
+    rec.top1 = eval->top1;
+    rec.top5 = eval->top5;
+    rec.oracle = eval->oracle;
+    rec.tau = eval->tau;
     if (!rewardSet.empty()) {
-      ModelEvaluation rewardEval = evaluate(*model, rewardSet, features);
-      if (rewardEval.failedGroups)
-        return failure("the model failed to score reward-set problems: " +
-                       rewardEval.firstError);
-      rec.rewardTop1 = rewardEval.top1;
-      rec.rewardTau = rewardEval.tau;
+      llvm::Expected<ModelEvaluation> rewardEval =
+          evaluateOn(rewardSet, "reward-set");
+      if (!rewardEval)
+        return rewardEval.takeError();
+      rec.rewardTop1 = rewardEval->top1;
+      rec.rewardTau = rewardEval->tau;
     }
     if (arm && !result.rounds.empty() && rec.measured > 0) {
       double gain = metricOf(rec) - metricOf(result.rounds.back());

@@ -80,63 +80,56 @@ BanditChoice StrategyBandit::decide(uint64_t seed) const {
       sq += x * x;
     }
   ArmTotals t = totalsOf(rewards_, order_, options_.discount);
-  BanditChoice choice;
-  std::string terms;
-  auto term = [&](size_t a, double mean, double bonus) {
-    terms += llvm::formatv("{0}{1} {2:f2}+{3:f2}", terms.empty() ? "" : ", ",
-                           arms_[a], mean, bonus)
-                 .str();
-  };
+  // Per arm: the estimate and what is added to it (UCB1's bonus, Thompson's
+  // draw); the arm with the largest sum plays.
+  std::vector<std::pair<double, double>> parts(arms_.size());
+  const char *label;
   if (policy_ == BanditPolicy::UCB1) {
     for (size_t a = 0; a < arms_.size(); ++a)
-      if (rewards_[a].empty()) {
-        choice.arm = a;
-        choice.reason = "ucb1: first play of " + arms_[a];
-        return choice;
-      }
+      if (rewards_[a].empty())
+        return {a, "ucb1: first play of " + arms_[a]};
     double range = hi > lo ? hi - lo : 1.0;
     double played = 0;
     for (double w : t.weight)
       played += w;
-    double bestIndex = -std::numeric_limits<double>::infinity();
     for (size_t a = 0; a < arms_.size(); ++a) {
       double n = std::max(t.weight[a], 1e-12);
-      double mean = (t.sum[a] / n - (hi > lo ? lo : 0)) / range;
-      double bonus = options_.exploration *
-                     std::sqrt(2 * std::log(std::max(played, 1.0)) / n);
-      term(a, mean, bonus);
-      if (mean + bonus > bestIndex) {
-        bestIndex = mean + bonus;
-        choice.arm = a;
-      }
+      parts[a] = {(t.sum[a] / n - (hi > lo ? lo : 0)) / range,
+                  options_.exploration *
+                      std::sqrt(2 * std::log(std::max(played, 1.0)) / n)};
     }
-    choice.reason =
-        "ucb1 (scaled mean+bonus): " + terms + " -> " + arms_[choice.arm];
-    return choice;
+    label = "ucb1 (scaled mean+bonus): ";
+  } else {
+    // Thompson sampling, Gaussian posterior with one prior pseudo-observation
+    // at 0 and the pooled variance of every reward (a floor while few).
+    double variance = 1e-4;
+    if (total >= 2) {
+      double mean = sum / static_cast<double>(total);
+      variance = std::max(variance, (sq - total * mean * mean) / (total - 1));
+    }
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (size_t a = 0; a < arms_.size(); ++a) {
+      double n = t.weight[a];
+      parts[a] = {t.sum[a] / (n + 1), options_.exploration *
+                                          std::sqrt(variance / (n + 1)) *
+                                          normal(rng)};
+    }
+    label = "thompson (posterior mean+draw): ";
   }
-  // Thompson sampling, Gaussian posterior with one prior pseudo-observation
-  // at 0 and the pooled variance of every reward (a floor while few).
-  double variance = 1e-4;
-  if (total >= 2) {
-    double mean = sum / static_cast<double>(total);
-    variance = std::max(variance, (sq - total * mean * mean) / (total - 1));
-  }
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  double bestDraw = -std::numeric_limits<double>::infinity();
+  BanditChoice choice;
+  std::string terms;
+  double best = -std::numeric_limits<double>::infinity();
   for (size_t a = 0; a < arms_.size(); ++a) {
-    double n = t.weight[a];
-    double postMean = t.sum[a] / (n + 1);
-    double noise =
-        options_.exploration * std::sqrt(variance / (n + 1)) * normal(rng);
-    term(a, postMean, noise);
-    if (postMean + noise > bestDraw) {
-      bestDraw = postMean + noise;
+    terms += llvm::formatv("{0}{1} {2:f2}+{3:f2}", a ? ", " : "", arms_[a],
+                           parts[a].first, parts[a].second)
+                 .str();
+    if (parts[a].first + parts[a].second > best) {
+      best = parts[a].first + parts[a].second;
       choice.arm = a;
     }
   }
-  choice.reason =
-      "thompson (posterior mean+draw): " + terms + " -> " + arms_[choice.arm];
+  choice.reason = label + terms + " -> " + arms_[choice.arm];
   return choice;
 }
 
