@@ -139,6 +139,23 @@ class DocsResults(Page):
             self.assertEqual(len(bar), 1 + sum(len(p["rows"]) for p in
                                                doc["bar"]["policies"].values()))
 
+    def test_learn_experiment_against_the_best_arm(self):
+        # Issue 32's documents: seeds x splits, the bar against the best
+        # single arm with the paired per-run comparison.
+        path = doc_file("issue32-cpu-replay.json")
+        doc = json.loads(read(path))
+        s = self.check_page(report.build([path]), images=1, tables=5)
+        self.assertEqual(s.tables[1][1][4], "3, 4, 5")
+        bar = s.tables[4]
+        self.assertEqual(bar[0][3:6], ["best single arm", "paired wins/ties/losses",
+                                       "at least the best arm"])
+        self.assertEqual(len(bar), 1 + sum(len(p["rows"]) for p in
+                                           doc["bar"]["policies"].values()))
+        row = doc["bar"]["policies"]["bandit-ucb1-mix"]["rows"][-1]
+        pv = row["paired_vs_best_arm"]
+        self.assertIn([f"{pv['wins']}/{pv['ties']}/{pv['losses']}"],
+                      [[r[4]] for r in bar[1:]])
+
     def test_learn_rounds(self):
         path = doc_file("issue14-live-rounds.jsonl")
         rounds = [json.loads(l) for l in read(path).splitlines() if l.strip()]

@@ -85,7 +85,7 @@ static BoundOpt<std::string> policy(cl::cat(category), "policy", at(run.policy),
                                         "thompson"));
 static cl::list<std::string> arms(cl::cat(category), "arms", cl::CommaSeparated,
                                   cl::desc("The bandit's strategies (default: "
-                                           "all but rs2; a mix: a+b@share)"));
+                                           "exploitation and two mixes of it; a mix: a+b@share)"));
 static BoundOpt<std::string> reward(cl::cat(category), "reward", at(run.reward),
                                cl::desc("The bandit's reward: gain in the "
                                         "reward set's top1 (log speedup) or "
@@ -93,10 +93,10 @@ static BoundOpt<std::string> reward(cl::cat(category), "reward", at(run.reward),
 static BoundOpt<double> banditC(
     cl::cat(category), "bandit-c", at(run.learn.banditOptions.exploration),
     cl::desc("The bandit's exploration constant (UCB1's c; Thompson's "
-             "posterior scale; 1)"));
+             "posterior scale; 0.5)"));
 static BoundOpt<double> discount(
     cl::cat(category), "discount", at(run.learn.banditOptions.discount),
-    cl::desc("Weight of a reward per later round (1: none)"));
+    cl::desc("Weight of a reward per later round (0.8; 1: none)"));
 static BoundList roundsAt(cl::cat(category), "rounds-at", at(run.roundsAt),
                      cl::CommaSeparated,
                      cl::desc("Cumulative budget at the end of each round: "

@@ -1586,6 +1586,12 @@ TEST(LearningLoopTest, InvalidOptionsFailWithMessages) {
   o.arms = {"random", "greedy"};
   failsWith(o, "unknown selection strategy 'greedy'");
   o = good;
+  o.strategy = "bandit";
+  o.banditOptions.discount = 0;
+  failsWith(o, "the bandit's discount must be in (0, 1]");
+  o.banditOptions = {std::nan(""), 1.0};
+  failsWith(o, "exploration constant must be finite and >= 0");
+  o = good;
   o.initialEpochs = 0;
   failsWith(o, "epochs must be at least 1");
   o = good;
