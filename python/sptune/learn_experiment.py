@@ -37,15 +37,23 @@ STRATEGIES = ["random", "rs2", "diversity", "uncertainty", "exploitation",
 DEFAULT_ROUNDS = "0.5%,1%,1.5%,2%,3%,4%,5%,6.5%,8%,10%,15%,20%"
 
 
-def parse_seeds(text):
-    """"5" -> 1..5, "201-210" -> 201..210, "1,4,9" -> those."""
+def parse_seeds(text, count=False):
+    """"201-210" -> 201..210, "1,4,9" -> those, "7" -> [7]; with `count`
+    (--seeds, as before), a lone number N means 1..N."""
     text = text.strip()
-    if "," in text:
-        return [int(x) for x in text.split(",") if x.strip()]
-    if "-" in text:
-        lo, hi = text.split("-", 1)
-        return list(range(int(lo), int(hi) + 1))
-    return list(range(1, int(text) + 1))
+    try:
+        if "," in text:
+            return [int(x) for x in text.split(",") if x.strip()]
+        if "-" in text:
+            lo, hi = text.split("-", 1)
+            seeds = list(range(int(lo), int(hi) + 1))
+            if not seeds:
+                raise ValueError
+            return seeds
+        n = int(text)
+    except ValueError:
+        raise ValueError(f"bad seeds {text!r} (A-B, a list, or a number)")
+    return list(range(1, n + 1)) if count else [n]
 
 
 def strategy_of(name, configs):
@@ -270,9 +278,11 @@ def main(argv=None):
     ap.add_argument("--config", action="append", default=[], metavar="NAME=OPTIONS",
                     help="a named run with these sptune-learn options (e.g. a bandit's "
                          "arms, --bandit-c, --discount)")
-    ap.add_argument("--seeds", default="5", help="N (1..N), A-B or a list")
-    ap.add_argument("--split-seeds", default="1", help="validation splits: A-B or a list")
-    ap.add_argument("--full-seeds", help="seeds of the full-data models (default: --seeds)")
+    ap.add_argument("--seeds", default="5", help="N (seeds 1..N), A-B or a list")
+    ap.add_argument("--split-seeds", default="1",
+                    help="validation splits: one, A-B or a list")
+    ap.add_argument("--full-seeds", help="seeds of the full-data models: one, A-B or a list "
+                                         "(default: --seeds)")
     ap.add_argument("--rounds-at", default=DEFAULT_ROUNDS)
     ap.add_argument("--full-epochs", type=int, default=60)
     ap.add_argument("--validation-fraction", type=float, default=0.2)
@@ -292,10 +302,12 @@ def main(argv=None):
             ap.error(f"--config {c!r}: expected NAME=OPTIONS")
         configs[name] = opts
     names = [s for s in args.strategies.split(",") if s] + list(configs)
-    seeds = parse_seeds(args.seeds)
-    splits = parse_seeds(args.split_seeds) if "-" in args.split_seeds or \
-        "," in args.split_seeds else [int(args.split_seeds)]
-    full_seeds = parse_seeds(args.full_seeds) if args.full_seeds else seeds
+    try:
+        seeds = parse_seeds(args.seeds, count=True)
+        splits = parse_seeds(args.split_seeds)
+        full_seeds = parse_seeds(args.full_seeds) if args.full_seeds else seeds
+    except ValueError as e:
+        ap.error(str(e))
     expected = len(args.rounds_at.split(","))
     plan = [(n, split, seed) for n in names for split in splits for seed in seeds] + \
            [("full", split, seed) for split in splits for seed in full_seeds]

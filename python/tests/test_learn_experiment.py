@@ -45,9 +45,13 @@ open(os.path.join(state, "final.pt"), "w").write("model")
 
 class SmallPieces(unittest.TestCase):
     def test_seeds(self):
-        self.assertEqual(le.parse_seeds("3"), [1, 2, 3])
+        self.assertEqual(le.parse_seeds("3", count=True), [1, 2, 3])
+        self.assertEqual(le.parse_seeds("201"), [201], "one seed, not 201 of them")
         self.assertEqual(le.parse_seeds("201-203"), [201, 202, 203])
         self.assertEqual(le.parse_seeds("4,9"), [4, 9])
+        for bad in ("x", "5-3", "1-b", ""):
+            with self.assertRaises(ValueError):
+                le.parse_seeds(bad)
 
     def test_which_runs_are_bandits(self):
         configs = {"mix": "--strategy bandit --arms exploitation,random",
