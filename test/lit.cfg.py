@@ -17,6 +17,11 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.sptune_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+# The shipped model's guard trusts the model less on a CPU it was not
+# trained on (cost-model/README.md, "The guard"), so release-mode decisions
+# depend on the machine. The tests run as on the model's own machine;
+# test/Transforms/autotune-guard.test checks another one.
+config.environment["SPTUNE_GUARD_MACHINE"] = "Intel(R) Xeon(R) Processor"
 config.substitutions.append(("%shlibext", ".so"))
 config.substitutions.append(("%sptune_src_root", config.sptune_src_root))
 config.substitutions.append(("%python", config.python_executable))
@@ -67,7 +72,7 @@ tools = [
 ]
 for optional in ["sptune-collect", "sptune-train", "sptune-matrix",
                  "sptune-measure", "spade-sim", "sptune-fuzz",
-                 "sptune-learn", "sptune-db"]:
+                 "sptune-learn", "sptune-db", "sptune-guard"]:
     tools.append(ToolSubst(optional, unresolved="ignore"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -20,6 +20,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
@@ -190,10 +191,12 @@ public:
 class LearnedCostModel : public CostModel {
 public:
   LearnedCostModel(CostModelMode mode, std::string identity,
-                   std::unique_ptr<PlainModel> model, std::string path,
+                   std::unique_ptr<PlainModel> model,
+                   std::unique_ptr<ModelGuard> guard, std::string path,
                    std::string logPath)
       : CostModel(mode, std::move(identity)), model(std::move(model)),
-        path(std::move(path)), logPath(std::move(logPath)) {}
+        guard(std::move(guard)), path(std::move(path)),
+        logPath(std::move(logPath)) {}
 
   std::string description() const override {
     std::string targets;
@@ -201,7 +204,29 @@ public:
       targets += std::string(targets.empty() ? "" : ",") + toString(t);
     return std::string(toString(mode())) + " model '" + path +
            "' (targets: " + (targets.empty() ? "none" : targets) +
-           (model->info().calibrated ? ", calibrated" : "") + ")";
+           (model->info().calibrated ? ", calibrated" : "") +
+           (guard ? llvm::formatv(", guard of {0} members, z = {1:F2} on "
+                                  "this machine",
+                                  guard->settings().members,
+                                  guard->settings().zFor(guard->hostCpu()))
+                        .str()
+                  : std::string()) +
+           ")";
+  }
+  std::string machineNote() const override {
+    return guard ? otherMachineNote(*guard) : std::string();
+  }
+  llvm::Expected<std::optional<GuardVerdict>>
+  judgeOverHeuristic(const MatrixFeatures &features, const Schedule &pick,
+                     const Schedule &heuristic, int64_t free) const override {
+    if (!guard)
+      return std::nullopt;
+    llvm::Expected<GuardVerdict> verdict =
+        guard->judge(features, pick, heuristic, free);
+    if (!verdict)
+      return makeError("the guard of '" + path +
+                       "': " + llvm::toString(verdict.takeError()));
+    return std::optional<GuardVerdict>(*verdict);
   }
   bool supports(TargetKind target) const override {
     return model->isTrainedFor(target);
@@ -274,6 +299,8 @@ private:
   }
 
   std::unique_ptr<PlainModel> model;
+  /// Null for a model file without a guard.
+  std::unique_ptr<ModelGuard> guard;
   std::string path, logPath;
   mutable std::mutex logMutex;
 };
@@ -317,7 +344,10 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
       return fail("cannot write the ranking log '" + options.logPath +
                   "': " + ec.message());
   }
+  std::unique_ptr<ModelGuard> guard;
+  if (llvm::Error e = ModelGuard::fromBytes(bytes, what).moveInto(guard))
+    return std::move(e);
   return std::make_unique<LearnedCostModel>(
-      mode, std::move(identity), std::move(model), what,
+      mode, std::move(identity), std::move(model), std::move(guard), what,
       mode == CostModelMode::Development ? options.logPath : std::string());
 }

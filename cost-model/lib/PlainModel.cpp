@@ -170,16 +170,20 @@ llvm::Error PlainModel::bind(const PlainArrays &arrays,
 }
 
 llvm::Expected<std::unique_ptr<PlainModel>>
-PlainModel::loadFromBytes(const std::string &bytes, const std::string &what) {
+PlainModel::loadFromBytes(const std::string &bytes, const std::string &what,
+                          const std::string &weightsSection) {
   ModelFileContents file;
   if (llvm::Error e = decodeModelFile(bytes, "model", what).moveInto(file))
     return std::move(e);
   if (llvm::Error e = checkModelFeatureSpec(file, what))
     return std::move(e);
   auto config = file.sections.find("config");
-  auto weights = file.sections.find(kPlainWeightsSection);
+  auto weights = file.sections.find(weightsSection);
   if (config == file.sections.end())
     return makeError("'" + what + "' lacks its configuration or weights");
+  if (weights == file.sections.end() && weightsSection != kPlainWeightsSection)
+    return makeError("'" + what + "' lacks the section '" + weightsSection +
+                     "'");
   if (weights == file.sections.end())
     return makeError("'" + what +
                      "' has no plain weights (written before the cost model "

@@ -6,6 +6,7 @@
 #include "sptune/Support/Error.h"
 #include "sptune/Support/Json.h"
 #include "sptune/Support/Files.h"
+#include "sptune/Support/HostCpu.h"
 
 #include "MeasurementJson.h"
 
@@ -50,15 +51,7 @@ MachineInfo MachineInfo::current() {
   char host[256] = {0};
   if (gethostname(host, sizeof(host) - 1) == 0)
     m.host = host;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line))
-    if (line.rfind("model name", 0) == 0) {
-      size_t colon = line.find(':');
-      if (colon != std::string::npos)
-        m.cpu = line.substr(colon + 2);
-      break;
-    }
+  m.cpu = hostCpuName();
   m.cores = static_cast<int>(std::thread::hardware_concurrency());
   return m;
 }

@@ -411,6 +411,10 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
     remark << "; not measured: the sparse operand is on the right";
   if (!result->fallbackReason.empty())
     remark << "; ranked by the heuristic: " << result->fallbackReason;
+  if (result->modelGuard)
+    remark << (result->keptHeuristic() ? "; kept the heuristic: "
+                                       : "; the guard agrees: ")
+           << result->modelGuard->str();
   if (!note.empty())
     remark << "; " << note;
   // A decision by the heuristic fallback is the model's answer too (it
@@ -614,6 +618,10 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
           << error;
       return signalPassFailure();
     }
+    // Once per run: the model's picks count for less on a machine it was not
+    // trained on.
+    if (std::string note = model->machineNote(); !note.empty())
+      getOperation()->emitRemark("sptune-autotune: ") << note;
     std::unique_ptr<st::CandidateMeasurer> measurer;
     if (measureTopK > 0) {
       measurer = st::createDefaultCandidateMeasurer();

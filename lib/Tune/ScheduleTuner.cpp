@@ -35,6 +35,32 @@ static void rankFirst(Ranking &ranking, const std::vector<Schedule> &usable,
   ranking.scores[idx] = best + 1.0;
 }
 
+/// The model's guard (sptune/CostModel/ModelGuard.h): when the model's pick
+/// is not the heuristic and the guard does not trust it, the heuristic moves
+/// to the front of `ranking`, keeping its own score.
+static llvm::Error guardPick(const CostModel &model,
+                             const MatrixFeatures &features,
+                             const std::vector<Schedule> &usable,
+                             const Schedule &heuristic, int64_t free,
+                             Ranking &ranking, TuneResult &result) {
+  const Schedule &pick = usable[ranking.order.front()];
+  auto it = std::find_if(ranking.order.begin(), ranking.order.end(),
+                         [&](size_t idx) { return usable[idx] == heuristic; });
+  if (pick == heuristic || it == ranking.order.end())
+    return llvm::Error::success();
+  llvm::Expected<std::optional<GuardVerdict>> verdict =
+      model.judgeOverHeuristic(features, pick, heuristic, free);
+  if (!verdict)
+    return verdict.takeError();
+  result.modelGuard = *verdict;
+  if (!*verdict || (*verdict)->trusted())
+    return llvm::Error::success();
+  size_t idx = *it;
+  ranking.order.erase(it);
+  ranking.order.insert(ranking.order.begin(), idx);
+  return llvm::Error::success();
+}
+
 llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
                                                 const CsrMatrix &m,
                                                 KernelType kernel, int64_t free,
@@ -106,6 +132,10 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
   }
   if (model.mode() == CostModelMode::Heuristic || !result.fallbackReason.empty())
     rankFirst(*ranking, usable, heuristic);
+  else if (options.useModelGuard)
+    if (llvm::Error e = guardPick(model, features, usable, heuristic, free,
+                                  *ranking, result))
+      return std::move(e);
   result.rankSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -58,6 +58,23 @@ public:
   }
 };
 
+/// HeuristicLastModel with a guard that gives one fixed verdict (or fails),
+/// and remembers what it was asked.
+class GuardedModel : public HeuristicLastModel {
+public:
+  std::optional<GuardVerdict> verdict;
+  bool fail = false;
+  mutable std::vector<std::pair<std::string, std::string>> asked;
+  llvm::Expected<std::optional<GuardVerdict>>
+  judgeOverHeuristic(const MatrixFeatures &, const Schedule &pick,
+                     const Schedule &heuristic, int64_t) const override {
+    asked.push_back({pick.str(), heuristic.str()});
+    if (fail)
+      return makeError("the guard failed");
+    return verdict;
+  }
+};
+
 const char *kMatrix = "gen:uniform:rows=64,cols=64,nnz=400,seed=9";
 
 CsrMatrix load() {
@@ -176,6 +193,59 @@ TEST(ScheduleTuner, MeasuresTheKernelTheOpComputes) {
   EXPECT_EQ(spec.elementBits, 64);
   EXPECT_TRUE(spec.transposedB);
   EXPECT_EQ(recorder.sources.front(), kMatrix);
+}
+
+TEST(ScheduleTuner, AnUntrustedPickGivesWayToTheHeuristic) {
+  CsrMatrix m = load();
+  MatrixFeatures features = featurize(m);
+  std::string heuristic =
+      defaultSchedule(TargetKind::CPU, KernelType::SpMM, &features.stats, 16)
+          .str();
+  GuardedModel model;
+  model.verdict = guardVerdict({0.05, -0.02, 0.10}, 1.0);
+  ASSERT_FALSE(model.verdict->trusted());
+  auto kept = tuneSchedule(model, m, KernelType::SpMM, 16, measuring(0));
+  ASSERT_TRUE(!!kept) << llvm::toString(kept.takeError());
+  // Asked once, about the model's pick (not the heuristic, ranked last).
+  ASSERT_EQ(model.asked.size(), 1u);
+  EXPECT_NE(model.asked[0].first, heuristic);
+  EXPECT_EQ(model.asked[0].second, heuristic);
+  EXPECT_TRUE(kept->keptHeuristic());
+  EXPECT_EQ(kept->chosen.str(), heuristic);
+  // First, with the model's own (lowest) score; the pick comes second.
+  EXPECT_EQ(kept->top[0].schedule.str(), heuristic);
+  EXPECT_EQ(kept->top[0].score, -1e9);
+  EXPECT_EQ(kept->top[1].schedule.str(), model.asked[0].first);
+
+  model.verdict = guardVerdict({0.30, 0.25, 0.35}, 1.0);
+  ASSERT_TRUE(model.verdict->trusted());
+  auto trusted = tuneSchedule(model, m, KernelType::SpMM, 16, measuring(0));
+  ASSERT_TRUE(!!trusted) << llvm::toString(trusted.takeError());
+  EXPECT_FALSE(trusted->keptHeuristic());
+  ASSERT_TRUE(trusted->modelGuard);
+  EXPECT_EQ(trusted->chosen.str(), model.asked[0].first);
+
+  // Turned off, or no guard: the model's pick, and the guard is not asked.
+  model.verdict = guardVerdict({0.05, -0.02, 0.10}, 1.0);
+  model.asked.clear();
+  TuneOptions off = measuring(0);
+  off.useModelGuard = false;
+  auto unguarded = tuneSchedule(model, m, KernelType::SpMM, 16, off);
+  ASSERT_TRUE(!!unguarded) << llvm::toString(unguarded.takeError());
+  EXPECT_TRUE(model.asked.empty());
+  EXPECT_FALSE(unguarded->modelGuard);
+  EXPECT_NE(unguarded->chosen.str(), heuristic);
+  HeuristicLastModel plain;
+  auto alone = tuneSchedule(plain, m, KernelType::SpMM, 16, measuring(0));
+  ASSERT_TRUE(!!alone) << llvm::toString(alone.takeError());
+  EXPECT_FALSE(alone->modelGuard);
+  EXPECT_EQ(alone->chosen.str(), unguarded->chosen.str());
+
+  // A failing guard fails the tuning, saying so.
+  model.fail = true;
+  auto failed = tuneSchedule(model, m, KernelType::SpMM, 16, measuring(0));
+  ASSERT_FALSE(!!failed);
+  EXPECT_EQ(llvm::toString(failed.takeError()), "the guard failed");
 }
 
 TEST(ScheduleTuner, MeasuringWithoutAMeasurerIsAnError) {

@@ -3,9 +3,11 @@
 // Part of sptune. The decision behind `sptune-autotune`, as plain C++: draw
 // candidates from the registered target's schedule space (plus its heuristic
 // and its untuned reference), rank them with the cost model, optionally
-// measure the top k through a CandidateMeasurer and keep the fastest. When it measures, it measures
-// the heuristic schedule too (unless the model already put it in the top k):
-// a measured choice is never slower than sptune's model-free default.
+// measure the top k through a CandidateMeasurer and keep the fastest. When it
+// measures, it measures the heuristic schedule too (unless the model already
+// put it in the top k): a measured choice is never slower than sptune's
+// model-free default. When it does not, a model with a guard keeps the
+// heuristic unless it is sure enough that its pick is faster.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +63,10 @@ struct TuneOptions {
   std::optional<KernelDescriptor> descriptor;
   /// Runs the measurements (not owned; e.g. a WorkerCandidateMeasurer).
   CandidateMeasurer *measurer = nullptr;
+  /// Let the model's guard keep the heuristic when the model is not sure
+  /// its pick is faster (sptune/CostModel/ModelGuard.h; a model without a
+  /// guard decides alone either way).
+  bool useModelGuard = true;
   /// Extra legality for the kernel form being tuned (e.g. the rules of an
   /// in-place SDDMM); empty string = applicable.
   std::function<std::string(const Schedule &)> applicable;
@@ -89,6 +95,11 @@ struct TuneResult {
   /// The model could not serve the target (e.g. the CPU release model asked
   /// about NVVM): ranked by the heuristic instead, for this reason.
   std::string fallbackReason;
+  /// The model's guard on its pick over the heuristic, when the model has a
+  /// guard and picked another schedule; not trusted: the heuristic was put
+  /// first (and is `chosen` unless measuring found a faster one).
+  std::optional<GuardVerdict> modelGuard;
+  bool keptHeuristic() const { return modelGuard && !modelGuard->trusted(); }
 };
 
 /// Tunes `kernel` on the matrix `m` (rows x cols in canonical roles) with

@@ -20,6 +20,7 @@
 #define SPTUNE_COSTMODEL_COSTMODEL_H
 
 #include "sptune/CostModel/MatrixFeatures.h"
+#include "sptune/CostModel/ModelGuard.h"
 #include "sptune/Schedule/Schedule.h"
 
 #include <cstddef>
@@ -84,6 +85,21 @@ public:
                                        const std::vector<Schedule> &candidates,
                                        TargetKind target,
                                        int64_t free = 0) const = 0;
+
+  /// The model's guard on its pick `pick` over the heuristic's schedule
+  /// `heuristic` (sptune/CostModel/ModelGuard.h), for a matrix with
+  /// `features` and free size `free`; nullopt when the model has no guard
+  /// (the heuristic, or a model file without one): then its pick stands.
+  virtual llvm::Expected<std::optional<GuardVerdict>>
+  judgeOverHeuristic(const MatrixFeatures &features, const Schedule &pick,
+                     const Schedule &heuristic, int64_t free) const {
+    return std::nullopt;
+  }
+
+  /// A note for users when the model is not on a machine it was trained on
+  /// (otherMachineNote, ModelGuard.h); "" otherwise, and for models without
+  /// a guard.
+  virtual std::string machineNote() const { return ""; }
 
 protected:
   CostModel(CostModelMode mode, std::string identity)

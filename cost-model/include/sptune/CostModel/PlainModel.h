@@ -35,9 +35,12 @@ public:
   /// what Model::loadFromBytes fails on, and on a file without plain weights
   /// (one written before they existed: `sptune-train --upgrade` adds them)
   /// or with weights of other shapes than its
-  /// configuration implies.
+  /// configuration implies. `weightsSection` names the section of plain
+  /// weights to bind (another one than the model's own: a guard's member,
+  /// ModelGuard.h).
   static llvm::Expected<std::unique_ptr<PlainModel>>
-  loadFromBytes(const std::string &bytes, const std::string &what);
+  loadFromBytes(const std::string &bytes, const std::string &what,
+                const std::string &weightsSection = kPlainWeightsSection);
   /// Same, from a file.
   static llvm::Expected<std::unique_ptr<PlainModel>>
   load(const std::string &path);

@@ -1,0 +1,194 @@
+//===- sptune-guard.cpp - A model file's guard ----------------------------===//
+//
+//   sptune-guard --model M.pt --member A.pt --member B.pt ...
+//                (--calibration CALIB.json | --z Z)
+//                [--other-machine-calibration CALIB.json | --z-other-machine Z]
+//                [--machine CPU]... --out GUARDED.pt
+//   sptune-guard --show M.pt
+//   sptune-guard --remove --model M.pt --out UNGUARDED.pt
+//
+// The guard (sptune/CostModel/ModelGuard.h) lets release mode keep the
+// heuristic when the model is not sure its pick is faster. Its members are
+// model files trained like M on the same data from other seeds; its
+// thresholds come from `python -m sptune.guard_calibrate` (the "z" of its
+// JSON, which the file keeps) or are given: one for the machines M was
+// trained on (by default those the calibration's data came from), one for
+// any other machine (calibrated on another machine's measurements).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/CostModel/ModelFile.h"
+#include "sptune/CostModel/ModelGuard.h"
+#include "sptune/InitAllTargets.h"
+#include "sptune/Support/Error.h"
+#include "sptune/Support/Files.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace sptune;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("sptune-guard options");
+static cl::opt<std::string> modelPath(cl::cat(category), "model",
+                                      cl::desc("the model to guard"));
+static cl::list<std::string>
+    memberPaths(cl::cat(category), "member",
+                cl::desc("a member: a model trained like --model from another "
+                         "seed (repeatable, at least 2)"));
+static cl::opt<std::string> calibrationPath(
+    cl::cat(category), "calibration",
+    cl::desc("the JSON of sptune.guard_calibrate: its z is the threshold"));
+static cl::opt<double> zOption(cl::cat(category), "z",
+                               cl::desc("the threshold, instead of "
+                                        "--calibration (in spreads, >= 0)"),
+                               cl::init(NAN));
+static cl::opt<std::string> otherCalibrationPath(
+    cl::cat(category), "other-machine-calibration",
+    cl::desc("the JSON of sptune.guard_calibrate on another machine's "
+             "measurements: its z is the threshold on machines the model was "
+             "not trained on"));
+static cl::opt<double>
+    zOtherOption(cl::cat(category), "z-other-machine",
+                 cl::desc("the threshold on other machines, instead of "
+                          "--other-machine-calibration"),
+                 cl::init(NAN));
+static cl::list<std::string>
+    machineNames(cl::cat(category), "machine",
+                 cl::desc("a CPU the model was trained on, as records name it "
+                          "(machine.cpu; repeatable; default: the machines "
+                          "of --calibration's data)"));
+static cl::opt<std::string> outPath(cl::cat(category), "out",
+                                    cl::desc("the guarded model file"));
+static cl::opt<std::string> showPath(cl::cat(category), "show",
+                                     cl::desc("print the guard of this model"));
+static cl::opt<bool> removeOption(cl::cat(category), "remove",
+                                  cl::desc("write --model to --out without its "
+                                           "guard (the model alone)"));
+
+static int fail(const std::string &message) {
+  llvm::errs() << "sptune-guard: error: " << message << "\n";
+  return 1;
+}
+
+static int show() {
+  llvm::Expected<std::string> bytes = readFileBytes(showPath);
+  if (!bytes)
+    return fail(llvm::toString(bytes.takeError()));
+  llvm::Expected<std::optional<GuardSettings>> settings =
+      readGuardSettings(*bytes, showPath);
+  if (!settings)
+    return fail(llvm::toString(settings.takeError()));
+  if (!*settings) {
+    llvm::outs() << showPath << ": no guard (the model decides alone)\n";
+    return 0;
+  }
+  const GuardSettings &g = **settings;
+  llvm::outs() << showPath << ": guard of " << g.members
+               << " members, z = " << llvm::format("%g", g.z);
+  if (g.zOtherMachine)
+    llvm::outs() << ", on other machines "
+                 << llvm::format("%g", *g.zOtherMachine);
+  llvm::outs() << "\ntrained on:";
+  for (const std::string &m : g.machines)
+    llvm::outs() << " '" << m << "'";
+  llvm::outs() << (g.machines.empty() ? " unknown machines\n" : "\n")
+               << "calibration: " << g.calibration << "\n";
+  if (g.zOtherMachine)
+    llvm::outs() << "calibration on another machine: "
+                 << g.otherMachineCalibration << "\n";
+  return 0;
+}
+
+/// The settings from the options.
+static llvm::Expected<GuardSettings> settingsFromOptions() {
+  GuardSettings s;
+  s.z = zOption;
+  s.machines.assign(machineNames.begin(), machineNames.end());
+  if (!calibrationPath.empty()) {
+    llvm::Expected<GuardCalibration> c = readGuardCalibration(calibrationPath);
+    if (!c)
+      return c.takeError();
+    s.z = c->z;
+    s.calibration = std::move(c->text);
+    if (s.machines.empty())
+      s.machines = std::move(c->machines);
+  }
+  if (!std::isnan(zOtherOption))
+    s.zOtherMachine = zOtherOption;
+  if (!otherCalibrationPath.empty()) {
+    llvm::Expected<GuardCalibration> c =
+        readGuardCalibration(otherCalibrationPath);
+    if (!c)
+      return c.takeError();
+    s.zOtherMachine = c->z;
+    s.otherMachineCalibration = std::move(c->text);
+  }
+  return s;
+}
+
+static int removeFromModel() {
+  if (!memberPaths.empty() || !calibrationPath.empty() ||
+      !std::isnan(zOption) || !otherCalibrationPath.empty() ||
+      !std::isnan(zOtherOption) || !machineNames.empty())
+    return fail("--remove takes only --model and --out");
+  llvm::Expected<std::string> model = readFileBytes(modelPath);
+  if (!model)
+    return fail(llvm::toString(model.takeError()));
+  llvm::Expected<std::string> alone = removeGuard(*model);
+  if (!alone)
+    return fail(modelPath + ": " + llvm::toString(alone.takeError()));
+  if (llvm::Error e = replaceFileAtomically(outPath, *alone))
+    return fail(llvm::toString(std::move(e)));
+  llvm::outs() << "wrote " << outPath << ": no guard\n";
+  return 0;
+}
+
+static int attach() {
+  if (calibrationPath.empty() == std::isnan(zOption))
+    return fail("give one of --calibration and --z");
+  if (!otherCalibrationPath.empty() && !std::isnan(zOtherOption))
+    return fail("give at most one of --other-machine-calibration and "
+                "--z-other-machine");
+  llvm::Expected<GuardSettings> settings = settingsFromOptions();
+  if (!settings)
+    return fail(llvm::toString(settings.takeError()));
+  llvm::Expected<std::string> model = readFileBytes(modelPath);
+  if (!model)
+    return fail(llvm::toString(model.takeError()));
+  std::vector<std::pair<std::string, std::string>> members;
+  for (const std::string &path : memberPaths) {
+    llvm::Expected<std::string> bytes = readFileBytes(path);
+    if (!bytes)
+      return fail(llvm::toString(bytes.takeError()));
+    members.push_back({path, std::move(*bytes)});
+  }
+  llvm::Expected<std::string> guarded =
+      attachGuard(*model, members, std::move(*settings));
+  if (!guarded)
+    return fail(llvm::toString(guarded.takeError()));
+  if (llvm::Error e = replaceFileAtomically(outPath, *guarded))
+    return fail(llvm::toString(std::move(e)));
+  llvm::outs() << "wrote " << outPath << ": " << members.size() << " members\n";
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv, "sptune-guard: give a cost model file its guard\n");
+  registerAllTargets();
+  if (!showPath.empty()) {
+    if (!modelPath.empty() || !outPath.empty() || !memberPaths.empty())
+      return fail("--show takes no other option");
+    return show();
+  }
+  if (modelPath.empty() || outPath.empty())
+    return fail("give --model and --out (or --show MODEL)");
+  return removeOption ? removeFromModel() : attach();
+}

@@ -1,0 +1,337 @@
+//===- ModelGuardTest.cpp - The ensemble guard of a model file ------------===//
+//
+// The verdict's arithmetic; a guard attached to a model file scores with its
+// members' own weights and leaves the main model's scores alone; release
+// and development mode load it; malformed guards and mismatched members are
+// refused with a message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/CostModel/ModelGuard.h"
+
+#include "sptune/CostModel/CostModel.h"
+#include "sptune/CostModel/Model.h"
+#include "sptune/CostModel/ModelFile.h"
+#include "sptune/CostModel/PlainModel.h"
+#include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Target/DefaultSchedule.h"
+#include "sptune/Target/ScheduleSpace.h"
+#include "sptune/Target/Target.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <fstream>
+
+using namespace sptune;
+
+namespace {
+
+std::string modelBytes(uint64_t seed, ModelConfig config = ModelConfig()) {
+  std::string error;
+  std::unique_ptr<Model> model = Model::create(config, seed, &error);
+  EXPECT_TRUE(model) << error;
+  std::string bytes = model ? model->serialize(&error) : std::string();
+  EXPECT_FALSE(bytes.empty()) << error;
+  return bytes;
+}
+
+template <typename T> std::string errorOf(llvm::Expected<T> &value) {
+  return value ? std::string() : llvm::toString(value.takeError());
+}
+
+MatrixFeatures features(const std::string &spec) {
+  CooMatrix coo;
+  MatrixInfo info;
+  llvm::Error e = loadMatrix(spec, coo, info);
+  EXPECT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
+  return featurize(CsrMatrix::fromCoo(coo));
+}
+
+std::vector<std::pair<std::string, std::string>> members(size_t count) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t n = 0; n < count; ++n)
+    out.push_back({"m" + std::to_string(n + 2) + ".pt", modelBytes(n + 2)});
+  return out;
+}
+
+} // namespace
+
+TEST(ModelGuard, VerdictIsTheMembersMeanAgainstZSpreads) {
+  GuardVerdict v = guardVerdict({0.3, 0.2, 0.4}, 1.0);
+  EXPECT_NEAR(v.gain, 0.3, 1e-12);
+  EXPECT_NEAR(v.spread, 0.1, 1e-12);
+  EXPECT_EQ(v.members, 3u);
+  EXPECT_TRUE(v.trusted());
+  EXPECT_TRUE(guardVerdict({0.3, 0.2, 0.4}, 2.9).trusted());
+  EXPECT_FALSE(guardVerdict({0.3, 0.2, 0.4}, 3.0).trusted());
+  // Agreeing members: trusted when the gain is positive, whatever z.
+  EXPECT_TRUE(guardVerdict({0.1, 0.1}, 100).trusted());
+  EXPECT_FALSE(guardVerdict({0.0, 0.0}, 0).trusted());
+  EXPECT_FALSE(guardVerdict({-0.2, 0.1, -0.3}, 0).trusted());
+  EXPECT_FALSE(guardVerdict({}, 0).trusted());
+  std::string text = guardVerdict({0.3, 0.2, 0.4}, 1.0).str();
+  EXPECT_NE(text.find("predicted 1.35x the heuristic's speed by 3 ensemble "
+                      "members (spread 1.11x), trusted"),
+            std::string::npos)
+      << text;
+}
+
+TEST(ModelGuard, AnotherMachineHasItsOwnThreshold) {
+  GuardSettings s;
+  s.z = 0.1;
+  EXPECT_EQ(s.zFor("AMD EPYC"), 0.1); // one threshold everywhere
+  s.zOtherMachine = 4;
+  EXPECT_EQ(s.zFor("AMD EPYC"), 4); // training machines unknown
+  s.machines = {"Intel(R) Xeon(R) Processor"};
+  EXPECT_EQ(s.zFor("Intel(R) Xeon(R) Processor"), 0.1);
+  EXPECT_EQ(s.zFor("AMD EPYC"), 4);
+  EXPECT_EQ(s.zFor(""), 4);
+  EXPECT_FALSE(s.isOtherMachine("Intel(R) Xeon(R) Processor"));
+
+  s.calibration = R"({"z": 0.1})";
+  s.otherMachineCalibration = R"({"z": 4, "machines": ["AMD EPYC"]})";
+  std::string guarded = cantFail(attachGuard(modelBytes(1), members(2), s));
+  GuardSettings read = *cantFail(readGuardSettings(guarded, "g.pt"));
+  EXPECT_EQ(read.z, 0.1);
+  EXPECT_EQ(read.zOtherMachine, std::optional<double>(4));
+  EXPECT_EQ(read.machines, s.machines);
+  EXPECT_NE(read.otherMachineCalibration.find("AMD EPYC"), std::string::npos);
+
+  std::unique_ptr<ModelGuard> guard =
+      cantFail(ModelGuard::fromBytes(guarded, "g.pt"));
+  MatrixFeatures f = features("gen:uniform:rows=500,cols=500,nnz=5000,seed=1");
+  const Target &cpu = *TargetRegistry::lookup(TargetKind::CPU);
+  Schedule heuristic = cpu.heuristicSchedule(KernelType::SpMV, &f.stats, 1);
+  Schedule pick = cpu.referenceSchedule(KernelType::SpMV);
+  guard->setHostCpu("Intel(R) Xeon(R) Processor");
+  GuardVerdict home = cantFail(guard->judge(f, pick, heuristic, 1));
+  EXPECT_EQ(home.z, 0.1);
+  EXPECT_FALSE(home.otherMachine);
+  guard->setHostCpu("AMD EPYC");
+  GuardVerdict away = cantFail(guard->judge(f, pick, heuristic, 1));
+  EXPECT_EQ(away.z, 4);
+  EXPECT_TRUE(away.otherMachine);
+  EXPECT_EQ(away.gain, home.gain);
+  EXPECT_NE(away.str().find("spreads on a machine the model was not trained "
+                            "on"),
+            std::string::npos)
+      << away.str();
+  EXPECT_EQ(home.str().find("not trained on"), std::string::npos);
+
+  GuardSettings bad = s;
+  bad.zOtherMachine = -1;
+  llvm::Expected<std::string> refused =
+      attachGuard(modelBytes(1), members(2), bad);
+  EXPECT_EQ(errorOf(refused), "the guard's z must be a finite number >= 0");
+  bad = s;
+  bad.machines = {""};
+  refused = attachGuard(modelBytes(1), members(2), bad);
+  EXPECT_EQ(errorOf(refused), "a guard's machine name is empty");
+}
+
+TEST(ModelGuard, MembersScoreWithTheirOwnWeights) {
+  std::string main = modelBytes(1);
+  auto parts = members(3);
+  GuardSettings settings;
+  settings.z = 0.75;
+  settings.calibration = R"({"z": 0.75, "problems": 12})";
+  llvm::Expected<std::string> guarded = attachGuard(main, parts, settings);
+  ASSERT_TRUE(static_cast<bool>(guarded)) << errorOf(guarded);
+
+  llvm::Expected<std::optional<GuardSettings>> read =
+      readGuardSettings(*guarded, "g.pt");
+  ASSERT_TRUE(static_cast<bool>(read)) << errorOf(read);
+  ASSERT_TRUE(read->has_value());
+  EXPECT_EQ((*read)->members, 3u);
+  EXPECT_EQ((*read)->z, 0.75);
+  EXPECT_NE((*read)->calibration.find("\"problems\":12"), std::string::npos)
+      << (*read)->calibration;
+
+  llvm::Expected<std::unique_ptr<ModelGuard>> guard =
+      ModelGuard::fromBytes(*guarded, "g.pt");
+  ASSERT_TRUE(static_cast<bool>(guard)) << errorOf(guard);
+  ASSERT_TRUE(*guard);
+
+  MatrixFeatures f = features("gen:rmat:rows=2048,nnz=20000,seed=3");
+  const Target &cpu = *TargetRegistry::lookup(TargetKind::CPU);
+  Schedule heuristic = cpu.heuristicSchedule(KernelType::SpMM, &f.stats, 64);
+  std::vector<Schedule> picks = cpu.space().sample(
+      {KernelType::SpMM, 2048, 2048, 64, 20000}, 5, /*seed=*/4);
+  ASSERT_FALSE(picks.empty());
+  for (const Schedule &pick : picks) {
+    llvm::Expected<std::vector<double>> gains =
+        (*guard)->gains(f, pick, heuristic, 64);
+    ASSERT_TRUE(static_cast<bool>(gains)) << errorOf(gains);
+    ASSERT_EQ(gains->size(), 3u);
+    for (size_t n = 0; n < 3; ++n) {
+      std::unique_ptr<PlainModel> alone =
+          cantFail(PlainModel::loadFromBytes(parts[n].second, parts[n].first));
+      std::vector<double> s = cantFail(alone->score(f, {pick, heuristic}, 64));
+      EXPECT_DOUBLE_EQ((*gains)[n], s[0] - s[1]);
+    }
+    GuardVerdict v = cantFail((*guard)->judge(f, pick, heuristic, 64));
+    GuardVerdict expected = guardVerdict(*gains, 0.75);
+    EXPECT_EQ(v.trusted(), expected.trusted());
+    EXPECT_DOUBLE_EQ(v.gain, expected.gain);
+  }
+
+  // The main model scores as before: the guard adds sections only.
+  std::unique_ptr<PlainModel> before =
+      cantFail(PlainModel::loadFromBytes(main, "main.pt"));
+  std::unique_ptr<PlainModel> after =
+      cantFail(PlainModel::loadFromBytes(*guarded, "g.pt"));
+  EXPECT_EQ(cantFail(before->score(f, picks, 64)),
+            cantFail(after->score(f, picks, 64)));
+
+  // Removed, the model's own bytes again.
+  EXPECT_EQ(cantFail(removeGuard(*guarded)), main);
+  EXPECT_EQ(cantFail(removeGuard(main)), main);
+
+  // A file without a guard has none; a guard attached again replaces it.
+  llvm::Expected<std::unique_ptr<ModelGuard>> none =
+      ModelGuard::fromBytes(main, "main.pt");
+  ASSERT_TRUE(static_cast<bool>(none)) << errorOf(none);
+  EXPECT_FALSE(*none);
+  settings.z = 2;
+  llvm::Expected<std::string> again =
+      attachGuard(*guarded, members(2), settings);
+  ASSERT_TRUE(static_cast<bool>(again)) << errorOf(again);
+  ModelFileContents file = cantFail(decodeModelFile(*again, "model", "a"));
+  EXPECT_TRUE(file.sections.count(guardMemberSection(2)));
+  EXPECT_FALSE(file.sections.count(guardMemberSection(3)));
+  EXPECT_EQ(cantFail(readGuardSettings(*again, "a"))->z, 2);
+}
+
+TEST(ModelGuard, CostModelsLoadTheGuard) {
+  GuardSettings settings;
+  settings.z = 1e6; // never trusts a pick the members disagree on
+  std::string guarded =
+      cantFail(attachGuard(modelBytes(1), members(2), settings));
+  std::string dir = testing::TempDir();
+  std::string path = dir + "/sptune-guarded.pt",
+              plainPath = dir + "/sptune-unguarded.pt";
+  std::ofstream(path, std::ios::binary) << guarded;
+  std::ofstream(plainPath, std::ios::binary) << modelBytes(1);
+  MatrixFeatures f = features("gen:uniform:rows=500,cols=500,nnz=5000,seed=1");
+  const Target &cpu = *TargetRegistry::lookup(TargetKind::CPU);
+  Schedule heuristic = cpu.heuristicSchedule(KernelType::SpMV, &f.stats, 1);
+  Schedule pick = cpu.referenceSchedule(KernelType::SpMV);
+  for (CostModelMode mode :
+       {CostModelMode::Release, CostModelMode::Development}) {
+    llvm::Expected<std::unique_ptr<CostModel>> model =
+        createCostModel(mode, path);
+    ASSERT_TRUE(static_cast<bool>(model)) << errorOf(model);
+    EXPECT_NE((*model)->description().find("guard of 2 members, z = "
+                                           "1000000.00 on this machine"),
+              std::string::npos)
+        << (*model)->description();
+    auto verdict = (*model)->judgeOverHeuristic(f, pick, heuristic, 1);
+    ASSERT_TRUE(static_cast<bool>(verdict)) << errorOf(verdict);
+    ASSERT_TRUE(verdict->has_value());
+    EXPECT_EQ((*verdict)->members, 2u);
+    EXPECT_EQ((*verdict)->z, 1e6);
+  }
+  llvm::Expected<std::unique_ptr<CostModel>> unguarded =
+      createCostModel(CostModelMode::Development, plainPath);
+  ASSERT_TRUE(static_cast<bool>(unguarded)) << errorOf(unguarded);
+  auto verdict = (*unguarded)->judgeOverHeuristic(f, pick, heuristic, 1);
+  ASSERT_TRUE(static_cast<bool>(verdict)) << errorOf(verdict);
+  EXPECT_FALSE(verdict->has_value());
+  llvm::Expected<std::unique_ptr<CostModel>> heuristicModel =
+      createCostModel(CostModelMode::Heuristic, "");
+  ASSERT_TRUE(static_cast<bool>(heuristicModel));
+  auto none = (*heuristicModel)->judgeOverHeuristic(f, pick, heuristic, 1);
+  ASSERT_TRUE(static_cast<bool>(none));
+  EXPECT_FALSE(none->has_value());
+  std::remove(path.c_str());
+  std::remove(plainPath.c_str());
+}
+
+TEST(ModelGuard, RefusesBadGuardsAndMismatchedMembers) {
+  std::string main = modelBytes(1);
+  GuardSettings settings;
+  settings.z = 1;
+  auto attach = [&](std::vector<std::pair<std::string, std::string>> parts,
+                    GuardSettings s) {
+    llvm::Expected<std::string> out = attachGuard(main, parts, s);
+    return errorOf(out);
+  };
+  EXPECT_EQ(attach(members(1), settings),
+            "a guard needs at least 2 members (got 1)");
+  GuardSettings negative = settings;
+  negative.z = -1;
+  EXPECT_EQ(attach(members(2), negative),
+            "the guard's z must be a finite number >= 0");
+  negative.z = NAN;
+  EXPECT_EQ(attach(members(2), negative),
+            "the guard's z must be a finite number >= 0");
+  auto parts = members(2);
+  parts[1] = {"noise.pt", "not a model"};
+  EXPECT_NE(attach(parts, settings).find("noise.pt"), std::string::npos);
+  ModelConfig ablated;
+  ablated.noAutoencoder = true;
+  parts[1] = {"ablated.pt", modelBytes(5, ablated)};
+  EXPECT_EQ(attach(parts, settings),
+            "the member 'ablated.pt' was trained for other targets, "
+            "ablations or losses than the model");
+  ModelConfig wider;
+  wider.hidden = 64;
+  parts[1] = {"wider.pt", modelBytes(5, wider)};
+  EXPECT_NE(attach(parts, settings).find("'wider.pt' has weights"),
+            std::string::npos)
+      << attach(parts, settings);
+
+  // Guards broken in the file.
+  std::string guarded = cantFail(attachGuard(main, members(2), settings));
+  ModelFileContents file = cantFail(decodeModelFile(guarded, "model", "g"));
+  auto load = [&](ModelFileSections sections) {
+    llvm::Expected<std::unique_ptr<ModelGuard>> g = ModelGuard::fromBytes(
+        encodeModelFile("model", file.featureSpecHash, sections), "g.pt");
+    return errorOf(g);
+  };
+  EXPECT_EQ(load(file.sections), "");
+  ModelFileSections missing = file.sections;
+  missing.erase(guardMemberSection(2));
+  EXPECT_EQ(load(missing), "'g.pt': the guard has 2 members but no section "
+                           "'guard.member.2'");
+  ModelFileSections newer = file.sections;
+  newer[kGuardSection] = R"({"version": 2, "z": 1, "members": 2})";
+  EXPECT_EQ(load(newer),
+            "'g.pt' has a guard of version 2; this build reads version 1");
+  ModelFileSections garbage = file.sections;
+  garbage[kGuardSection] = "{";
+  EXPECT_NE(load(garbage).find("'g.pt': malformed guard section"),
+            std::string::npos);
+  ModelFileSections badZ = file.sections;
+  badZ[kGuardSection] = R"({"version": 1, "z": -3, "members": 2})";
+  EXPECT_EQ(load(badZ),
+            "'g.pt': malformed guard section: z must be a finite number >= 0");
+  ModelFileSections otherZ = file.sections;
+  otherZ[kGuardSection] =
+      R"({"version": 1, "z": 1, "members": 2, "z_other_machine": "x"})";
+  EXPECT_EQ(load(otherZ), "'g.pt': malformed guard section: z_other_machine "
+                          "must be a finite number >= 0");
+  ModelFileSections machines = file.sections;
+  machines[kGuardSection] =
+      R"({"version": 1, "z": 1, "members": 2, "machines": "Intel"})";
+  EXPECT_EQ(load(machines), "'g.pt': malformed guard section: machines must "
+                            "be a list of CPU names");
+  ModelFileSections one = file.sections;
+  one[kGuardSection] = R"({"version": 1, "z": 1, "members": 1})";
+  EXPECT_EQ(load(one), "'g.pt': malformed guard section: members must be 2 to "
+                       "64");
+  ModelFileSections truncated = file.sections;
+  truncated[guardMemberSection(1)] = "sptune-plain-weights\n";
+  EXPECT_NE(load(truncated).find("g.pt"), std::string::npos);
+  // A cost model refuses a file with a broken guard rather than run without
+  // it.
+  std::string path = testing::TempDir() + "/sptune-broken-guard.pt";
+  std::ofstream(path, std::ios::binary)
+      << encodeModelFile("model", file.featureSpecHash, missing);
+  llvm::Expected<std::unique_ptr<CostModel>> model =
+      createCostModel(CostModelMode::Development, path);
+  EXPECT_NE(errorOf(model).find("no section 'guard.member.2'"),
+            std::string::npos);
+  std::remove(path.c_str());
+}
