@@ -38,6 +38,8 @@ BUILDERS = {
     "torch-entry": ("sptune.torch against torch.sparse", "torch_entry"),
     "tuning-database": ("Compile time with the tuning database", "tuning_database"),
     "paired-compare": ("Paired timing: A and B alternated in one worker", "paired_compare"),
+    "guard-calibration": ("The model's guard: its threshold against the heuristic",
+                          "guard_calibration"),
 }
 WRITERS = dict(report_formats.FORMATS)
 

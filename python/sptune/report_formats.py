@@ -26,6 +26,7 @@ FORMATS = [
     ("torch-entry", "bench/torch-entry.py --out (sptune.torch against torch.sparse)"),
     ("tuning-database", "bench/tuning-database.py --out (compile time, cold and warm database)"),
     ("paired-compare", "python3 -m sptune.paired_compare --json (A and B alternated in one worker)"),
+    ("guard-calibration", "python3 -m sptune.guard_calibrate --json (the guard's z and its curve)"),
 ]
 
 
@@ -75,6 +76,9 @@ def detect(doc):
             return "tuning-database", doc
         if doc.get("bench") == "paired-compare" and isinstance(doc.get("rows"), list):
             return "paired-compare", doc
+        if (isinstance(doc.get("curve"), list) and isinstance(doc.get("per_kernel"), dict) and
+                "z" in doc and all(isinstance(r, dict) and "z" in r for r in doc["curve"])):
+            return "guard-calibration", doc
         if doc.get("bench") == "spade-knob-headroom" and isinstance(doc.get("spade"), dict):
             return "spade-knob-headroom", doc
         if (isinstance(doc.get("matrices"), list) and isinstance(doc.get("summary"), dict) and

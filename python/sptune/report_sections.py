@@ -631,3 +631,28 @@ def paired_compare(sec, doc):
                       f"its bootstrap 95% interval."
                       + (f" Failed: {'; '.join(failed)}." if failed else "")))
     speedup_rows(sec, rows, None, PAIRED_COMPARE)
+
+
+def guard_calibration(sec, doc):
+    """python3 -m sptune.guard_calibrate: the guarded choice's geomean speedup
+    over the heuristic for each threshold z, and the z chosen."""
+    machines = ", ".join(doc.get("machines") or []) or "unknown machines"
+    sec.add(paragraph(f"{doc.get('problems', '?')} held-out problems measured on "
+                      f"{machines}: the model's pick replaces the heuristic when its "
+                      f"ensemble's mean predicted gain exceeds z spreads. Chosen z = "
+                      f"{doc.get('z')}: {num(doc.get('guarded_over_heuristic'), '.3f')}x the "
+                      f"heuristic guarded, {num(doc.get('unguarded_over_heuristic'), '.3f')}x "
+                      f"unguarded."))
+    curve = doc["curve"]
+    zs = [r["z"] for r in curve]
+    lines = [("all kernels", zs, [r.get("geomean_over_heuristic") for r in curve], None, None)]
+    sec.add(figure(plots.curves(
+        [("guarded geomean speedup over the heuristic", "speedup", lines,
+          [("heuristic", 1.0)])], xlabel="z (spreads)"), "guard calibration curve"))
+    kernels = doc["per_kernel"]
+    sec.add(table(["kernel", "problems", "unguarded", "guarded", "trusted / differing"],
+                  [[k, num(v.get("problems")), speedup(v.get("unguarded_over_heuristic")),
+                    speedup(v.get("guarded_over_heuristic")),
+                    f"{v.get('trusted', '?')} / {v.get('differing', '?')}"]
+                   for k, v in sorted(kernels.items())],
+                  caption=f"per kernel at z = {doc.get('z')}, over the heuristic"))
