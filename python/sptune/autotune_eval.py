@@ -102,11 +102,11 @@ def oracle(records, matrix_id, kernel):
 
 def speedup_bars(ax, rows, key, label, markers, title):
     """Per-matrix bars of `key` (log scale, sorted), with (key, style, label) markers."""
-    k = sorted((r for r in rows if r[key]), key=lambda r: r[key])
+    k = sorted((r for r in rows if r.get(key)), key=lambda r: r[key])
     xs = range(len(k))
     ax.bar(xs, [r[key] for r in k], label=label)
     for mkey, style, mlabel in markers:
-        ax.plot(xs, [r[mkey] or float("nan") for r in k], style, ms=10, label=mlabel)
+        ax.plot(xs, [r.get(mkey) or float("nan") for r in k], style, ms=10, label=mlabel)
     ax.axhline(1.0, color="gray", lw=0.8)
     ax.set_yscale("log")
     ax.set_xticks(list(xs))
@@ -115,9 +115,88 @@ def speedup_bars(ax, rows, key, label, markers, title):
     ax.legend(fontsize=7)
 
 
+def add_compare_ratios(row, names):
+    """A compared model's ratios in `row`, from its `<name>_s` and the row's
+    MLIR default, heuristic and tuned times."""
+    mlir, heur, tuned = row["mlir_default_s"], row["heuristic_s"], row["tuned_s"]
+    for name in names:
+        t = row.get(f"{name}_s")
+        row[f"{name}_vs_mlir"] = mlir / t if t and mlir else None
+        row[f"{name}_vs_heuristic"] = heur / t if t and heur else None
+        row[f"tuned_vs_{name}"] = t / tuned if t and tuned else None
+
+
+def report(rows, kernels, compare, json_path, plot_path):
+    """Prints the summary per kernel, writes the JSON and the plot."""
+    summary = {}
+    for kernel in kernels:
+        k = [r for r in rows if r["kernel"] == kernel]
+        summary[kernel] = {key: dataset.geomean([r.get(key) for r in k]) for key in
+                           ("tuned_vs_mlir", "tuned_vs_eigen", "tuned_vs_rsb", "tuned_vs_reference",
+                            "tuned_vs_torch", "tuned_vs_best_library", "tuned_vs_heuristic",
+                            "tuned_bt_vs_reference",
+                            "heuristic_vs_mlir", "oracle_vs_mlir")
+                           + tuple(f"{n}_vs_mlir" for n in compare)
+                           + tuple(f"{n}_vs_heuristic" for n in compare)
+                           + tuple(f"tuned_vs_{n}" for n in compare)}
+        for name in compare:
+            v = [r[f"{name}_vs_mlir"] for r in k if r.get(f"{name}_vs_mlir")]
+            summary[kernel][f"worst_{name}_vs_mlir"] = min(v) if v else None
+        vs_mlir = [r["tuned_vs_mlir"] for r in k if r["tuned_vs_mlir"]]
+        # The worst matrix against the MLIR default (below 0.95: more than 5% slower).
+        summary[kernel]["worst_tuned_vs_mlir"] = min(vs_mlir) if vs_mlir else None
+        summary[kernel]["matrices"] = len(k)
+        print(kernel, {key: round(v, 3) if isinstance(v, float) else v for key, v in summary[kernel].items()})
+    if json_path:
+        with open(json_path, "w") as fh:
+            json.dump({"summary": summary, "rows": rows}, fh, indent=1)
+    if plot_path:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        # Rows of panels: over the MLIR default; over the libraries (when
+        # measured); over the heuristic (with compared models).
+        libs = any(r.get("tuned_vs_best_library") or r.get("tuned_vs_reference") for r in rows)
+        nrows = 1 + libs + bool(compare)
+        fig, axes = plt.subplots(nrows, len(kernels), figsize=(6 * len(kernels), 4 * nrows),
+                                 squeeze=False)
+        for ax, kernel in zip(axes[0], kernels):
+            speedup_bars(ax, [r for r in rows if r["kernel"] == kernel], "tuned_vs_mlir",
+                         "autotuned / MLIR default",
+                         [("oracle_vs_mlir", "r_", "oracle in sample"),
+                          ("heuristic_vs_mlir", "k.", "heuristic")],
+                         f"{kernel}: speedup over the MLIR default")
+        for ax, kernel in zip(axes[1] if libs else [], kernels):
+            # Against the best library per matrix (SDDMM: the hand-written reference).
+            sddmm = kernel == "sddmm"
+            speedup_bars(ax, [r for r in rows if r["kernel"] == kernel],
+                         "tuned_vs_reference" if sddmm else "tuned_vs_best_library",
+                         ("autotuned, B as written (transposition timed) / reference "
+                          "(B^T given, untimed)") if sddmm
+                         else "autotuned / best of eigen, rsb, reference",
+                         [("tuned_bt_vs_reference", "g^",
+                           "autotuned, B^T given (transposition elided) / reference")]
+                         if sddmm else [],
+                         f"{kernel}: speedup over the best library kernel")
+        if compare:
+            # Model only against the rule it replaces, per compared model.
+            styles = ["r_", "g^", "bv", "mo"]
+            for ax, kernel in zip(axes[nrows - 1], kernels):
+                speedup_bars(ax, [r for r in rows if r["kernel"] == kernel],
+                             "tuned_vs_heuristic", "autotuned / heuristic",
+                             [(f"{n}_vs_heuristic", styles[i % len(styles)], f"{n} / heuristic")
+                              for i, n in enumerate(compare)],
+                             f"{kernel}: speedup over sptune's heuristic")
+        fig.tight_layout()
+        fig.savefig(plot_path, dpi=120)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("matrices", nargs="+")
+    ap.add_argument("matrices", nargs="*")
+    ap.add_argument("--from-json", metavar="JSON",
+                    help="measure nothing: summarize and plot the rows of an earlier run's "
+                         "JSON again (with this version's ratios)")
     ap.add_argument("--build", help="build directory (default: where sptune.tools finds "
                                      "the tools: SPTUNE_BIN, the build tree, the PATH)")
     ap.add_argument("--kernel", default="spmm,sddmm")
@@ -142,6 +221,20 @@ def main(argv=None):
     ap.add_argument("--json")
     ap.add_argument("--plot")
     args = ap.parse_args(argv)
+    if args.from_json:
+        if args.matrices:
+            ap.error("--from-json measures nothing: give no matrices")
+        with open(args.from_json) as fh:
+            rows = json.load(fh)["rows"]
+        kernels = [k for k in args.kernel.split(",") if any(r["kernel"] == k for r in rows)]
+        names = sorted({key[:-len("_schedule")] for r in rows for key in r
+                        if key.endswith("_schedule")})
+        for row in rows:
+            add_compare_ratios(row, names)
+        report(rows, kernels, names, args.json, args.plot)
+        return
+    if not args.matrices:
+        ap.error("give matrices (or --from-json)")
     records = dataset.load(args.dataset)[0] if args.dataset else []
     compare = []
     for c in args.compare:
@@ -204,8 +297,7 @@ def main(argv=None):
             for name, (other, t) in others.items():
                 row[f"{name}_schedule"] = other
                 row[f"{name}_s"] = t
-                row[f"{name}_vs_mlir"] = mlir / t if t and mlir else None
-                row[f"tuned_vs_{name}"] = t / tuned if t and tuned else None
+            add_compare_ratios(row, [n for n, _ in compare])
             rows.append(row)
             f = lambda x: "-" if x is None else f"{x:.2f}"
             print(f"{mid[:30]:30} {kernel:6} tuned/mlir {f(row['tuned_vs_mlir']):>6} "
@@ -214,53 +306,7 @@ def main(argv=None):
                   f"tuned/torch {f(row['tuned_vs_torch']):>6} "
                   f"heur/mlir {f(row['heuristic_vs_mlir']):>6} "
                   f"oracle/mlir {f(row['oracle_vs_mlir']):>6}  {status}", flush=True)
-    summary = {}
-    for kernel in args.kernel.split(","):
-        k = [r for r in rows if r["kernel"] == kernel]
-        summary[kernel] = {key: dataset.geomean([r[key] for r in k]) for key in
-                           ("tuned_vs_mlir", "tuned_vs_eigen", "tuned_vs_rsb", "tuned_vs_reference",
-                            "tuned_vs_torch", "tuned_vs_best_library", "tuned_vs_heuristic",
-                            "tuned_bt_vs_reference",
-                            "heuristic_vs_mlir", "oracle_vs_mlir")
-                           + tuple(f"{n}_vs_mlir" for n, _ in compare)
-                           + tuple(f"tuned_vs_{n}" for n, _ in compare)}
-        for name, _ in compare:
-            v = [r[f"{name}_vs_mlir"] for r in k if r[f"{name}_vs_mlir"]]
-            summary[kernel][f"worst_{name}_vs_mlir"] = min(v) if v else None
-        vs_mlir = [r["tuned_vs_mlir"] for r in k if r["tuned_vs_mlir"]]
-        # The worst matrix against the MLIR default (below 0.95: more than 5% slower).
-        summary[kernel]["worst_tuned_vs_mlir"] = min(vs_mlir) if vs_mlir else None
-        summary[kernel]["matrices"] = len(k)
-        print(kernel, {key: round(v, 3) if isinstance(v, float) else v for key, v in summary[kernel].items()})
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"summary": summary, "rows": rows}, fh, indent=1)
-    if args.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        kernels = args.kernel.split(",")
-        fig, axes = plt.subplots(2, len(kernels), figsize=(6 * len(kernels), 8), squeeze=False)
-        for ax, kernel in zip(axes[0], kernels):
-            speedup_bars(ax, [r for r in rows if r["kernel"] == kernel], "tuned_vs_mlir",
-                         "autotuned / MLIR default",
-                         [("oracle_vs_mlir", "r_", "oracle in sample"),
-                          ("heuristic_vs_mlir", "k.", "heuristic")],
-                         f"{kernel}: speedup over the MLIR default")
-        for ax, kernel in zip(axes[1], kernels):
-            # Against the best library per matrix (SDDMM: the hand-written reference).
-            sddmm = kernel == "sddmm"
-            speedup_bars(ax, [r for r in rows if r["kernel"] == kernel],
-                         "tuned_vs_reference" if sddmm else "tuned_vs_best_library",
-                         ("autotuned, B as written (transposition timed) / reference "
-                          "(B^T given, untimed)") if sddmm
-                         else "autotuned / best of eigen, rsb, reference",
-                         [("tuned_bt_vs_reference", "g^",
-                           "autotuned, B^T given (transposition elided) / reference")]
-                         if sddmm else [],
-                         f"{kernel}: speedup over the best library kernel")
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=120)
+    report(rows, args.kernel.split(","), [n for n, _ in compare], args.json, args.plot)
 
 
 if __name__ == "__main__":

@@ -315,6 +315,40 @@ class OlderScripts(unittest.TestCase):
         self.assertEqual(row["source"], MATRIX)  # what paired_compare --from-eval measures
 
 
+    def test_autotune_eval_from_json(self):
+        """--from-json measures nothing: the summary, with a compared model's
+        ratios over the heuristic, and the plot from an earlier run's rows."""
+        def row(matrix, tuned, heur, mlir, other):
+            return {"matrix": matrix, "source": matrix, "kernel": "spmv", "schedule": "s",
+                    "status": "ok", "tuned_s": tuned, "heuristic_s": heur,
+                    "mlir_default_s": mlir, "oracle_vs_mlir": None,
+                    "heuristic_vs_mlir": mlir / heur, "tuned_vs_mlir": mlir / tuned,
+                    "tuned_vs_heuristic": heur / tuned, "tuned_vs_best_library": None,
+                    "tuned_vs_reference": None, "tuned_bt_vs_reference": None,
+                    "adapted_schedule": "a", "adapted_s": other}
+        with tempfile.TemporaryDirectory() as tmp:
+            earlier, out, plot = (os.path.join(tmp, n) for n in ("e.json", "o.json", "p.png"))
+            with open(earlier, "w") as f:
+                json.dump({"summary": {}, "rows": [row("A", 1.0, 2.0, 2.0, 4.0),
+                                                   row("B", 1.0, 1.0, 1.0, 0.25)]}, f)
+            p = subprocess.run([sys.executable, "-m", "sptune.autotune_eval", "--from-json",
+                                earlier, "--kernel", "spmm,spmv", "--json", out, "--plot", plot],
+                               capture_output=True, text=True, env=environment())
+            self.assertEqual(p.returncode, 0, p.stderr)
+            summary = json.loads(read(out))["summary"]
+            self.assertEqual(list(summary), ["spmv"])
+            # adapted / heuristic: 2 / 4 and 1 / 0.25, geomean 1.41.
+            self.assertAlmostEqual(summary["spmv"]["adapted_vs_heuristic"], 2 ** 0.5)
+            self.assertAlmostEqual(summary["spmv"]["tuned_vs_heuristic"], 2 ** 0.5)
+            self.assertTrue(os.path.getsize(plot) > 0)
+            for argv, why in ((["--from-json", earlier, MATRIX], "give no matrices"),
+                              ([], "give matrices (or --from-json)")):
+                p = subprocess.run([sys.executable, "-m", "sptune.autotune_eval"] + argv,
+                                   capture_output=True, text=True, env=environment())
+                self.assertEqual(p.returncode, 2)
+                self.assertIn(why, p.stderr)
+
+
 class MeasureRoundsTest(unittest.TestCase):
     def test_interleaved_fastest_median_and_first_failure(self):
         from sptune.autotune_eval import measure_rounds
