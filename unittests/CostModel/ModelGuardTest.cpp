@@ -18,6 +18,7 @@
 #include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
 
+#include "Support/FeatureTesting.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -41,11 +42,7 @@ template <typename T> std::string errorOf(llvm::Expected<T> &value) {
 }
 
 MatrixFeatures features(const std::string &spec) {
-  CooMatrix coo;
-  MatrixInfo info;
-  llvm::Error e = loadMatrix(spec, coo, info);
-  EXPECT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
-  return featurize(CsrMatrix::fromCoo(coo));
+  return test::featuresOf(spec);
 }
 
 std::vector<std::pair<std::string, std::string>> members(size_t count) {

@@ -19,6 +19,7 @@
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Target/DefaultSchedule.h"
 
+#include "Support/FeatureTesting.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -31,11 +32,7 @@ using namespace sptune;
 namespace {
 
 MatrixFeatures features(const std::string &spec) {
-  CooMatrix coo;
-  MatrixInfo info;
-  llvm::Error e = loadMatrix(spec, coo, info);
-  EXPECT_FALSE(static_cast<bool>(e)) << llvm::toString(std::move(e));
-  return featurize(CsrMatrix::fromCoo(coo));
+  return test::featuresOf(spec);
 }
 
 const std::vector<std::string> &matrixSpecs() {

@@ -19,6 +19,7 @@
 
 #include "Support/ErrorTesting.h"
 #include "Support/ToyTarget.h"
+#include "Support/FeatureTesting.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -28,10 +29,7 @@ using namespace sptune;
 namespace {
 
 MatrixFeatures features(const std::string &spec) {
-  CooMatrix coo;
-  MatrixInfo info;
-  EXPECT_TRUE(test::succeeded(loadMatrix(spec, coo, info)));
-  return featurize(CsrMatrix::fromCoo(coo));
+  return test::featuresOf(spec);
 }
 
 std::vector<Schedule> toySchedules(TargetKind kind) {
