@@ -1,4 +1,5 @@
-//===- FeatureTesting.h - Matrix features of a matrix spec in tests -*- C++ -*-===//
+//===- FeatureTesting.h - Matrix features of a matrix spec in tests -*- C++
+//-*-===//
 //
 // Part of sptune's unit tests: the cost model's features of a matrix given
 // as a source (a `gen:` spec or a file), failing the test when it does not
