@@ -66,14 +66,20 @@ def _bracketed(text, start):
     return i
 
 
+#: The remark sptune-autotune makes once per run, not per kernel, when the
+#: cost model was trained on another CPU (ModelGuard.h's otherMachineNote).
+MACHINE_NOTE = "remark: sptune-autotune: the cost model was trained on measurements from "
+
+
 def parse_remark(line):
-    """The Ranking of an sptune-autotune remark line; None for another line.
-    A remark of another form (e.g. a decision from a tuning database) gives
-    a Ranking with only its `text`."""
+    """The Ranking of an sptune-autotune remark line; None for another line
+    (also for the once-per-run note about the machine, MACHINE_NOTE). A
+    remark of another form (e.g. a decision from a tuning database) gives a
+    Ranking with only its `text`."""
     m = _HEADER.search(line)
     if not m:
         at = line.find("remark: sptune-autotune")
-        if at < 0:
+        if at < 0 or MACHINE_NOTE in line:
             return None
         return Ranking(mode=None, candidates=None, rank_ms=None, chosen=None, measured=False,
                        text=line[at + len("remark: "):])

@@ -115,6 +115,11 @@ class Remark(unittest.TestCase):
                                   "database (...): chose cpu spmm, vl = 4")
         self.assertIsNone(r.mode)
         self.assertTrue(r.text.startswith("sptune-autotune: from the tuning database"))
+        # The once-per-run note about the machine is no kernel's ranking.
+        self.assertIsNone(autotune.parse_remark(
+            "k.mlir:1:1: remark: sptune-autotune: the cost model was trained on measurements "
+            "from 'A' and this machine's CPU is 'B': its picks replace the heuristic only "
+            "where its ensemble is sure by 4.10 spreads (on its own machine 0.10)"))
 
     def test_diagnostics_drop_locations(self):
         self.assertEqual(diagnostics("/tmp/x/k.mlir:3:8: error: sptune-autotune: bad spec\n"
