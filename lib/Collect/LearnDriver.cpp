@@ -23,6 +23,17 @@
 
 using namespace sptune;
 
+/// Removes from `groups` every problem on a matrix of `held` (the pool
+/// loses the validation's and the reward set's matrices).
+static void dropMatricesOf(std::vector<SampleGroup> &groups,
+                           const std::vector<SampleGroup> &held) {
+  std::set<std::string> ids;
+  for (const SampleGroup &g : held)
+    ids.insert(g.matrix.id);
+  llvm::erase_if(
+      groups, [&](const SampleGroup &g) { return ids.count(g.matrix.id) > 0; });
+}
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "sptune-learn: " << message << "\n";
   return 2;
@@ -197,12 +208,8 @@ int sptune::runLearnDriver(LearnDriverOptions o,
       return fail(llvm::toString(groups.takeError()));
     std::vector<SampleGroup> poolGroups;
     if (!o.validationData.empty()) {
-      std::set<std::string> held;
-      for (const SampleGroup &g : validation)
-        held.insert(g.matrix.id);
-      for (SampleGroup &g : *groups)
-        if (!held.count(g.matrix.id))
-          poolGroups.push_back(std::move(g));
+      poolGroups = std::move(*groups);
+      dropMatricesOf(poolGroups, validation);
     } else {
       DatasetSplit split =
           splitByMatrix(*groups, o.validationFraction, o.splitSeed);
@@ -212,12 +219,7 @@ int sptune::runLearnDriver(LearnDriverOptions o,
         validation.push_back((*groups)[i]);
     }
     if (!rewardSet.empty()) {
-      std::set<std::string> held;
-      for (const SampleGroup &g : rewardSet)
-        held.insert(g.matrix.id);
-      llvm::erase_if(poolGroups, [&](const SampleGroup &g) {
-        return held.count(g.matrix.id) > 0;
-      });
+      dropMatricesOf(poolGroups, rewardSet);
     } else if (o.rewardFraction > 0) {
       // Of the pool's matrices, a share rewards the bandit (fraction of all
       // matrices: rewardFraction / (1 - validationFraction) of the pool's).
