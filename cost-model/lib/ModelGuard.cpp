@@ -164,11 +164,9 @@ static std::string guardSettingsJson(const GuardSettings &s) {
   return text;
 }
 
-llvm::Expected<std::optional<GuardSettings>>
-sptune::readGuardSettings(const std::string &bytes, const std::string &what) {
-  ModelFileContents file;
-  if (llvm::Error e = decodeModelFile(bytes, "model", what).moveInto(file))
-    return std::move(e);
+/// The guard settings of a decoded model file, or nullopt without a guard.
+static llvm::Expected<std::optional<GuardSettings>>
+guardSettingsOf(const ModelFileContents &file, const std::string &what) {
   auto it = file.sections.find(kGuardSection);
   if (it == file.sections.end())
     return std::nullopt;
@@ -183,10 +181,27 @@ sptune::readGuardSettings(const std::string &bytes, const std::string &what) {
   return std::optional<GuardSettings>(std::move(*s));
 }
 
+llvm::Expected<std::optional<GuardSettings>>
+sptune::readGuardSettings(const std::string &bytes, const std::string &what) {
+  ModelFileContents file;
+  if (llvm::Error e = decodeModelFile(bytes, "model", what).moveInto(file))
+    return std::move(e);
+  return guardSettingsOf(file, what);
+}
+
 llvm::Expected<std::unique_ptr<ModelGuard>>
 ModelGuard::fromBytes(const std::string &bytes, const std::string &what) {
+  ModelFileContents file;
+  if (llvm::Error e = decodeModelFile(bytes, "model", what).moveInto(file))
+    return std::move(e);
+  return fromContents(file, what);
+}
+
+llvm::Expected<std::unique_ptr<ModelGuard>>
+ModelGuard::fromContents(const ModelFileContents &file,
+                         const std::string &what) {
   std::optional<GuardSettings> settings;
-  if (llvm::Error e = readGuardSettings(bytes, what).moveInto(settings))
+  if (llvm::Error e = guardSettingsOf(file, what).moveInto(settings))
     return std::move(e);
   if (!settings)
     return nullptr;
@@ -197,7 +212,7 @@ ModelGuard::fromBytes(const std::string &bytes, const std::string &what) {
   for (size_t n = 1; n <= guard->settings_.members; ++n) {
     std::unique_ptr<PlainModel> member;
     if (llvm::Error e =
-            PlainModel::loadFromBytes(bytes, what, guardMemberSection(n))
+            PlainModel::fromContents(file, what, guardMemberSection(n))
                 .moveInto(member))
       return std::move(e);
     guard->members_.push_back(std::move(member));

@@ -175,6 +175,12 @@ PlainModel::loadFromBytes(const std::string &bytes, const std::string &what,
   ModelFileContents file;
   if (llvm::Error e = decodeModelFile(bytes, "model", what).moveInto(file))
     return std::move(e);
+  return fromContents(file, what, weightsSection);
+}
+
+llvm::Expected<std::unique_ptr<PlainModel>>
+PlainModel::fromContents(const ModelFileContents &file, const std::string &what,
+                         const std::string &weightsSection) {
   if (llvm::Error e = checkModelFeatureSpec(file, what))
     return std::move(e);
   auto config = file.sections.find("config");

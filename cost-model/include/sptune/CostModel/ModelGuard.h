@@ -104,6 +104,9 @@ public:
   /// main model's configuration.
   static llvm::Expected<std::unique_ptr<ModelGuard>>
   fromBytes(const std::string &bytes, const std::string &what);
+  /// Same, from the decoded file (the cost model decodes it once).
+  static llvm::Expected<std::unique_ptr<ModelGuard>>
+  fromContents(const ModelFileContents &file, const std::string &what);
 
   const GuardSettings &settings() const { return settings_; }
   /// The CPU whose threshold `judge` uses: this machine's (hostCpuName), or

@@ -17,6 +17,7 @@
 #include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/MatrixFeatures.h"
 #include "sptune/CostModel/ModelConfig.h"
+#include "sptune/CostModel/ModelFile.h"
 #include "sptune/CostModel/PlainWeights.h"
 #include "sptune/Schedule/Schedule.h"
 
@@ -41,6 +42,11 @@ public:
   static llvm::Expected<std::unique_ptr<PlainModel>>
   loadFromBytes(const std::string &bytes, const std::string &what,
                 const std::string &weightsSection = kPlainWeightsSection);
+  /// Same, from a decoded file (one decoded once for several models: a
+  /// guard's members).
+  static llvm::Expected<std::unique_ptr<PlainModel>>
+  fromContents(const ModelFileContents &file, const std::string &what,
+               const std::string &weightsSection = kPlainWeightsSection);
   /// Same, from a file.
   static llvm::Expected<std::unique_ptr<PlainModel>>
   load(const std::string &path);
