@@ -15,9 +15,12 @@
 #include "sptune/Support/UpstreamCrash.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/Dialect/SparseTensor/Transforms/Passes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 
 namespace mlir {
@@ -128,17 +131,45 @@ struct CpuSparsifyPass
     });
     if (!ok)
       return signalPassFailure();
-    // MLIR's sparsifier takes one setting per module. A kernel sptune did
-    // not schedule keeps upstream's defaults (parallelizing it can race:
-    // upstream's block-sparse matmul keeps a scratch buffer outside its
-    // loops), so then nothing is parallelized or vectorized. Scheduled
-    // kernels get what they all agree on: parallel outer loops if every one
-    // asks for them (any storage if one asks for that: a dense outer loop
-    // is parallelized alike), a vector length and 32-bit indices if every
-    // one asks for the same. A kernel whose settings are reduced is warned.
+    // MLIR's sparsifier takes one setting per module; sptune gives each
+    // function its own (functionSettings), and when functions ask for
+    // different ones, sparsifies a copy of the module per setting and takes
+    // each function from the copy made with its own (sparsifyPerSetting).
+    SmallVector<std::pair<func::FuncOp, SparsifierSettings>> functions;
+    std::vector<SparsifierSettings> distinct;
+    for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+      std::optional<SparsifierSettings> s = functionSettings(func);
+      if (!s)
+        continue;
+      functions.push_back({func, *s});
+      if (llvm::none_of(distinct, [&](const SparsifierSettings &d) {
+            return !(d != *s);
+          }))
+        distinct.push_back(*s);
+    }
+    if (distinct.size() <= 1) {
+      if (failed(sparsify(module, distinct.empty() ? SparsifierSettings()
+                                                   : distinct.front())))
+        return signalPassFailure();
+      return;
+    }
+    if (failed(sparsifyPerSetting(module, functions, distinct)))
+      return signalPassFailure();
+  }
+
+  /// The settings that `func`'s kernels agree on, warning each kernel whose
+  /// own are reduced; nullopt when it has no sparse kernel. A kernel sptune
+  /// did not schedule keeps upstream's defaults (parallelizing it can race:
+  /// upstream's block-sparse matmul keeps a scratch buffer outside its
+  /// loops), so then nothing in the function is parallelized or vectorized.
+  /// Scheduled kernels get what they all agree on: parallel outer loops if
+  /// every one asks for them (any storage if one asks for that: a dense
+  /// outer loop is parallelized alike), a vector length and 32-bit indices
+  /// if every one asks for the same.
+  std::optional<SparsifierSettings> functionSettings(func::FuncOp func) {
     Operation *unscheduled = nullptr;
     SmallVector<std::pair<Operation *, SparsifierSettings>> scheduled;
-    module->walk([&](linalg::LinalgOp op) {
+    func->walk([&](linalg::LinalgOp op) {
       auto attr = dyn_cast_or_null<ScheduleAttr>(
           op->getAttr(SptuneDialect::kScheduleAttrName));
       if (attr) {
@@ -151,24 +182,24 @@ struct CpuSparsifyPass
       if (sparse && !unscheduled)
         unscheduled = op;
     });
-    std::optional<SparsifierSettings> settings;
+    if (scheduled.empty() && !unscheduled)
+      return std::nullopt;
+    SparsifierSettings applied;
     if (!scheduled.empty() && !unscheduled) {
-      SparsifierSettings agreed = scheduled.front().second;
+      applied = scheduled.front().second;
       for (const auto &[op, s] : scheduled) {
         if (s.parallelization == SparseParallelizationStrategy::kNone ||
-            agreed.parallelization == SparseParallelizationStrategy::kNone)
-          agreed.parallelization = SparseParallelizationStrategy::kNone;
+            applied.parallelization == SparseParallelizationStrategy::kNone)
+          applied.parallelization = SparseParallelizationStrategy::kNone;
         else if (s.parallelization ==
                  SparseParallelizationStrategy::kAnyStorageOuterLoop)
-          agreed.parallelization = s.parallelization;
-        if (s.vectorLength != agreed.vectorLength)
-          agreed.vectorLength = 0;
-        if (s.simdIndex32 != agreed.simdIndex32)
-          agreed.simdIndex32 = false;
+          applied.parallelization = s.parallelization;
+        if (s.vectorLength != applied.vectorLength)
+          applied.vectorLength = 0;
+        if (s.simdIndex32 != applied.simdIndex32)
+          applied.simdIndex32 = false;
       }
-      settings = agreed;
     }
-    SparsifierSettings applied = settings.value_or(SparsifierSettings());
     for (const auto &[op, s] : scheduled) {
       bool parallelLost =
           s.parallelization != SparseParallelizationStrategy::kNone &&
@@ -181,23 +212,29 @@ struct CpuSparsifyPass
       w << (parallelLost && vectorLost ? "parallelization and vectorization"
             : parallelLost             ? "parallelization"
                                        : "vectorization")
-        << " is not applied: MLIR's sparsifier takes one setting per module, "
-           "and ";
+        << " is not applied: MLIR's sparsifier takes one setting per "
+           "function here, and ";
       if (unscheduled)
         w << "the sparse kernel at " << unscheduled->getLoc()
-          << " is not scheduled (it keeps upstream's defaults)";
+          << " in the same function is not scheduled (it keeps upstream's "
+             "defaults)";
       else
-        w << "other kernels of the module ask for other settings";
-      w << "; put the kernels in separate modules to schedule each";
+        w << "other kernels of the function ask for other settings";
+      w << "; put the kernels in separate functions to schedule each";
     }
-    SparsifierSettings use = settings.value_or(SparsifierSettings());
+    return applied;
+  }
+
+  /// Runs upstream's sparsification-and-bufferization on `module` (this
+  /// pass's module or a copy nested in it) with `settings`, overridden by
+  /// the pass options.
+  LogicalResult sparsify(ModuleOp module, SparsifierSettings use) {
     if (parallelization != ParallelizationChoice::Auto)
       use.parallelization = toStrategy(parallelization);
     if (vectorLength >= 0)
       use.vectorLength = vectorLength;
     if (simdIndex32 != Simd32Choice::Auto)
       use.simdIndex32 = simdIndex32 == Simd32Choice::On;
-
     OpPassManager pm(ModuleOp::getOperationName());
     SparsificationOptions sparsification(use.parallelization,
                                          SparseEmitStrategy::kFunctional,
@@ -209,10 +246,79 @@ struct CpuSparsifyPass
         /*enableVLAVectorization=*/false, use.simdIndex32,
         /*enableGPULibgen=*/false, SparseEmitStrategy::kFunctional,
         use.parallelization));
-    if (failed(::sptune::runContainingCrashes(
-            module, "sptune-lower-cpu: sparsification",
-            [&] { return runPipeline(pm, module); })))
-      return signalPassFailure();
+    return ::sptune::runContainingCrashes(
+        module, "sptune-lower-cpu: sparsification",
+        [&] { return runPipeline(pm, module); });
+  }
+
+  /// Functions asking for different settings: the whole module is
+  /// sparsified once per setting (a copy nested in it, so that every copy
+  /// bufferizes its calls with every callee's body in view and the
+  /// functions' lowered signatures agree), and each function is taken from
+  /// the copy made with its own settings; functions without sparse kernels
+  /// and the symbols sparsification adds come from the first copy.
+  LogicalResult sparsifyPerSetting(
+      ModuleOp module,
+      ArrayRef<std::pair<func::FuncOp, SparsifierSettings>> functions,
+      ArrayRef<SparsifierSettings> distinct) {
+    OpBuilder b(module.getContext());
+    SmallVector<ModuleOp> copies;
+    for (const SparsifierSettings &s : distinct) {
+      b.setInsertionPointToEnd(module.getBody());
+      auto copy = ModuleOp::create(b, module.getLoc());
+      IRMapping map;
+      b.setInsertionPointToStart(copy.getBody());
+      for (Operation &op : module.getBody()->getOperations())
+        if (&op != copy.getOperation() &&
+            llvm::none_of(copies, [&](ModuleOp c) {
+              return c.getOperation() == &op;
+            }))
+          b.clone(op, map);
+      copies.push_back(copy);
+      if (failed(sparsify(copy, s)))
+        return failure();
+    }
+    // Which copy each function comes from.
+    llvm::StringMap<size_t> copyOf;
+    for (auto [func, s] : functions)
+      for (size_t n = 0; n < distinct.size(); ++n)
+        if (!(distinct[n] != s))
+          copyOf[func.getSymName()] = n;
+    ModuleOp result = copies.front();
+    for (size_t n = 1; n < copies.size(); ++n) {
+      SymbolTable table(result);
+      for (func::FuncOp func :
+           llvm::make_early_inc_range(copies[n].getOps<func::FuncOp>())) {
+        auto it = copyOf.find(func.getSymName());
+        if (it == copyOf.end() || it->second != n)
+          continue;
+        func::FuncOp old = table.lookup<func::FuncOp>(func.getSymName());
+        if (!old || old.getFunctionType() != func.getFunctionType())
+          return module.emitError("sptune-lower-cpu: function @")
+                 << func.getSymName()
+                 << " was lowered to different signatures under different "
+                    "sparsifier settings";
+        func->moveBefore(old);
+        old->erase();
+      }
+      // Symbols only this copy's sparsification made (helpers of its own).
+      for (Operation &op :
+           llvm::make_early_inc_range(copies[n].getBody()->getOperations())) {
+        auto symbol = dyn_cast<SymbolOpInterface>(&op);
+        if (symbol && !table.lookup(symbol.getName()))
+          op.moveBefore(result.getBody(), result.getBody()->end());
+      }
+    }
+    // The module's contents become the first copy's.
+    for (Operation &op :
+         llvm::make_early_inc_range(module.getBody()->getOperations()))
+      if (&op != result.getOperation())
+        op.erase();
+    for (Operation &op :
+         llvm::make_early_inc_range(result.getBody()->getOperations()))
+      op.moveBefore(result);
+    result->erase();
+    return success();
   }
 };
 } // namespace

@@ -1,21 +1,29 @@
-// MLIR's sparsifier takes one parallelization / vector length per module.
-// A kernel sptune did not schedule keeps upstream's defaults (parallelizing
-// it can race), so then nothing is parallelized or vectorized; scheduled
-// kernels get what they all agree on. Each kernel whose settings are
-// reduced gets a warning.
+// MLIR's sparsifier takes one parallelization / vector length per module;
+// sptune-cpu-sparsify gives each function its own: functions that ask for
+// different settings are sparsified in copies of the module, one per
+// setting, and each function is taken from its own copy. Within a function,
+// a kernel sptune did not schedule keeps upstream's defaults (parallelizing
+// it can race), so then nothing in that function is parallelized or
+// vectorized; scheduled kernels of one function get what they all agree on,
+// and each kernel whose settings are reduced gets a warning.
 //
 // RUN: sptune-opt %s -split-input-file -verify-diagnostics --sptune-apply-schedule --sptune-cpu-sparsify | FileCheck %s
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
+// A scheduled kernel next to an unscheduled one in another function: each
+// keeps its own (the scheduled one parallel and vectorized, the other
+// neither), and the caller's calls still match the lowered signatures.
 // CHECK-LABEL: func.func @scheduled
-// CHECK-NOT:   scf.parallel
-// CHECK-NOT:   vector<8xf32>
+// CHECK:       scf.parallel
+// CHECK:       vector<8xf32>
 // CHECK-LABEL: func.func @unscheduled
 // CHECK-NOT:   scf.parallel
-// CHECK:       return
+// CHECK-NOT:   vector<8xf32>
+// CHECK-LABEL: func.func @caller
+// CHECK:       call @scheduled
+// CHECK:       call @unscheduled
 func.func @scheduled(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-warning @+1 {{this kernel's parallelization and vectorization is not applied: MLIR's sparsifier takes one setting per module, and the sparse kernel at}}
   %0 = linalg.matmul {
       sptune.kernel = #sptune.kernel<spmm, loops = [i : 64, j : 64, k : 64], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
       sptune.schedule = #sptune.schedule<cpu spmm, parallel = outer, vl = 8>}
@@ -28,18 +36,24 @@ func.func @unscheduled(%a: tensor<64x64xf32, #CSR>, %x: tensor<64xf32>, %y: tens
   return %0 : tensor<64xf32>
 }
 
+func.func @caller(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>, %x: tensor<64xf32>, %y: tensor<64xf32>) -> (tensor<64x64xf32>, tensor<64xf32>) {
+  %0 = call @scheduled(%a, %b, %c) : (tensor<64x64xf32, #CSR>, tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %1 = call @unscheduled(%a, %x, %y) : (tensor<64x64xf32, #CSR>, tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  return %0, %1 : tensor<64x64xf32>, tensor<64xf32>
+}
+
 // -----
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
-// Two scheduled kernels that agree on parallel loops but not on the vector
-// length: parallel, not vectorized.
+// Two functions that agree on parallel loops but not on the vector length:
+// both parallel, the second vectorized.
 // CHECK-LABEL: func.func @first
 // CHECK:       scf.parallel
+// CHECK-NOT:   vector<8xf32>
 // CHECK-LABEL: func.func @second
 // CHECK:       scf.parallel
-// CHECK-NOT:   vector<8xf32>
-// CHECK:       return
+// CHECK:       vector<8xf32>
 func.func @first(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %0 = linalg.matmul {
       sptune.kernel = #sptune.kernel<spmm, loops = [i : 64, j : 64, k : 64], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
@@ -49,12 +63,54 @@ func.func @first(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x64xf32>, %c: tensor<
 }
 
 func.func @second(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-warning @+1 {{this kernel's vectorization is not applied: MLIR's sparsifier takes one setting per module, and other kernels of the module ask for other settings; put the kernels in separate modules to schedule each}}
   %0 = linalg.matmul {
       sptune.kernel = #sptune.kernel<spmm, loops = [i : 64, j : 64, k : 64], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
       sptune.schedule = #sptune.schedule<cpu spmm, parallel = outer, vl = 8>}
     ins(%a, %b : tensor<64x64xf32, #CSR>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Within one function: a scheduled kernel next to an unscheduled one gets
+// nothing, and says so.
+// CHECK-LABEL: func.func @mixed
+// CHECK-NOT:   scf.parallel
+// CHECK-NOT:   vector<8xf32>
+// CHECK:       return
+func.func @mixed(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>, %x: tensor<64xf32>, %y: tensor<64xf32>) -> (tensor<64x64xf32>, tensor<64xf32>) {
+  // expected-warning @+1 {{this kernel's parallelization and vectorization is not applied: MLIR's sparsifier takes one setting per function here, and the sparse kernel at}}
+  %0 = linalg.matmul {
+      sptune.kernel = #sptune.kernel<spmm, loops = [i : 64, j : 64, k : 64], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<cpu spmm, parallel = outer, vl = 8>}
+    ins(%a, %b : tensor<64x64xf32, #CSR>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %1 = linalg.matvec ins(%a, %x : tensor<64x64xf32, #CSR>, tensor<64xf32>) outs(%y : tensor<64xf32>) -> tensor<64xf32>
+  return %0, %1 : tensor<64x64xf32>, tensor<64xf32>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Two scheduled kernels of one function that agree on parallel loops but
+// not on the vector length: parallel, not vectorized.
+// CHECK-LABEL: func.func @two
+// CHECK:       scf.parallel
+// CHECK-NOT:   vector<8xf32>
+// CHECK:       return
+func.func @two(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>, %d: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %0 = linalg.matmul {
+      sptune.kernel = #sptune.kernel<spmm, loops = [i : 64, j : 64, k : 64], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<cpu spmm, parallel = outer>}
+    ins(%a, %b : tensor<64x64xf32, #CSR>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  // expected-warning @+1 {{this kernel's vectorization is not applied: MLIR's sparsifier takes one setting per function here, and other kernels of the function ask for other settings; put the kernels in separate functions to schedule each}}
+  %1 = linalg.matmul {
+      sptune.kernel = #sptune.kernel<spmm, loops = [i : 64, j : 64, k : 64], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<cpu spmm, parallel = outer, vl = 8>}
+    ins(%a, %b : tensor<64x64xf32, #CSR>, tensor<64x64xf32>) outs(%d : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0, %1 : tensor<64x64xf32>, tensor<64x64xf32>
 }
 
 // -----
