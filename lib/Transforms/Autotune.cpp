@@ -18,11 +18,17 @@
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Target/Target.h"
+#include "sptune/Transforms/Multiversion.h"
 #include "sptune/Transforms/Passes.h"
 #include "sptune/Tune/ScheduleTuner.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "sptune/Config.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -352,13 +358,22 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
                 ScheduleAttr::get(op->getContext(), s));
   };
   if (k.source.empty()) {
+    std::string notVersioned;
+    if (o.multiversion > 0) {
+      notVersioned = whyNotMultiversioned(k);
+      if (notVersioned.empty())
+        return multiversionKernel(k, model, note);
+    }
     st::Schedule s = k.target->heuristicSchedule(k.type, nullptr, k.free);
     if (!k.applicable(s).empty())
       s = k.target->referenceSchedule(k.type);
     attach(s);
-    op->emitRemark("sptune-autotune: no matrix for this kernel (give "
-                   "matrix=... or a 'sptune.matrix' argument attribute); "
-                   "using the heuristic schedule");
+    InFlightDiagnostic remark =
+        op->emitRemark("sptune-autotune: no matrix for this kernel (give "
+                       "matrix=... or a 'sptune.matrix' argument attribute); "
+                       "using the heuristic schedule");
+    if (!notVersioned.empty())
+      remark << " (not multi-versioned: " << notVersioned << ")";
     return success();
   }
   const st::CsrMatrix *csr = k.matrix();
@@ -478,6 +493,8 @@ LogicalResult mlir::sptune::autotune(linalg::LinalgOp op,
 /// takes about ten seconds, measuring 64 of them minutes.
 static constexpr unsigned kMaxCandidates = 100000;
 static constexpr unsigned kMaxMeasured = 64;
+/// Variants of one multi-versioned kernel: each is a compiled copy.
+static constexpr unsigned kMaxVariants = 16;
 
 namespace {
 /// Thin: options and the cost model for the whole module, then `autotune`
@@ -509,6 +526,12 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
           << ", measure-top-k=" << static_cast<unsigned>(measureTopK) << ")";
       return signalPassFailure();
     }
+    if (multiversion > kMaxVariants) {
+      getOperation()->emitError("sptune-autotune: multiversion must be at "
+                                "most ")
+          << kMaxVariants << ", got " << static_cast<unsigned>(multiversion);
+      return signalPassFailure();
+    }
     std::optional<st::TuningDatabase> db;
     if (!database.empty()) {
       llvm::Expected<st::TuningDatabase> opened =
@@ -535,6 +558,8 @@ struct AutotunePass : public mlir::sptune::impl::AutotuneBase<AutotunePass> {
     options.seed = seed;
     options.freeSize = freeSize;
     options.database = db ? &*db : nullptr;
+    options.multiversion = multiversion;
+    options.trainingMatrices = trainingMatrices;
 
     SmallVector<linalg::LinalgOp> toTune;
     getOperation()->walk([&](linalg::LinalgOp op) {

@@ -48,6 +48,11 @@ struct KernelTuningOptions {
   ::sptune::CandidateMeasurer *measurer = nullptr;
   /// Tuning decisions to replay and to record to (not owned; null: none).
   ::sptune::TuningDatabase *database = nullptr;
+  /// A kernel without a matrix: up to this many variants and a run-time
+  /// dispatcher (0: the heuristic schedule), chosen for the matrices of
+  /// `trainingMatrices` (trainingMatrixSources, Multiversion.h).
+  unsigned multiversion = 0;
+  std::string trainingMatrices;
 };
 
 /// Matrices loaded by earlier calls (kernels of one module often share
@@ -104,6 +109,8 @@ public:
   /// The kernel's matrix, checked against its static shape; null, with an
   /// error on the op, when it cannot be read or does not fit.
   const ::sptune::CsrMatrix *matrix();
+  /// The matrices loaded for this pass run (training matrices too).
+  MatrixCache &matrixCache() const { return *matrices; }
 
 private:
   friend FailureOr<KernelTuningContext>

@@ -144,8 +144,23 @@ def Autotune : Pass<"sptune-autotune", "ModuleOp"> {
            "and model have a recorded decision (tuned with at least these "
            "candidates and measure-top-k) takes it without ranking or "
            "measuring; new decisions are appended">,
+    Option<"multiversion", "multiversion", "unsigned", /*default=*/"0",
+           "A kernel without a matrix: emit up to this many variants chosen "
+           "for the training matrices and a dispatcher that picks one at run "
+           "time from the matrix it is called with (0: the heuristic "
+           "schedule; at most 16)">,
+    Option<"trainingMatrices", "training-matrices", "std::string",
+           /*default=*/"\"\"",
+           "multiversion: the training distribution, a directory of .mtx "
+           "files or a file of matrix sources a line (default: a built-in "
+           "generated set of 48)">,
   ];
-  let dependentDialects = ["::mlir::sptune::SptuneDialect"];
+  let dependentDialects = ["::mlir::sptune::SptuneDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::sparse_tensor::SparseTensorDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 #endif // SPTUNE_TRANSFORMS_PASSES_TD
