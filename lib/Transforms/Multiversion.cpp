@@ -2,6 +2,7 @@
 
 #include "sptune/Transforms/Multiversion.h"
 
+#include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Matrix/Generators.h"
 #include "sptune/Support/Error.h"
@@ -125,50 +126,92 @@ mlir::sptune::trainingMatrixSources(const std::string &spec) {
 
 namespace {
 /// Builds the route function's body: the dispatch features of a CSR
-/// operand, then the rule.
+/// operand, then the rule. When the rule reads the row lengths (a pass over
+/// the rows), the choice is cached in `cache` (memref<5xi64>: the positions
+/// buffer's address, rows, columns, entries, the variant) and a call with
+/// the same buffer and sizes takes it without the pass. A stale entry (a
+/// buffer freed and reused for another matrix of the same sizes) can only
+/// cost speed: every variant computes the same result.
 class RouteBuilder {
 public:
-  RouteBuilder(OpBuilder &b, Location loc, Value sparse,
-               const st::DispatchRule &rule)
-      : b(b), loc(loc), rule(rule) {
-    computeFeatures(sparse);
-  }
+  RouteBuilder(OpBuilder &b, Location loc, const st::DispatchRule &rule,
+               memref::GlobalOp cache)
+      : b(b), loc(loc), rule(rule), cache(cache) {}
 
-  /// The variant index the rule picks, as an index value.
-  Value route() { return emitNode(0); }
-
-private:
-  Value f64Of(Value index) {
-    Value i64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
-    return arith::UIToFPOp::create(b, loc, b.getF64Type(), i64);
-  }
-  Value f64(double v) {
-    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
-  }
-
-  void computeFeatures(Value sparse) {
-    using F = st::DispatchFeatures;
-    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-    Value rows = tensor::DimOp::create(b, loc, sparse, c0);
+  /// The variant index the rule picks for `sparse`, as an index value.
+  Value build(Value sparse) {
+    c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    rows = tensor::DimOp::create(b, loc, sparse, c0);
     Value cols = tensor::DimOp::create(b, loc, sparse, c1);
     Value nnz = sparse_tensor::NumberOfEntriesOp::create(b, loc, sparse);
+    using F = st::DispatchFeatures;
     Value rowsF = f64Of(rows), nnzF = f64Of(nnz), zero = f64(0);
-    Value hasRows =
+    hasRows =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, rowsF, zero);
-    Value mean = arith::SelectOp::create(
+    mean = arith::SelectOp::create(
         b, loc, hasRows, arith::DivFOp::create(b, loc, nnzF, rowsF), zero);
     values[F::Rows] = rowsF;
     values[F::Cols] = f64Of(cols);
     values[F::Nnz] = nnzF;
     values[F::RowMean] = mean;
     if (!rule.readsRowLengths())
-      return;
-    // One pass over the rows: the sum of squared lengths and the longest.
+      return emitNode(0);
     Value positions = sparse_tensor::ToPositionsOp::create(
         b, loc, sparse, sparse_tensor::Level(1));
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, positions);
+    Value slots = memref::GetGlobalOp::create(b, loc, cache.getType(),
+                                              cache.getSymName());
+    SmallVector<Value> key = {i64Of(address), i64Of(rows), i64Of(cols),
+                              i64Of(nnz)};
+    Value hit = arith::ConstantIntOp::create(b, loc, 1, 1);
+    for (unsigned n = 0; n < key.size(); ++n)
+      hit = arith::AndIOp::create(
+          b, loc, hit,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                load(slots, n), key[n]));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{b.getIndexType()}, hit,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    scf::YieldOp::create(b, loc,
+                         Value(arith::IndexCastOp::create(
+                             b, loc, b.getIndexType(), load(slots, 4))));
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    rowLengthFeatures(positions);
+    Value variant = emitNode(0);
+    key.push_back(i64Of(variant));
+    for (unsigned n = 0; n < key.size(); ++n)
+      memref::StoreOp::create(b, loc, key[n], slots,
+                              ValueRange{arith::ConstantIndexOp::create(b, loc, n)});
+    scf::YieldOp::create(b, loc, variant);
+    return ifOp.getResult(0);
+  }
+
+private:
+  Value i64Of(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+  }
+  Value f64Of(Value index) {
+    return arith::UIToFPOp::create(b, loc, b.getF64Type(), i64Of(index));
+  }
+  Value f64(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+  }
+  Value load(Value slots, unsigned n) {
+    return memref::LoadOp::create(
+        b, loc, slots, ValueRange{arith::ConstantIndexOp::create(b, loc, n)});
+  }
+
+  /// One pass over the rows in integers (the sum of squared lengths and the
+  /// longest; no floating-point dependence chain), then cv^2 = (E[len^2] -
+  /// mean^2) / mean^2, 0 without rows or entries: the rule's thresholds on
+  /// cv are compared squared (both are >= 0).
+  void rowLengthFeatures(Value positions) {
+    Value zero64 = arith::ConstantIntOp::create(b, loc, 0, 64);
     auto loop = scf::ForOp::create(
-        b, loc, c0, rows, c1, ValueRange{zero, c0},
+        b, loc, c0, rows, c1, ValueRange{zero64, c0},
         [&](OpBuilder &nb, Location l, Value row, ValueRange acc) {
           Value next = arith::AddIOp::create(nb, l, row, c1);
           Value begin = memref::LoadOp::create(nb, l, positions, row);
@@ -177,22 +220,23 @@ private:
           if (!length.getType().isIndex())
             length = arith::IndexCastUIOp::create(nb, l, nb.getIndexType(),
                                                   length);
-          Value lengthF = arith::UIToFPOp::create(
-              nb, l, nb.getF64Type(),
-              arith::IndexCastUIOp::create(nb, l, nb.getI64Type(), length));
-          Value squares = arith::AddFOp::create(
-              nb, l, acc[0], arith::MulFOp::create(nb, l, lengthF, lengthF));
+          Value length64 =
+              arith::IndexCastUIOp::create(nb, l, nb.getI64Type(), length);
+          Value squares = arith::AddIOp::create(
+              nb, l, acc[0], arith::MulIOp::create(nb, l, length64, length64));
           Value longest = arith::MaxUIOp::create(nb, l, acc[1], length);
           scf::YieldOp::create(nb, l, ValueRange{squares, longest});
         });
-    Value squares = loop.getResult(0);
-    // cv^2 = (E[len^2] - mean^2) / mean^2, 0 without rows or entries; the
-    // rule's thresholds on cv are compared squared (both are >= 0).
+    Value zero = f64(0);
+    Value squares =
+        arith::UIToFPOp::create(b, loc, b.getF64Type(), loop.getResult(0));
     Value meanSquared = arith::MulFOp::create(b, loc, mean, mean);
     Value variance = arith::SubFOp::create(
         b, loc,
         arith::SelectOp::create(
-            b, loc, hasRows, arith::DivFOp::create(b, loc, squares, rowsF),
+            b, loc, hasRows,
+            arith::DivFOp::create(b, loc, squares,
+                                  values[st::DispatchFeatures::Rows]),
             zero),
         meanSquared);
     Value hasEntries = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
@@ -200,7 +244,7 @@ private:
     cvSquared = arith::SelectOp::create(
         b, loc, hasEntries,
         arith::DivFOp::create(b, loc, variance, meanSquared), zero);
-    values[F::RowMax] = f64Of(loop.getResult(1));
+    values[st::DispatchFeatures::RowMax] = f64Of(loop.getResult(1));
   }
 
   Value emitNode(int n) {
@@ -232,8 +276,9 @@ private:
   OpBuilder &b;
   Location loc;
   const st::DispatchRule &rule;
+  memref::GlobalOp cache;
+  Value c0, c1, rows, hasRows, mean, cvSquared;
   Value values[st::DispatchFeatures::Count];
-  Value cvSquared;
 };
 } // namespace
 
@@ -266,6 +311,10 @@ mlir::sptune::emitMultiversioned(KernelTuningContext &k,
   for (unsigned n = 0; n < plan.variants.size(); ++n)
     names.push_back(variantFunctionName(name, n));
   names.push_back(routeFunctionName(name));
+  if (symbols.lookup(names.back() + "_cache"))
+    return k.op->emitError("sptune-autotune: cannot multi-version @")
+           << name << ": the module already has a symbol @" << names.back()
+           << "_cache";
   // A declaration of the type the definition will have (a caller that
   // calls a variant or the route directly) gives way to it; anything else
   // by that name is an error.
@@ -310,6 +359,10 @@ mlir::sptune::emitMultiversioned(KernelTuningContext &k,
            << llvm::format("%.3f", plan.routedShareOfBest)
            << " of each one's best (one schedule for all: "
            << llvm::format("%.3f", plan.singleShareOfBest) << ")";
+  if (plan.guardKeptHeuristic > 0)
+    remark << "; the model's guard kept the heuristic's schedule as the best "
+              "of "
+           << plan.guardKeptHeuristic << " training matrices";
   if (!plan.fallbackReason.empty())
     remark << "; ranked by the heuristic: " << plan.fallbackReason;
   if (!note.empty())
@@ -336,12 +389,23 @@ mlir::sptune::emitMultiversioned(KernelTuningContext &k,
   // The route: dispatch features and the rule.
   Location loc = func.getLoc();
   auto route = func::FuncOp::create(b, loc, names.back(), routeType);
+  memref::GlobalOp cache;
+  if (plan.rule.readsRowLengths()) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(route);
+    auto type = MemRefType::get({5}, b.getI64Type());
+    cache = memref::GlobalOp::create(
+        b, loc, names.back() + "_cache", b.getStringAttr("private"), type,
+        DenseElementsAttr::get(RankedTensorType::get({5}, b.getI64Type()),
+                               b.getI64IntegerAttr(-1).getValue()),
+        /*constant=*/false, /*alignment=*/nullptr);
+  }
   {
     OpBuilder::InsertionGuard guard(b);
     Block *entry = route.addEntryBlock();
     b.setInsertionPointToStart(entry);
-    RouteBuilder builder(b, loc, entry->getArgument(0), plan.rule);
-    func::ReturnOp::create(b, loc, builder.route());
+    RouteBuilder builder(b, loc, plan.rule, cache);
+    func::ReturnOp::create(b, loc, builder.build(entry->getArgument(0)));
   }
 
   // @f becomes the dispatcher.
@@ -394,7 +458,17 @@ LogicalResult mlir::sptune::multiversionKernel(KernelTuningContext &k,
   options.variants = o.multiversion;
   options.candidates = o.candidates;
   options.seed = o.seed;
-  options.applicable = k.applicable;
+  // Variants keep the operand's storage: one that changed it would convert
+  // the matrix on every call of the dispatcher (the measurements the model
+  // learned from convert once, outside the timing).
+  auto storage = sparse_tensor::getSparseTensorEncoding(
+      k.op->getOperand(k.kernel.getSparseOperand()).getType());
+  KernelAttr kernel = k.kernel;
+  options.applicable = [&k, storage, kernel](const st::Schedule &s) {
+    if (buildScheduledEncoding(kernel, s) != storage)
+      return std::string("changes the sparse operand's storage");
+    return k.applicable(s);
+  };
   llvm::Expected<st::MultiversionPlan> plan = st::planMultiversion(
       model, *k.target, matrices, k.type, k.free, options);
   if (!plan)

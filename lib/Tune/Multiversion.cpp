@@ -19,6 +19,10 @@
 
 using namespace sptune;
 
+/// How much better than the model's best a training matrix's heuristic
+/// schedule is scored where the guard keeps it (a log speedup: 1%).
+static constexpr double kGuardMargin = 0.01;
+
 static llvm::Error failure(const std::string &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
@@ -261,7 +265,7 @@ sptune::planMultiversion(const CostModel &model, const Target &target,
   tune.candidates = options.candidates;
   tune.seed = options.seed;
   tune.topK = std::max(1u, options.perMatrixTop);
-  tune.useModelGuard = false;
+  tune.useModelGuard = options.useModelGuard;
   tune.applicable = [&](const Schedule &s) -> std::string {
     if (!runsOnAnyShape(s))
       return "does not run on every shape";
@@ -276,6 +280,7 @@ sptune::planMultiversion(const CostModel &model, const Target &target,
   // (tuneSchedule does so); its scores here must agree.
   bool heuristicFirst = scorer->mode() == CostModelMode::Heuristic;
   std::vector<size_t> firstOf;
+  std::vector<bool> keptHeuristic;
   for (const CsrMatrix *m : matrices) {
     llvm::Expected<TuneResult> r =
         tuneSchedule(*scorer, *m, kernel, free, tune);
@@ -285,6 +290,8 @@ sptune::planMultiversion(const CostModel &model, const Target &target,
       if (pooled.emplace(c.schedule.str(), pool.size()).second)
         pool.push_back(c.schedule);
     firstOf.push_back(pooled[r->top.front().schedule.str()]);
+    keptHeuristic.push_back(r->keptHeuristic());
+    plan.guardKeptHeuristic += r->keptHeuristic();
     modelFeatures.push_back(featurize(*m));
     table.features.push_back(dispatchFeatures(*m));
   }
@@ -301,6 +308,11 @@ sptune::planMultiversion(const CostModel &model, const Target &target,
       std::vector<double> &row = table.scores.back();
       std::fill(row.begin(), row.end(), 0.0);
       row[firstOf[table.scores.size() - 1]] = 1.0;
+    } else if (keptHeuristic[table.scores.size() - 1]) {
+      // The guard did not trust the model's pick over the heuristic here.
+      std::vector<double> &row = table.scores.back();
+      row[firstOf[table.scores.size() - 1]] =
+          *std::max_element(row.begin(), row.end()) + kGuardMargin;
     }
   }
   plan.trainingMatrices = matrices.size();

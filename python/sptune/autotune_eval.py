@@ -18,8 +18,12 @@ kernel gets for free — with the chosen schedule reading B^T directly
 (`tuned_bt_vs_reference`; --no-sddmm-b-transposed skips it). `--compare
 NAME=MODEL` (repeatable) also measures what other development-mode models
 pick, in the same run (`NAME_vs_mlir`, `tuned_vs_NAME`); --no-libraries
-skips eigen, rsb and reference. Every kernel but torch is timed --rounds
-times, interleaved, and keeps its fastest median.
+skips eigen, rsb and reference. `--multiversion K` also compiles each
+kernel once without a matrix (sptune-autotune multiversion=K) and times, per
+matrix, the variant its dispatcher routes that matrix to
+(`dispatched_vs_tuned`, `dispatched_vs_heuristic`, `dispatched_vs_mlir`;
+the dispatch's own cost: bench/dispatch-overhead.py). Every kernel but torch
+is timed --rounds times, interleaved, and keeps its fastest median.
 
     /usr/bin/python3 -m sptune.autotune_eval --build build MATRIX... \
         [--model m.pt] [--measure-top-k K] [--dataset d.jsonl] \
@@ -32,7 +36,7 @@ import os
 import re
 import sys
 
-from sptune import autotune, dataset, kernel_ir, run
+from sptune import autotune, dataset, kernel_ir, multiversion, run
 from sptune import measure as measure_tool
 
 KERNELS = kernel_ir.KERNELS
@@ -135,13 +139,18 @@ def report(rows, kernels, compare, json_path, plot_path):
                            ("tuned_vs_mlir", "tuned_vs_eigen", "tuned_vs_rsb", "tuned_vs_reference",
                             "tuned_vs_torch", "tuned_vs_best_library", "tuned_vs_heuristic",
                             "tuned_bt_vs_reference",
-                            "heuristic_vs_mlir", "oracle_vs_mlir")
+                            "heuristic_vs_mlir", "oracle_vs_mlir",
+                            "dispatched_vs_tuned", "dispatched_vs_heuristic",
+                            "dispatched_vs_mlir")
                            + tuple(f"{n}_vs_mlir" for n in compare)
                            + tuple(f"{n}_vs_heuristic" for n in compare)
                            + tuple(f"tuned_vs_{n}" for n in compare)}
         for name in compare:
             v = [r[f"{name}_vs_mlir"] for r in k if r.get(f"{name}_vs_mlir")]
             summary[kernel][f"worst_{name}_vs_mlir"] = min(v) if v else None
+        v = [r["dispatched_vs_mlir"] for r in k if r.get("dispatched_vs_mlir")]
+        if v:
+            summary[kernel]["worst_dispatched_vs_mlir"] = min(v)
         vs_mlir = [r["tuned_vs_mlir"] for r in k if r["tuned_vs_mlir"]]
         # The worst matrix against the MLIR default (below 0.95: more than 5% slower).
         summary[kernel]["worst_tuned_vs_mlir"] = min(vs_mlir) if vs_mlir else None
@@ -157,7 +166,8 @@ def report(rows, kernels, compare, json_path, plot_path):
         # Rows of panels: over the MLIR default; over the libraries (when
         # measured); over the heuristic (with compared models).
         libs = any(r.get("tuned_vs_best_library") or r.get("tuned_vs_reference") for r in rows)
-        nrows = 1 + libs + bool(compare)
+        dispatched = any(r.get("dispatched_vs_tuned") for r in rows)
+        nrows = 1 + libs + bool(compare) + dispatched
         fig, axes = plt.subplots(nrows, len(kernels), figsize=(6 * len(kernels), 4 * nrows),
                                  squeeze=False)
         for ax, kernel in zip(axes[0], kernels):
@@ -178,6 +188,14 @@ def report(rows, kernels, compare, json_path, plot_path):
                            "autotuned, B^T given (transposition elided) / reference")]
                          if sddmm else [],
                          f"{kernel}: speedup over the best library kernel")
+        if dispatched:
+            # Compiled once without the matrix, against tuned for it.
+            for ax, kernel in zip(axes[nrows - 1 - bool(compare)], kernels):
+                speedup_bars(ax, [r for r in rows if r["kernel"] == kernel],
+                             "dispatched_vs_tuned", "dispatched / tuned for the matrix",
+                             [("dispatched_vs_heuristic", "r_", "dispatched / heuristic"),
+                              ("dispatched_vs_mlir", "k.", "dispatched / MLIR default")],
+                             f"{kernel}: multi-versioned, routed at run time")
         if compare:
             # Model only against the rule it replaces, per compared model.
             styles = ["r_", "g^", "bv", "mo"]
@@ -218,6 +236,11 @@ def main(argv=None):
                     help="also measure what this development-mode model picks")
     ap.add_argument("--libraries", action=argparse.BooleanOptionalAction, default=True,
                     help="measure eigen, rsb and the reference kernels")
+    ap.add_argument("--multiversion", type=int, default=0, metavar="K",
+                    help="also time the variant a kernel compiled once without the matrix "
+                         "(multiversion=K) routes each matrix to")
+    ap.add_argument("--training-matrices", default="",
+                    help="--multiversion: the training distribution (default: the built-in set)")
     ap.add_argument("--json")
     ap.add_argument("--plot")
     args = ap.parse_args(argv)
@@ -242,9 +265,23 @@ def main(argv=None):
         if not sep or not name or not path:
             sys.exit(f"autotune_eval: --compare wants NAME=MODEL, got '{c}'")
         compare.append((name, path))
+    plans = {}
+    if args.multiversion:
+        for kernel in args.kernel.split(","):
+            try:
+                plans[kernel] = multiversion.plan(
+                    kernel, args.free, args.multiversion,
+                    opt=run.executable("sptune-opt", bin_dir(args.build)), mode=args.mode,
+                    model=args.model, training=args.training_matrices)
+            except run.ToolError as e:
+                sys.exit(f"autotune_eval: {e}")
+            print(f"{kernel}: {len(plans[kernel].variants)} variants, rule: "
+                  f"{plans[kernel].rule}", flush=True)
     rows = []
     for matrix in args.matrices:
         mid = os.path.splitext(os.path.basename(matrix))[0] if not matrix.startswith("gen:") else matrix
+        features = multiversion.matrix_features(
+            matrix, run.executable("sptune-matrix", bin_dir(args.build))) if plans else None
         for kernel in args.kernel.split(","):
             schedule = pick(args.build, kernel, matrix, args.free, args.mode, args.model,
                             args.measure_top_k)
@@ -264,6 +301,14 @@ def main(argv=None):
                 jobs["compare:" + name] = dict(schedule=others[name])
             if kernel == "sddmm" and args.sddmm_b_transposed:
                 jobs["tuned_bt"] = dict(schedule=with_b_transposed(schedule), transposed_b=True)
+            variant = dispatched_schedule = None
+            if kernel in plans:
+                variant = multiversion.route(multiversion.parse_rule(plans[kernel].rule),
+                                             features)
+                dispatched_schedule = plans[kernel].variants[variant]
+                # The same kernel as the tuned one is timed once.
+                if dispatched_schedule != schedule:
+                    jobs["dispatched"] = dict(schedule=dispatched_schedule)
             times, statuses = measure_rounds(
                 lambda **kw: measure(args.build, matrix, kernel, args.free, args.min_seconds, **kw),
                 jobs, args.rounds)
@@ -294,6 +339,13 @@ def main(argv=None):
                    "tuned_vs_torch": torch_s / tuned if tuned and torch_s else None,
                    "heuristic_vs_mlir": mlir / heur if heur and mlir else None,
                    "oracle_vs_mlir": mlir / orc if orc and mlir else None}
+            if dispatched_schedule:
+                disp = times.get("dispatched", tuned)
+                row.update({"dispatched_variant": variant,
+                            "dispatched_schedule": dispatched_schedule, "dispatched_s": disp,
+                            "dispatched_vs_tuned": tuned / disp if tuned and disp else None,
+                            "dispatched_vs_heuristic": heur / disp if heur and disp else None,
+                            "dispatched_vs_mlir": mlir / disp if mlir and disp else None})
             for name, (other, t) in others.items():
                 row[f"{name}_schedule"] = other
                 row[f"{name}_s"] = t

@@ -26,12 +26,18 @@
 // IR-SAME:    sptune.variant_of = @spmm
 // IR:         linalg.matmul {{.*}}sptune.schedule = #sptune.schedule<cpu spmm
 // IR-LABEL: func.func @spmm__sptune_v1(
+// The route caches its choice by the positions buffer and the sizes.
+// IR:         memref.global "private" @spmm__sptune_route_cache : memref<5xi64> = dense<-1>
 // IR-LABEL: func.func @spmm__sptune_route(
 // IR:         sparse_tensor.number_of_entries %arg0
-// IR:         sparse_tensor.positions %arg0 {level = 1 : index}
-// IR:         scf.for
-// IR:         arith.maxui
+// IR:         %[[POS:.*]] = sparse_tensor.positions %arg0 {level = 1 : index}
+// IR:         memref.extract_aligned_pointer_as_index %[[POS]]
+// IR:         memref.get_global @spmm__sptune_route_cache
 // IR:         scf.if
+// IR:         scf.for
+// IR:         arith.muli
+// IR:         arith.maxui
+// IR:         memref.store
 //
 // Even rows route to v0, the long row to v1; every call agrees.
 // CHECK:      even: route 0

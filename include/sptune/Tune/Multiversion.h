@@ -96,6 +96,11 @@ struct MultiversionOptions {
   /// Candidates ranked per training matrix, and their seed.
   size_t candidates = 1000;
   uint64_t seed = 1;
+  /// Let the model's guard (sptune/CostModel/ModelGuard.h) judge its pick
+  /// for each training matrix, as tuning for one matrix does: where it keeps
+  /// the heuristic, the heuristic's schedule counts as that matrix's best
+  /// (its score is raised to just above the model's best).
+  bool useModelGuard = true;
   /// Extra legality for the op being compiled (e.g. an in-place SDDMM's
   /// loop orders); empty string = applicable.
   std::function<std::string(const Schedule &)> applicable;
@@ -122,6 +127,8 @@ struct MultiversionPlan {
   bool scoresArePredictions = true;
   /// Training matrices the rule routes to their best pooled schedule.
   size_t routedToBest = 0;
+  /// Training matrices where the guard kept the heuristic.
+  size_t guardKeptHeuristic = 0;
   /// How many training matrices the rule routes to each variant.
   std::vector<size_t> routedCounts;
   /// Why ranking fell back to the heuristic (the model cannot serve the
