@@ -11,9 +11,13 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     Runs upstream's sparsification-and-bufferization mini-pipeline with the
     parallelization strategy, vector length and 32-bit SIMD indices taken
     from the `#sptune.schedule`s in the module (or from the options, which
-    win when set). Those are module-wide settings of the sparsifier: when
-    the schedules of a module disagree, the first kernel's settings are used
-    and a warning names the others.
+    win when set). Those are module-wide settings of the sparsifier; each
+    function gets its own here: scheduled kernels of one function that ask
+    for different settings (or share it with a sparse kernel sptune did not
+    schedule, which keeps upstream's defaults) are first moved into
+    functions of their own (`<function>__sptune_kernel<N>`), and a module
+    whose functions ask for different settings is sparsified once per
+    setting, each function taken from the copy made with its own.
   }];
   let options = [
     Option<"parallelization", "parallelization",

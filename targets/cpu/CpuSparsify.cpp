@@ -9,6 +9,7 @@
 #include "cpu/CpuPasses.h"
 
 #include "cpu/CpuKnobs.h"
+#include "cpu/KernelOutlining.h"
 
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
@@ -84,6 +85,62 @@ SparseParallelizationStrategy toStrategy(ParallelizationChoice c) {
   return SparseParallelizationStrategy::kNone;
 }
 
+/// A function's sparse kernels: the scheduled ones with their settings,
+/// and the first one sptune did not schedule (null when none).
+struct FunctionKernels {
+  SmallVector<std::pair<linalg::LinalgOp, SparsifierSettings>> scheduled;
+  Operation *unscheduled = nullptr;
+};
+
+FunctionKernels kernelsOf(func::FuncOp func) {
+  FunctionKernels kernels;
+  func->walk([&](linalg::LinalgOp op) {
+    auto attr = dyn_cast_or_null<ScheduleAttr>(
+        op->getAttr(SptuneDialect::kScheduleAttrName));
+    if (attr) {
+      kernels.scheduled.push_back({op, settingsFor(attr.getSchedule())});
+      return;
+    }
+    bool sparse = llvm::any_of(op->getOperandTypes(), [](Type t) {
+      return sparse_tensor::getSparseTensorEncoding(t) != nullptr;
+    });
+    if (sparse && !kernels.unscheduled)
+      kernels.unscheduled = op;
+  });
+  return kernels;
+}
+
+/// Gives each scheduled kernel of a function whose kernels ask for
+/// different settings (or that holds a kernel sptune did not schedule) a
+/// function of its own, `<function>__sptune_kernel<N>`, so that it keeps
+/// its settings; a kernel that cannot be moved stays (and is warned about).
+void outlineDisagreeingKernels(ModuleOp module) {
+  for (func::FuncOp func :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    FunctionKernels kernels = kernelsOf(func);
+    if (kernels.scheduled.size() + (kernels.unscheduled ? 1 : 0) < 2)
+      continue;
+    bool disagree =
+        kernels.unscheduled != nullptr ||
+        llvm::any_of(kernels.scheduled, [&](const auto &k) {
+          return k.second != kernels.scheduled.front().second;
+        });
+    if (!disagree)
+      continue;
+    // Named in program order, moved last first: each lands right after the
+    // function, so they end up in program order too.
+    SmallVector<std::string> names;
+    for (unsigned n = 0; names.size() < kernels.scheduled.size(); ++n) {
+      std::string name =
+          (func.getSymName() + "__sptune_kernel" + Twine(n)).str();
+      if (!module.lookupSymbol(name))
+        names.push_back(name);
+    }
+    for (size_t k = kernels.scheduled.size(); k-- > 0;)
+      (void)outlineKernel(kernels.scheduled[k].first, names[k]);
+  }
+}
+
 struct CpuSparsifyPass
     : public mlir::sptune::impl::CpuSparsifyBase<CpuSparsifyPass> {
   using CpuSparsifyBase::CpuSparsifyBase;
@@ -135,6 +192,7 @@ struct CpuSparsifyPass
     // function its own (functionSettings), and when functions ask for
     // different ones, sparsifies a copy of the module per setting and takes
     // each function from the copy made with its own (sparsifyPerSetting).
+    outlineDisagreeingKernels(module);
     SmallVector<std::pair<func::FuncOp, SparsifierSettings>> functions;
     std::vector<SparsifierSettings> distinct;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
@@ -167,21 +225,7 @@ struct CpuSparsifyPass
   /// outer loop is parallelized alike), a vector length and 32-bit indices
   /// if every one asks for the same.
   std::optional<SparsifierSettings> functionSettings(func::FuncOp func) {
-    Operation *unscheduled = nullptr;
-    SmallVector<std::pair<Operation *, SparsifierSettings>> scheduled;
-    func->walk([&](linalg::LinalgOp op) {
-      auto attr = dyn_cast_or_null<ScheduleAttr>(
-          op->getAttr(SptuneDialect::kScheduleAttrName));
-      if (attr) {
-        scheduled.push_back({op, settingsFor(attr.getSchedule())});
-        return;
-      }
-      bool sparse = llvm::any_of(op->getOperandTypes(), [](Type t) {
-        return sparse_tensor::getSparseTensorEncoding(t) != nullptr;
-      });
-      if (sparse && !unscheduled)
-        unscheduled = op;
-    });
+    auto [scheduled, unscheduled] = kernelsOf(func);
     if (scheduled.empty() && !unscheduled)
       return std::nullopt;
     SparsifierSettings applied;

@@ -1,11 +1,12 @@
 // MLIR's sparsifier takes one parallelization / vector length per module;
 // sptune-cpu-sparsify gives each function its own: functions that ask for
 // different settings are sparsified in copies of the module, one per
-// setting, and each function is taken from its own copy. Within a function,
-// a kernel sptune did not schedule keeps upstream's defaults (parallelizing
-// it can race), so then nothing in that function is parallelized or
-// vectorized; scheduled kernels of one function get what they all agree on,
-// and each kernel whose settings are reduced gets a warning.
+// setting, and each function is taken from its own copy. Scheduled kernels
+// of one function that ask for different settings (or share it with a
+// kernel sptune did not schedule) are first moved into functions of their
+// own, `<function>__sptune_kernel<N>`, called where they were. A kernel
+// sptune did not schedule keeps upstream's defaults (parallelizing it can
+// race).
 //
 // RUN: sptune-opt %s -split-input-file -verify-diagnostics --sptune-apply-schedule --sptune-cpu-sparsify | FileCheck %s
 
@@ -74,14 +75,16 @@ func.func @second(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x64xf32>, %c: tensor
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
-// Within one function: a scheduled kernel next to an unscheduled one gets
-// nothing, and says so.
+// Within one function: the scheduled kernel moves into a function of its
+// own and keeps its settings; the unscheduled one stays, sequential.
 // CHECK-LABEL: func.func @mixed
+// CHECK:       call @mixed__sptune_kernel0
 // CHECK-NOT:   scf.parallel
-// CHECK-NOT:   vector<8xf32>
 // CHECK:       return
+// CHECK-LABEL: func.func private @mixed__sptune_kernel0
+// CHECK:       scf.parallel
+// CHECK:       vector<8xf32>
 func.func @mixed(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>, %x: tensor<64xf32>, %y: tensor<64xf32>) -> (tensor<64x64xf32>, tensor<64xf32>) {
-  // expected-warning @+1 {{this kernel's parallelization and vectorization is not applied: MLIR's sparsifier takes one setting per function here, and the sparse kernel at}}
   %0 = linalg.matmul {
       sptune.kernel = #sptune.kernel<spmm, loops = [i : 64, j : 64, k : 64], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
       sptune.schedule = #sptune.schedule<cpu spmm, parallel = outer, vl = 8>}
@@ -95,17 +98,22 @@ func.func @mixed(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x64xf32>, %c: tensor<
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
 // Two scheduled kernels of one function that agree on parallel loops but
-// not on the vector length: parallel, not vectorized.
+// not on the vector length: each in a function of its own, both parallel,
+// the second vectorized.
 // CHECK-LABEL: func.func @two
+// CHECK:       call @two__sptune_kernel0
+// CHECK:       call @two__sptune_kernel1
+// CHECK-LABEL: func.func private @two__sptune_kernel0
 // CHECK:       scf.parallel
 // CHECK-NOT:   vector<8xf32>
-// CHECK:       return
+// CHECK-LABEL: func.func private @two__sptune_kernel1
+// CHECK:       scf.parallel
+// CHECK:       vector<8xf32>
 func.func @two(%a: tensor<64x64xf32, #CSR>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>, %d: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
   %0 = linalg.matmul {
       sptune.kernel = #sptune.kernel<spmm, loops = [i : 64, j : 64, k : 64], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
       sptune.schedule = #sptune.schedule<cpu spmm, parallel = outer>}
     ins(%a, %b : tensor<64x64xf32, #CSR>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
-  // expected-warning @+1 {{this kernel's vectorization is not applied: MLIR's sparsifier takes one setting per function here, and other kernels of the function ask for other settings; put the kernels in separate functions to schedule each}}
   %1 = linalg.matmul {
       sptune.kernel = #sptune.kernel<spmm, loops = [i : 64, j : 64, k : 64], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
       sptune.schedule = #sptune.schedule<cpu spmm, parallel = outer, vl = 8>}

@@ -1,0 +1,31 @@
+//===- KernelOutlining.h - A kernel moved into its own function -*- C++ -*-===//
+//
+// Part of sptune. MLIR's sparsifier takes its parallelization and vector
+// length per module; sptune-cpu-sparsify gives each function its own. Two
+// scheduled kernels of one function that ask for different settings get
+// theirs when each is moved into a function of its own first: this file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TARGETS_CPU_KERNELOUTLINING_H
+#define SPTUNE_TARGETS_CPU_KERNELOUTLINING_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir {
+namespace sptune {
+
+/// Moves `op` into a new private function `name`, placed after the function
+/// holding it, and replaces it with a call. The function's arguments are
+/// the values the op uses (operands, and values its body uses from above);
+/// its results, the op's. An output operand made by a `tensor.empty` or
+/// `bufferization.alloc_tensor` used only by `op` moves with it (the
+/// sparsifier materializes a sparse output only from one of those). Fails
+/// when `name` is taken.
+FailureOr<func::FuncOp> outlineKernel(linalg::LinalgOp op, StringRef name);
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_TARGETS_CPU_KERNELOUTLINING_H
