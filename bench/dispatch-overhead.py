@@ -184,7 +184,8 @@ def main(argv=None):
         print(kernel, summary[kernel])
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"summary": summary, "rows": rows, "machine": run_machine()}, fh, indent=1)
+            json.dump({"bench": "dispatch-overhead", "summary": summary, "rows": rows,
+                       "machine": run_machine()}, fh, indent=1)
 
 
 def run_machine():

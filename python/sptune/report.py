@@ -40,6 +40,8 @@ BUILDERS = {
     "paired-compare": ("Paired timing: A and B alternated in one worker", "paired_compare"),
     "guard-calibration": ("The model's guard: its threshold against the heuristic",
                           "guard_calibration"),
+    "dispatch-overhead": ("A multi-versioned kernel's dispatch, against the kernel",
+                          "dispatch_overhead"),
 }
 WRITERS = dict(report_formats.FORMATS)
 

@@ -27,6 +27,8 @@ FORMATS = [
     ("tuning-database", "bench/tuning-database.py --out (compile time, cold and warm database)"),
     ("paired-compare", "python3 -m sptune.paired_compare --json (A and B alternated in one worker)"),
     ("guard-calibration", "python3 -m sptune.guard_calibrate --json (the guard's z and its curve)"),
+    ("dispatch-overhead", "bench/dispatch-overhead.py --json (a multi-versioned kernel's route "
+                          "against the kernel)"),
 ]
 
 
@@ -76,6 +78,8 @@ def detect(doc):
             return "tuning-database", doc
         if doc.get("bench") == "paired-compare" and isinstance(doc.get("rows"), list):
             return "paired-compare", doc
+        if doc.get("bench") == "dispatch-overhead" and isinstance(doc.get("rows"), list):
+            return "dispatch-overhead", doc
         if (isinstance(doc.get("curve"), list) and isinstance(doc.get("per_kernel"), dict) and
                 "z" in doc and all(isinstance(r, dict) and "z" in r for r in doc["curve"])):
             return "guard-calibration", doc

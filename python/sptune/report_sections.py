@@ -656,3 +656,27 @@ def guard_calibration(sec, doc):
                     f"{v.get('trusted', '?')} / {v.get('differing', '?')}"]
                    for k, v in sorted(kernels.items())],
                   caption=f"per kernel at z = {doc.get('z')}, over the heuristic"))
+
+
+def dispatch_overhead(sec, doc):
+    """bench/dispatch-overhead.py: the compiled route of a multi-versioned
+    kernel per matrix, on a first call (cache emptied) and on later calls
+    with the same matrix, against the routed variant's measured time."""
+    sec.add(paragraph(f"Measured on {doc.get('machine', 'an unknown machine')}. 'miss' is a "
+                      f"first call with a matrix (the dispatch features and the rule), 'hit' "
+                      f"a later call with the same matrix (the route's cache); each is also "
+                      f"given as a share of the kernel it routes to."))
+    pct = lambda x: "-" if x is None else f"{100 * x:.3f}%"
+    sec.add(table(["kernel", "matrices", "worst miss / kernel", "worst hit / kernel"],
+                  [[k, num(v.get("matrices")), pct(v.get("worst_miss_vs_kernel")),
+                    pct(v.get("worst_hit_vs_kernel"))]
+                   for k, v in sorted(doc.get("summary", {}).items())],
+                  caption="over the matrices of at least 10,000 entries"))
+    sec.add(table(["matrix", "kernel", "variant", "miss (us)", "hit (ns)", "miss / kernel",
+                   "hit / kernel"],
+                  [[r.get("matrix", "?"), r.get("kernel", "?"), num(r.get("variant")),
+                    num(r["miss_s"] * 1e6 if r.get("miss_s") is not None else None, ".2f"),
+                    num(r["hit_s"] * 1e9 if r.get("hit_s") is not None else None, ".1f"),
+                    pct(r.get("miss_vs_kernel")), pct(r.get("hit_vs_kernel"))]
+                   for r in doc["rows"]],
+                  caption="per matrix"))

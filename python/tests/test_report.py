@@ -314,6 +314,18 @@ class SyntheticResults(Page):
         self.assertEqual(s.tables[1][1][1:], ["1", "1.5", "1.50x", "1.20x", "1.80x", "1.40x"])
         self.assertIn("Failed: m2 spmv: timeout", text)
 
+    def test_dispatch_overhead(self):
+        path = self.write("dispatch.json", {
+            "bench": "dispatch-overhead", "machine": "AMD EPYC",
+            "summary": {"spmm": {"matrices": 1, "worst_miss_vs_kernel": 0.005,
+                                 "worst_hit_vs_kernel": 1e-6, "routes_agree_with_eval": True}},
+            "rows": [{"matrix": "m0", "kernel": "spmm", "variant": 1, "miss_s": 2e-6,
+                      "hit_s": 3e-10, "miss_vs_kernel": 0.005, "hit_vs_kernel": 1e-6}]})
+        self.assertEqual(report_formats.load(path)[0], "dispatch-overhead")
+        s = self.check_page(report.build([path]), images=0, tables=1 + 2)
+        self.assertEqual(s.tables[1][1], ["spmm", "1", "0.500%", "0.000%"])
+        self.assertEqual(s.tables[2][1], ["m0", "spmm", "1", "2.00", "0.3", "0.500%", "0.000%"])
+
     def test_rounds_of_a_single_line(self):
         path = self.write("rounds.jsonl", [{"round": 1, "strategy": "random", "arm": None,
                                             "measured": 3, "total_measured": 3, "cost_s": 1.5,
