@@ -434,6 +434,11 @@ def parse_schedule(text):
     return m.group(1) if m else None
 
 
+def parse_schedules(text):
+    """Every #sptune.schedule<...> body in IR text, in order."""
+    return _SCHEDULE.findall(text)
+
+
 def schedule_widths(schedule):
     """(position width, coordinate width) of a printed schedule (64 if the
     schedule does not say)."""
@@ -515,7 +520,7 @@ def cache_key(kernel, rows, cols, n, dtype, fingerprint, autotune_extra=""):
 
 def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
                    autotune_extra="", database=None, schedule=None,
-                   timeout=600):
+                   timeout=600, multiversion=0):
     """Tune and compile one kernel into out_dir/<key>.so and its metadata
     out_dir/<key>.json (returned as a dict). With `schedule` (a printed
     #sptune.schedule body) that schedule is used instead of tuning. Raises
@@ -525,7 +530,15 @@ def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
     `storage` (the scheduled encoding) and its `buffers` (storage_buffers),
     and `prepare`: whether the CSR input must first be converted into that
     storage with @sptune_sizes / @sptune_convert (else @sptune_call takes
-    the CSR buffers themselves)."""
+    the CSR buffers themselves).
+
+    With `multiversion` = K > 0 (and no `schedule`; `matrix_path` is then
+    unused) the kernel is compiled without a matrix: up to K variants on the
+    CSR input and a dispatcher that picks one per call from the matrix it
+    is given (sptune-autotune multiversion=K, docs/multiversion.md); the
+    metadata's `schedule` is then "multiversion: RULE" and `variants` lists
+    the variants' schedules. One library serves every pattern of the shape
+    (MLIR's sparse_tensor.assemble needs a static shape)."""
     opt = tools.tool("sptune-opt")
     translate = tools.llvm_tool("mlir-translate")
     clang = tools.llvm_tool("clang")
@@ -541,6 +554,10 @@ def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
         with open(src, "w") as f:
             f.write(kernel_module(kernel, rows, cols, n, dtype,
                                   schedule=schedule))
+        if multiversion and not schedule:
+            return _compile_multiversioned(kernel, rows, cols, n, dtype, out_dir, key,
+                                           autotune_extra, multiversion, timeout, tmp,
+                                           src, opt, translate, clang, libdir, times, t0)
         if schedule:
             tune = []
         else:
@@ -600,23 +617,6 @@ def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
             sources.append((psrc, plow))
         times["lower_s"] = time.perf_counter() - t0
 
-        # 3. LLVM IR, then shared libraries: <key>.so, and the conversion
-        # in <key>.prepare.so (the sparsifier's helper functions are
-        # external symbols: two modules do not link into one library).
-        t0 = time.perf_counter()
-        libs = []
-        for i, (_, low) in enumerate(sources):
-            ll = os.path.join(tmp, f"part{i}.ll")
-            _run([translate, "--mlir-to-llvmir", low, "-o", ll],
-                 "mlir-translate", timeout)
-            so = os.path.join(tmp, f"part{i}.so")
-            _run([clang, "-O3", "-march=native", "-shared", "-fPIC",
-                  "-Wno-override-module", ll, "-o", so, f"-L{libdir}",
-                  "-Wl,--as-needed", "-lmlir_c_runner_utils", "-lomp",
-                  f"-Wl,-rpath,{libdir}"], "clang", timeout)
-            libs.append(so)
-        times["llvm_s"] = time.perf_counter() - t0
-
         meta = {"key": key, "kernel": kernel, "rows": rows, "cols": cols,
                 "n": n, "dtype": dtype, "schedule": schedule,
                 "widths": [pw, cw], "storage": storage,
@@ -624,29 +624,88 @@ def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
                 "prepare": prepare,
                 "remark": remark, "generator": GENERATOR_VERSION,
                 "times": times}
-        # Keep the sources next to the library (what was compiled).
-        with open(os.path.join(tmp, "sources.mlir"), "w") as f:
-            for src_path, _ in sources:
-                with open(src_path) as g:
-                    f.write(g.read())
-        os.replace(os.path.join(tmp, "sources.mlir"),
-                   os.path.join(out_dir, key + ".mlir"))
-        # The libraries first, the metadata last: a reader needs all. The
-        # metadata carries the libraries' digests and its own, checked
-        # before a library is loaded (load_metadata).
-        meta["libraries"] = {".so": _file_digest(libs[0])}
-        if prepare:
-            meta["libraries"][".prepare.so"] = _file_digest(libs[1])
-        meta["digest"] = _meta_digest(meta)
-        for suffix in meta["libraries"]:
-            _check_replaceable(os.path.join(out_dir, key + suffix))
-        if prepare:
-            os.replace(libs[1], os.path.join(out_dir, key + ".prepare.so"))
-        os.replace(libs[0], os.path.join(out_dir, key + ".so"))
-        meta_tmp = os.path.join(tmp, "meta.json")
-        with open(meta_tmp, "w") as f:
-            json.dump(meta, f, indent=1)
-        os.replace(meta_tmp, os.path.join(out_dir, key + ".json"))
+        return _build_libraries(meta, sources, out_dir, key, tmp, translate, clang, libdir,
+                                timeout)
+
+
+def _compile_multiversioned(kernel, rows, cols, n, dtype, out_dir, key, autotune_extra,
+                            variants, timeout, tmp, src, opt, translate, clang, libdir,
+                            times, t0):
+    """compile_kernel's multi-versioned kernel: tuned without a matrix into
+    variants and a dispatcher, all on the CSR input (the variants keep the
+    operand's storage), then lowered as it is."""
+    opts = [f"multiversion={variants}"] + ([autotune_extra] if autotune_extra else [])
+    applied = os.path.join(tmp, "applied.mlir")
+    p = _run([opt, src, "--sptune-extract-kernels", "--sptune-autotune=" + " ".join(opts),
+              "--sptune-apply-schedule", "-o", applied], "sptune-opt (multiversion)", timeout)
+    remark = next((l for l in p.stderr.splitlines() if "no matrix for this kernel: " in l), "")
+    with open(applied) as f:
+        applied_ir = f.read()
+    rule = re.search(r'sptune\.dispatch = "([^"]*)"', applied_ir)
+    if not rule:
+        raise CompileError(f"sptune: the {kernel} kernel was not multi-versioned\n"
+                           f"{_tail(p.stderr)}")
+    times["tune_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    lowered = os.path.join(tmp, "lowered.mlir")
+    _run([opt, applied, "--sptune-lower-cpu=threads=0", "-o", lowered],
+         "sptune-opt (lower)", timeout)
+    times["lower_s"] = time.perf_counter() - t0
+    storage = csr_encoding()
+    meta = {"key": key, "kernel": kernel, "rows": rows, "cols": cols, "n": n,
+            "dtype": dtype, "schedule": "multiversion: " + rule.group(1),
+            "variants": parse_schedules(applied_ir),
+            "widths": list(encoding_widths(storage)), "storage": storage,
+            "buffers": storage_buffers(storage), "prepare": False, "remark": remark,
+            "generator": GENERATOR_VERSION, "times": times}
+    return _build_libraries(meta, [(src, lowered)], out_dir, key, tmp, translate, clang,
+                            libdir, timeout)
+
+
+def _build_libraries(meta, sources, out_dir, key, tmp, translate, clang, libdir, timeout):
+    """LLVM IR, then shared libraries: <key>.so, and the conversion in
+    <key>.prepare.so when `sources` has a second module (the sparsifier's
+    helper functions are external symbols: two modules do not link into one
+    library); then the sources and the metadata into the cache."""
+    times = meta["times"]
+    prepare = meta["prepare"]
+    t0 = time.perf_counter()
+    libs = []
+    for i, (_, low) in enumerate(sources):
+        ll = os.path.join(tmp, f"part{i}.ll")
+        _run([translate, "--mlir-to-llvmir", low, "-o", ll],
+             "mlir-translate", timeout)
+        so = os.path.join(tmp, f"part{i}.so")
+        _run([clang, "-O3", "-march=native", "-shared", "-fPIC",
+              "-Wno-override-module", ll, "-o", so, f"-L{libdir}",
+              "-Wl,--as-needed", "-lmlir_c_runner_utils", "-lomp",
+              f"-Wl,-rpath,{libdir}"], "clang", timeout)
+        libs.append(so)
+    times["llvm_s"] = time.perf_counter() - t0
+
+    # Keep the sources next to the library (what was compiled).
+    with open(os.path.join(tmp, "sources.mlir"), "w") as f:
+        for src_path, _ in sources:
+            with open(src_path) as g:
+                f.write(g.read())
+    os.replace(os.path.join(tmp, "sources.mlir"),
+               os.path.join(out_dir, key + ".mlir"))
+    # The libraries first, the metadata last: a reader needs all. The
+    # metadata carries the libraries' digests and its own, checked
+    # before a library is loaded (load_metadata).
+    meta["libraries"] = {".so": _file_digest(libs[0])}
+    if prepare:
+        meta["libraries"][".prepare.so"] = _file_digest(libs[1])
+    meta["digest"] = _meta_digest(meta)
+    for suffix in meta["libraries"]:
+        _check_replaceable(os.path.join(out_dir, key + suffix))
+    if prepare:
+        os.replace(libs[1], os.path.join(out_dir, key + ".prepare.so"))
+    os.replace(libs[0], os.path.join(out_dir, key + ".so"))
+    meta_tmp = os.path.join(tmp, "meta.json")
+    with open(meta_tmp, "w") as f:
+        json.dump(meta, f, indent=1)
+    os.replace(meta_tmp, os.path.join(out_dir, key + ".json"))
     return meta
 
 

@@ -61,6 +61,11 @@ Tuning and caching (docs/torch.md)
   Writes that bypass the version counter (.data, numpy views) are not
   seen. SPTUNE_AUTOTUNE adds options to --sptune-autotune (e.g.
   "mode=heuristic" or "measure-top-k=3"); they are part of the key.
+  SPTUNE_TORCH_MULTIVERSION=K compiles instead one kernel per (kernel,
+  dtype, shape, dense size) without a pattern: up to K variants on the CSR
+  input and a dispatcher that picks one per call from the matrix
+  (docs/multiversion.md), so a new pattern of a known shape compiles
+  nothing.
   stats() counts compiles, cache hits and conversions; clear_memory_cache()
   forgets loaded libraries and fingerprints (the disk cache stays);
   kernel_info() tells what was chosen.
@@ -481,6 +486,19 @@ def _csr_positions(k, st, info, shape):
     return st.to_csr
 
 
+def _multiversion():
+    """$SPTUNE_TORCH_MULTIVERSION: 0 (unset) tunes and compiles per pattern;
+    K in 1..16 compiles one multi-versioned kernel per (kernel, dtype,
+    shape, dense size) for every pattern."""
+    text = os.environ.get("SPTUNE_TORCH_MULTIVERSION", "").strip()
+    if not text:
+        return 0
+    if not text.isdigit() or not 0 <= int(text) <= 16:
+        raise RuntimeError(f"sptune.torch: SPTUNE_TORCH_MULTIVERSION must be a number of "
+                           f"variants from 0 to 16, got '{text}'")
+    return int(text)
+
+
 def _kernel(kernel, a, info, n):
     """The loaded library of `kernel` for matrix `a` (tuned and compiled on
     first use) and dense size n."""
@@ -491,14 +509,16 @@ def _kernel(kernel, a, info, n):
         _force_schedule.get("sddmm") if kernel == "sddmm_bt" else None)
     if forced:
         extra = f"{extra}|schedule={forced}"
-    fast = (kernel, info.fingerprint, rows, cols, n, dtype, extra)
+    variants = 0 if forced else _multiversion()
+    # A multi-versioned library serves every pattern of the shape.
+    pattern = f"multiversion={variants}" if variants else info.fingerprint
+    fast = (kernel, pattern, rows, cols, n, dtype, extra)
     with _lock:
         k = _libs.get(fast)
         if k is not None:
             _stats["memory_hits"] += 1
             return k
-    key = kernel_lib.cache_key(kernel, rows, cols, n, dtype,
-                               info.fingerprint, extra)
+    key = kernel_lib.cache_key(kernel, rows, cols, n, dtype, pattern, extra)
     with _lock:
         k = _libs.get(key)
         if k is not None:
@@ -510,12 +530,13 @@ def _kernel(kernel, a, info, n):
         if meta is None:
             mtx = os.path.join(out, "matrices", info.fingerprint + ".mtx")
             try:
-                _write_mtx(mtx, info, (rows, cols))
+                if not variants:
+                    _write_mtx(mtx, info, (rows, cols))
                 meta = kernel_lib.compile_kernel(
                     kernel, rows, cols, n, dtype, mtx, out, key,
                     autotune_extra="" if forced else extra,
                     database=os.path.join(out, "tuning.jsonl"),
-                    schedule=forced)
+                    schedule=forced, multiversion=variants)
             except kernel_lib.CompileError as e:
                 raise RuntimeError(str(e)) from None
             except OSError as e:

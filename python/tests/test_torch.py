@@ -245,6 +245,49 @@ FORCED = {
 }
 
 
+class Multiversion(unittest.TestCase):
+    """SPTUNE_TORCH_MULTIVERSION=K: one multi-versioned kernel per (kernel,
+    dtype, shape, N), reused for new patterns without a compile."""
+
+    def setUp(self):
+        os.environ["SPTUNE_TORCH_MULTIVERSION"] = "3"
+
+    def tearDown(self):
+        os.environ.pop("SPTUNE_TORCH_MULTIVERSION", None)
+
+    def test_new_patterns_compile_nothing(self):
+        m, k = 40, 30
+        b = _dense((k, N), 31, torch.float32)
+        x = _dense((k,), 32, torch.float32)
+        # Even rows, one long row with the rest empty, and a denser one.
+        patterns = [_matrix(m, k, 0.1, 40, (), torch.float32),
+                    _matrix(m, k, 0.9, 41, tuple(range(1, m)), torch.float32),
+                    _matrix(m, k, 0.5, 42, (), torch.float32)]
+        first = patterns[0].to_sparse_csr()
+        st.spmm(first, b)
+        st.spmv(first, x)
+        info = st.kernel_info("spmm", first, N)
+        self.assertTrue(info["schedule"].startswith("multiversion: "), info["schedule"])
+        self.assertGreaterEqual(len(info["variants"]), 1)
+        self.assertIn("dispatched at run time by the rule", info["remark"])
+        before = st.stats()
+        for d in patterns:
+            a = d.to_sparse_csr()
+            torch.testing.assert_close(st.spmm(a, b), d @ b, **_tol(torch.float32))
+            torch.testing.assert_close(st.spmv(a, x), d @ x, **_tol(torch.float32))
+        after = st.stats()
+        self.assertEqual(after["compiles"], before["compiles"])
+        # Per pattern (not per multi-versioned kernel) it would have been
+        # two compiles for each new pattern.
+        self.assertEqual(after["memory_hits"], before["memory_hits"] + 2 * len(patterns))
+
+    def test_bad_setting(self):
+        os.environ["SPTUNE_TORCH_MULTIVERSION"] = "lots"
+        a = _matrix(5, 5, 0.5, 3, (), torch.float32).to_sparse_csr()
+        with self.assertRaisesRegex(RuntimeError, "SPTUNE_TORCH_MULTIVERSION must be"):
+            st.spmv(a, torch.ones(5))
+
+
 class Storages(unittest.TestCase):
     """Kernels on BSR, COO and column-major storage (schedules forced)."""
 
