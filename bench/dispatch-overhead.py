@@ -112,7 +112,7 @@ def runner_libs():
     lib = "/usr/lib/llvm-22/lib"
     omp = sorted(f for f in os.listdir(lib) if f.startswith("libomp.so"))
     return ",".join([f"{lib}/libmlir_c_runner_utils.so", f"{lib}/libmlir_runner_utils.so"]
-                    + [f"{lib}/{omp[0]}"] if omp else [])
+                    + ([f"{lib}/{omp[0]}"] if omp else []))
 
 
 def time_route(lowered, matrix, misses, hits):

@@ -281,7 +281,12 @@ sptune::planMultiversion(const CostModel &model, const Target &target,
   bool heuristicFirst = scorer->mode() == CostModelMode::Heuristic;
   std::vector<size_t> firstOf;
   std::vector<bool> keptHeuristic;
+  // Reserved: `tune.features` points into it.
+  modelFeatures.reserve(matrices.size());
   for (const CsrMatrix *m : matrices) {
+    // Featurized once, for the ranking here and the scoring below.
+    modelFeatures.push_back(featurize(*m));
+    tune.features = &modelFeatures.back();
     llvm::Expected<TuneResult> r =
         tuneSchedule(*scorer, *m, kernel, free, tune);
     if (!r)
@@ -292,7 +297,6 @@ sptune::planMultiversion(const CostModel &model, const Target &target,
     firstOf.push_back(pooled[r->top.front().schedule.str()]);
     keptHeuristic.push_back(r->keptHeuristic());
     plan.guardKeptHeuristic += r->keptHeuristic();
-    modelFeatures.push_back(featurize(*m));
     table.features.push_back(dispatchFeatures(*m));
   }
   // Every pooled schedule, scored on every matrix.

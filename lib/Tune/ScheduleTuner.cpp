@@ -75,7 +75,11 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
       !options.measurer)
     return failure("measuring candidates needs a measurer, and this program "
                    "has none (tools that measure register one)");
-  MatrixFeatures features = featurize(m);
+  std::optional<MatrixFeatures> computed;
+  if (!options.features)
+    computed = featurize(m);
+  const MatrixFeatures &features =
+      options.features ? *options.features : *computed;
 
   // Candidates: the heuristic, the untuned reference, a uniform sample, and
   // the heuristic's knob neighbourhood.

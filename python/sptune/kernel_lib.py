@@ -540,9 +540,6 @@ def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
     the variants' schedules. One library serves every pattern of the shape
     (MLIR's sparse_tensor.assemble needs a static shape)."""
     opt = tools.tool("sptune-opt")
-    translate = tools.llvm_tool("mlir-translate")
-    clang = tools.llvm_tool("clang")
-    libdir = tools.llvm_lib_dir()
     os.makedirs(out_dir, exist_ok=True)
     times = {}
     remark = ""
@@ -555,9 +552,12 @@ def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
             f.write(kernel_module(kernel, rows, cols, n, dtype,
                                   schedule=schedule))
         if multiversion and not schedule:
-            return _compile_multiversioned(kernel, rows, cols, n, dtype, out_dir, key,
-                                           autotune_extra, multiversion, timeout, tmp,
-                                           src, opt, translate, clang, libdir, times, t0)
+            lowered, fields = _lower_multiversioned(kernel, src, tmp, autotune_extra,
+                                                    multiversion, timeout, times)
+            meta = {"key": key, "kernel": kernel, "rows": rows, "cols": cols, "n": n,
+                    "dtype": dtype, **fields, "generator": GENERATOR_VERSION,
+                    "times": times}
+            return _build_libraries(meta, [(src, lowered)], out_dir, tmp, timeout)
         if schedule:
             tune = []
         else:
@@ -624,16 +624,16 @@ def compile_kernel(kernel, rows, cols, n, dtype, matrix_path, out_dir, key,
                 "prepare": prepare,
                 "remark": remark, "generator": GENERATOR_VERSION,
                 "times": times}
-        return _build_libraries(meta, sources, out_dir, key, tmp, translate, clang, libdir,
-                                timeout)
+        return _build_libraries(meta, sources, out_dir, tmp, timeout)
 
 
-def _compile_multiversioned(kernel, rows, cols, n, dtype, out_dir, key, autotune_extra,
-                            variants, timeout, tmp, src, opt, translate, clang, libdir,
-                            times, t0):
-    """compile_kernel's multi-versioned kernel: tuned without a matrix into
-    variants and a dispatcher, all on the CSR input (the variants keep the
-    operand's storage), then lowered as it is."""
+def _lower_multiversioned(kernel, src, tmp, autotune_extra, variants, timeout, times):
+    """compile_kernel's multi-versioned kernel: `src` tuned without a matrix
+    into variants and a dispatcher, all on the CSR input (the variants keep
+    the operand's storage), then lowered as it is. Returns the lowered
+    module's path and the metadata fields that describe it."""
+    opt = tools.tool("sptune-opt")
+    t0 = time.perf_counter()
     opts = [f"multiversion={variants}"] + ([autotune_extra] if autotune_extra else [])
     applied = os.path.join(tmp, "applied.mlir")
     p = _run([opt, src, "--sptune-extract-kernels", "--sptune-autotune=" + " ".join(opts),
@@ -652,21 +652,21 @@ def _compile_multiversioned(kernel, rows, cols, n, dtype, out_dir, key, autotune
          "sptune-opt (lower)", timeout)
     times["lower_s"] = time.perf_counter() - t0
     storage = csr_encoding()
-    meta = {"key": key, "kernel": kernel, "rows": rows, "cols": cols, "n": n,
-            "dtype": dtype, "schedule": "multiversion: " + rule.group(1),
-            "variants": parse_schedules(applied_ir),
-            "widths": list(encoding_widths(storage)), "storage": storage,
-            "buffers": storage_buffers(storage), "prepare": False, "remark": remark,
-            "generator": GENERATOR_VERSION, "times": times}
-    return _build_libraries(meta, [(src, lowered)], out_dir, key, tmp, translate, clang,
-                            libdir, timeout)
+    return lowered, {"schedule": "multiversion: " + rule.group(1),
+                     "variants": parse_schedules(applied_ir),
+                     "widths": list(encoding_widths(storage)), "storage": storage,
+                     "buffers": storage_buffers(storage), "prepare": False, "remark": remark}
 
 
-def _build_libraries(meta, sources, out_dir, key, tmp, translate, clang, libdir, timeout):
+def _build_libraries(meta, sources, out_dir, tmp, timeout):
     """LLVM IR, then shared libraries: <key>.so, and the conversion in
     <key>.prepare.so when `sources` has a second module (the sparsifier's
     helper functions are external symbols: two modules do not link into one
     library); then the sources and the metadata into the cache."""
+    translate = tools.llvm_tool("mlir-translate")
+    clang = tools.llvm_tool("clang")
+    libdir = tools.llvm_lib_dir()
+    key = meta["key"]
     times = meta["times"]
     prepare = meta["prepare"]
     t0 = time.perf_counter()

@@ -70,6 +70,9 @@ struct TuneOptions {
   /// Extra legality for the kernel form being tuned (e.g. the rules of an
   /// in-place SDDMM); empty string = applicable.
   std::function<std::string(const Schedule &)> applicable;
+  /// The matrix's features when the caller has them already (they must be
+  /// featurize(m)'s); null: computed here.
+  const MatrixFeatures *features = nullptr;
 };
 
 struct RankedCandidate {
