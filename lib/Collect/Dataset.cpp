@@ -236,7 +236,10 @@ llvm::Error DatasetWriter::open(const std::string &path, bool syncEach) {
     }
     std::fclose(probe);
   }
-  file = std::fopen(path.c_str(), "ab");
+  // Close-on-exec ("e"): a measurement worker forked and exec'd after this
+  // must not inherit the descriptor, or the lock on it would outlive a
+  // killed collector until its worker died too, and a resume be refused.
+  file = std::fopen(path.c_str(), "abe");
   if (!file)
     return makeError("cannot open '" + path + "' for appending");
   if (::flock(::fileno(file), LOCK_EX | LOCK_NB) != 0) {

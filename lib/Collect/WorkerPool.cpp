@@ -50,7 +50,9 @@ MeasureWorker::~MeasureWorker() {
 
 llvm::Error MeasureWorker::start() {
   int in[2], out[2];
-  if (pipe(in) != 0 || pipe(out) != 0)
+  // Close-on-exec: dup2 clears the flag on the child's stdin / stdout, and
+  // no worker keeps another's pipe ends (or a collector's file) open.
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
     return makeError(std::string("pipe: ") + strerror(errno));
   // Signals on a dead worker's pipe must not kill the collector.
   signal(SIGPIPE, SIG_IGN);
