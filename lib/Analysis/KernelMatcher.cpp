@@ -484,7 +484,7 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
       succeeded(d))
     match.descriptor = std::move(*d);
 
-  // Operand types: ranked tensors of matrices/vectors with one f32/f64 type.
+  // Operand types: ranked tensors of matrices/vectors with one element type.
   Type elementType;
   for (auto [n, operand] : llvm::enumerate(op->getOperands())) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
@@ -499,11 +499,12 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
       return match;
     }
     Type et = type.getElementType();
-    if (!et.isF32() && !et.isF64() && !et.isSignlessInteger(32) &&
-        !et.isSignlessInteger(64)) {
+    // A target may still leave some types unscheduled
+    // (Target::whyUnsupportedElementType).
+    if (!isKernelElementType(et)) {
       std::string s;
       llvm::raw_string_ostream os(s);
-      os << "element type " << et << " is not f32, f64, i32 or i64";
+      os << "element type " << et << " is not " << kernelElementTypesText();
       match.reason = s;
       return match;
     }

@@ -16,30 +16,40 @@ bool mlir::sptune::isSparseOperandTransposed(KernelAttr kernel) {
   return roles.size() == 2 && roles[0] != st::Role::I;
 }
 
-std::string mlir::sptune::whyStorageUnschedulable(KernelAttr kernel) {
+/// The narrowest position or coordinate width of `enc` (64 for the index
+/// type).
+static unsigned narrowestWidth(sparse_tensor::SparseTensorEncodingAttr enc) {
+  return std::min(enc.getPosWidth() ? enc.getPosWidth() : 64u,
+                  enc.getCrdWidth() ? enc.getCrdWidth() : 64u);
+}
+
+std::string
+mlir::sptune::whyStorageUnschedulable(KernelAttr kernel,
+                                      const st::Schedule &schedule) {
   // Reproduced with mlir-opt 22.1: converting storage with 8- or 16-bit
   // positions or coordinates to wider ones sign-extends the values >= 2^(w-1)
   // (an SpMV over such a CSR gives wrong sums; with 32-bit targets the
-  // program crashes). Every schedule stores 32- or 64-bit widths, so none
-  // applies: such a kernel is left to the sparsifier as written.
-  if (sparse_tensor::SparseTensorEncodingAttr enc = kernel.getEncoding()) {
-    unsigned narrowest = std::min(enc.getPosWidth() ? enc.getPosWidth() : 64u,
-                                  enc.getCrdWidth() ? enc.getCrdWidth() : 64u);
-    if (narrowest < 32)
-      return "the sparse operand stores " + std::to_string(narrowest) +
-             "-bit positions or coordinates, which MLIR 22.1's "
-             "sparse_tensor.convert sign-extends when widening them (wrong "
-             "results); give it 32- or 64-bit widths";
-  }
-  return "";
+  // program crashes). Schedules store 32- or 64-bit widths: one that keeps
+  // the levels keeps the operand's widths too (buildScheduledEncoding), any
+  // other would convert.
+  sparse_tensor::SparseTensorEncodingAttr enc = kernel.getEncoding();
+  if (!enc || narrowestWidth(enc) >= 32 ||
+      buildScheduledEncoding(kernel, schedule) == enc)
+    return "";
+  return "the sparse operand stores " + std::to_string(narrowestWidth(enc)) +
+         "-bit positions or coordinates, which MLIR 22.1's "
+         "sparse_tensor.convert sign-extends when widening them (wrong "
+         "results), and this schedule changes its storage (only schedules "
+         "that keep its levels apply)";
 }
 
-std::string mlir::sptune::leftUnscheduledRemark(KernelAttr kernel) {
-  std::string why = whyStorageUnschedulable(kernel);
+std::string mlir::sptune::leftUnscheduledRemark(KernelAttr kernel,
+                                                const st::Schedule &fallback) {
+  std::string why = whyStorageUnschedulable(kernel, fallback);
   if (why.empty())
     return "";
   return "left unscheduled: " + why +
-         " (every schedule stores 32- or 64-bit widths); MLIR's sparsifier "
+         "; the heuristic's schedule does not keep it, and MLIR's sparsifier "
          "lowers it as written";
 }
 
@@ -70,7 +80,8 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
                                        isSparseOperandTransposed(kernel));
   if (!why.empty())
     return why;
-  if (std::string why = whyStorageUnschedulable(kernel); !why.empty())
+  if (std::string why = whyStorageUnschedulable(kernel, schedule);
+      !why.empty())
     return why;
   const auto &dense = st::Schedule::denseOperands(schedule.kernel);
   for (unsigned n = 0; n < dense.size(); ++n)
@@ -175,8 +186,14 @@ mlir::sptune::buildScheduledEncoding(KernelAttr kernel,
   // 64-bit widths are the index type (width 0), MLIR's default.
   unsigned posWidth = schedule.posWidth == 64 ? 0 : schedule.posWidth;
   unsigned crdWidth = schedule.crdWidth == 64 ? 0 : schedule.crdWidth;
-  return sparse_tensor::SparseTensorEncodingAttr::get(
+  auto scheduled = sparse_tensor::SparseTensorEncodingAttr::get(
       ctx, lvlTypes, dimToLvl, lvlToDim, posWidth, crdWidth);
+  // Narrow storage whose levels the schedule keeps stays as it is.
+  sparse_tensor::SparseTensorEncodingAttr own = kernel.getEncoding();
+  if (own && narrowestWidth(own) < 32 &&
+      own.withoutBitWidths() == scheduled.withoutBitWidths())
+    return own;
+  return scheduled;
 }
 
 int mlir::sptune::freeLoopPosition(linalg::GenericOp op,

@@ -329,11 +329,9 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " does not fit a '" << kindName << "' kernel";
   }
 
-  if (!elementType ||
-      !(elementType.isF32() || elementType.isF64() ||
-        elementType.isSignlessInteger(32) || elementType.isSignlessInteger(64)))
-    return emitError() << "element type must be f32, f64, i32 or i64, got "
-                       << elementType;
+  if (!elementType || !isKernelElementType(elementType))
+    return emitError() << "element type must be " << kernelElementTypesText()
+                       << ", got " << elementType;
   if (!encoding)
     return emitError() << "missing sparse encoding";
   if (encoding.getDimRank() != 2)

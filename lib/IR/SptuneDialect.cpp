@@ -33,6 +33,15 @@ mlir::sptune::symbolizeLoopRole(llvm::StringRef name) {
   return ::sptune::parseRole(std::string_view(name.data(), name.size()));
 }
 
+bool mlir::sptune::isKernelElementType(Type type) {
+  return type.isF16() || type.isBF16() || type.isF32() || type.isF64() ||
+         type.isSignlessInteger(8) || type.isSignlessInteger(16) ||
+         type.isSignlessInteger(32) || type.isSignlessInteger(64);
+}
+llvm::StringRef mlir::sptune::kernelElementTypesText() {
+  return "f16, bf16, f32, f64, i8, i16, i32 or i64";
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "sptune/IR/SptuneAttrs.cpp.inc"
 

@@ -186,7 +186,10 @@ FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
   if (failed(matrixSourceFor(k, k.kernel.getSparseOperand(), o.matrix)))
     return failure();
   k.transposed = isSparseOperandTransposed(k.kernel);
-  k.elementBits = k.kernel.getElementType().getIntOrFloatBitWidth();
+  // Measured in the float form of its width: the JIT measurer feeds f32 or
+  // f64 values (an integer, f16 or bf16 kernel is timed as f32 / f64).
+  k.elementBits =
+      k.kernel.getElementType().getIntOrFloatBitWidth() == 64 ? 64 : 32;
   k.transposedB = readsTransposedB(op, k.kernel);
   if (llvm::Expected<st::KernelDescriptor> d = describeKernel(op))
     k.descriptor = std::move(*d);
@@ -424,6 +427,11 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
   }
   if (k.transposed && o.measureTopK > 0)
     remark << "; not measured: the sparse operand is on the right";
+  // The JIT measurer feeds f32 or f64 values (KernelTuningContext).
+  if (Type et = k.kernel.getElementType();
+      result->measured && !et.isF32() && !et.isF64())
+    remark << "; the " << et << " kernel was timed in its f"
+           << k.elementBits << " form";
   if (!result->fallbackReason.empty())
     remark << "; ranked by the heuristic: " << result->fallbackReason;
   if (result->modelGuard)
@@ -458,14 +466,26 @@ FailureOr<bool> mlir::sptune::scheduleFromDatabase(
   return scheduleFromDatabase(*k, modelIdentity);
 }
 
-/// Whether `k`'s sparse operand is stored in a way no schedule keeps (and
-/// converting it would be wrong): then the kernel passes through
-/// unscheduled, with a remark, and upstream's sparsifier compiles it as
-/// written, rather than being refused.
+std::string mlir::sptune::whyLeftUnscheduled(KernelAttr kernel,
+                                             const st::Target &target,
+                                             int64_t free) {
+  std::string elementType;
+  llvm::raw_string_ostream os(elementType);
+  os << kernel.getElementType();
+  if (std::string why = target.whyUnsupportedElementType(elementType);
+      !why.empty())
+    return "left unscheduled: " + why;
+  if (!target.rewritesIR())
+    return "";
+  return leftUnscheduledRemark(
+      kernel, target.heuristicSchedule(kernel.getKind(), nullptr, free));
+}
+
+/// Whether `k` passes through unscheduled (whyLeftUnscheduled), with a
+/// remark, so that upstream's sparsifier compiles it as written, rather
+/// than being refused.
 static bool leftUnscheduled(const KernelTuningContext &k) {
-  if (!k.target->rewritesIR())
-    return false;
-  std::string remark = leftUnscheduledRemark(k.kernel);
+  std::string remark = whyLeftUnscheduled(k.kernel, *k.target, k.free);
   if (remark.empty())
     return false;
   k.op->emitRemark("sptune-autotune: ") << remark;

@@ -13,6 +13,7 @@
 #include "spade/MachineConfig.h"
 #include "spade/ProgramBuilder.h"
 #include "spade/ProgramText.h"
+#include "spade/SpadeTarget.h"
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Support/Error.h"
@@ -84,10 +85,15 @@ struct EmitSpadePass
         ShapedType::isDynamic(free))
       return op->emitError("sptune-emit-spade: SPADE programs need static "
                            "shapes; the kernel has dynamic sizes");
+    std::string elementType;
+    llvm::raw_string_ostream(elementType) << kernel.getElementType();
+    if (std::string why = st::whyNotSpadeElementType(elementType);
+        !why.empty())
+      return op->emitError("sptune-emit-spade: ") << why;
     st::KernelSpec spec;
     spec.kernel = type;
     spec.free = free;
-    spec.elementBits = kernel.getElementType().isF64() ? 64 : 32;
+    spec.elementBits = kernel.getElementType().getIntOrFloatBitWidth();
     int pes = machinePes > 0 ? static_cast<int>(machinePes)
                              : st::SpadeMachineConfig().pes;
     std::string error;

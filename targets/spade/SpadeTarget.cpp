@@ -31,6 +31,9 @@ public:
   }
   /// SPADE programs are emitted (one file per kernel) rather than lowered.
   bool rewritesIR() const override { return false; }
+  std::string whyUnsupportedElementType(std::string_view et) const override {
+    return whyNotSpadeElementType(et);
+  }
 
   const TargetKnobs &knobs() const override { return spadeTargetKnobs(); }
   const KnobEncoding &knobEncoding() const override { return encoding; }
@@ -40,6 +43,13 @@ private:
   SpadeScheduleSpace spadeSpace;
 };
 } // namespace
+
+std::string sptune::whyNotSpadeElementType(std::string_view et) {
+  if (et == "f32" || et == "f64" || et == "i32" || et == "i64")
+    return "";
+  return "SPADE's machine holds 32- or 64-bit elements, not " +
+         std::string(et);
+}
 
 void sptune::registerSpadeTarget() {
   TargetRegistry::add(std::make_unique<SpadeTarget>());

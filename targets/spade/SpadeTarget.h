@@ -8,7 +8,14 @@
 #ifndef SPTUNE_TARGETS_SPADE_SPADETARGET_H
 #define SPTUNE_TARGETS_SPADE_SPADETARGET_H
 
+#include <string>
+#include <string_view>
+
 namespace sptune {
+
+/// Why SPADE's machine cannot hold values of `elementType` (as MLIR prints
+/// it), or empty: it moves 4- or 8-byte elements (f32, f64, i32, i64).
+std::string whyNotSpadeElementType(std::string_view elementType);
 
 /// Registers target "spade" (schedule space, SPADE's default configuration,
 /// emission through sptune-emit-spade). Idempotent.

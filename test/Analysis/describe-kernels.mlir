@@ -100,12 +100,12 @@ func.func @sparse_times_dense_t(%a: tensor<8x16xf32, #CSR>, %b: tensor<16x8xf32>
   return %0 : tensor<8x16xf32>
 }
 
-func.func @spmm_bf16(%a: tensor<8x6xbf16, #CSR>, %b: tensor<6x4xbf16>,
-                     %c: tensor<8x4xbf16>) -> tensor<8x4xbf16> {
-  // expected-remark @below {{element type bf16 is not f32, f64, i32 or i64; seen as spmm: loops (i par 8, j par 4, k red 6); A(i, k) sparse bf16 [dense, compressed]}}
-  %0 = linalg.matmul ins(%a, %b : tensor<8x6xbf16, #CSR>, tensor<6x4xbf16>)
-                     outs(%c : tensor<8x4xbf16>) -> tensor<8x4xbf16>
-  return %0 : tensor<8x4xbf16>
+func.func @spmm_i4(%a: tensor<8x6xi4, #CSR>, %b: tensor<6x4xi4>,
+                     %c: tensor<8x4xi4>) -> tensor<8x4xi4> {
+  // expected-remark @below {{element type i4 is not f16, bf16, f32, f64, i8, i16, i32 or i64; seen as spmm: loops (i par 8, j par 4, k red 6); A(i, k) sparse i4 [dense, compressed]}}
+  %0 = linalg.matmul ins(%a, %b : tensor<8x6xi4, #CSR>, tensor<6x4xi4>)
+                     outs(%c : tensor<8x4xi4>) -> tensor<8x4xi4>
+  return %0 : tensor<8x4xi4>
 }
 
 func.func @spmm_dynamic(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x?xf32>,
@@ -132,5 +132,5 @@ func.func @spmm_dynamic(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x?xf32>,
 // REPORT: "shape": "batched-spmm",
 // REPORT: "function": "sparse_times_dense_t",
 // REPORT: "shape": "sparse-elementwise",
-// REPORT: "function": "spmm_bf16",
+// REPORT: "function": "spmm_i4",
 // REPORT: "shape": "spmm",

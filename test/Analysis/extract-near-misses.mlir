@@ -334,19 +334,20 @@ func.func @sparse_dot(%a: tensor<8xf32, #SV>, %b: tensor<8xf32>,
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
-// Narrow integer and mixed-precision products (i32 and i64 are kernels).
+// Odd-width integer and mixed-precision products (i8 to i64, f16 to f64
+// are kernels).
 // CHECK-LABEL: func.func @element_types
-func.func @element_types(%a: tensor<8x4xi16, #CSR>, %b: tensor<4x16xi16>,
-                         %c: tensor<8x16xi16>, %af: tensor<8x4xf32, #CSR>,
+func.func @element_types(%a: tensor<8x4xi4, #CSR>, %b: tensor<4x16xi4>,
+                         %c: tensor<8x16xi4>, %af: tensor<8x4xf32, #CSR>,
                          %bf: tensor<4x16xf32>,
-                         %cd: tensor<8x16xf64>) -> (tensor<8x16xi16>, tensor<8x16xf64>) {
-  // expected-remark @below {{element type i16 is not f32, f64, i32 or i64}}
-  %0 = linalg.matmul ins(%a, %b : tensor<8x4xi16, #CSR>, tensor<4x16xi16>)
-                     outs(%c : tensor<8x16xi16>) -> tensor<8x16xi16>
+                         %cd: tensor<8x16xf64>) -> (tensor<8x16xi4>, tensor<8x16xf64>) {
+  // expected-remark @below {{element type i4 is not f16, bf16, f32, f64, i8, i16, i32 or i64}}
+  %0 = linalg.matmul ins(%a, %b : tensor<8x4xi4, #CSR>, tensor<4x16xi4>)
+                     outs(%c : tensor<8x16xi4>) -> tensor<8x16xi4>
   // expected-remark @below {{operands have different element types}}
   %1 = linalg.matmul ins(%af, %bf : tensor<8x4xf32, #CSR>, tensor<4x16xf32>)
                      outs(%cd : tensor<8x16xf64>) -> tensor<8x16xf64>
-  return %0, %1 : tensor<8x16xi16>, tensor<8x16xf64>
+  return %0, %1 : tensor<8x16xi4>, tensor<8x16xf64>
 }
 
 // -----

@@ -105,19 +105,19 @@
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
-// Narrow integer element type (i32 and i64 are supported).
-// expected-error @below {{element type must be f32, f64, i32 or i64, got 'i16'}}
+// An odd-width integer element type (i8, i16, i32 and i64 are supported).
+// expected-error @below {{element type must be f16, bf16, f32, f64, i8, i16, i32 or i64, got 'i4'}}
 #k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
-                    type = i16, encoding = #CSR>
+                    type = i4, encoding = #CSR>
 
 // -----
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
-// Half precision is not supported either.
-// expected-error @below {{element type must be f32, f64, i32 or i64, got 'f16'}}
+// An 8-bit float is not supported (f16 and bf16 are).
+// expected-error @below {{element type must be f16, bf16, f32, f64, i8, i16, i32 or i64, got 'f8E5M2'}}
 #k = #sptune.kernel<spmv, loops = [i : 8, k : 4], operands = [sparse(i, k), dense(k), out(i)],
-                    type = f16, encoding = #CSR>
+                    type = f8E5M2, encoding = #CSR>
 
 // -----
 

@@ -35,6 +35,27 @@ func.func private @spmm_dynamic() attributes {
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
+// Half precision and narrow integers.
+// CHECK-LABEL: func.func private @narrow_types()
+// CHECK-SAME: a = #sptune.kernel<spmm, {{.*}} type = bf16
+// CHECK-SAME: b = #sptune.kernel<spmv, {{.*}} type = f16
+// CHECK-SAME: c = #sptune.kernel<spmv, {{.*}} type = i8
+func.func private @narrow_types() attributes {
+  a = #sptune.kernel<spmm, loops = [i : 8, j : 4, k : 6],
+                     operands = [sparse(i, k), dense(k, j), out(i, j)],
+                     type = bf16, encoding = #CSR>,
+  b = #sptune.kernel<spmv, loops = [i : 8, k : 6],
+                     operands = [sparse(i, k), dense(k), out(i)],
+                     type = f16, encoding = #CSR>,
+  c = #sptune.kernel<spmv, loops = [i : 8, k : 6],
+                     operands = [sparse(i, k), dense(k), out(i)],
+                     type = i8, encoding = #CSR>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
 // Transposed dense operand.
 // CHECK-LABEL: func.func private @spmm_transposed_b()
 // CHECK-SAME: operands = [sparse(i, k), dense(j, k), out(i, j)]

@@ -1,29 +1,50 @@
 // SpMV and SpMM whose sparse operand stores 8- and 16-bit positions and
-// coordinates (as upstream's sparse_matvec integration test does). No
-// sptune schedule keeps such storage (every schedule stores 32- or 64-bit
-// widths, and MLIR 22.1's sparse_tensor.convert sign-extends when widening),
-// so sptune-autotune and sptune-default-schedule leave the kernels
-// unscheduled with a remark, and the CPU pipeline lowers them as upstream's
-// sparsifier does: compiled, executed, hand-computed values (issue 33),
+// coordinates (as upstream's sparse_matvec integration test does). MLIR
+// 22.1's sparse_tensor.convert sign-extends such widths when widening them,
+// so only schedules that keep the operand's levels apply, and those keep its
+// widths too: nothing is converted (issue 33). sptune-autotune (the model
+// ranks only such schedules) and sptune-default-schedule schedule them;
+// a COO operand, whose levels the heuristic's schedule does not keep, is left
+// unscheduled with a remark and lowered as upstream's sparsifier does; a
+// hand-written schedule that would change the storage is refused. Compiled,
+// executed, hand-computed values that upstream's sparsifier gives too,
 // including 8-bit coordinates of 128 and more (a 4 x 256 matrix, as in
 // upstream's sparse_matvec test).
 //
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
+// RUN: sptune-opt %s --sparsifier | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen:uniform:rows=6,nnz=9,seed=2" --sptune-apply-schedule --sptune-lower-cpu 2> %t.remarks | %{run} | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu 2> %t.default | %{run} | FileCheck %s
 // RUN: FileCheck %s --check-prefix=DEFAULT < %t.default
-// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen:uniform:rows=6,nnz=9,seed=2" 2>/dev/null | FileCheck %s --check-prefix=IR
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule 2>/dev/null | FileCheck %s --check-prefix=APPLIED
+// RUN: sed -e "s/outs(%%y : tensor<?xi32>)/outs(%%y : tensor<?xi32>) {sptune.schedule = #sptune.schedule<cpu spmv, parallel = outer, vl = 4>}/" %s \
+// RUN:   | sptune-opt --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu 2>/dev/null | %{run} | FileCheck %s
+// RUN: sed -e "s/outs(%%y : tensor<?xi32>)/outs(%%y : tensor<?xi32>) {sptune.schedule = #sptune.schedule<cpu spmv, levels = [k : dense, i : compressed], order = [k, i]>}/" %s \
+// RUN:   | not sptune-opt --sptune-extract-kernels --sptune-apply-schedule 2>&1 | FileCheck %s --check-prefix=CHANGE
 //
-// REMARK-COUNT-2: remark: sptune-autotune: left unscheduled: the sparse operand stores {{8|16}}-bit positions or coordinates, which MLIR 22.1's sparse_tensor.convert sign-extends when widening them (wrong results); give it 32- or 64-bit widths (every schedule stores 32- or 64-bit widths); MLIR's sparsifier lowers it as written
-// DEFAULT-COUNT-2: remark: sptune-default-schedule: left unscheduled: the sparse operand stores
-// IR-NOT: sptune.schedule
+// REMARK-DAG: remark: sptune-autotune ({{.*}}): chose cpu spmv, levels = [i : dense, k : compressed]
+// REMARK-DAG: remark: sptune-autotune ({{.*}}): chose cpu spmm, levels = [i : dense, k : compressed]
+// REMARK-DAG: remark: sptune-autotune: left unscheduled: the sparse operand stores 8-bit positions or coordinates, which MLIR 22.1's sparse_tensor.convert sign-extends when widening them (wrong results), and this schedule changes its storage (only schedules that keep its levels apply); the heuristic's schedule does not keep it, and MLIR's sparsifier lowers it as written
+// DEFAULT: remark: sptune-default-schedule: left unscheduled: the sparse operand stores 8-bit
+// APPLIED-LABEL: func.func @spmv(
+// APPLIED-NOT: sparse_tensor.convert
+// APPLIED: sptune.schedule = #sptune.schedule<cpu spmv
+// APPLIED-LABEL: func.func @spmm(
+// APPLIED-NOT: sparse_tensor.convert
+// APPLIED: sptune.schedule = #sptune.schedule<cpu spmm
+// APPLIED-LABEL: func.func @spmv_coo(
+// APPLIED-NOT: sptune.schedule =
+// APPLIED-LABEL: func.func @main(
+// CHANGE: error: sptune: cannot apply schedule: the sparse operand stores 8-bit positions or coordinates, which MLIR 22.1's sparse_tensor.convert sign-extends when widening them (wrong results), and this schedule changes its storage
 //
 // CHECK: ( 7, 0, 12, 31, 0, 10 )
 // CHECK: ( ( 3, 6, 9 ), ( 0, 0, 0 ), ( 4, 8, 12 ), ( 17, 34, 51 ), ( 0, 0, 0 ), ( 5, 10, 15 ) )
 // CHECK: ( 131, 173, 215, 257 )
+// CHECK: ( 7, 0, 12, 31, 0, 10 )
 
 #CSR8 = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed), posWidth = 8, crdWidth = 8 }>
+#COO8 = #sparse_tensor.encoding<{ map = (i, j) -> (i : compressed(nonunique), j : singleton), posWidth = 8, crdWidth = 8 }>
 #CSR16 = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed), posWidth = 16, crdWidth = 16 }>
 
 module {
@@ -35,6 +56,11 @@ module {
   func.func @spmm(%a: tensor<6x6xf32, #CSR16>, %b: tensor<6x3xf32>, %c: tensor<6x3xf32>) -> tensor<6x3xf32> {
     %0 = linalg.matmul ins(%a, %b : tensor<6x6xf32, #CSR16>, tensor<6x3xf32>) outs(%c : tensor<6x3xf32>) -> tensor<6x3xf32>
     return %0 : tensor<6x3xf32>
+  }
+
+  func.func @spmv_coo(%a: tensor<6x6xi32, #COO8>, %x: tensor<6xi32>, %yc: tensor<6xi32>) -> tensor<6xi32> {
+    %0 = linalg.matvec ins(%a, %x : tensor<6x6xi32, #COO8>, tensor<6xi32>) outs(%yc : tensor<6xi32>) -> tensor<6xi32>
+    return %0 : tensor<6xi32>
   }
 
   func.func @main() {
@@ -91,6 +117,12 @@ module {
     %ywv = vector.transfer_read %yw[%c0], %zi : tensor<?xi32>, vector<4xi32>
     vector.print %ywv : vector<4xi32>
     bufferization.dealloc_tensor %sw : tensor<?x?xi32, #CSR8>
+
+    %sc = sparse_tensor.convert %d : tensor<6x6xi32> to tensor<6x6xi32, #COO8>
+    %yc = call @spmv_coo(%sc, %x, %y0) : (tensor<6x6xi32, #COO8>, tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+    %ycv = vector.transfer_read %yc[%c0], %zi : tensor<6xi32>, vector<6xi32>
+    vector.print %ycv : vector<6xi32>
+    bufferization.dealloc_tensor %sc : tensor<6x6xi32, #COO8>
 
     bufferization.dealloc_tensor %s : tensor<?x?xi32, #CSR8>
     bufferization.dealloc_tensor %sf : tensor<6x6xf32, #CSR16>

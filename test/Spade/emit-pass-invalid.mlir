@@ -34,3 +34,19 @@ func.func @spmv(%a: tensor<8x8xf32, #CSR>, %x: tensor<8xf32>, %y: tensor<8xf32>)
     ins(%a, %x : tensor<8x8xf32, #CSR>, tensor<8xf32>) outs(%y : tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// A hand-written SPADE schedule on half-precision values: the machine holds
+// 4- or 8-byte elements, so no program is emitted (sptune-autotune leaves
+// such a kernel unscheduled instead).
+func.func @bf16(%a: tensor<8x8xbf16, #CSR>, %b: tensor<8x4xbf16>, %c: tensor<8x4xbf16>) -> tensor<8x4xbf16> {
+  // expected-error @+1 {{sptune-emit-spade: SPADE's machine holds 32- or 64-bit elements, not bf16}}
+  %0 = linalg.matmul {
+      sptune.kernel = #sptune.kernel<spmm, loops = [i : 8, j : 4, k : 8], operands = [sparse(i, k), dense(k, j), out(i, j)], type = bf16, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<spade spmm>}
+    ins(%a, %b : tensor<8x8xbf16, #CSR>, tensor<8x4xbf16>) outs(%c : tensor<8x4xbf16>) -> tensor<8x4xbf16>
+  return %0 : tensor<8x4xbf16>
+}

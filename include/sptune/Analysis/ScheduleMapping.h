@@ -23,14 +23,21 @@ namespace sptune {
 /// non-canonical order (the sparse operand on the right: A(k,i)).
 bool isSparseOperandTransposed(KernelAttr kernel);
 
-/// Why no schedule can be applied to `kernel`'s sparse operand as it is
-/// stored (8- or 16-bit positions or coordinates, which every schedule
-/// would widen and MLIR 22.1 widens wrongly), or an empty string.
-std::string whyStorageUnschedulable(KernelAttr kernel);
+/// Why `schedule` cannot be applied to `kernel`'s sparse operand as it is
+/// stored, or an empty string: an operand with 8- or 16-bit positions or
+/// coordinates takes only schedules that keep its storage (levels and
+/// their order; buildScheduledEncoding then keeps its widths), because
+/// converting it means widening, which MLIR 22.1's sparse_tensor.convert
+/// does wrongly (it sign-extends).
+std::string whyStorageUnschedulable(KernelAttr kernel,
+                                    const ::sptune::Schedule &schedule);
 
-/// The remark of a pass that leaves such a kernel unscheduled ("left
-/// unscheduled: <why> ..."), or an empty string when a schedule can apply.
-std::string leftUnscheduledRemark(KernelAttr kernel);
+/// The remark of a pass that leaves `kernel` unscheduled because
+/// `fallback`, the schedule it would apply when nothing better applies
+/// (the target's heuristic), cannot keep its storage ("left unscheduled:
+/// <why> ..."), or an empty string.
+std::string leftUnscheduledRemark(KernelAttr kernel,
+                                  const ::sptune::Schedule &fallback);
 
 /// Why `schedule` cannot be applied to `kernel` (kind mismatch, orientation,
 /// static sizes the block sizes do not divide, unsupported kernel forms), or
@@ -56,6 +63,9 @@ bool usesCopiedSampleForm(KernelAttr kernel,
 
 /// The #sparse_tensor.encoding of the scheduled storage for the kernel's
 /// sparse operand (levels as floordiv/mod of the operand's dimensions).
+/// Where the operand stores 8- or 16-bit positions or coordinates and the
+/// schedule keeps its levels, the operand's own encoding (its widths win
+/// over the schedule's 32 or 64: nothing is converted).
 sparse_tensor::SparseTensorEncodingAttr
 buildScheduledEncoding(KernelAttr kernel, const ::sptune::Schedule &schedule);
 

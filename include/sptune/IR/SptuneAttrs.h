@@ -32,6 +32,12 @@ llvm::StringRef stringifyKernelKind(KernelKind kind);
 std::optional<KernelKind> symbolizeKernelKind(llvm::StringRef name);
 llvm::StringRef stringifyLoopRole(LoopRole role);
 std::optional<LoopRole> symbolizeLoopRole(llvm::StringRef name);
+/// Whether a #sptune.kernel may have values of `type`: the types MLIR's
+/// sparsifier lowers on CPU (f16, bf16, f32, f64; signless i8 to i64).
+/// f16 and bf16 arithmetic goes through LLVM's promotion to f32.
+bool isKernelElementType(Type type);
+/// The names of those types, for diagnostics.
+llvm::StringRef kernelElementTypesText();
 } // namespace sptune
 } // namespace mlir
 

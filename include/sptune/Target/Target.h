@@ -79,6 +79,14 @@ public:
   /// programs for its simulator.
   virtual bool rewritesIR() const { return true; }
 
+  /// Why this target does not tune kernels whose values have the element
+  /// type `elementType` (as MLIR prints it: "f32", "bf16", "i8"), or empty.
+  /// Such kernels are left unscheduled with a remark. The default: every
+  /// type the kernel matcher accepts.
+  virtual std::string whyUnsupportedElementType(std::string_view elementType) const {
+    return "";
+  }
+
   /// The target's own part of its schedules (sptune/Schedule/TargetKnobs.h):
   /// how they are defaulted, printed, parsed, checked and canonicalized.
   /// TargetRegistry::add registers it with the values layer. The default:

@@ -96,8 +96,10 @@ public:
   std::string source;
   std::string sourceOrigin;
   bool transposed = false;
-  /// What a measurement compiles besides the kernel and free size: the op's
-  /// element width, and whether it reads SDDMM's B as a transposed B^T.
+  /// What a measurement compiles besides the kernel and free size: the
+  /// width of the values it feeds (64 for a 64-bit element type, else 32:
+  /// narrower types are timed in f32), and whether it reads SDDMM's B as a
+  /// transposed B^T.
   int elementBits = 32;
   bool transposedB = false;
   /// The op as the matcher describes it, measured as written.
@@ -118,6 +120,14 @@ private:
                       MatrixCache &);
   MatrixCache *matrices = nullptr;
 };
+
+/// Why a pass that schedules for `target` leaves `kernel` to the sparsifier
+/// as written (the remark's text: "left unscheduled: ..."), or an empty
+/// string: its element type is one the target does not tune, or its sparse
+/// operand has 8- or 16-bit widths that the target's heuristic schedule for
+/// free size `free` would not keep (ScheduleMapping.h).
+std::string whyLeftUnscheduled(KernelAttr kernel, const ::sptune::Target &target,
+                               int64_t free);
 
 /// Resolves `op`'s context; fails with an error on `op` when it carries no
 /// #sptune.kernel, the target is not registered or cannot run the kernel,
