@@ -123,13 +123,24 @@ TEST_F(KernelAttrTest, VerifierRejectsMissingRole) {
             "'spmm' kernel needs one loop per role (i, j, k), got (i, k)");
 }
 
-TEST_F(KernelAttrTest, VerifierRejectsNarrowIntegerElementType) {
+TEST_F(KernelAttrTest, VerifierRejectsOddWidthIntegerElementType) {
   EXPECT_EQ(parseError(ctx, std::string("#sptune.kernel<spmv, loops = [i : 8, "
                                         "k : 8], operands = [sparse(i, k), "
-                                        "dense(k), out(i)], type = i8, "
+                                        "dense(k), out(i)], type = i4, "
                                         "encoding = ") +
                                 kCSR + ">"),
-            "element type must be f32, f64, i32 or i64, got 'i8'");
+            "element type must be f16, bf16, f32, f64, i8, i16, i32 or i64, "
+            "got 'i4'");
+}
+
+TEST_F(KernelAttrTest, AcceptsHalfPrecisionAndNarrowIntegers) {
+  for (const char *type : {"f16", "bf16", "i8", "i16"})
+    EXPECT_EQ(parseError(ctx, std::string("#sptune.kernel<spmv, loops = [i : "
+                                          "8, k : 8], operands = [sparse(i, "
+                                          "k), dense(k), out(i)], type = ") +
+                                  type + ", encoding = " + kCSR + ">"),
+              "")
+        << type;
 }
 
 TEST_F(KernelAttrTest, VerifierRejectsSwappedRoles) {
