@@ -23,36 +23,6 @@ static unsigned narrowestWidth(sparse_tensor::SparseTensorEncodingAttr enc) {
                   enc.getCrdWidth() ? enc.getCrdWidth() : 64u);
 }
 
-std::string
-mlir::sptune::whyStorageUnschedulable(KernelAttr kernel,
-                                      const st::Schedule &schedule) {
-  // Reproduced with mlir-opt 22.1: converting storage with 8- or 16-bit
-  // positions or coordinates to wider ones sign-extends the values >= 2^(w-1)
-  // (an SpMV over such a CSR gives wrong sums; with 32-bit targets the
-  // program crashes). Schedules store 32- or 64-bit widths: one that keeps
-  // the levels keeps the operand's widths too (buildScheduledEncoding), any
-  // other would convert.
-  sparse_tensor::SparseTensorEncodingAttr enc = kernel.getEncoding();
-  if (!enc || narrowestWidth(enc) >= 32 ||
-      buildScheduledEncoding(kernel, schedule) == enc)
-    return "";
-  return "the sparse operand stores " + std::to_string(narrowestWidth(enc)) +
-         "-bit positions or coordinates, which MLIR 22.1's "
-         "sparse_tensor.convert sign-extends when widening them (wrong "
-         "results), and this schedule changes its storage (only schedules "
-         "that keep its levels apply)";
-}
-
-std::string mlir::sptune::leftUnscheduledRemark(KernelAttr kernel,
-                                                const st::Schedule &fallback) {
-  std::string why = whyStorageUnschedulable(kernel, fallback);
-  if (why.empty())
-    return "";
-  return "left unscheduled: " + why +
-         "; the heuristic's schedule does not keep it, and MLIR's sparsifier "
-         "lowers it as written";
-}
-
 std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
                                            const st::Schedule &schedule) {
   if (schedule.kernel != kernel.getKind())
@@ -79,9 +49,6 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
     why = st::whyIllegalForOrientation(schedule,
                                        isSparseOperandTransposed(kernel));
   if (!why.empty())
-    return why;
-  if (std::string why = whyStorageUnschedulable(kernel, schedule);
-      !why.empty())
     return why;
   const auto &dense = st::Schedule::denseOperands(schedule.kernel);
   for (unsigned n = 0; n < dense.size(); ++n)

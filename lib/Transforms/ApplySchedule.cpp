@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Transforms/ApplySchedule.h"
+#include "sptune/Transforms/ConvertStorage.h"
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Target/KnobEncoding.h"
@@ -90,8 +91,7 @@ static Value retypeOrConvert(IRRewriter &rewriter, Operation *op, Value sparse,
     return arg;
   }
   rewriter.setInsertionPoint(op);
-  return sparse_tensor::ConvertOp::create(rewriter, op->getLoc(), newType,
-                                          sparse);
+  return convertSparseStorage(rewriter, op->getLoc(), sparse, newType);
 }
 
 /// Rows of the transposed result per parallel panel of a layout change.
@@ -345,9 +345,13 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
       Value result = op->getResult(0);
       result.setType(newType);
       rewriter.setInsertionPointAfter(op);
-      auto back = sparse_tensor::ConvertOp::create(rewriter, op->getLoc(),
-                                                   oldType, result);
-      rewriter.replaceAllUsesExcept(result, back, back);
+      llvm::SmallPtrSet<Operation *, 4> users(result.getUsers().begin(),
+                                              result.getUsers().end());
+      Value back =
+          convertSparseStorage(rewriter, op->getLoc(), result, oldType);
+      rewriter.replaceUsesWithIf(result, back, [&](OpOperand &use) {
+        return users.contains(use.getOwner());
+      });
     }
   }
 

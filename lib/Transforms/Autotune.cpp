@@ -467,25 +467,21 @@ FailureOr<bool> mlir::sptune::scheduleFromDatabase(
 }
 
 std::string mlir::sptune::whyLeftUnscheduled(KernelAttr kernel,
-                                             const st::Target &target,
-                                             int64_t free) {
+                                             const st::Target &target) {
   std::string elementType;
   llvm::raw_string_ostream os(elementType);
   os << kernel.getElementType();
   if (std::string why = target.whyUnsupportedElementType(elementType);
       !why.empty())
     return "left unscheduled: " + why;
-  if (!target.rewritesIR())
-    return "";
-  return leftUnscheduledRemark(
-      kernel, target.heuristicSchedule(kernel.getKind(), nullptr, free));
+  return "";
 }
 
 /// Whether `k` passes through unscheduled (whyLeftUnscheduled), with a
 /// remark, so that upstream's sparsifier compiles it as written, rather
 /// than being refused.
 static bool leftUnscheduled(const KernelTuningContext &k) {
-  std::string remark = whyLeftUnscheduled(k.kernel, *k.target, k.free);
+  std::string remark = whyLeftUnscheduled(k.kernel, *k.target);
   if (remark.empty())
     return false;
   k.op->emitRemark("sptune-autotune: ") << remark;

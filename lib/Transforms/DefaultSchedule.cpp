@@ -41,18 +41,18 @@ struct DefaultSchedulePass
           op->getAttr(SptuneDialect::kKernelAttrName));
       if (!kernel || op->hasAttr(SptuneDialect::kScheduleAttrName))
         return;
+      // An element type the target does not tune: left to the sparsifier
+      // as written.
+      if (std::string remark = whyLeftUnscheduled(kernel, *targetInfo);
+          !remark.empty()) {
+        op->emitRemark("sptune-default-schedule: ") << remark;
+        return;
+      }
       ::sptune::KernelType type = kernel.getKind();
       int64_t free = 0;
       if (std::optional<LoopRole> role = ::sptune::Schedule::freeRole(type)) {
         int64_t size = kernel.getLoopSize(*role);
         free = ShapedType::isDynamic(size) ? 0 : size;
-      }
-      // An element type or storage the heuristic cannot take: left to the
-      // sparsifier as written.
-      if (std::string remark = whyLeftUnscheduled(kernel, *targetInfo, free);
-          !remark.empty()) {
-        op->emitRemark("sptune-default-schedule: ") << remark;
-        return;
       }
       ::sptune::Schedule schedule =
           targetInfo->heuristicSchedule(type, nullptr, free);

@@ -101,6 +101,10 @@ FunctionKernels kernelsOf(func::FuncOp func) {
       kernels.scheduled.push_back({op, settingsFor(attr.getSchedule())});
       return;
     }
+    // A widening copy ahead of a scheduled kernel's conversion goes with
+    // that kernel (any setting compiles it).
+    if (op->hasAttr(SptuneDialect::kStorageCopyAttrName))
+      return;
     bool sparse = llvm::any_of(op->getOperandTypes(), [](Type t) {
       return sparse_tensor::getSparseTensorEncoding(t) != nullptr;
     });

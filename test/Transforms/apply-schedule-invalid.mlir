@@ -97,19 +97,3 @@ func.func @no_kernel(%a: tensor<8x8xf64, #CSR>, %b: tensor<8x4xf64>, %c: tensor<
   return %0 : tensor<8x4xf64>
 }
 
-// -----
-
-#CSR8 = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed), posWidth = 8, crdWidth = 8 }>
-
-// Narrow coordinates: MLIR 22.1's convert sign-extends those >= 128 when
-// widening them (an SpMV gave wrong sums); a schedule that changes their
-// storage (here to CSC) is refused with the reason. One that keeps it
-// applies (test/Integration/cpu-narrow-widths.mlir).
-func.func @narrow_coordinates(%a: tensor<300x300xf64, #CSR8>, %x: tensor<300xf64>, %y: tensor<300xf64>) -> tensor<300xf64> {
-  // expected-error @+1 {{sptune: cannot apply schedule: the sparse operand stores 8-bit positions or coordinates, which MLIR 22.1's sparse_tensor.convert sign-extends when widening them (wrong results), and this schedule changes its storage (only schedules that keep its levels apply)}}
-  %0 = linalg.matvec {
-      sptune.kernel = #sptune.kernel<spmv, loops = [i : 300, k : 300], operands = [sparse(i, k), dense(k), out(i)], type = f64, encoding = #CSR8>,
-      sptune.schedule = #sptune.schedule<cpu spmv, levels = [k : dense, i : compressed], order = [k, i]>}
-    ins(%a, %x : tensor<300x300xf64, #CSR8>, tensor<300xf64>) outs(%y : tensor<300xf64>) -> tensor<300xf64>
-  return %0 : tensor<300xf64>
-}

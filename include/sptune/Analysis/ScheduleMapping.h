@@ -23,22 +23,6 @@ namespace sptune {
 /// non-canonical order (the sparse operand on the right: A(k,i)).
 bool isSparseOperandTransposed(KernelAttr kernel);
 
-/// Why `schedule` cannot be applied to `kernel`'s sparse operand as it is
-/// stored, or an empty string: an operand with 8- or 16-bit positions or
-/// coordinates takes only schedules that keep its storage (levels and
-/// their order; buildScheduledEncoding then keeps its widths), because
-/// converting it means widening, which MLIR 22.1's sparse_tensor.convert
-/// does wrongly (it sign-extends).
-std::string whyStorageUnschedulable(KernelAttr kernel,
-                                    const ::sptune::Schedule &schedule);
-
-/// The remark of a pass that leaves `kernel` unscheduled because
-/// `fallback`, the schedule it would apply when nothing better applies
-/// (the target's heuristic), cannot keep its storage ("left unscheduled:
-/// <why> ..."), or an empty string.
-std::string leftUnscheduledRemark(KernelAttr kernel,
-                                  const ::sptune::Schedule &fallback);
-
 /// Why `schedule` cannot be applied to `kernel` (kind mismatch, orientation,
 /// static sizes the block sizes do not divide, unsupported kernel forms), or
 /// an empty string.
@@ -65,7 +49,8 @@ bool usesCopiedSampleForm(KernelAttr kernel,
 /// sparse operand (levels as floordiv/mod of the operand's dimensions).
 /// Where the operand stores 8- or 16-bit positions or coordinates and the
 /// schedule keeps its levels, the operand's own encoding (its widths win
-/// over the schedule's 32 or 64: nothing is converted).
+/// over the schedule's 32 or 64: nothing is converted; a schedule that
+/// changes the levels converts through convertSparseStorage).
 sparse_tensor::SparseTensorEncodingAttr
 buildScheduledEncoding(KernelAttr kernel, const ::sptune::Schedule &schedule);
 

@@ -29,6 +29,11 @@ def Sptune_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kScheduleAttrName = "sptune.schedule";
     /// Name of the argument attribute naming the matrix bound to an argument.
     static constexpr ::llvm::StringLiteral kMatrixAttrName = "sptune.matrix";
+    /// Name of the unit attribute on the sparse copy that widens narrow
+    /// storage before a conversion (sptune/Transforms/ConvertStorage.h):
+    /// part of the scheduled kernel it feeds, not a kernel of its own.
+    static constexpr ::llvm::StringLiteral kStorageCopyAttrName =
+        "sptune.storage_copy";
   private:
     void registerAttributes();
   public:

@@ -123,11 +123,10 @@ private:
 
 /// Why a pass that schedules for `target` leaves `kernel` to the sparsifier
 /// as written (the remark's text: "left unscheduled: ..."), or an empty
-/// string: its element type is one the target does not tune, or its sparse
-/// operand has 8- or 16-bit widths that the target's heuristic schedule for
-/// free size `free` would not keep (ScheduleMapping.h).
-std::string whyLeftUnscheduled(KernelAttr kernel, const ::sptune::Target &target,
-                               int64_t free);
+/// string: its element type is one the target does not tune
+/// (Target::whyUnsupportedElementType).
+std::string whyLeftUnscheduled(KernelAttr kernel,
+                               const ::sptune::Target &target);
 
 /// Resolves `op`'s context; fails with an error on `op` when it carries no
 /// #sptune.kernel, the target is not registered or cannot run the kernel,

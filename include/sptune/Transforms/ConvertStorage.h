@@ -1,0 +1,34 @@
+//===- ConvertStorage.h - Sparse storage conversions that widen ---*- C++ -*-===//
+//
+// Part of sptune. A schedule's storage differs from the operand's: the
+// operand is converted where the kernel reads it. MLIR 22.1's
+// sparse_tensor.convert sign-extends 8- and 16-bit positions and coordinates
+// when it widens them (values of 2^(w-1) and more come out negative: wrong
+// sums or a crash; reproduced with mlir-opt 22.1), so such storage takes a
+// detour of its own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TRANSFORMS_CONVERTSTORAGE_H
+#define SPTUNE_TRANSFORMS_CONVERTSTORAGE_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir {
+namespace sptune {
+
+/// `sparse` (a sparse tensor) in the storage of `type` (same shape and
+/// element type), built at the builder's insertion point. Storage with
+/// positions or coordinates narrower than 32 bits is first copied, by a
+/// sparse kernel whose loads zero-extend, into the same levels at index
+/// width; narrow target storage with other levels is reached through its
+/// levels at index width (each intermediate freed after its conversion);
+/// anything else is one sparse_tensor.convert.
+Value convertSparseStorage(OpBuilder &builder, Location loc, Value sparse,
+                           RankedTensorType type);
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_TRANSFORMS_CONVERTSTORAGE_H

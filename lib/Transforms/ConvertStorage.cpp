@@ -1,0 +1,85 @@
+//===- ConvertStorage.cpp - Sparse storage conversions that widen ---------===//
+
+#include "sptune/Transforms/ConvertStorage.h"
+#include "sptune/IR/SptuneDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::sptune;
+
+static bool hasNarrowWidths(sparse_tensor::SparseTensorEncodingAttr enc) {
+  auto narrow = [](unsigned w) { return w != 0 && w < 32; };
+  return enc && (narrow(enc.getPosWidth()) || narrow(enc.getCrdWidth()));
+}
+
+/// `sparse` copied into the same levels with index-width positions and
+/// coordinates: an elementwise linalg.generic whose body is an identity
+/// sparse_tensor.unary (an identity yield would be rewritten back into the
+/// sparse_tensor.convert this avoids). The sparsifier's loads of positions
+/// and coordinates zero-extend, and the output is written in the order the
+/// input is stored, so the insertions stay in order.
+static Value copyToIndexWidths(OpBuilder &b, Location loc, Value sparse) {
+  auto type = cast<RankedTensorType>(sparse.getType());
+  auto enc = sparse_tensor::getSparseTensorEncoding(type);
+  auto wideType = RankedTensorType::get(type.getShape(), type.getElementType(),
+                                        enc.withoutBitWidths());
+  SmallVector<Value> dynamicSizes;
+  for (unsigned d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, sparse, d));
+  Value init = tensor::EmptyOp::create(b, loc, wideType, dynamicSizes);
+  unsigned rank = type.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  Type elementType = type.getElementType();
+  auto copy = linalg::GenericOp::create(
+      b, loc, TypeRange{wideType}, ValueRange{sparse}, ValueRange{init},
+      ArrayRef<AffineMap>{identity, identity},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        auto unary =
+            sparse_tensor::UnaryOp::create(nb, l, elementType, args[0]);
+        {
+          OpBuilder::InsertionGuard guard(nb);
+          Block *present = nb.createBlock(&unary.getPresentRegion(), {},
+                                          elementType, {l});
+          sparse_tensor::YieldOp::create(nb, l, present->getArgument(0));
+          // The absent region stays empty: nothing where nothing is stored.
+        }
+        linalg::YieldOp::create(nb, l, unary.getResult());
+      });
+  copy->setAttr(SptuneDialect::kStorageCopyAttrName, b.getUnitAttr());
+  return copy.getResult(0);
+}
+
+Value mlir::sptune::convertSparseStorage(OpBuilder &b, Location loc,
+                                         Value sparse, RankedTensorType type) {
+  auto from = sparse_tensor::getSparseTensorEncoding(sparse.getType());
+  auto to = sparse_tensor::getSparseTensorEncoding(type);
+  if (hasNarrowWidths(from)) {
+    Value wide = copyToIndexWidths(b, loc, sparse);
+    if (wide.getType() == type)
+      return wide;
+    Value converted = convertSparseStorage(b, loc, wide, type);
+    bufferization::DeallocTensorOp::create(b, loc, wide);
+    return converted;
+  }
+  // Narrowing into other levels fails to compile in MLIR 22.1 (blocked
+  // storage into 16-bit CSR: "failed to legalize unresolved
+  // materialization"); into the same levels it works: change the levels at
+  // index width first.
+  if (hasNarrowWidths(to) &&
+      (!from || from.withoutBitWidths() != to.withoutBitWidths())) {
+    auto wideType = RankedTensorType::get(type.getShape(),
+                                          type.getElementType(),
+                                          to.withoutBitWidths());
+    Value wide = sparse_tensor::ConvertOp::create(b, loc, wideType, sparse);
+    Value narrowed = sparse_tensor::ConvertOp::create(b, loc, type, wide);
+    bufferization::DeallocTensorOp::create(b, loc, wide);
+    return narrowed;
+  }
+  return sparse_tensor::ConvertOp::create(b, loc, type, sparse);
+}
