@@ -3,6 +3,7 @@
 #include "cpu/KernelOutlining.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -12,6 +13,13 @@
 
 using namespace mlir;
 
+/// The op of a kind in `Ops` that defines `v`, when `v` is its only use;
+/// else null.
+template <typename... Ops> static Operation *definedOnlyFor(Value v) {
+  Operation *def = v.getDefiningOp();
+  return def && isa<Ops...>(def) && def->hasOneUse() ? def : nullptr;
+}
+
 FailureOr<func::FuncOp> mlir::sptune::outlineKernel(linalg::LinalgOp op,
                                                     StringRef name) {
   auto parent = op->getParentOfType<func::FuncOp>();
@@ -19,15 +27,33 @@ FailureOr<func::FuncOp> mlir::sptune::outlineKernel(linalg::LinalgOp op,
   if (!module || SymbolTable(module).lookup(name))
     return failure();
   // The ops that move: the kernel, after the allocations of its outputs
-  // that nothing else uses.
+  // that nothing else uses. A kernel in level space (blocked storage) moves
+  // with the sparse_tensor.reinterpret_map ops that only it uses and with
+  // the one that maps its result back, so that the function takes and
+  // returns tensors in dimension space: a level-space tensor crossing a
+  // call does not compile ("failed to legalize unresolved
+  // materialization").
   SmallVector<Operation *> moved;
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    Operation *def = init.get().getDefiningOp();
-    if (def && isa<tensor::EmptyOp, bufferization::AllocTensorOp>(def) &&
-        def->hasOneUse())
-      moved.push_back(def);
+  auto isAllocation = [](Value v) {
+    return definedOnlyFor<tensor::EmptyOp, bufferization::AllocTensorOp>(v);
+  };
+  for (OpOperand &operand : op->getOpOperands()) {
+    bool init = op.isDpsInit(&operand);
+    Value v = operand.get();
+    if (Operation *map = definedOnlyFor<sparse_tensor::ReinterpretMapOp>(v)) {
+      if (Operation *alloc = isAllocation(map->getOperand(0)); init && alloc)
+        moved.push_back(alloc);
+      moved.push_back(map);
+    } else if (Operation *alloc = isAllocation(v); init && alloc) {
+      moved.push_back(alloc);
+    }
   }
   moved.push_back(op);
+  if (op->getNumResults() == 1 && op->getResult(0).hasOneUse())
+    if (auto back = dyn_cast<sparse_tensor::ReinterpretMapOp>(
+            *op->getResult(0).getUsers().begin()))
+      moved.push_back(back);
+  Operation *last = moved.back();
   // Their inputs, in first-use order.
   llvm::SetVector<Value> inputs;
   for (Operation *m : moved) {
@@ -44,7 +70,7 @@ FailureOr<func::FuncOp> mlir::sptune::outlineKernel(linalg::LinalgOp op,
   b.setInsertionPointAfter(parent);
   auto type = FunctionType::get(op->getContext(),
                                 TypeRange(ValueRange(inputs.getArrayRef())),
-                                op->getResultTypes());
+                                last->getResultTypes());
   auto outlined = func::FuncOp::create(b, op->getLoc(), name, type);
   outlined.setPrivate();
   Block *entry = outlined.addEntryBlock();
@@ -60,7 +86,7 @@ FailureOr<func::FuncOp> mlir::sptune::outlineKernel(linalg::LinalgOp op,
   b.setInsertionPoint(op);
   auto call = func::CallOp::create(b, op->getLoc(), outlined,
                                    ValueRange(inputs.getArrayRef()));
-  op->replaceAllUsesWith(call.getResults());
+  last->replaceAllUsesWith(call.getResults());
   for (Operation *m : llvm::reverse(moved))
     m->erase();
   return outlined;

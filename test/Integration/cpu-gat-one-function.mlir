@@ -10,6 +10,13 @@
 // RUN: %{lower} 2>&1 >/dev/null | count 0
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
 // RUN: %{lower} | %{run} | FileCheck %s
+// Blocked storage for either kernel: the outlined function takes the
+// reinterpret_map ops along and keeps dimension-space types at the call.
+// RUN: sed -e "s/outs(%%e : tensor<8x8xf32, #CSR>) {/outs(%%e : tensor<8x8xf32, #CSR>) attrs = {sptune.schedule = #sptune.schedule<cpu sddmm, levels = [i1 : dense, j1 : compressed, i0 : dense, j0 : dense], split = [2, 2], order = [i1, j1, i0, j0, k]>} {/" %s \
+// RUN:   | sptune-opt --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu | %{run} | FileCheck %s
+// RUN: sed -e "s/outs(%%out : tensor<8x16xf32>)/outs(%%out : tensor<8x16xf32>) {sptune.schedule = #sptune.schedule<cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : dense], split = [2, 2], order = [i1, k1, i0, k0, j]>}/" \
+// RUN:     -e "s/outs(%%e : tensor<8x8xf32, #CSR>) {/outs(%%e : tensor<8x8xf32, #CSR>) attrs = {sptune.schedule = #sptune.schedule<cpu sddmm, levels = [i1 : dense, j1 : compressed, i0 : dense, j0 : dense], split = [2, 2], order = [i1, j1, i0, j0, k]>} {/" %s \
+// RUN:   | sptune-opt --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu | %{run} | FileCheck %s
 //
 // IR-LABEL: func.func @gat(
 // IR:         call @gat__sptune_kernel0
