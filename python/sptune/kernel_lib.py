@@ -395,8 +395,9 @@ def kernel_module(kernel, rows, cols, n, dtype, pos_width=64, crd_width=64,
     """
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel '{kernel}' (expected one of {KERNELS})")
-    if dtype not in ("f32", "f64"):
-        raise ValueError(f"unsupported element type '{dtype}' (f32 or f64)")
+    if dtype not in ("f32", "f64", "f16", "bf16"):
+        raise ValueError(f"unsupported element type '{dtype}' "
+                         f"(f32, f64, f16 or bf16)")
     csr = csr_encoding(pos_width, crd_width)
     storage = storage or csr
     csr_bufs = storage_buffers(csr)

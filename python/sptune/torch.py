@@ -17,7 +17,8 @@ Semantics
                   kernel X = S .* (A B)); an entry stored in S with value 0
                   stays stored, with value 0.
   The sparse and dense operands must be CPU tensors of the same dtype
-  (float32 or float64); crow / col indices int64 or int32.
+  (float32, float64, float16 or bfloat16; 16-bit kernels accumulate in
+  their type); crow / col indices int64 or int32.
 
 Autograd (docs/torch.md)
   The three are differentiable in their dense operands and in the sparse
@@ -105,7 +106,8 @@ from sptune import kernel_lib
 __all__ = ["spmm", "sddmm", "spmv", "stats", "clear_memory_cache",
            "cache_dir", "kernel_info"]
 
-_DTYPES = {torch.float32: "f32", torch.float64: "f64"}
+_DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
+           torch.bfloat16: "bf16"}
 _INDEX_DTYPES = (torch.int32, torch.int64)
 
 _lock = threading.RLock()
@@ -204,7 +206,8 @@ def _check_csr(a, name):
                          f"dimensions), got shape {tuple(a.shape)}")
     if a.dtype not in _DTYPES:
         raise TypeError(f"sptune.torch: {name} has dtype {a.dtype}; "
-                        f"supported: torch.float32, torch.float64")
+                        f"supported: torch.float32, torch.float64, "
+                        f"torch.float16, torch.bfloat16")
     if a.crow_indices().dtype not in _INDEX_DTYPES or \
             a.col_indices().dtype not in _INDEX_DTYPES:
         raise TypeError(f"sptune.torch: {name}'s indices must be int32 or "

@@ -125,6 +125,57 @@ class Correctness(unittest.TestCase):
         torch.testing.assert_close(st.spmm(a, b), d @ b, **_tol(torch.float32))
 
 
+class HalfPrecision(unittest.TestCase):
+    """spmm / spmv / sddmm and a backward pass in float16 and bfloat16.
+    The kernels accumulate in the element type, as the linalg op they
+    compile says: small integers are exact; random values within a few
+    units in the last place of the row sums (against an f32 reference)."""
+
+    DTYPES = (torch.float16, torch.bfloat16)
+
+    def test_small_integers_are_exact(self):
+        m, k = SHAPES["rect"][:2]
+        g = torch.Generator().manual_seed(3)
+        d = torch.randint(-3, 4, (m, k), generator=g).float()
+        d[torch.rand(m, k, generator=g) > 0.3] = 0
+        b = torch.randint(-2, 3, (k, N), generator=g).float()
+        x = torch.randint(-2, 3, (k,), generator=g).float()
+        for dtype in self.DTYPES:
+            with self.subTest(dtype=dtype):
+                a = d.to(dtype).to_sparse_csr()
+                c = st.spmm(a, b.to(dtype))
+                self.assertEqual(c.dtype, dtype)
+                self.assertTrue(torch.equal(c.float(), d @ b))
+                self.assertTrue(torch.equal(st.spmv(a, x.to(dtype)).float(),
+                                            d @ x))
+
+    def test_random_values(self):
+        for dtype, eps in ((torch.float16, 2.0 ** -10),
+                           (torch.bfloat16, 2.0 ** -7)):
+            for name, (m, k, dens, seed, empty) in SHAPES.items():
+                with self.subTest(matrix=name, dtype=dtype):
+                    d = _matrix(m, k, dens, seed, empty, dtype)
+                    a = d.to_sparse_csr()
+                    df = d.float()
+                    # A sum of up to k rounded terms: k ulps of its scale.
+                    def close(got, ref):
+                        scale = ref.abs().max().item() or 1.0
+                        err = (got.float() - ref).abs().max().item()
+                        self.assertLessEqual(err, k * eps * scale)
+                    b = _dense((k, N), 10, dtype)
+                    close(st.spmm(a, b), df @ b.float())
+                    x = _dense((k,), 11, dtype)
+                    close(st.spmv(a, x), df @ x.float())
+                    p = _dense((m, N), 12, dtype)
+                    q = _dense((N, k), 13, dtype)
+                    s = st.sddmm(a, p, q)
+                    self.assertEqual(s.dtype, dtype)
+                    close(s.to_dense(), df * (p.float() @ q.float()))
+                    bg = b.clone().requires_grad_()
+                    st.spmm(a, bg).sum().backward()
+                    close(bg.grad, df.t() @ torch.ones(m, N))
+
+
 class Caching(unittest.TestCase):
     """Compile once per (pattern, kernel, N, dtype); memoized fingerprints."""
 
@@ -437,8 +488,10 @@ class Errors(unittest.TestCase):
     def test_dtype(self):
         with self.assertRaisesRegex(TypeError, "dtype"):
             st.spmm(self.a, self.b.double())
-        with self.assertRaisesRegex(TypeError, "float32, torch.float64"):
-            st.spmv(self.d.half().to_sparse_csr(), torch.ones(5).half())
+        with self.assertRaisesRegex(TypeError, "torch.float32, torch.float64, "
+                                               "torch.float16, torch.bfloat16"):
+            st.spmv(self.d.to(torch.int32).to_sparse_csr(),
+                    torch.ones(5, dtype=torch.int32))
 
     def test_shape(self):
         with self.assertRaisesRegex(ValueError, "shape"):
