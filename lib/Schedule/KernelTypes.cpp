@@ -175,28 +175,43 @@ llvm::Expected<KernelTypeInfo> infoFromPattern(std::string_view name,
 }
 
 /// The loop renaming that makes `d` the pattern `p` (d's loop l is p's
-/// loop map[l]), or nullopt.
+/// loop map[l]), or nullopt. A body that multiplies its inputs (with or
+/// without accumulating) does not care about their order: `d`'s inputs may
+/// come in any order (dense ⊙ sparse is the sparse ⊙ dense product).
 std::optional<std::vector<unsigned>> unify(const KernelDescriptor &d,
                                            const KernelDescriptor &p) {
   if (d.body != p.body || d.loops.size() != p.loops.size() ||
-      d.operands.size() != p.operands.size())
+      d.operands.size() != p.operands.size() || d.operands.empty())
     return std::nullopt;
-  for (size_t n = 0; n < d.operands.size(); ++n)
-    if (d.operands[n].kind != p.operands[n].kind ||
-        d.operands[n].dims.size() != p.operands[n].dims.size())
-      return std::nullopt;
-  std::vector<unsigned> map(d.loops.size());
-  std::iota(map.begin(), map.end(), 0u);
+  bool commutative = d.body == KernelDescriptor::Body::ElementwiseProduct ||
+                     d.body == KernelDescriptor::Body::MultiplyAccumulate;
+  // order[n]: the operand of `d` that plays p's operand n (the output,
+  // last, stays last).
+  std::vector<size_t> order(d.operands.size());
+  std::iota(order.begin(), order.end(), size_t{0});
   do {
-    bool ok = true;
-    for (size_t l = 0; l < d.loops.size() && ok; ++l)
-      ok = d.loops[l].reduction == p.loops[map[l]].reduction;
-    for (size_t n = 0; n < d.operands.size() && ok; ++n)
-      for (size_t x = 0; x < d.operands[n].dims.size() && ok; ++x)
-        ok = map[d.operands[n].dims[x]] == p.operands[n].dims[x];
-    if (ok)
-      return map;
-  } while (std::next_permutation(map.begin(), map.end()));
+    bool kindsFit = true;
+    for (size_t n = 0; n < order.size() && kindsFit; ++n)
+      kindsFit = d.operands[order[n]].kind == p.operands[n].kind &&
+                 d.operands[order[n]].dims.size() == p.operands[n].dims.size();
+    if (!kindsFit)
+      continue;
+    std::vector<unsigned> map(d.loops.size());
+    std::iota(map.begin(), map.end(), 0u);
+    do {
+      bool ok = true;
+      for (size_t l = 0; l < d.loops.size() && ok; ++l)
+        ok = d.loops[l].reduction == p.loops[map[l]].reduction;
+      for (size_t n = 0; n < order.size() && ok; ++n) {
+        const KernelOperand &o = d.operands[order[n]];
+        for (size_t x = 0; x < o.dims.size() && ok; ++x)
+          ok = map[o.dims[x]] == p.operands[n].dims[x];
+      }
+      if (ok)
+        return map;
+    } while (std::next_permutation(map.begin(), map.end()));
+  } while (commutative &&
+           std::next_permutation(order.begin(), order.end() - 1));
   return std::nullopt;
 }
 } // namespace

@@ -1,6 +1,7 @@
 //===- KernelDescriptorTest.cpp - Kernel shapes from descriptors ----------===//
 
 #include "sptune/Schedule/KernelDescriptor.h"
+#include "sptune/Schedule/KernelTypes.h"
 
 #include "gtest/gtest.h"
 
@@ -146,4 +147,38 @@ TEST(KernelDescriptor, RoundTripsThroughJson) {
   ASSERT_FALSE(!!refused);
   EXPECT_NE(llvm::toString(refused.takeError()).find("bad level"),
             std::string::npos);
+}
+
+namespace {
+KernelDescriptor elementwise(std::vector<Kind> kinds) {
+  KernelDescriptor d = withLoops({false, false}, Body::ElementwiseProduct);
+  for (Kind k : kinds)
+    d.operands.push_back(operand(k, {0, 1}));
+  return d;
+}
+} // namespace
+
+TEST(KernelTypeForms, AProductMatchesWhateverTheOrderOfItsInputs) {
+  // The sparse ⊙ dense product, as its form has it and with its inputs
+  // swapped (dense ⊙ sparse, as an unfused sampled matmul writes it).
+  for (auto kinds : {std::vector<Kind>{Kind::Sparse, Kind::Dense, Kind::Output},
+                     std::vector<Kind>{Kind::Dense, Kind::Sparse, Kind::Output}}) {
+    std::optional<KernelTypeMatch> m = matchKernelTypeByForm(elementwise(kinds));
+    ASSERT_TRUE(m.has_value());
+    EXPECT_EQ(m->type, KernelType::Hadamard);
+    EXPECT_EQ(m->loopRoles, (std::vector<Role>{Role::I, Role::J}));
+  }
+  // Its loops transposed for one operand: no longer elementwise.
+  KernelDescriptor transposed =
+      elementwise({Kind::Dense, Kind::Sparse, Kind::Output});
+  transposed.operands[0].dims = {1, 0};
+  EXPECT_FALSE(matchKernelTypeByForm(transposed).has_value());
+  // A sparse result is not the product's form (not tuned).
+  EXPECT_FALSE(matchKernelTypeByForm(
+                   elementwise({Kind::Dense, Kind::Sparse, Kind::SparseOutput}))
+                   .has_value());
+  // Nor is a sum.
+  KernelDescriptor other = elementwise({Kind::Sparse, Kind::Dense, Kind::Output});
+  other.body = Body::Other;
+  EXPECT_FALSE(matchKernelTypeByForm(other).has_value());
 }

@@ -92,7 +92,8 @@ struct KernelTypeMatch {
 
 /// The type defined by a form (the Hadamard product, an added type) whose
 /// canonical form `d` is up to loop names (same body, operand kinds and ranks
-/// in the same order, loops of the same kinds), or nullopt. Element types,
+/// in the same order, or in any order of the inputs for a body that
+/// multiplies them, loops of the same kinds), or nullopt. Element types,
 /// sizes and storage levels are not compared.
 std::optional<KernelTypeMatch> matchKernelTypeByForm(const KernelDescriptor &d);
 
