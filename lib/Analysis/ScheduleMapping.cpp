@@ -16,11 +16,10 @@ bool mlir::sptune::isSparseOperandTransposed(KernelAttr kernel) {
   return roles.size() == 2 && roles[0] != st::Role::I;
 }
 
-/// The narrowest position or coordinate width of `enc` (64 for the index
-/// type).
-static unsigned narrowestWidth(sparse_tensor::SparseTensorEncodingAttr enc) {
-  return std::min(enc.getPosWidth() ? enc.getPosWidth() : 64u,
-                  enc.getCrdWidth() ? enc.getCrdWidth() : 64u);
+bool mlir::sptune::hasNarrowWidths(
+    sparse_tensor::SparseTensorEncodingAttr enc) {
+  auto narrow = [](unsigned w) { return w != 0 && w < 32; };
+  return enc && (narrow(enc.getPosWidth()) || narrow(enc.getCrdWidth()));
 }
 
 std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
@@ -157,7 +156,7 @@ mlir::sptune::buildScheduledEncoding(KernelAttr kernel,
       ctx, lvlTypes, dimToLvl, lvlToDim, posWidth, crdWidth);
   // Narrow storage whose levels the schedule keeps stays as it is.
   sparse_tensor::SparseTensorEncodingAttr own = kernel.getEncoding();
-  if (own && narrowestWidth(own) < 32 &&
+  if (hasNarrowWidths(own) &&
       own.withoutBitWidths() == scheduled.withoutBitWidths())
     return own;
   return scheduled;

@@ -1,6 +1,7 @@
 //===- ConvertStorage.cpp - Sparse storage conversions that widen ---------===//
 
 #include "sptune/Transforms/ConvertStorage.h"
+#include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -10,11 +11,6 @@
 
 using namespace mlir;
 using namespace mlir::sptune;
-
-static bool hasNarrowWidths(sparse_tensor::SparseTensorEncodingAttr enc) {
-  auto narrow = [](unsigned w) { return w != 0 && w < 32; };
-  return enc && (narrow(enc.getPosWidth()) || narrow(enc.getCrdWidth()));
-}
 
 /// `sparse` copied into the same levels with index-width positions and
 /// coordinates: an elementwise linalg.generic whose body is an identity

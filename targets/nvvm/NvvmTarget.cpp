@@ -40,7 +40,7 @@ public:
   /// The GPU measurer and cuSPARSE baseline feed 32- and 64-bit values;
   /// narrower types are not measured (nor tested) on a GPU.
   std::string whyUnsupportedElementType(std::string_view et) const override {
-    if (et == "f32" || et == "f64" || et == "i32" || et == "i64")
+    if (isWordElementType(et))
       return "";
     return "the nvvm target measures 32- and 64-bit element types, not " +
            std::string(et);

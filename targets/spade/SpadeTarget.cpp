@@ -45,7 +45,7 @@ private:
 } // namespace
 
 std::string sptune::whyNotSpadeElementType(std::string_view et) {
-  if (et == "f32" || et == "f64" || et == "i32" || et == "i64")
+  if (isWordElementType(et))
     return "";
   return "SPADE's machine holds 32- or 64-bit elements, not " +
          std::string(et);

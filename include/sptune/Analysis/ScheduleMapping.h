@@ -45,6 +45,10 @@ bool usesCopiedSampleForm(KernelAttr kernel,
                           const ::sptune::Schedule &schedule,
                           bool outputIsFresh);
 
+/// Whether `enc` stores positions or coordinates narrower than 32 bits
+/// (which MLIR 22.1's sparse_tensor.convert sign-extends when widening).
+bool hasNarrowWidths(sparse_tensor::SparseTensorEncodingAttr enc);
+
 /// The #sparse_tensor.encoding of the scheduled storage for the kernel's
 /// sparse operand (levels as floordiv/mod of the operand's dimensions).
 /// Where the operand stores 8- or 16-bit positions or coordinates and the

@@ -43,6 +43,13 @@ class Measurer;
 class ScheduleSpace;
 struct MatrixStats;
 
+/// Whether `elementType` (as MLIR prints it) is f32, f64, i32 or i64: the
+/// types of the targets that move 4- or 8-byte elements only.
+inline bool isWordElementType(std::string_view elementType) {
+  return elementType == "f32" || elementType == "f64" ||
+         elementType == "i32" || elementType == "i64";
+}
+
 class Target {
 public:
   virtual ~Target();
