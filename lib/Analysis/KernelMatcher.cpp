@@ -3,8 +3,10 @@
 // Recognition works on the LinalgOp interface, so named ops (linalg.matmul,
 // linalg.matvec, also with explicit indexing_maps) and linalg.generic are
 // handled alike: first the body must be a multiply-accumulate (or the SDDMM
-// "spy" idiom of upstream MLIR), then the indexing maps must give every loop
-// one canonical role.
+// "spy" idiom of upstream MLIR), whose product may also have invariant
+// factors (a fused scale: a constant or a value defined outside the op, or
+// a division by a non-zero constant), then the indexing maps must give every loop one canonical
+// role.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +33,7 @@ bool mlir::sptune::hasSparseOperand(Operation *op) {
 namespace {
 /// The algebraic shape of a linalg body.
 enum class BodyKind {
-  /// out + x0 * x1 * ... over all inputs.
+  /// out + x0 * x1 * ... over all inputs (and invariant factors).
   MulAcc,
   /// Upstream's in-place SDDMM: out = present(out) ? out + a * b : absent.
   Spy,
@@ -69,24 +71,56 @@ static std::optional<std::pair<Value, Value>> addition(Value v) {
   return std::nullopt;
 }
 
-/// Collects the block arguments at the leaves of a tree of multiplications.
-static bool collectFactors(Value v, Block *body,
-                           SmallVectorImpl<unsigned> &factors) {
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (arg.getOwner() != body)
-      return false;
-    factors.push_back(arg.getArgNumber());
+/// Whether `v`, a factor of a product in `op`'s body, is one no loop
+/// changes: a constant, or a value defined outside `op` (a function
+/// argument, a scalar computed before the op).
+static bool isInvariantFactor(Value v, Operation *op) {
+  if (matchPattern(v, m_Constant()))
+    return true;
+  return !op->getRegion(0).isAncestor(v.getParentRegion());
+}
+
+/// The factors of a product in `op`'s body: the block arguments at the
+/// leaves of a tree of multiplications (`inputs`, by argument number), and
+/// the leaves that are invariant factors (isInvariantFactor) or divisors
+/// that are non-zero constants (x / 2.0).
+namespace {
+struct Factors {
+  SmallVector<unsigned> inputs;
+  SmallVector<InvariantFactor> invariants;
+};
+} // namespace
+
+static bool collectFactors(Value v, Operation *op, Factors &factors) {
+  Block *body = &op->getRegion(0).front();
+  if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body) {
+    factors.inputs.push_back(arg.getArgNumber());
     return true;
   }
-  auto mul = multiplication(v);
-  if (!mul || factors.size() > 4)
+  if (factors.inputs.size() + factors.invariants.size() > 6)
     return false;
-  return collectFactors(mul->first, body, factors) &&
-         collectFactors(mul->second, body, factors);
+  if (isInvariantFactor(v, op)) {
+    factors.invariants.push_back({v, /*divides=*/false});
+    return true;
+  }
+  // A divisor must be a non-zero constant: upstream's sparsifier does not
+  // divide by a value that may be zero (x / 0 is not 0 where x is absent).
+  if (auto div = v.getDefiningOp<arith::DivFOp>()) {
+    FloatAttr divisor;
+    if (!matchPattern(div.getRhs(), m_Constant(&divisor)) ||
+        divisor.getValue().isZero())
+      return false;
+    factors.invariants.push_back({div.getRhs(), /*divides=*/true});
+    return collectFactors(div.getLhs(), op, factors);
+  }
+  auto mul = multiplication(v);
+  return mul && collectFactors(mul->first, op, factors) &&
+         collectFactors(mul->second, op, factors);
 }
 
 /// True when `factors` names each of the inputs 0..numInputs-1 exactly once.
-static bool coversInputs(SmallVector<unsigned> factors, unsigned numInputs) {
+static bool coversInputs(const Factors &product, unsigned numInputs) {
+  SmallVector<unsigned> factors = product.inputs;
   llvm::sort(factors);
   if (factors.size() != numInputs)
     return false;
@@ -110,9 +144,12 @@ static Value regionYield(Region &region) {
 ///   %u = sparse_tensor.unary %s present={ a * b } absent={}
 ///   %r = sparse_tensor.reduce %s, %u, %zero { p + q }
 /// The identity must be a zero constant: with any other value the reduction
-/// is not a plain sum of the sampled products.
-static bool isSpyBody(sparse_tensor::ReduceOp reduce, Block *body,
-                      unsigned numInputs) {
+/// is not a plain sum of the sampled products. The product may have
+/// invariant factors (`factors`).
+static bool isSpyBody(sparse_tensor::ReduceOp reduce, linalg::LinalgOp op,
+                      Factors &factors) {
+  Block *body = op.getBlock();
+  unsigned numInputs = op.getNumDpsInputs();
   unsigned outArg = numInputs;
   if (!isBlockArg(reduce.getX(), body, outArg) ||
       !matchPattern(reduce.getIdentity(), m_AnyZeroFloat()))
@@ -122,8 +159,7 @@ static bool isSpyBody(sparse_tensor::ReduceOp reduce, Block *body,
       !unary.getAbsentRegion().empty())
     return false;
   Value product = regionYield(unary.getPresentRegion());
-  SmallVector<unsigned> factors;
-  if (!product || !collectFactors(product, body, factors) ||
+  if (!product || !collectFactors(product, op, factors) ||
       !coversInputs(factors, numInputs))
     return false;
   Value sum = regionYield(reduce.getRegion());
@@ -139,8 +175,17 @@ static bool isSpyBody(sparse_tensor::ReduceOp reduce, Block *body,
          add.getLhs() != add.getRhs();
 }
 
-static FailureOr<BodyKind> analyzeBody(linalg::LinalgOp op,
-                                       std::string &reason) {
+/// What analyzeBody found: the body's shape, and its product's invariant
+/// factors (a fused scale).
+namespace {
+struct AnalyzedBody {
+  BodyKind kind;
+  SmallVector<InvariantFactor> invariants;
+};
+} // namespace
+
+static FailureOr<AnalyzedBody> analyzeBody(linalg::LinalgOp op,
+                                           std::string &reason) {
   Block *body = op.getBlock();
   unsigned numInputs = op.getNumDpsInputs();
   auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
@@ -153,14 +198,14 @@ static FailureOr<BodyKind> analyzeBody(linalg::LinalgOp op,
     Value product = isBlockArg(add->first, body, numInputs)    ? add->second
                     : isBlockArg(add->second, body, numInputs) ? add->first
                                                                : Value();
-    SmallVector<unsigned> factors;
-    if (product && collectFactors(product, body, factors) &&
+    Factors factors;
+    if (product && collectFactors(product, op, factors) &&
         coversInputs(factors, numInputs))
-      return BodyKind::MulAcc;
+      return AnalyzedBody{BodyKind::MulAcc, factors.invariants};
   }
   if (auto reduce = result.getDefiningOp<sparse_tensor::ReduceOp>()) {
-    if (isSpyBody(reduce, body, numInputs))
-      return BodyKind::Spy;
+    if (Factors factors; isSpyBody(reduce, op, factors))
+      return AnalyzedBody{BodyKind::Spy, factors.invariants};
     reason = "sparse_tensor.reduce body is not the sampled multiply-"
              "accumulate of an SDDMM";
     return failure();
@@ -383,27 +428,32 @@ assignAddedType(const ::sptune::KernelDescriptor &d) {
 
 /// The body's meaning for a descriptor: the matcher's multiply-accumulate
 /// forms, or an elementwise product of every input (no accumulation).
-/// `kind` is analyzeBody's verdict on `op`.
-static ::sptune::KernelDescriptor::Body
-describeBody(linalg::LinalgOp op, FailureOr<BodyKind> kind) {
+/// `kind` is analyzeBody's verdict on `op`. Sets `d.body` and `d.scaled`.
+static void describeBody(linalg::LinalgOp op, FailureOr<AnalyzedBody> kind,
+                         ::sptune::KernelDescriptor &d) {
   using Body = ::sptune::KernelDescriptor::Body;
-  if (succeeded(kind))
-    return *kind == BodyKind::Spy ? Body::SampledMultiplyAccumulate
-                                  : Body::MultiplyAccumulate;
-  Block *body = op.getBlock();
-  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  SmallVector<unsigned> factors;
+  if (succeeded(kind)) {
+    d.body = kind->kind == BodyKind::Spy ? Body::SampledMultiplyAccumulate
+                                         : Body::MultiplyAccumulate;
+    d.scaled = !kind->invariants.empty();
+    return;
+  }
+  auto yield = dyn_cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  Factors factors;
   if (yield && yield.getNumOperands() == 1 &&
-      collectFactors(yield.getOperand(0), body, factors) &&
-      coversInputs(factors, op.getNumDpsInputs()))
-    return Body::ElementwiseProduct;
-  return Body::Other;
+      collectFactors(yield.getOperand(0), op, factors) &&
+      coversInputs(factors, op.getNumDpsInputs())) {
+    d.body = Body::ElementwiseProduct;
+    d.scaled = !factors.invariants.empty();
+    return;
+  }
+  d.body = Body::Other;
 }
 
 /// describeKernel with the body already analyzed (the matcher needs the
 /// analysis too, and its reason).
 static FailureOr<::sptune::KernelDescriptor>
-describeAnalyzedKernel(linalg::LinalgOp op, FailureOr<BodyKind> bodyKind,
+describeAnalyzedKernel(linalg::LinalgOp op, FailureOr<AnalyzedBody> bodyKind,
                        std::string &why) {
   using ::sptune::KernelOperand;
   if (op.getNumDpsInits() != 1 || op->getNumResults() > 1) {
@@ -456,7 +506,7 @@ describeAnalyzedKernel(linalg::LinalgOp op, FailureOr<BodyKind> bodyKind,
     }
     d.operands.push_back(std::move(o));
   }
-  d.body = describeBody(op, bodyKind);
+  describeBody(op, bodyKind, d);
   return d;
 }
 
@@ -470,6 +520,21 @@ mlir::sptune::describeKernel(linalg::LinalgOp op) {
   return std::move(*described);
 }
 
+SmallVector<InvariantFactor>
+mlir::sptune::invariantFactors(linalg::LinalgOp op) {
+  std::string ignored;
+  FailureOr<AnalyzedBody> body = analyzeBody(op, ignored);
+  if (succeeded(body))
+    return body->invariants;
+  auto yield = dyn_cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  Factors factors;
+  if (yield && yield.getNumOperands() == 1 &&
+      collectFactors(yield.getOperand(0), op, factors) &&
+      coversInputs(factors, op.getNumDpsInputs()))
+    return factors.invariants;
+  return {};
+}
+
 KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
   KernelMatch match;
   match.isSparse = hasSparseOperand(op);
@@ -477,7 +542,7 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
     return match;
   // The body is analyzed once, for the descriptor and the match.
   std::string bodyReason;
-  FailureOr<BodyKind> body = analyzeBody(op, bodyReason);
+  FailureOr<AnalyzedBody> body = analyzeBody(op, bodyReason);
   std::string whyNot;
   if (FailureOr<::sptune::KernelDescriptor> d =
           describeAnalyzedKernel(op, body, whyNot);
@@ -527,7 +592,7 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
 
   FailureOr<Assignment> a = failure();
   if (succeeded(body))
-    a = assignRoles(op, *body, match.reason);
+    a = assignRoles(op, body->kind, match.reason);
   else
     match.reason = bodyReason;
   if (failed(a)) {

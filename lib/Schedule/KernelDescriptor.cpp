@@ -125,6 +125,8 @@ std::string KernelDescriptor::str() const {
     }
   }
   out += std::string("; ") + toString(body);
+  if (scaled)
+    out += ", scaled by an invariant";
   return out;
 }
 
@@ -186,9 +188,12 @@ llvm::json::Value sptune::toJson(const KernelDescriptor &d) {
                                           {"pos_width", o.posWidth},
                                           {"crd_width", o.crdWidth}});
   }
-  return llvm::json::Object{{"loops", std::move(loops)},
-                            {"operands", std::move(operands)},
-                            {"body", toString(d.body)}};
+  llvm::json::Object out{{"loops", std::move(loops)},
+                         {"operands", std::move(operands)},
+                         {"body", toString(d.body)}};
+  if (d.scaled)
+    out["scaled"] = true;
+  return out;
 }
 
 llvm::Expected<KernelDescriptor>
@@ -284,5 +289,11 @@ sptune::descriptorFromJson(const llvm::json::Value &v) {
   if (b == std::end(kBodies))
     return fail("unknown 'body' '" + *body + "'");
   d.body = *b;
+  if (const llvm::json::Value *scaled = o->get("scaled")) {
+    std::optional<bool> flag = scaled->getAsBoolean();
+    if (!flag)
+      return fail("'scaled' must be true or false");
+    d.scaled = *flag;
+  }
   return d;
 }

@@ -48,8 +48,14 @@ static bool measuredAsWritten(const KernelSpec &spec, SddmmForm sddmm) {
 
 KernelDescriptor sptune::benchDescriptor(const KernelSpec &spec, int64_t rows,
                                          int64_t cols, SddmmForm sddmm) {
-  if (spec.descriptor && measuredAsWritten(spec, sddmm))
-    return sizedTo(*spec.descriptor, rows, cols, spec.free);
+  if (spec.descriptor && measuredAsWritten(spec, sddmm)) {
+    KernelDescriptor d = sizedTo(*spec.descriptor, rows, cols, spec.free);
+    // Timed without its invariant factor: the bench checks the kernel's
+    // values against the plain product's reference (one multiply more per
+    // product does not change how schedules rank).
+    d.scaled = false;
+    return d;
+  }
   std::string et = spec.elementBits == 64 ? "f64" : "f32";
   // A kernel type added at run time: its canonical form.
   if (std::optional<KernelDescriptor> added =

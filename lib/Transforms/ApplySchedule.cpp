@@ -18,6 +18,7 @@
 
 #include "sptune/Transforms/ApplySchedule.h"
 #include "sptune/Transforms/ConvertStorage.h"
+#include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Target/KnobEncoding.h"
@@ -215,7 +216,8 @@ static void applyDenseLayouts(IRRewriter &rewriter, linalg::GenericOp generic,
 /// X0(i,j) = reduce_k(present(X0(i,j)) ? X0(i,j) * A(i,k) * B(k,j)) — with
 /// the reduction innermost the sparsifier starts it from the identity and
 /// reads X0(i,j) (= S(i,j)) before any write, which is S(i,j) * (A B)(i,j)
-/// (checked numerically by the executed tests and sptune-fuzz).
+/// (checked numerically by the executed tests and sptune-fuzz). The
+/// product keeps the op's invariant factors (a fused scale).
 static linalg::GenericOp rewriteIntoCopiedSample(IRRewriter &rewriter,
                                                  linalg::GenericOp generic,
                                                  KernelAttr kernel,
@@ -247,6 +249,7 @@ static linalg::GenericOp rewriteIntoCopiedSample(IRRewriter &rewriter,
   Value copy = bufferization::AllocTensorOp::create(
       rewriter, loc, type, ValueRange(), sampling, Value(), IntegerAttr());
   Type elemType = type.getElementType();
+  SmallVector<InvariantFactor> scale = invariantFactors(generic);
   auto build = [&](OpBuilder &b, Location l, ValueRange args) {
     Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(elemType));
     Value out = args.back();
@@ -258,6 +261,19 @@ static linalg::GenericOp rewriteIntoCopiedSample(IRRewriter &rewriter,
       Value product = present->getArgument(0);
       for (Value v : args.drop_back())
         product = arith::MulFOp::create(b, l, product, v, fastmath);
+      for (const InvariantFactor &f : scale) {
+        // A constant of the old body is made again in the new one; a value
+        // from outside the op is used as it is.
+        Value factor = f.value;
+        if (Operation *def = factor.getDefiningOp();
+            def && generic->isProperAncestor(def))
+          factor = b.clone(*def)->getResult(0);
+        product = f.divides
+                      ? arith::DivFOp::create(b, l, product, factor, fastmath)
+                            .getResult()
+                      : arith::MulFOp::create(b, l, product, factor, fastmath)
+                            .getResult();
+      }
       sparse_tensor::YieldOp::create(b, l, product);
       // The absent region stays empty: nothing is stored where S has no
       // entry.

@@ -367,10 +367,14 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
       if (notVersioned.empty())
         return multiversionKernel(k, model, note);
     }
-    st::Schedule s = k.target->heuristicSchedule(k.type, nullptr, k.free);
-    if (!k.applicable(s).empty())
-      s = k.target->referenceSchedule(k.type);
-    attach(s);
+    llvm::Expected<st::Schedule> s =
+        untunedSchedule(k.kernel, *k.target, k.free);
+    if (!s)
+      return op->emitError("sptune-autotune: no matrix for this kernel, and "
+                           "neither the heuristic nor the reference schedule "
+                           "fits it: ")
+             << llvm::toString(s.takeError());
+    attach(*s);
     InFlightDiagnostic remark =
         op->emitRemark("sptune-autotune: no matrix for this kernel (give "
                        "matrix=... or a 'sptune.matrix' argument attribute); "
@@ -432,6 +436,8 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
       result->measured && !et.isF32() && !et.isF64())
     remark << "; the " << et << " kernel was timed in its f"
            << k.elementBits << " form";
+  if (result->measured && k.descriptor && k.descriptor->scaled)
+    remark << "; timed without its invariant factor (the fused scale)";
   if (!result->fallbackReason.empty())
     remark << "; ranked by the heuristic: " << result->fallbackReason;
   if (result->modelGuard)
@@ -466,13 +472,43 @@ FailureOr<bool> mlir::sptune::scheduleFromDatabase(
   return scheduleFromDatabase(*k, modelIdentity);
 }
 
-std::string mlir::sptune::whyLeftUnscheduled(KernelAttr kernel,
+llvm::Expected<st::Schedule>
+mlir::sptune::untunedSchedule(KernelAttr kernel, const st::Target &target,
+                              int64_t free) {
+  auto fits = [&](const st::Schedule &s) {
+    if (target.rewritesIR())
+      return whyNotApplicable(kernel, s);
+    return s.kernel == kernel.getKind()
+               ? std::string()
+               : std::string("schedule is for another kernel");
+  };
+  st::Schedule heuristic =
+      target.heuristicSchedule(kernel.getKind(), nullptr, free);
+  std::string why = fits(heuristic);
+  if (why.empty())
+    return heuristic;
+  st::Schedule reference = target.referenceSchedule(kernel.getKind());
+  if (fits(reference).empty())
+    return reference;
+  return st::makeError(why);
+}
+
+std::string mlir::sptune::whyLeftUnscheduled(linalg::LinalgOp op,
+                                             KernelAttr kernel,
                                              const st::Target &target) {
   std::string elementType;
   llvm::raw_string_ostream os(elementType);
   os << kernel.getElementType();
   if (std::string why = target.whyUnsupportedElementType(elementType);
       !why.empty())
+    return "left unscheduled: " + why;
+  llvm::Expected<st::KernelDescriptor> d = describeKernel(op);
+  if (!d) {
+    // A recognized kernel is describable; nothing to refuse it for.
+    llvm::consumeError(d.takeError());
+    return "";
+  }
+  if (std::string why = target.whyUnsupportedBody(*d); !why.empty())
     return "left unscheduled: " + why;
   return "";
 }
@@ -481,7 +517,7 @@ std::string mlir::sptune::whyLeftUnscheduled(KernelAttr kernel,
 /// remark, so that upstream's sparsifier compiles it as written, rather
 /// than being refused.
 static bool leftUnscheduled(const KernelTuningContext &k) {
-  std::string remark = whyLeftUnscheduled(k.kernel, *k.target);
+  std::string remark = whyLeftUnscheduled(k.op, k.kernel, *k.target);
   if (remark.empty())
     return false;
   k.op->emitRemark("sptune-autotune: ") << remark;

@@ -41,9 +41,9 @@ struct DefaultSchedulePass
           op->getAttr(SptuneDialect::kKernelAttrName));
       if (!kernel || op->hasAttr(SptuneDialect::kScheduleAttrName))
         return;
-      // An element type the target does not tune: left to the sparsifier
-      // as written.
-      if (std::string remark = whyLeftUnscheduled(kernel, *targetInfo);
+      // An element type or a body the target does not tune: left to the
+      // sparsifier as written.
+      if (std::string remark = whyLeftUnscheduled(op, kernel, *targetInfo);
           !remark.empty()) {
         op->emitRemark("sptune-default-schedule: ") << remark;
         return;
@@ -54,10 +54,16 @@ struct DefaultSchedulePass
         int64_t size = kernel.getLoopSize(*role);
         free = ShapedType::isDynamic(size) ? 0 : size;
       }
-      ::sptune::Schedule schedule =
-          targetInfo->heuristicSchedule(type, nullptr, free);
+      llvm::Expected<::sptune::Schedule> schedule =
+          untunedSchedule(kernel, *targetInfo, free);
+      if (!schedule) {
+        op->emitRemark("sptune-default-schedule: left unscheduled: neither "
+                       "the heuristic nor the reference schedule fits: ")
+            << llvm::toString(schedule.takeError());
+        return;
+      }
       op->setAttr(SptuneDialect::kScheduleAttrName,
-                  ScheduleAttr::get(op->getContext(), schedule));
+                  ScheduleAttr::get(op->getContext(), *schedule));
     });
   }
 };

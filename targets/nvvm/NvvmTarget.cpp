@@ -45,6 +45,13 @@ public:
     return "the nvvm target measures 32- and 64-bit element types, not " +
            std::string(et);
   }
+  std::string whyUnsupportedBody(const KernelDescriptor &d) const override {
+    if (!d.scaled)
+      return "";
+    return "the nvvm target's cuSPARSE path and measurer compute plain "
+           "products; a product with an invariant factor (a fused scale) "
+           "was never run on a GPU here";
+  }
   std::vector<std::string> baselines() const override { return {"cusparse"}; }
 
   const TargetKnobs &knobs() const override { return nvvmTargetKnobs(); }

@@ -14,6 +14,7 @@
 #include "spade/ProgramBuilder.h"
 #include "spade/ProgramText.h"
 #include "spade/SpadeTarget.h"
+#include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Support/Error.h"
@@ -90,6 +91,11 @@ struct EmitSpadePass
     if (std::string why = st::whyNotSpadeElementType(elementType);
         !why.empty())
       return op->emitError("sptune-emit-spade: ") << why;
+    // The program multiplies the operands only: a fused scale would be lost.
+    if (llvm::Expected<st::KernelDescriptor> d = describeKernel(op); !d)
+      llvm::consumeError(d.takeError());
+    else if (d->scaled)
+      return op->emitError("sptune-emit-spade: ") << st::whyNotSpadeScaledBody();
     st::KernelSpec spec;
     spec.kernel = type;
     spec.free = free;

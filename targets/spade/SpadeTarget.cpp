@@ -34,6 +34,9 @@ public:
   std::string whyUnsupportedElementType(std::string_view et) const override {
     return whyNotSpadeElementType(et);
   }
+  std::string whyUnsupportedBody(const KernelDescriptor &d) const override {
+    return d.scaled ? whyNotSpadeScaledBody() : "";
+  }
 
   const TargetKnobs &knobs() const override { return spadeTargetKnobs(); }
   const KnobEncoding &knobEncoding() const override { return encoding; }
@@ -49,6 +52,12 @@ std::string sptune::whyNotSpadeElementType(std::string_view et) {
     return "";
   return "SPADE's machine holds 32- or 64-bit elements, not " +
          std::string(et);
+}
+
+std::string sptune::whyNotSpadeScaledBody() {
+  return "SPADE's processing elements multiply the operands' values only; "
+         "the kernel's invariant factor (a fused scale) has no place in its "
+         "program";
 }
 
 void sptune::registerSpadeTarget() {

@@ -17,6 +17,11 @@ namespace sptune {
 /// it), or empty: it moves 4- or 8-byte elements (f32, f64, i32, i64).
 std::string whyNotSpadeElementType(std::string_view elementType);
 
+/// Why SPADE's program cannot compute a product with invariant factors (a
+/// fused scale, KernelDescriptor::scaled): its processing elements multiply
+/// the operands' values only.
+std::string whyNotSpadeScaledBody();
+
 /// Registers target "spade" (schedule space, SPADE's default configuration,
 /// emission through sptune-emit-spade). Idempotent.
 void registerSpadeTarget();

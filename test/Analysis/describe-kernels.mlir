@@ -115,6 +115,36 @@ func.func @spmm_dynamic(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x?xf32>,
   return %0 : tensor<?x?xf32>
 }
 
+// A scale fused into the product (an attention layer's alpha, a constant
+// divisor) is part of the description; the kernel is recognized.
+func.func @spmm_scaled(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x?xf32>,
+                       %c: tensor<?x?xf32>, %alpha: f32) -> tensor<?x?xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x?xf32, #CSR>, tensor<?x?xf32>) outs(%c : tensor<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %two = arith.constant 2.0 : f32
+    %p = arith.mulf %alpha, %x : f32
+    %q = arith.mulf %p, %y : f32
+    %r = arith.divf %q, %two : f32
+    %s = arith.addf %z, %r : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+func.func @hadamard_scaled(%a: tensor<8x16xf32, #CSR>, %b: tensor<8x16xf32>,
+                           %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<8x16xf32, #CSR>, tensor<8x16xf32>) outs(%c : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %half = arith.constant 0.5 : f32
+    %p = arith.mulf %x, %y : f32
+    %q = arith.mulf %half, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
 // The recognized kernels carry their descriptor; the others are listed.
 // REPORT: "function": "sparse_times_dense"
 // REPORT: "kind": "hadamard",
@@ -122,6 +152,12 @@ func.func @spmm_dynamic(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x?xf32>,
 // REPORT: "function": "spmm_dynamic"
 // REPORT: "kind": "spmm",
 // REPORT-NEXT: "descriptor": "loops (i par ?, j par ?, k red ?); A(i, k) sparse f32 [dense, compressed], B(k, j) f32 -> C(i, j) f32; multiply-accumulate"
+// REPORT: "function": "spmm_scaled"
+// REPORT: "kind": "spmm",
+// REPORT-NEXT: "descriptor": "loops (i par ?, j par ?, k red ?); A(i, k) sparse f32 [dense, compressed], B(k, j) f32 -> C(i, j) f32; multiply-accumulate, scaled by an invariant"
+// REPORT: "function": "hadamard_scaled"
+// REPORT: "kind": "hadamard",
+// REPORT-NEXT: "descriptor": "loops (i par 8, j par 16); A(i, j) sparse f32 [dense, compressed], B(i, j) f32 -> C(i, j) f32; elementwise product, scaled by an invariant"
 // REPORT: "unrecognized": [
 // REPORT: "function": "spgemm",
 // REPORT: "reason": "both inputs are sparse

@@ -72,6 +72,68 @@ func.func @max_times(%a: tensor<8x4xf32, #CSR>, %b: tensor<4x16xf32>,
   iterator_types = ["parallel", "parallel", "reduction"]
 }
 
+// Scales that are not invariant factors: a divisor that may be zero (a
+// function argument: upstream's sparsifier does not divide by it), a
+// division by zero, a factor computed from the inputs in the body, and a
+// scale added rather than multiplied.
+// CHECK-LABEL: func.func @not_invariant_scales
+func.func @not_invariant_scales(%a: tensor<8x4xf32, #CSR>, %b: tensor<4x16xf32>,
+                                %c: tensor<8x16xf32>, %alpha: f32) -> tensor<8x16xf32> {
+  // expected-remark @below {{body is not a multiply-accumulate}}
+  %0 = linalg.generic #spmm
+      ins(%a, %b : tensor<8x4xf32, #CSR>, tensor<4x16xf32>)
+      outs(%c : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %q = arith.divf %p, %alpha : f32
+    %s = arith.addf %z, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  // expected-remark @below {{body is not a multiply-accumulate}}
+  %1 = linalg.generic #spmm
+      ins(%a, %b : tensor<8x4xf32, #CSR>, tensor<4x16xf32>)
+      outs(%0 : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %zero = arith.constant 0.0 : f32
+    %p = arith.mulf %x, %y : f32
+    %q = arith.divf %p, %zero : f32
+    %s = arith.addf %z, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  // expected-remark @below {{body is not a multiply-accumulate}}
+  %2 = linalg.generic #spmm
+      ins(%a, %b : tensor<8x4xf32, #CSR>, tensor<4x16xf32>)
+      outs(%1 : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %t = arith.addf %x, %alpha : f32
+    %p = arith.mulf %x, %y : f32
+    %q = arith.mulf %p, %t : f32
+    %s = arith.addf %z, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  // expected-remark @below {{body is not a multiply-accumulate}}
+  %3 = linalg.generic #spmm
+      ins(%a, %b : tensor<8x4xf32, #CSR>, tensor<4x16xf32>)
+      outs(%2 : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %q = arith.addf %p, %alpha : f32
+    %s = arith.addf %z, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %3 : tensor<8x16xf32>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#spmm = {
+  indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                   affine_map<(i, j, k) -> (k, j)>,
+                   affine_map<(i, j, k) -> (i, j)>],
+  iterator_types = ["parallel", "parallel", "reduction"]
+}
+
 // Multiply without accumulating into the output.
 // CHECK-LABEL: func.func @mul_no_accumulate
 func.func @mul_no_accumulate(%a: tensor<8x4xf32, #CSR>, %b: tensor<4x16xf32>,

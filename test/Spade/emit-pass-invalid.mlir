@@ -50,3 +50,25 @@ func.func @bf16(%a: tensor<8x8xbf16, #CSR>, %b: tensor<8x4xbf16>, %c: tensor<8x4
     ins(%a, %b : tensor<8x8xbf16, #CSR>, tensor<8x4xbf16>) outs(%c : tensor<8x4xbf16>) -> tensor<8x4xbf16>
   return %0 : tensor<8x4xbf16>
 }
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// A hand-written SPADE schedule on a product scaled by alpha: the program
+// multiplies the operands only and would lose the scale, so none is
+// emitted (sptune-autotune leaves such a kernel unscheduled instead).
+func.func @scaled(%a: tensor<8x8xf32, #CSR>, %b: tensor<8x4xf32>, %c: tensor<8x4xf32>, %alpha: f32) -> tensor<8x4xf32> {
+  // expected-error @+1 {{sptune-emit-spade: SPADE's processing elements multiply the operands' values only; the kernel's invariant factor (a fused scale) has no place in its program}}
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"],
+      sptune.kernel = #sptune.kernel<spmm, loops = [i : 8, j : 4, k : 8], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<spade spmm>}
+    ins(%a, %b : tensor<8x8xf32, #CSR>, tensor<8x4xf32>) outs(%c : tensor<8x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %q = arith.mulf %p, %alpha : f32
+    %s = arith.addf %z, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}

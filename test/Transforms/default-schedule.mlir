@@ -39,4 +39,33 @@ func.func @kept(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x64xf32>, %c: tensor<?x64
   return %0 : tensor<?x64xf32>
 }
 
+// Upstream's in-place SDDMM: the heuristic's order (k innermost) computes a
+// wrong result in that form, so the reference schedule (k above the
+// innermost sparse level) is attached instead, one sptune-apply-schedule
+// takes.
+// CHECK-LABEL: func.func @sddmm_in_place
+// CHECK: sptune.schedule = #sptune.schedule<cpu sddmm, levels = [i : dense, j : compressed], split = [1, 1], order = [i, k, j],
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule -o /dev/null
+func.func @sddmm_in_place(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>, %s: tensor<8x8xf32, #CSR>) -> tensor<8x8xf32, #CSR> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]}
+    ins(%a, %b : tensor<8x4xf32>, tensor<4x8xf32>) outs(%s : tensor<8x8xf32, #CSR>) {
+  ^bb0(%av: f32, %bv: f32, %x: f32):
+    %zero = arith.constant 0.0 : f32
+    %u = sparse_tensor.unary %x : f32 to f32
+      present = {
+        ^bb0(%p: f32):
+          %m = arith.mulf %av, %bv : f32
+          sparse_tensor.yield %m : f32
+      }
+      absent = {}
+    %y = sparse_tensor.reduce %x, %u, %zero : f32 {
+      ^bb0(%l: f32, %r: f32):
+        %sum = arith.addf %l, %r : f32
+        sparse_tensor.yield %sum : f32
+    }
+    linalg.yield %y : f32
+  } -> tensor<8x8xf32, #CSR>
+  return %0 : tensor<8x8xf32, #CSR>
+}
+
 // BAD: sptune-default-schedule: unknown target 'tpu' (registered: cpu, nvvm, spade)

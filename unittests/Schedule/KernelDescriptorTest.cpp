@@ -126,12 +126,26 @@ TEST(KernelDescriptor, RoundTripsThroughJson) {
   sampled.operands = {operand(Kind::Dense, {0, 2}),
                       operand(Kind::Dense, {2, 1}),
                       operand(Kind::SparseOutput, {0, 1})};
-  for (const KernelDescriptor &d : {mttkrp, sampled}) {
+  KernelDescriptor scaled = sampled;
+  scaled.scaled = true;
+  for (const KernelDescriptor &d : {mttkrp, sampled, scaled}) {
     llvm::Expected<KernelDescriptor> back = descriptorFromJson(toJson(d));
     ASSERT_TRUE(!!back) << llvm::toString(back.takeError());
     EXPECT_EQ(back->str(), d.str());
+    EXPECT_EQ(back->scaled, d.scaled);
     EXPECT_EQ(back->shapeName(), d.shapeName());
   }
+  // A scale is part of the description, not of the shape.
+  EXPECT_NE(scaled.str(), sampled.str());
+  EXPECT_EQ(scaled.shapeName(), "sddmm");
+  // "scaled" is written only when true, and must be a boolean.
+  EXPECT_EQ(toJson(sampled).getAsObject()->get("scaled"), nullptr);
+  llvm::json::Value notBool = toJson(scaled);
+  (*notBool.getAsObject())["scaled"] = "yes";
+  llvm::Expected<KernelDescriptor> refusedScale = descriptorFromJson(notBool);
+  ASSERT_FALSE(!!refusedScale);
+  EXPECT_NE(llvm::toString(refusedScale.takeError()).find("'scaled' must be"),
+            std::string::npos);
   // A width MLIR has not, a level that is not a level name.
   llvm::json::Value bad = toJson(mttkrp);
   (*(*bad.getAsObject()->getArray("operands"))[0].getAsObject())["pos_width"] =

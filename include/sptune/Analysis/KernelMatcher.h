@@ -45,6 +45,19 @@ bool hasSparseOperand(Operation *op);
 /// an indexing map that is not a projected permutation, several outputs).
 llvm::Expected<::sptune::KernelDescriptor> describeKernel(linalg::LinalgOp op);
 
+/// A factor of a kernel's product that no loop changes
+/// (KernelDescriptor::scaled): a constant or a value defined outside the
+/// op, by which the product is multiplied or (a non-zero constant) divided.
+struct InvariantFactor {
+  Value value;
+  bool divides = false;
+};
+
+/// The invariant factors of `op`'s product in the order the body meets
+/// them: empty when its body is not a product sptune recognizes or has
+/// none. A pass that rebuilds the body keeps them with these.
+SmallVector<InvariantFactor> invariantFactors(linalg::LinalgOp op);
+
 /// Classifies `op`. Never fails hard: unrecognized sparse ops come back with
 /// a reason, dense ops with `isSparse == false`.
 KernelMatch matchSparseKernel(linalg::LinalgOp op);

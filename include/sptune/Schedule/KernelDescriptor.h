@@ -64,6 +64,13 @@ struct KernelDescriptor {
   /// Inputs in operand order, then the output.
   std::vector<KernelOperand> operands;
   Body body = Body::Other;
+  /// The product also multiplies by (or divides by) values that no loop
+  /// changes: a constant or a value defined outside the op, e.g. an
+  /// attention layer's 1/sqrt(d) fused into its SDDMM, or SpMM's alpha.
+  /// Such a factor does not change which schedules are legal or how they
+  /// rank; a target whose program computes plain products only refuses it
+  /// (Target::whyUnsupportedBody).
+  bool scaled = false;
 
   unsigned numReductions() const;
   unsigned numSparseInputs() const;
@@ -75,7 +82,8 @@ struct KernelDescriptor {
   std::string shapeName() const;
 
   /// E.g. `loops (i par 8, j par 16, k red 4); A(i, k) sparse f32 [dense,
-  /// compressed], B(k, j) f32 -> C(i, j) f32; multiply-accumulate`.
+  /// compressed], B(k, j) f32 -> C(i, j) f32; multiply-accumulate` (with
+  /// ", scaled by an invariant" for a scaled body).
   std::string str() const;
 };
 
@@ -86,7 +94,8 @@ const char *toString(KernelDescriptor::Body body);
 ///  "operands": [{"kind": "sparse" | "dense" | "output" | "sparse_output",
 ///                "type": "f32", "dims": [0, 2], "levels": [...],
 ///                "pos_width": 0, "crd_width": 0}, ...],
-///  "body": "multiply-accumulate" | ...}
+///  "body": "multiply-accumulate" | ..., "scaled": true}
+/// ("scaled" only when true).
 llvm::json::Value toJson(const KernelDescriptor &d);
 
 /// Reads toJson's form back. Everything that is later written into IR is

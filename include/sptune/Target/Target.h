@@ -21,6 +21,7 @@
 #ifndef SPTUNE_TARGET_TARGET_H
 #define SPTUNE_TARGET_TARGET_H
 
+#include "sptune/Schedule/KernelDescriptor.h"
 #include "sptune/Schedule/Schedule.h"
 
 #include "llvm/Support/Error.h"
@@ -91,6 +92,15 @@ public:
   /// Such kernels are left unscheduled with a remark. The default: every
   /// type the kernel matcher accepts.
   virtual std::string whyUnsupportedElementType(std::string_view elementType) const {
+    return "";
+  }
+
+  /// Why this target does not tune kernels whose body is `kernel`'s, or
+  /// empty: a target whose programs compute plain products refuses a
+  /// scaled one (KernelDescriptor::scaled). Such kernels are left
+  /// unscheduled with a remark. The default: every body the kernel matcher
+  /// accepts.
+  virtual std::string whyUnsupportedBody(const KernelDescriptor &kernel) const {
     return "";
   }
 

@@ -121,12 +121,22 @@ private:
   MatrixCache *matrices = nullptr;
 };
 
-/// Why a pass that schedules for `target` leaves `kernel` to the sparsifier
-/// as written (the remark's text: "left unscheduled: ..."), or an empty
-/// string: its element type is one the target does not tune
-/// (Target::whyUnsupportedElementType).
-std::string whyLeftUnscheduled(KernelAttr kernel,
+/// Why a pass that schedules for `target` leaves `op`, the kernel `kernel`,
+/// to the sparsifier as written (the remark's text: "left unscheduled:
+/// ..."), or an empty string: its element type or its body is one the
+/// target does not tune (Target::whyUnsupportedElementType,
+/// Target::whyUnsupportedBody).
+std::string whyLeftUnscheduled(linalg::LinalgOp op, KernelAttr kernel,
                                const ::sptune::Target &target);
+
+/// The schedule a pass attaches to `kernel` when nothing is tuned: the
+/// target's heuristic for free size `free` (0 = unknown), or its reference
+/// schedule where the heuristic does not fit the op (the in-place SDDMM
+/// needs its reduction outermost or above an innermost sparse level), or
+/// an error saying why the heuristic does not fit where neither does.
+llvm::Expected<::sptune::Schedule>
+untunedSchedule(KernelAttr kernel, const ::sptune::Target &target,
+                int64_t free);
 
 /// Resolves `op`'s context; fails with an error on `op` when it carries no
 /// #sptune.kernel, the target is not registered or cannot run the kernel,
