@@ -25,6 +25,25 @@ def ExtractKernels : Pass<"sptune-extract-kernels", "ModuleOp"> {
   let dependentDialects = ["::mlir::sptune::SptuneDialect"];
 }
 
+def FuseScales : Pass<"sptune-fuse-scales", "ModuleOp"> {
+  let summary = "Fold a scale of a sparse kernel's result into the kernel";
+  let description = [{
+    An elementwise op that multiplies a sparse kernel's result by invariant
+    factors (an attention layer's `scores / sqrt(d)` after its SDDMM, an
+    `alpha` after an SpMM) is folded into the kernel's product when that is
+    exact: the kernel's sum starts from nothing (a fresh sparse output or a
+    dense zero) and the scale is its result's only use. The kernel, now
+    "scaled by an invariant", is then tuned as one kernel; the scale's pass
+    over the result and its output tensor are gone. Run it before
+    `sptune-extract-kernels`. Ops that do not qualify are left as they are.
+  }];
+  let options = [
+    Option<"emitRemarks", "remarks", "bool", /*default=*/"true",
+           "Emit a remark on each kernel a scale was folded into">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def DefaultSchedule : Pass<"sptune-default-schedule", "ModuleOp"> {
   let summary = "Attach the heuristic schedule to kernels that have none";
   let description = [{
