@@ -490,6 +490,9 @@ PIPELINES = [
     ("apply,cpu-sparsify", ["apply-schedule", "cpu-sparsify"], 1),
     ("extract,default=spade,emit-spade",
      ["extract-kernels", "default-schedule:spade", "emit-spade"], 1),
+    ("fuse-scales,extract,default,apply,lower-cpu",
+     ["fuse-scales", "extract-kernels", "default-schedule", "apply-schedule",
+      "lower-cpu"], 2),
 ]
 
 GOOD_GEN = ["uniform", "rmat", "banded", "block", "clustered"]
@@ -619,6 +622,9 @@ def pass_options(name, rng, text, mutated_dims, fuzz):
                                          ["maybe"], 0.1))
         if r() < 0.2:
             o.append("enable-runtime-library=%s" % rng.choice(["true", "false"]))
+    elif name == "fuse-scales":
+        if r() < 0.3:
+            o.append("remarks=%s" % rng.choice(["true", "false"]))
     elif name == "emit-spade":
         if r() < 0.5:
             o.append("pes=%s" % rng.choice(["-1", "0", "1", "4", "64",
