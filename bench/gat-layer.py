@@ -89,30 +89,7 @@ module {
     %s = sparse_tensor.new %f : !llvm.ptr to tensor<?x?xf32, #CSR>
     %m = tensor.dim %s, %c0 : tensor<?x?xf32, #CSR>
     %n = tensor.dim %s, %c1 : tensor<?x?xf32, #CSR>
-    %a32 = tensor.generate %m {
-    ^bb0(%i: index, %k: index):
-      %v = arith.addi %i, %k : index
-      %w = arith.remui %v, %c7 : index
-      %wi = arith.index_cast %w : index to i64
-      %wf = arith.uitofp %wi : i64 to f32
-      tensor.yield %wf : f32
-    } : tensor<?x64xf32>
-    %b32 = tensor.generate %n {
-    ^bb0(%k: index, %j: index):
-      %v = arith.muli %k, %j : index
-      %w = arith.remui %v, %c5 : index
-      %wi = arith.index_cast %w : index to i64
-      %wf = arith.uitofp %wi : i64 to f32
-      tensor.yield %wf : f32
-    } : tensor<64x?xf32>
-    %h32 = tensor.generate %n {
-    ^bb0(%k: index, %j: index):
-      %v = arith.addi %k, %j : index
-      %w = arith.remui %v, %c3 : index
-      %wi = arith.index_cast %w : index to i64
-      %wf = arith.uitofp %wi : i64 to f32
-      tensor.yield %wf : f32
-    } : tensor<?x64xf32>
+GENERATED_INPUTS
     %inf = arith.constant 1.0e30 : f64
     %fz = arith.constant 0.0 : f32
     %best, %sum = scf.for %it = %c0 to %reps step %c1 iter_args(%bt = %inf, %acc = %fz) -> (f64, f32) {
@@ -142,13 +119,26 @@ module {
 """
 
 
+def dense_input(name, size, shape, combine, modulus):
+    """MLIR for a deterministic dense input: (x `combine` y) mod `modulus`,
+    as f32, of type tensor<`shape`> with its dynamic size `size`."""
+    return f"""    %{name} = tensor.generate %{size} {{
+    ^bb0(%x: index, %y: index):
+      %v = arith.{combine} %x, %y : index
+      %md = arith.constant {modulus} : index
+      %w = arith.remui %v, %md : index
+      %wi = arith.index_cast %w : index to i64
+      %wf = arith.uitofp %wi : i64 to f32
+      tensor.yield %wf : f32
+    }} : tensor<{shape}>"""
+
+
 def lowered(opt, reps, fused, tmp):
     src = os.path.join(tmp, "gat.mlir")
-    text = PROGRAM.replace("REPS", str(reps)).replace(
-        "%c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n    %reps",
-        "%c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
-        "    %c3 = arith.constant 3 : index\n    %c5 = arith.constant 5 : index\n"
-        "    %c7 = arith.constant 7 : index\n    %reps")
+    inputs = "\n".join([dense_input("a32", "m", "?x64xf32", "addi", 7),
+                         dense_input("b32", "n", "64x?xf32", "muli", 5),
+                         dense_input("h32", "n", "?x64xf32", "addi", 3)])
+    text = PROGRAM.replace("REPS", str(reps)).replace("GENERATED_INPUTS", inputs)
     with open(src, "w") as fh:
         fh.write(text)
     out = os.path.join(tmp, "gat-%s.ll.mlir" % ("fused" if fused else "unfused"))
