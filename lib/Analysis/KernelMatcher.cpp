@@ -5,8 +5,8 @@
 // handled alike: first the body must be a multiply-accumulate (or the SDDMM
 // "spy" idiom of upstream MLIR), whose product may also have invariant
 // factors (a fused scale: a constant or a value defined outside the op, or
-// a division by a non-zero constant), then the indexing maps must give every loop one canonical
-// role.
+// a division by a non-zero constant), then the indexing maps must give
+// every loop one canonical role.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,11 +80,11 @@ static bool isInvariantFactor(Value v, Operation *op) {
   return !op->getRegion(0).isAncestor(v.getParentRegion());
 }
 
+namespace {
 /// The factors of a product in `op`'s body: the block arguments at the
 /// leaves of a tree of multiplications (`inputs`, by argument number), and
 /// the leaves that are invariant factors (isInvariantFactor) or divisors
 /// that are non-zero constants (x / 2.0).
-namespace {
 struct Factors {
   SmallVector<unsigned> inputs;
   SmallVector<InvariantFactor> invariants;
@@ -175,9 +175,9 @@ static bool isSpyBody(sparse_tensor::ReduceOp reduce, linalg::LinalgOp op,
          add.getLhs() != add.getRhs();
 }
 
+namespace {
 /// What analyzeBody found: the body's shape, and its product's invariant
 /// factors (a fused scale).
-namespace {
 struct AnalyzedBody {
   BodyKind kind;
   SmallVector<InvariantFactor> invariants;

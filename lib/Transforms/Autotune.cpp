@@ -141,6 +141,19 @@ static bool readsTransposedB(linalg::LinalgOp op, KernelAttr kernel) {
   return false;
 }
 
+/// Why `s` does not fit `kernel`'s op (empty when it does): a schedule the
+/// IR is rewritten into must fit the op (whyNotApplicable); an emitted one
+/// (a simulator's program) only its kernel.
+static std::string whyScheduleDoesNotFit(KernelAttr kernel,
+                                         const st::Target &target,
+                                         const st::Schedule &s) {
+  if (target.rewritesIR())
+    return whyNotApplicable(kernel, s);
+  return s.kernel == kernel.getKind()
+             ? std::string()
+             : std::string("schedule is for another kernel");
+}
+
 FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
     linalg::LinalgOp op, const KernelTuningOptions &o, MatrixCache &matrices) {
   KernelTuningContext k;
@@ -172,16 +185,10 @@ FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
     if (ShapedType::isDynamic(k.free))
       k.free = o.freeSize;
   }
-  // Schedules the IR is rewritten into must fit the op; emitted ones (a
-  // simulator's programs) only its kernel.
-  bool rewritesIR = k.target->rewritesIR();
   KernelAttr kernel = k.kernel;
-  k.applicable = [kernel, rewritesIR](const st::Schedule &s) {
-    if (rewritesIR)
-      return whyNotApplicable(kernel, s);
-    return s.kernel == kernel.getKind()
-               ? std::string()
-               : std::string("schedule is for another kernel");
+  const st::Target *target = k.target;
+  k.applicable = [kernel, target](const st::Schedule &s) {
+    return whyScheduleDoesNotFit(kernel, *target, s);
   };
   if (failed(matrixSourceFor(k, k.kernel.getSparseOperand(), o.matrix)))
     return failure();
@@ -475,20 +482,13 @@ FailureOr<bool> mlir::sptune::scheduleFromDatabase(
 llvm::Expected<st::Schedule>
 mlir::sptune::untunedSchedule(KernelAttr kernel, const st::Target &target,
                               int64_t free) {
-  auto fits = [&](const st::Schedule &s) {
-    if (target.rewritesIR())
-      return whyNotApplicable(kernel, s);
-    return s.kernel == kernel.getKind()
-               ? std::string()
-               : std::string("schedule is for another kernel");
-  };
   st::Schedule heuristic =
       target.heuristicSchedule(kernel.getKind(), nullptr, free);
-  std::string why = fits(heuristic);
+  std::string why = whyScheduleDoesNotFit(kernel, target, heuristic);
   if (why.empty())
     return heuristic;
   st::Schedule reference = target.referenceSchedule(kernel.getKind());
-  if (fits(reference).empty())
+  if (whyScheduleDoesNotFit(kernel, target, reference).empty())
     return reference;
   return st::makeError(why);
 }
