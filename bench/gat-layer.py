@@ -19,9 +19,10 @@ two checksums must agree. Matrices: the graph matrices named in GRAPHS from
 
     /usr/bin/python3 bench/gat-layer.py --build build --json gat.json
 
-Output: one JSON object with the machine, and per matrix the fastest
-unfused and fused times and their ratio (speedup of the fusion); the
-summary gives their geometric mean.
+Output: one JSON object ("bench": "gat-layer") with the machine, per
+matrix ("rows") the fastest unfused and fused times and their ratio
+(speedup of the fusion), and a summary with their geometric mean; `sptune
+report` shows it.
 """
 
 import argparse
@@ -202,9 +203,10 @@ def main(argv=None):
                      t_u / t_f, "" if agree else "  CHECKSUMS DIFFER"),
                   file=sys.stderr, flush=True)
     geo = math.exp(sum(math.log(r["speedup"]) for r in rows) / len(rows))
-    out = {"machine": run_machine(), "reps": args.reps, "matrices": rows,
-           "geomean_speedup": geo,
-           "all_checksums_agree": all(r["checksums_agree"] for r in rows)}
+    out = {"bench": "gat-layer", "machine": run_machine(), "reps": args.reps,
+           "rows": rows,
+           "summary": {"geomean_speedup": geo,
+                       "all_checksums_agree": all(r["checksums_agree"] for r in rows)}}
     text = json.dumps(out, indent=2)
     if args.json:
         with open(args.json, "w") as fh:
@@ -212,14 +214,14 @@ def main(argv=None):
     if args.plot:
         plot(out, args.plot)
     print(text)
-    return 0 if out["all_checksums_agree"] else 1
+    return 0 if out["summary"]["all_checksums_agree"] else 1
 
 
 def plot(out, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    rows = out["matrices"]
+    rows = out["rows"]
     fig, ax = plt.subplots(figsize=(7, 3.2))
     names = [r["matrix"].replace(".mtx", "") for r in rows]
     ax.bar(range(len(rows)), [r["speedup"] for r in rows], color="#4c72b0")
@@ -228,7 +230,7 @@ def plot(out, path):
     ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("unfused time / fused time")
     ax.set_title("Attention layer, scale folded into the SDDMM (%s, geomean %.2fx)"
-                 % (out["machine"]["cpu"], out["geomean_speedup"]), fontsize=9)
+                 % (out["machine"]["cpu"], out["summary"]["geomean_speedup"]), fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 

@@ -42,6 +42,7 @@ BUILDERS = {
                           "guard_calibration"),
     "dispatch-overhead": ("A multi-versioned kernel's dispatch, against the kernel",
                           "dispatch_overhead"),
+    "gat-layer": ("An attention layer with its scale folded into the SDDMM", "gat_layer"),
 }
 WRITERS = dict(report_formats.FORMATS)
 

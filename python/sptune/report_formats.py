@@ -29,6 +29,7 @@ FORMATS = [
     ("guard-calibration", "python3 -m sptune.guard_calibrate --json (the guard's z and its curve)"),
     ("dispatch-overhead", "bench/dispatch-overhead.py --json (a multi-versioned kernel's route "
                           "against the kernel)"),
+    ("gat-layer", "bench/gat-layer.py --json (an attention layer, its scale folded or not)"),
 ]
 
 
@@ -80,6 +81,8 @@ def detect(doc):
             return "paired-compare", doc
         if doc.get("bench") == "dispatch-overhead" and isinstance(doc.get("rows"), list):
             return "dispatch-overhead", doc
+        if doc.get("bench") == "gat-layer" and isinstance(doc.get("rows"), list):
+            return "gat-layer", doc
         if (isinstance(doc.get("curve"), list) and isinstance(doc.get("per_kernel"), dict) and
                 "z" in doc and all(isinstance(r, dict) and "z" in r for r in doc["curve"])):
             return "guard-calibration", doc

@@ -680,3 +680,21 @@ def dispatch_overhead(sec, doc):
                     pct(r.get("miss_vs_kernel")), pct(r.get("hit_vs_kernel"))]
                    for r in doc["rows"]],
                   caption="per matrix"))
+
+
+def gat_layer(sec, doc):
+    """bench/gat-layer.py: an attention layer (SDDMM, scale, SpMM in one
+    function) with the scale in an op of its own and folded into the SDDMM
+    by sptune-fuse-scales, fastest call of each per matrix."""
+    summary = doc.get("summary", {})
+    machine = doc.get("machine", {})
+    sec.add(paragraph(f"Measured on {machine.get('cpu', 'an unknown machine')} "
+                      f"({machine.get('cores', '?')} cores), fastest of {doc.get('reps', '?')} "
+                      f"calls. Geometric mean of the speedups: "
+                      f"{speedup(summary.get('geomean_speedup'))}; checksums "
+                      f"{'agree' if summary.get('all_checksums_agree') else 'DIFFER'}."))
+    sec.add(table(["matrix", "scale in its own op (s)", "scale folded (s)", "speedup"],
+                  [[r.get("matrix", "?"), num(r.get("unfused_s"), ".4f"),
+                    num(r.get("fused_s"), ".4f"), speedup(r.get("speedup"))]
+                   for r in doc["rows"]],
+                  caption="per matrix"))
