@@ -299,6 +299,24 @@ static linalg::GenericOp rewriteIntoCopiedSample(IRRewriter &rewriter,
   return updated;
 }
 
+std::string mlir::sptune::whyTargetRefusesKernel(linalg::LinalgOp op,
+                                                 KernelAttr kernel,
+                                                 const ::sptune::Target &target) {
+  std::string elementType;
+  llvm::raw_string_ostream os(elementType);
+  os << kernel.getElementType();
+  if (std::string why = target.whyUnsupportedElementType(elementType);
+      !why.empty())
+    return why;
+  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
+  if (!d) {
+    // A recognized kernel is describable; nothing to refuse it for.
+    llvm::consumeError(d.takeError());
+    return "";
+  }
+  return target.whyUnsupportedBody(*d);
+}
+
 LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
                                           const ::sptune::Schedule &schedule,
                                           const ScheduleRewriteOptions &options) {
@@ -311,6 +329,13 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
   std::string why = whyNotApplicable(kernel, schedule);
   if (!why.empty())
     return op->emitError("sptune: cannot apply schedule: ") << why;
+  // A hand-written schedule is checked like the tuner's choice: a kernel
+  // the tuner would leave unscheduled on this target is refused.
+  if (const ::sptune::Target *target =
+          ::sptune::TargetRegistry::lookup(schedule.target))
+    if (std::string refused = whyTargetRefusesKernel(op, kernel, *target);
+        !refused.empty())
+      return op->emitError("sptune: cannot apply schedule: ") << refused;
 
   MLIRContext *ctx = op->getContext();
   IRRewriter rewriter(ctx);

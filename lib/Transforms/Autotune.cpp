@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Transforms/Autotune.h"
+#include "sptune/Transforms/ApplySchedule.h"
 #include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
@@ -496,21 +497,8 @@ mlir::sptune::untunedSchedule(KernelAttr kernel, const st::Target &target,
 std::string mlir::sptune::whyLeftUnscheduled(linalg::LinalgOp op,
                                              KernelAttr kernel,
                                              const st::Target &target) {
-  std::string elementType;
-  llvm::raw_string_ostream os(elementType);
-  os << kernel.getElementType();
-  if (std::string why = target.whyUnsupportedElementType(elementType);
-      !why.empty())
-    return "left unscheduled: " + why;
-  llvm::Expected<st::KernelDescriptor> d = describeKernel(op);
-  if (!d) {
-    // A recognized kernel is describable; nothing to refuse it for.
-    llvm::consumeError(d.takeError());
-    return "";
-  }
-  if (std::string why = target.whyUnsupportedBody(*d); !why.empty())
-    return "left unscheduled: " + why;
-  return "";
+  std::string why = whyTargetRefusesKernel(op, kernel, target);
+  return why.empty() ? why : "left unscheduled: " + why;
 }
 
 /// Whether `k` passes through unscheduled (whyLeftUnscheduled), with a

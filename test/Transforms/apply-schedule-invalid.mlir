@@ -97,3 +97,40 @@ func.func @no_kernel(%a: tensor<8x8xf64, #CSR>, %b: tensor<8x4xf64>, %c: tensor<
   return %0 : tensor<8x4xf64>
 }
 
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// A hand-written schedule is checked like the tuner's choice: the nvvm
+// target leaves a scaled product unscheduled, so its schedule is refused
+// (the cuSPARSE path computes plain products).
+func.func @nvvm_scaled_product(%a: tensor<8x8xf32, #CSR>, %b: tensor<8x4xf32>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{sptune: cannot apply schedule: the nvvm target's cuSPARSE path and measurer compute plain products}}
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"],
+      sptune.kernel = #sptune.kernel<spmm, loops = [i : 8, j : 4, k : 8], operands = [sparse(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<nvvm spmm>}
+    ins(%a, %b : tensor<8x8xf32, #CSR>, tensor<8x4xf32>) outs(%c : tensor<8x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %half = arith.constant 0.5 : f32
+    %p = arith.mulf %x, %y : f32
+    %q = arith.mulf %p, %half : f32
+    %r = arith.addf %acc, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// The same for an element type the target does not tune.
+func.func @nvvm_bf16(%a: tensor<8x8xbf16, #CSR>, %b: tensor<8x4xbf16>, %c: tensor<8x4xbf16>) -> tensor<8x4xbf16> {
+  // expected-error @+1 {{sptune: cannot apply schedule: the nvvm target measures 32- and 64-bit element types, not bf16}}
+  %0 = linalg.matmul {
+      sptune.kernel = #sptune.kernel<spmm, loops = [i : 8, j : 4, k : 8], operands = [sparse(i, k), dense(k, j), out(i, j)], type = bf16, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<nvvm spmm>}
+    ins(%a, %b : tensor<8x8xbf16, #CSR>, tensor<8x4xbf16>) outs(%c : tensor<8x4xbf16>) -> tensor<8x4xbf16>
+  return %0 : tensor<8x4xbf16>
+}

@@ -10,10 +10,15 @@
 #ifndef SPTUNE_TRANSFORMS_APPLYSCHEDULE_H
 #define SPTUNE_TRANSFORMS_APPLYSCHEDULE_H
 
+#include "sptune/IR/SptuneAttrs.h"
 #include "sptune/Schedule/Schedule.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Support/LLVM.h"
+
+namespace sptune {
+class Target;
+} // namespace sptune
 
 namespace mlir {
 namespace sptune {
@@ -24,9 +29,18 @@ struct ScheduleRewriteOptions {
   bool retypeArgs = false;
 };
 
+/// Why `target` takes no schedule for `op`, the kernel `kernel`, or an empty
+/// string: its element type or its body is one the target does not tune
+/// (Target::whyUnsupportedElementType, Target::whyUnsupportedBody). The
+/// tuner leaves such a kernel unscheduled (whyLeftUnscheduled); a
+/// hand-written schedule for it is refused by applySchedule.
+std::string whyTargetRefusesKernel(linalg::LinalgOp op, KernelAttr kernel,
+                                   const ::sptune::Target &target);
+
 /// Rewrites `op`, which carries #sptune.kernel, into `schedule`. The
-/// schedule must be applicable (whyNotApplicable); otherwise, or when a step
-/// fails, emits an error on the op and fails. The rewritten op (or its
+/// schedule must be applicable (whyNotApplicable) and its target must take
+/// the kernel (whyTargetRefusesKernel); otherwise, or when a step fails,
+/// emits an error on the op and fails. The rewritten op (or its
 /// tiles) and its function carry `schedule` as #sptune.schedule.
 LogicalResult applySchedule(linalg::LinalgOp op,
                             const ::sptune::Schedule &schedule,
