@@ -17,7 +17,8 @@ import sys
 
 # Lowest first. A library links only its own layer or lower ones.
 LAYERS = [
-    ("values", ["SptuneHeaders", "SptuneSchedule", "SptuneMatrix"]),
+    ("values", ["SptuneHeaders", "SptuneSchedule", "SptuneMatrix",
+                "SptuneMachine"]),
     # The Target interface and registry: plain C++ the cost model, the passes
     # and the measurement side all see targets through.
     ("target-interface", ["SptuneTargetRegistry", "SptuneTuningDatabase"]),

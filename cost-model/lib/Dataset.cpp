@@ -101,12 +101,25 @@ llvm::Error sptune::forEachDatasetLine(
 }
 
 llvm::Error sptune::datasetMachines(const std::vector<std::string> &files,
-                                    std::map<std::string, size_t> &machines) {
+                                    std::map<std::string, DatasetMachine> &machines) {
   for (const std::string &path : files)
     if (llvm::Error e = forEachDatasetLine(
             path, [&](llvm::StringRef, const llvm::json::Object *record) {
-              if (record)
-                ++machines[recordMachine(*record)];
+              if (!record)
+                return;
+              DatasetMachine &machine = machines[recordMachine(*record)];
+              ++machine.records;
+              const llvm::json::Object *m =
+                  record->getObject(dataset::field::kMachine);
+              if (machine.descriptor || !m ||
+                  !m->get(dataset::machine_field::kSimdBits))
+                return;
+              // A malformed descriptor only goes unreported: the runtimes
+              // it came with are read (and checked) as before.
+              if (llvm::Expected<MachineDescriptor> d = machineFromJson(*m))
+                machine.descriptor = std::move(*d);
+              else
+                llvm::consumeError(d.takeError());
             }))
       return e;
   return llvm::Error::success();

@@ -24,15 +24,20 @@ int sptune::runTrainDriver(TrainingRunOptions options, bool quiet) {
   // Runtimes of different machines are not comparable: say which machines
   // the datasets hold, and keep one with --machine.
   {
-    std::map<std::string, size_t> machines;
+    std::map<std::string, DatasetMachine> machines;
     if (llvm::Error e = datasetMachines(options.dataFiles, machines)) {
       llvm::errs() << "sptune-train: " << llvm::toString(std::move(e)) << "\n";
       return 1;
     }
-    for (const auto &[machine, records] : machines)
+    for (const auto &[machine, data] : machines) {
       llvm::errs() << "machine: "
                    << (machine.empty() ? "(not recorded)" : machine) << ": "
-                   << records << " record(s)\n";
+                   << data.records << " record(s)";
+      if (std::string facts = data.descriptor ? summary(*data.descriptor) : "";
+          !facts.empty())
+        llvm::errs() << " (" << facts << ")";
+      llvm::errs() << "\n";
+    }
     if (options.machine.empty() && machines.size() > 1)
       llvm::errs() << "warning: the datasets mix " << machines.size()
                    << " machines; runtimes of different machines are not "

@@ -6,7 +6,6 @@
 #include "sptune/Support/Error.h"
 #include "sptune/Support/Json.h"
 #include "sptune/Support/Files.h"
-#include "sptune/Support/HostCpu.h"
 
 #include "MeasurementJson.h"
 
@@ -17,7 +16,6 @@
 #include <chrono>
 #include <ctime>
 #include <fstream>
-#include <thread>
 #include <unordered_map>
 
 #include <fcntl.h>
@@ -51,9 +49,15 @@ MachineInfo MachineInfo::current() {
   char host[256] = {0};
   if (gethostname(host, sizeof(host) - 1) == 0)
     m.host = host;
-  m.cpu = hostCpuName();
-  m.cores = static_cast<int>(std::thread::hardware_concurrency());
+  m.descriptor = thisMachine();
   return m;
+}
+
+/// The record's "machine" object: the host, then the descriptor.
+static json::Object machineObject(const MachineInfo &machine) {
+  json::Object o = toJson(machine.descriptor);
+  o[dataset::machine_field::kHost] = machine.host;
+  return o;
 }
 
 static std::string isoNow() {
@@ -70,7 +74,6 @@ std::string sptune::datasetRecord(const RecordKey &key,
   const Measurement &m = response.measurement;
   namespace f = dataset::field;
   namespace mf = dataset::matrix_field;
-  namespace hf = dataset::machine_field;
   json::Object o{
       {f::kSchema, dataset::kSchemaVersion},
       {f::kKey, key.str()},
@@ -96,9 +99,7 @@ std::string sptune::datasetRecord(const RecordKey &key,
       {f::kWallSeconds, response.wallSeconds},
       {f::kCycles, m.cycles ? json::Value(*m.cycles) : json::Value(nullptr)},
       {f::kDetails, detailsValue(m)},
-      {f::kMachine, json::Object{{hf::kHost, machine.host},
-                                 {hf::kCpu, machine.cpu},
-                                 {hf::kCores, machine.cores}}},
+      {f::kMachine, machineObject(machine)},
       {f::kToolVersion, SPTUNE_VERSION},
       {f::kTime, isoNow()}};
   std::string s;

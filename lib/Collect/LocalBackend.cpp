@@ -31,8 +31,10 @@ bool sptune::parseRecordLine(const std::string &line, MeasuredRecord &out) {
 llvm::Error LocalBackend::measure(const PendingRequests &pending,
                                   const RecordSink &sink,
                                   const std::atomic<bool> *stop) {
-  WorkerPool pool(worker, workers);
+  // The machine first: its bandwidth is measured (once per process) before
+  // any worker runs.
   MachineInfo machine = MachineInfo::current();
+  WorkerPool pool(worker, workers);
   pool.run(pending.requests, [&](const MeasureRequest &q,
                                  const MeasureResponse &r) {
     const RecordKey &key = pending.keys[static_cast<size_t>(q.id)];

@@ -13,6 +13,7 @@
 #include "sptune/Collect/WorkerProtocol.h"
 #include "sptune/Config.h"
 #include "sptune/InitAllTargets.h"
+#include "sptune/Machine/MachineDescriptor.h"
 #include "sptune/Support/Error.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -73,6 +74,11 @@ static cl::opt<std::string> injectFault(
     cl::desc("Testing: 'crash:TEXT' or 'hang:TEXT' makes the worker segfault "
              "or hang on requests whose baseline or schedule contains TEXT"),
     cl::Hidden);
+static cl::opt<bool> printMachine(
+    cl::cat(category), "machine",
+    cl::desc("Print this machine's descriptor (what every measurement "
+             "record carries as 'machine': cores, SIMD width, caches, "
+             "measured bandwidth) as JSON and exit"));
 static cl::opt<bool> printIR(cl::cat(category), "print-ir",
                              cl::desc("Print the lowered module to stderr"));
 
@@ -94,6 +100,10 @@ int main(int argc, char **argv) {
   }
   if (worker)
     return service.serve(std::cin, llvm::outs());
+  if (printMachine) {
+    llvm::outs() << llvm::json::Value(toJson(thisMachine())) << "\n";
+    return 0;
+  }
 
   if (matrix.empty()) {
     llvm::errs() << "sptune-measure: --matrix is required (or --worker)\n";

@@ -248,11 +248,13 @@ TEST(DatasetTest, MachineFilterOfTheReaderIsTheFilesFilter) {
         << on(record("B", "sample", dcsrText(), 3e-3), "node7") << "\n";
   }
   std::string error;
-  std::map<std::string, size_t> machines;
+  std::map<std::string, DatasetMachine> machines;
   ASSERT_TRUE(test::ok(datasetMachines({path}, machines), error)) << error;
   EXPECT_EQ(machines.size(), 2u);
-  EXPECT_EQ(machines["Some CPU @ node7"], 3u);
-  EXPECT_EQ(machines["Some CPU @ node8"], 1u);
+  EXPECT_EQ(machines["Some CPU @ node7"].records, 3u);
+  EXPECT_EQ(machines["Some CPU @ node8"].records, 1u);
+  // Records written before the machine descriptor carry none.
+  EXPECT_FALSE(machines["Some CPU @ node7"].descriptor.has_value());
 
   size_t kept = 0, dropped = 0;
   ASSERT_TRUE(test::ok(

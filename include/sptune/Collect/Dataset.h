@@ -9,6 +9,7 @@
 #define SPTUNE_COLLECT_DATASET_H
 
 #include "sptune/Collect/WorkerProtocol.h"
+#include "sptune/Machine/MachineDescriptor.h"
 #include "sptune/Matrix/SparseMatrix.h"
 
 #include <cstdio>
@@ -45,10 +46,12 @@ struct RecordKey {
 /// digits of contentHash: shape, pattern and values).
 std::string matrixContentKey(const CsrMatrix &m);
 
-/// Machine description stored in every record.
+/// Machine description stored in every record: the host's name and the
+/// machine descriptor (its bandwidth measured once per process, the first
+/// time `current()` is called: before any measurement runs).
 struct MachineInfo {
-  std::string host, cpu;
-  int cores = 0;
+  std::string host;
+  MachineDescriptor descriptor;
   static MachineInfo current();
 };
 

@@ -72,6 +72,13 @@ namespace machine_field {
 inline constexpr const char *kHost = "host";
 inline constexpr const char *kCpu = "cpu";
 inline constexpr const char *kCores = "cores";
+/// The rest of the machine descriptor (sptune/Machine/MachineDescriptor.h);
+/// absent from records written before it existed.
+inline constexpr const char *kSimdBits = "simd_bits";
+inline constexpr const char *kL1dBytes = "l1d_bytes";
+inline constexpr const char *kL2Bytes = "l2_bytes";
+inline constexpr const char *kLlcBytes = "llc_bytes";
+inline constexpr const char *kBandwidthGBs = "bandwidth_gbs";
 } // namespace machine_field
 
 /// Roles: a sampled schedule, a cost model's pick (active learning), the

@@ -11,6 +11,7 @@
 #ifndef SPTUNE_COSTMODEL_DATASET_H
 #define SPTUNE_COSTMODEL_DATASET_H
 
+#include "sptune/Machine/MachineDescriptor.h"
 #include "sptune/Schedule/Schedule.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -156,10 +157,18 @@ forEachDatasetLine(const std::string &path,
                                            const llvm::json::Object *record)>
                        onLine);
 
+/// One machine of a dataset: how many records it measured, and its
+/// descriptor as the first record that carries one gives it (nullopt for
+/// records written before descriptors, sptune/Machine/MachineDescriptor.h).
+struct DatasetMachine {
+  size_t records = 0;
+  std::optional<MachineDescriptor> descriptor;
+};
+
 /// The machines the records of `files` were measured on: "<cpu> @ <host>"
-/// -> record count. Fails when a file cannot be read.
+/// -> its records. Fails when a file cannot be read.
 llvm::Error datasetMachines(const std::vector<std::string> &files,
-                            std::map<std::string, size_t> &machines);
+                            std::map<std::string, DatasetMachine> &machines);
 
 /// Copies the lines of `input` measured on `machine` (recordOnMachine) to
 /// `output`; counts what it kept and dropped.
