@@ -409,8 +409,25 @@ assignRoles(linalg::LinalgOp op, BodyKind bodyKind, std::string &reason) {
 /// The roles and operand kinds of an op of a kernel type defined by its form
 /// (the Hadamard product, types added at run time), found from its
 /// descriptor.
+///
+/// An elementwise product's result has the pattern of its sparse input, so
+/// a sparse output stored exactly like that input (same encoding, same
+/// indexing) is the same kernel writing into sparse storage (`sparse_out`).
 static FailureOr<Assignment>
-assignAddedType(const ::sptune::KernelDescriptor &d) {
+assignAddedType(linalg::LinalgOp op, const ::sptune::KernelDescriptor &d) {
+  using ::sptune::KernelOperand;
+  if (!d.operands.empty() &&
+      d.operands.back().kind == KernelOperand::Kind::SparseOutput) {
+    // The sparse input with the output's encoding and indexing.
+    Value out = op->getOperands().back();
+    AffineMap outMap = op.getIndexingMapsArray().back();
+    bool shared = false;
+    for (OpOperand *in : op.getDpsInputOperands())
+      shared |= in->get().getType() == out.getType() &&
+                op.getMatchingIndexingMap(in) == outMap;
+    if (!shared)
+      return failure();
+  }
   std::optional<::sptune::KernelTypeMatch> m =
       ::sptune::matchKernelTypeByForm(d);
   if (!m)
@@ -418,9 +435,11 @@ assignAddedType(const ::sptune::KernelDescriptor &d) {
   Assignment a;
   a.kind = m->type;
   a.loopRoles.assign(m->loopRoles.begin(), m->loopRoles.end());
-  for (const ::sptune::KernelOperand &o : d.operands)
-    a.operandKinds.push_back(o.kind == ::sptune::KernelOperand::Kind::Sparse
+  for (const KernelOperand &o : d.operands)
+    a.operandKinds.push_back(o.kind == KernelOperand::Kind::Sparse
                                  ? OperandKind::Sparse
+                             : o.kind == KernelOperand::Kind::SparseOutput
+                                 ? OperandKind::SparseOut
                              : o.output() ? OperandKind::Out
                                           : OperandKind::Dense);
   return a;
@@ -600,7 +619,7 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
     // (sptune/Schedule/KernelTypes.h).
     if (!match.descriptor)
       return match;
-    a = assignAddedType(*match.descriptor);
+    a = assignAddedType(op, *match.descriptor);
     if (failed(a))
       return match;
     match.reason.clear();

@@ -1,6 +1,7 @@
 //===- ScheduleMapping.cpp - From a Schedule to MLIR constructs -----------===//
 
 #include "sptune/Analysis/ScheduleMapping.h"
+#include "sptune/Schedule/KernelTypes.h"
 #include "sptune/Support/Error.h"
 
 #include "mlir/IR/AffineExpr.h"
@@ -43,6 +44,13 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
     if (!why.empty())
       return why;
   }
+  // Blocks store their zeros; the result, converted back to the caller's
+  // storage, would keep them as entries that A does not have (upstream
+  // stores A's entries only).
+  if (isElementwiseIntoSparse(kernel) &&
+      (schedule.splitRow > 1 || schedule.splitCol > 1))
+    return "an elementwise product into sparse storage takes no blocks: its "
+           "result would store the zeros of the blocks as entries";
   std::string why = st::whyIllegal(schedule);
   if (why.empty())
     why = st::whyIllegalForOrientation(schedule,
@@ -89,16 +97,27 @@ int mlir::sptune::denseOperandIndex(KernelAttr kernel, unsigned n) {
   return found;
 }
 
+bool mlir::sptune::isElementwiseIntoSparse(KernelAttr kernel) {
+  const st::KernelTypeInfo &info = st::kernelTypeInfo(kernel.getKind());
+  return info.pattern &&
+         info.pattern->body == st::KernelDescriptor::Body::ElementwiseProduct &&
+         kernel.getOperandKinds().back() == OperandKind::SparseOut;
+}
+
 bool mlir::sptune::usesCopiedSampleForm(KernelAttr kernel,
                                         const st::Schedule &schedule,
                                         bool outputIsFresh) {
   ArrayRef<OperandKind> kinds = kernel.getOperandKinds();
-  return kernel.getKind() == KernelKind::SDDMM && outputIsFresh &&
+  // An SDDMM into a fresh output with its reduction innermost; an
+  // elementwise product into sparse storage, whatever its output held (its
+  // body does not read it).
+  bool sddmm = kernel.getKind() == KernelKind::SDDMM && outputIsFresh &&
+               !schedule.loopOrder.empty() &&
+               schedule.loopOrder.back().role == st::Role::K;
+  return (sddmm || isElementwiseIntoSparse(kernel)) &&
          llvm::is_contained(kinds, OperandKind::SparseOut) &&
          llvm::is_contained(kinds, OperandKind::Sparse) &&
          schedule.target == st::TargetKind::CPU && schedule.tile == 0 &&
-         !schedule.loopOrder.empty() &&
-         schedule.loopOrder.back().role == st::Role::K &&
          isa<FloatType>(kernel.getElementType()) &&
          // The copy is a bufferization.alloc_tensor, which upstream's
          // sparse-reinterpret-map rebuilds without its `copy` operand for

@@ -54,7 +54,15 @@ llvm::Error MeasureRequest::validate() const {
     return makeError("element bits must be 32 or 64");
   if (transposedB && kernel != "sddmm")
     return makeError("a transposed B is an SDDMM input only");
-  if (descriptor && descriptor->shapeName() != kernel)
+  // SpMM, SDDMM and SpMV by their shape; a kind defined by its form (the
+  // sparse ⊙ dense product, added kinds) by that form.
+  auto describes = [&](const KernelDescriptor &d) {
+    if (d.shapeName() == kernel)
+      return true;
+    std::optional<KernelTypeMatch> m = matchKernelTypeByForm(d);
+    return m && toString(m->type) == kernel;
+  };
+  if (descriptor && !describes(*descriptor))
     return makeError("the descriptor is " +
                      (descriptor->shapeName().empty()
                           ? std::string("of no shape sptune names")

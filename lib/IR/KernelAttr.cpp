@@ -265,9 +265,17 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         return k == OperandKind::Out || k == OperandKind::SparseOut;
       }) != 1)
     return emitError() << "a kernel has exactly one output";
+  // An SDDMM samples through its output; an elementwise product's result
+  // has its sparse input's pattern, so it may be stored like that input.
+  bool elementwise =
+      info.pattern &&
+      info.pattern->body ==
+          ::sptune::KernelDescriptor::Body::ElementwiseProduct &&
+      llvm::is_contained(operandKinds, OperandKind::Sparse);
   if (operandKinds.back() == OperandKind::SparseOut &&
-      kind != KernelKind::SDDMM)
-    return emitError() << "only 'sddmm' may have a sparse output";
+      kind != KernelKind::SDDMM && !elementwise)
+    return emitError() << "only 'sddmm' and elementwise products may have a "
+                          "sparse output";
 
   // Kind-specific signature, compared as multisets of (kind, role set).
   SmallVector<OperandSignature> signature;
@@ -301,8 +309,8 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     for (const ::sptune::KernelOperand &o : info.pattern->operands) {
       OperandSignature sig;
       sig.kind = o.kind == ::sptune::KernelOperand::Kind::Sparse ? K::Sparse
-                 : o.output()                                    ? K::Out
-                                                                 : K::Dense;
+                 : o.output() ? operandKinds.back() // Out or SparseOut
+                              : K::Dense;
       for (unsigned d : o.dims)
         sig.roles.push_back(expectedRoles[d]);
       signature.push_back(std::move(sig));

@@ -177,9 +177,18 @@ llvm::Expected<KernelTypeInfo> infoFromPattern(std::string_view name,
 /// The loop renaming that makes `d` the pattern `p` (d's loop l is p's
 /// loop map[l]), or nullopt. A body that multiplies its inputs (with or
 /// without accumulating) does not care about their order: `d`'s inputs may
-/// come in any order (dense ⊙ sparse is the sparse ⊙ dense product).
+/// come in any order (dense ⊙ sparse is the sparse ⊙ dense product). An
+/// elementwise product may store its result sparse.
 std::optional<std::vector<unsigned>> unify(const KernelDescriptor &d,
                                            const KernelDescriptor &p) {
+  // An elementwise product's result has its sparse input's pattern: stored
+  // sparse (`o`), it is the pattern's dense output `po` all the same.
+  auto intoSparseStorage = [&](const KernelOperand &o,
+                               const KernelOperand &po) {
+    return p.body == KernelDescriptor::Body::ElementwiseProduct &&
+           o.kind == KernelOperand::Kind::SparseOutput &&
+           po.kind == KernelOperand::Kind::Output;
+  };
   if (d.body != p.body || d.loops.size() != p.loops.size() ||
       d.operands.size() != p.operands.size() || d.operands.empty())
     return std::nullopt;
@@ -192,7 +201,8 @@ std::optional<std::vector<unsigned>> unify(const KernelDescriptor &d,
   do {
     bool kindsFit = true;
     for (size_t n = 0; n < order.size() && kindsFit; ++n)
-      kindsFit = d.operands[order[n]].kind == p.operands[n].kind &&
+      kindsFit = (d.operands[order[n]].kind == p.operands[n].kind ||
+                  intoSparseStorage(d.operands[order[n]], p.operands[n])) &&
                  d.operands[order[n]].dims.size() == p.operands[n].dims.size();
     if (!kindsFit)
       continue;

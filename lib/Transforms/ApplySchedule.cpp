@@ -216,7 +216,10 @@ static void applyDenseLayouts(IRRewriter &rewriter, linalg::GenericOp generic,
 /// X0(i,j) = reduce_k(present(X0(i,j)) ? X0(i,j) * A(i,k) * B(k,j)) — with
 /// the reduction innermost the sparsifier starts it from the identity and
 /// reads X0(i,j) (= S(i,j)) before any write, which is S(i,j) * (A B)(i,j)
-/// (checked numerically by the executed tests and sptune-fuzz). The
+/// (checked numerically by the executed tests and sptune-fuzz). An
+/// elementwise product into sparse storage, C = S ⊙ B, is the same without
+/// the reduction: X0(i,j) = present(X0(i,j)) ? X0(i,j) * B(i,j); its result
+/// has exactly S's stored entries, as upstream's insertion form gives. The
 /// product keeps the op's invariant factors (a fused scale).
 static linalg::GenericOp rewriteIntoCopiedSample(IRRewriter &rewriter,
                                                  linalg::GenericOp generic,
@@ -250,8 +253,11 @@ static linalg::GenericOp rewriteIntoCopiedSample(IRRewriter &rewriter,
       rewriter, loc, type, ValueRange(), sampling, Value(), IntegerAttr());
   Type elemType = type.getElementType();
   SmallVector<InvariantFactor> scale = invariantFactors(generic);
+  bool hasReduction = llvm::any_of(
+      generic.getIteratorTypesArray(), [](utils::IteratorType t) {
+        return t == utils::IteratorType::reduction;
+      });
   auto build = [&](OpBuilder &b, Location l, ValueRange args) {
-    Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(elemType));
     Value out = args.back();
     auto unary = sparse_tensor::UnaryOp::create(b, l, elemType, out);
     {
@@ -278,6 +284,12 @@ static linalg::GenericOp rewriteIntoCopiedSample(IRRewriter &rewriter,
       // The absent region stays empty: nothing is stored where S has no
       // entry.
     }
+    if (!hasReduction) {
+      // An elementwise product: the stored value times the other factors.
+      linalg::YieldOp::create(b, l, unary.getResult());
+      return;
+    }
+    Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(elemType));
     auto reduce = sparse_tensor::ReduceOp::create(b, l, out, unary, zero);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -410,7 +422,8 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
   generic->removeAttr(kSortedAttrName);
   Location loc = generic.getLoc();
 
-  // Dense layouts, and the in-place form of an SDDMM into a fresh output.
+  // Dense layouts, and the in-place form of an SDDMM into a fresh output or
+  // of an elementwise product into sparse storage.
   applyDenseLayouts(rewriter, generic, kernel, schedule);
   Value init = generic.getDpsInitOperand(0)->get();
   if (usesCopiedSampleForm(kernel, schedule,

@@ -141,8 +141,8 @@
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
-// Only an SDDMM writes a sparse output.
-// expected-error @below {{only 'sddmm' may have a sparse output}}
+// Only an SDDMM and an elementwise product write a sparse output.
+// expected-error @below {{only 'sddmm' and elementwise products may have a sparse output}}
 #k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), sparse_out(i, j)],
                     type = f32, encoding = #CSR>
 

@@ -133,3 +133,17 @@ func.func private @bsr() attributes {
                                         j floordiv 2 : compressed,
                                         i mod 2 : dense, j mod 2 : dense) }>>
 }
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// The sparse ⊙ dense product into sparse storage (an elementwise product
+// may store its result like its sparse input).
+// CHECK-LABEL: func.func private @hadamard_into_sparse()
+// CHECK-SAME: k = #sptune.kernel<hadamard, loops = [i : 8, j : 4], operands = [sparse(i, j), dense(i, j), sparse_out(i, j)], type = f32, encoding = #{{.*}}>
+func.func private @hadamard_into_sparse() attributes {
+  k = #sptune.kernel<hadamard, loops = [i : 8, j : 4],
+                     operands = [sparse(i, j), dense(i, j), sparse_out(i, j)],
+                     type = f32, encoding = #CSR>
+}

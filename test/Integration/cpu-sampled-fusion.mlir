@@ -8,7 +8,9 @@
 // hand-written schedules of the unfused elementwise product (every storage
 // sptune varies, vectorized, the dense operands column-major) and of the
 // fused kernel print the same values. The elementwise product into a
-// sparse result is not a kernel sptune tunes (a remark says so).
+// sparse result is tuned too (the same kernel kind, its result stored like
+// S: computed in place on a copy of S), with hand-written schedules of its
+// own; its result holds S's 3 entries and no more, as upstream's does.
 //
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
 // RUN: sptune-opt %s --sparsifier | %{run} | FileCheck %s
@@ -29,10 +31,21 @@
 // RUN:   sed -e "s/outs(%%z : tensor<8x8xf64>) {  \/\/ fused/outs(%%z : tensor<8x8xf64>) attrs = {sptune.schedule = #sptune.schedule<cpu sddmm, $s>} {/" %s \
 // RUN:     | sptune-opt --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu 2>/dev/null | %{run}; \
 // RUN: done | FileCheck %s --check-prefix=FUSED
+// RUN: for s in "levels = [i : dense, j : compressed], order = [i, j], parallel = outer" \
+// RUN:          "levels = [j : dense, i : compressed], order = [j, i]" \
+// RUN:          "levels = [i : compressed_nu, j : singleton], order = [i, j]" \
+// RUN:          "layout = [b : j], parallel = outer, vl = 4"; do \
+// RUN:   sed -e "s/outs(%%e : tensor<8x8xf64, #DCSR>) {  \/\/ unfused into sparse/outs(%%e : tensor<8x8xf64, #DCSR>) attrs = {sptune.schedule = #sptune.schedule<cpu hadamard, $s>} {/" %s \
+// RUN:     | sptune-opt --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu 2>/dev/null | %{run}; \
+// RUN: done | FileCheck %s --check-prefix=INTO-SPARSE
+// Blocks would store their zeros as entries of the result: refused.
+// RUN: sed -e "s/outs(%%e : tensor<8x8xf64, #DCSR>) {  \/\/ unfused into sparse/outs(%%e : tensor<8x8xf64, #DCSR>) attrs = {sptune.schedule = #sptune.schedule<cpu hadamard, levels = [i1 : dense, j1 : compressed, i0 : dense, j0 : dense], split = [2, 2]>} {/" %s \
+// RUN:   | not sptune-opt --sptune-extract-kernels --sptune-apply-schedule 2>&1 | FileCheck %s --check-prefix=BLOCKS
+// BLOCKS: error: sptune: cannot apply schedule: an elementwise product into sparse storage takes no blocks: its result would store the zeros of the blocks as entries
 //
 // RELEASE-DAG: remark: sptune-autotune (release, {{.*}}): chose cpu sddmm,
 // RELEASE-DAG: remark: sptune-autotune (release, {{.*}}): chose cpu hadamard,
-// RELEASE-DAG: remark: sptune: not a recognized sparse kernel: body is not a multiply-accumulate; seen as sparse-elementwise
+// RELEASE-DAG: remark: sptune-autotune (release, {{.*}}): chose cpu hadamard,
 //
 // S has 1, 3 and 2 at (0, 0), (2, 5) and (7, 7); A(i, k) = i + 1 and
 // B(k, j) = j + 1, so (A B)(i, j) = 8 (i + 1) (j + 1).
@@ -40,6 +53,9 @@
 // CHECK-NEXT: ( ( 8, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 432, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 1024 ) )
 // CHECK-NEXT: ( 8, 432, 1024 )
 // CHECK-NEXT: ( 8, 432, 1024 )
+// CHECK-NEXT: 3
+// CHECK-NEXT: 3
+// INTO-SPARSE-COUNT-4: ( 8, 432, 1024 ){{[[:space:]]+}}3{{[[:space:]]+}}3{{$}}
 // HAND-COUNT-12: ( ( 8, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 432, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 1024 ) )
 // FUSED-COUNT-4: ( ( 8, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 432, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 1024 ) )
 
@@ -98,7 +114,7 @@ module {
         linalg.yield %y : f64
     } -> tensor<8x8xf64>
     %e = tensor.empty() : tensor<8x8xf64, #DCSR>
-    %r = linalg.generic #ew ins(%t, %s : tensor<8x8xf64>, tensor<8x8xf64, #DCSR>) outs(%e : tensor<8x8xf64, #DCSR>) {
+    %r = linalg.generic #ew ins(%t, %s : tensor<8x8xf64>, tensor<8x8xf64, #DCSR>) outs(%e : tensor<8x8xf64, #DCSR>) {  // unfused into sparse
       ^bb0(%tv: f64, %sv: f64, %x: f64):
         %y = arith.mulf %tv, %sv : f64
         linalg.yield %y : f64
@@ -141,6 +157,10 @@ module {
     %m3 = sparse_tensor.values %3 : tensor<8x8xf64, #DCSR> to memref<?xf64>
     %v3 = vector.transfer_read %m3[%c0], %f0 : memref<?xf64>, vector<3xf64>
     vector.print %v3 : vector<3xf64>
+    %n2 = sparse_tensor.number_of_entries %2 : tensor<8x8xf64, #DCSR>
+    vector.print %n2 : index
+    %n3 = sparse_tensor.number_of_entries %3 : tensor<8x8xf64, #DCSR>
+    vector.print %n3 : index
     bufferization.dealloc_tensor %s : tensor<8x8xf64, #DCSR>
     bufferization.dealloc_tensor %2 : tensor<8x8xf64, #DCSR>
     bufferization.dealloc_tensor %3 : tensor<8x8xf64, #DCSR>

@@ -222,3 +222,44 @@ func.func @spmm_transposed_c(%a: tensor<8x8xf64, #CSR>, %b: tensor<8x4xf64>, %c:
     ins(%a, %b : tensor<8x8xf64, #CSR>, tensor<8x4xf64>) outs(%c : tensor<8x4xf64>) -> tensor<8x4xf64>
   return %0 : tensor<8x4xf64>
 }
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#map = affine_map<(i, j) -> (i, j)>
+
+// The sparse ⊙ dense product into sparse storage (its result stored like
+// A): computed in place on a copy of A in the scheduled storage (no
+// insertion, so its loops may run in parallel), the stored value times B,
+// nothing where A has no entry; converted back for the caller.
+//
+// CHECK-DAG: #[[$DCSR:.*]] = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : compressed, d1 : compressed) }>
+// CHECK-LABEL: func.func @hadamard_into_sparse
+// CHECK:       %[[A:.*]] = sparse_tensor.convert %{{.*}} to tensor<8x4xf32, #[[$DCSR]]>
+// CHECK:       %[[C:.*]] = bufferization.alloc_tensor() copy(%[[A]]) : tensor<8x4xf32, #[[$DCSR]]>
+// CHECK:       %[[R:.*]] = linalg.generic
+// CHECK-SAME:    ins(%{{.*}} : tensor<8x4xf32>) outs(%[[C]] : tensor<8x4xf32, #[[$DCSR]]>)
+// CHECK:       ^bb0(%[[BV:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT:    %[[U:.*]] = sparse_tensor.unary %[[OUT]] : f32 to f32
+// CHECK-NEXT:    present = {
+// CHECK-NEXT:    ^bb0(%[[V:.*]]: f32):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[V]], %[[BV]] : f32
+// CHECK-NEXT:      sparse_tensor.yield %[[P]] : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    absent = {
+// CHECK-NEXT:    }
+// CHECK-NEXT:    linalg.yield %[[U]] : f32
+// CHECK:       %[[BACK:.*]] = sparse_tensor.convert %[[R]] : tensor<8x4xf32, #[[$DCSR]]> to tensor<8x4xf32, #{{.*}}>
+// CHECK:       return %[[BACK]]
+func.func @hadamard_into_sparse(%a: tensor<8x4xf32, #CSR>, %b: tensor<8x4xf32>) -> tensor<8x4xf32, #CSR> {
+  %e = tensor.empty() : tensor<8x4xf32, #CSR>
+  %0 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"],
+      sptune.kernel = #sptune.kernel<hadamard, loops = [i : 8, j : 4], operands = [sparse(i, j), dense(i, j), sparse_out(i, j)], type = f32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<cpu hadamard, levels = [i : compressed, j : compressed], order = [i, j], parallel = outer>}
+    ins(%a, %b : tensor<8x4xf32, #CSR>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32, #CSR>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    linalg.yield %p : f32
+  } -> tensor<8x4xf32, #CSR>
+  return %0 : tensor<8x4xf32, #CSR>
+}

@@ -79,6 +79,28 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
   EXPECT_NE(error.find("the descriptor is an spmm, not an spmv"),
             std::string::npos)
       << error;
+  // A kind defined by its form is checked by that form: the sparse ⊙ dense
+  // product, into dense and into sparse storage (its shape is named
+  // "sparse-elementwise", its kind "hadamard").
+  for (KernelOperand::Kind out :
+       {KernelOperand::Kind::Output, KernelOperand::Kind::SparseOutput}) {
+    MeasureRequest hadamard = r;
+    hadamard.kernel = "hadamard";
+    hadamard.schedule = "cpu hadamard";
+    hadamard.descriptor = test::descriptor(
+        {{"i", false, 8}, {"j", false, 8}},
+        {test::operand(KernelOperand::Kind::Sparse, {0, 1}, "f64"),
+         test::operand(KernelOperand::Kind::Dense, {0, 1}, "f64"),
+         test::operand(out, {0, 1}, "f64")},
+        KernelDescriptor::Body::ElementwiseProduct);
+    EXPECT_TRUE(test::ok(hadamard.validate(), error)) << error;
+    hadamard.kernel = "spmv";
+    hadamard.schedule = "cpu spmv";
+    EXPECT_FALSE(test::ok(hadamard.validate(), error));
+    EXPECT_NE(error.find("the descriptor is an sparse-elementwise, not an spmv"),
+              std::string::npos)
+        << error;
+  }
 
   MeasureRequest bad = r;
   bad.baseline = "mlir-default"; // schedule and baseline together

@@ -187,10 +187,19 @@ TEST(KernelTypeForms, AProductMatchesWhateverTheOrderOfItsInputs) {
       elementwise({Kind::Dense, Kind::Sparse, Kind::Output});
   transposed.operands[0].dims = {1, 0};
   EXPECT_FALSE(matchKernelTypeByForm(transposed).has_value());
-  // A sparse result is not the product's form (not tuned).
-  EXPECT_FALSE(matchKernelTypeByForm(
-                   elementwise({Kind::Dense, Kind::Sparse, Kind::SparseOutput}))
-                   .has_value());
+  // A sparse result is the same product stored like its sparse input.
+  std::optional<KernelTypeMatch> intoSparse = matchKernelTypeByForm(
+      elementwise({Kind::Dense, Kind::Sparse, Kind::SparseOutput}));
+  ASSERT_TRUE(intoSparse.has_value());
+  EXPECT_EQ(intoSparse->type, KernelType::Hadamard);
+  // Only for an elementwise product: a multiply-accumulate's form keeps
+  // its dense output.
+  KernelDescriptor spmmIntoSparse = withLoops({false, false, true},
+                                              Body::MultiplyAccumulate);
+  spmmIntoSparse.operands = {operand(Kind::Sparse, {0, 2}),
+                             operand(Kind::Dense, {2, 1}),
+                             operand(Kind::SparseOutput, {0, 1})};
+  EXPECT_FALSE(matchKernelTypeByForm(spmmIntoSparse).has_value());
   // Nor is a sum.
   KernelDescriptor other = elementwise({Kind::Sparse, Kind::Dense, Kind::Output});
   other.body = Body::Other;

@@ -34,13 +34,20 @@ std::string whyNotApplicable(KernelAttr kernel,
 /// -1 when the kernel has none (e.g. SpMM's output when it is sparse).
 int denseOperandIndex(KernelAttr kernel, unsigned n);
 
-/// Whether an SDDMM with `schedule` is computed in place on a copy of its
-/// sampling matrix rather than into a fresh sparse output: a separate,
-/// materializing sparse output (`sparse_out` initialized by tensor.empty)
-/// with the reduction loop innermost. In place, MLIR's sparsifier writes
-/// the values of the copy at their positions — parallel loops are allowed
-/// (the sparsifier never parallelizes insertions into a fresh output) —
-/// and the reduction over contiguous rows of A and B^T vectorizes.
+/// Whether `kernel` is an elementwise product (a kind defined by its form,
+/// e.g. sparse ⊙ dense) whose result is stored sparse, like its sparse
+/// input.
+bool isElementwiseIntoSparse(KernelAttr kernel);
+
+/// Whether a kernel with `schedule` is computed in place on a copy of its
+/// sparse input rather than into a fresh sparse output: an SDDMM into a
+/// separate, materializing sparse output (`sparse_out` initialized by
+/// tensor.empty) with the reduction loop innermost, or an elementwise
+/// product into sparse storage (isElementwiseIntoSparse), on the CPU, with
+/// row-major unblocked storage. In place, MLIR's sparsifier writes the
+/// values of the copy at their positions — parallel loops are allowed (the
+/// sparsifier never parallelizes insertions into a fresh output) — and an
+/// SDDMM's reduction over contiguous rows of A and B^T vectorizes.
 bool usesCopiedSampleForm(KernelAttr kernel,
                           const ::sptune::Schedule &schedule,
                           bool outputIsFresh);

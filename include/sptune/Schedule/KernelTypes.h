@@ -93,8 +93,10 @@ struct KernelTypeMatch {
 /// The type defined by a form (the Hadamard product, an added type) whose
 /// canonical form `d` is up to loop names (same body, operand kinds and ranks
 /// in the same order, or in any order of the inputs for a body that
-/// multiplies them, loops of the same kinds), or nullopt. Element types,
-/// sizes and storage levels are not compared.
+/// multiplies them, loops of the same kinds; the output of an elementwise
+/// product may be sparse where the form's is dense), or nullopt. Element
+/// types, sizes and storage levels are not compared; that a sparse output is
+/// stored like the sparse input is the matcher's to check (it sees the IR).
 std::optional<KernelTypeMatch> matchKernelTypeByForm(const KernelDescriptor &d);
 
 /// The canonical form of a type defined by one, with its loops sized: the
