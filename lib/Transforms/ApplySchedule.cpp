@@ -402,6 +402,17 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
                                               result.getUsers().end());
       Value back =
           convertSparseStorage(rewriter, op->getLoc(), result, oldType);
+      // Blocked storage stores the zeros of its blocks: keep only the
+      // entries of the sample (`sparse`, the output itself for an in-place
+      // SDDMM), still in the caller's storage — unless it was retyped: then
+      // the caller passes the blocks themselves.
+      if ((schedule.splitRow > 1 || schedule.splitCol > 1) &&
+          sparse.getType() == oldType) {
+        Value withBlockZeros = back;
+        back = keepEntriesOf(rewriter, op->getLoc(), withBlockZeros, sparse);
+        bufferization::DeallocTensorOp::create(rewriter, op->getLoc(),
+                                               withBlockZeros);
+      }
       rewriter.replaceUsesWithIf(result, back, [&](OpOperand &use) {
         return users.contains(use.getOwner());
       });

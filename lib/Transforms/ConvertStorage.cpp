@@ -79,3 +79,35 @@ Value mlir::sptune::convertSparseStorage(OpBuilder &b, Location loc,
   }
   return sparse_tensor::ConvertOp::create(b, loc, type, sparse);
 }
+
+Value mlir::sptune::keepEntriesOf(OpBuilder &b, Location loc, Value values,
+                                  Value pattern) {
+  auto type = cast<RankedTensorType>(values.getType());
+  SmallVector<Value> dynamicSizes;
+  for (unsigned d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, values, d));
+  Value init = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+  unsigned rank = type.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  Type elementType = type.getElementType();
+  auto kept = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{pattern, values}, ValueRange{init},
+      ArrayRef<AffineMap>{identity, identity, identity},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        auto binary = sparse_tensor::BinaryOp::create(nb, l, elementType,
+                                                      args[0], args[1]);
+        {
+          OpBuilder::InsertionGuard guard(nb);
+          Block *overlap = nb.createBlock(&binary.getOverlapRegion(), {},
+                                          {elementType, elementType}, {l, l});
+          sparse_tensor::YieldOp::create(nb, l, overlap->getArgument(1));
+          // The left and right regions stay empty: nothing is stored where
+          // only one of the two has an entry.
+        }
+        linalg::YieldOp::create(nb, l, binary.getResult());
+      });
+  kept->setAttr(SptuneDialect::kStorageCopyAttrName, b.getUnitAttr());
+  return kept.getResult(0);
+}

@@ -38,6 +38,14 @@
 // RUN:   sed -e "s/outs(%%e : tensor<8x8xf64, #DCSR>) {  \/\/ unfused into sparse/outs(%%e : tensor<8x8xf64, #DCSR>) attrs = {sptune.schedule = #sptune.schedule<cpu hadamard, $s>} {/" %s \
 // RUN:     | sptune-opt --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu 2>/dev/null | %{run}; \
 // RUN: done | FileCheck %s --check-prefix=INTO-SPARSE
+// The fused SDDMM into sparse storage in blocks: the blocks' zeros are
+// computed, but the result keeps S's 3 entries only (the blocked result is
+// restricted to the sample's entries when converted back).
+// RUN: for s in "levels = [i1 : dense, j1 : compressed, i0 : dense, j0 : dense], split = [2, 2], order = [i1, j1, i0, j0, k]" \
+// RUN:          "levels = [i : compressed, j1 : compressed, j0 : dense], split = [1, 4], order = [i, j1, j0, k]"; do \
+// RUN:   sed -e "s/outs(%%e : tensor<8x8xf64, #DCSR>) {  \/\/ fused into sparse/outs(%%e : tensor<8x8xf64, #DCSR>) attrs = {sptune.schedule = #sptune.schedule<cpu sddmm, $s>} {/" %s \
+// RUN:     | sptune-opt --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu 2>/dev/null | %{run}; \
+// RUN: done | FileCheck %s --check-prefix=BLOCKED-SDDMM
 // Blocks would store their zeros as entries of the result: refused.
 // RUN: sed -e "s/outs(%%e : tensor<8x8xf64, #DCSR>) {  \/\/ unfused into sparse/outs(%%e : tensor<8x8xf64, #DCSR>) attrs = {sptune.schedule = #sptune.schedule<cpu hadamard, levels = [i1 : dense, j1 : compressed, i0 : dense, j0 : dense], split = [2, 2]>} {/" %s \
 // RUN:   | not sptune-opt --sptune-extract-kernels --sptune-apply-schedule 2>&1 | FileCheck %s --check-prefix=BLOCKS
@@ -55,6 +63,7 @@
 // CHECK-NEXT: ( 8, 432, 1024 )
 // CHECK-NEXT: 3
 // CHECK-NEXT: 3
+// BLOCKED-SDDMM-COUNT-2: ( 8, 432, 1024 ){{[[:space:]]+}}( 8, 432, 1024 ){{[[:space:]]+}}3{{[[:space:]]+}}3{{$}}
 // INTO-SPARSE-COUNT-4: ( 8, 432, 1024 ){{[[:space:]]+}}3{{[[:space:]]+}}3{{$}}
 // HAND-COUNT-12: ( ( 8, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 432, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 1024 ) )
 // FUSED-COUNT-4: ( ( 8, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 432, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 1024 ) )
@@ -96,7 +105,7 @@ module {
   }
   func.func @fused_sparse(%s: tensor<8x8xf64, #DCSR>, %a: tensor<8x8xf64>, %b: tensor<8x8xf64>) -> tensor<8x8xf64, #DCSR> {
     %e = tensor.empty() : tensor<8x8xf64, #DCSR>
-    %r = linalg.generic #sddmm ins(%s, %a, %b : tensor<8x8xf64, #DCSR>, tensor<8x8xf64>, tensor<8x8xf64>) outs(%e : tensor<8x8xf64, #DCSR>) {
+    %r = linalg.generic #sddmm ins(%s, %a, %b : tensor<8x8xf64, #DCSR>, tensor<8x8xf64>, tensor<8x8xf64>) outs(%e : tensor<8x8xf64, #DCSR>) {  // fused into sparse
       ^bb0(%sv: f64, %av: f64, %bv: f64, %x: f64):
         %p = arith.mulf %av, %bv : f64
         %q = arith.mulf %sv, %p : f64

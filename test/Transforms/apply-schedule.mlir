@@ -126,6 +126,56 @@ func.func @sddmm_sparse_out(%s: tensor<8x8xf32, #CSR>, %a: tensor<8x16xf32>, %b:
   iterator_types = ["parallel", "parallel", "reduction"]
 }
 
+// The same in blocks: the blocked result stores the zeros of its blocks,
+// so, converted back, it is restricted to the entries of S (still in the
+// caller's storage) by a sparse intersection, and the converted copy is
+// freed. With retype-args S is the caller's blocks: nothing to restrict.
+//
+// CHECK-LABEL: func.func @sddmm_sparse_out_blocked
+// CHECK-SAME:    (%[[S:[^:]*]]: tensor<8x8xf32, #{{.*}}>,
+// CHECK:       %[[R:.*]] = sparse_tensor.reinterpret_map %{{.*}} : tensor<4x4x2x2xf32
+// CHECK:       %[[B:.*]] = sparse_tensor.convert %[[R]]
+// CHECK:       %[[E:.*]] = tensor.empty()
+// CHECK:       %[[K:.*]] = linalg.generic
+// CHECK-SAME:    ins(%[[S]], %[[B]] : {{.*}}) outs(%[[E]] : {{.*}}) attrs =  {sptune.storage_copy}
+// CHECK:         sparse_tensor.binary
+// CHECK-NEXT:      overlap = {
+// CHECK-NEXT:      ^bb0(%{{.*}}: f32, %[[V:.*]]: f32):
+// CHECK-NEXT:        sparse_tensor.yield %[[V]] : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      left = {
+// CHECK-NEXT:      }
+// CHECK-NEXT:      right = {
+// CHECK-NEXT:      }
+// CHECK:       bufferization.dealloc_tensor %[[B]]
+// CHECK:       return %[[K]]
+// RETYPE-LABEL: func.func @sddmm_sparse_out_blocked
+// RETYPE-NOT:   sparse_tensor.binary
+// RETYPE:       return
+func.func @sddmm_sparse_out_blocked(%s: tensor<8x8xf32, #CSR>, %a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> tensor<8x8xf32, #CSR> {
+  %e = tensor.empty() : tensor<8x8xf32, #CSR>
+  %0 = linalg.generic #sddmm {
+      sptune.kernel = #sptune.kernel<sddmm, loops = [i : 8, j : 8, k : 16], operands = [sparse(i, j), dense(i, k), dense(k, j), sparse_out(i, j)], type = f32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<cpu sddmm, levels = [i1 : dense, j1 : compressed, i0 : dense, j0 : dense], split = [2, 2], order = [i1, j1, i0, j0, k]>}
+    ins(%s, %a, %b : tensor<8x8xf32, #CSR>, tensor<8x16xf32>, tensor<16x8xf32>) outs(%e : tensor<8x8xf32, #CSR>) {
+  ^bb0(%sv: f32, %av: f32, %bv: f32, %xv: f32):
+    %p = arith.mulf %av, %bv : f32
+    %q = arith.mulf %sv, %p : f32
+    %r = arith.addf %xv, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32, #CSR>
+  return %0 : tensor<8x8xf32, #CSR>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#sddmm = {
+  indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>,
+                   affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+  iterator_types = ["parallel", "parallel", "reduction"]
+}
+
 // SDDMM with B stored transposed: the transposition runs inside the
 // function in parallel panels (scf.forall), the kernel reads B^T(j, k); with
 // the reduction innermost the fresh sparse output becomes an in-place update

@@ -28,6 +28,15 @@ namespace sptune {
 Value convertSparseStorage(OpBuilder &builder, Location loc, Value sparse,
                            RankedTensorType type);
 
+/// `values` restricted to the entries `pattern` stores (both sparse, of one
+/// type): a sparse intersection that keeps `values`' value wherever both
+/// store an entry. A sparse result computed in blocked storage holds the
+/// zeros of its blocks as entries, and converting it back keeps them; its
+/// sample, in the caller's storage, says which entries upstream would have
+/// stored (an entry whose value is zero included).
+Value keepEntriesOf(OpBuilder &builder, Location loc, Value values,
+                    Value pattern);
+
 } // namespace sptune
 } // namespace mlir
 
