@@ -27,10 +27,14 @@
 // The in-place form with k outside the innermost level (every run above
 // checks it with k directly above the innermost level).
 // RUN: sed 's/SPY/cpu sddmm, order = [k, i, j]/; s/SCHEDULE/cpu sddmm/' %s | %{lower} | %{run} | FileCheck %s
+// ... and in blocks (k outermost, as the in-place form needs there).
+// RUN: sed 's/SPY/cpu sddmm, levels = [i1 : dense, j1 : compressed, i0 : dense, j0 : dense], split = [2, 2], order = [k, i1, j1, i0, j0]/; s/SCHEDULE/cpu sddmm/' %s | %{lower} | %{run} | FileCheck %s
 
 // CHECK: ( ( 20, 0, 0, 40, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 240, 0, 0, 0, 0, 0, 0 ), ( 200, 0, 750, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 180, 0 ), ( 0, 0, 0, 0, 0, -420, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 240 ), ( 0, 0, 0, 0, 90, 0, 0, 0 ) )
-// CHECK: ( 1, 2, 3, 4, 5, 3, -2, 1.5, 0.5 )
-// CHECK: ( 21, 22, 83, 54, 155, 63, 208, 161.5, 180.5 )
+// CHECK-NEXT: 9
+// CHECK-NEXT: ( 1, 2, 3, 4, 5, 3, -2, 1.5, 0.5 )
+// CHECK-NEXT: ( 21, 22, 83, 54, 155, 63, 208, 161.5, 180.5 )
+// CHECK-NEXT: 9
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 #sddmm = {
@@ -86,10 +90,13 @@ module {
     %z = arith.constant 0.0 : f32
     %s = sparse_tensor.convert %d : tensor<8x8xf32> to tensor<8x8xf32, #CSR>
     %x = call @sddmm(%s, %a, %b) : (tensor<8x8xf32, #CSR>, tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32, #CSR>
-    // Dense, since blocked storage keeps explicit zeros.
     %xd = sparse_tensor.convert %x : tensor<8x8xf32, #CSR> to tensor<8x8xf32>
     %v = vector.transfer_read %xd[%c0, %c0], %z : tensor<8x8xf32>, vector<8x8xf32>
     vector.print %v : vector<8x8xf32>
+    // S's 9 entries and no more, blocked storage included (its blocks'
+    // zeros are not entries of the result).
+    %nx = sparse_tensor.number_of_entries %x : tensor<8x8xf32, #CSR>
+    vector.print %nx : index
     %sv = sparse_tensor.values %s : tensor<8x8xf32, #CSR> to memref<?xf32>
     %u = vector.transfer_read %sv[%c0], %z : memref<?xf32>, vector<9xf32>
     vector.print %u : vector<9xf32>
@@ -98,6 +105,8 @@ module {
     %yv = sparse_tensor.values %y : tensor<8x8xf32, #CSR> to memref<?xf32>
     %w = vector.transfer_read %yv[%c0], %z : memref<?xf32>, vector<9xf32>
     vector.print %w : vector<9xf32>
+    %ny = sparse_tensor.number_of_entries %y : tensor<8x8xf32, #CSR>
+    vector.print %ny : index
     return
   }
 }

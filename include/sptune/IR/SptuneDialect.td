@@ -29,9 +29,11 @@ def Sptune_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kScheduleAttrName = "sptune.schedule";
     /// Name of the argument attribute naming the matrix bound to an argument.
     static constexpr ::llvm::StringLiteral kMatrixAttrName = "sptune.matrix";
-    /// Name of the unit attribute on the sparse copy that widens narrow
-    /// storage before a conversion (sptune/Transforms/ConvertStorage.h):
-    /// part of the scheduled kernel it feeds, not a kernel of its own.
+    /// Name of the unit attribute on the sparse copies of
+    /// sptune/Transforms/ConvertStorage.h (the one that widens narrow
+    /// storage before a conversion, the one that keeps a blocked result's
+    /// sample entries): part of the scheduled kernel, not a kernel of its
+    /// own.
     static constexpr ::llvm::StringLiteral kStorageCopyAttrName =
         "sptune.storage_copy";
   private:
