@@ -1,6 +1,7 @@
 //===- Program.cpp - A SPADE tile program ---------------------------------===//
 
 #include "spade/Program.h"
+#include "spade/SpadeKernels.h"
 
 using namespace sptune;
 
@@ -56,7 +57,7 @@ std::string sptune::whyInvalidTile(const SpadeProgram &p, const SpadeTile &t) {
 }
 
 std::string sptune::whyInvalid(const SpadeProgram &p) {
-  if (p.kernel != KernelType::SpMM && p.kernel != KernelType::SDDMM)
+  if (!spadeRunsKernel(p.kernel))
     return std::string("SPADE runs spmm and sddmm, not '") +
            toString(p.kernel) + "'";
   if (p.rows < 1 || p.cols < 1 || p.rows > (int64_t(1) << 31) - 1 ||

@@ -3,6 +3,7 @@
 #include "spade/ProgramBuilder.h"
 
 #include "sptune/Support/Error.h"
+#include "spade/SpadeKernels.h"
 #include "spade/SpadeKnobs.h"
 
 #include <algorithm>
@@ -19,7 +20,7 @@ sptune::buildSpadeProgram(int64_t rows, int64_t cols, const KernelSpec &spec,
   if (s.target != TargetKind::SPADE)
     return fail(std::string("not a SPADE schedule (target '") +
                 toString(s.target) + "')");
-  if (s.kernel != KernelType::SpMM && s.kernel != KernelType::SDDMM)
+  if (!spadeRunsKernel(s.kernel))
     return fail(std::string("SPADE runs spmm and sddmm, not '") +
                 toString(s.kernel) + "'");
   if (s.kernel != spec.kernel)

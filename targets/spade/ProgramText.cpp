@@ -1,6 +1,7 @@
 //===- ProgramText.cpp - Text form of SPADE tile programs -----------------===//
 
 #include "spade/ProgramText.h"
+#include "spade/SpadeKernels.h"
 #include "spade/SpadeKnobs.h"
 #include "sptune/Support/Files.h"
 
@@ -151,7 +152,7 @@ bool Parser::header(const std::vector<std::string_view> &w) {
     if (!once(sawKernel) || !arity(1))
       return false;
     std::optional<KernelType> k = parseKernelType(w[1]);
-    if (!k || (*k != KernelType::SpMM && *k != KernelType::SDDMM))
+    if (!k || !spadeRunsKernel(*k))
       return fail("unknown kernel '" + std::string(w[1]) +
                   "' (expected spmm or sddmm)");
     prog.kernel = *k;

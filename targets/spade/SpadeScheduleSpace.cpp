@@ -1,6 +1,7 @@
 //===- SpadeScheduleSpace.cpp - The SPADE target's schedule space ---------===//
 
 #include "spade/SpadeScheduleSpace.h"
+#include "spade/SpadeKernels.h"
 #include "spade/SpadeKnobs.h"
 
 using namespace sptune;
@@ -25,7 +26,7 @@ Schedule sptune::defaultSpadeSchedule(KernelType kernel) {
 void SpadeScheduleSpace::enumerate(
     const ProblemShape &shape,
     const std::function<bool(const Schedule &)> &fn) const {
-  if (shape.kernel != KernelType::SpMM && shape.kernel != KernelType::SDDMM)
+  if (!spadeRunsKernel(shape.kernel))
     return;
   // Panel heights: once a height covers all rows, larger ones are the same.
   std::vector<int64_t> heights;

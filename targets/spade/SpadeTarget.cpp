@@ -3,6 +3,7 @@
 #include "spade/SpadeTarget.h"
 
 #include "spade/SpadeKnobEncoding.h"
+#include "spade/SpadeKernels.h"
 #include "spade/SpadeKnobs.h"
 #include "spade/SpadeScheduleSpace.h"
 #include "sptune/Target/Target.h"
@@ -25,7 +26,7 @@ public:
     return defaultSpadeSchedule(kernel);
   }
   std::string whyIllegal(const Schedule &s) const override {
-    if (s.kernel != KernelType::SpMM && s.kernel != KernelType::SDDMM)
+    if (!spadeRunsKernel(s.kernel))
       return "SPADE runs SpMM and SDDMM only";
     return sptune::whyIllegal(s);
   }
