@@ -58,86 +58,9 @@ GENERATED = ["gen:rmat:rows=65536,nnz=1000000,seed=7",
              "gen:uniform:rows=32768,nnz=500000,seed=8",
              "gen:banded:rows=65536,nnz=800000,seed=9"]
 
-PROGRAM = """
-#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
-module {
-  func.func private @getTensorFilename(index) -> (!llvm.ptr)
-  func.func private @rtclock() -> f64
-  func.func @attention(%s: tensor<?x?xf32, #CSR>, %a: tensor<?x64xf32>, %b: tensor<64x?xf32>,
-                       %h: tensor<?x64xf32>, %scale: f32) -> tensor<?x64xf32> {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %m = tensor.dim %s, %c0 : tensor<?x?xf32, #CSR>
-    %n = tensor.dim %s, %c1 : tensor<?x?xf32, #CSR>
-    %e = tensor.empty(%m, %n) : tensor<?x?xf32, #CSR>
-    %scores = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>,
-                                               affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
-                              iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%s, %a, %b : tensor<?x?xf32, #CSR>, tensor<?x64xf32>, tensor<64x?xf32>) outs(%e : tensor<?x?xf32, #CSR>) {
-    ^bb0(%sv: f32, %av: f32, %bv: f32, %x: f32):
-      %p = arith.mulf %av, %bv : f32
-      %q = arith.mulf %sv, %p : f32
-      %y = arith.addf %x, %q : f32
-      linalg.yield %y : f32
-    } -> tensor<?x?xf32, #CSR>
-    %e2 = tensor.empty(%m, %n) : tensor<?x?xf32, #CSR>
-    %scaled = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-                              iterator_types = ["parallel", "parallel"]}
-      ins(%scores : tensor<?x?xf32, #CSR>) outs(%e2 : tensor<?x?xf32, #CSR>) {
-    ^bb0(%x: f32, %o: f32):
-      %y = arith.mulf %x, %scale : f32
-      linalg.yield %y : f32
-    } -> tensor<?x?xf32, #CSR>
-    %zero = arith.constant 0.0 : f32
-    %ez = tensor.empty(%m) : tensor<?x64xf32>
-    %z = linalg.fill ins(%zero : f32) outs(%ez : tensor<?x64xf32>) -> tensor<?x64xf32>
-    %r = linalg.matmul ins(%scaled, %h : tensor<?x?xf32, #CSR>, tensor<?x64xf32>) outs(%z : tensor<?x64xf32>) -> tensor<?x64xf32>
-    bufferization.dealloc_tensor %scaled : tensor<?x?xf32, #CSR>
-    return %r : tensor<?x64xf32>
-  }
-  func.func @main() {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %reps = arith.constant REPS : index
-    %scale = arith.constant 0.125 : f32
-    %f = call @getTensorFilename(%c0) : (index) -> (!llvm.ptr)
-    %s = sparse_tensor.new %f : !llvm.ptr to tensor<?x?xf32, #CSR>
-    %m = tensor.dim %s, %c0 : tensor<?x?xf32, #CSR>
-    %n = tensor.dim %s, %c1 : tensor<?x?xf32, #CSR>
-GENERATED_INPUTS
-    %inf = arith.constant 1.0e30 : f64
-    %fz = arith.constant 0.0 : f32
-    %best, %sum = scf.for %it = %c0 to %reps step %c1 iter_args(%bt = %inf, %acc = %fz) -> (f64, f32) {
-      %t0 = func.call @rtclock() : () -> f64
-      %y = func.call @attention(%s, %a32, %b32, %h32, %scale)
-        : (tensor<?x?xf32, #CSR>, tensor<?x64xf32>, tensor<64x?xf32>, tensor<?x64xf32>, f32) -> tensor<?x64xf32>
-      %t1 = func.call @rtclock() : () -> f64
-      %dt = arith.subf %t1, %t0 : f64
-      %nb = arith.minimumf %bt, %dt : f64
-      %red = tensor.empty() : tensor<f32>
-      %init = linalg.fill ins(%fz : f32) outs(%red : tensor<f32>) -> tensor<f32>
-      %tot = linalg.reduce ins(%y : tensor<?x64xf32>) outs(%init : tensor<f32>) dimensions = [0, 1]
-        (%in: f32, %o: f32) {
-          %ad = arith.addf %in, %o : f32
-          linalg.yield %ad : f32
-        }
-      %v = tensor.extract %tot[] : tensor<f32>
-      bufferization.dealloc_tensor %y : tensor<?x64xf32>
-      scf.yield %nb, %v : f64, f32
-    }
-    vector.print %best : f64
-    vector.print %sum : f32
-    bufferization.dealloc_tensor %s : tensor<?x?xf32, #CSR>
-    return
-  }
-}
-"""
-
-
-# One kernel per module, timed alone: KERNEL_FUNC is the kernel's function,
-# CALL its call (defining %y, of type RESULT_TYPE) and CHECKSUM a reduction
-# of %y into %v (f32).
-SEPARATE = """
+# A module that times one function: KERNEL_FUNC defines it, CALL calls it
+# (defining %y, of type RESULT_TYPE) and CHECKSUM reduces %y into %v (f32).
+TIMED_MODULE = """
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 module {
   func.func private @getTensorFilename(index) -> (!llvm.ptr)
@@ -173,14 +96,14 @@ CHECKSUM
 }
 """
 
-SDDMM_MODULE = {
-    "KERNEL_FUNC": """  func.func @scores(%s: tensor<?x?xf32, #CSR>, %a: tensor<?x64xf32>, %b: tensor<64x?xf32>,
-                    %scale: f32) -> tensor<?x?xf32, #CSR> {
-    %c0 = arith.constant 0 : index
+# The function's head: the sizes of S (%m, %n).
+SIZES = """    %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %m = tensor.dim %s, %c0 : tensor<?x?xf32, #CSR>
-    %n = tensor.dim %s, %c1 : tensor<?x?xf32, #CSR>
-    %e = tensor.empty(%m, %n) : tensor<?x?xf32, #CSR>
+    %n = tensor.dim %s, %c1 : tensor<?x?xf32, #CSR>"""
+
+# E = S ⊙ (A B) into a fresh sparse tensor, then E' = E * %scale (%scaled).
+SCORES = """    %e = tensor.empty(%m, %n) : tensor<?x?xf32, #CSR>
     %scores = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>,
                                                affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
                               iterator_types = ["parallel", "parallel", "reduction"]}
@@ -198,9 +121,47 @@ SDDMM_MODULE = {
     ^bb0(%x: f32, %o: f32):
       %y = arith.mulf %x, %scale : f32
       linalg.yield %y : f32
-    } -> tensor<?x?xf32, #CSR>
+    } -> tensor<?x?xf32, #CSR>"""
+
+# Y = E H into a zero-filled dense tensor (%r), E given as %scaled.
+AGGREGATE = """    %zero = arith.constant 0.0 : f32
+    %ez = tensor.empty(%m) : tensor<?x64xf32>
+    %z = linalg.fill ins(%zero : f32) outs(%ez : tensor<?x64xf32>) -> tensor<?x64xf32>
+    %r = linalg.matmul ins(%scaled, %h : tensor<?x?xf32, #CSR>, tensor<?x64xf32>) outs(%z : tensor<?x64xf32>) -> tensor<?x64xf32>"""
+
+DENSE_CHECKSUM = """      %red = tensor.empty() : tensor<f32>
+      %init = linalg.fill ins(%fz : f32) outs(%red : tensor<f32>) -> tensor<f32>
+      %tot = linalg.reduce ins(%y : tensor<?x64xf32>) outs(%init : tensor<f32>) dimensions = [0, 1]
+        (%in: f32, %o: f32) {
+          %ad = arith.addf %in, %o : f32
+          linalg.yield %ad : f32
+        }
+      %v = tensor.extract %tot[] : tensor<f32>"""
+
+# The layer in one function.
+LAYER_MODULE = {
+    "KERNEL_FUNC": f"""  func.func @attention(%s: tensor<?x?xf32, #CSR>, %a: tensor<?x64xf32>, %b: tensor<64x?xf32>,
+                       %h: tensor<?x64xf32>, %scale: f32) -> tensor<?x64xf32> {{
+{SIZES}
+{SCORES}
+{AGGREGATE}
+    bufferization.dealloc_tensor %scaled : tensor<?x?xf32, #CSR>
+    return %r : tensor<?x64xf32>
+  }}""",
+    "CALL": """      %y = func.call @attention(%s, %a32, %b32, %h32, %scale)
+        : (tensor<?x?xf32, #CSR>, tensor<?x64xf32>, tensor<64x?xf32>, tensor<?x64xf32>, f32) -> tensor<?x64xf32>""",
+    "CHECKSUM": DENSE_CHECKSUM,
+    "RESULT_TYPE": "tensor<?x64xf32>",
+}
+
+# The SDDMM and its scale in a module of their own.
+SDDMM_MODULE = {
+    "KERNEL_FUNC": f"""  func.func @scores(%s: tensor<?x?xf32, #CSR>, %a: tensor<?x64xf32>, %b: tensor<64x?xf32>,
+                    %scale: f32) -> tensor<?x?xf32, #CSR> {{
+{SIZES}
+{SCORES}
     return %scaled : tensor<?x?xf32, #CSR>
-  }""",
+  }}""",
     "CALL": """      %y = func.call @scores(%s, %a32, %b32, %scale)
         : (tensor<?x?xf32, #CSR>, tensor<?x64xf32>, tensor<64x?xf32>, f32) -> tensor<?x?xf32, #CSR>""",
     "CHECKSUM": """      %vals = sparse_tensor.values %y : tensor<?x?xf32, #CSR> to memref<?xf32>
@@ -213,26 +174,17 @@ SDDMM_MODULE = {
     "RESULT_TYPE": "tensor<?x?xf32, #CSR>",
 }
 
+# The SpMM in a module of its own, over S itself (E's pattern).
 SPMM_MODULE = {
-    "KERNEL_FUNC": """  func.func @aggregate(%e: tensor<?x?xf32, #CSR>, %h: tensor<?x64xf32>) -> tensor<?x64xf32> {
+    "KERNEL_FUNC": f"""  func.func @aggregate(%scaled: tensor<?x?xf32, #CSR>, %h: tensor<?x64xf32>) -> tensor<?x64xf32> {{
     %c0 = arith.constant 0 : index
-    %m = tensor.dim %e, %c0 : tensor<?x?xf32, #CSR>
-    %zero = arith.constant 0.0 : f32
-    %ez = tensor.empty(%m) : tensor<?x64xf32>
-    %z = linalg.fill ins(%zero : f32) outs(%ez : tensor<?x64xf32>) -> tensor<?x64xf32>
-    %r = linalg.matmul ins(%e, %h : tensor<?x?xf32, #CSR>, tensor<?x64xf32>) outs(%z : tensor<?x64xf32>) -> tensor<?x64xf32>
+    %m = tensor.dim %scaled, %c0 : tensor<?x?xf32, #CSR>
+{AGGREGATE}
     return %r : tensor<?x64xf32>
-  }""",
+  }}""",
     "CALL": """      %y = func.call @aggregate(%s, %h32)
         : (tensor<?x?xf32, #CSR>, tensor<?x64xf32>) -> tensor<?x64xf32>""",
-    "CHECKSUM": """      %red = tensor.empty() : tensor<f32>
-      %init = linalg.fill ins(%fz : f32) outs(%red : tensor<f32>) -> tensor<f32>
-      %tot = linalg.reduce ins(%y : tensor<?x64xf32>) outs(%init : tensor<f32>) dimensions = [0, 1]
-        (%in: f32, %o: f32) {
-          %ad = arith.addf %in, %o : f32
-          linalg.yield %ad : f32
-        }
-      %v = tensor.extract %tot[] : tensor<f32>""",
+    "CHECKSUM": DENSE_CHECKSUM,
     "RESULT_TYPE": "tensor<?x64xf32>",
 }
 
@@ -251,19 +203,17 @@ def dense_input(name, size, shape, combine, modulus):
     }} : tensor<{shape}>"""
 
 
-def lowered(opt, reps, fused, tmp, name=None, module=None):
-    """The lowered program: the layer in one function (PROGRAM), or one
-    kernel's module of its own (`module`: SDDMM_MODULE or SPMM_MODULE)."""
+def lowered(opt, reps, fused, tmp, name=None, module=LAYER_MODULE):
+    """The lowered program: the layer in one function (LAYER_MODULE), or
+    one kernel's module of its own (SDDMM_MODULE or SPMM_MODULE)."""
     name = name or ("fused" if fused else "unfused")
     src = os.path.join(tmp, "gat-%s.mlir" % name)
     inputs = "\n".join([dense_input("a32", "m", "?x64xf32", "addi", 7),
                          dense_input("b32", "n", "64x?xf32", "muli", 5),
                          dense_input("h32", "n", "?x64xf32", "addi", 3)])
-    text = PROGRAM
-    if module is not None:
-        text = SEPARATE
-        for key, value in module.items():
-            text = text.replace(key, value)
+    text = TIMED_MODULE
+    for key, value in module.items():
+        text = text.replace(key, value)
     text = text.replace("REPS", str(reps)).replace("GENERATED_INPUTS", inputs)
     with open(src, "w") as fh:
         fh.write(text)

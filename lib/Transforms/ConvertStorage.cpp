@@ -12,6 +12,16 @@
 using namespace mlir;
 using namespace mlir::sptune;
 
+/// A tensor.empty of `type` whose dynamic sizes are those of `like`.
+static Value emptyOfShape(OpBuilder &b, Location loc, RankedTensorType type,
+                          Value like) {
+  SmallVector<Value> dynamicSizes;
+  for (unsigned d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, like, d));
+  return tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+}
+
 /// `sparse` copied into the same levels with index-width positions and
 /// coordinates: an elementwise linalg.generic whose body is an identity
 /// sparse_tensor.unary (an identity yield would be rewritten back into the
@@ -23,11 +33,7 @@ static Value copyToIndexWidths(OpBuilder &b, Location loc, Value sparse) {
   auto enc = sparse_tensor::getSparseTensorEncoding(type);
   auto wideType = RankedTensorType::get(type.getShape(), type.getElementType(),
                                         enc.withoutBitWidths());
-  SmallVector<Value> dynamicSizes;
-  for (unsigned d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, sparse, d));
-  Value init = tensor::EmptyOp::create(b, loc, wideType, dynamicSizes);
+  Value init = emptyOfShape(b, loc, wideType, sparse);
   unsigned rank = type.getRank();
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   Type elementType = type.getElementType();
@@ -83,11 +89,7 @@ Value mlir::sptune::convertSparseStorage(OpBuilder &b, Location loc,
 Value mlir::sptune::keepEntriesOf(OpBuilder &b, Location loc, Value values,
                                   Value pattern) {
   auto type = cast<RankedTensorType>(values.getType());
-  SmallVector<Value> dynamicSizes;
-  for (unsigned d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, values, d));
-  Value init = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+  Value init = emptyOfShape(b, loc, type, values);
   unsigned rank = type.getRank();
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   Type elementType = type.getElementType();
