@@ -21,6 +21,7 @@ can do), then the SpMM over a sparse matrix of E's pattern (S itself: the
 SpMM's time depends on the pattern, not the values). Their times add up
 to the layer's; the ratio separate / one function is what keeping the
 kernels in one function buys.
+
 Each program reads the matrix (TENSOR0), runs the layer --reps times in one
 JIT run (mlir-runner) and reports its fastest call and a checksum of Y; the
 two checksums must agree. Matrices: the graph matrices named in GRAPHS from
