@@ -152,6 +152,11 @@ std::string sptune::summary(const MachineDescriptor &m) {
     std::snprintf(gbs, sizeof(gbs), "%.1f GB/s", m.bandwidthGBs);
     parts.push_back(gbs);
   }
+  if (m.forkJoinMicros > 0) {
+    char us[40];
+    std::snprintf(us, sizeof(us), "fork-join %.1f us", m.forkJoinMicros);
+    parts.push_back(us);
+  }
   std::string out;
   for (const std::string &p : parts)
     out += (out.empty() ? "" : ", ") + p;
@@ -239,6 +244,10 @@ const MachineDescriptor &sptune::thisMachine() {
       m.bandwidthGBs = *gbs;
     else
       llvm::consumeError(gbs.takeError()); // left unmeasured (0)
+    if (llvm::Expected<double> us = measureForkJoinMicros(m.cores))
+      m.forkJoinMicros = *us;
+    else
+      llvm::consumeError(us.takeError()); // left unmeasured (0)
     return m;
   }();
   return machine;
@@ -254,7 +263,8 @@ llvm::json::Object sptune::toJson(const MachineDescriptor &m) {
       {key::kL1dBytes, static_cast<int64_t>(m.l1dBytes)},
       {key::kL2Bytes, static_cast<int64_t>(m.l2Bytes)},
       {key::kLlcBytes, static_cast<int64_t>(m.llcBytes)},
-      {key::kBandwidthGBs, m.bandwidthGBs}};
+      {key::kBandwidthGBs, m.bandwidthGBs},
+      {key::kForkJoinMicros, m.forkJoinMicros}};
 }
 
 /// Reads the non-negative integer `name` of `o` into `out` when present.
@@ -269,6 +279,20 @@ static llvm::Error readCount(const llvm::json::Object &o, const char *name,
     return makeError(std::string("machine: '") + name +
                      "' is not a non-negative integer");
   out = static_cast<T>(*i);
+  return llvm::Error::success();
+}
+
+/// Reads the non-negative number `name` of `o` into `out` when present.
+static llvm::Error readMeasure(const llvm::json::Object &o, const char *name,
+                               double &out) {
+  const llvm::json::Value *v = o.get(name);
+  if (!v)
+    return llvm::Error::success();
+  std::optional<double> d = v->getAsNumber();
+  if (!d || *d < 0)
+    return makeError(std::string("machine: '") + name +
+                     "' is not a non-negative number");
+  out = *d;
   return llvm::Error::success();
 }
 
@@ -291,11 +315,9 @@ sptune::machineFromJson(const llvm::json::Object &o) {
     return std::move(e);
   if (llvm::Error e = readCount(o, key::kLlcBytes, m.llcBytes))
     return std::move(e);
-  if (const llvm::json::Value *bw = o.get(key::kBandwidthGBs)) {
-    std::optional<double> d = bw->getAsNumber();
-    if (!d || *d < 0)
-      return makeError("machine: 'bandwidth_gbs' is not a non-negative number");
-    m.bandwidthGBs = *d;
-  }
+  if (llvm::Error e = readMeasure(o, key::kBandwidthGBs, m.bandwidthGBs))
+    return std::move(e);
+  if (llvm::Error e = readMeasure(o, key::kForkJoinMicros, m.forkJoinMicros))
+    return std::move(e);
   return m;
 }

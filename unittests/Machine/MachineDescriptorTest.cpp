@@ -28,6 +28,7 @@ TEST(MachineDescriptor, JsonRoundTrip) {
   m.l2Bytes = 1 << 20;
   m.llcBytes = 32ull << 20;
   m.bandwidthGBs = 21.5;
+  m.forkJoinMicros = 1.75;
   llvm::Expected<MachineDescriptor> back = machineFromJson(toJson(m));
   ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
   EXPECT_EQ(back->cpu, m.cpu);
@@ -37,6 +38,9 @@ TEST(MachineDescriptor, JsonRoundTrip) {
   EXPECT_EQ(back->l2Bytes, 1u << 20);
   EXPECT_EQ(back->llcBytes, 32ull << 20);
   EXPECT_DOUBLE_EQ(back->bandwidthGBs, 21.5);
+  EXPECT_DOUBLE_EQ(back->forkJoinMicros, 1.75);
+  EXPECT_EQ(summary(*back), "2 cores, 512-bit SIMD, L1d 48 KiB, L2 1 MiB, "
+                            "LLC 32 MiB, 21.5 GB/s, fork-join 1.8 us");
 }
 
 TEST(MachineDescriptor, RecordsBeforeTheDescriptorReadAsUnknown) {
@@ -50,6 +54,7 @@ TEST(MachineDescriptor, RecordsBeforeTheDescriptorReadAsUnknown) {
   EXPECT_EQ(m->simdBits, 0u);
   EXPECT_EQ(m->llcBytes, 0u);
   EXPECT_EQ(m->bandwidthGBs, 0.0);
+  EXPECT_EQ(m->forkJoinMicros, 0.0);
 }
 
 TEST(MachineDescriptor, BadValuesAreErrors) {
@@ -66,12 +71,15 @@ TEST(MachineDescriptor, BadValuesAreErrors) {
   EXPECT_EQ(why(llvm::json::Object{{"cpu", 3}}), "machine: 'cpu' is not a string");
   EXPECT_EQ(why(llvm::json::Object{{"bandwidth_gbs", -2.0}}),
             "machine: 'bandwidth_gbs' is not a non-negative number");
+  EXPECT_EQ(why(llvm::json::Object{{"fork_join_us", "fast"}}),
+            "machine: 'fork_join_us' is not a non-negative number");
 }
 
 TEST(MachineDescriptor, ProbesThisMachine) {
   MachineDescriptor m = probeMachine();
   EXPECT_GE(m.cores, 1u);
   EXPECT_EQ(m.bandwidthGBs, 0.0); // probing measures nothing
+  EXPECT_EQ(m.forkJoinMicros, 0.0);
 #if defined(__x86_64__)
   EXPECT_GE(m.simdBits, 128u); // every x86-64 CPU has SSE2
 #endif
@@ -88,4 +96,15 @@ TEST(MachineDescriptor, MeasuresATriad) {
   ASSERT_FALSE(static_cast<bool>(tiny));
   EXPECT_EQ(llvm::toString(tiny.takeError()),
             "measureTriadBandwidth: arrays of 8 bytes are too small");
+}
+
+TEST(MachineDescriptor, MeasuresAForkJoin) {
+  // One and two threads: a region costs something, and less than a
+  // millisecond on any machine these tests run on.
+  for (unsigned threads : {1u, 2u}) {
+    llvm::Expected<double> us = measureForkJoinMicros(threads, 200);
+    ASSERT_TRUE(static_cast<bool>(us)) << llvm::toString(us.takeError());
+    EXPECT_GT(*us, 0.0);
+    EXPECT_LT(*us, 1000.0);
+  }
 }

@@ -6,8 +6,10 @@
 // machine as well as the matrix (issue 31): cores this process may use, the
 // widest SIMD registers, the L1 data, L2 and last-level cache sizes, and the
 // memory bandwidth all cores reach (a STREAM triad over arrays four times the
-// last-level cache, at most 256 MiB each). Plain C++ and LLVM Support; the bandwidth is measured
-// with std::thread, not OpenMP (the host code links no OpenMP runtime).
+// last-level cache, at most 256 MiB each), and what an empty OpenMP
+// parallel region costs in the runtime the CPU kernels use (LLVM's libomp).
+// Plain C++, LLVM Support and libomp; the bandwidth is measured with
+// std::thread.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +41,11 @@ struct MachineDescriptor {
   /// STREAM triad bandwidth with one thread per core, GB/s (10^9 bytes);
   /// 0 when not measured.
   double bandwidthGBs = 0;
+  /// An empty OpenMP parallel region with one thread per core (fork,
+  /// barrier, join) in libomp, microseconds (median); 0 when not measured.
+  /// What a parallel loop costs beyond its work: it decides whether small
+  /// kernels should run in parallel at all.
+  double forkJoinMicros = 0;
 };
 
 /// The static facts of this machine (everything but the bandwidth): cheap,
@@ -57,8 +64,15 @@ llvm::Expected<double> measureTriadBandwidth(unsigned threads,
                                              uint64_t bytesPerArray,
                                              unsigned reps = 3);
 
+/// The median time of `reps` empty OpenMP parallel regions of `threads`
+/// threads, in microseconds, after ten that start the runtime's threads.
+/// Errors when the regions do not run.
+llvm::Expected<double> measureForkJoinMicros(unsigned threads,
+                                             unsigned reps = 1000);
+
 /// What is known of `m` besides its CPU's name, for people: "2 cores,
-/// 512-bit SIMD, L1d 48 KiB, L2 1 MiB, LLC 508 MiB, 45.6 GB/s" (unknown
+/// 512-bit SIMD, L1d 48 KiB, L2 1 MiB, LLC 508 MiB, 45.6 GB/s, fork-join
+/// 2.1 us" (unknown
 /// parts left out; empty when nothing is known).
 std::string summary(const MachineDescriptor &m);
 
@@ -66,7 +80,8 @@ std::string summary(const MachineDescriptor &m);
 std::optional<uint64_t> parseCacheSize(std::string_view text);
 
 /// {"cpu": ..., "cores": 2, "simd_bits": 256, "l1d_bytes": 32768,
-///  "l2_bytes": ..., "llc_bytes": ..., "bandwidth_gbs": 12.3}
+///  "l2_bytes": ..., "llc_bytes": ..., "bandwidth_gbs": 12.3,
+///  "fork_join_us": 2.1}
 /// (the dataset record's "machine" object adds "host").
 llvm::json::Object toJson(const MachineDescriptor &m);
 

@@ -79,6 +79,7 @@ inline constexpr const char *kL1dBytes = "l1d_bytes";
 inline constexpr const char *kL2Bytes = "l2_bytes";
 inline constexpr const char *kLlcBytes = "llc_bytes";
 inline constexpr const char *kBandwidthGBs = "bandwidth_gbs";
+inline constexpr const char *kForkJoinMicros = "fork_join_us";
 } // namespace machine_field
 
 /// Roles: a sampled schedule, a cost model's pick (active learning), the
