@@ -48,13 +48,13 @@ struct MachineDescriptor {
   double forkJoinMicros = 0;
 };
 
-/// The static facts of this machine (everything but the bandwidth): cheap,
-/// reads /proc and /sys.
+/// The static facts of this machine (everything but the bandwidth and the
+/// fork-join cost): cheap, reads /proc and /sys.
 MachineDescriptor probeMachine();
 
-/// `probeMachine()` with the bandwidth measured, once per process (the
-/// first call takes a fraction of a second and must not run beside
-/// measurements; later calls return the same value).
+/// `probeMachine()` with the bandwidth and the fork-join cost measured, once
+/// per process (the first call takes a fraction of a second and must not
+/// run beside measurements; later calls return the same value).
 const MachineDescriptor &thisMachine();
 
 /// The triad bandwidth in GB/s of `threads` threads over three arrays of
@@ -72,8 +72,7 @@ llvm::Expected<double> measureForkJoinMicros(unsigned threads,
 
 /// What is known of `m` besides its CPU's name, for people: "2 cores,
 /// 512-bit SIMD, L1d 48 KiB, L2 1 MiB, LLC 508 MiB, 45.6 GB/s, fork-join
-/// 2.1 us" (unknown
-/// parts left out; empty when nothing is known).
+/// 2.1 us" (unknown parts left out; empty when nothing is known).
 std::string summary(const MachineDescriptor &m);
 
 /// A sysfs cache size ("32K", "1024K", "32M", "512") in bytes, or nullopt.
