@@ -44,9 +44,10 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
     if (!why.empty())
       return why;
   }
-  // Blocks store their zeros; the result, converted back to the caller's
-  // storage, would keep them as entries that A does not have (upstream
-  // stores A's entries only).
+  // Blocks store their zeros. An SDDMM's blocked result is restricted to
+  // its sample's entries when converted back (keepEntriesOf, applySchedule);
+  // this product is refused blocks instead: they only add the zeros' work
+  // and that extra pass to an in-place update of A's own entries.
   if (isElementwiseIntoSparse(kernel) &&
       (schedule.splitRow > 1 || schedule.splitCol > 1))
     return "an elementwise product into sparse storage takes no blocks: its "

@@ -13,6 +13,7 @@
 #include <memory>
 #include <new>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <sched.h>
@@ -267,32 +268,28 @@ llvm::json::Object sptune::toJson(const MachineDescriptor &m) {
       {key::kForkJoinMicros, m.forkJoinMicros}};
 }
 
-/// Reads the non-negative integer `name` of `o` into `out` when present.
+/// Reads the non-negative number `name` of `o` into `out` when present: an
+/// integer for an integral `T` (a count, a size), any number otherwise (a
+/// measure).
 template <typename T>
-static llvm::Error readCount(const llvm::json::Object &o, const char *name,
-                             T &out) {
+static llvm::Error readNonNegative(const llvm::json::Object &o,
+                                   const char *name, T &out) {
   const llvm::json::Value *v = o.get(name);
   if (!v)
     return llvm::Error::success();
-  std::optional<int64_t> i = v->getAsInteger();
-  if (!i || *i < 0)
-    return makeError(std::string("machine: '") + name +
-                     "' is not a non-negative integer");
-  out = static_cast<T>(*i);
-  return llvm::Error::success();
-}
-
-/// Reads the non-negative number `name` of `o` into `out` when present.
-static llvm::Error readMeasure(const llvm::json::Object &o, const char *name,
-                               double &out) {
-  const llvm::json::Value *v = o.get(name);
-  if (!v)
-    return llvm::Error::success();
-  std::optional<double> d = v->getAsNumber();
-  if (!d || *d < 0)
-    return makeError(std::string("machine: '") + name +
-                     "' is not a non-negative number");
-  out = *d;
+  if constexpr (std::is_floating_point_v<T>) {
+    std::optional<double> d = v->getAsNumber();
+    if (!d || *d < 0)
+      return makeError(std::string("machine: '") + name +
+                       "' is not a non-negative number");
+    out = *d;
+  } else {
+    std::optional<int64_t> i = v->getAsInteger();
+    if (!i || *i < 0)
+      return makeError(std::string("machine: '") + name +
+                       "' is not a non-negative integer");
+    out = static_cast<T>(*i);
+  }
   return llvm::Error::success();
 }
 
@@ -305,19 +302,20 @@ sptune::machineFromJson(const llvm::json::Object &o) {
       return makeError("machine: 'cpu' is not a string");
     m.cpu = s->str();
   }
-  if (llvm::Error e = readCount(o, key::kCores, m.cores))
+  if (llvm::Error e = readNonNegative(o, key::kCores, m.cores))
     return std::move(e);
-  if (llvm::Error e = readCount(o, key::kSimdBits, m.simdBits))
+  if (llvm::Error e = readNonNegative(o, key::kSimdBits, m.simdBits))
     return std::move(e);
-  if (llvm::Error e = readCount(o, key::kL1dBytes, m.l1dBytes))
+  if (llvm::Error e = readNonNegative(o, key::kL1dBytes, m.l1dBytes))
     return std::move(e);
-  if (llvm::Error e = readCount(o, key::kL2Bytes, m.l2Bytes))
+  if (llvm::Error e = readNonNegative(o, key::kL2Bytes, m.l2Bytes))
     return std::move(e);
-  if (llvm::Error e = readCount(o, key::kLlcBytes, m.llcBytes))
+  if (llvm::Error e = readNonNegative(o, key::kLlcBytes, m.llcBytes))
     return std::move(e);
-  if (llvm::Error e = readMeasure(o, key::kBandwidthGBs, m.bandwidthGBs))
+  if (llvm::Error e = readNonNegative(o, key::kBandwidthGBs, m.bandwidthGBs))
     return std::move(e);
-  if (llvm::Error e = readMeasure(o, key::kForkJoinMicros, m.forkJoinMicros))
+  if (llvm::Error e =
+          readNonNegative(o, key::kForkJoinMicros, m.forkJoinMicros))
     return std::move(e);
   return m;
 }
