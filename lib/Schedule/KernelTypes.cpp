@@ -326,3 +326,49 @@ std::optional<KernelDescriptor> sptune::sizedKernelPattern(KernelType k,
   }
   return d;
 }
+
+ProductShape sptune::productShape(KernelType k) {
+  const KernelTypeInfo &info = kernelTypeInfo(k);
+  // A type defined by its form has one of these shapes when it multiplies
+  // one sparse and one dense input (3 operands with the output) — the
+  // schedule-level properties do not count rank-1 operands; SpMM, SDDMM and
+  // SpMV are defined by those properties alone.
+  if (info.pattern && info.pattern->operands.size() != 3)
+    return ProductShape::Other;
+  auto denseAre = [&](std::initializer_list<std::pair<Role, Role>> want) {
+    if (info.denseOperands.size() != want.size())
+      return false;
+    size_t n = 0;
+    for (auto [outer, inner] : want) {
+      const DenseOperandInfo &d = info.denseOperands[n++];
+      if (d.outer != outer || d.inner != inner)
+        return false;
+    }
+    return true;
+  };
+  if (info.row != Role::I)
+    return ProductShape::Other;
+  if (!info.reduction)
+    return !info.free && info.col == Role::J &&
+                   denseAre({{Role::I, Role::J}, {Role::I, Role::J}})
+               ? ProductShape::Elementwise
+               : ProductShape::Other;
+  if (*info.reduction != Role::K)
+    return ProductShape::Other;
+  if (info.col == Role::K && info.free == Role::J &&
+      denseAre({{Role::K, Role::J}, {Role::I, Role::J}}))
+    return ProductShape::MatrixMatrix;
+  if (info.col == Role::J && info.free == Role::K &&
+      denseAre({{Role::I, Role::K}, {Role::K, Role::J}}))
+    return ProductShape::SampledMatrixMatrix;
+  if (info.col == Role::K && !info.free && denseAre({}))
+    return ProductShape::MatrixVector;
+  return ProductShape::Other;
+}
+
+bool sptune::hasMatrixProductShape(KernelType k) {
+  ProductShape shape = productShape(k);
+  return shape == ProductShape::MatrixMatrix ||
+         shape == ProductShape::SampledMatrixMatrix ||
+         shape == ProductShape::MatrixVector;
+}

@@ -83,6 +83,34 @@ bool isBuiltinKernelType(KernelType k);
 llvm::Expected<KernelType> addKernelType(std::string_view name,
                                          KernelDescriptor pattern);
 
+/// What a kernel type computes, read off its properties (roles, dense
+/// operands, body): for code that implements kernels by hand rather than
+/// from their descriptor — the library baselines, a target's simulator, the
+/// NVVM target's cuSPARSE path and measurer, byte counts. Such code asks for
+/// a shape, not for one of KernelType's enumerators, so a type added at run
+/// time with one of these forms is served by it, and one of any other form
+/// is `Other` (refused there).
+enum class ProductShape : uint8_t {
+  /// C(i,j) += A(i,k) * B(k,j), A sparse (SpMM).
+  MatrixMatrix,
+  /// X(i,j) = S(i,j) * sum_k A(i,k) * B(k,j), S sparse: the dense product
+  /// sampled at S's entries (SDDMM).
+  SampledMatrixMatrix,
+  /// y(i) += A(i,k) * x(k), A sparse (SpMV).
+  MatrixVector,
+  /// C(i,j) = A(i,j) * B(i,j), A sparse (the Hadamard product).
+  Elementwise,
+  /// Any other form.
+  Other
+};
+
+/// The shape of `k`.
+ProductShape productShape(KernelType k);
+
+/// Whether `k` is a matrix-matrix, sampled or matrix-vector product (SpMM,
+/// SDDMM, SpMV, or a type added with one of their forms).
+bool hasMatrixProductShape(KernelType k);
+
 /// An op's kernel type and the role of each of its loops (indexed like the
 /// descriptor's loops).
 struct KernelTypeMatch {

@@ -1,0 +1,105 @@
+//===- ProductShapeTest.cpp - What a kernel type computes -----------------===//
+//
+// productShape reads a kernel type's shape off its properties: the built-in
+// types have theirs, a type added with one of their forms has it too, and
+// any other form is Other. A binary of its own: the types it adds stay
+// registered for the rest of the process.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/Schedule/KernelDescriptor.h"
+#include "sptune/Schedule/KernelTypes.h"
+
+#include "gtest/gtest.h"
+
+using namespace sptune;
+
+namespace {
+
+using Kind = KernelOperand::Kind;
+using Body = KernelDescriptor::Body;
+
+KernelOperand operand(Kind kind, std::vector<unsigned> dims) {
+  KernelOperand o;
+  o.kind = kind;
+  o.elementType = "f32";
+  o.dims = std::move(dims);
+  if (o.sparse())
+    o.levels = {"dense", "compressed"};
+  return o;
+}
+
+/// Loops i, j, k (by role), k a reduction when `reduces`.
+KernelDescriptor form(size_t loops, bool reduces, Body body,
+                      std::vector<KernelOperand> operands) {
+  KernelDescriptor d;
+  const char *names[] = {"i", "j", "k"};
+  for (size_t n = 0; n < loops; ++n)
+    d.loops.push_back({names[n], reduces && n == 2, -1});
+  if (loops == 2 && reduces) // SpMV's loops are i and k
+    d.loops = {{"i", false, -1}, {"k", true, -1}};
+  d.operands = std::move(operands);
+  d.body = body;
+  return d;
+}
+
+ProductShape shapeOfAdded(const std::string &name, const KernelDescriptor &d) {
+  llvm::Expected<KernelType> k = addKernelType(name, d);
+  if (!k) {
+    ADD_FAILURE() << llvm::toString(k.takeError());
+    return ProductShape::Other;
+  }
+  return productShape(*k);
+}
+
+TEST(ProductShape, BuiltInTypesHaveTheirs) {
+  EXPECT_EQ(productShape(*parseKernelType("spmm")), ProductShape::MatrixMatrix);
+  EXPECT_EQ(productShape(*parseKernelType("sddmm")),
+            ProductShape::SampledMatrixMatrix);
+  EXPECT_EQ(productShape(*parseKernelType("spmv")), ProductShape::MatrixVector);
+  EXPECT_EQ(productShape(*parseKernelType("hadamard")),
+            ProductShape::Elementwise);
+  for (const char *name : {"spmm", "sddmm", "spmv"})
+    EXPECT_TRUE(hasMatrixProductShape(*parseKernelType(name))) << name;
+  EXPECT_FALSE(hasMatrixProductShape(*parseKernelType("hadamard")));
+}
+
+TEST(ProductShape, AddedTypesOfTheFormsHaveThem) {
+  // C(i,j) += B(k,j) * A(i,k), the dense input first: an SpMM all the same.
+  KernelDescriptor spmm =
+      form(3, true, Body::MultiplyAccumulate,
+           {operand(Kind::Dense, {2, 1}), operand(Kind::Sparse, {0, 2}),
+            operand(Kind::Output, {0, 1})});
+  EXPECT_EQ(shapeOfAdded("my_spmm", spmm), ProductShape::MatrixMatrix);
+  // y(i) += A(i,k) * x(k).
+  KernelDescriptor spmv =
+      form(2, true, Body::MultiplyAccumulate,
+           {operand(Kind::Sparse, {0, 1}), operand(Kind::Dense, {1}),
+            operand(Kind::Output, {0})});
+  EXPECT_EQ(shapeOfAdded("my_spmv", spmv), ProductShape::MatrixVector);
+}
+
+TEST(ProductShape, OtherFormsAreOther) {
+  // C(i,j) += A(i,k) * B(j,k): SpMM's roles, but B transposed — a library's
+  // SpMM would read B the wrong way round.
+  KernelDescriptor transposed =
+      form(3, true, Body::MultiplyAccumulate,
+           {operand(Kind::Sparse, {0, 2}), operand(Kind::Dense, {1, 2}),
+            operand(Kind::Output, {0, 1})});
+  EXPECT_EQ(shapeOfAdded("spmm_bt", transposed), ProductShape::Other);
+  // C(i,j) += A(i,k) * B(k,j) * d(k): a third input.
+  KernelDescriptor scaled =
+      form(3, true, Body::MultiplyAccumulate,
+           {operand(Kind::Sparse, {0, 2}), operand(Kind::Dense, {2, 1}),
+            operand(Kind::Dense, {2}), operand(Kind::Output, {0, 1})});
+  EXPECT_EQ(shapeOfAdded("spmm_scaled", scaled), ProductShape::Other);
+  // C(i,j) = A(i,j) * x(j): an elementwise product with a vector.
+  KernelDescriptor colscale =
+      form(2, false, Body::ElementwiseProduct,
+           {operand(Kind::Sparse, {0, 1}), operand(Kind::Dense, {1}),
+            operand(Kind::Output, {0, 1})});
+  EXPECT_EQ(shapeOfAdded("colscale", colscale), ProductShape::Other);
+  EXPECT_FALSE(hasMatrixProductShape(*parseKernelType("colscale")));
+}
+
+} // namespace
