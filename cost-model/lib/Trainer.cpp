@@ -667,8 +667,10 @@ pretrainUnguarded(Model &model, const std::vector<Schedule> &schedules,
       errors.push_back(0.0);
       continue;
     }
+    // Settings drawn for one kernel type: the autoencoder sees the knob
+    // block only.
     std::vector<Schedule> data =
-        sampleKnobSettings(t, KernelType::SpMM, o.sampledPerTarget,
+        sampleKnobSettings(t, kDefaultKernelType, o.sampledPerTarget,
                            o.seed + static_cast<uint64_t>(t));
     for (const Schedule &s : schedules)
       if (s.target == t)

@@ -56,7 +56,7 @@ struct SpadeInstr {
 };
 
 struct SpadeProgram {
-  KernelType kernel = KernelType::SpMM;
+  KernelType kernel = kDefaultKernelType;
   /// Shape of the sparse operand (A of SpMM, S of SDDMM).
   int64_t rows = 0, cols = 0;
   /// N (columns of B and C) of SpMM, K (inner size) of SDDMM.

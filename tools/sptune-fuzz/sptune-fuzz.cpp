@@ -78,7 +78,8 @@ int main(int argc, char **argv) {
   if (sources.empty())
     sources.assign(std::begin(kDefaultMatrices), std::end(kDefaultMatrices));
 
-  // Shapes of the matrices, for the space.
+  // Shapes of the matrices, for the space (the kernel is set per kernel
+  // below).
   std::vector<ProblemShape> shapes;
   for (const std::string &source : sources) {
     CooMatrix coo;
@@ -90,7 +91,7 @@ int main(int argc, char **argv) {
     }
     coo.canonicalize();
     shapes.push_back(
-        {KernelType::SpMM, coo.rows, coo.cols, freeSize, coo.nnz()});
+        {kDefaultKernelType, coo.rows, coo.cols, freeSize, coo.nnz()});
   }
 
   std::vector<MeasureRequest> requests;

@@ -62,7 +62,7 @@ struct StorageLevel {
 
 struct Schedule {
   TargetKind target = TargetKind::CPU;
-  KernelType kernel = KernelType::SpMM;
+  KernelType kernel = kDefaultKernelType;
   /// Block sizes of the sparse operand's row and column roles (1 = no split).
   int64_t splitRow = 1;
   int64_t splitCol = 1;

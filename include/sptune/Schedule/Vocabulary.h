@@ -32,6 +32,11 @@ enum class KernelType : uint8_t {
   Hadamard
 };
 
+/// The kernel a value names until it is told another (a default-constructed
+/// Schedule, KernelSpec, dataset record, SPADE program, ...): SpMM, the
+/// first built in. One definition, so that no header spells an enumerator.
+inline constexpr KernelType kDefaultKernelType = KernelType::SpMM;
+
 /// The canonical role of an iteration dimension. For SpMM / SpMV, `i` is the
 /// free dimension of the sparse operand, `k` the reduction and `j` the free
 /// dimension of the dense operand; for SDDMM `i`, `j` are the sampled

@@ -26,7 +26,7 @@ namespace sptune {
 /// The kernel to measure. The sparse operand is the matrix (rows x cols in
 /// canonical roles: A(i,k) for SpMM/SpMV, S(i,j) for SDDMM).
 struct KernelSpec {
-  KernelType kernel = KernelType::SpMM;
+  KernelType kernel = kDefaultKernelType;
   /// N (dense columns) of SpMM, K (inner size) of SDDMM; ignored for SpMV.
   int64_t free = 64;
   /// Element type: 32 (f32) or 64 (f64).

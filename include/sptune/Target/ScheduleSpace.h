@@ -20,7 +20,7 @@ namespace sptune {
 
 /// The problem a space is asked about: which kernel, on what sparse operand.
 struct ProblemShape {
-  KernelType kernel = KernelType::SpMM;
+  KernelType kernel = kDefaultKernelType;
   int64_t rows = 0; ///< size of the sparse operand's row role (0 = unknown)
   int64_t cols = 0; ///< size of its column role (0 = unknown)
   int64_t free = 0; ///< size of the free dense loop (N of SpMM, K of SDDMM)

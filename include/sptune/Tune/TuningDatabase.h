@@ -61,7 +61,7 @@ std::optional<MatrixStamp> stampMatrixSource(const std::string &source);
 struct TuningKey {
   /// matrixFingerprint of the matrix in canonical orientation.
   std::string fingerprint;
-  KernelType kernel = KernelType::SpMM;
+  KernelType kernel = kDefaultKernelType;
   TargetKind target = TargetKind::CPU;
   /// The free dense size.
   int64_t free = 0;

@@ -55,7 +55,7 @@ struct MeasuredSchedule {
 /// All measurements of one problem on one target.
 struct SampleGroup {
   MatrixRef matrix;
-  KernelType kernel = KernelType::SpMM;
+  KernelType kernel = kDefaultKernelType;
   int64_t free = 0;
   TargetKind target = TargetKind::CPU;
   /// Distinct canonical schedules (repeated measurements merged by geometric

@@ -34,7 +34,7 @@ namespace sptune {
 /// A problem of the pool: what one group of measurements is about.
 struct PoolProblem {
   MatrixRef matrix;
-  KernelType kernel = KernelType::SpMM;
+  KernelType kernel = kDefaultKernelType;
   int64_t free = 0;
   TargetKind target = TargetKind::CPU;
   /// Same as `SampleGroup::key()`.
