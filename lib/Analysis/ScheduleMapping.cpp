@@ -112,7 +112,9 @@ bool mlir::sptune::usesCopiedSampleForm(KernelAttr kernel,
   // An SDDMM into a fresh output with its reduction innermost; an
   // elementwise product into sparse storage, whatever its output held (its
   // body does not read it).
-  bool sddmm = kernel.getKind() == KernelKind::SDDMM && outputIsFresh &&
+  bool sddmm = st::productShape(kernel.getKind()) ==
+                   st::ProductShape::SampledMatrixMatrix &&
+               outputIsFresh &&
                !schedule.loopOrder.empty() &&
                schedule.loopOrder.back().role == st::Role::K;
   return (sddmm || isElementwiseIntoSparse(kernel)) &&

@@ -186,7 +186,8 @@ double sptune::estimateStoredValues(const Schedule &s, int64_t rows,
 
 std::string sptune::whyIllegalForSparseOutput(const Schedule &s,
                                              bool inPlace) {
-  if (s.kernel != KernelType::SDDMM || s.loopOrder.empty())
+  if (productShape(s.kernel) != ProductShape::SampledMatrixMatrix ||
+      s.loopOrder.empty())
     return "";
   // A library's kernel (cuSPARSE on NVVM) runs no loops of ours.
   if (const TargetKnobs *knobs = lookupTargetKnobs(s.target);

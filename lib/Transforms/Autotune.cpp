@@ -129,7 +129,8 @@ MatrixCache::get(const std::string &source, bool transposed) {
 /// B^T input (how GNN code stores feature matrices): the measurer then
 /// supplies B^T and times the transposition with the kernel, as the op does.
 static bool readsTransposedB(linalg::LinalgOp op, KernelAttr kernel) {
-  if (kernel.getKind() != KernelKind::SDDMM)
+  if (st::productShape(kernel.getKind()) !=
+      st::ProductShape::SampledMatrixMatrix)
     return false;
   for (unsigned n = 0; n < kernel.getNumOperands(); ++n) {
     if (kernel.getOperandKinds()[n] != OperandKind::Dense ||

@@ -32,10 +32,10 @@ public:
                         KernelType kernel) const override {
     if (name == "mlir-default")
       return true;
-    if (kernel != KernelType::SpMM && kernel != KernelType::SDDMM &&
-        kernel != KernelType::SpMV)
+    if (!hasMatrixProductShape(kernel))
       return false;
-    return !((name == "eigen" || name == "rsb") && kernel == KernelType::SDDMM);
+    return !((name == "eigen" || name == "rsb") &&
+             productShape(kernel) == ProductShape::SampledMatrixMatrix);
   }
 
   const TargetKnobs &knobs() const override { return cpuTargetKnobs(); }

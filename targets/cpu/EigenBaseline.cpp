@@ -59,7 +59,8 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
   a.setFromTriplets(triplets.begin(), triplets.end());
   a.makeCompressed();
 
-  int64_t n = spec.kernel == KernelType::SpMV ? 1 : spec.free;
+  const bool spmv = productShape(spec.kernel) == ProductShape::MatrixVector;
+  int64_t n = spmv ? 1 : spec.free;
   std::vector<float> bIn = denseInput(m.cols, n, 1);
   DenseRM<T> b(m.cols, n);
   for (int64_t r = 0; r < m.cols; ++r)
@@ -69,7 +70,7 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
 
   if (opts.checkResult) {
     c.noalias() += a * b;
-    ReferenceResult ref = spec.kernel == KernelType::SpMV
+    ReferenceResult ref = spmv
                               ? referenceSpMV(m, bIn, kValueBits<T>)
                               : referenceSpMM(m, bIn, n, kValueBits<T>);
     std::vector<double> got(c.data(), c.data() + c.size());
@@ -97,9 +98,11 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
 Measurement sptune::measureEigen(const CsrMatrix &matrix,
                                  const KernelSpec &spec,
                                  const MeasureOptions &options) {
-  if (spec.kernel == KernelType::SDDMM)
+  const ProductShape shape = productShape(spec.kernel);
+  if (shape == ProductShape::SampledMatrixMatrix)
     return Measurement::refused("Eigen has no SDDMM");
-  if (spec.kernel != KernelType::SpMM && spec.kernel != KernelType::SpMV)
+  if (shape != ProductShape::MatrixMatrix &&
+      shape != ProductShape::MatrixVector)
     return Measurement::refused(std::string("Eigen computes SpMM and SpMV "
                                             "only, not '") +
                                 toString(spec.kernel) + "'");

@@ -173,14 +173,15 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
                 const MeasureOptions &opts) {
   double transposeSeconds = 0;
   Measurement result;
-  switch (spec.kernel) {
-  case KernelType::SpMM:
+  const ProductShape shape = productShape(spec.kernel);
+  switch (shape) {
+  case ProductShape::MatrixMatrix:
     result = spmm<T>(m, spec.free, opts);
     break;
-  case KernelType::SpMV:
+  case ProductShape::MatrixVector:
     result = spmv<T>(m, opts);
     break;
-  case KernelType::SDDMM:
+  case ProductShape::SampledMatrixMatrix:
     result = sddmm<T>(m, spec.free, opts, transposeSeconds);
     break;
   default: // refused by measureReference
@@ -189,7 +190,7 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
   result.detailsJson =
       "{\"library\": \"reference\", \"threads\": " +
       std::to_string(omp_get_max_threads()) +
-      (spec.kernel == KernelType::SDDMM
+      (shape == ProductShape::SampledMatrixMatrix
            ? ", \"untimed_transpose_s\": " + std::to_string(transposeSeconds)
            : std::string()) +
       "}";
@@ -201,8 +202,7 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
 Measurement sptune::measureReference(const CsrMatrix &matrix,
                                      const KernelSpec &spec,
                                      const MeasureOptions &options) {
-  if (spec.kernel != KernelType::SpMM && spec.kernel != KernelType::SDDMM &&
-      spec.kernel != KernelType::SpMV)
+  if (!hasMatrixProductShape(spec.kernel))
     return Measurement::refused(
         std::string("the reference kernels compute SpMM, SDDMM and SpMV "
                     "only, not '") +

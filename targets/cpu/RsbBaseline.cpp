@@ -120,7 +120,7 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
   if (!a.mtx || err != RSB_ERR_NO_ERROR)
     return fail(MeasureStatus::Error, rsbError("matrix assembly", err));
 
-  bool spmv = spec.kernel == KernelType::SpMV;
+  bool spmv = productShape(spec.kernel) == ProductShape::MatrixVector;
   int64_t n = spmv ? 1 : spec.free;
   std::vector<float> bIn = denseInput(m.cols, n, 1);
   AlignedVector<T> b(bIn.begin(), bIn.end());
@@ -197,9 +197,11 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
 
 Measurement sptune::measureRsb(const CsrMatrix &matrix, const KernelSpec &spec,
                                const MeasureOptions &options) {
-  if (spec.kernel == KernelType::SDDMM)
+  const ProductShape shape = productShape(spec.kernel);
+  if (shape == ProductShape::SampledMatrixMatrix)
     return Measurement::refused("librsb has no SDDMM");
-  if (spec.kernel != KernelType::SpMM && spec.kernel != KernelType::SpMV)
+  if (shape != ProductShape::MatrixMatrix &&
+      shape != ProductShape::MatrixVector)
     return Measurement::refused(std::string("librsb computes SpMM and SpMV "
                                             "only, not '") +
                                 toString(spec.kernel) + "'");

@@ -313,18 +313,20 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
   c10::Warning::WarningHandlerGuard guard(&quiet);
   int threads = 0;
   bool capped = false;
-  const char *op = spec.kernel == KernelType::SDDMM ? "sparse_sampled_addmm"
-                                                    : "addmm";
+  const ProductShape shape = productShape(spec.kernel);
+  const char *op = shape == ProductShape::SampledMatrixMatrix
+                       ? "sparse_sampled_addmm"
+                       : "addmm";
   try {
     threads = useOpenmpThreads();
-    switch (spec.kernel) {
-    case KernelType::SpMM:
+    switch (shape) {
+    case ProductShape::MatrixMatrix:
       result = spmm<T>(m, spec.free, /*isSpmv=*/false, opts, capped);
       break;
-    case KernelType::SpMV:
+    case ProductShape::MatrixVector:
       result = spmm<T>(m, 1, /*isSpmv=*/true, opts, capped);
       break;
-    case KernelType::SDDMM:
+    case ProductShape::SampledMatrixMatrix:
       result = sddmm<T>(m, spec.free, opts, capped);
       break;
     default: // refused by measureTorch
@@ -349,8 +351,7 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
 Measurement sptune::measureTorch(const CsrMatrix &matrix,
                                  const KernelSpec &spec,
                                  const MeasureOptions &options) {
-  if (spec.kernel != KernelType::SpMM && spec.kernel != KernelType::SDDMM &&
-      spec.kernel != KernelType::SpMV)
+  if (!hasMatrixProductShape(spec.kernel))
     return Measurement::refused(
         std::string("torch.sparse computes SpMM, SDDMM and SpMV here, not '") +
         toString(spec.kernel) + "'");

@@ -21,9 +21,18 @@ using namespace sptune;
 
 namespace {
 
-/// The built-in candidate schedules of a kernel (filtered for legality).
+/// Whether the GPU bench runs kernels of `k`'s shape: those with a cuSPARSE
+/// baseline (SpMM, SDDMM).
+bool benchRuns(KernelType k) {
+  ProductShape shape = productShape(k);
+  return shape == ProductShape::MatrixMatrix ||
+         shape == ProductShape::SampledMatrixMatrix;
+}
+
+/// The built-in candidate schedules of a kernel of a shape `benchRuns`
+/// (filtered for legality).
 std::vector<std::string> candidates(KernelType k) {
-  if (k == KernelType::SpMM)
+  if (productShape(k) == ProductShape::MatrixMatrix)
     return {
         "nvvm spmm, threads = 64",
         "nvvm spmm, threads = 128",
@@ -109,11 +118,13 @@ int sptune::runNvvmGpuBench(const NvvmGpuBenchOptions &o) {
     return 1;
   }
   std::vector<KernelType> kinds;
-  if (o.kernels == "all")
-    kinds = {KernelType::SpMM, KernelType::SDDMM};
-  else if (auto k = parseKernelType(o.kernels); k && *k != KernelType::SpMV)
+  if (o.kernels == "all") {
+    for (KernelType k : allKernelTypes())
+      if (benchRuns(k))
+        kinds.push_back(k);
+  } else if (auto k = parseKernelType(o.kernels); k && benchRuns(*k)) {
     kinds = {*k};
-  else {
+  } else {
     errs("--kernel must be spmm, sddmm or all");
     return 1;
   }

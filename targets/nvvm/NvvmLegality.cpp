@@ -58,9 +58,9 @@ static std::string whyIllegalForLibgen(const Schedule &s,
     return "the cuSPARSE path needs one index width for positions and "
            "coordinates";
   CuSparseFormat f = cuSparseFormatOf(s);
-  switch (s.kernel) {
-  case KernelType::SpMM:
-  case KernelType::SpMV:
+  switch (productShape(s.kernel)) {
+  case ProductShape::MatrixMatrix:
+  case ProductShape::MatrixVector:
     if (f == CuSparseFormat::CSR || f == CuSparseFormat::CSC)
       return "";
     if (f == CuSparseFormat::COO) {
@@ -73,7 +73,7 @@ static std::string whyIllegalForLibgen(const Schedule &s,
     }
     return std::string("the cuSPARSE path of '") + toString(s.kernel) +
            "' takes CSR, CSC or COO storage, not this one";
-  case KernelType::SDDMM:
+  case ProductShape::SampledMatrixMatrix:
     if (f == CuSparseFormat::CSR)
       return "";
     if (f == CuSparseFormat::BSR) {
@@ -112,7 +112,7 @@ static std::string whyIllegalForCodegen(const Schedule &s) {
            std::string(toString(first.format)) +
            " outer level is iterated from pos[0] to pos[1] and stays on the "
            "host), or the free dense loop must be outermost";
-  if (s.kernel == KernelType::SDDMM) {
+  if (productShape(s.kernel) == ProductShape::SampledMatrixMatrix) {
     std::string why = whyIllegalForSparseOutput(s, /*inPlace=*/true);
     if (!why.empty())
       return "GPU code generation offloads an SDDMM only in the in-place "
@@ -127,8 +127,7 @@ std::string sptune::whyIllegalForNvvm(const Schedule &s,
   if (s.target != TargetKind::NVVM)
     return std::string("'") + toString(s.target) +
            "' schedule given to the nvvm target";
-  if (s.kernel != KernelType::SpMM && s.kernel != KernelType::SDDMM &&
-      s.kernel != KernelType::SpMV)
+  if (!hasMatrixProductShape(s.kernel))
     return std::string("the nvvm target schedules SpMM, SDDMM and SpMV only, "
                        "not '") +
            toString(s.kernel) + "'";

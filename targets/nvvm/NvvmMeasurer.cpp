@@ -344,8 +344,14 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
     result.reason = std::move(reason);
     return result;
   };
-  if (spec.kernel == KernelType::SpMV)
+  const ProductShape shape = productShape(spec.kernel);
+  const bool spmm = shape == ProductShape::MatrixMatrix;
+  if (shape == ProductShape::MatrixVector)
     return fail(MeasureStatus::Illegal, "no cuSPARSE baseline for spmv");
+  if (!spmm && shape != ProductShape::SampledMatrixMatrix)
+    return fail(MeasureStatus::Illegal,
+                std::string("no cuSPARSE baseline for '") +
+                    toString(spec.kernel) + "'");
   if (std::string no = ensureDevice(); !no.empty())
     return fail(MeasureStatus::Error, no);
   llvm::Expected<BenchInputs<T> &> prepared = inputs.get<T>(m, spec);
@@ -354,8 +360,7 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
   // The dense inputs: B (SpMM), A and B (SDDMM).
   const std::vector<AlignedVector<T>> &dense = prepared->dense;
   std::vector<T> values(m.values.begin(), m.values.end());
-  std::vector<T> out(spec.kernel == KernelType::SpMM
-                         ? static_cast<size_t>(m.rows * spec.free)
+  std::vector<T> out(spmm ? static_cast<size_t>(m.rows * spec.free)
                          : static_cast<size_t>(m.nnz()),
                      T(0));
   char error[512] = {0};
@@ -363,8 +368,7 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
   auto batch = [&](int warmups, int reps) -> bool {
     std::vector<double> times(static_cast<size_t>(reps), 0.0);
     int32_t status =
-        spec.kernel == KernelType::SpMM
-            ? rt->cusparseSpMM(m.rows, m.cols, m.nnz(), m.rowPtr.data(),
+        spmm ? rt->cusparseSpMM(m.rows, m.cols, m.nnz(), m.rowPtr.data(),
                                m.colIdx.data(), values.data(), spec.elementBits,
                                spec.free, dense[0].data(), out.data(), warmups,
                                reps, times.data(), error, sizeof(error))
@@ -393,7 +397,7 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
   if (opts.checkResult) {
     // `out` holds the result of one call (SpMM overwrites C: beta = 0).
     std::vector<double> got;
-    if (spec.kernel == KernelType::SpMM) {
+    if (spmm) {
       got.assign(out.begin(), out.end());
     } else {
       std::vector<double> sampled(out.begin(), out.end());

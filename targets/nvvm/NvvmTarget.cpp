@@ -23,7 +23,7 @@ public:
                              int64_t) const override {
     Schedule s = Schedule::csr(TargetKind::NVVM, kernel);
     gpuKnobs(s).threads = 1024;
-    if (kernel == KernelType::SDDMM)
+    if (productShape(kernel) == ProductShape::SampledMatrixMatrix)
       s.loopOrder = {{Role::I, Part::Whole},
                      {Role::K, Part::Whole},
                      {Role::J, Part::Whole}};

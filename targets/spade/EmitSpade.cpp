@@ -74,14 +74,9 @@ struct EmitSpadePass
       return op->emitError("sptune-emit-spade: the sparse operand must be "
                            "the left operand, stored as rows x columns");
     int64_t rows = kernel.getLoopSize(LoopRole::I);
-    int64_t cols = kernel.getLoopSize(type == st::KernelType::SDDMM
-                                          ? LoopRole::J
-                                          : LoopRole::K);
-    int64_t free = type == st::KernelType::SpMV
-                       ? 1
-                       : kernel.getLoopSize(type == st::KernelType::SDDMM
-                                                ? LoopRole::K
-                                                : LoopRole::J);
+    const st::KernelTypeInfo &info = st::kernelTypeInfo(type);
+    int64_t cols = kernel.getLoopSize(info.col);
+    int64_t free = info.free ? kernel.getLoopSize(*info.free) : 1;
     if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols) ||
         ShapedType::isDynamic(free))
       return op->emitError("sptune-emit-spade: SPADE programs need static "

@@ -2,6 +2,8 @@
 
 #include "spade/Functional.h"
 
+#include "spade/SpadeKernels.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -24,7 +26,7 @@ SpadeDenseInputs sptune::makeSpadeInputs(const CsrMatrix &m, KernelType kernel,
   in.b.resize(size_t(m.cols * free));
   for (size_t n = 0; n < in.b.size(); ++n)
     in.b[n] = uniformValue(seed, n);
-  if (kernel == KernelType::SDDMM) {
+  if (spadeSamples(kernel)) {
     in.a.resize(size_t(m.rows * free));
     for (size_t n = 0; n < in.a.size(); ++n)
       in.a[n] = uniformValue(seed + 0x51ed27, n);
@@ -38,7 +40,7 @@ std::vector<double> sptune::runSpadeFunctional(const SpadeBoundProgram &bound,
   const SpadeProgram &p = *bound.program;
   const TileIndex &tiles = *bound.tiles;
   const int64_t f = in.free;
-  const bool sddmm = p.kernel == KernelType::SDDMM;
+  const bool sddmm = spadeSamples(p.kernel);
   std::vector<double> out(size_t(sddmm ? m.nnz() : m.rows * f), 0.0);
 
   // Phase by phase, each PE's tiles in program order.
@@ -97,7 +99,7 @@ std::vector<double> sptune::spadeReference(const CsrMatrix &m,
                                            const SpadeDenseInputs &in,
                                            std::vector<double> *scale) {
   const int64_t f = in.free;
-  const bool sddmm = kernel == KernelType::SDDMM;
+  const bool sddmm = spadeSamples(kernel);
   std::vector<double> ref(size_t(sddmm ? m.nnz() : m.rows * f), 0.0);
   if (scale)
     scale->assign(ref.size(), 0.0);
@@ -152,7 +154,7 @@ std::string sptune::compareSpadeResults(const std::vector<double> &got,
   if (!bad)
     return "";
   char buf[256];
-  if (kernel == KernelType::SDDMM)
+  if (spadeSamples(kernel))
     std::snprintf(buf, sizeof(buf), "entry %zu", worst);
   else
     std::snprintf(buf, sizeof(buf), "C[%lld][%lld]",

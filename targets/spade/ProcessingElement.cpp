@@ -2,6 +2,8 @@
 
 #include "spade/ProcessingElement.h"
 
+#include "spade/SpadeKernels.h"
+
 #include <algorithm>
 
 using namespace sptune;
@@ -13,7 +15,7 @@ ProcessingElement::ProcessingElement(int id, const SpadeMachineConfig &machine,
                                      MemorySystem &memory)
     : id(id), machine(machine), bound(bound), matrix(*bound.matrix),
       tiles(*bound.tiles), map(map), memory(memory),
-      sddmm(bound.program->kernel == KernelType::SDDMM),
+      sddmm(spadeSamples(bound.program->kernel)),
       entryBytes(uint64_t(TileIndex::kIndexBytes + machine.elemBytes)),
       look(size_t(machine.lookahead), 0) {
   pending.reserve(64);

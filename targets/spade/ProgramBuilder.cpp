@@ -74,7 +74,7 @@ sptune::buildSpadeProgram(int64_t rows, int64_t cols, const KernelSpec &spec,
     t.colEnd = std::min(cols, (c + 1) * width);
     t.freeBegin = f * strip;
     t.freeEnd = std::min(spec.free, (f + 1) * strip);
-    t.accumulate = s.kernel == KernelType::SpMM ? c > 0 : f > 0;
+    t.accumulate = spadeSamples(s.kernel) ? f > 0 : c > 0;
     p.instrs.push_back(SpadeInstr::makeTile(t));
   };
   for (int64_t f = 0; f < strips; ++f) {

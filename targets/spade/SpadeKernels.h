@@ -10,13 +10,22 @@
 #ifndef SPTUNE_TARGETS_SPADE_SPADEKERNELS_H
 #define SPTUNE_TARGETS_SPADE_SPADEKERNELS_H
 
-#include "sptune/Schedule/Vocabulary.h"
+#include "sptune/Schedule/KernelTypes.h"
 
 namespace sptune {
 
-/// Whether SPADE's processing elements run `kernel` (SpMM or SDDMM).
+/// Whether SPADE's processing elements run `kernel`: a matrix-matrix
+/// product (SpMM) or a sampled one (SDDMM).
 inline bool spadeRunsKernel(KernelType kernel) {
-  return kernel == KernelType::SpMM || kernel == KernelType::SDDMM;
+  ProductShape shape = productShape(kernel);
+  return shape == ProductShape::MatrixMatrix ||
+         shape == ProductShape::SampledMatrixMatrix;
+}
+
+/// Whether `kernel` is SPADE's sampled product (SDDMM): its output is the
+/// sparse operand's entries, not a dense matrix.
+inline bool spadeSamples(KernelType kernel) {
+  return productShape(kernel) == ProductShape::SampledMatrixMatrix;
 }
 
 } // namespace sptune

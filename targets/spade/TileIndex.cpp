@@ -2,6 +2,8 @@
 
 #include "spade/TileIndex.h"
 
+#include "spade/SpadeKernels.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -171,7 +173,7 @@ void TileIndex::decideAccumulation(const SpadeProgram &p,
   // or its rows x its columns (SDDMM: entries of X). Elision is exact if the
   // row ranges are disjoint and, per row range, the second ranges are
   // disjoint or equal: then footprints overlap iff they are equal.
-  const bool sddmm = p.kernel == KernelType::SDDMM;
+  const bool sddmm = spadeSamples(p.kernel);
   using Range = std::pair<int64_t, int64_t>;
   auto second = [&](const SpadeTile &t) {
     return sddmm ? Range(t.colBegin, t.colEnd) : Range(t.freeBegin, t.freeEnd);
