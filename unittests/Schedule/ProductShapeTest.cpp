@@ -10,6 +10,7 @@
 #include "sptune/Schedule/KernelDescriptor.h"
 #include "sptune/Schedule/KernelTypes.h"
 
+#include "Support/ToyKernel.h"
 #include "gtest/gtest.h"
 
 using namespace sptune;
@@ -19,15 +20,7 @@ namespace {
 using Kind = KernelOperand::Kind;
 using Body = KernelDescriptor::Body;
 
-KernelOperand operand(Kind kind, std::vector<unsigned> dims) {
-  KernelOperand o;
-  o.kind = kind;
-  o.elementType = "f32";
-  o.dims = std::move(dims);
-  if (o.sparse())
-    o.levels = {"dense", "compressed"};
-  return o;
-}
+constexpr auto operand = test::formOperand;
 
 /// Loops i, j, k (by role), k a reduction when `reduces`.
 KernelDescriptor form(size_t loops, bool reduces, Body body,
@@ -93,12 +86,10 @@ TEST(ProductShape, OtherFormsAreOther) {
            {operand(Kind::Sparse, {0, 2}), operand(Kind::Dense, {2, 1}),
             operand(Kind::Dense, {2}), operand(Kind::Output, {0, 1})});
   EXPECT_EQ(shapeOfAdded("spmm_scaled", scaled), ProductShape::Other);
-  // C(i,j) = A(i,j) * x(j): an elementwise product with a vector.
-  KernelDescriptor colscale =
-      form(2, false, Body::ElementwiseProduct,
-           {operand(Kind::Sparse, {0, 1}), operand(Kind::Dense, {1}),
-            operand(Kind::Output, {0, 1})});
-  EXPECT_EQ(shapeOfAdded("colscale", colscale), ProductShape::Other);
+  // C(i,j) = A(i,j) * x(j): the toy kernel, an elementwise product with a
+  // vector.
+  EXPECT_EQ(shapeOfAdded("colscale", test::columnScaleForm()),
+            ProductShape::Other);
   EXPECT_FALSE(hasMatrixProductShape(*parseKernelType("colscale")));
 }
 

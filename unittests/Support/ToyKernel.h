@@ -21,19 +21,24 @@
 namespace sptune {
 namespace test {
 
+/// An f32 operand of a canonical form over loops `dims`; a sparse one is
+/// stored CSR.
+inline KernelOperand formOperand(KernelOperand::Kind kind,
+                                 std::vector<unsigned> dims) {
+  KernelOperand o;
+  o.kind = kind;
+  o.elementType = "f32";
+  o.dims = std::move(dims);
+  if (o.sparse())
+    o.levels = {"dense", "compressed"};
+  return o;
+}
+
 /// The canonical form: loops named by role, the sparse operand A(i, j).
 inline KernelDescriptor columnScaleForm() {
   KernelDescriptor d;
   d.loops = {{"i", false, -1}, {"j", false, -1}};
-  auto operand = [](KernelOperand::Kind kind, std::vector<unsigned> dims) {
-    KernelOperand o;
-    o.kind = kind;
-    o.elementType = "f32";
-    o.dims = std::move(dims);
-    if (o.sparse())
-      o.levels = {"dense", "compressed"};
-    return o;
-  };
+  auto operand = formOperand;
   d.operands = {operand(KernelOperand::Kind::Sparse, {0, 1}),
                 operand(KernelOperand::Kind::Dense, {1}),
                 operand(KernelOperand::Kind::Output, {0, 1})};
