@@ -114,8 +114,7 @@ bool mlir::sptune::usesCopiedSampleForm(KernelAttr kernel,
   // body does not read it).
   bool sddmm = st::productShape(kernel.getKind()) ==
                    st::ProductShape::SampledMatrixMatrix &&
-               outputIsFresh &&
-               !schedule.loopOrder.empty() &&
+               outputIsFresh && !schedule.loopOrder.empty() &&
                schedule.loopOrder.back().role == st::Role::K;
   return (sddmm || isElementwiseIntoSparse(kernel)) &&
          llvm::is_contained(kinds, OperandKind::SparseOut) &&

@@ -329,39 +329,48 @@ std::optional<KernelDescriptor> sptune::sizedKernelPattern(KernelType k,
 
 ProductShape sptune::productShape(KernelType k) {
   const KernelTypeInfo &info = kernelTypeInfo(k);
-  // A type defined by its form has one of these shapes when it multiplies
-  // one sparse and one dense input (3 operands with the output) — the
-  // schedule-level properties do not count rank-1 operands; SpMM, SDDMM and
-  // SpMV are defined by those properties alone.
-  if (info.pattern && info.pattern->operands.size() != 3)
-    return ProductShape::Other;
-  auto denseAre = [&](std::initializer_list<std::pair<Role, Role>> want) {
-    if (info.denseOperands.size() != want.size())
-      return false;
-    size_t n = 0;
-    for (auto [outer, inner] : want) {
-      const DenseOperandInfo &d = info.denseOperands[n++];
-      if (d.outer != outer || d.inner != inner)
-        return false;
+  using Roles = std::vector<Role>;
+  // The dense operands, inputs then the output, by the roles of their
+  // dimensions. A built-in type's are its properties (rank 2 only: SpMV's
+  // vectors follow from its loops). A form's are read off the form, rank-1
+  // operands included; it has a shape only when it multiplies one sparse and
+  // one dense input (3 operands with the output), and never the sampled one
+  // (a form's output is dense, an SDDMM's is the sparse operand's entries).
+  std::vector<Roles> dense;
+  if (info.pattern) {
+    if (info.pattern->operands.size() != 3)
+      return ProductShape::Other;
+    for (const KernelOperand &o : info.pattern->operands) {
+      if (o.sparse())
+        continue;
+      Roles roles;
+      for (unsigned d : o.dims)
+        roles.push_back(*parseRole(info.pattern->loops[d].name));
+      dense.push_back(std::move(roles));
     }
-    return true;
-  };
-  if (info.row != Role::I)
+  } else {
+    for (const DenseOperandInfo &d : info.denseOperands)
+      dense.push_back({d.outer, d.inner});
+  }
+  const Role i = Role::I, j = Role::J, kk = Role::K;
+  if (info.row != i)
     return ProductShape::Other;
   if (!info.reduction)
-    return !info.free && info.col == Role::J &&
-                   denseAre({{Role::I, Role::J}, {Role::I, Role::J}})
+    return !info.free && info.col == j &&
+                   dense == std::vector<Roles>{{i, j}, {i, j}}
                ? ProductShape::Elementwise
                : ProductShape::Other;
-  if (*info.reduction != Role::K)
+  if (*info.reduction != kk)
     return ProductShape::Other;
-  if (info.col == Role::K && info.free == Role::J &&
-      denseAre({{Role::K, Role::J}, {Role::I, Role::J}}))
+  if (info.col == kk && info.free == j &&
+      dense == std::vector<Roles>{{kk, j}, {i, j}})
     return ProductShape::MatrixMatrix;
-  if (info.col == Role::J && info.free == Role::K &&
-      denseAre({{Role::I, Role::K}, {Role::K, Role::J}}))
+  if (!info.pattern && info.col == j && info.free == kk &&
+      dense == std::vector<Roles>{{i, kk}, {kk, j}})
     return ProductShape::SampledMatrixMatrix;
-  if (info.col == Role::K && !info.free && denseAre({}))
+  std::vector<Roles> vectors =
+      info.pattern ? std::vector<Roles>{{kk}, {i}} : std::vector<Roles>{};
+  if (info.col == kk && !info.free && dense == vectors)
     return ProductShape::MatrixVector;
   return ProductShape::Other;
 }

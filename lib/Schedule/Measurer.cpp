@@ -30,18 +30,21 @@ double sptune::measurementBytes(const KernelSpec &spec, int64_t rows,
   double element = spec.elementBits / 8.0, free = double(spec.free);
   double r = double(rows), c = double(cols), n = double(nnz);
   switch (productShape(spec.kernel)) {
-  case ProductShape::MatrixMatrix: // B (cols x N), C, its reference (rows x N)
+  case ProductShape::MatrixMatrix:
+    // B (cols x N), C and its reference (rows x N).
     return (c + 2 * r) * free * element;
-  case ProductShape::SampledMatrixMatrix: // A (rows x K), B (K x cols), 2 x
-                                          // the sampled values
+  case ProductShape::SampledMatrixMatrix:
+    // A (rows x K), B (K x cols), 2 x the sampled values.
     return ((r + c) * free + 2 * n) * element;
-  case ProductShape::MatrixVector: // x, y and its reference
+  case ProductShape::MatrixVector:
+    // x, y and its reference.
     return (c + 2 * r) * element;
   default:
     break;
   }
   // Another form (the Hadamard product, a type added at run time): each
-  // dense operand of its canonical form (the output twice, with its reference), sized by the loops it reads.
+  // dense operand of its canonical form (the output twice, with its reference),
+  // sized by the loops it reads.
   double bytes = 0;
   const KernelTypeInfo &info = kernelTypeInfo(spec.kernel);
   if (info.pattern)

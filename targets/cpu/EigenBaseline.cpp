@@ -70,9 +70,8 @@ Measurement run(const CsrMatrix &m, const KernelSpec &spec,
 
   if (opts.checkResult) {
     c.noalias() += a * b;
-    ReferenceResult ref = spmv
-                              ? referenceSpMV(m, bIn, kValueBits<T>)
-                              : referenceSpMM(m, bIn, n, kValueBits<T>);
+    ReferenceResult ref = spmv ? referenceSpMV(m, bIn, kValueBits<T>)
+                               : referenceSpMM(m, bIn, n, kValueBits<T>);
     std::vector<double> got(c.data(), c.data() + c.size());
     int64_t bad = firstMismatch(ref, got.data(), opts.tolerance);
     if (bad >= 0) {

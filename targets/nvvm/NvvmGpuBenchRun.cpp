@@ -21,12 +21,12 @@ using namespace sptune;
 
 namespace {
 
-/// Whether the GPU bench runs kernels of `k`'s shape: those with a cuSPARSE
-/// baseline (SpMM, SDDMM).
+/// Whether the GPU bench runs `k`: a built-in type with a cuSPARSE baseline
+/// and candidate schedules below (SpMM, SDDMM).
 bool benchRuns(KernelType k) {
   ProductShape shape = productShape(k);
-  return shape == ProductShape::MatrixMatrix ||
-         shape == ProductShape::SampledMatrixMatrix;
+  return isBuiltinKernelType(k) && (shape == ProductShape::MatrixMatrix ||
+                                    shape == ProductShape::SampledMatrixMatrix);
 }
 
 /// The built-in candidate schedules of a kernel of a shape `benchRuns`

@@ -361,14 +361,15 @@ Measurement NvvmMeasurer::Impl::runCusparse(const CsrMatrix &m,
   const std::vector<AlignedVector<T>> &dense = prepared->dense;
   std::vector<T> values(m.values.begin(), m.values.end());
   std::vector<T> out(spmm ? static_cast<size_t>(m.rows * spec.free)
-                         : static_cast<size_t>(m.nnz()),
+                          : static_cast<size_t>(m.nnz()),
                      T(0));
   char error[512] = {0};
   std::vector<double> samples;
   auto batch = [&](int warmups, int reps) -> bool {
     std::vector<double> times(static_cast<size_t>(reps), 0.0);
     int32_t status =
-        spmm ? rt->cusparseSpMM(m.rows, m.cols, m.nnz(), m.rowPtr.data(),
+        spmm
+            ? rt->cusparseSpMM(m.rows, m.cols, m.nnz(), m.rowPtr.data(),
                                m.colIdx.data(), values.data(), spec.elementBits,
                                spec.free, dense[0].data(), out.data(), warmups,
                                reps, times.data(), error, sizeof(error))

@@ -3,7 +3,8 @@
 // Part of sptune. SPADE's processing elements have two modes: SpMM
 // (C += A B, A sparse) and SDDMM (X = S ⊙ (A B), S sparse). Every other
 // kernel stays on the host: schedules, the schedule space, programs and
-// their text form all ask this one question.
+// their text form ask spadeRunsKernel; the simulator asks spadeSamples which
+// mode a program runs. Both read the kernel's shape (productShape).
 //
 //===----------------------------------------------------------------------===//
 

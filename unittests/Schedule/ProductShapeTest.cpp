@@ -86,6 +86,24 @@ TEST(ProductShape, OtherFormsAreOther) {
            {operand(Kind::Sparse, {0, 2}), operand(Kind::Dense, {2, 1}),
             operand(Kind::Dense, {2}), operand(Kind::Output, {0, 1})});
   EXPECT_EQ(shapeOfAdded("spmm_scaled", scaled), ProductShape::Other);
+  // y(i) += A(i,k) * x(i): SpMV's roles, but the vector read along the rows
+  // (a row scaling summed) — no SpMV library computes it.
+  KernelDescriptor rowVector =
+      form(2, true, Body::MultiplyAccumulate,
+           {operand(Kind::Sparse, {0, 1}), operand(Kind::Dense, {0}),
+            operand(Kind::Output, {0})});
+  EXPECT_EQ(shapeOfAdded("row_sum_scaled", rowVector), ProductShape::Other);
+  // O(k,j) += S(i,j) * A(i,k): dense operands oriented like SDDMM's A and B,
+  // but a form's output is dense — never the sampled product.
+  KernelDescriptor notSampled =
+      form(3, true, Body::MultiplyAccumulate,
+           {operand(Kind::Sparse, {0, 1}), operand(Kind::Dense, {0, 2}),
+            operand(Kind::Output, {2, 1})});
+  llvm::Expected<KernelType> added = addKernelType("not_sddmm", notSampled);
+  if (added)
+    EXPECT_EQ(productShape(*added), ProductShape::Other);
+  else
+    llvm::consumeError(added.takeError()); // refused outright: fine too
   // C(i,j) = A(i,j) * x(j): the toy kernel, an elementwise product with a
   // vector.
   EXPECT_EQ(shapeOfAdded("colscale", test::columnScaleForm()),

@@ -84,12 +84,12 @@ llvm::Expected<KernelType> addKernelType(std::string_view name,
                                          KernelDescriptor pattern);
 
 /// What a kernel type computes, read off its properties (roles, dense
-/// operands, body): for code that implements kernels by hand rather than
-/// from their descriptor — the library baselines, a target's simulator, the
-/// NVVM target's cuSPARSE path and measurer, byte counts. Such code asks for
-/// a shape, not for one of KernelType's enumerators, so a type added at run
-/// time with one of these forms is served by it, and one of any other form
-/// is `Other` (refused there).
+/// operands; for a type defined by its form, the form's operands): for code
+/// that implements kernels by hand rather than from their descriptor — the
+/// library baselines, a target's simulator, the NVVM target's cuSPARSE path and
+/// measurer, byte counts. Such code asks for a shape, not for one of
+/// KernelType's enumerators, so a type added at run time with one of these
+/// forms is served by it, and one of any other form is `Other` (refused there).
 enum class ProductShape : uint8_t {
   /// C(i,j) += A(i,k) * B(k,j), A sparse (SpMM).
   MatrixMatrix,
@@ -108,7 +108,7 @@ enum class ProductShape : uint8_t {
 ProductShape productShape(KernelType k);
 
 /// Whether `k` is a matrix-matrix, sampled or matrix-vector product (SpMM,
-/// SDDMM, SpMV, or a type added with one of their forms).
+/// SDDMM, SpMV, or a type added with SpMM's or SpMV's form).
 bool hasMatrixProductShape(KernelType k);
 
 /// An op's kernel type and the role of each of its loops (indexed like the
