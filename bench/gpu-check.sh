@@ -9,7 +9,11 @@
 # Budget: well under 8 minutes on a 16-core machine (each phase has a
 # timeout; a phase that runs out is reported, not hung on).
 #
-#   bash bench/gpu-check.sh [--out DIR] [--build DIR] [--quick]
+#   bash bench/gpu-check.sh [--out DIR] [--build DIR] [--quick] [--bundle FILE]
+#
+# --bundle FILE: on a GPU machine without LLVM/MLIR 22 (this project's device
+# machines), use what bench/gpu-bundle.sh packed on a machine that has them
+# (LLVM's libraries and tools, this build's binaries) instead of building.
 #
 # Environment: SPTUNE_MATRICES (folder of .mtx files; default the shared
 # matrices next to the repository), JOBS (build parallelism), BUILD_TIMEOUT,
@@ -25,12 +29,14 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${OUT:-$root/build-gpu/gpu-check}"
 build="$root/build-gpu"
 quick=0
+bundle=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --bundle) bundle="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -48,39 +54,89 @@ echo "$gpus" | grep -q "GPU" || die "no GPU here: nvidia-smi lists none" 2
 gpu_name="$(timeout 30 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 log "GPU: $gpu_name"
 
-mlir_dir=/usr/lib/llvm-22/lib/cmake/mlir
 lit=/usr/lib/llvm-22/bin/lit
-for tool in cmake ninja; do
-  command -v "$tool" > /dev/null 2>&1 || die "missing $tool" 2
-done
-[ -d "$mlir_dir" ] || die "missing MLIR 22 ($mlir_dir; apt-get install libmlir-22-dev mlir-22-tools)" 2
-[ -x "$lit" ] || die "missing lit ($lit)" 2
+# lit's launcher names /usr/bin/python3; run it with a Python that exists.
+python_exe=/usr/bin/python3
+[ -x "$python_exe" ] || python_exe="$(command -v python3)"
 cuda_root="${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}"
-[ -f "$cuda_root/include/cuda.h" ] && [ -f "$cuda_root/include/cusparse.h" ] ||
-  die "missing the CUDA toolkit (cuda.h, cusparse.h under $cuda_root/include)" 2
+bundled_matrices=""
+if [ -n "$bundle" ]; then
+  #===- 2. Unpack the bundle (no build here) ------------------------------===#
+  [ -f "$bundle" ] || die "no bundle at $bundle (make one with bench/gpu-bundle.sh)" 2
+  unpacked="$build/bundle"
+  rm -rf "$unpacked" && mkdir -p "$unpacked"
+  log "unpacking $bundle"
+  if command -v xz > /dev/null 2>&1; then
+    tar -C "$unpacked" -xJf "$bundle" || die "cannot unpack $bundle" 2
+  else
+    python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" \
+      "$bundle" "$unpacked" || die "cannot unpack $bundle" 2
+  fi
+  if [ ! -d /usr/lib/llvm-22/lib/cmake/mlir ]; then
+    # Only where no LLVM 22 is installed: its tools and libraries at their paths.
+    mkdir -p /usr/lib/llvm-22 && cp -a "$unpacked/usr/lib/llvm-22/." /usr/lib/llvm-22/ ||
+      die "cannot install the bundled LLVM 22 under /usr/lib/llvm-22" 2
+  fi
+  mkdir -p "$build/bin" "$build/lib" "$build/test/NVVM"
+  cp -a "$unpacked/build/bin/." "$build/bin/" && cp -a "$unpacked/build/lib/." "$build/lib/"
+  # The lit configuration names the paths of the machine that built it.
+  old_obj="$(sed -n 's/^obj_root=//p' "$unpacked/build/bundle-paths")"
+  old_src="$(sed -n 's/^src_root=//p' "$unpacked/build/bundle-paths")"
+  sed -e "s|\"$old_obj|\"$build|g" -e "s|\"$old_src|\"$root|g" \
+      -e "s|^config.python_executable = .*|config.python_executable = \"$python_exe\"|" \
+      "$unpacked/build/test/lit.site.cfg.py" > "$build/test/lit.site.cfg.py"
+  # The CUDA libraries the runtime links (libcusparse, libnvJitLink), wherever
+  # this machine's toolkit or Python wheels put them.
+  cuda_libs=""
+  for lib in libcusparse.so.12 libnvJitLink.so.13; do
+    found="$(find "$cuda_root/" /usr/local /usr/lib /opt -name "$lib" 2>/dev/null | head -1)"
+    [ -n "$found" ] && cuda_libs="$cuda_libs:$(dirname "$found")"
+  done
+  export LD_LIBRARY_PATH="/usr/lib/llvm-22/lib$cuda_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  log "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  missing="$(ldd "$build/bin/sptune-opt" "$build/bin/sptune-gpu-bench" \
+    "$build/lib/libsptune_cuda_runtime.so" /usr/lib/llvm-22/bin/mlir-runner | grep "not found" | sort -u)"
+  [ -z "$missing" ] || die "libraries not found: $missing" 2
+  ls "$unpacked/matrices/"*.mtx > /dev/null 2>&1 && bundled_matrices="$unpacked/matrices"
+  "$build/bin/sptune-opt" --help 2>/dev/null | grep -q -- "--sptune-lower-nvvm" ||
+    die "the bundled sptune-opt does not run here or lacks the NVVM target"
+else
+  mlir_dir=/usr/lib/llvm-22/lib/cmake/mlir
+  for tool in cmake ninja; do
+    command -v "$tool" > /dev/null 2>&1 || die "missing $tool" 2
+  done
+  [ -d "$mlir_dir" ] || die "missing MLIR 22 ($mlir_dir; apt-get install libmlir-22-dev mlir-22-tools, or pass --bundle from bench/gpu-bundle.sh)" 2
+  [ -x "$lit" ] || die "missing lit ($lit)" 2
+  [ -f "$cuda_root/include/cuda.h" ] && [ -f "$cuda_root/include/cusparse.h" ] ||
+    die "missing the CUDA toolkit (cuda.h, cusparse.h under $cuda_root/include)" 2
 
-#===- 2. Build ------------------------------------------------------------===#
-jobs="${JOBS:-$(nproc)}"
-torch=ON
-ls /usr/lib/x86_64-linux-gnu/libtorch.so* > /dev/null 2>&1 || torch=OFF
-log "configuring $build (torch $torch)"
-cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DLLVM_EXTERNAL_LIT="$lit" -DSPTUNE_ENABLE_CUDA=ON \
-  -DSPTUNE_ENABLE_TORCH="$torch" -DCUDAToolkit_ROOT="$cuda_root" \
-  > "$out/build.log" 2>&1 || die "cmake failed (see $out/build.log)"
-log "building sptune-opt, sptune_cuda_runtime, sptune-gpu-bench (-j$jobs)"
-timeout "${BUILD_TIMEOUT:-330}" ninja -C "$build" -j "$jobs" \
-  sptune-opt sptune_cuda_runtime sptune-gpu-bench >> "$out/build.log" 2>&1 ||
-  die "build failed or timed out (see $out/build.log)"
-"$build/bin/sptune-opt" --help 2>/dev/null | grep -q -- "--sptune-lower-nvvm" ||
-  die "sptune-opt does not register the NVVM target (lib/InitAll.cpp must call registerNvvmTargetPasses())"
+  #===- 2. Build ----------------------------------------------------------===#
+  jobs="${JOBS:-$(nproc)}"
+  torch=ON
+  ls /usr/lib/x86_64-linux-gnu/libtorch.so* > /dev/null 2>&1 || torch=OFF
+  log "configuring $build (torch $torch)"
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DLLVM_EXTERNAL_LIT="$lit" -DSPTUNE_ENABLE_CUDA=ON \
+    -DSPTUNE_ENABLE_TORCH="$torch" -DCUDAToolkit_ROOT="$cuda_root" \
+    > "$out/build.log" 2>&1 || die "cmake failed (see $out/build.log)"
+  log "building sptune-opt, sptune_cuda_runtime, sptune-gpu-bench (-j$jobs)"
+  timeout "${BUILD_TIMEOUT:-330}" ninja -C "$build" -j "$jobs" \
+    sptune-opt sptune_cuda_runtime sptune-gpu-bench >> "$out/build.log" 2>&1 ||
+    die "build failed or timed out (see $out/build.log)"
+  "$build/bin/sptune-opt" --help 2>/dev/null | grep -q -- "--sptune-lower-nvvm" ||
+    die "sptune-opt does not register the NVVM target (lib/InitAll.cpp must call registerNvvmTargetPasses())"
+fi
 build_s=$(( $(date +%s) - start ))
 
 #===- 3. Tests ------------------------------------------------------------===#
-log "running the NVVM lit tests"
+# With a bundle, only the tests that need the device (the others ran where the
+# bundle was made, and need tools it leaves out).
+lit_filter=()
+[ -n "$bundle" ] && lit_filter=(--filter "exec-|gpu-bench-device|gpu-bench-jit|runtime-")
+log "running the NVVM lit tests${bundle:+ that need the device}"
 test_start=$(date +%s)
 PATH="$build/bin:/usr/lib/llvm-22/bin:$PATH" timeout "${TEST_TIMEOUT:-150}" \
-  "$lit" -v "$build/test/NVVM" > "$out/lit.log" 2>&1
+  "$python_exe" "$lit" -v "${lit_filter[@]}" "$build/test/NVVM" > "$out/lit.log" 2>&1
 lit_status=$?
 count() { grep -c "^$1: " "$out/lit.log" || true; }
 passed=$(count PASS); failed=$(count FAIL); unsupported=$(count UNSUPPORTED)
@@ -91,7 +147,7 @@ test_s=$(( $(date +%s) - test_start ))
 
 #===- 4. Tuned vs cuSPARSE ------------------------------------------------===#
 matrices_dir=""
-for d in "${SPTUNE_MATRICES:-}" "$root/../shared/matrices" "$root/shared/matrices" /work/shared/matrices; do
+for d in "${SPTUNE_MATRICES:-}" "$bundled_matrices" "$root/../shared/matrices" "$root/shared/matrices" /work/shared/matrices; do
   if [ -n "$d" ] && [ -d "$d" ]; then matrices_dir="$d"; break; fi
 done
 names="HB_bcsstk13 SNAP_wiki-Vote DIMACS10_rgg_n_2_15_s0 vanHeukelum_cage11"
