@@ -266,10 +266,38 @@ struct Drivers {
   std::string checkDriver() const {
     std::string text = prologue("sptune_check", false, "%sum: memref<1xf64>");
     text += "    " + call("%x", "%s");
+    // An in-place result in other storage than the CSR input is summed as
+    // a user's program sees it: converted back and restricted to the
+    // sample's entries (blocks store zeros, which the in-place product
+    // fills; sptune-apply-schedule's keepEntriesOf drops them the same way).
+    std::string summed = "%x", summedType = "!S";
+    if (inPlace && converted) {
+      std::string keep = R"(    %xc = sparse_tensor.convert %x : !S to !CSR
+    %empty = tensor.empty() : !CSR
+    %kept = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%csr, %xc : !CSR, !CSR) outs(%empty : !CSR) attrs = {sptune.storage_copy} {
+      ^bb0(%p: ELT, %v: ELT, %o: ELT):
+        %e = sparse_tensor.binary %p, %v : ELT, ELT to ELT
+          overlap = {
+            ^bb0(%l: ELT, %r: ELT):
+              sparse_tensor.yield %r : ELT
+          }
+          left = {}
+          right = {}
+        linalg.yield %e : ELT
+    } -> !CSR
+)";
+      for (size_t at = keep.find("ELT"); at != std::string::npos;
+           at = keep.find("ELT", at))
+        keep.replace(at, 3, elementType);
+      text += keep;
+      summed = "%kept";
+      summedType = "!CSR";
+    }
     bool f64 = elementType == "f64";
     text += "    %zero = arith.constant 0.0 : f64\n"
-            "    %total = sparse_tensor.foreach in %x init(%zero) : !S, f64 "
-            "-> f64 do {\n"
+            "    %total = sparse_tensor.foreach in " +
+            summed + " init(%zero) : " + summedType +
+            ", f64 -> f64 do {\n"
             "      ^bb0(%i: index, %j: index, %v: " +
             elementType + ", %acc: f64):\n";
     if (!f64)
@@ -299,7 +327,9 @@ struct Drivers {
     if (!inPlace)
       text += "    bufferization.dealloc_tensor %x : !S\n" + freeConverted();
     else if (converted)
-      text += "    bufferization.dealloc_tensor %x : !S\n";
+      text += "    bufferization.dealloc_tensor %kept : !CSR\n"
+              "    bufferization.dealloc_tensor %xc : !CSR\n"
+              "    bufferization.dealloc_tensor %x : !S\n";
     return text + "    return\n  }\n";
   }
 };

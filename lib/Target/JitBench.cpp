@@ -7,6 +7,7 @@
 #include "llvm/ExecutionEngine/Orc/Shared/ExecutorAddress.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Support/Error.h"
@@ -212,6 +213,35 @@ sptune::buildAndParseBenchModule(mlir::MLIRContext *ctx, const KernelSpec &spec,
           buildBenchModule(spec, rows, cols, encoding, sddmm).moveInto(text))
     return std::move(e);
   return parseBenchModule(ctx, text, schedule, collector);
+}
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+sptune::buildAndParseScheduledBenchModule(mlir::MLIRContext *ctx,
+                                          const KernelSpec &spec, int64_t rows,
+                                          int64_t cols, SddmmForm sddmm,
+                                          const Schedule &schedule,
+                                          const ErrorCollector &collector) {
+  // The kernel written on CSR tells its #sptune.kernel (what
+  // sptune-extract-kernels sees in it: the user's op or the canonical one),
+  // from which the scheduled storage follows.
+  mlir::OwningOpRef<mlir::ModuleOp> csr;
+  if (llvm::Error e =
+          buildAndParseBenchModule(ctx, spec, rows, cols, csrEncodingText(),
+                                   sddmm, nullptr, collector)
+              .moveInto(csr))
+    return std::move(e);
+  mlir::sptune::KernelAttr kernel;
+  if (llvm::Error e = benchKernelAttr(*csr).moveInto(kernel))
+    return std::move(e);
+  std::string why = mlir::sptune::whyNotApplicable(kernel, schedule);
+  if (!why.empty())
+    return makeError("not applicable: " + why);
+  std::string encoding;
+  llvm::raw_string_ostream os(encoding);
+  os << mlir::sptune::buildScheduledEncoding(kernel, schedule);
+  os.flush();
+  return buildAndParseBenchModule(ctx, spec, rows, cols, encoding, sddmm,
+                                  &schedule, collector);
 }
 
 llvm::Expected<mlir::sptune::KernelAttr>

@@ -5,7 +5,6 @@
 #include "cpu/CpuPasses.h"
 #include "cpu/OpenMpBinding.h"
 
-#include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/Config.h"
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
@@ -65,37 +64,19 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
   auto start = std::chrono::steady_clock::now();
   ErrorCollector diagnostics(ctx.get());
 
-  // The kernel written on CSR tells its #sptune.kernel (what
-  // sptune-extract-kernels sees in it: the user's op or the canonical one);
-  // with a schedule, @kernel is written again on the scheduled storage and
-  // the driver converts the CSR input to it outside the timed calls.
+  // With a schedule, @kernel is written on the scheduled storage and the
+  // driver converts the CSR input to it outside the timed calls.
   mlir::OwningOpRef<mlir::ModuleOp> module;
-  if (takeErrorMessage(buildAndParseBenchModule(
-                           ctx.get(), spec, rows, cols, csrEncodingText(),
-                           SddmmForm::SparseOutput, nullptr, diagnostics)
-                           .moveInto(module),
-                       error))
+  if (takeErrorMessage(
+          (schedule ? buildAndParseScheduledBenchModule(
+                          ctx.get(), spec, rows, cols, SddmmForm::SparseOutput,
+                          *schedule, diagnostics)
+                    : buildAndParseBenchModule(
+                          ctx.get(), spec, rows, cols, csrEncodingText(),
+                          SddmmForm::SparseOutput, nullptr, diagnostics))
+              .moveInto(module),
+          error))
     return nullptr;
-  if (schedule) {
-    mlir::sptune::KernelAttr kernel;
-    if (takeErrorMessage(benchKernelAttr(*module).moveInto(kernel), error))
-      return nullptr;
-    std::string why = mlir::sptune::whyNotApplicable(kernel, *schedule);
-    if (!why.empty()) {
-      error = "not applicable: " + why;
-      return nullptr;
-    }
-    std::string encoding;
-    llvm::raw_string_ostream os(encoding);
-    os << mlir::sptune::buildScheduledEncoding(kernel, *schedule);
-    os.flush();
-    if (takeErrorMessage(buildAndParseBenchModule(
-                             ctx.get(), spec, rows, cols, encoding,
-                             SddmmForm::SparseOutput, schedule, diagnostics)
-                             .moveInto(module),
-                         error))
-      return nullptr;
-  }
 
   mlir::PassManager lower(ctx.get());
   lower.addPass(mlir::sptune::createApplySchedule());

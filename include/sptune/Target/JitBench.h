@@ -132,6 +132,17 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> buildAndParseBenchModule(
     const std::string &encoding, SddmmForm sddmm, const Schedule *schedule,
     const ErrorCollector &collector);
 
+/// The bench module with @kernel written on `schedule`'s storage and the
+/// schedule attached: the driver converts the CSR input to that storage
+/// before the timed calls, so they time the kernel alone. Fails with "not
+/// applicable: <why>" when the schedule does not apply to the kernel.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+buildAndParseScheduledBenchModule(mlir::MLIRContext *ctx,
+                                  const KernelSpec &spec, int64_t rows,
+                                  int64_t cols, SddmmForm sddmm,
+                                  const Schedule &schedule,
+                                  const ErrorCollector &collector);
+
 /// The #sptune.kernel sptune-extract-kernels gave the kernel of a parsed
 /// bench module; fails when it recognized none (a kernel sptune does not
 /// schedule).
