@@ -3,9 +3,11 @@
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/Schedule/KernelTypes.h"
 #include "sptune/Support/Error.h"
+#include "sptune/Target/Target.h"
 
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::sptune;
@@ -36,6 +38,14 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
     return std::string("'") + st::toString(schedule.target) +
            "' schedules are not applied to the IR (the target lowers them "
            "itself)";
+  if (const st::Target *target = st::TargetRegistry::lookup(schedule.target)) {
+    std::string elementType;
+    llvm::raw_string_ostream(elementType) << kernel.getElementType();
+    if (std::string why =
+            target->whyScheduleRefusesElementType(schedule, elementType);
+        !why.empty())
+      return why;
+  }
   ArrayRef<OperandKind> kinds = kernel.getOperandKinds();
   bool sparseOut = llvm::is_contained(kinds, OperandKind::SparseOut);
   bool inPlace = sparseOut && !llvm::is_contained(kinds, OperandKind::Sparse);
@@ -44,6 +54,9 @@ std::string mlir::sptune::whyNotApplicable(KernelAttr kernel,
     if (!why.empty())
       return why;
   }
+  if (std::string why = st::whyIllegalForLibraryKernel(schedule, inPlace);
+      !why.empty())
+    return why;
   // Blocks store their zeros. An SDDMM's blocked result is restricted to
   // its sample's entries when converted back (keepEntriesOf, applySchedule);
   // this product is refused blocks instead: they only add the zeros' work

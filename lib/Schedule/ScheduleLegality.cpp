@@ -218,6 +218,16 @@ std::string sptune::whyIllegalForSparseOutput(const Schedule &s,
          "sparsifier limitation)";
 }
 
+std::string sptune::whyIllegalForLibraryKernel(const Schedule &s,
+                                               bool sampledInPlace) {
+  const TargetKnobs *knobs = lookupTargetKnobs(s.target);
+  if (!knobs || !knobs->runsLibraryKernel(s) || sampledInPlace ||
+      productShape(s.kernel) != ProductShape::SampledMatrixMatrix)
+    return "";
+  return "a library kernel computes the sampled product in place only (S = S "
+         "+ spy(S) * (A B)); this op writes a separate output";
+}
+
 std::string sptune::whyIllegalForShape(const Schedule &s, int64_t rows,
                                        int64_t cols, int64_t nnz) {
   if (!hasStorageLevels(s))

@@ -34,6 +34,16 @@ public:
   Schedule referenceSchedule(KernelType kernel) const override {
     return heuristicSchedule(kernel, nullptr, 0);
   }
+  /// cuSPARSE, and sptune's runtime around it, compute in f32 and f64: an
+  /// integer kernel on the cuSPARSE path fails when it runs.
+  std::string
+  whyScheduleRefusesElementType(const Schedule &s,
+                                std::string_view et) const override {
+    if (!gpuKnobs(s).libgen || et == "f32" || et == "f64")
+      return "";
+    return "the cuSPARSE path (libgen = true) computes in f32 and f64, not " +
+           std::string(et);
+  }
   std::string whyIllegal(const Schedule &s) const override {
     return whyIllegalForNvvm(s);
   }

@@ -164,3 +164,47 @@ func.func @sparse_on_the_right(%b: tensor<8x64xf32>, %a: tensor<64x64xf32, #CSR>
     ins(%b, %a : tensor<8x64xf32>, tensor<64x64xf32, #CSR>) outs(%c : tensor<8x64xf32>) -> tensor<8x64xf32>
   return %0 : tensor<8x64xf32>
 }
+
+// -----
+
+// The cuSPARSE path computes in f32 and f64 only: an integer kernel is
+// refused when the schedule is applied (hand-written or tuned alike), not
+// left to fail at run time.
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+func.func @libgen_integer(%a: tensor<64x64xi32, #CSR>, %b: tensor<64x8xi32>, %c: tensor<64x8xi32>) -> tensor<64x8xi32> {
+  // expected-error @+1 {{sptune: cannot apply schedule: the cuSPARSE path (libgen = true) computes in f32 and f64, not i32}}
+  %0 = linalg.matmul {
+      sptune.kernel = #sptune.kernel<spmm, loops = [i : 64, j : 8, k : 64], operands = [sparse(i, k), dense(k, j), out(i, j)], type = i32, encoding = #CSR>,
+      sptune.schedule = #sptune.schedule<nvvm spmm, libgen = true>}
+    ins(%a, %b : tensor<64x64xi32, #CSR>, tensor<64x8xi32>) outs(%c : tensor<64x8xi32>) -> tensor<64x8xi32>
+  return %0 : tensor<64x8xi32>
+}
+
+// -----
+
+// cuSPARSE's SDDMM is the in-place sampled product; one into a separate
+// (here dense) output is refused when the schedule is applied, not when
+// upstream's cuSPARSE rewrite fails to match it.
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#sddmm = {
+  indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+  iterator_types = ["parallel", "parallel", "reduction"]
+}
+
+func.func @libgen_sddmm_dense_output(%s: tensor<64x64xf32, #CSR>, %a: tensor<64x8xf32>, %b: tensor<8x64xf32>, %x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{sptune: cannot apply schedule: a library kernel computes the sampled product in place only (S = S + spy(S) * (A B)); this op writes a separate output}}
+  %0 = linalg.generic #sddmm
+      {sptune.kernel = #sptune.kernel<sddmm, loops = [i : 64, j : 64, k : 8], operands = [sparse(i, j), dense(i, k), dense(k, j), out(i, j)], type = f32, encoding = #CSR>,
+       sptune.schedule = #sptune.schedule<nvvm sddmm, libgen = true>}
+      ins(%s, %a, %b : tensor<64x64xf32, #CSR>, tensor<64x8xf32>, tensor<8x64xf32>) outs(%x : tensor<64x64xf32>) {
+  ^bb0(%sv: f32, %av: f32, %bv: f32, %xv: f32):
+    %m = arith.mulf %av, %bv : f32
+    %p = arith.mulf %sv, %m : f32
+    %r = arith.addf %xv, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}

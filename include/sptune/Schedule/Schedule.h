@@ -186,6 +186,13 @@ std::string whyIllegalForOrientation(const Schedule &s, bool transposed);
 ///     AB); k outermost or directly above an innermost non-dense level works.
 std::string whyIllegalForSparseOutput(const Schedule &s, bool inPlace);
 
+/// For a schedule that hands the kernel to a library (cuSPARSE on NVVM): why
+/// the library cannot compute it, or empty. Its sampled product is the
+/// in-place form only (`sampledInPlace`: S = S + spy(S) * (A B), what
+/// upstream's cuSPARSE rewrite matches); an SDDMM into a separate output,
+/// sparse or dense, failed when lowered.
+std::string whyIllegalForLibraryKernel(const Schedule &s, bool sampledInPlace);
+
 /// Why `s` cannot run on a rows x cols sparse operand with `nnz` stored
 /// entries, or empty: block sizes must divide the dimensions they split and be
 /// smaller than them (MLIR folds a one-position outer level away; a negative

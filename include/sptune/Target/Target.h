@@ -95,6 +95,18 @@ public:
     return "";
   }
 
+  /// Why `s` cannot run a kernel whose values have the element type
+  /// `elementType` (as MLIR prints it), or empty: a schedule that hands the
+  /// kernel to a library computing in some types only. Checked when a
+  /// schedule is applied (whyNotApplicable): the tuner skips such candidates
+  /// and a hand-written one is refused. The default: every schedule runs
+  /// every supported type.
+  virtual std::string
+  whyScheduleRefusesElementType(const Schedule &s,
+                                std::string_view elementType) const {
+    return "";
+  }
+
   /// Why this target does not tune kernels whose body is `kernel`'s, or
   /// empty: a target whose programs compute plain products refuses a
   /// scaled one (KernelDescriptor::scaled). Such kernels are left
