@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs what bench/gpu-check.sh needs on a GPU machine that has the NVIDIA
-# driver and CUDA toolkit but no LLVM/MLIR 22 (the device machines lent to
-# this project have CUDA, PyTorch and CMake, and nothing from apt.llvm.org):
+# driver and CUDA toolkit but no LLVM/MLIR 22 and cannot install it (a
+# GPU machine with CUDA and CMake but no access to apt.llvm.org):
 #
 #   - this build's sptune-opt, sptune-gpu-bench and libsptune_cuda_runtime.so
 #     (built here with the CUDA toolkit) and its lit configuration;
@@ -10,8 +10,8 @@
 #     they load that is not glibc's, libstdc++'s or CUDA's;
 #   - the smaller shared matrices gpu-check measures, when they are here.
 #
-# The device run's working tree may be 64 MiB in all (the repository is ~16),
-# so two libraries libLLVM links but sptune never calls are replaced by stubs
+# To keep the archive small (47 MB, where the copy to a GPU machine may be
+# limited), two libraries libLLVM links but sptune never calls are stubs
 # that carry only what the dynamic loader checks (their symbol versions and
 # data symbols): libz3 (the SMT solver of clang's analyzer, 7 MB packed) and
 # libxml2 with ICU (LLVM's Windows manifest tool, 9 MB). Calling into either
@@ -19,9 +19,9 @@
 #
 #   bash bench/gpu-bundle.sh [--build DIR] [--out FILE]
 #
-# Default: --build build, --out .gpu-bundle/bundle.tar.xz (ignore the folder
-# in .git/info/exclude and name it in the device run's `carry`). On the GPU
-# machine: bash bench/gpu-check.sh --bundle .gpu-bundle/bundle.tar.xz
+# Default: --build build, --out .gpu-bundle/bundle.tar.xz (git ignores the
+# folder). Copy the checkout and the archive to the GPU machine, and there:
+#   bash bench/gpu-check.sh --bundle .gpu-bundle/bundle.tar.xz
 # The archive holds usr/lib/llvm-22/... (unpacked at / there), build/...
 # (unpacked into gpu-check's build folder) and matrices/.
 set -euo pipefail
@@ -33,13 +33,16 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$(cd "$2" && pwd)"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "gpu-bundle: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 die() { echo "gpu-bundle: error: $1" >&2; exit 1; }
 
 llvm=/usr/lib/llvm-22
+for tool in file ldd readelf cc xz tar; do
+  command -v "$tool" > /dev/null 2>&1 || die "missing $tool"
+done
 for f in "$build/bin/sptune-opt" "$build/bin/sptune-gpu-bench" \
          "$build/lib/libsptune_cuda_runtime.so" "$build/test/lit.site.cfg.py"; do
   [ -e "$f" ] || die "missing $f (build with the CUDA toolkit: cmake -DSPTUNE_ENABLE_CUDA=ON, then ninja sptune-opt sptune-gpu-bench sptune_cuda_runtime)"
@@ -74,6 +77,8 @@ for t in $tools; do binaries+=("$llvm/bin/$t"); done
 for l in $libs; do binaries+=("$llvm/lib/$l"); done
 for b in "${binaries[@]}"; do
   file -L "$b" | grep -q ELF || continue
+  missing="$(ldd "$b" 2>/dev/null | awk '/not found/ { print $1 }' | grep -v '^libcuda\.so' || true)"
+  [ -z "$missing" ] || die "$b needs libraries this machine lacks: $missing"
   while read -r name _ path _; do
     [ -n "$path" ] && [ -f "$path" ] || continue
     is_system "$name" && continue

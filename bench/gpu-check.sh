@@ -33,10 +33,10 @@ bundle=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift 2 ;;
-    --build) build="$2"; shift 2 ;;
+    --build) mkdir -p "$2" && build="$(cd "$2" && pwd)"; shift 2 ;;
     --quick) quick=1; shift ;;
-    --bundle) bundle="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    --bundle) bundle="$2"; [ -f "$bundle" ] && bundle="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -72,11 +72,16 @@ if [ -n "$bundle" ]; then
     python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" \
       "$bundle" "$unpacked" || die "cannot unpack $bundle" 2
   fi
-  if [ ! -d /usr/lib/llvm-22/lib/cmake/mlir ]; then
-    # Only where no LLVM 22 is installed: its tools and libraries at their paths.
+  if [ ! -e /usr/lib/llvm-22 ]; then
+    # Only where no LLVM 22 is installed at all: its tools and libraries at
+    # their paths (what this build and lit's configuration name). A machine
+    # with some of LLVM 22 is left alone.
     mkdir -p /usr/lib/llvm-22 && cp -a "$unpacked/usr/lib/llvm-22/." /usr/lib/llvm-22/ ||
       die "cannot install the bundled LLVM 22 under /usr/lib/llvm-22" 2
   fi
+  for tool in "$lit" /usr/lib/llvm-22/bin/mlir-runner /usr/lib/llvm-22/bin/FileCheck; do
+    [ -x "$tool" ] || die "missing $tool: this machine has part of LLVM 22 (install llvm-22-tools and mlir-22-tools, or run without --bundle)" 2
+  done
   mkdir -p "$build/bin" "$build/lib" "$build/test/NVVM"
   cp -a "$unpacked/build/bin/." "$build/bin/" && cp -a "$unpacked/build/lib/." "$build/lib/"
   # The lit configuration names the paths of the machine that built it.
@@ -87,8 +92,12 @@ if [ -n "$bundle" ]; then
       "$unpacked/build/test/lit.site.cfg.py" > "$build/test/lit.site.cfg.py"
   # The CUDA libraries the runtime links (libcusparse, libnvJitLink), wherever
   # this machine's toolkit or Python wheels put them.
+  # The CUDA libraries the runtime links (libcusparse, libnvJitLink: the
+  # names its build asked for), wherever this machine's toolkit or Python
+  # wheels put them.
   cuda_libs=""
-  for lib in libcusparse.so.12 libnvJitLink.so.13; do
+  for lib in $(LD_LIBRARY_PATH=/usr/lib/llvm-22/lib ldd "$build/lib/libsptune_cuda_runtime.so" |
+               awk '/not found/ { print $1 }' | grep -v '^libcuda\.so'); do
     found="$(find "$cuda_root/" /usr/local /usr/lib /opt -name "$lib" 2>/dev/null | head -1)"
     [ -n "$found" ] && cuda_libs="$cuda_libs:$(dirname "$found")"
   done
@@ -104,7 +113,7 @@ if [ -n "$bundle" ]; then
     chmod +x "$build/bin/mlir-opt"
   fi
   ls "$unpacked/matrices/"*.mtx > /dev/null 2>&1 && bundled_matrices="$unpacked/matrices"
-  "$build/bin/sptune-opt" --help 2>/dev/null | grep -q -- "--sptune-lower-nvvm" ||
+  "$build/bin/sptune-opt" --help 2>/dev/null | grep -- "--sptune-lower-nvvm" > /dev/null ||
     die "the bundled sptune-opt does not run here or lacks the NVVM target"
 else
   mlir_dir=/usr/lib/llvm-22/lib/cmake/mlir
@@ -129,7 +138,7 @@ else
   timeout "${BUILD_TIMEOUT:-330}" ninja -C "$build" -j "$jobs" \
     sptune-opt sptune_cuda_runtime sptune-gpu-bench >> "$out/build.log" 2>&1 ||
     die "build failed or timed out (see $out/build.log)"
-  "$build/bin/sptune-opt" --help 2>/dev/null | grep -q -- "--sptune-lower-nvvm" ||
+  "$build/bin/sptune-opt" --help 2>/dev/null | grep -- "--sptune-lower-nvvm" > /dev/null ||
     die "sptune-opt does not register the NVVM target (lib/InitAll.cpp must call registerNvvmTargetPasses())"
 fi
 build_s=$(( $(date +%s) - start ))
@@ -138,7 +147,7 @@ build_s=$(( $(date +%s) - start ))
 # With a bundle, only the tests that need the device (the others ran where the
 # bundle was made, and need tools it leaves out).
 lit_filter=()
-[ -n "$bundle" ] && lit_filter=(--filter "exec-|gpu-bench-device|gpu-bench-jit|runtime-")
+[ -n "$bundle" ] && lit_filter=(--filter "exec-|gpu-bench-device")
 log "running the NVVM lit tests${bundle:+ that need the device}"
 test_start=$(date +%s)
 PATH="$build/bin:/usr/lib/llvm-22/bin:$PATH" timeout "${TEST_TIMEOUT:-150}" \

@@ -287,7 +287,7 @@ struct Drivers {
     } -> !CSR
 )";
       for (size_t at = keep.find("ELT"); at != std::string::npos;
-           at = keep.find("ELT", at))
+           at = keep.find("ELT", at + elementType.size()))
         keep.replace(at, 3, elementType);
       text += keep;
       summed = "%kept";
