@@ -90,8 +90,6 @@ if [ -n "$bundle" ]; then
   sed -e "s|\"$old_obj|\"$build|g" -e "s|\"$old_src|\"$root|g" \
       -e "s|^config.python_executable = .*|config.python_executable = \"$python_exe\"|" \
       "$unpacked/build/test/lit.site.cfg.py" > "$build/test/lit.site.cfg.py"
-  # The CUDA libraries the runtime links (libcusparse, libnvJitLink), wherever
-  # this machine's toolkit or Python wheels put them.
   # The CUDA libraries the runtime links (libcusparse, libnvJitLink: the
   # names its build asked for), wherever this machine's toolkit or Python
   # wheels put them.
