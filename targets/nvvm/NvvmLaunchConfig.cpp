@@ -5,8 +5,10 @@
 // r < N; r += blockDim.x * gridDim.x)` and launches it with one block of
 // num-threads threads. Any grid is correct for that loop; this pass sizes it
 // to ceil(N / threads) blocks (or a fixed count) and sets the block size of
-// each launch from the schedule of the function it is in. Launches of the
-// user's own kernels (not outlined by sptune-nvvm-sparsify) keep their sizes.
+// each launch from the schedule of the kernel it comes from (or, where
+// sptune-nvvm-sparsify could not tell, of the function it is in). Launches of
+// the user's own kernels (not outlined by sptune-nvvm-sparsify) keep their
+// sizes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,7 +94,11 @@ struct NvvmLaunchConfigPass
           attr.getSchedule().target == ::sptune::TargetKind::NVVM)
         perBlock = gpuKnobs(attr.getSchedule()).threads;
       func.walk([&](gpu::LaunchFuncOp launch) {
-        ok &= succeeded(configure(launch, perBlock));
+        int own = perBlock;
+        if (auto n = launch->getAttrOfType<IntegerAttr>(kLaunchThreadsAttrName))
+          own = threads < 0 ? static_cast<int>(n.getInt()) : perBlock;
+        launch->removeAttr(kLaunchThreadsAttrName);
+        ok &= succeeded(configure(launch, own));
       });
       // The schedule is consumed: the lowered module does not depend on
       // sptune.

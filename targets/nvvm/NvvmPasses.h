@@ -25,6 +25,12 @@ namespace sptune {
 inline constexpr llvm::StringLiteral kOutlinedKernelAttrName =
     "sptune.outlined";
 
+/// The block size (an i32 attribute) sptune-nvvm-sparsify puts on the launch
+/// of each generated kernel when it can tell which scheduled kernel the
+/// launch comes from, so that kernels sharing a function keep their own
+/// `threads`; sptune-nvvm-launch-config applies and removes it.
+inline constexpr llvm::StringLiteral kLaunchThreadsAttrName = "sptune.threads";
+
 /// The `gpu.func` kernel `launch` calls if sptune-nvvm-sparsify outlined it,
 /// else null (a user's kernel, or one already lowered to `llvm.func`).
 gpu::GPUFuncOp outlinedKernelOf(gpu::LaunchFuncOp launch);

@@ -1,11 +1,12 @@
 //===- NvvmSparsify.cpp - sptune-nvvm-sparsify ----------------------------===//
 //
-// Upstream's sparsifier takes GPU code generation versus cuSPARSE calls and
-// the GPU thread count as module-wide options, and falls back to the host
+// Upstream's sparsifier takes cuSPARSE calls, GPU code generation and the
+// GPU thread count as module-wide options, and falls back to the host
 // silently when it cannot offload a kernel. This pass checks the schedules
-// with the GPU rules, derives those options from them, runs upstream's
+// with the GPU rules, derives those options from them (both paths on when
+// the module's kernels ask for both), runs upstream's
 // sparsification-and-bufferization and sparse-gpu-codegen, and then checks
-// that every scheduled kernel was offloaded.
+// that every scheduled kernel was offloaded the way its schedule asks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Support/UpstreamCrash.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -26,6 +28,7 @@
 #include "mlir/Dialect/SparseTensor/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -79,14 +82,70 @@ llvm::StringSet<> kernelNames(ModuleOp module) {
   return names;
 }
 
-/// Whether `func` calls cuSPARSE through the gpu dialect.
-bool hasLibraryCall(func::FuncOp func) {
-  bool found = false;
+/// How many cuSPARSE products `func` computes through the gpu dialect.
+unsigned libraryCalls(func::FuncOp func) {
+  unsigned calls = 0;
   func.walk([&](Operation *op) {
     if (isa<gpu::SpMVOp, gpu::SpMMOp, gpu::SDDMMOp>(op))
-      found = true;
+      ++calls;
   });
-  return found;
+  return calls;
+}
+
+/// The scheduled kernels of one function, by path.
+struct ScheduledKernels {
+  unsigned library = 0;
+  unsigned generated = 0;
+  /// The block size of each generated kernel, in program order.
+  llvm::SmallVector<int> threads;
+};
+
+/// Once cuSPARSE calls are on, upstream's rewrite takes every op of its
+/// shapes (y = A x, C = A B, the in-place SDDMM: each with exactly three
+/// operands), whatever its schedule says. A kernel scheduled for code
+/// generation in such a module gets a fourth operand, a scalar its body
+/// never reads: the matcher no longer takes it, and the sparsifier, which
+/// only looks at what the body computes, generates the same loops.
+void shieldFromLibraryRewrite(linalg::GenericOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  unsigned numInputs = op.getNumDpsInputs();
+  Type elementType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  Value unused = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+  SmallVector<Value> inputs(op.getDpsInputs());
+  inputs.push_back(unused);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  maps.insert(maps.begin() + numInputs,
+              AffineMap::get(op.getNumLoops(), 0, b.getContext()));
+  auto shielded = linalg::GenericOp::create(b, loc, op->getResultTypes(),
+                                            inputs, op.getDpsInits(), maps,
+                                            op.getIteratorTypesArray());
+  shielded.getRegion().takeBody(op.getRegion());
+  shielded.getBody()->insertArgument(numInputs, elementType, loc);
+  shielded->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  op->replaceAllUsesWith(shielded->getResults());
+  op->erase();
+}
+
+/// Gives each launch of a generated kernel in `func` the block size of the
+/// scheduled kernel it comes from. Sparsification replaces each kernel in
+/// place by its loops and sparse-gpu-codegen outlines each outer loop into
+/// one launch, so the launches follow the kernels' program order; when their
+/// number differs from the scheduled kernels' (an unscheduled kernel in the
+/// same function was offloaded too), the function's schedule decides for
+/// all of them, as before.
+void tagLaunchThreads(func::FuncOp func, llvm::ArrayRef<int> threads) {
+  llvm::SmallVector<gpu::LaunchFuncOp> launches;
+  func.walk([&](gpu::LaunchFuncOp launch) {
+    if (outlinedKernelOf(launch))
+      launches.push_back(launch);
+  });
+  if (launches.size() != threads.size())
+    return;
+  for (auto [launch, n] : llvm::zip(launches, threads))
+    launch->setAttr(
+        kLaunchThreadsAttrName,
+        IntegerAttr::get(IntegerType::get(func.getContext(), 32), n));
 }
 
 struct NvvmSparsifyPass
@@ -124,9 +183,15 @@ struct NvvmSparsifyPass
     if (!ok)
       return signalPassFailure();
 
-    // Check the schedules and derive the module-wide settings.
-    Operation *firstLibgen = nullptr, *firstCodegen = nullptr;
+    // Check the schedules and derive the module-wide settings. Kernels on
+    // the cuSPARSE path and generated kernels may share a module: upstream's
+    // cuSPARSE rewrite runs first, inside sparsification-and-bufferization,
+    // and replaces only the ops it matches; what is left is sparsified with
+    // a parallel outer loop and outlined by sparse-gpu-codegen.
+    bool anyLibgen = false, anyCodegen = false;
     int scheduleThreads = 1024;
+    llvm::DenseMap<Operation *, ScheduledKernels> expected;
+    llvm::SmallVector<linalg::GenericOp> generated;
     module.walk([&](linalg::GenericOp op) {
       std::optional<::sptune::Schedule> s = scheduleOf(op);
       if (!s)
@@ -138,7 +203,13 @@ struct NvvmSparsifyPass
         ok = false;
         return;
       }
-      if (!gpuKnobs(*s).libgen && hasSeparateSparseOutput(op)) {
+      Operation *func = op->getParentOfType<func::FuncOp>();
+      if (gpuKnobs(*s).libgen) {
+        anyLibgen = true;
+        ++expected[func].library;
+        return;
+      }
+      if (hasSeparateSparseOutput(op)) {
         op->emitError("sptune: GPU code generation offloads an SDDMM only in "
                       "the in-place (spy) form, S = S + spy(S) * (A B); a "
                       "separate sparse output is assembled by sequential "
@@ -146,26 +217,23 @@ struct NvvmSparsifyPass
         ok = false;
         return;
       }
-      Operation *&first = gpuKnobs(*s).libgen ? firstLibgen : firstCodegen;
-      Operation *other = gpuKnobs(*s).libgen ? firstCodegen : firstLibgen;
-      if (other) {
-        op->emitError("sptune: this kernel asks for ")
-            << (gpuKnobs(*s).libgen ? "the cuSPARSE path" : "GPU code generation")
-            << " and the kernel at " << other->getLoc() << " for "
-            << (gpuKnobs(*s).libgen ? "GPU code generation" : "the cuSPARSE path")
-            << "; the sparsifier takes one mode per module";
-        ok = false;
-        return;
-      }
-      if (!first) {
-        first = op;
-        if (!gpuKnobs(*s).libgen)
-          scheduleThreads = gpuKnobs(*s).threads;
-      }
+      if (!anyCodegen)
+        scheduleThreads = gpuKnobs(*s).threads;
+      anyCodegen = true;
+      ++expected[func].generated;
+      expected[func].threads.push_back(gpuKnobs(*s).threads);
+      generated.push_back(op);
     });
     if (!ok)
       return signalPassFailure();
-    bool libgen = firstLibgen != nullptr;
+    bool libgen = anyLibgen;
+    // A module whose scheduled kernels all take the cuSPARSE path keeps
+    // upstream's libgen setting (no parallel loops, no outlining) for its
+    // unscheduled kernels too; any generated kernel turns code generation on.
+    bool codegen = anyCodegen || !anyLibgen;
+    if (libgen)
+      for (linalg::GenericOp op : generated)
+        shieldFromLibraryRewrite(op);
 
     // Functions holding sparse kernels, to check afterwards.
     llvm::SmallPtrSet<Operation *, 8> sparseFuncs;
@@ -179,8 +247,8 @@ struct NvvmSparsifyPass
 
     // Upstream's sparsifier with GPU settings (SparseTensorPipelines.cpp).
     SparseParallelizationStrategy parallel =
-        libgen ? SparseParallelizationStrategy::kNone
-               : SparseParallelizationStrategy::kDenseOuterLoop;
+        codegen ? SparseParallelizationStrategy::kDenseOuterLoop
+                : SparseParallelizationStrategy::kNone;
     OpPassManager pm(ModuleOp::getOperationName());
     SparsificationOptions sparsification(parallel,
                                          SparseEmitStrategy::kFunctional,
@@ -194,7 +262,7 @@ struct NvvmSparsifyPass
         parallel));
     pm.addPass(createStorageSpecifierToLLVMPass());
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
-    if (!libgen)
+    if (codegen)
       pm.addPass(createSparseGPUCodegenPass(
           threads > 0 ? threads : scheduleThreads, enableRuntimeLibrary));
     // The kernels already there are the user's: only those outlined here
@@ -208,10 +276,14 @@ struct NvvmSparsifyPass
       if (kernel.isKernel() && !existing.contains(qualifiedName(kernel)))
         kernel->setAttr(kOutlinedKernelAttrName, UnitAttr::get(&getContext()));
     });
+    if (threads < 0)
+      for (auto &[func, want] : expected)
+        tagLaunchThreads(cast<func::FuncOp>(func), want.threads);
 
-    // Every scheduled function must have been offloaded.
+    // Every scheduled kernel must have been offloaded the way its schedule
+    // asks: as many cuSPARSE calls as kernels on that path, and the
+    // generated ones launched.
     module.walk([&](func::FuncOp func) {
-      std::optional<::sptune::Schedule> s = scheduleOf(func);
       scf::ParallelOp leftover;
       func.walk([&](scf::ParallelOp p) {
         if (!leftover)
@@ -219,13 +291,14 @@ struct NvvmSparsifyPass
       });
       bool launched = false;
       func.walk([&](gpu::LaunchFuncOp) { launched = true; });
-      if (!s || s->target != ::sptune::TargetKind::NVVM) {
+      unsigned calls = libraryCalls(func);
+      auto it = expected.find(func);
+      if (it == expected.end()) {
         if (leftover)
           leftover->emitWarning("sptune: this parallel loop was not "
                                 "offloaded to the GPU; it runs sequentially "
                                 "on the host");
-        else if (sparseFuncs.contains(func) && !launched &&
-                 !hasLibraryCall(func))
+        else if (sparseFuncs.contains(func) && !launched && calls == 0)
           func.emitWarning("sptune: @")
               << func.getSymName()
               << " has sparse kernels that were not offloaded to the GPU "
@@ -233,19 +306,26 @@ struct NvvmSparsifyPass
                  "host";
         return;
       }
-      if (gpuKnobs(*s).libgen) {
-        if (!hasLibraryCall(func)) {
-          func.emitError("sptune: the cuSPARSE path did not match the kernel "
-                         "of @")
-              << func.getSymName()
-              << "; upstream's matcher takes C = A * B, y = A * x and the "
-                 "in-place S = S + spy(S) * (A B), with the sparse operand "
-                 "first, dense other operands, and CSR/CSC/COO (SpMM, SpMV) "
-                 "or CSR/BSR (SDDMM) storage";
-          ok = false;
-        }
-        return;
+      const ScheduledKernels &want = it->second;
+      if (calls < want.library) {
+        func.emitError("sptune: the cuSPARSE path did not match ")
+            << (want.library - calls) << " of the " << want.library
+            << " kernel(s) of @" << func.getSymName()
+            << " scheduled for it; upstream's matcher takes C = A * B, "
+               "y = A * x and the in-place S = S + spy(S) * (A B), with the "
+               "sparse operand first, dense other operands, and CSR/CSC/COO "
+               "(SpMM, SpMV) or CSR/BSR (SDDMM) storage";
+        ok = false;
+      } else if (calls > want.library) {
+        func.emitError("sptune: @")
+            << func.getSymName() << " calls cuSPARSE " << calls
+            << " time(s) for " << want.library
+            << " kernel(s) scheduled for it: the library rewrite took a "
+               "kernel scheduled for GPU code generation";
+        ok = false;
       }
+      if (want.generated == 0)
+        return;
       if (leftover) {
         leftover->emitError("sptune: this parallel loop of @")
             << func.getSymName()
