@@ -84,7 +84,17 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
   // Candidates: the heuristic, the untuned reference, a uniform sample, and
   // the heuristic's knob neighbourhood.
   ProblemShape shape{kernel, m.rows, m.cols, free, m.nnz()};
+  auto isUsable = [&](const Schedule &s) {
+    return target->whyIllegal(s).empty() &&
+           whyIllegalForShape(s, m.rows, m.cols, m.nnz()).empty() &&
+           target->space().fitsFreeSize(s, free) &&
+           (!options.applicable || options.applicable(s).empty());
+  };
+  // The rule's pick, or the untuned reference where the op cannot take it
+  // (as the untuned path does): the schedule a model must beat.
   Schedule heuristic = target->heuristicSchedule(kernel, &features.stats, free);
+  if (!isUsable(heuristic) && isUsable(target->referenceSchedule(kernel)))
+    heuristic = target->referenceSchedule(kernel);
   std::vector<Schedule> candidates = {heuristic,
                                       target->referenceSchedule(kernel)};
   for (Schedule &s :
@@ -96,10 +106,7 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
   std::unordered_set<std::string> seen;
   std::vector<Schedule> usable;
   for (Schedule &s : candidates) {
-    if (!target->whyIllegal(s).empty() ||
-        !whyIllegalForShape(s, m.rows, m.cols, m.nnz()).empty() ||
-        !target->space().fitsFreeSize(s, free) ||
-        (options.applicable && !options.applicable(s).empty()))
+    if (!isUsable(s))
       continue;
     if (seen.insert(s.str()).second)
       usable.push_back(std::move(s));

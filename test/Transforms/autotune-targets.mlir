@@ -4,8 +4,13 @@
 // back to the heuristic ranking and the remark says so.
 //
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="target=nvvm mode=heuristic matrix=gen:rmat:rows=256,cols=256,nnz=2000,seed=4 top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=NVVM
-// NVVM: remark: sptune-autotune (heuristic, {{[0-9]+}} candidates ranked in {{.*}} ms): chose nvvm spmm, {{.*}}threads = 1024, libgen = false; ranking: #1 score {{.*}} [nvvm spmm, {{.*}}] #2 score {{.*}} [nvvm spmm,
+// NVVM: remark: sptune-autotune (heuristic, {{[0-9]+}} candidates ranked in {{.*}} ms): chose nvvm spmm, levels = [i : dense, k : compressed], {{.*}}libgen = true; ranking: #1 score {{.*}} [nvvm spmm, {{.*}}] #2 score {{.*}} [nvvm spmm,
 // NVVM: sptune.schedule = #sptune.schedule<nvvm spmm,
+//
+// The cuSPARSE path computes in f32 and f64: for an i32 kernel the rule
+// that ranks first is the reference schedule, GPU code generation.
+// RUN: sed 's/f32/i32/g' %s | sptune-opt --sptune-extract-kernels --sptune-autotune="target=nvvm mode=heuristic matrix=gen:rmat:rows=256,cols=256,nnz=2000,seed=4 top-k=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=NVVM-I32
+// NVVM-I32: remark: sptune-autotune (heuristic, {{[0-9]+}} candidates ranked in {{.*}} ms): chose nvvm spmm, levels = [i : dense, k : compressed], {{.*}}threads = 1024, libgen = false;
 //
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="target=nvvm matrix=gen:rmat:rows=256,cols=256,nnz=2000,seed=4 top-k=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=NVVM-RELEASE
 // NVVM-RELEASE: remark: sptune-autotune (release, {{.*}}): chose nvvm spmm, {{.*}}; ranked by the heuristic: release model '{{.*}}cpu-default.pt' (targets: cpu{{.*}}) was not trained for 'nvvm'

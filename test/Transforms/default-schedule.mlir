@@ -10,7 +10,8 @@
 // CHECK-LABEL: func.func @spmm
 // CHECK: sptune.schedule = #sptune.schedule<cpu spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 0, omp = static, chunk = 0, vl = 16, simd32 = false>
 // NVVM-LABEL: func.func @spmm
-// NVVM: sptune.schedule = #sptune.schedule<nvvm spmm, {{.*}}threads = 1024, libgen = false>
+// On the GPU: cuSPARSE on CSR.
+// NVVM: sptune.schedule = #sptune.schedule<nvvm spmm, levels = [i : dense, k : compressed], {{.*}}libgen = true>
 func.func @spmm(%a: tensor<?x?xf32, #CSR>, %b: tensor<?x64xf32>, %c: tensor<?x64xf32>) -> tensor<?x64xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<?x?xf32, #CSR>, tensor<?x64xf32>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
   return %0 : tensor<?x64xf32>
@@ -66,6 +67,17 @@ func.func @sddmm_in_place(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>, %s: tensor<8
     linalg.yield %y : f32
   } -> tensor<8x8xf32, #CSR>
   return %0 : tensor<8x8xf32, #CSR>
+}
+
+// The cuSPARSE path computes in f32 and f64: an i32 kernel gets the
+// reference schedule, MLIR's GPU code generation.
+// CHECK-LABEL: func.func @spmm_i32
+// CHECK: sptune.schedule = #sptune.schedule<cpu spmm,
+// NVVM-LABEL: func.func @spmm_i32
+// NVVM: sptune.schedule = #sptune.schedule<nvvm spmm, {{.*}}threads = 1024, libgen = false>
+func.func @spmm_i32(%a: tensor<?x?xi32, #CSR>, %b: tensor<?x64xi32>, %c: tensor<?x64xi32>) -> tensor<?x64xi32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<?x?xi32, #CSR>, tensor<?x64xi32>) outs(%c : tensor<?x64xi32>) -> tensor<?x64xi32>
+  return %0 : tensor<?x64xi32>
 }
 
 // BAD: sptune-default-schedule: unknown target 'tpu' (registered: cpu, nvvm, spade)
