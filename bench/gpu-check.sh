@@ -16,7 +16,8 @@
 # (LLVM's libraries and tools, this build's binaries) instead of building.
 #
 # Environment: SPTUNE_MATRICES (folder of .mtx files; default the shared
-# matrices next to the repository), JOBS (build parallelism), BUILD_TIMEOUT,
+# matrices next to the repository), EXTRA_MATRICES (more .mtx paths or gen:
+# specs, space-separated, measured after them), JOBS (build parallelism), BUILD_TIMEOUT,
 # TEST_TIMEOUT, BENCH_TIMEOUT (seconds). Output: DIR/gpu-check.json (summary),
 # DIR/bench.jsonl (every measurement), DIR/lit.log, DIR/build.log; DIR
 # defaults to $OUT when set (the device runner's output folder), else
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
     --build) mkdir -p "$2" && build="$(cd "$2" && pwd)"; shift 2 ;;
     --quick) quick=1; shift ;;
     --bundle) bundle="$2"; [ -f "$bundle" ] && bundle="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -177,6 +178,8 @@ if [ ${#inputs[@]} -eq 0 ]; then
           "gen:banded:rows=65536,nnz=600000,bw=9,seed=1"
           "gen:block:rows=32768,nnz=400000,bs=4,seed=2")
 fi
+# More inputs (e.g. a large generated matrix) from the environment.
+for extra in ${EXTRA_MATRICES:-}; do inputs+=("$extra"); done
 log "measuring ${#inputs[@]} matrices: ${inputs[*]##*/}"
 bench_start=$(date +%s)
 timeout "${BENCH_TIMEOUT:-200}" "$build/bin/sptune-gpu-bench" --free=64 \
@@ -201,19 +204,31 @@ try:
             summaries.append(json.loads(line))
 except OSError:
     pass
-speedups = [s["speedup"] for s in summaries if s.get("speedup")]
-geo = None
-if speedups:
+def geomean(values):
+    values = [v for v in values if v]
+    if not values:
+        return None
     prod = 1.0
-    for s in speedups:
-        prod *= s
-    geo = prod ** (1.0 / len(speedups))
+    for v in values:
+        prod *= v
+    return prod ** (1.0 / len(values))
+
+def ratio(s, num, den):
+    return s[num] / s[den] if s.get(num) and s.get(den) else None
+
+geo = geomean([s.get("speedup") for s in summaries])
+# The untuned choices: the nvvm heuristic (cuSPARSE on CSR) and the
+# reference (MLIR's code generation, the heuristic before 2026-12-04).
+heuristic_geo = geomean([ratio(s, "cusparse_s", "heuristic_s") for s in summaries])
+heuristic_over_reference = geomean([ratio(s, "reference_s", "heuristic_s") for s in summaries])
 report = {
     "gpu": gpu,
     "lit": {"passed": int(passed), "failed": int(failed),
             "unsupported": int(unsupported), "status": int(lit_status)},
     "bench": {"status": int(bench_status), "results": summaries,
-              "geomean_speedup_tuned_over_cusparse": geo},
+              "geomean_speedup_tuned_over_cusparse": geo,
+              "geomean_speedup_heuristic_over_cusparse": heuristic_geo,
+              "geomean_speedup_heuristic_over_reference": heuristic_over_reference},
     "seconds": dict(zip(["build", "tests", "bench", "total"], map(int, times))),
 }
 json.dump(report, open(out + "/gpu-check.json", "w"), indent=2)

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Plots bench/gpu-check.sh's results: per matrix and kernel, the device time
-of cuSPARSE, of the best candidate (tuned) and of the best kernel of MLIR's
-GPU code generation, relative to cuSPARSE (log scale).
+of cuSPARSE, of the best candidate (tuned), of the nvvm heuristic and
+reference schedules (where the run measured them) and of the best kernel of
+MLIR's GPU code generation, relative to cuSPARSE (log scale).
 
     /usr/bin/python3 bench/plot-gpu-check.py OUT.png gpu-check.json [more.jsonl ...]
 
@@ -46,13 +47,24 @@ def main(argv):
     if not rows:
         sys.exit("plot-gpu-check: no summary rows with cuSPARSE and tuned times")
     labels = ["%s\n%s" % (short(r), r["kernel"]) for r in rows]
-    tuned = [r["cusparse_s"] / r["tuned_s"] for r in rows]
-    codegen = [r["cusparse_s"] / r["codegen_s"] if r.get("codegen_s") else 0
-               for r in rows]
+
+    def over_cusparse(key):
+        return [r["cusparse_s"] / r[key] if r.get(key) else 0 for r in rows]
+
+    # The untuned choices are in runs from 2026-12-04 on (heuristic_s,
+    # reference_s); older files plot tuned and codegen only.
+    series = [("tuned (best candidate)", over_cusparse("tuned_s")),
+              ("heuristic (cuSPARSE on CSR)", over_cusparse("heuristic_s")),
+              ("reference (MLIR code generation, 1024 threads)",
+               over_cusparse("reference_s")),
+              ("best MLIR GPU code generation", over_cusparse("codegen_s"))]
+    series = [(name, values) for name, values in series if any(values)]
     x = range(len(rows))
+    width = 0.8 / len(series)
     fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(rows)), 4.6))
-    ax.bar([i - 0.2 for i in x], tuned, 0.4, label="tuned (best candidate)")
-    ax.bar([i + 0.2 for i in x], codegen, 0.4, label="best MLIR GPU code generation")
+    for k, (name, values) in enumerate(series):
+        offset = (k - (len(series) - 1) / 2) * width
+        ax.bar([i + offset for i in x], values, width, label=name)
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
     ax.set_ylabel("speedup over cuSPARSE (device time)")

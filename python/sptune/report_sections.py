@@ -474,10 +474,11 @@ def gpu_check(sec, doc):
     lit = doc.get("lit") or {}
     bench = doc["bench"]
     sec.add(table(["GPU", "lit passed", "lit failed", "lit unsupported", "bench status",
-                   "geomean tuned vs cuSPARSE", "seconds"],
+                   "geomean tuned vs cuSPARSE", "geomean heuristic vs cuSPARSE", "seconds"],
                   [[doc.get("gpu", "-"), num(lit.get("passed")), num(lit.get("failed")),
                     num(lit.get("unsupported")), num(bench.get("status")),
                     speedup(bench.get("geomean_speedup_tuned_over_cusparse")),
+                    speedup(bench.get("geomean_speedup_heuristic_over_cusparse")),
                     ", ".join(f"{k} {v}" for k, v in (doc.get("seconds") or {}).items())]],
                   caption="GPU device check"))
     gpu_bench(sec, bench["results"])

@@ -5,9 +5,10 @@
 #include "nvvm/NvvmMeasurer.h"
 
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Schedule/Schedule.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Support/MemoryBudget.h"
-#include "sptune/Schedule/Schedule.h"
+#include "sptune/Target/Target.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -223,6 +224,28 @@ int sptune::runNvvmGpuBench(const NvvmGpuBenchOptions &o) {
                    << base.medianSeconds * 1e6 << " us " << base.reason << "\n";
       std::vector<std::string> list =
           o.schedules.empty() ? candidates(kernel) : split(o.schedules, ';');
+      // The untuned choices measured too (unless in the list already): the
+      // target's heuristic and its reference (MLIR's code generation).
+      std::optional<Schedule> heuristic, reference;
+      if (o.schedules.empty()) {
+        if (llvm::Expected<const Target &> t =
+                TargetRegistry::get(TargetKind::NVVM)) {
+          heuristic = t->heuristicSchedule(kernel, nullptr, o.free);
+          reference = t->referenceSchedule(kernel);
+        } else {
+          llvm::consumeError(t.takeError());
+        }
+      }
+      Measurement heuristicM, referenceM;
+      for (const auto &[untuned, slot] : {std::pair{&heuristic, &heuristicM},
+                                          std::pair{&reference, &referenceM}})
+        if (*untuned && llvm::none_of(list, [&](const std::string &text) {
+              std::string ignored;
+              std::optional<Schedule> p =
+                  takeValue(parseSchedule(text), ignored);
+              return p && *p == **untuned;
+            }))
+          list.push_back((*untuned)->str());
       std::string bestText, codegenText;
       Measurement best, codegen;
       for (const std::string &text : list) {
@@ -241,6 +264,10 @@ int sptune::runNvvmGpuBench(const NvvmGpuBenchOptions &o) {
         llvm::errs() << info.id << " " << toString(kernel) << " [" << text
                      << "]: " << toString(r.status) << " "
                      << r.medianSeconds * 1e6 << " us " << r.reason << "\n";
+        if (s && heuristic && *s == *heuristic)
+          heuristicM = r;
+        if (s && reference && *s == *reference)
+          referenceM = r;
         if (r.ok() && (!best.ok() || r.medianSeconds < best.medianSeconds)) {
           best = r;
           bestText = text;
@@ -258,13 +285,20 @@ int sptune::runNvvmGpuBench(const NvvmGpuBenchOptions &o) {
           ",\"cols\":" + std::to_string(m.cols) +
           ",\"nnz\":" + std::to_string(m.nnz()) +
           ",\"free\":" + std::to_string(o.free) +
-          ",\"bits\":" + std::to_string(o.bits) + ",\"device\":" + json(device) +
-          ",\"summary\":true" + ",\"cusparse_s\":" +
+          ",\"bits\":" + std::to_string(o.bits) +
+          ",\"device\":" + json(device) + ",\"summary\":true" +
+          ",\"cusparse_s\":" +
           (base.ok() ? number(base.medianSeconds) : "null") +
           ",\"tuned_s\":" + (best.ok() ? number(best.medianSeconds) : "null") +
           ",\"tuned_schedule\":" + json(bestText) + ",\"codegen_s\":" +
           (codegen.ok() ? number(codegen.medianSeconds) : "null") +
-          ",\"codegen_schedule\":" + json(codegenText) + ",\"speedup\":" +
+          ",\"codegen_schedule\":" + json(codegenText) + ",\"heuristic_s\":" +
+          (heuristicM.ok() ? number(heuristicM.medianSeconds) : "null") +
+          ",\"heuristic_schedule\":" +
+          json(heuristic ? heuristic->str() : std::string()) +
+          ",\"reference_s\":" +
+          (referenceM.ok() ? number(referenceM.medianSeconds) : "null") +
+          ",\"speedup\":" +
           (base.ok() && best.ok() && best.medianSeconds > 0
                ? number(base.medianSeconds / best.medianSeconds)
                : "null") +
