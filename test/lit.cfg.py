@@ -22,6 +22,10 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 # depend on the machine. The tests run as on the model's own machine;
 # test/Transforms/autotune-guard.test checks another one.
 config.environment["SPTUNE_GUARD_MACHINE"] = "Intel(R) Xeon(R) Processor"
+# Release mode takes a model `sptune-learn adapt` made for this machine from
+# the user's cache: the tests see none (test/Learn/adapt.test makes its own
+# in a cache of its own).
+config.environment["SPTUNE_ADAPTED_MODELS"] = "0"
 config.substitutions.append(("%shlibext", ".so"))
 config.substitutions.append(("%sptune_src_root", config.sptune_src_root))
 config.substitutions.append(("%python", config.python_executable))

@@ -8,6 +8,7 @@
 
 #include "sptune/CostModel/CostModel.h"
 #include "sptune/Config.h"
+#include "sptune/CostModel/AdaptedModel.h"
 #include "sptune/CostModel/AnalyticalCost.h"
 #include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/Metrics.h"
@@ -71,6 +72,8 @@ std::string sptune::modelIdentity(std::string_view bytes) {
 }
 
 std::optional<std::string> sptune::releaseModelSource(TargetKind target) {
+  if (std::string adapted = findAdaptedModel(target); !adapted.empty())
+    return adapted;
   EmbeddedModel embedded = embeddedReleaseModel(target);
   if (!embedded.empty())
     return "embedded " + std::string(embedded.name);
@@ -81,10 +84,10 @@ std::optional<std::string> sptune::releaseModelSource(TargetKind target) {
   return std::nullopt;
 }
 
-/// The bytes release mode loads for `target` when no file is given: the
-/// embedded model, else (a build without one) the file in the source tree.
-static bool releaseModelBytes(TargetKind target, std::string &bytes,
-                              std::string &what, std::string &error) {
+/// The bytes of the model shipped for `target`: the embedded model, else
+/// (a build without one) the file in the source tree.
+static bool readShippedModel(TargetKind target, std::string &bytes,
+                             std::string &what, std::string &error) {
   EmbeddedModel embedded = embeddedReleaseModel(target);
   if (!embedded.empty()) {
     bytes.assign(embedded.bytes);
@@ -104,6 +107,25 @@ static bool releaseModelBytes(TargetKind target, std::string &bytes,
     return false;
   }
   return !takeErrorMessage(readFileBytes(what).moveInto(bytes), error);
+}
+
+/// The bytes release mode loads for `target` when no file is given: the
+/// model `sptune-learn adapt` made for this machine, else the shipped one.
+static bool releaseModelBytes(TargetKind target, std::string &bytes,
+                              std::string &what, std::string &error) {
+  if (std::string adapted = findAdaptedModel(target); !adapted.empty()) {
+    what = adapted;
+    return !takeErrorMessage(readFileBytes(what).moveInto(bytes), error);
+  }
+  return readShippedModel(target, bytes, what, error);
+}
+
+llvm::Expected<std::string> sptune::shippedModelBytes(TargetKind target,
+                                                      std::string &what) {
+  std::string bytes, error;
+  if (!readShippedModel(target, bytes, what, error))
+    return makeError(error);
+  return bytes;
 }
 
 llvm::Expected<std::string> sptune::costModelIdentity(CostModelMode mode,
@@ -214,8 +236,14 @@ public:
            ")";
   }
   std::string machineNote() const override {
+    if (adapted)
+      return "release mode uses the model sptune-learn adapt made for this "
+             "machine ('" +
+             path + "'; SPTUNE_ADAPTED_MODELS=0 uses the shipped one)";
     return guard ? otherMachineNote(*guard) : std::string();
   }
+  /// Loaded in release mode from this machine's adapted model.
+  bool adapted = false;
   llvm::Expected<std::optional<GuardVerdict>>
   judgeOverHeuristic(const MatrixFeatures &features, const Schedule &pick,
                      const Schedule &heuristic, int64_t free) const override {
@@ -352,7 +380,11 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
   std::unique_ptr<ModelGuard> guard;
   if (llvm::Error e = ModelGuard::fromContents(file, what).moveInto(guard))
     return std::move(e);
-  return std::make_unique<LearnedCostModel>(
+  bool adapted = mode == CostModelMode::Release && path.empty() &&
+                 what == findAdaptedModel(options.target);
+  auto learned = std::make_unique<LearnedCostModel>(
       mode, std::move(identity), std::move(model), std::move(guard), what,
       mode == CostModelMode::Development ? options.logPath : std::string());
+  learned->adapted = adapted;
+  return learned;
 }

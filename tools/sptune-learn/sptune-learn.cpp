@@ -4,6 +4,13 @@
 //                --budget 300 --rounds 6 --state DIR --out model.pt
 //   sptune-learn --replay DATA.jsonl... --rounds-at 1%,2%,5%,10%
 //                --strategy bandit --policy thompson --state DIR
+//   sptune-learn adapt MATRICES... --validation VAL.jsonl [--budget-seconds
+//   300]
+//
+// `adapt` fine-tunes the shipped model with measurements of this machine
+// and writes it where release mode finds it for this machine
+// (sptune/CostModel/AdaptedModel.h); its state sits next to it, so the same
+// command resumes.
 //
 // Rounds of: a selection strategy (or a bandit's choice of one) picks what to
 // measure within the round's budget, the collector measures it (or a replayed
@@ -17,11 +24,15 @@
 
 #include "sptune/Collect/BackendOptions.h"
 #include "sptune/Collect/LearnDriver.h"
+#include "sptune/CostModel/AdaptedModel.h"
+#include "sptune/CostModel/CostModel.h"
+#include "sptune/CostModel/Trainer.h"
 #include "sptune/InitAllTargets.h"
 #include "sptune/Support/BoundOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <atomic>
 #include <csignal>
@@ -147,9 +158,23 @@ static BoundOpt<double> rs2Fraction(cl::cat(category), "rs2-fraction",
                                cl::desc("rs2: fraction of the problems per "
                                         "epoch (0.5)"));
 static BoundOpt<std::string> stateDir(cl::cat(category), "state",
-                                 at(run.learn.stateDir), cl::Required,
-                                 cl::desc("State directory (checkpoints, "
-                                          "rounds.jsonl; resumed from)"));
+                                      at(run.learn.stateDir),
+                                      cl::desc("State directory (checkpoints, "
+                                               "rounds.jsonl; resumed from; "
+                                               "required but with adapt)"));
+static cl::opt<std::string>
+    base(cl::cat(category), "base",
+         cl::desc("Start from this model and fine-tune it every round "
+                  "(\"shipped\": the target's shipped model; adapt's "
+                  "default)"));
+static cl::opt<std::string> baseFreeze(
+    cl::cat(category), "base-freeze", cl::init("encoders"),
+    cl::desc("What fine-tuning the base freezes: encoders (default), matrix "
+             "or none"));
+static cl::opt<double> budgetSeconds(
+    cl::cat(category), "budget-seconds", cl::init(300),
+    cl::desc("adapt: measurement seconds on this machine, in --rounds "
+             "rounds, unless --budget or --rounds-at (300)"));
 static BoundOpt<std::string> out(cl::cat(category), "out", at(run.learn.outPath),
                             cl::desc("The final model (default: "
                                      "STATE/final.pt)"));
@@ -178,11 +203,87 @@ static BackendCommandLine backendOptions(category);
 static std::atomic<bool> interrupted{false};
 static void onSignal(int) { interrupted = true; }
 
+/// Fills in what `sptune-learn adapt` implies: the shipped model as the
+/// base, this machine's model and state paths, the budget in seconds, and
+/// every kernel the model knows. Returns "" or why it cannot.
+static std::string applyAdaptDefaults(TargetKind target) {
+  std::string model = adaptedModelPath(target);
+  if (model.empty())
+    return "adapt writes under ${XDG_CACHE_HOME:-$HOME/.cache}/sptune/models, "
+           "and neither variable is set";
+  if (run.learn.outPath.empty())
+    run.learn.outPath = model;
+  if (run.learn.stateDir.empty())
+    run.learn.stateDir = model + ".state";
+  if (base.empty())
+    base = "shipped";
+  if (run.budget.empty() && run.roundsAt.empty()) {
+    if (!(budgetSeconds > 0))
+      return "--budget-seconds must be positive";
+    run.budget = std::to_string(budgetSeconds.getValue());
+  }
+  if (run.kernels.empty())
+    run.kernels = {"spmm", "sddmm", "spmv"};
+  run.learn.toolName = "sptune-learn adapt";
+  return "";
+}
+
+/// Loads --base into the loop's options.
+static std::string applyBase(TargetKind target) {
+  if (base.empty())
+    return "";
+  std::optional<FinetuneFreeze> freeze = parseFinetuneFreeze(baseFreeze);
+  if (!freeze)
+    return "unknown --base-freeze '" + baseFreeze +
+           "' (encoders, matrix or none)";
+  run.learn.baseFreeze = *freeze;
+  if (base == "shipped") {
+    std::string what;
+    llvm::Expected<std::string> bytes = shippedModelBytes(target, what);
+    if (!bytes)
+      return "the shipped model: " + llvm::toString(bytes.takeError());
+    run.learn.baseModelBytes = std::move(*bytes);
+    run.learn.baseModelName = what;
+    return "";
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(base);
+  if (!file)
+    return "cannot read --base '" + base + "': " + file.getError().message();
+  run.learn.baseModelBytes = (*file)->getBuffer().str();
+  run.learn.baseModelName = base;
+  return "";
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, "sptune active-learning driver\n");
+  // `sptune-learn adapt ...`: the same options, with adapt's defaults.
+  bool adapt = argc > 1 && llvm::StringRef(argv[1]) == "adapt";
+  std::vector<char *> args(argv, argv + argc);
+  if (adapt)
+    args.erase(args.begin() + 1);
+  cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
+                              "sptune active-learning driver\n");
   registerAllTargets();
+  std::optional<TargetKind> target = parseTargetKind(run.target);
+  if (!target) {
+    llvm::errs() << "sptune-learn: unknown target '" << run.target << "'\n";
+    return 2;
+  }
+  std::string why = adapt ? applyAdaptDefaults(*target) : "";
+  if (why.empty() && run.learn.stateDir.empty())
+    why = "--state DIR is required (adapt has a default)";
+  if (why.empty())
+    why = applyBase(*target);
+  if (!why.empty()) {
+    llvm::errs() << "sptune-learn: " << why << "\n";
+    return 2;
+  }
+  if (adapt)
+    llvm::errs() << "sptune-learn: adapting the model to this machine ("
+                 << machineModelKey() << "); it will be written to "
+                 << run.learn.outPath << "\n";
   if (!arms.empty())
     run.learn.arms.assign(arms.begin(), arms.end());
   run.makeBackend = [](const WorkerOptions &w, const std::string &dataset) {

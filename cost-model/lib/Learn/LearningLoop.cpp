@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Learn/LearningLoop.h"
+#include "sptune/CostModel/CostModel.h"
 
 #include "sptune/Support/Files.h"
 #include "sptune/Support/Json.h"
@@ -169,6 +170,9 @@ std::string fingerprint(const LearningPool &pool, const LearnOptions &o,
     mix(llvm::formatv("discount {0:e6}", o.banditOptions.discount).str());
   if (rewardSetSize)
     mix("reward set " + std::to_string(rewardSetSize));
+  if (!o.baseModelBytes.empty())
+    mix("base " + modelIdentity(o.baseModelBytes) + " " +
+        toString(o.baseFreeze));
   return llvm::utohexstr(h, /*LowerCase=*/true);
 }
 
@@ -238,6 +242,9 @@ llvm::Error Driver::checkOptions() const {
       return failure("round budgets must be positive and increasing");
   if (o.initialEpochs < 1 || o.roundEpochs < 1)
     return failure("epochs must be at least 1");
+  if (!o.baseModelBytes.empty() && o.retrain)
+    return failure("a base model is fine-tuned every round; retraining from "
+                   "scratch would discard it");
   if (!(o.learningRate > 0) || !(o.warmLearningRate > 0))
     return failure("learning rates must be positive");
   if (o.strategy == "bandit") {
@@ -421,6 +428,9 @@ Driver::trainModel(const Model *warm, int epochs, uint64_t seed,
   }
   TrainOptions t;
   t.target = o.target;
+  // From a base: fine-tune it, in its own feature standardization.
+  t.finetune = warm && !o.baseModelBytes.empty();
+  t.finetuneFreeze = o.baseFreeze;
   t.epochs = std::max(
       1, static_cast<int>(std::lround(epochs / std::max(epochFraction, 1e-3))));
   t.epochGroupFraction = epochFraction;
@@ -464,6 +474,17 @@ llvm::Expected<LearnResult> Driver::run() {
     bandit.emplace(o.policy, o.arms, o.banditOptions);
   if (llvm::Error e = loadState())
     return std::move(e);
+  if (!model && !o.baseModelBytes.empty()) {
+    std::string error;
+    model = Model::loadFromBytes(o.baseModelBytes, o.baseModelName, error);
+    if (!model)
+      return failure("the base model: " + error);
+    if (!model->isTrainedFor(o.target))
+      return failure("the base model '" + o.baseModelName +
+                     "' was not trained for target '" + toString(o.target) +
+                     "'");
+    note("starting from the base model '" + o.baseModelName + "'");
+  }
 
   int rounds = static_cast<int>(o.roundBudgets.size());
   for (int round = roundsDone + 1; round <= rounds; ++round) {
@@ -676,15 +697,17 @@ llvm::Expected<LearnResult> Driver::run() {
   if (!model)
     return failure("nothing was trained (the pool had nothing to measure)");
   // Provenance and the final model.
-  json::Object prov{{"tool", o.toolName},
-                    {"oracle", oracle.name()},
-                    {"strategy", o.strategy},
-                    {"seed", static_cast<int64_t>(o.seed)},
-                    {"rounds", static_cast<int64_t>(result.rounds.size())},
-                    {"measurements", static_cast<int64_t>(pool.measuredCount())},
-                    {"measurement_s", pool.spent()},
-                    {"warm_start", !o.retrain},
-                    {"time", nowUtc()}};
+  json::Object prov{
+      {"tool", o.toolName},
+      {"oracle", oracle.name()},
+      {"strategy", o.strategy},
+      {"seed", static_cast<int64_t>(o.seed)},
+      {"rounds", static_cast<int64_t>(result.rounds.size())},
+      {"measurements", static_cast<int64_t>(pool.measuredCount())},
+      {"measurement_s", pool.spent()},
+      {"warm_start", !o.retrain},
+      {"base", o.baseModelName},
+      {"time", nowUtc()}};
   if (bandit)
     prov["policy"] = toString(o.policy);
   if (!result.rounds.empty())

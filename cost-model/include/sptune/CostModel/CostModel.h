@@ -117,11 +117,18 @@ std::string defaultModelPath(TargetKind target = TargetKind::CPU);
 /// The identity of a model file's bytes ("model:" + 16 hex digits).
 std::string modelIdentity(std::string_view bytes);
 
-/// Where release mode finds the model shipped for `target`: "embedded
-/// <target>-default.pt" when its bytes are compiled in, else the source-tree
-/// file's path (defaultModelPath) when it exists; nullopt when no release
-/// model is shipped for `target`.
+/// Where release mode finds its model for `target`: the model `sptune-learn
+/// adapt` made for this machine (sptune/CostModel/AdaptedModel.h), else
+/// "embedded <target>-default.pt" when its bytes are compiled in, else the
+/// source-tree file's path (defaultModelPath) when it exists; nullopt when
+/// no release model is shipped for `target`.
 std::optional<std::string> releaseModelSource(TargetKind target);
+
+/// The bytes of the model shipped for `target` (embedded, else the source
+/// tree's file), whatever this machine has adapted; `what` names it. What
+/// `sptune-learn adapt` starts from.
+llvm::Expected<std::string> shippedModelBytes(TargetKind target,
+                                              std::string &what);
 
 /// The identity (CostModel::identity) of the model `createCostModel(mode,
 /// path, ..., {.target = target})` would load, without loading it: reads and

@@ -76,6 +76,16 @@ struct LearnOptions {
   /// Retrain from scratch every round (initialEpochs) instead of warm
   /// starting.
   bool retrain = false;
+  /// A trained model to start from instead of nothing (`sptune-learn
+  /// adapt`: the shipped release model), as the bytes of its file; empty:
+  /// the first round trains a fresh model on a uniform sample. With a base,
+  /// the strategy (or the bandit) ranks with it from the first round, and
+  /// every round fine-tunes (TrainOptions::finetune: the base's feature
+  /// standardization kept, `baseFreeze` frozen) for `roundEpochs`.
+  std::string baseModelBytes;
+  /// Names the base in messages and in the model's provenance.
+  std::string baseModelName;
+  FinetuneFreeze baseFreeze = FinetuneFreeze::Encoders;
   /// Adam's learning rate of the first round's fresh model (and of every
   /// round with `retrain`), and of the warm-started rounds (each decays
   /// along a cosine to a tenth, see TrainOptions).
