@@ -298,7 +298,8 @@ int sptune::runNvvmGpuBench(const NvvmGpuBenchOptions &o) {
           json(heuristic ? heuristic->str() : std::string()) +
           ",\"reference_s\":" +
           (referenceM.ok() ? number(referenceM.medianSeconds) : "null") +
-          ",\"speedup\":" +
+          ",\"reference_schedule\":" +
+          json(reference ? reference->str() : std::string()) + ",\"speedup\":" +
           (base.ok() && best.ok() && best.medianSeconds > 0
                ? number(base.medianSeconds / best.medianSeconds)
                : "null") +

@@ -33,13 +33,15 @@ def NvvmSparsify : Pass<"sptune-nvvm-sparsify", "ModuleOp"> {
     (outer-loop parallelization; the cuSPARSE matcher when the schedules ask
     for the library path) followed by sparse-gpu-codegen, which outlines each
     outermost parallel loop into a `gpu.func` in `gpu.module
-    @sparse_kernels`. GPU code generation versus library calls is a
-    module-wide setting of the sparsifier: a module whose schedules ask for
-    both is rejected.
+    @sparse_kernels`. GPU code generation and library calls are module-wide
+    settings of the sparsifier: when the schedules ask for both, both are
+    on, and each kernel scheduled for code generation gets an unread scalar
+    operand that keeps upstream's cuSPARSE matcher off it.
 
-    Afterwards each function carrying a schedule must have been offloaded (a
-    `gpu.launch_func`, or cuSPARSE ops for the library path); one that was
-    not is an error that says why, instead of a silent host fallback.
+    Afterwards each function must have as many cuSPARSE calls as kernels
+    scheduled for them and a launch per kernel scheduled for code
+    generation; one that does not is an error that says why, instead of a
+    silent host fallback.
     Remaining parallel loops of unscheduled functions get a warning.
   }];
   let options = [
@@ -76,8 +78,9 @@ def NvvmLaunchConfig : Pass<"sptune-nvvm-launch-config", "ModuleOp"> {
     Upstream launches each outlined sparse kernel as one block of
     `num-threads` threads, which occupies a single multiprocessor. The
     kernels iterate their outer loop with a grid-stride loop, so any grid is
-    correct: this pass sets the block size of each launch in a function to
-    the thread count of the function's `#sptune.schedule` (or the option),
+    correct: this pass sets the block size of each launch to the thread
+    count sptune-nvvm-sparsify recorded on it from its kernel's schedule,
+    else that of the function's `#sptune.schedule` (or the option),
     and the grid to enough blocks for one outer iteration per thread
     (ceil(N / threads), at least 1), or to a fixed block count. The
     function's schedule attribute is consumed (removed), so the lowered

@@ -33,11 +33,17 @@
 // SWAPPED-LABEL: func.func @chain(
 // SWAPPED:       gpu.sddmm async
 // SWAPPED:       gpu.launch_func async {{.*}} threads in (%c64{{(_[0-9]+)?}},
+// RUN: sed -e 's/SPMM/nvvm spmm, order = [i, k, j], threads = 64/' -e 's/SDDMM/nvvm sddmm, order = [i, k, j], threads = 32/' -e 's/SPMV/nvvm spmv, threads = 16/' %s | sptune-opt --sptune-apply-schedule --sptune-lower-nvvm="threads=128" -o /dev/null --mlir-print-ir-after=sptune-nvvm-launch-config 2>&1 | FileCheck %s --check-prefix=OPTION
 //
 // Two generated kernels in one function, each with its own block size.
 // THREADS-LABEL: func.func @chain(
 // THREADS:       gpu.launch_func async {{.*}} threads in (%c32{{(_[0-9]+)?}},
 // THREADS:       gpu.launch_func async {{.*}} threads in (%c64{{(_[0-9]+)?}},
+//
+// The pipeline's threads option sets every launch.
+// OPTION-LABEL: func.func @chain(
+// OPTION:       gpu.launch_func async {{.*}} threads in (%c128{{(_[0-9]+)?}},
+// OPTION:       gpu.launch_func async {{.*}} threads in (%c128{{(_[0-9]+)?}},
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 #spy = {
