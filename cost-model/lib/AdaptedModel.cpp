@@ -2,9 +2,11 @@
 
 #include "sptune/CostModel/AdaptedModel.h"
 
+#include "sptune/CostModel/CostModel.h"
 #include "sptune/Machine/MachineDescriptor.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <cstdlib>
@@ -54,10 +56,29 @@ std::string sptune::adaptedModelPath(TargetKind target) {
   return std::string(path);
 }
 
+std::string sptune::adaptedBaseRecordPath(const std::string &model) {
+  return model + ".base";
+}
+
 std::string sptune::findAdaptedModel(TargetKind target) {
   if (const char *v = std::getenv("SPTUNE_ADAPTED_MODELS");
       v && std::string(v) == "0")
     return "";
   std::string path = adaptedModelPath(target);
-  return !path.empty() && llvm::sys::fs::exists(path) ? path : "";
+  if (path.empty() || !llvm::sys::fs::exists(path))
+    return "";
+  // Only a model adapted from the model this build ships: after an
+  // upgrade, the shipped model is newer than what was adapted.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> base =
+      llvm::MemoryBuffer::getFile(adaptedBaseRecordPath(path));
+  std::string what;
+  llvm::Expected<std::string> shipped = shippedModelBytes(target, what);
+  if (!shipped) {
+    llvm::consumeError(shipped.takeError());
+    return "";
+  }
+  if (!base ||
+      llvm::StringRef((*base)->getBuffer()).trim() != modelIdentity(*shipped))
+    return "";
+  return path;
 }

@@ -239,7 +239,9 @@ public:
     if (adapted)
       return "release mode uses the model sptune-learn adapt made for this "
              "machine ('" +
-             path + "'; SPTUNE_ADAPTED_MODELS=0 uses the shipped one)";
+             path +
+             "', without a guard: its picks are used as they are; "
+             "SPTUNE_ADAPTED_MODELS=0 uses the shipped one)";
     return guard ? otherMachineNote(*guard) : std::string();
   }
   /// Loaded in release mode from this machine's adapted model.

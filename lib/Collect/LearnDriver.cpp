@@ -399,5 +399,21 @@ int sptune::runLearnDriver(LearnDriverOptions o,
   }
   llvm::errs() << "sptune-learn: wrote " << result->modelPath << " and "
                << options.stateDir << "/rounds.jsonl\n";
+  if (o.outcome) {
+    *o.outcome = LearnDriverOutcome();
+    if (!result->rounds.empty())
+      o.outcome->modelTop1 = result->rounds.back().top1;
+    double logSum = 0;
+    for (const SampleGroup &g : validation) {
+      std::optional<double> def = g.defaultTime();
+      if (def && g.heuristicTime && *def > 0 && *g.heuristicTime > 0) {
+        logSum += std::log(*def / *g.heuristicTime);
+        ++o.outcome->problems;
+      }
+    }
+    if (o.outcome->problems)
+      o.outcome->heuristicTop1 =
+          std::exp(logSum / static_cast<double>(o.outcome->problems));
+  }
   return 0;
 }

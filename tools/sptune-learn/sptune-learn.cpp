@@ -31,8 +31,11 @@
 #include "sptune/Support/BoundOptions.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
 #include <csignal>
@@ -160,8 +163,8 @@ static BoundOpt<double> rs2Fraction(cl::cat(category), "rs2-fraction",
 static BoundOpt<std::string> stateDir(cl::cat(category), "state",
                                       at(run.learn.stateDir),
                                       cl::desc("State directory (checkpoints, "
-                                               "rounds.jsonl; resumed from; "
-                                               "required but with adapt)"));
+                                               "rounds.jsonl; resumed from). "
+                                               "Required, except with adapt"));
 static cl::opt<std::string>
     base(cl::cat(category), "base",
          cl::desc("Start from this model and fine-tune it every round "
@@ -203,9 +206,11 @@ static BackendCommandLine backendOptions(category);
 static std::atomic<bool> interrupted{false};
 static void onSignal(int) { interrupted = true; }
 
-/// Fills in what `sptune-learn adapt` implies: the shipped model as the
-/// base, this machine's model and state paths, the budget in seconds, and
-/// every kernel the model knows. Returns "" or why it cannot.
+/// Fills in what `sptune-learn adapt` implies once the base is loaded: this
+/// machine's model path, a state directory per base (a new shipped model
+/// starts a new adaptation instead of refusing the old state), the budget
+/// in seconds, and every kernel the model knows. Returns "" or why it
+/// cannot.
 static std::string applyAdaptDefaults(TargetKind target) {
   std::string model = adaptedModelPath(target);
   if (model.empty())
@@ -214,9 +219,8 @@ static std::string applyAdaptDefaults(TargetKind target) {
   if (run.learn.outPath.empty())
     run.learn.outPath = model;
   if (run.learn.stateDir.empty())
-    run.learn.stateDir = model + ".state";
-  if (base.empty())
-    base = "shipped";
+    run.learn.stateDir = model + ".state-" +
+                         modelIdentity(run.learn.baseModelBytes).substr(6, 8);
   if (run.budget.empty() && run.roundsAt.empty()) {
     if (!(budgetSeconds > 0))
       return "--budget-seconds must be positive";
@@ -271,11 +275,24 @@ int main(int argc, char **argv) {
     llvm::errs() << "sptune-learn: unknown target '" << run.target << "'\n";
     return 2;
   }
-  std::string why = adapt ? applyAdaptDefaults(*target) : "";
-  if (why.empty() && run.learn.stateDir.empty())
-    why = "--state DIR is required (adapt has a default)";
+  std::string why;
+  if (llvm::is_contained(run.matrixInputs, "adapt") &&
+      !llvm::sys::fs::exists("adapt"))
+    why = "'adapt' must come first: sptune-learn adapt [options] [matrices]";
+  else if (adapt && *target != TargetKind::CPU)
+    why = "adapt adapts the CPU model (its machine key names the CPU); for "
+          "another target use sptune-learn --base";
+  else if (!adapt && budgetSeconds.getNumOccurrences())
+    why = "--budget-seconds is adapt's; give --budget (with --rounds) or "
+          "--rounds-at";
+  if (why.empty() && adapt && base.empty())
+    base = "shipped";
   if (why.empty())
     why = applyBase(*target);
+  if (why.empty() && adapt)
+    why = applyAdaptDefaults(*target);
+  if (why.empty() && run.learn.stateDir.empty())
+    why = "--state DIR is required (adapt has a default)";
   if (!why.empty()) {
     llvm::errs() << "sptune-learn: " << why << "\n";
     return 2;
@@ -293,5 +310,52 @@ int main(int argc, char **argv) {
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
   };
-  return runLearnDriver(std::move(run), interrupted);
+  std::string out = run.learn.outPath,
+              baseIdentity = run.learn.baseModelBytes.empty()
+                                 ? std::string()
+                                 : modelIdentity(run.learn.baseModelBytes);
+  LearnDriverOutcome outcome;
+  run.outcome = &outcome;
+  int status = runLearnDriver(std::move(run), interrupted);
+  if (status != 0 || !adapt)
+    return status;
+  // Release mode uses an adapted model only next to the record of the
+  // model it was adapted from (sptune/CostModel/AdaptedModel.h), and adapt
+  // writes that record only for a model that beats the heuristic it would
+  // replace on the validation problems (matrices it never trained on).
+  llvm::sys::fs::remove(adaptedBaseRecordPath(out));
+  if (!outcome.modelTop1 || !outcome.heuristicTop1) {
+    llvm::errs() << "sptune-learn: the validation problems have no "
+                    "measured heuristic and MLIR default to judge the "
+                    "adapted model by; release mode keeps the shipped model "
+                    "(use the adapted one with model="
+                 << out << ")\n";
+    return 0;
+  }
+  if (*outcome.modelTop1 < *outcome.heuristicTop1) {
+    llvm::errs() << llvm::formatv(
+        "sptune-learn: on the {0} validation problems the adapted model's "
+        "picks are {1:f3}x the MLIR default and the heuristic's {2:f3}x: "
+        "release mode keeps the shipped model (use the adapted one with "
+        "model={3})\n",
+        outcome.problems, *outcome.modelTop1, *outcome.heuristicTop1, out);
+    return 0;
+  }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream record(adaptedBaseRecordPath(out), ec);
+    if (ec) {
+      llvm::errs() << "sptune-learn: cannot write "
+                   << adaptedBaseRecordPath(out) << ": " << ec.message()
+                   << "\n";
+      return 2;
+    }
+    record << baseIdentity << "\n";
+  }
+  llvm::errs() << llvm::formatv(
+      "sptune-learn: on the {0} validation problems the adapted model's "
+      "picks are {1:f3}x the MLIR default and the heuristic's {2:f3}x: "
+      "release mode on this machine uses it\n",
+      outcome.problems, *outcome.modelTop1, *outcome.heuristicTop1);
+  return 0;
 }

@@ -483,7 +483,8 @@ llvm::Expected<LearnResult> Driver::run() {
       return failure("the base model '" + o.baseModelName +
                      "' was not trained for target '" + toString(o.target) +
                      "'");
-    note("starting from the base model '" + o.baseModelName + "'");
+    note("starting from the base model '" + o.baseModelName + "' (" +
+         modelIdentity(o.baseModelBytes) + ")");
   }
 
   int rounds = static_cast<int>(o.roundBudgets.size());
@@ -696,6 +697,14 @@ llvm::Expected<LearnResult> Driver::run() {
 
   if (!model)
     return failure("nothing was trained (the pool had nothing to measure)");
+  std::string final = o.outPath.empty() ? o.stateDir + "/final.pt" : o.outPath;
+  // Resumed after the last round: the final model is there already, and
+  // writing it again would change its bytes (the time in its provenance),
+  // hence its identity, which the tuning database keys decisions by.
+  if (result.resumedAfter == rounds && llvm::sys::fs::exists(final)) {
+    result.modelPath = final;
+    return std::move(result);
+  }
   // Provenance and the final model.
   json::Object prov{
       {"tool", o.toolName},
@@ -707,6 +716,9 @@ llvm::Expected<LearnResult> Driver::run() {
       {"measurement_s", pool.spent()},
       {"warm_start", !o.retrain},
       {"base", o.baseModelName},
+      {"base_identity", o.baseModelBytes.empty()
+                            ? std::string()
+                            : modelIdentity(o.baseModelBytes)},
       {"time", nowUtc()}};
   if (bandit)
     prov["policy"] = toString(o.policy);
@@ -715,7 +727,6 @@ llvm::Expected<LearnResult> Driver::run() {
   std::string text;
   llvm::raw_string_ostream(text) << json::Value(std::move(prov));
   model->info().provenance = text;
-  std::string final = o.outPath.empty() ? o.stateDir + "/final.pt" : o.outPath;
   std::string error;
   if (!model->save(final, error))
     return failure(error);

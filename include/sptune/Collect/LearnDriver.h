@@ -28,6 +28,18 @@
 
 namespace sptune {
 
+/// What a finished run's model achieved on the validation problems, next to
+/// the rule it would replace (geometric means over the problems whose MLIR
+/// default and heuristic were measured): what `sptune-learn adapt` decides
+/// by whether release mode may use the model.
+struct LearnDriverOutcome {
+  /// The final model's top-1 pick over the MLIR default.
+  std::optional<double> modelTop1;
+  /// The heuristic's schedule over the MLIR default.
+  std::optional<double> heuristicTop1;
+  size_t problems = 0;
+};
+
 /// An sptune-learn run, as its command line gives it.
 struct LearnDriverOptions {
   /// The loop's options. `target`, `policy`, `reward`, `roundBudgets`,
@@ -88,6 +100,8 @@ struct LearnDriverOptions {
   /// (sptune-learn installs its SIGINT / SIGTERM handlers there: until then
   /// an interrupt ends the process, after it ends the round checkpointed).
   std::function<void()> beforeLoop;
+  /// Filled in when the run finishes (not owned; null: not wanted).
+  LearnDriverOutcome *outcome = nullptr;
 };
 
 /// "5%" -> 0.05 * reference, "90" / "90s" -> 90; an error for anything else

@@ -33,8 +33,14 @@ std::string machineModelKey();
 /// ("" without a cache directory): DIR/<target>-<machineModelKey>.pt.
 std::string adaptedModelPath(TargetKind target);
 
+/// The file next to an adapted model that holds the identity
+/// (modelIdentity) of the model it was adapted from: "<model>.base".
+std::string adaptedBaseRecordPath(const std::string &model);
+
 /// The adapted model release mode uses for `target`: adaptedModelPath when
-/// that file exists and SPTUNE_ADAPTED_MODELS is not "0"; "" otherwise.
+/// that file exists, was adapted from the model this build ships for
+/// `target` (its base record says so: after an upgrade a stale adaptation is
+/// not used) and SPTUNE_ADAPTED_MODELS is not "0"; "" otherwise.
 std::string findAdaptedModel(TargetKind target);
 
 } // namespace sptune
