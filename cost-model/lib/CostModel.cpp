@@ -110,11 +110,15 @@ static bool readShippedModel(TargetKind target, std::string &bytes,
 }
 
 /// The bytes release mode loads for `target` when no file is given: the
-/// model `sptune-learn adapt` made for this machine, else the shipped one.
+/// model `sptune-learn adapt` made for this machine (`adapted` set), else
+/// the shipped one.
 static bool releaseModelBytes(TargetKind target, std::string &bytes,
-                              std::string &what, std::string &error) {
-  if (std::string adapted = findAdaptedModel(target); !adapted.empty()) {
-    what = adapted;
+                              std::string &what, std::string &error,
+                              bool *adapted = nullptr) {
+  if (std::string found = findAdaptedModel(target); !found.empty()) {
+    if (adapted)
+      *adapted = true;
+    what = found;
     return !takeErrorMessage(readFileBytes(what).moveInto(bytes), error);
   }
   return readShippedModel(target, bytes, what, error);
@@ -349,8 +353,9 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
   if (mode == CostModelMode::Development && path.empty())
     return fail("the development cost model needs a model file");
   std::string bytes, what, why;
+  bool adapted = false;
   if (mode == CostModelMode::Release && path.empty()) {
-    if (!releaseModelBytes(options.target, bytes, what, why))
+    if (!releaseModelBytes(options.target, bytes, what, why, &adapted))
       return fail(why);
     // A shipped file in the source tree (not embedded) may be anything.
     if (!hasModelFileMagic(bytes))
@@ -382,8 +387,6 @@ sptune::createCostModel(CostModelMode mode, const std::string &path,
   std::unique_ptr<ModelGuard> guard;
   if (llvm::Error e = ModelGuard::fromContents(file, what).moveInto(guard))
     return std::move(e);
-  bool adapted = mode == CostModelMode::Release && path.empty() &&
-                 what == findAdaptedModel(options.target);
   auto learned = std::make_unique<LearnedCostModel>(
       mode, std::move(identity), std::move(model), std::move(guard), what,
       mode == CostModelMode::Development ? options.logPath : std::string());

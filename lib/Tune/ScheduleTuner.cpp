@@ -93,10 +93,10 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
   // The rule's pick, or the untuned reference where the op cannot take it
   // (as the untuned path does): the schedule a model must beat.
   Schedule heuristic = target->heuristicSchedule(kernel, &features.stats, free);
-  if (!isUsable(heuristic) && isUsable(target->referenceSchedule(kernel)))
-    heuristic = target->referenceSchedule(kernel);
-  std::vector<Schedule> candidates = {heuristic,
-                                      target->referenceSchedule(kernel)};
+  Schedule reference = target->referenceSchedule(kernel);
+  if (!isUsable(heuristic) && isUsable(reference))
+    heuristic = reference;
+  std::vector<Schedule> candidates = {heuristic, reference};
   for (Schedule &s :
        target->space().sample(shape, options.candidates, options.seed))
     candidates.push_back(std::move(s));

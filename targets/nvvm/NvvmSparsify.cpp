@@ -134,6 +134,17 @@ void shieldFromLibraryRewrite(linalg::GenericOp op) {
   op->erase();
 }
 
+/// The launches in `func` of kernels sptune-nvvm-sparsify outlined, in
+/// program order.
+llvm::SmallVector<gpu::LaunchFuncOp> outlinedLaunchesOf(func::FuncOp func) {
+  llvm::SmallVector<gpu::LaunchFuncOp> launches;
+  func.walk([&](gpu::LaunchFuncOp launch) {
+    if (outlinedKernelOf(launch))
+      launches.push_back(launch);
+  });
+  return launches;
+}
+
 /// Gives each launch of a generated kernel in `func` the block size of the
 /// scheduled kernel it comes from. Sparsification replaces each kernel in
 /// place by its loops and sparse-gpu-codegen outlines each outer loop into
@@ -142,13 +153,9 @@ void shieldFromLibraryRewrite(linalg::GenericOp op) {
 /// same function was offloaded too), the first generated kernel's block
 /// size applies to all of them.
 void tagLaunchThreads(func::FuncOp func, llvm::ArrayRef<int> threads) {
-  llvm::SmallVector<gpu::LaunchFuncOp> launches;
-  func.walk([&](gpu::LaunchFuncOp launch) {
-    if (outlinedKernelOf(launch))
-      launches.push_back(launch);
-  });
   if (threads.empty())
     return;
+  llvm::SmallVector<gpu::LaunchFuncOp> launches = outlinedLaunchesOf(func);
   auto tag = [&](gpu::LaunchFuncOp launch, int n) {
     launch->setAttr(
         kLaunchThreadsAttrName,
@@ -163,16 +170,6 @@ void tagLaunchThreads(func::FuncOp func, llvm::ArrayRef<int> threads) {
   // size for all (the function's schedule may be a cuSPARSE kernel's).
   for (gpu::LaunchFuncOp launch : launches)
     tag(launch, threads.front());
-}
-
-/// How many kernels sptune-nvvm-sparsify outlined `func` launches.
-unsigned outlinedLaunches(func::FuncOp func) {
-  unsigned n = 0;
-  func.walk([&](gpu::LaunchFuncOp launch) {
-    if (outlinedKernelOf(launch))
-      ++n;
-  });
-  return n;
 }
 
 struct NvvmSparsifyPass
@@ -259,12 +256,11 @@ struct NvvmSparsifyPass
     });
     if (!ok)
       return signalPassFailure();
-    bool libgen = anyLibgen;
     // A module whose scheduled kernels all take the cuSPARSE path keeps
     // upstream's libgen setting (no parallel loops, no outlining) for its
     // unscheduled kernels too; any generated kernel turns code generation on.
     bool codegen = anyCodegen || !anyLibgen;
-    if (libgen)
+    if (anyLibgen)
       for (linalg::GenericOp op : generated)
         shieldFromLibraryRewrite(op);
 
@@ -291,7 +287,7 @@ struct NvvmSparsifyPass
         sparsification, /*createSparseDeallocs=*/true, enableRuntimeLibrary,
         /*enableBufferInitialization=*/false, /*vectorLength=*/0,
         /*enableVLAVectorization=*/false, /*enableSIMDIndex32=*/false,
-        /*enableGPULibgen=*/libgen, SparseEmitStrategy::kFunctional,
+        /*enableGPULibgen=*/anyLibgen, SparseEmitStrategy::kFunctional,
         parallel));
     pm.addPass(createStorageSpecifierToLLVMPass());
     pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
@@ -359,9 +355,10 @@ struct NvvmSparsifyPass
                "loops from 0 to N without reductions whose outside values "
                "are scalars or buffers)";
         ok = false;
-      } else if (outlinedLaunches(func) < want.generated) {
+      } else if (size_t n = outlinedLaunchesOf(func).size();
+                 n < want.generated) {
         func.emitError("sptune: @")
-            << func.getSymName() << " launches " << outlinedLaunches(func)
+            << func.getSymName() << " launches " << n
             << " generated kernel(s) for " << want.generated
             << " scheduled for GPU code generation: the sparsifier produced "
                "no parallel outer loop for a kernel";
