@@ -22,6 +22,8 @@ bool ScheduleSpace::fitsFreeSize(const Schedule &, int64_t) const {
   return true;
 }
 
+bool ScheduleSpace::fitsThisMachine(const Schedule &) const { return true; }
+
 bool ScheduleSpace::contains(const ProblemShape &shape,
                              const Schedule &s) const {
   Schedule c = canonicalize(s);

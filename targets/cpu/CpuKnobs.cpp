@@ -73,9 +73,6 @@ public:
     if (c.vectorLength != 0 && c.vectorLength != 4 && c.vectorLength != 8 &&
         c.vectorLength != 16)
       return "vector length must be 0, 4, 8 or 16";
-    // Reproduced with mlir-opt 22.1: after strip-mining, the sparse
-    // vectorizer emits vector.load on the strided views of the tiles
-    // ("most minor memref dim must have unit stride").
     // Found by sptune-fuzz, reproduced with mlir-opt 22.1: vectorized SpMV
     // over COO storage (either orientation) computes wrong sums; and so does
     // any vectorized innermost loop over a singleton level once its dense
@@ -90,9 +87,6 @@ public:
           return "vectorizing an innermost loop over a COO (singleton) level "
                  "computes wrong results (MLIR sparse vectorizer)";
     }
-    if (s.tile > 0 && c.vectorLength > 0)
-      return "tiling the free loop and vectorizing cannot be combined (the "
-             "sparse vectorizer fails on tiled views)";
     // Reproduced with mlir-opt 22.1: the sparsifier parallelizes the
     // outermost loop even when it is the reduction (SpMM over CSC with
     // order [k, i, j] becomes an OpenMP loop over k whose iterations add

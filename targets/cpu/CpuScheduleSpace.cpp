@@ -3,6 +3,8 @@
 #include "cpu/CpuScheduleSpace.h"
 #include "cpu/CpuKnobs.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <random>
 #include <unordered_set>
@@ -150,10 +152,28 @@ bool CpuScheduleSpace::fitsFreeSize(const Schedule &s, int64_t free) const {
          cpuKnobs(s).vectorLength <= free;
 }
 
+bool CpuScheduleSpace::fitsThisMachine(const Schedule &s) const {
+  int threads = cpuKnobs(s).threads;
+  if (cpuKnobs(s).parallel == ParallelKind::None || threads <= 0)
+    return true;
+  if (usableCpus > 0)
+    return threads <= usableCpus;
+  // The CPUs of the process's affinity mask (what OpenMP's default team
+  // runs on); it does not change under a running tuner: asked once.
+  static const int allowed = [] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+  }();
+  return allowed <= 0 || threads <= allowed;
+}
+
 bool CpuScheduleSpace::admits(const ProblemShape &shape,
                               const Schedule &s) const {
   if (s.tile > 0 && shape.free > 0 && s.tile >= shape.free)
     return false; // tiling would not split the loop
+  if (s.tile > 0 && cpuKnobs(s).vectorLength > 0 && !cfg.vectorizedTiles)
+    return false;
   if (!fitsFreeSize(s, shape.free))
     return false;
   if (!isLegal(s) || canonicalize(s) != s)

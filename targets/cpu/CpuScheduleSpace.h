@@ -22,6 +22,11 @@ namespace sptune {
 struct CpuSpaceConfig {
   std::vector<int64_t> splits = {1, 2, 4, 8, 16};
   std::vector<int64_t> tiles = {0, 16, 32};
+  /// Whether tiles combine with vectorization (column panels of vectors).
+  /// Off: the shipped model was trained before the lowering could vectorize
+  /// panels, so its scores for such schedules are extrapolations; a space
+  /// for collecting measurements of them turns it on.
+  bool vectorizedTiles = false;
   /// (position, coordinate) width pairs.
   std::vector<std::pair<int, int>> widths = {{32, 32}, {64, 64}};
   /// Thread counts for parallel schedules (0 = all hardware threads).
@@ -55,6 +60,11 @@ public:
                                uint64_t seed) const override;
   /// No more vector lanes than the innermost free loop has iterations.
   bool fitsFreeSize(const Schedule &s, int64_t free) const override;
+  /// No more threads than this process may run on at once (its affinity
+  /// mask), or `usableCpus` when set.
+  bool fitsThisMachine(const Schedule &s) const override;
+  /// The CPUs fitsThisMachine allows (0 = ask the affinity mask once).
+  void setUsableCpus(int cpus) { usableCpus = cpus; }
 
   const CpuSpaceConfig &config() const { return cfg; }
 
@@ -69,6 +79,7 @@ private:
   bool admits(const ProblemShape &shape, const Schedule &s) const;
 
   CpuSpaceConfig cfg;
+  int usableCpus = 0;
 };
 
 } // namespace sptune

@@ -23,6 +23,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 namespace mlir {
 namespace sptune {
@@ -41,9 +42,14 @@ struct SparsifierSettings {
       SparseParallelizationStrategy::kNone;
   unsigned vectorLength = 0;
   bool simdIndex32 = false;
+  /// Vectorize after the sparsifier instead of inside it, once the casts it
+  /// puts around dense views are folded (see `sparsify`): for kernels whose
+  /// free loop is strip-mined into column panels.
+  bool vectorizeFoldedViews = false;
   bool operator!=(const SparsifierSettings &o) const {
     return parallelization != o.parallelization ||
-           vectorLength != o.vectorLength || simdIndex32 != o.simdIndex32;
+           vectorLength != o.vectorLength || simdIndex32 != o.simdIndex32 ||
+           vectorizeFoldedViews != o.vectorizeFoldedViews;
   }
 };
 
@@ -68,6 +74,7 @@ SparsifierSettings settingsFor(const ::sptune::Schedule &s) {
   if (s.target == ::sptune::TargetKind::CPU) {
     out.vectorLength = cpuKnobs(s).vectorLength;
     out.simdIndex32 = cpuKnobs(s).simdIndex32;
+    out.vectorizeFoldedViews = s.tile > 0 && out.vectorLength > 0;
   }
   return out;
 }
@@ -246,6 +253,8 @@ struct CpuSparsifyPass
           applied.vectorLength = 0;
         if (s.simdIndex32 != applied.simdIndex32)
           applied.simdIndex32 = false;
+        // Vectorizing after folding serves untiled kernels as well.
+        applied.vectorizeFoldedViews |= s.vectorizeFoldedViews;
       }
     }
     for (const auto &[op, s] : scheduled) {
@@ -287,13 +296,31 @@ struct CpuSparsifyPass
     SparsificationOptions sparsification(use.parallelization,
                                          SparseEmitStrategy::kFunctional,
                                          enableRuntimeLibrary);
+    // The sparsifier reads a dense operand through a view of fully dynamic
+    // layout (memref<?x64xf32, strided<[?, ?], offset: ?>>), a cast of the
+    // buffer it is given. For a column panel (a tensor.extract_slice of B
+    // and C) that cast hides the unit stride of the panel's rows, and the
+    // sparse vectorizer, run inside the mini-pipeline, emits vector.load on
+    // it, which does not verify ("most minor memref dim must have unit
+    // stride"). So such kernels are sparsified without vectors, the casts
+    // folded into their loads and stores (strided<[256, 1], offset: ?>),
+    // and then vectorized by the same upstream vectorizer.
+    unsigned insideVectorLength =
+        use.vectorizeFoldedViews ? 0 : use.vectorLength;
     pm.addPass(createSparsificationAndBufferizationPass(
         getBufferizationOptionsForSparsification(/*analysisOnly=*/false),
         sparsification, /*createSparseDeallocs=*/true, enableRuntimeLibrary,
-        /*enableBufferInitialization=*/false, use.vectorLength,
+        /*enableBufferInitialization=*/false, insideVectorLength,
         /*enableVLAVectorization=*/false, use.simdIndex32,
         /*enableGPULibgen=*/false, SparseEmitStrategy::kFunctional,
         use.parallelization));
+    if (use.vectorizeFoldedViews && use.vectorLength > 0) {
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createLoopInvariantCodeMotionPass());
+      pm.addPass(createSparseVectorizationPass(use.vectorLength,
+                                               /*enableVLAVectorization=*/false,
+                                               use.simdIndex32));
+    }
     return ::sptune::runContainingCrashes(
         module, "sptune-lower-cpu: sparsification",
         [&] { return runPipeline(pm, module); });

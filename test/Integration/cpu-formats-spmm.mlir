@@ -23,6 +23,8 @@
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i : compressed_nu, k : singleton], vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // BSR 2x2 (dense blocks), parallel over block rows, tiled free loop.
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : dense], split = [2, 2], tile = 2, parallel = outer/' %s | %{lower} | %{run} | FileCheck %s
+// The same tiled and vectorized (panels of 2 columns in 4-lane vectors).
+// RUN: sed 's/SCHEDULE/cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : dense], split = [2, 2], tile = 2, parallel = outer, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // WACO's blocked mixed format (i1:U k1:C i0:U k0:C) with j between blocks.
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : compressed], split = [2, 4], order = [i1, j, k1, i0, k0], parallel = outer, omp = dynamic, chunk = 2/' %s | %{lower} | %{run} | FileCheck %s
 // Only the column dimension split (block columns inside rows).
@@ -33,6 +35,8 @@
 // RUN: sed 's/SCHEDULE/cpu spmm, layout = [b : k], parallel = outer, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [k : dense, i : compressed], order = [j, k, i], layout = [c : i], parallel = outer/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, order = [i, j, k], layout = [b : k, c : i], tile = 2, parallel = outer, omp = dynamic, chunk = 1/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, order = [i, j, k], layout = [b : k, c : i], tile = 2, parallel = outer, omp = dynamic, chunk = 1, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, levels = [i : compressed, k : compressed], tile = 3, parallel = outer, vl = 4, simd32 = true/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/, sptune.schedule = #sptune.schedule<SCHEDULE>//' %s | %{lower} | %{run} | FileCheck %s
 
 // CHECK: ( ( 9, 39, 69, 99 ), ( 0, 0, 0, 0 ), ( 6, 36, 66, 96 ), ( 19, 109, 199, 289 ), ( 21, 51, 81, 111 ), ( -12, -32, -52, -72 ), ( 12, 27, 42, 57 ), ( 2.5, 7.5, 12.5, 17.5 ) )

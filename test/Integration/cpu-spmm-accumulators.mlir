@@ -14,9 +14,23 @@
 // DCSR and 2x2 blocks (the promoted loop is the one over a block's columns).
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i : compressed, k : compressed], widths = [32, 32], parallel = outer, vl = 16/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : dense], split = [2, 2], parallel = outer, vl = 16/' %s | %{lower} | %{run} | FileCheck %s
+// Column panels of the free loop (tile), vectorized: panels of whole vectors
+// (16 of 16 lanes, 24 of 8), and panels with a narrower last one (32 then 16
+// columns; 20, 20 then 8 over vectors of 8, the last of each panel partial).
+// RUN: sed 's/SCHEDULE/cpu spmm, tile = 16, parallel = outer, vl = 16/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, tile = 24, vl = 8/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, tile = 32, parallel = outer, omp = dynamic, chunk = 2, vl = 16/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, levels = [i : compressed, k : compressed], tile = 20, parallel = outer, vl = 8, simd32 = true/' %s | %{lower} | %{run} | FileCheck %s
 // The pass is what the rows go through: each of these kernels is promoted.
 // RUN: sed 's/SCHEDULE/cpu spmm, parallel = outer, vl = 16/' %s | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify --cse --canonicalize --sptune-promote-accumulators=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // REMARK: remark: sptune: 3 accumulator vector(s) kept in registers across the loop
+// A panel's row of C as well, read and written through the panel's view of
+// C with unit stride (the vectorizer runs once the sparsifier's casts to a
+// fully dynamic layout are folded away).
+// RUN: sed 's/SCHEDULE/cpu spmm, tile = 16, parallel = outer, vl = 16/' %s | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify --cse --canonicalize --sptune-promote-accumulators=remarks=true 2>&1 | FileCheck %s --check-prefix=PANEL
+// PANEL: remark: sptune: 1 accumulator vector(s) kept in registers across the loop
+// PANEL: scf.for %{{.*}} = %c0 to %c48 step %c16
+// PANEL: vector.load %{{.*}} : memref<8x16xf32, strided<[48, 1], offset: ?>>, vector<16xf32>
 
 // The largest difference from the dense product, then one row of the result.
 // CHECK: {{^}}0{{$}}

@@ -95,7 +95,11 @@ int main(int argc, char **argv) {
   }
 
   std::vector<MeasureRequest> requests;
-  CpuScheduleSpace space;
+  // Every legal schedule, also those the tuner's space leaves out until a
+  // model is trained on them (column panels of vectors).
+  CpuSpaceConfig config;
+  config.vectorizedTiles = true;
+  CpuScheduleSpace space(config);
   for (const std::string &name : kernelNames) {
     std::optional<KernelType> kernel = parseKernelType(name);
     if (!kernel) {

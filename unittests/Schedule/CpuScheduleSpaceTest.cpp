@@ -79,6 +79,44 @@ TEST(CpuScheduleSpace, NoMoreVectorLanesThanTheInnermostFreeLoopHas) {
   }
 }
 
+TEST(CpuScheduleSpace, VectorizedPanelsOnlyWhenAsked) {
+  // Column panels of vectors are legal schedules, but the default space
+  // (the tuner's) leaves them out until a model is trained on them.
+  ProblemShape shape{KernelType::SpMM, 64, 64, 64, 500};
+  auto count = [&](const CpuScheduleSpace &space) {
+    size_t tiled = 0, vectorizedTiles = 0;
+    space.enumerate(shape, [&](const Schedule &s) {
+      tiled += s.tile > 0;
+      vectorizedTiles += s.tile > 0 && cpuKnobs(s).vectorLength > 0;
+      return true;
+    });
+    for (const Schedule &s : space.sample(shape, 200, 7))
+      vectorizedTiles += s.tile > 0 && cpuKnobs(s).vectorLength > 0;
+    return std::make_pair(tiled, vectorizedTiles);
+  };
+  auto [tiled, vectorized] = count(CpuScheduleSpace(smallConfig()));
+  EXPECT_GT(tiled, 0u);
+  EXPECT_EQ(vectorized, 0u);
+  CpuSpaceConfig c = smallConfig();
+  c.vectorizedTiles = true;
+  EXPECT_GT(count(CpuScheduleSpace(c)).second, 0u);
+}
+
+TEST(CpuScheduleSpace, NoMoreThreadsThanTheMachineRuns) {
+  CpuScheduleSpace space(smallConfig());
+  space.setUsableCpus(2);
+  Schedule s = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
+  EXPECT_TRUE(space.fitsThisMachine(s)); // sequential
+  cpuKnobs(s).parallel = ParallelKind::Outer;
+  for (int threads : {0, 1, 2})
+    EXPECT_TRUE((cpuKnobs(s).threads = threads, space.fitsThisMachine(s)))
+        << threads;
+  cpuKnobs(s).threads = 4;
+  EXPECT_FALSE(space.fitsThisMachine(s));
+  space.setUsableCpus(8);
+  EXPECT_TRUE(space.fitsThisMachine(s));
+}
+
 TEST(CpuScheduleSpace, SamplingIsDeterministicDistinctAndLegal) {
   CpuScheduleSpace space; // the full default space
   ProblemShape shape{KernelType::SpMM, 4096, 4096, 64, 40000};

@@ -174,10 +174,11 @@ TEST(Schedule, LegalityExplainsItself) {
   cpuKnobs(s).vectorLength = 3;
   EXPECT_NE(whyIllegal(s).find("vector length"), std::string::npos);
   s = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
+  // Column panels vectorize (the sparsifier's views are folded first:
+  // test/Integration/cpu-spmm-accumulators.mlir).
   s.tile = 16;
   cpuKnobs(s).vectorLength = 8;
-  EXPECT_NE(whyIllegal(s).find("tiling the free loop and vectorizing"),
-            std::string::npos);
+  EXPECT_EQ(whyIllegal(s), "");
   s = Schedule::coo(TargetKind::CPU, KernelType::SpMV);
   cpuKnobs(s).vectorLength = 4;
   EXPECT_NE(whyIllegal(s).find("over a COO (singleton) level"),

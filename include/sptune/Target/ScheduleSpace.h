@@ -53,6 +53,13 @@ public:
   /// innermost free loop has. The tuner applies it to every candidate,
   /// sampled or not; the space's own schedules all pass.
   virtual bool fitsFreeSize(const Schedule &s, int64_t free) const;
+
+  /// Whether `s` makes sense on the machine this process runs on: the CPU
+  /// space refuses more OpenMP threads than the process may run on at once
+  /// (oversubscription, which a model trained elsewhere may still rank
+  /// first). The tuner applies it to every candidate; collection does not
+  /// (measurements of such schedules teach a model what they cost).
+  virtual bool fitsThisMachine(const Schedule &s) const;
 };
 
 } // namespace sptune
