@@ -17,7 +17,12 @@ A wins are reported.
     /usr/bin/python3 -m sptune.paired_compare --from-eval eval.json \
         [--matrix-dir DIR] [--kernel spmv] [--json out.json] [--plot out.png]
 
-A side is a printed schedule or `baseline:NAME` (a baseline of the target).
+A side is a printed schedule, `baseline:NAME` (a baseline of the target), or
+`heuristic with FIELD = VALUE[, ...]`: the target's heuristic schedule for
+that matrix and free size with those fields of its printed form replaced
+(e.g. `heuristic with tile = 64`, column panels of 64 on whatever the
+heuristic picks per matrix); the schedule measured is in the row
+(`a_schedule`, `b_schedule`).
 --from-eval takes the rows of an `sptune.autotune_eval` JSON and compares,
 for every row, its tuned schedule (A) with the MLIR default (B) — every row,
 not only the close ones, so that the check is not run only where a ratio
@@ -30,6 +35,7 @@ import json
 import math
 import os
 import random
+import re
 import select
 import statistics
 import subprocess
@@ -42,9 +48,41 @@ from sptune.errors import SptuneError
 from sptune.run import diagnostics
 
 
+DERIVED_PREFIX = "heuristic with "
+
+
+def parse_fields(text):
+    """[(field, value)] of 'f = v, g = w' (scalar fields of a printed schedule)."""
+    fields = []
+    for part in text.split(","):
+        name, eq, value = part.partition("=")
+        name, value = name.strip(), value.strip()
+        if not eq or not re.fullmatch(r"[a-z][a-z0-9_]*", name) or \
+                not re.fullmatch(r"[A-Za-z0-9_.-]+", value):
+            raise ValueError(f"'{part.strip()}' is not 'FIELD = VALUE' (a scalar field of a "
+                             f"printed schedule, e.g. 'tile = 64')")
+        fields.append((name, value))
+    return fields
+
+
+def derive_schedule(schedule, fields):
+    """The printed `schedule` with each (field, value) of `fields` replaced;
+    ValueError when it prints no such field."""
+    for name, value in fields:
+        pattern = re.compile(r"(,\s*)" + re.escape(name) + r" = [^,\]\[]+(?=,|$)")
+        if not pattern.search(schedule):
+            raise ValueError(f"the schedule '{schedule}' has no field '{name}'")
+        schedule = pattern.sub(lambda m: f"{m.group(1)}{name} = {value}", schedule, count=1)
+    return schedule
+
+
 def parse_side(text):
-    """A side of the comparison: ('baseline', NAME) or ('schedule', TEXT)."""
+    """A side of the comparison: ('baseline', NAME), ('schedule', TEXT) or
+    ('derived', FIELDS TEXT) for 'heuristic with FIELDS'."""
     text = text.strip()
+    if text == DERIVED_PREFIX.strip() or text.startswith(DERIVED_PREFIX):
+        parse_fields(text[len(DERIVED_PREFIX):])  # checked here, applied per matrix
+        return ("derived", text)
     if text.startswith("baseline:"):
         name = text[len("baseline:"):].strip()
         if not name:
@@ -165,16 +203,34 @@ def compare(tool, matrix, kernel, free, a, b, pairs, min_seconds, timeout, targe
     ("ok", or the first failed measurement's status and `reason`)."""
     base = {"target": target, "matrix": matrix, "kernel": kernel, "free": free, "bits": 32,
             "options": {"min_seconds": min_seconds, "timeout_s": timeout}}
+    # The worker stops a measurement at `timeout`; the extra minute covers
+    # its start and the matrix read.
+    worker = Worker(tool, timeout + 60)
     requests = []
-    for kind, value in (a, b):
+    heuristic = None
+    for n, (kind, value) in enumerate((a, b)):
         req = dict(base)
+        if kind == "derived":
+            if heuristic is None:
+                r = worker.measure(dict(base, baseline="heuristic"))
+                if r.get("status") != "ok" or not isinstance(r.get("schedule"), str):
+                    worker.close()
+                    return {"status": str(r.get("status", "error")),
+                            "reason": "the heuristic schedule: "
+                                      + str(r.get("reason") or "no schedule")[:300],
+                            "side": "ab"[n]}
+                heuristic = r["schedule"]
+            try:
+                fields = parse_fields(value[len(DERIVED_PREFIX):])
+                kind, value = "schedule", derive_schedule(heuristic, fields)
+            except ValueError as e:
+                worker.close()
+                return {"status": "error", "reason": str(e)[:300], "side": "ab"[n]}
         req[kind] = value
         if kind == "schedule":  # a schedule names its target
             req["target"] = value.split(None, 1)[0]
         requests.append(req)
-    # The worker stops a measurement at `timeout`; the extra minute covers
-    # its start and the matrix read.
-    worker = Worker(tool, timeout + 60)
+    schedules = {}
     times = ([], [])
     try:
         for n in range(pairs + 1):
@@ -186,9 +242,12 @@ def compare(tool, matrix, kernel, free, a, b, pairs, min_seconds, timeout, targe
                             "side": "ab"[side]}
                 if n > 0:  # the first pair warms the worker up
                     times[side].append(r["time_s"]["median"])
+                if isinstance(r.get("schedule"), str):
+                    schedules["ab"[side] + "_schedule"] = r["schedule"]
     finally:
         worker.close()
     out = paired_stats(*times)
+    out.update(schedules)
     out["status"] = "ok"
     return out
 
@@ -271,12 +330,14 @@ def write_json(path, settings, rows, summary):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--matrix", help="a .mtx file or gen: spec (with --a and --b)")
-    ap.add_argument("--kernel", help="spmm, sddmm or spmv (with --from-eval: keep only "
-                                     "these, comma-separated)")
+    ap.add_argument("--matrix", action="append",
+                    help="a .mtx file or gen: spec (with --a and --b; repeatable)")
+    ap.add_argument("--kernel", help="spmm, sddmm or spmv, comma-separated (with --from-eval: "
+                                     "keep only these)")
     ap.add_argument("--free", type=int, default=64,
                     help="N of SpMM, K of SDDMM (with --from-eval: the --free of that run)")
-    ap.add_argument("--a", help="side A: a printed schedule or baseline:NAME")
+    ap.add_argument("--a", help="side A: a printed schedule, baseline:NAME or "
+                                "'heuristic with FIELD = VALUE, ...'")
     ap.add_argument("--b", default="baseline:mlir-default",
                     help="side B (default: baseline:mlir-default)")
     ap.add_argument("--target", default="cpu", help="target of a baseline side")
@@ -313,7 +374,8 @@ def main(argv=None):
             jobs = eval_jobs(args.from_eval, set(args.kernel.split(",")) if args.kernel else None,
                              b, args.matrix_dir)
         else:
-            jobs = [(args.matrix, args.matrix, args.kernel, parse_side(args.a), b)]
+            jobs = [(m, m, kernel, parse_side(args.a), b)
+                    for m in args.matrix for kernel in args.kernel.split(",")]
         previous = previous_rows(args.json, settings)
     except (SptuneError, ValueError, OSError, json.JSONDecodeError) as e:
         sys.exit(f"paired_compare: {e}")

@@ -34,7 +34,12 @@ for line in sys.stdin:
     if side not in seen:
         t *= 10
         seen.add(side)
-    print(json.dumps({"id": q["id"], "status": "ok", "time_s": {"median": t}}), flush=True)
+    answer = {"id": q["id"], "status": "ok", "time_s": {"median": t}}
+    if side == "baseline:heuristic":
+        answer["schedule"] = "cpu spmm, order = [i, k, j], tile = 0, parallel = outer, vl = 16"
+    elif q.get("schedule"):
+        answer["schedule"] = q["schedule"]
+    print(json.dumps(answer), flush=True)
 ''' % sys.executable
 
 
@@ -75,6 +80,20 @@ class Sides(unittest.TestCase):
             with self.assertRaises(ValueError):
                 paired_compare.parse_side(bad)
 
+    def test_heuristic_with_fields(self):
+        self.assertEqual(paired_compare.parse_side("heuristic with tile = 64, vl = 8"),
+                         ("derived", "heuristic with tile = 64, vl = 8"))
+        for bad in ("heuristic with ", "heuristic with tile", "heuristic with order = [j, i]",
+                    "heuristic with tile = 64; vl = 8"):
+            with self.assertRaises(ValueError, msg=bad):
+                paired_compare.parse_side(bad)
+        heuristic = "cpu spmm, order = [i, k, j], widths = [64, 64], tile = 0, vl = 16"
+        self.assertEqual(
+            paired_compare.derive_schedule(heuristic, [("tile", "128"), ("vl", "8")]),
+            "cpu spmm, order = [i, k, j], widths = [64, 64], tile = 128, vl = 8")
+        with self.assertRaises(ValueError):
+            paired_compare.derive_schedule(heuristic, [("chunk", "4")])
+
 
 class Conversation(unittest.TestCase):
     def setUp(self):
@@ -98,6 +117,24 @@ class Conversation(unittest.TestCase):
         self.assertEqual(r["pairs"], 4)
         self.assertAlmostEqual(r["median_ratio"], 2.0)  # not 20x: the first pair is gone
         self.assertEqual(r["a_wins"], 1.0)
+
+    def test_heuristic_with_fields_is_measured_per_matrix(self):
+        # A is the heuristic the worker names, with its tile replaced; B the
+        # heuristic itself.
+        r = paired_compare.compare(self.tool, "gen:uniform", "spmm", 64,
+                                   paired_compare.parse_side("heuristic with tile = 32"),
+                                   ("baseline", "heuristic"), 4, 0.01, 30)
+        self.assertEqual(r["status"], "ok")
+        self.assertEqual(r["a_schedule"],
+                         "cpu spmm, order = [i, k, j], tile = 32, parallel = outer, vl = 16")
+        self.assertEqual(r["b_schedule"],
+                         "cpu spmm, order = [i, k, j], tile = 0, parallel = outer, vl = 16")
+        self.assertAlmostEqual(r["median_ratio"], 2.0)
+        r = paired_compare.compare(self.tool, "gen:uniform", "spmm", 64,
+                                   paired_compare.parse_side("heuristic with chunk = 4"),
+                                   ("baseline", "heuristic"), 4, 0.01, 30)
+        self.assertEqual((r["status"], r["side"]), ("error", "a"))
+        self.assertIn("no field 'chunk'", r["reason"])
 
     def test_failed_measurement_is_reported(self):
         r = self.compare("cpu spmv, broken")
