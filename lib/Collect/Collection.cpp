@@ -58,6 +58,7 @@ sptune::planCollection(const std::vector<std::string> &sources,
         tune.candidates = options.modelCandidates;
         tune.topK = options.modelTopK;
         tune.seed = collect.seed + 17;
+        tune.onlyThisMachine = false;
         llvm::Expected<TuneResult> ranked =
             tuneSchedule(*options.model, csr, kt,
                          Schedule::freeLoopSize(kt, collect.free), tune);

@@ -11,14 +11,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Transforms/Autotune.h"
-#include "sptune/Transforms/ApplySchedule.h"
 #include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Matrix/Generators.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Support/Error.h"
+#include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
+#include "sptune/Transforms/ApplySchedule.h"
 #include "sptune/Transforms/Multiversion.h"
 #include "sptune/Transforms/Passes.h"
 #include "sptune/Tune/ScheduleTuner.h"
@@ -251,13 +252,15 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-/// Whether a recorded decision fits `k`'s op: its schedule applies and the
-/// recorded matrix has the kernel's static shape.
+/// Whether a recorded decision fits `k`'s op: its schedule applies, fits
+/// this machine (a record made on a larger one may ask for more threads),
+/// and the recorded matrix has the kernel's static shape.
 static bool recordFits(const st::TuningRecord &r,
                        const KernelTuningContext &k) {
   int64_t rows = k.kernel.getLoopSize(st::Schedule::rowRole(k.type));
   int64_t cols = k.kernel.getLoopSize(st::Schedule::colRole(k.type));
   return k.applicable(r.chosen).empty() &&
+         (!k.target || k.target->space().fitsThisMachine(r.chosen)) &&
          (ShapedType::isDynamic(rows) || rows == r.rows) &&
          (ShapedType::isDynamic(cols) || cols == r.cols);
 }

@@ -88,7 +88,7 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
     return target->whyIllegal(s).empty() &&
            whyIllegalForShape(s, m.rows, m.cols, m.nnz()).empty() &&
            target->space().fitsFreeSize(s, free) &&
-           target->space().fitsThisMachine(s) &&
+           (!options.onlyThisMachine || target->space().fitsThisMachine(s)) &&
            (!options.applicable || options.applicable(s).empty());
   };
   // The rule's pick, or the untuned reference where the op cannot take it

@@ -375,7 +375,8 @@ def main(argv=None):
                              b, args.matrix_dir)
         else:
             jobs = [(m, m, kernel, parse_side(args.a), b)
-                    for m in args.matrix for kernel in args.kernel.split(",")]
+                    for m in args.matrix for kernel in
+                    (k.strip() for k in args.kernel.split(",")) if kernel]
         previous = previous_rows(args.json, settings)
     except (SptuneError, ValueError, OSError, json.JSONDecodeError) as e:
         sys.exit(f"paired_compare: {e}")
@@ -429,6 +430,14 @@ def main(argv=None):
     return 0 if not summary["failed"] else 1
 
 
+def matrix_label(matrix):
+    """A matrix's name for a plot: a file's name without .mtx, a gen: spec as is."""
+    if matrix.startswith("gen:"):
+        return matrix
+    name = os.path.basename(matrix)
+    return name[:-4] if name.endswith(".mtx") else name
+
+
 def plot(rows, path, b_label):
     """Per kernel, each matrix's median A/B ratio and its 95% interval (log
     scale, sorted), with lines at 1 and 0.95."""
@@ -452,7 +461,7 @@ def plot(rows, path, b_label):
         ax.xaxis.set_minor_formatter(label)
         ax.tick_params(axis="x", which="both", labelsize=7)
         ax.set_yticks(list(ys))
-        ax.set_yticklabels([r["matrix"][:22] for r in k], fontsize=7)
+        ax.set_yticklabels([matrix_label(r["matrix"])[:22] for r in k], fontsize=7)
         ax.set_title(f"{kernel}: A / {b_label}, paired (median, 95% CI)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

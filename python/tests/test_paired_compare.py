@@ -94,6 +94,11 @@ class Sides(unittest.TestCase):
         with self.assertRaises(ValueError):
             paired_compare.derive_schedule(heuristic, [("chunk", "4")])
 
+    def test_matrix_label(self):
+        self.assertEqual(paired_compare.matrix_label("/data/matrices/SNAP_wiki-Vote.mtx"),
+                         "SNAP_wiki-Vote")
+        self.assertEqual(paired_compare.matrix_label("gen:uniform:rows=64"), "gen:uniform:rows=64")
+
 
 class Conversation(unittest.TestCase):
     def setUp(self):

@@ -24,8 +24,9 @@ struct CpuSpaceConfig {
   std::vector<int64_t> tiles = {0, 16, 32};
   /// Whether tiles combine with vectorization (column panels of vectors).
   /// Off: the shipped model was trained before the lowering could vectorize
-  /// panels, so its scores for such schedules are extrapolations; a space
-  /// for collecting measurements of them turns it on.
+  /// panels, so its scores for such schedules are extrapolations (and on
+  /// the AMD EPYC VM they lose to the heuristic, docs/results.md); the
+  /// fuzzer's space turns it on.
   bool vectorizedTiles = false;
   /// (position, coordinate) width pairs.
   std::vector<std::pair<int, int>> widths = {{32, 32}, {64, 64}};

@@ -288,8 +288,13 @@ struct CpuSparsifyPass
   LogicalResult sparsify(ModuleOp module, SparsifierSettings use) {
     if (parallelization != ParallelizationChoice::Auto)
       use.parallelization = toStrategy(parallelization);
-    if (vectorLength >= 0)
+    if (vectorLength >= 0) {
+      // A vector length forced on schedules that did not ask for one may
+      // meet column panels: vectorize after folding (any kernel takes it).
+      use.vectorizeFoldedViews |=
+          use.vectorLength != static_cast<unsigned>(vectorLength);
       use.vectorLength = vectorLength;
+    }
     if (simdIndex32 != Simd32Choice::Auto)
       use.simdIndex32 = simdIndex32 == Simd32Choice::On;
     OpPassManager pm(ModuleOp::getOperationName());

@@ -37,6 +37,9 @@
 // RUN: sed 's/SCHEDULE/cpu spmm, order = [i, j, k], layout = [b : k, c : i], tile = 2, parallel = outer, omp = dynamic, chunk = 1/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, order = [i, j, k], layout = [b : k, c : i], tile = 2, parallel = outer, omp = dynamic, chunk = 1, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i : compressed, k : compressed], tile = 3, parallel = outer, vl = 4, simd32 = true/' %s | %{lower} | %{run} | FileCheck %s
+// Panels of the dot-product order, B as written: the vectors gather B's
+// column by coordinate.
+// RUN: sed 's/SCHEDULE/cpu spmm, order = [i, j, k], tile = 2, parallel = outer, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/, sptune.schedule = #sptune.schedule<SCHEDULE>//' %s | %{lower} | %{run} | FileCheck %s
 
 // CHECK: ( ( 9, 39, 69, 99 ), ( 0, 0, 0, 0 ), ( 6, 36, 66, 96 ), ( 19, 109, 199, 289 ), ( 21, 51, 81, 111 ), ( -12, -32, -52, -72 ), ( 12, 27, 42, 57 ), ( 2.5, 7.5, 12.5, 17.5 ) )

@@ -21,6 +21,10 @@
 // RUN: sed 's/SCHEDULE/cpu spmm, tile = 24, vl = 8/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, tile = 32, parallel = outer, omp = dynamic, chunk = 2, vl = 16/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i : compressed, k : compressed], tile = 20, parallel = outer, vl = 8, simd32 = true/' %s | %{lower} | %{run} | FileCheck %s
+// A vector length forced by the pipeline's option, on panels the schedule
+// did not vectorize and on a whole row (both vectorized after folding).
+// RUN: sed 's/SCHEDULE/cpu spmm, tile = 16, parallel = outer/' %s | sptune-opt --sptune-apply-schedule --sptune-lower-cpu=vl=8 | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, parallel = outer/' %s | sptune-opt --sptune-apply-schedule --sptune-lower-cpu=vl=16 | %{run} | FileCheck %s
 // The pass is what the rows go through: each of these kernels is promoted.
 // RUN: sed 's/SCHEDULE/cpu spmm, parallel = outer, vl = 16/' %s | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify --cse --canonicalize --sptune-promote-accumulators=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // REMARK: remark: sptune: 3 accumulator vector(s) kept in registers across the loop

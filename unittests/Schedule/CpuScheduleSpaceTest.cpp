@@ -108,9 +108,10 @@ TEST(CpuScheduleSpace, NoMoreThreadsThanTheMachineRuns) {
   Schedule s = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
   EXPECT_TRUE(space.fitsThisMachine(s)); // sequential
   cpuKnobs(s).parallel = ParallelKind::Outer;
-  for (int threads : {0, 1, 2})
-    EXPECT_TRUE((cpuKnobs(s).threads = threads, space.fitsThisMachine(s)))
-        << threads;
+  for (int threads : {0, 1, 2}) {
+    cpuKnobs(s).threads = threads;
+    EXPECT_TRUE(space.fitsThisMachine(s)) << threads;
+  }
   cpuKnobs(s).threads = 4;
   EXPECT_FALSE(space.fitsThisMachine(s));
   space.setUsableCpus(8);

@@ -67,6 +67,11 @@ struct TuneOptions {
   /// its pick is faster (sptune/CostModel/ModelGuard.h; a model without a
   /// guard decides alone either way).
   bool useModelGuard = true;
+  /// Drop candidates that do not fit the machine this process runs on
+  /// (ScheduleSpace::fitsThisMachine: more threads than it may run).
+  /// Collection turns it off: measuring a model's unfit favourites is how
+  /// it learns what they cost.
+  bool onlyThisMachine = true;
   /// Extra legality for the kernel form being tuned (e.g. the rules of an
   /// in-place SDDMM); empty string = applicable.
   std::function<std::string(const Schedule &)> applicable;
