@@ -15,13 +15,38 @@ const char *sptune::toString(ParallelKind p) {
 }
 
 const char *sptune::toString(OmpScheduleKind k) {
-  return k == OmpScheduleKind::Static ? "static" : "dynamic";
+  switch (k) {
+  case OmpScheduleKind::Static:
+    return "static";
+  case OmpScheduleKind::Dynamic:
+    return "dynamic";
+  case OmpScheduleKind::Balanced:
+    return "balanced";
+  }
+  return "static";
 }
 
 bool CpuKnobs::operator==(const CpuKnobs &o) const {
   return parallel == o.parallel && threads == o.threads && omp == o.omp &&
          chunk == o.chunk && vectorLength == o.vectorLength &&
          simdIndex32 == o.simdIndex32;
+}
+
+std::string sptune::whyNotBalanceable(const Schedule &s) {
+  const CpuKnobs &c = cpuKnobs(s);
+  if (c.parallel != ParallelKind::Outer)
+    return "needs parallel = outer";
+  if (c.chunk != 0)
+    return "takes no chunk (each thread gets one block of rows)";
+  // The rows are cut by the positions of the level below the outer one,
+  // which the outer loop must walk densely, row by row.
+  if (s.levels.size() != 2 || s.levels[0].format != LevelFormat::Dense ||
+      s.levels[1].format != LevelFormat::Compressed ||
+      s.levels[0].dim.part != Part::Whole || s.loopOrder.empty() ||
+      !(s.loopOrder.front() == s.levels[0].dim))
+    return "needs compressed rows (levels = [x : dense, y : compressed]) "
+           "with the outer level's loop outermost";
+  return "";
 }
 
 namespace {
@@ -45,7 +70,8 @@ public:
     static const ParallelKind kParallel[] = {ParallelKind::None,
                                              ParallelKind::Outer};
     static const OmpScheduleKind kOmp[] = {OmpScheduleKind::Static,
-                                           OmpScheduleKind::Dynamic};
+                                           OmpScheduleKind::Dynamic,
+                                           OmpScheduleKind::Balanced};
     bool ok;
     if (key == "parallel")
       ok = parseEnum(t, cpuKnobs(s).parallel, kParallel, "parallelization");
@@ -92,6 +118,11 @@ public:
     // order [k, i, j] becomes an OpenMP loop over k whose iterations add
     // into the same rows of C unsynchronized). The tuner's candidates never
     // ask for it (canonicalize turns it off); a hand-written one is refused.
+    if (c.omp == OmpScheduleKind::Balanced) {
+      std::string why = whyNotBalanceable(s);
+      if (!why.empty())
+        return "omp = balanced " + why;
+    }
     if (c.parallel == ParallelKind::Outer && !s.loopOrder.empty() &&
         s.loopOrder.front().role == Schedule::reductionRole(s.kernel))
       return "parallel = outer would run the outermost loop '" +

@@ -16,11 +16,13 @@
 namespace sptune {
 
 enum class ParallelKind : uint8_t { None, Outer };
-enum class OmpScheduleKind : uint8_t { Static, Dynamic };
+/// Balanced: one block of rows per thread, cut where the sparse operand's
+/// stored entries (not its rows) are split evenly (sptune-balance-rows).
+enum class OmpScheduleKind : uint8_t { Static, Dynamic, Balanced };
 
 /// "none", "outer".
 const char *toString(ParallelKind);
-/// "static", "dynamic".
+/// "static", "dynamic", "balanced".
 const char *toString(OmpScheduleKind);
 
 struct CpuKnobs : KnobValuesOf<CpuKnobs> {
@@ -39,6 +41,11 @@ inline const CpuKnobs &cpuKnobs(const Schedule &s) {
   return s.knobs<CpuKnobs>();
 }
 inline CpuKnobs &cpuKnobs(Schedule &s) { return s.knobs<CpuKnobs>(); }
+
+/// Why `s` cannot split its outer loop's rows by stored entries (omp =
+/// balanced), or "" when it can: it needs a parallel outer loop over a
+/// dense level whose next level is compressed, and no chunk.
+std::string whyNotBalanceable(const Schedule &s);
 
 /// How the values layer prints, parses, checks and canonicalizes them.
 const TargetKnobs &cpuTargetKnobs();

@@ -59,6 +59,8 @@ struct CpuOmpSchedulePass
         par.getNumThreadsMutable().assign(n);
       });
       func.walk([&](omp::WsloopOp loop) {
+        // Balanced loops run one block per thread (sptune-balance-rows cut
+        // them): statically.
         auto kind = knobs.omp == ::sptune::OmpScheduleKind::Dynamic
                         ? omp::ClauseScheduleKind::Dynamic
                         : omp::ClauseScheduleKind::Static;

@@ -89,4 +89,23 @@ def CpuContractFma : Pass<"sptune-contract-fma", "::mlir::func::FuncOp"> {
   }];
 }
 
+def CpuBalanceRows : Pass<"sptune-balance-rows", "::mlir::func::FuncOp"> {
+  let summary = "Cut parallel row loops into blocks of equal stored entries";
+  let description = [{
+    In functions whose `#sptune.schedule` has `omp = balanced`, rewrites each
+    outermost `scf.parallel` over the rows of compressed storage into one
+    over as many blocks as threads (the schedule's `threads`, else
+    `omp_get_max_threads()` at run time), each an `scf.for` over the rows
+    whose first stored entry falls in the block's equal share of the
+    entries, found by binary search in the positions array. Fails when the
+    function has parallel loops and none can be cut (the schedule would
+    silently run with the static schedule). Runs after sparsification, before the conversion
+    to OpenMP.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // SPTUNE_TARGETS_CPU_CPUPASSES_TD

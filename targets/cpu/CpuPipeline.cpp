@@ -50,6 +50,8 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   // SpMM accumulates into stays in registers, and multiply-adds fuse.
   pm.addNestedPass<func::FuncOp>(createCpuPromoteAccumulators());
   pm.addNestedPass<func::FuncOp>(createCpuContractFma());
+  // omp = balanced: one block of rows per thread, cut by stored entries.
+  pm.addNestedPass<func::FuncOp>(createCpuBalanceRows());
 
   // scf.parallel (and the scf.forall of layout changes) -> omp.parallel +
   // omp.wsloop, then the schedule's knobs.

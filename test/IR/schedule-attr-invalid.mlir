@@ -35,6 +35,20 @@ func.func @vector_length() attributes {a = #sptune.schedule<cpu spmm, vl = 3>} {
 
 // -----
 
+// expected-error @+1 {{illegal schedule: omp = balanced needs compressed rows (levels = [x : dense, y : compressed]) with the outer level's loop outermost}}
+func.func @balanced_dcsr() attributes {a = #sptune.schedule<cpu spmv, levels = [i : compressed, k : compressed], parallel = outer, omp = balanced>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{illegal schedule: omp = balanced takes no chunk (each thread gets one block of rows)}}
+func.func @balanced_chunk() attributes {a = #sptune.schedule<cpu spmv, parallel = outer, omp = balanced, chunk = 4>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{illegal schedule: a 'spmv' kernel has no free dense loop to tile}}
 func.func @spmv_tile() attributes {a = #sptune.schedule<cpu spmv, tile = 8>} {
   return

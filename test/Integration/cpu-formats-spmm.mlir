@@ -7,6 +7,11 @@
 // CSR, row-wise and parallel + vectorized; the dot-product order.
 // RUN: sed 's/SCHEDULE/cpu spmm/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, parallel = outer, threads = 2, omp = dynamic, chunk = 1, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
+// Rows in blocks of equal stored entries (omp = balanced): as many blocks as
+// the runtime's threads, 3, and more blocks (16) than rows.
+// RUN: sed 's/SCHEDULE/cpu spmm, parallel = outer, omp = balanced, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, order = [i, j, k], parallel = outer, threads = 3, omp = balanced, vl = 8/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, parallel = outer, threads = 16, omp = balanced/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, order = [i, j, k], parallel = outer, vl = 8, simd32 = true/' %s | %{lower} | %{run} | FileCheck %s
 // Row of C in registers across each row's entries (sptune-promote-accumulators),
 // one 4-lane vector inside 2x2 blocks; test/Integration/cpu-spmm-accumulators.mlir

@@ -12,7 +12,7 @@
 // RUN: %{tune} 2>/dev/null | sptune-opt --sptune-apply-schedule --sptune-lower-cpu 2>&1 >/dev/null | count 0
 // RUN: %{tune} 2>/dev/null | sptune-opt --sptune-apply-schedule --sptune-lower-cpu | %{run} | FileCheck %s
 //
-// REMARK: remark: sptune-autotune: no matrix for this kernel: 2 variants chosen for 7 training matrices (from '{{.*}}multiversion-training.txt'; {{[0-9]+}} schedules pooled), dispatched at run time by the rule: row_cv <= {{[0-9.]+}} ? v0 : v1; variant v0 (5 training matrices) [cpu spmm, {{.*}}omp = static{{.*}}] variant v1 (2 training matrices) [cpu spmm, {{.*}}omp = dynamic{{.*}}]; 7 of the 7 training matrices are routed to their best pooled schedule
+// REMARK: remark: sptune-autotune: no matrix for this kernel: 2 variants chosen for 7 training matrices (from '{{.*}}multiversion-training.txt'; {{[0-9]+}} schedules pooled), dispatched at run time by the rule: row_cv <= {{[0-9.]+}} ? v0 : v1; variant v0 (5 training matrices) [cpu spmm, {{.*}}omp = balanced{{.*}}] variant v1 (2 training matrices) [cpu spmm, {{.*}}omp = dynamic{{.*}}]; 7 of the 7 training matrices are routed to their best pooled schedule
 //
 // IR-LABEL: func.func @spmm(
 // IR-SAME:    sptune.dispatch = "row_cv <= {{[0-9.]+}} ? v0 : v1"

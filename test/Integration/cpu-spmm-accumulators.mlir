@@ -11,6 +11,7 @@
 // RUN: sed 's/SCHEDULE/cpu spmm, parallel = outer, vl = 16/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, parallel = outer, omp = dynamic, chunk = 2, vl = 8, simd32 = true/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu spmm, parallel = outer, threads = 2, omp = balanced, vl = 16/' %s | %{lower} | %{run} | FileCheck %s
 // DCSR and 2x2 blocks (the promoted loop is the one over a block's columns).
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i : compressed, k : compressed], widths = [32, 32], parallel = outer, vl = 16/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : dense], split = [2, 2], parallel = outer, vl = 16/' %s | %{lower} | %{run} | FileCheck %s

@@ -6,9 +6,9 @@
 
 // The heuristic: row-wise SpMM (j innermost), the outer row loop parallel,
 // the dense inner loop vectorized when it is wide enough (16 lanes when 16
-// divides it, else 8).
+// divides it, else 8), one block of rows of equal stored entries per thread.
 // CHECK-LABEL: func.func @spmm
-// CHECK: sptune.schedule = #sptune.schedule<cpu spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 0, omp = static, chunk = 0, vl = 16, simd32 = false>
+// CHECK: sptune.schedule = #sptune.schedule<cpu spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 0, omp = balanced, chunk = 0, vl = 16, simd32 = false>
 // NVVM-LABEL: func.func @spmm
 // On the GPU: cuSPARSE on CSR.
 // NVVM: sptune.schedule = #sptune.schedule<nvvm spmm, levels = [i : dense, k : compressed], {{.*}}libgen = true>

@@ -179,6 +179,21 @@ TEST(Schedule, LegalityExplainsItself) {
   s.tile = 16;
   cpuKnobs(s).vectorLength = 8;
   EXPECT_EQ(whyIllegal(s), "");
+  // Rows balanced by stored entries: compressed rows, parallel, no chunk;
+  // printed and parsed back.
+  s = parseOrDie("cpu spmv, parallel = outer, omp = balanced");
+  EXPECT_EQ(whyIllegal(s), "");
+  EXPECT_NE(s.str().find("omp = balanced"), std::string::npos);
+  EXPECT_EQ(parseOrDie(s.str()), s);
+  cpuKnobs(s).chunk = 8;
+  EXPECT_NE(whyIllegal(s).find("takes no chunk"), std::string::npos);
+  s = parseOrDie("cpu spmm, levels = [i : compressed, k : compressed], "
+                 "parallel = outer, omp = balanced");
+  EXPECT_NE(whyIllegal(s).find("needs compressed rows"), std::string::npos);
+  s = parseOrDie(
+      "cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, "
+      "k0 : dense], split = [2, 2], parallel = outer, omp = balanced");
+  EXPECT_NE(whyIllegal(s).find("needs compressed rows"), std::string::npos);
   s = Schedule::coo(TargetKind::CPU, KernelType::SpMV);
   cpuKnobs(s).vectorLength = 4;
   EXPECT_NE(whyIllegal(s).find("over a COO (singleton) level"),
@@ -279,9 +294,15 @@ TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
             LevelFormat::Compressed);
   EXPECT_EQ(cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::SpMV)).vectorLength,
             0);
-  // SpMV rows are too cheap for dynamic dispatch, even when skewed.
-  EXPECT_EQ(cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::SpMV, &skewed)).omp,
-            OmpScheduleKind::Static);
+  // SpMV rows are too cheap for dynamic dispatch, even when skewed: one
+  // block per thread, of equal stored entries.
+  EXPECT_EQ(
+      cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::SpMV, &skewed)).omp,
+      OmpScheduleKind::Balanced);
+  // Not over doubly-compressed rows (their outer loop is not dense).
+  EXPECT_EQ(
+      cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::SpMV, &hyper)).omp,
+      OmpScheduleKind::Static);
   // SDDMM: dot products with k innermost; B stored transposed when its
   // columns are read often enough to repay the transposition.
   MatrixStats dense;

@@ -1,0 +1,257 @@
+//===- BalancedRows.cpp - Row blocks of equal stored entries --------------===//
+
+#include "cpu/BalancedRows.h"
+
+#include "cpu/CpuKnobs.h"
+#include "cpu/CpuPasses.h"
+
+#include "sptune/IR/SptuneAttrs.h"
+#include "sptune/IR/SptuneDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace sptune {
+#define GEN_PASS_DEF_CPUBALANCEROWS
+#include "cpu/CpuPasses.h.inc"
+} // namespace sptune
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sptune;
+
+namespace {
+
+/// The OpenMP runtime's default team size (libomp; what an omp.parallel
+/// without num_threads gets).
+constexpr const char *kMaxThreadsFn = "omp_get_max_threads";
+/// The mark the sparsifier's loop emitter puts on the loops it emits.
+constexpr const char *kSparsifierLoopAttr = "Emitted from";
+
+/// Whether `v` is `row + 1`.
+bool isNextRow(Value v, Value row) {
+  auto add = v.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return false;
+  for (int n = 0; n < 2; ++n)
+    if (add->getOperand(n) == row &&
+        matchPattern(add->getOperand(1 - n), m_One()))
+      return true;
+  return false;
+}
+
+/// The positions array of the rows `loop` walks: a rank-1 integer buffer
+/// defined outside the loop that its body loads at the row and at the next
+/// row. Null when there is none.
+Value positionsOf(scf::ParallelOp loop) {
+  Value row = loop.getInductionVars().front();
+  llvm::SmallPtrSet<Value, 4> atRow, atNext;
+  // Anywhere in the body: with the free loop outside the sparse one (SpMM
+  // as dot products) the positions are read inside it.
+  loop.getBody()->walk([&](memref::LoadOp load) {
+    if (load.getIndices().size() != 1)
+      return;
+    Value buffer = load.getMemRef();
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!type.getElementType().isIntOrIndex() ||
+        loop->isAncestor(buffer.getParentBlock()->getParentOp()))
+      return;
+    Value index = load.getIndices().front();
+    if (index == row)
+      atRow.insert(buffer);
+    else if (isNextRow(index, row))
+      atNext.insert(buffer);
+  });
+  for (Value b : atRow)
+    if (atNext.contains(b))
+      return b;
+  return {};
+}
+
+/// `positions[i]` as an index (positions are unsigned).
+Value loadPosition(OpBuilder &b, Location loc, Value positions, Value i) {
+  Value v = memref::LoadOp::create(b, loc, positions, i);
+  if (v.getType().isIndex())
+    return v;
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+}
+
+/// The first row r in [lo, hi) with positions[r] >= target (hi when none):
+/// a binary search, positions being non-decreasing.
+Value firstRowReaching(OpBuilder &b, Location loc, Value positions, Value lo,
+                       Value hi, Value target) {
+  Type index = b.getIndexType();
+  auto search = scf::WhileOp::create(
+      b, loc, TypeRange{index, index}, ValueRange{lo, hi},
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           args[0], args[1]);
+        scf::ConditionOp::create(b, loc, more, args);
+      },
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value half = arith::ShRUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, args[1], args[0]), one);
+        Value mid = arith::AddIOp::create(b, loc, args[0], half);
+        Value below =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                  loadPosition(b, loc, positions, mid), target);
+        Value next = arith::AddIOp::create(b, loc, mid, one);
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::SelectOp::create(b, loc, below, next, args[0]),
+                       arith::SelectOp::create(b, loc, below, args[1], mid)});
+      });
+  return search.getResult(0);
+}
+
+/// The runtime's default team size as an index (declares the function in
+/// the module when needed).
+Value maxThreads(OpBuilder &b, Location loc, Operation *within) {
+  auto module = within->getParentOfType<ModuleOp>();
+  auto fn = module.lookupSymbol<func::FuncOp>(kMaxThreadsFn);
+  if (!fn) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    fn = func::FuncOp::create(b, loc, kMaxThreadsFn,
+                              b.getFunctionType({}, {b.getI32Type()}));
+    fn.setPrivate();
+  }
+  Value n = func::CallOp::create(b, loc, fn).getResult(0);
+  n = arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
+  // At least one block, whatever the runtime says.
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  return arith::MaxUIOp::create(b, loc, n, one);
+}
+
+} // namespace
+
+std::string mlir::sptune::balanceRowsByEntries(RewriterBase &rewriter,
+                                               scf::ParallelOp loop,
+                                               int threads) {
+  // Only the sparsifier's loops: their positions arrays are non-decreasing,
+  // which the binary searches rely on.
+  if (!loop->hasAttr(kSparsifierLoopAttr))
+    return "the loop is not one the sparsifier emitted";
+  if (loop.getNumLoops() != 1 || loop.getNumReductions() != 0)
+    return "the loop is not a one-dimensional loop without reductions";
+  if (!matchPattern(loop.getStep().front(), m_One()))
+    return "the loop's step is not 1";
+  Value positions = positionsOf(loop);
+  if (!positions)
+    return "the loop reads no positions array at its row and the next";
+
+  Location loc = loop.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(loop);
+  Value lb = loop.getLowerBound().front(), ub = loop.getUpperBound().front();
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value blocks = threads > 0
+                     ? arith::ConstantIndexOp::create(rewriter, loc, threads)
+                     : maxThreads(rewriter, loc, loop);
+  // The loop may be empty (ub <= lb): then no position is read.
+  Value nonEmpty =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, lb, ub);
+  auto ends = scf::IfOp::create(
+      rewriter, loc, nonEmpty,
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc,
+                             ValueRange{loadPosition(b, loc, positions, lb),
+                                        loadPosition(b, loc, positions, ub)});
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, ValueRange{zero, zero});
+      });
+  Value first = ends.getResult(0);
+  Value entries =
+      arith::SubIOp::create(rewriter, loc, ends.getResult(1), first);
+
+  Block *body = loop.getBody();
+  Value row = loop.getInductionVars().front();
+  auto blocked = scf::ParallelOp::create(
+      rewriter, loc, ValueRange{zero}, ValueRange{blocks}, ValueRange{one},
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        Value t = ivs.front();
+        // Block t takes the rows whose first entry lies in
+        // [first + entries * t / blocks, first + entries * (t + 1) / blocks);
+        // the last block also takes trailing empty rows.
+        auto share = [&](Value k) {
+          Value scaled = arith::MulIOp::create(b, loc, entries, k);
+          return arith::AddIOp::create(
+              b, loc, first, arith::DivUIOp::create(b, loc, scaled, blocks));
+        };
+        Value next = arith::AddIOp::create(b, loc, t, one);
+        Value begin = firstRowReaching(b, loc, positions, lb, ub, share(t));
+        Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           next, blocks);
+        Value end = arith::SelectOp::create(
+            b, loc, last, ub,
+            firstRowReaching(b, loc, positions, begin, ub, share(next)));
+        scf::ForOp::create(
+            b, loc, begin, end, one, ValueRange{},
+            [&](OpBuilder &b, Location loc, Value r, ValueRange) {
+              IRMapping map;
+              map.map(row, r);
+              for (Operation &op : body->without_terminator())
+                b.clone(op, map);
+              scf::YieldOp::create(b, loc);
+            });
+        scf::ReduceOp::create(b, loc);
+      });
+  // Keep the sparsifier's marks (e.g. "Emitted from") on the new loop.
+  for (NamedAttribute a : loop->getDiscardableAttrs())
+    blocked->setAttr(a.getName(), a.getValue());
+  rewriter.eraseOp(loop);
+  return "";
+}
+
+namespace {
+struct CpuBalanceRowsPass
+    : public mlir::sptune::impl::CpuBalanceRowsBase<CpuBalanceRowsPass> {
+  using CpuBalanceRowsBase::CpuBalanceRowsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    auto attr = dyn_cast_or_null<ScheduleAttr>(
+        func->getAttr(SptuneDialect::kScheduleAttrName));
+    if (!attr || attr.getSchedule().target != ::sptune::TargetKind::CPU)
+      return;
+    const ::sptune::CpuKnobs &knobs = ::sptune::cpuKnobs(attr.getSchedule());
+    if (knobs.omp != ::sptune::OmpScheduleKind::Balanced)
+      return;
+    // The outermost parallel loops: the kernels' row loops. None when the
+    // kernels were moved to functions of their own (different settings in
+    // one function) or run sequentially: nothing to cut here then.
+    SmallVector<scf::ParallelOp> loops;
+    func.walk([&](scf::ParallelOp loop) {
+      if (!loop->getParentOfType<scf::ParallelOp>())
+        loops.push_back(loop);
+    });
+    if (loops.empty())
+      return;
+    IRRewriter rewriter(func.getContext());
+    int64_t balanced = 0;
+    std::string why;
+    for (scf::ParallelOp loop : loops) {
+      std::string whyNot = balanceRowsByEntries(rewriter, loop, knobs.threads);
+      if (whyNot.empty())
+        ++balanced;
+      else
+        why = whyNot;
+    }
+    // A schedule that asks for balanced rows and does not get them would
+    // run with OpenMP's static schedule, silently: an error instead.
+    if (balanced == 0) {
+      func.emitError("sptune: omp = balanced cannot cut the rows of @")
+          << func.getSymName() << ": " << why;
+      return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,38 @@
+//===- BalancedRows.h - Row blocks of equal stored entries ------*- C++ -*-===//
+//
+// OpenMP's static schedule gives each thread as many rows; with skewed row
+// lengths one thread gets most of the stored entries (on 2 cores, the first
+// half of email-Enron's rows holds 83% of them) and the other waits. The
+// dynamic schedule balances, but pays a dispatch per chunk, which SpMV's
+// cheap rows cannot afford. These functions cut the parallel loop over the
+// rows of compressed storage into one block per thread, at the rows where
+// the positions array reaches each thread's share of the entries (a binary
+// search per block, O(threads log rows)), in the spirit of merge-path
+// partitions without splitting a row.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TARGETS_CPU_BALANCEDROWS_H
+#define SPTUNE_TARGETS_CPU_BALANCEDROWS_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <string>
+
+namespace mlir {
+namespace sptune {
+
+/// Rewrites `loop` (a one-dimensional scf.parallel over rows with unit step
+/// and no reductions, whose body reads a positions array at the row and the
+/// next row, as the sparsifier emits for a dense level above a compressed
+/// one) into an scf.parallel over `threads` blocks (0: omp_get_max_threads()
+/// at run time), each an scf.for over its rows. Returns "" when rewritten,
+/// else why not (the IR is unchanged).
+std::string balanceRowsByEntries(RewriterBase &rewriter, scf::ParallelOp loop,
+                                 int threads);
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_TARGETS_CPU_BALANCEDROWS_H
