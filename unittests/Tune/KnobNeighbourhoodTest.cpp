@@ -33,6 +33,9 @@ Schedule sddmmSeed() {
   stats.rowMean = stats.colMean = 40000.0 / 4096;
   Schedule s = defaultSchedule(TargetKind::CPU, KernelType::SDDMM, &stats, 64);
   s.denseTransposed = 2; // B^T, whatever the heuristic's rule
+  // OpenMP's static schedule, whatever the heuristic's rule (balanced rows
+  // take no chunk, which leaves fewer settings one knob away).
+  cpuKnobs(s).omp = OmpScheduleKind::Static;
   return canonicalize(s);
 }
 
