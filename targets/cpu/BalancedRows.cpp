@@ -50,7 +50,8 @@ bool isNextRow(Value v, Value row) {
 /// row. Null when there is none.
 Value positionsOf(scf::ParallelOp loop) {
   Value row = loop.getInductionVars().front();
-  llvm::SmallPtrSet<Value, 4> atRow, atNext;
+  llvm::SetVector<Value> atRow;
+  llvm::SmallPtrSet<Value, 4> atNext;
   // Anywhere in the body: with the free loop outside the sparse one (SpMM
   // as dot products) the positions are read inside it.
   loop.getBody()->walk([&](memref::LoadOp load) {
@@ -116,6 +117,8 @@ Value maxThreads(OpBuilder &b, Location loc, Operation *within) {
   auto module = within->getParentOfType<ModuleOp>();
   auto fn = module.lookupSymbol<func::FuncOp>(kMaxThreadsFn);
   if (!fn) {
+    // (A symbol of that name that is no func.func makes the module fail to
+    // verify below: a clear error rather than a redefinition.)
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
     fn = func::FuncOp::create(b, loc, kMaxThreadsFn,
@@ -216,15 +219,32 @@ struct CpuBalanceRowsPass
     : public mlir::sptune::impl::CpuBalanceRowsBase<CpuBalanceRowsPass> {
   using CpuBalanceRowsBase::CpuBalanceRowsBase;
 
+  /// A module pass: cutting a loop may declare omp_get_max_threads in the
+  /// module, which functions processed in parallel must not race on.
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
+    if (threads < -1 || threads > 1024) {
+      getOperation().emitError("sptune-balance-rows: threads must be -1 "
+                               "(from the schedules) or in [0, 1024], got ")
+          << static_cast<int>(threads);
+      return signalPassFailure();
+    }
+    for (func::FuncOp func :
+         llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
+      if (failed(balance(func)))
+        return signalPassFailure();
+  }
+
+  LogicalResult balance(func::FuncOp func) {
     auto attr = dyn_cast_or_null<ScheduleAttr>(
         func->getAttr(SptuneDialect::kScheduleAttrName));
     if (!attr || attr.getSchedule().target != ::sptune::TargetKind::CPU)
-      return;
+      return success();
     const ::sptune::CpuKnobs &knobs = ::sptune::cpuKnobs(attr.getSchedule());
     if (knobs.omp != ::sptune::OmpScheduleKind::Balanced)
-      return;
+      return success();
+    // The team's size as sptune-omp-schedule sets it: the option, else the
+    // schedule's.
+    int blocks = threads >= 0 ? static_cast<int>(threads) : knobs.threads;
     // The outermost parallel loops: the kernels' row loops. None when the
     // kernels were moved to functions of their own (different settings in
     // one function) or run sequentially: nothing to cut here then.
@@ -234,12 +254,12 @@ struct CpuBalanceRowsPass
         loops.push_back(loop);
     });
     if (loops.empty())
-      return;
+      return success();
     IRRewriter rewriter(func.getContext());
     int64_t balanced = 0;
     std::string why;
     for (scf::ParallelOp loop : loops) {
-      std::string whyNot = balanceRowsByEntries(rewriter, loop, knobs.threads);
+      std::string whyNot = balanceRowsByEntries(rewriter, loop, blocks);
       if (whyNot.empty())
         ++balanced;
       else
@@ -247,11 +267,10 @@ struct CpuBalanceRowsPass
     }
     // A schedule that asks for balanced rows and does not get them would
     // run with OpenMP's static schedule, silently: an error instead.
-    if (balanced == 0) {
-      func.emitError("sptune: omp = balanced cannot cut the rows of @")
-          << func.getSymName() << ": " << why;
-      return signalPassFailure();
-    }
+    if (balanced == 0)
+      return func.emitError("sptune: omp = balanced cannot cut the rows of @")
+             << func.getSymName() << ": " << why;
+    return success();
   }
 };
 } // namespace

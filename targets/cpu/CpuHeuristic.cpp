@@ -53,8 +53,8 @@ Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
     // chunks. Measured on the AMD EPYC VM over the 14 large shared
     // matrices, N = 64 (docs/results.md, "Rows balanced by stored
     // entries"): SpMV 1.09x the static schedule (13 of 14 faster, up to
-    // 1.45x on wiki-Vote), SpMM and SDDMM where the rule kept static about
-    // even (within 3% but for cage11, 1.04x, and bcsstk13's SDDMM, 1.08x).
+    // 1.45x on wiki-Vote), SpMM and SDDMM where the rule kept static even
+    // (1.00x; 0.97x to 1.08x, and one noisy 0.85x, rgg_n_2_15's SDDMM).
     c.omp = OmpScheduleKind::Balanced;
   }
   // Vectorize the dense innermost loop (not without a free loop, as SpMV,

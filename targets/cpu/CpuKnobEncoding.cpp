@@ -94,6 +94,7 @@ double CpuKnobEncoding::scaleAnalyticalWork(const Schedule &s, double work,
     double p = c.threads > 0 ? std::min<double>(c.threads, hw) : hw;
     // Static scheduling of skewed rows waits for the longest chunk.
     double cv = st.rowMean > 0 ? st.rowStd / st.rowMean : 0.0;
+    // Dynamic chunks and balanced rows wait for little more than the mean.
     double imbalance =
         c.omp == OmpScheduleKind::Static ? 1.0 + 0.5 * cv : 1.0 + 0.1 * cv;
     work = work * imbalance / p + 2e3 * p;

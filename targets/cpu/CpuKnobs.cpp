@@ -113,16 +113,16 @@ public:
           return "vectorizing an innermost loop over a COO (singleton) level "
                  "computes wrong results (MLIR sparse vectorizer)";
     }
-    // Reproduced with mlir-opt 22.1: the sparsifier parallelizes the
-    // outermost loop even when it is the reduction (SpMM over CSC with
-    // order [k, i, j] becomes an OpenMP loop over k whose iterations add
-    // into the same rows of C unsynchronized). The tuner's candidates never
-    // ask for it (canonicalize turns it off); a hand-written one is refused.
     if (c.omp == OmpScheduleKind::Balanced) {
       std::string why = whyNotBalanceable(s);
       if (!why.empty())
         return "omp = balanced " + why;
     }
+    // Reproduced with mlir-opt 22.1: the sparsifier parallelizes the
+    // outermost loop even when it is the reduction (SpMM over CSC with
+    // order [k, i, j] becomes an OpenMP loop over k whose iterations add
+    // into the same rows of C unsynchronized). The tuner's candidates never
+    // ask for it (canonicalize turns it off); a hand-written one is refused.
     if (c.parallel == ParallelKind::Outer && !s.loopOrder.empty() &&
         s.loopOrder.front().role == Schedule::reductionRole(s.kernel))
       return "parallel = outer would run the outermost loop '" +

@@ -89,19 +89,24 @@ def CpuContractFma : Pass<"sptune-contract-fma", "::mlir::func::FuncOp"> {
   }];
 }
 
-def CpuBalanceRows : Pass<"sptune-balance-rows", "::mlir::func::FuncOp"> {
+def CpuBalanceRows : Pass<"sptune-balance-rows", "ModuleOp"> {
   let summary = "Cut parallel row loops into blocks of equal stored entries";
   let description = [{
     In functions whose `#sptune.schedule` has `omp = balanced`, rewrites each
     outermost `scf.parallel` over the rows of compressed storage into one
-    over as many blocks as threads (the schedule's `threads`, else
-    `omp_get_max_threads()` at run time), each an `scf.for` over the rows
-    whose first stored entry falls in the block's equal share of the
-    entries, found by binary search in the positions array. Fails when the
-    function has parallel loops and none can be cut (the schedule would
-    silently run with the static schedule). Runs after sparsification, before the conversion
-    to OpenMP.
+    over as many blocks as threads (the `threads` option, else the
+    schedule's `threads`, else `omp_get_max_threads()` at run time), each an
+    `scf.for` over the rows whose first stored entry falls in the block's
+    equal share of the entries, found by binary search in the positions
+    array. Fails when a function has parallel loops and none can be cut (the
+    schedule would silently run with the static schedule). Runs after
+    sparsification, before the conversion to OpenMP.
   }];
+  let options = [
+    Option<"threads", "threads", "int", /*default=*/"-1",
+           "Blocks per loop, as sptune-omp-schedule's threads (-1 = the "
+           "schedules' threads; 0 = the runtime's team size)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",

@@ -51,7 +51,9 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCpuPromoteAccumulators());
   pm.addNestedPass<func::FuncOp>(createCpuContractFma());
   // omp = balanced: one block of rows per thread, cut by stored entries.
-  pm.addNestedPass<func::FuncOp>(createCpuBalanceRows());
+  CpuBalanceRowsOptions balance;
+  balance.threads = opts.threads;
+  pm.addPass(createCpuBalanceRows(balance));
 
   // scf.parallel (and the scf.forall of layout changes) -> omp.parallel +
   // omp.wsloop, then the schedule's knobs.

@@ -2,6 +2,8 @@
 
 #include "cpu/KernelOutlining.h"
 
+#include "sptune/IR/SptuneDialect.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -73,6 +75,11 @@ FailureOr<func::FuncOp> mlir::sptune::outlineKernel(linalg::LinalgOp op,
                                 last->getResultTypes());
   auto outlined = func::FuncOp::create(b, op->getLoc(), name, type);
   outlined.setPrivate();
+  // The function-level passes after sparsification (accumulators, OpenMP
+  // schedule, balanced rows) read the function's schedule: the kernel's own.
+  if (Attribute schedule =
+          op->getAttr(mlir::sptune::SptuneDialect::kScheduleAttrName))
+    outlined->setAttr(mlir::sptune::SptuneDialect::kScheduleAttrName, schedule);
   Block *entry = outlined.addEntryBlock();
   IRMapping map;
   for (auto [v, arg] : llvm::zip(inputs, entry->getArguments()))

@@ -11,6 +11,8 @@
 // RUN: sed 's/SCHEDULE/cpu spmv, parallel = outer, threads = 2, omp = balanced/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmv, widths = [32, 32], parallel = outer, threads = 3, omp = balanced/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu spmv, parallel = outer, threads = 32, omp = balanced/' %s | %{lower} | %{run} | FileCheck %s
+// The pipeline's threads option sets the blocks as it sets the team.
+// RUN: sed 's/SCHEDULE/cpu spmv, parallel = outer, threads = 4, omp = balanced/' %s | sptune-opt --sptune-apply-schedule --sptune-lower-cpu=threads=3 | %{run} | FileCheck %s
 // The same without a schedule (upstream's default code).
 // RUN: sed 's/, sptune.schedule = #sptune.schedule<SCHEDULE>//' %s | %{lower} | %{run} | FileCheck %s
 //
@@ -28,6 +30,9 @@
 // IR: scf.while
 // IR: scf.while
 // IR: scf.for
+// RUN: sed 's/SCHEDULE/cpu spmv, parallel = outer, threads = 4, omp = balanced/' %s | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify --sptune-balance-rows=threads=3 | FileCheck %s --check-prefix=THREE
+// THREE: %[[C3:.*]] = arith.constant 3 : index
+// THREE: scf.parallel ({{.*}}) = ({{.*}}) to (%[[C3]])
 // FOUR-NOT: omp_get_max_threads
 // FOUR: %[[C4:.*]] = arith.constant 4 : index
 // FOUR: scf.parallel ({{.*}}) = ({{.*}}) to (%[[C4]])

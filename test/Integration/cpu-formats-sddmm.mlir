@@ -11,6 +11,7 @@
 // (more blocks than rows: some are empty).
 // RUN: sed 's/SCHEDULE/cpu sddmm, order = [i, j, k], parallel = outer, threads = 2, omp = balanced, vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu sddmm, order = [i, j, k], parallel = outer, threads = 16, omp = balanced/' %s | %{lower} | %{run} | FileCheck %s
+// RUN: sed 's/SCHEDULE/cpu sddmm, levels = [j : dense, i : compressed], order = [j, i, k], parallel = outer, omp = balanced/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu sddmm, levels = [i : compressed, j : compressed], order = [i, j, k], parallel = outer/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu sddmm, levels = [i1 : dense, j1 : compressed, i0 : dense, j0 : dense], split = [2, 2], order = [i1, j1, i0, j0, k], vl = 4/' %s | %{lower} | %{run} | FileCheck %s
 // RUN: sed 's/SCHEDULE/cpu sddmm, levels = [j : dense, i : compressed], order = [j, i, k]/' %s | %{lower} | %{run} | FileCheck %s
