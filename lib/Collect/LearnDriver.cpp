@@ -170,7 +170,8 @@ int sptune::runLearnDriver(LearnDriverOptions o,
   if (std::optional<BanditPolicy> p = parseBanditPolicy(o.policy))
     options.policy = *p;
   else
-    return fail("unknown --policy '" + o.policy + "' (ucb1 or thompson)");
+    return fail("unknown --policy '" + o.policy +
+                "' (ucb1, thompson or hedge)");
   if (o.reward == "top1")
     options.reward = RewardMetric::Top1;
   else if (o.reward == "tau")

@@ -95,8 +95,11 @@ static BoundOpt<std::string> strategy(
     cl::desc("bandit (default), random, rs2, diversity, uncertainty, "
              "exploitation or exploration"));
 static BoundOpt<std::string> policy(cl::cat(category), "policy", at(run.policy),
-                               cl::desc("The bandit's policy: ucb1 or "
-                                        "thompson"));
+                                    cl::desc("The bandit's policy: ucb1 or "
+                                             "thompson (one arm a round), or "
+                                             "hedge (every arm a share of each "
+                                             "round, by what its measurements "
+                                             "found)"));
 static cl::list<std::string> arms(cl::cat(category), "arms", cl::CommaSeparated,
                                   cl::desc("The bandit's strategies (default: "
                                            "exploitation and two mixes of it; a mix: a+b@share)"));
@@ -111,6 +114,13 @@ static BoundOpt<double> banditC(
 static BoundOpt<double> discount(
     cl::cat(category), "discount", at(run.learn.banditOptions.discount),
     cl::desc("Weight of a reward per later round (0.8; 1: none)"));
+static BoundOpt<double> hedgeRate(
+    cl::cat(category), "hedge-rate", at(run.learn.hedgeRate),
+    cl::desc("Hedge's learning rate on round-scaled rewards (1; 0: equal "
+             "shares)"));
+static BoundOpt<double>
+    minShare(cl::cat(category), "min-share", at(run.learn.hedgeMinShare),
+             cl::desc("Hedge: every arm's smallest share of a round (0.05)"));
 static BoundList roundsAt(cl::cat(category), "rounds-at", at(run.roundsAt),
                      cl::CommaSeparated,
                      cl::desc("Cumulative budget at the end of each round: "

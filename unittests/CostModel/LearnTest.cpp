@@ -10,12 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sptune/Learn/LearningLoop.h"
 #include "cpu/CpuKnobs.h"
+#include "sptune/Learn/LearningLoop.h"
 #include "sptune/Learn/LearningPool.h"
 #include "sptune/Learn/MeasurementOracle.h"
 #include "sptune/Learn/SelectionStrategy.h"
 #include "sptune/Learn/StrategyBandit.h"
+#include "sptune/Learn/StrategyPortfolio.h"
 #include "sptune/Target/DefaultSchedule.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -546,9 +547,11 @@ TEST(ReplayOracleTest, BuildsThePoolAndRevealsStoredTimesAndCosts) {
 TEST(StrategyBanditTest, PolicyNames) {
   EXPECT_EQ(parseBanditPolicy("ucb1"), BanditPolicy::UCB1);
   EXPECT_EQ(parseBanditPolicy("thompson"), BanditPolicy::Thompson);
+  EXPECT_EQ(parseBanditPolicy("hedge"), BanditPolicy::Hedge);
   EXPECT_FALSE(parseBanditPolicy("greedy").has_value());
   EXPECT_STREQ(toString(BanditPolicy::UCB1), "ucb1");
   EXPECT_STREQ(toString(BanditPolicy::Thompson), "thompson");
+  EXPECT_STREQ(toString(BanditPolicy::Hedge), "hedge");
 }
 
 TEST(StrategyBanditTest, Ucb1PlaysEveryArmFirstThenTheBestAndStillExplores) {
@@ -1396,6 +1399,79 @@ TEST(LearningLoopTest, BanditPlaysItsArmsAndCheckpointsItsState) {
   std::string msg = errorText(refused);
   EXPECT_NE(msg.find("holds the state of another run"), std::string::npos)
       << msg;
+}
+
+TEST(LearningLoopTest, HedgeSharesEveryRoundAmongItsArmsAndCheckpoints) {
+  TempDir dir;
+  ReplayRun r;
+  LearnOptions o = quickLearnOptions(dir / "s", r.total());
+  o.strategy = "bandit";
+  o.policy = BanditPolicy::Hedge;
+  o.arms = {"exploitation", "random"};
+  o.hedgeRate = 2;
+  double t = r.total();
+  o.roundBudgets = {0.15 * t, 0.3 * t, 0.45 * t, 0.6 * t};
+  llvm::Expected<LearnResult> res = r.run(o);
+  ASSERT_TRUE(static_cast<bool>(res)) << errorText(res.takeError());
+  ASSERT_EQ(res->rounds.size(), 4u);
+  // Round 1 has no model: uniform. Then every round is shared, and the log
+  // says how and what each arm's measurements found.
+  EXPECT_EQ(res->rounds[0].arm, "");
+  EXPECT_TRUE(r.said("round 1/4 [random]"));
+  EXPECT_TRUE(r.said("round 2/4 [hedge]"));
+  EXPECT_EQ(res->rounds[1].armReason.rfind(
+                "hedge shares: exploitation 0.50, random 0.50; rewards", 0),
+            0u)
+      << res->rounds[1].armReason;
+  for (size_t n = 1; n < 4; ++n) {
+    EXPECT_EQ(res->rounds[n].arm, "hedge");
+    EXPECT_FALSE(res->rounds[n].reward.has_value())
+        << "per-arm rewards are in the reason and the state";
+  }
+
+  std::string state = readFile(dir / "s/state.json");
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse(state);
+  ASSERT_TRUE(static_cast<bool>(v)) << llvm::toString(v.takeError());
+  EXPECT_EQ(v->getAsObject()->get("bandit"), nullptr);
+  const llvm::json::Value *saved = v->getAsObject()->get("portfolio");
+  ASSERT_TRUE(saved);
+  StrategyPortfolio restored(o.arms);
+  llvm::Error e = restored.restore(*saved);
+  ASSERT_FALSE(static_cast<bool>(e)) << errorText(std::move(e));
+  EXPECT_EQ(restored.rounds(), 3u);
+
+  // Deterministic: the same run elsewhere gives the same rounds; resuming
+  // the finished one does nothing more.
+  TempDir dir2;
+  ReplayRun same;
+  LearnOptions o2 = o;
+  o2.stateDir = dir2 / "s";
+  llvm::Expected<LearnResult> again = same.run(o2);
+  ASSERT_TRUE(static_cast<bool>(again)) << errorText(again.takeError());
+  expectSameRounds(res->rounds, again->rounds);
+  for (size_t n = 0; n < 4; ++n)
+    EXPECT_EQ(res->rounds[n].armReason, again->rounds[n].armReason);
+  ReplayRun resumed;
+  llvm::Expected<LearnResult> d = resumed.run(o);
+  ASSERT_TRUE(static_cast<bool>(d)) << errorText(d.takeError());
+  EXPECT_EQ(d->resumedAfter, 4);
+  expectSameRounds(res->rounds, d->rounds);
+
+  // Another rate is another run; a floor the arms cannot all keep is
+  // refused.
+  ReplayRun otherRate;
+  LearnOptions o3 = o;
+  o3.hedgeRate = 1;
+  llvm::Expected<LearnResult> refused = otherRate.run(o3);
+  EXPECT_NE(errorText(refused).find("holds the state of another run"),
+            std::string::npos);
+  TempDir dir4;
+  ReplayRun badFloor;
+  LearnOptions o4 = o;
+  o4.stateDir = dir4 / "s";
+  o4.hedgeMinShare = 0.5;
+  llvm::Expected<LearnResult> badRun = badFloor.run(o4);
+  EXPECT_NE(errorText(badRun).find("smallest share"), std::string::npos);
 }
 
 TEST(LearningLoopTest, ARewardSetApartFromTheValidationRewardsTheBandit) {

@@ -152,6 +152,9 @@ std::string fingerprint(const LearningPool &pool, const LearnOptions &o,
     mix(toString(o.policy));
     for (const std::string &a : o.arms)
       mix(a);
+    if (o.policy == BanditPolicy::Hedge)
+      mix(llvm::formatv("hedge {0:e6} {1:e6}", o.hedgeRate, o.hedgeMinShare)
+              .str());
   }
   mix(std::to_string(o.seed));
   for (double b : o.roundBudgets)
@@ -225,6 +228,12 @@ private:
   const LearnOptions &o;
 
   std::optional<StrategyBandit> bandit;
+  std::optional<StrategyPortfolio> portfolio;
+  bool portfolioMode() const {
+    return o.strategy == "bandit" && o.policy == BanditPolicy::Hedge;
+  }
+  /// Hedge: every arm ranks, the round takes each arm's share.
+  llvm::Expected<MergedRanking> portfolioRanking(const SelectionContext &ctx);
   std::unique_ptr<Model> model;
   std::vector<const MatrixFeatures *> poolMatrices;
   LearnResult result;
@@ -267,6 +276,12 @@ llvm::Error Driver::checkOptions() const {
                    ">= 0");
   if (!(o.banditOptions.discount > 0 && o.banditOptions.discount <= 1))
     return failure("the bandit's discount must be in (0, 1]");
+  if (portfolioMode())
+    if (std::string why = StrategyPortfolio::whyInvalid(
+            {o.hedgeRate, o.hedgeMinShare, o.banditOptions.discount},
+            o.arms.size());
+        !why.empty())
+      return failure(why);
   if (validation.empty())
     return failure("no validation problems");
   std::set<std::string> validationIds;
@@ -343,6 +358,10 @@ llvm::Error Driver::loadState() {
     if (const json::Value *b = s->get("bandit"))
       if (llvm::Error e = bandit->restore(*b))
         return e;
+  if (portfolio)
+    if (const json::Value *b = s->get("portfolio"))
+      if (llvm::Error e = portfolio->restore(*b))
+        return e;
   std::string error;
   model = Model::load(o.stateDir + "/" + modelFile->str(), error);
   if (!model)
@@ -389,6 +408,8 @@ llvm::Error Driver::saveState(int round, const std::string &modelFile) {
                      {"time", nowUtc()}};
   if (bandit)
     state["bandit"] = bandit->toJson();
+  if (portfolio)
+    state["portfolio"] = portfolio->toJson();
   std::string text;
   llvm::raw_string_ostream(text) << json::Value(std::move(state)) << "\n";
   if (llvm::Error e = writeAtomically(statePath(), text))
@@ -451,6 +472,23 @@ Driver::trainModel(const Model *warm, int epochs, uint64_t seed,
   return std::move(m);
 }
 
+llvm::Expected<MergedRanking>
+Driver::portfolioRanking(const SelectionContext &ctx) {
+  std::vector<std::vector<size_t>> rankings;
+  for (size_t a = 0; a < o.arms.size(); ++a) {
+    std::unique_ptr<SelectionStrategy> s =
+        cantFail(createStrategy(o.arms[a], o.strategyOptions));
+    SelectionContext armCtx = ctx;
+    // Each arm its own stream (two random arms would otherwise agree).
+    armCtx.seed = ctx.seed + 0x51ED27ull * (a + 1);
+    llvm::Expected<std::vector<size_t>> r = s->rank(armCtx);
+    if (!r)
+      return r.takeError();
+    rankings.push_back(std::move(*r));
+  }
+  return StrategyPortfolio::merge(rankings, portfolio->shares());
+}
+
 llvm::Expected<LearnResult> Driver::run() {
   if (llvm::Error e = checkOptions())
     return std::move(e);
@@ -470,7 +508,10 @@ llvm::Expected<LearnResult> Driver::run() {
   for (const SampleGroup &g : rewardSet)
     if (!features.count(g.matrix.id))
       return failure("no features for reward-set matrix '" + g.matrix.id + "'");
-  if (o.strategy == "bandit")
+  if (portfolioMode())
+    portfolio.emplace(o.arms, PortfolioOptions{o.hedgeRate, o.hedgeMinShare,
+                                               o.banditOptions.discount});
+  else if (o.strategy == "bandit")
     bandit.emplace(o.policy, o.arms, o.banditOptions);
   if (llvm::Error e = loadState())
     return std::move(e);
@@ -503,7 +544,14 @@ llvm::Expected<LearnResult> Driver::run() {
     std::unique_ptr<SelectionStrategy> strategy;
     std::optional<size_t> arm;
     std::string name = o.strategy;
-    if (bandit) {
+    if (portfolio) {
+      name = "random";
+      if (model) {
+        name = "hedge";
+        rec.arm = "hedge";
+        rec.armReason = portfolio->describe();
+      }
+    } else if (bandit) {
       name = "random";
       if (model) {
         BanditChoice choice = bandit->decide(roundSeed);
@@ -513,11 +561,12 @@ llvm::Expected<LearnResult> Driver::run() {
         rec.armReason = std::move(choice.reason);
       }
     }
-    strategy = cantFail(createStrategy(name, o.strategyOptions));
+    if (name != "hedge")
+      strategy = cantFail(createStrategy(name, o.strategyOptions));
     std::unique_ptr<SelectionStrategy> trainingStrategy =
-        cantFail(createStrategy(bandit ? "random" : o.strategy,
+        cantFail(createStrategy(bandit || portfolio ? "random" : o.strategy,
                                 o.strategyOptions));
-    if (strategy->needsModel() && !model) {
+    if (strategy && strategy->needsModel() && !model) {
       strategy = cantFail(createStrategy("random", o.strategyOptions));
       name = strategy->name();
     }
@@ -530,11 +579,29 @@ llvm::Expected<LearnResult> Driver::run() {
       return trainModel(model.get(), std::max(2, o.roundEpochs / 2), seed, 1.0,
                         /*bootstrap=*/true);
     };
-    llvm::Expected<std::vector<size_t>> ranked = strategy->rank(ctx);
+    // Hedge: which arm each candidate of the round came from, and each
+    // problem's best measured time before the round (what an arm's
+    // measurements are rewarded for beating).
+    std::vector<size_t> armOf;
+    std::vector<double> bestBefore;
+    llvm::Expected<std::vector<size_t>> ranked = std::vector<size_t>();
+    if (strategy) {
+      ranked = strategy->rank(ctx);
+    } else {
+      llvm::Expected<MergedRanking> merged = portfolioRanking(ctx);
+      if (!merged)
+        return merged.takeError();
+      armOf.assign(pool.candidates().size(), o.arms.size());
+      for (size_t n = 0; n < merged->candidates.size(); ++n)
+        armOf[merged->candidates[n]] = merged->arms[n];
+      ranked = std::move(merged->candidates);
+      bestBefore = bestMeasuredTimes(pool);
+    }
     if (!ranked)
       return ranked.takeError();
     rec.selectSeconds = secondsSince(t0);
     double before = pool.spent();
+    std::vector<size_t> measuredThisRound;
     size_t next = 0;
     t0 = Clock::now();
     for (int batch = 0; batch < kMaxBatches && pool.spent() < target * 0.999;
@@ -592,6 +659,7 @@ llvm::Expected<LearnResult> Driver::run() {
           ++rec.measured;
           if (!m->ok)
             ++rec.failed;
+          measuredThisRound.push_back(chosen[n]);
         }
       if (stopRequested()) {
         // What was measured is in the oracle's dataset (live) or free to
@@ -665,6 +733,20 @@ llvm::Expected<LearnResult> Driver::run() {
                                 before);
       rec.reward = gain / std::max(logCost, 1e-6);
       bandit->update(*arm, *rec.reward);
+    }
+    if (portfolio && !armOf.empty()) {
+      std::vector<std::optional<double>> rewards = improvementRewards(
+          pool, bestBefore, measuredThisRound, armOf, o.arms.size());
+      std::string text;
+      for (size_t a = 0; a < o.arms.size(); ++a) {
+        text += llvm::formatv("{0}{1} {2}", a ? ", " : "", o.arms[a],
+                              rewards[a]
+                                  ? llvm::formatv("{0:e2}", *rewards[a]).str()
+                                  : std::string("-"))
+                    .str();
+      }
+      portfolio->update(rewards);
+      rec.armReason += "; rewards (log gain of best times per second): " + text;
     }
 
     // 5. Checkpoint: the model first, then the state that names it.

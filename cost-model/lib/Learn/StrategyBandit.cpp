@@ -5,6 +5,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -12,7 +13,15 @@
 using namespace sptune;
 
 const char *sptune::toString(BanditPolicy policy) {
-  return policy == BanditPolicy::UCB1 ? "ucb1" : "thompson";
+  switch (policy) {
+  case BanditPolicy::UCB1:
+    return "ucb1";
+  case BanditPolicy::Thompson:
+    return "thompson";
+  case BanditPolicy::Hedge:
+    return "hedge";
+  }
+  return "?";
 }
 
 std::optional<BanditPolicy> sptune::parseBanditPolicy(std::string_view name) {
@@ -20,6 +29,8 @@ std::optional<BanditPolicy> sptune::parseBanditPolicy(std::string_view name) {
     return BanditPolicy::UCB1;
   if (name == "thompson" || name == "ts")
     return BanditPolicy::Thompson;
+  if (name == "hedge")
+    return BanditPolicy::Hedge;
   return std::nullopt;
 }
 
@@ -27,7 +38,9 @@ StrategyBandit::StrategyBandit(BanditPolicy policy,
                                std::vector<std::string> arms,
                                BanditOptions options)
     : policy_(policy), arms_(std::move(arms)), options_(options),
-      rewards_(arms_.size()) {}
+      rewards_(arms_.size()) {
+  assert(policy != BanditPolicy::Hedge && "Hedge is StrategyPortfolio's");
+}
 
 namespace {
 /// Per arm: the discounted count and sum of its rewards.

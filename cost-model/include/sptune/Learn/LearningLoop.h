@@ -4,7 +4,9 @@
 //
 //   1. choose the round's strategy (fixed, or a bandit's arm),
 //   2. let it order the pool's unmeasured candidates, measure a prefix that
-//      fits the round's budget through the oracle (live or replay),
+//      fits the round's budget through the oracle (live or replay); with
+//      the Hedge policy every arm ranks, and the round takes from each
+//      ranking its arm's share (StrategyPortfolio.h),
 //   3. update the model on everything measured so far: the first round
 //      trains a fresh model (knob autoencoders pre-trained on the pool's
 //      schedules), later rounds continue training the previous round's model
@@ -16,7 +18,11 @@
 //      the data: the rewards of early and late rounds stay comparable); the
 //      reward set is a set of problems apart from the reported validation
 //      ones, so that the bandit is not tuned on what is reported (without
-//      one, the validation problems reward it, as before), and
+//      one, the validation problems reward it, as before);
+//      Hedge instead rewards each arm with what its own measurements found:
+//      the gain in log of its problems' best measured time (over the best
+//      before the round; problems measured for the first time tell
+//      nothing) per second of its measurements, and
 //   5. checkpoint: the measured outcomes, the bandit, the model and the
 //      round log, atomically, so that a killed run resumes where it was and
 //      nothing measured is measured again.
@@ -35,6 +41,7 @@
 #include "sptune/Learn/MeasurementOracle.h"
 #include "sptune/Learn/SelectionStrategy.h"
 #include "sptune/Learn/StrategyBandit.h"
+#include "sptune/Learn/StrategyPortfolio.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -64,6 +71,9 @@ struct LearnOptions {
   std::vector<std::string> arms = {"exploitation", "exploitation+random@0.25",
                                    "exploitation+uncertainty@0.25"};
   BanditOptions banditOptions{/*exploration=*/0.5, /*discount=*/0.8};
+  /// The Hedge policy's learning rate and every arm's smallest share (see
+  /// StrategyPortfolio.h; its discount is `banditOptions.discount`).
+  double hedgeRate = 1.0, hedgeMinShare = 0.05;
   RewardMetric reward = RewardMetric::Top1;
   StrategyOptions strategyOptions;
   /// Cumulative measurement seconds at the end of each round (increasing).

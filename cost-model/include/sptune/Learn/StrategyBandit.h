@@ -35,7 +35,9 @@
 
 namespace sptune {
 
-enum class BanditPolicy { UCB1, Thompson };
+/// UCB1 and Thompson pick one arm per round (StrategyBandit); Hedge gives
+/// every arm a share of each round (StrategyPortfolio).
+enum class BanditPolicy { UCB1, Thompson, Hedge };
 const char *toString(BanditPolicy policy);
 std::optional<BanditPolicy> parseBanditPolicy(std::string_view name);
 
@@ -56,7 +58,8 @@ struct BanditChoice {
 
 class StrategyBandit {
 public:
-  /// `arms`: the strategies' names (at least one).
+  /// `arms`: the strategies' names (at least one); `policy`: UCB1 or
+  /// Thompson (Hedge is StrategyPortfolio's).
   StrategyBandit(BanditPolicy policy, std::vector<std::string> arms,
                  BanditOptions options = {});
 
