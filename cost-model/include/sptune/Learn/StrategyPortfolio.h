@@ -1,5 +1,4 @@
 //===- StrategyPortfolio.h - Every arm a share of each round ----*- C++ -*-===//
-//-*-===//
 //
 // Part of sptune. The bandit's other form (`--policy hedge`): instead of one
 // strategy choosing a whole round, every strategy (arm) chooses a share of
