@@ -59,6 +59,7 @@ sptune::planCollection(const std::vector<std::string> &sources,
         tune.topK = options.modelTopK;
         tune.seed = collect.seed + 17;
         tune.onlyThisMachine = false;
+        tune.unseenKnobsByRule = false;
         llvm::Expected<TuneResult> ranked =
             tuneSchedule(*options.model, csr, kt,
                          Schedule::freeLoopSize(kt, collect.free), tune);

@@ -109,6 +109,11 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
   for (Schedule &s : candidates) {
     if (!isUsable(s))
       continue;
+    if (options.unseenKnobsByRule) {
+      Schedule ruled = target->withUnseenKnobsByRule(s);
+      if (ruled != s && isUsable(ruled))
+        s = std::move(ruled);
+    }
     if (seen.insert(s.str()).second)
       usable.push_back(std::move(s));
   }

@@ -1,6 +1,7 @@
 //===- ScheduleTunerTest.cpp - Ranking, measuring and the heuristic guard -===//
 
 #include "sptune/Tune/ScheduleTuner.h"
+#include "cpu/CpuKnobs.h"
 #include "nvvm/NvvmKnobs.h"
 
 #include "sptune/Collect/WorkerCandidateMeasurer.h"
@@ -398,6 +399,50 @@ TEST(ScheduleTuner, RanksTheHeuristicsKnobNeighbourhood) {
   }
   EXPECT_EQ(layouts.size(), 4u);
   EXPECT_EQ(widths.size(), 2u);
+}
+
+// The CPU knob encoding has no feature for rows balanced by stored entries
+// (omp = balanced): the tuner gives every candidate that runs OpenMP's
+// static schedule over rows that can be balanced the heuristic's rule
+// instead, unless told not to (collection).
+TEST(ScheduleTuner, KnobsTheModelCannotSeeFollowTheTargetsRule) {
+  CsrMatrix m = load();
+  HeuristicLastModel model;
+  TuneOptions o = measuring(0);
+  o.candidates = 200;
+  o.topK = 1000;
+  auto count = [&](const TuneResult &r, OmpScheduleKind kind) {
+    size_t n = 0;
+    for (const RankedCandidate &c : r.top)
+      n += cpuKnobs(c.schedule).parallel == ParallelKind::Outer &&
+           cpuKnobs(c.schedule).omp == kind &&
+           whyNotBalanceable(c.schedule).empty();
+    return n;
+  };
+  for (KernelType k : {KernelType::SpMM, KernelType::SpMV}) {
+    SCOPED_TRACE(toString(k));
+    auto ruled = tuneSchedule(model, m, k, 16, o);
+    ASSERT_TRUE(!!ruled) << llvm::toString(ruled.takeError());
+    TuneOptions unruled = o;
+    unruled.unseenKnobsByRule = false;
+    auto raw = tuneSchedule(model, m, k, 16, unruled);
+    ASSERT_TRUE(!!raw) << llvm::toString(raw.takeError());
+    EXPECT_GT(count(*raw, OmpScheduleKind::Static), 0u);
+    EXPECT_EQ(count(*ruled, OmpScheduleKind::Static), 0u);
+    EXPECT_GT(count(*ruled, OmpScheduleKind::Balanced),
+              count(*raw, OmpScheduleKind::Balanced));
+    // Nothing else changes, and no candidate is ranked twice.
+    std::set<std::string> names;
+    for (const RankedCandidate &c : ruled->top)
+      EXPECT_TRUE(names.insert(c.schedule.str()).second) << c.schedule.str();
+    EXPECT_LE(ruled->numCandidates, raw->numCandidates);
+    for (const RankedCandidate &c : ruled->top)
+      if (cpuKnobs(c.schedule).omp != OmpScheduleKind::Balanced)
+        EXPECT_TRUE(std::any_of(
+            raw->top.begin(), raw->top.end(),
+            [&](const RankedCandidate &r) { return r.schedule == c.schedule; }))
+            << c.schedule.str();
+  }
 }
 
 /// A fourth target (Support/ToyTarget.h), added the way a new target folder

@@ -72,6 +72,10 @@ struct TuneOptions {
   /// Collection turns it off: measuring a model's unfit favourites is how
   /// it learns what they cost.
   bool onlyThisMachine = true;
+  /// Set the knobs the model cannot see by the target's rule on every
+  /// candidate (Target::withUnseenKnobsByRule). Collection turns it off:
+  /// it measures what the model scored.
+  bool unseenKnobsByRule = true;
   /// Extra legality for the kernel form being tuned (e.g. the rules of an
   /// in-place SDDMM); empty string = applicable.
   std::function<std::string(const Schedule &)> applicable;
