@@ -7,7 +7,8 @@
 #      discount 0.8, chosen on seeds 1-3 of split 1) and every single arm,
 #      on seeds 201-210 x validation splits 3-5 that chose nothing, rounds up
 #      to 10% of the shipped CPU data's measurement cost, and full-data
-#      models (about 65 minutes);
+#      models; also Hedge (--policy hedge, docs/results.md) (about 75
+#      minutes);
 #   2. replay, SPADE: the same strategies on the shipped SPADE data, seeds
 #      201-205 x splits 3-4, six rounds up to 10% (about 20 minutes);
 #   3. live, CPU: from no model to 10% of the shipped CPU data's measurement
@@ -32,8 +33,10 @@ zcat "$root/cost-model/data/spade-2026-11-30.jsonl.gz" > "$work/spade.jsonl"
 arms="--strategies exploitation,exploitation+random@0.25,exploitation+uncertainty@0.25,exploration,random,diversity"
 bandit="bandit-ucb1-mix=--strategy bandit --policy ucb1 --arms exploitation,exploitation+random@0.25,exploitation+uncertainty@0.25 --bandit-c 0.5 --discount 0.8"
 former="bandit-ucb1=--strategy bandit --policy ucb1 --arms random,diversity,uncertainty,exploitation,exploration --bandit-c 1 --discount 1"
+# Hedge, every arm a share of each round (chosen on seeds 1-6 x splits 1-2).
+hedge="bandit-hedge=--strategy bandit --policy hedge --arms exploitation,exploration,random --hedge-rate 4 --min-share 0 --discount 1"
 /usr/bin/python3 -m sptune.learn_experiment --build "$root/build" \
-  --replay "$work/cpu.jsonl" --out "$work/cpu-replay" $arms --config "$bandit" --config "$former" \
+  --replay "$work/cpu.jsonl" --out "$work/cpu-replay" $arms --config "$bandit" --config "$former" --config "$hedge" \
   --seeds 201-210 --split-seeds 3,4,5 --full-seeds 201-203 --jobs 2 \
   --rounds-at 0.5%,1%,1.5%,2%,3%,4%,5%,6.5%,8%,10% \
   --json "$work/cpu-replay.json" --plot "$work/cpu-replay.png" \
