@@ -34,7 +34,7 @@ arms="--strategies exploitation,exploitation+random@0.25,exploitation+uncertaint
 bandit="bandit-ucb1-mix=--strategy bandit --policy ucb1 --arms exploitation,exploitation+random@0.25,exploitation+uncertainty@0.25 --bandit-c 0.5 --discount 0.8"
 former="bandit-ucb1=--strategy bandit --policy ucb1 --arms random,diversity,uncertainty,exploitation,exploration --bandit-c 1 --discount 1"
 # Hedge, every arm a share of each round (chosen on seeds 1-6 x splits 1-2).
-hedge="bandit-hedge=--strategy bandit --policy hedge --arms exploitation,exploration,random --hedge-rate 4 --min-share 0 --discount 1"
+hedge="bandit-hedge=--strategy bandit --policy hedge --arms exploitation,exploration,random --hedge-rate 4 --hedge-min-share 0 --discount 1"
 /usr/bin/python3 -m sptune.learn_experiment --build "$root/build" \
   --replay "$work/cpu.jsonl" --out "$work/cpu-replay" $arms --config "$bandit" --config "$former" --config "$hedge" \
   --seeds 201-210 --split-seeds 3,4,5 --full-seeds 201-203 --jobs 2 \

@@ -109,7 +109,9 @@ llvm::Expected<TuneResult> sptune::tuneSchedule(const CostModel &model,
   for (Schedule &s : candidates) {
     if (!isUsable(s))
       continue;
-    if (options.unseenKnobsByRule) {
+    // The heuristic and the untuned reference stay what they are: the
+    // baselines a pick is judged and measured against.
+    if (options.unseenKnobsByRule && s != heuristic && s != reference) {
       Schedule ruled = target->withUnseenKnobsByRule(s);
       if (ruled != s && isUsable(ruled))
         s = std::move(ruled);

@@ -119,7 +119,7 @@ static BoundOpt<double> hedgeRate(
     cl::desc("Hedge's learning rate on round-scaled rewards (1; 0: equal "
              "shares)"));
 static BoundOpt<double>
-    minShare(cl::cat(category), "min-share", at(run.learn.hedgeMinShare),
+    minShare(cl::cat(category), "hedge-min-share", at(run.learn.hedgeMinShare),
              cl::desc("Hedge: every arm's smallest share of a round (0.05)"));
 static BoundList roundsAt(cl::cat(category), "rounds-at", at(run.roundsAt),
                      cl::CommaSeparated,

@@ -1428,6 +1428,12 @@ TEST(LearningLoopTest, HedgeSharesEveryRoundAmongItsArmsAndCheckpoints) {
     EXPECT_FALSE(res->rounds[n].reward.has_value())
         << "per-arm rewards are in the reason and the state";
   }
+  // Rounds 2 and 3 rewarded at least one arm (problems measured before),
+  // so round 4's shares have moved off the even split.
+  EXPECT_EQ(res->rounds[3].armReason.find(
+                "hedge shares: exploitation 0.50, random 0.50"),
+            std::string::npos)
+      << res->rounds[3].armReason;
 
   std::string state = readFile(dir / "s/state.json");
   llvm::Expected<llvm::json::Value> v = llvm::json::parse(state);
@@ -1456,6 +1462,36 @@ TEST(LearningLoopTest, HedgeSharesEveryRoundAmongItsArmsAndCheckpoints) {
   ASSERT_TRUE(static_cast<bool>(d)) << errorText(d.takeError());
   EXPECT_EQ(d->resumedAfter, 4);
   expectSameRounds(res->rounds, d->rounds);
+
+  // Stopped after round 3's checkpoint and resumed: round 4 has the same
+  // shares (restored from the state) and the same rounds as the straight
+  // run.
+  std::atomic<bool> stop{false};
+  TempDir dir3;
+  ReplayRun cut;
+  LearnOptions withStop = o;
+  withStop.stateDir = dir3 / "s";
+  withStop.stop = &stop;
+  withStop.onMessage = [&](llvm::StringRef m) {
+    if (m.starts_with("round 3/"))
+      stop = true;
+  };
+  llvm::Expected<LearnResult> part =
+      runLearning(cut.pool, *cut.oracle, synthetic().validation,
+                  synthetic().features, withStop);
+  ASSERT_TRUE(static_cast<bool>(part)) << errorText(part.takeError());
+  EXPECT_TRUE(part->interrupted);
+  ASSERT_EQ(part->rounds.size(), 3u);
+  stop = false;
+  ReplayRun rest;
+  LearnOptions restOptions = o;
+  restOptions.stateDir = dir3 / "s";
+  llvm::Expected<LearnResult> finished = rest.run(restOptions);
+  ASSERT_TRUE(static_cast<bool>(finished)) << errorText(finished.takeError());
+  EXPECT_EQ(finished->resumedAfter, 3);
+  expectSameRounds(res->rounds, finished->rounds);
+  for (size_t n = 0; n < 4; ++n)
+    EXPECT_EQ(res->rounds[n].armReason, finished->rounds[n].armReason) << n;
 
   // Another rate is another run; a floor the arms cannot all keep is
   // refused.

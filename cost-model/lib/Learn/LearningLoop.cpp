@@ -802,7 +802,7 @@ llvm::Expected<LearnResult> Driver::run() {
                             ? std::string()
                             : modelIdentity(o.baseModelBytes)},
       {"time", nowUtc()}};
-  if (bandit)
+  if (bandit || portfolio)
     prov["policy"] = toString(o.policy);
   if (!result.rounds.empty())
     prov["validation"] = recordObject(result.rounds.back())["validation"];

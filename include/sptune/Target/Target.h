@@ -130,9 +130,9 @@ public:
   /// `s` with the knobs that `knobEncoding()` cannot see set by the
   /// target's own rule, or `s` itself. A knob newer than the model's
   /// features scores the same either way, so a learned pick would take it
-  /// by chance; the tuner applies this to every candidate it ranks
-  /// (TuneOptions::unseenKnobsByRule). The result must be legal wherever
-  /// `s` is. The default: `s`.
+  /// by chance; the tuner applies this to every candidate it ranks but the
+  /// heuristic and the reference (TuneOptions::unseenKnobsByRule). The
+  /// result must be legal wherever `s` is. The default: `s`.
   virtual Schedule withUnseenKnobsByRule(const Schedule &s) const { return s; }
 
   /// Names of the library or reference baselines its measurer can run

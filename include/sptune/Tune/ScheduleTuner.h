@@ -73,8 +73,9 @@ struct TuneOptions {
   /// it learns what they cost.
   bool onlyThisMachine = true;
   /// Set the knobs the model cannot see by the target's rule on every
-  /// candidate (Target::withUnseenKnobsByRule). Collection turns it off:
-  /// it measures what the model scored.
+  /// candidate but the heuristic and the reference
+  /// (Target::withUnseenKnobsByRule). Collection turns it off: it measures
+  /// what the model scored.
   bool unseenKnobsByRule = true;
   /// Extra legality for the kernel form being tuned (e.g. the rules of an
   /// in-place SDDMM); empty string = applicable.

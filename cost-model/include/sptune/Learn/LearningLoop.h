@@ -20,9 +20,9 @@
 //      ones, so that the bandit is not tuned on what is reported (without
 //      one, the validation problems reward it, as before);
 //      Hedge instead rewards each arm with what its own measurements found:
-//      the gain in log of its problems' best measured time (over the best
-//      before the round; problems measured for the first time tell
-//      nothing) per second of its measurements, and
+//      the sum, over those that beat their problem's best time before the
+//      round, of log(best before / time), per second of its measurements
+//      (problems measured for the first time tell nothing), and
 //   5. checkpoint: the measured outcomes, the bandit, the model and the
 //      round log, atomically, so that a killed run resumes where it was and
 //      nothing measured is measured again.

@@ -11,9 +11,10 @@
 // that metric by tens of percent whatever was measured; with nine informed
 // rounds the arms cannot be told apart (issue 32). Here every arm plays in
 // every round, on the same model, and its reward is what its own
-// measurements found, read off the measurements themselves (see
-// LearningLoop.cpp: the improvement of each problem's best measured time,
-// per second of measurement), so arms are compared paired, round by round,
+// measurements found, read off the measurements themselves
+// (improvementRewards below: log(best before / time) summed over its
+// measurements that beat their problem's best before the round, per second
+// of its measurements), so arms are compared paired, round by round,
 // without the retraining's noise.
 //
 // Shares: p_a = minShare + (1 - K minShare) softmax(rate * G)_a, where G_a
@@ -21,7 +22,8 @@
 // arm of a round scores 1 whatever the reward's unit), a reward t rounds old
 // weighing discount^t. A round's ranking takes its entries from the arms'
 // rankings by smooth weighted round-robin on the shares, without repeats,
-// so every prefix the driver measures holds about each arm's share.
+// so every prefix the driver measures holds about each arm's share of the
+// candidates (not of the seconds: candidates cost what they cost).
 //
 // Deterministic; its state is JSON, for the driver's checkpoint.
 //
@@ -104,7 +106,8 @@ private:
 
 class LearningPool;
 
-/// Each problem's best successfully measured time so far (infinity: none).
+/// Each problem's best successfully measured time so far (infinity: none,
+/// also when every measurement of it failed).
 std::vector<double> bestMeasuredTimes(const LearningPool &pool);
 
 /// The portfolio's reward of each of `arms` arms for a round: over the
