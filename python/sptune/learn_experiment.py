@@ -17,8 +17,9 @@ resume: a finished run is not run again.
         --config "bandit-mix=--strategy bandit --arms exploitation,exploitation+random@0.25"
 
 A strategy is a name sptune-learn's --strategy takes (a mix
-"main+other@share" too), "bandit-ucb1" / "bandit-thompson" (the bandit with
-that policy and its default arms), or a --config NAME=OPTIONS (a bandit when
+"main+other@share" too), "bandit-ucb1" / "bandit-thompson" / "bandit-hedge"
+(the bandit with that policy and its default arms), or a --config
+NAME=OPTIONS (a bandit when
 its options say --strategy bandit). Every other strategy is a single arm.
 """
 

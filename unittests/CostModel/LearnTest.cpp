@@ -1347,16 +1347,25 @@ TEST(LearningLoopTest, AnInterruptedRunResumesToTheSameRounds) {
             roundsWithoutTimes(dir / "cut/rounds.jsonl"));
 }
 
+/// A bandit of `policy` over `arms`, four rounds ending at 15%, 30%, 45%
+/// and 60% of the pool's cost.
+LearnOptions fourRoundBandit(const std::string &stateDir, double total,
+                             BanditPolicy policy,
+                             std::vector<std::string> arms) {
+  LearnOptions o = quickLearnOptions(stateDir, total);
+  o.strategy = "bandit";
+  o.policy = policy;
+  o.arms = std::move(arms);
+  o.roundBudgets = {0.15 * total, 0.3 * total, 0.45 * total, 0.6 * total};
+  return o;
+}
+
 TEST(LearningLoopTest, BanditPlaysItsArmsAndCheckpointsItsState) {
   TempDir dir;
   ReplayRun r;
-  LearnOptions o = quickLearnOptions(dir / "s", r.total());
-  o.strategy = "bandit";
-  o.policy = BanditPolicy::UCB1;
-  o.arms = {"exploitation", "uncertainty"};
+  LearnOptions o = fourRoundBandit(dir / "s", r.total(), BanditPolicy::UCB1,
+                                   {"exploitation", "uncertainty"});
   o.strategyOptions.ensembleSize = 2;
-  double t = r.total();
-  o.roundBudgets = {0.15 * t, 0.3 * t, 0.45 * t, 0.6 * t};
   llvm::Expected<LearnResult> res = r.run(o);
   ASSERT_TRUE(static_cast<bool>(res)) << errorText(res.takeError());
   ASSERT_EQ(res->rounds.size(), 4u);
@@ -1404,13 +1413,9 @@ TEST(LearningLoopTest, BanditPlaysItsArmsAndCheckpointsItsState) {
 TEST(LearningLoopTest, HedgeSharesEveryRoundAmongItsArmsAndCheckpoints) {
   TempDir dir;
   ReplayRun r;
-  LearnOptions o = quickLearnOptions(dir / "s", r.total());
-  o.strategy = "bandit";
-  o.policy = BanditPolicy::Hedge;
-  o.arms = {"exploitation", "random"};
+  LearnOptions o = fourRoundBandit(dir / "s", r.total(), BanditPolicy::Hedge,
+                                   {"exploitation", "random"});
   o.hedgeRate = 2;
-  double t = r.total();
-  o.roundBudgets = {0.15 * t, 0.3 * t, 0.45 * t, 0.6 * t};
   llvm::Expected<LearnResult> res = r.run(o);
   ASSERT_TRUE(static_cast<bool>(res)) << errorText(res.takeError());
   ASSERT_EQ(res->rounds.size(), 4u);

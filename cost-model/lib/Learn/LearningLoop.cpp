@@ -165,8 +165,12 @@ std::string fingerprint(const LearningPool &pool, const LearnOptions &o,
   const StrategyOptions &so = o.strategyOptions;
   mix(llvm::formatv("{0},{1},{2:e6},{3:e6},{4:e6},{5:e6},{6:e6},{7:e6}",
                     so.perMatrix, so.ensembleSize, so.farShare, so.rs2Fraction,
-                    o.banditOptions.exploration, o.regressionWeight,
-                    o.learningRate, o.warmLearningRate)
+                    // Hedge has no exploration constant (its rate and floor
+                    // are mixed above).
+                    o.policy == BanditPolicy::Hedge && o.strategy == "bandit"
+                        ? 0.0
+                        : o.banditOptions.exploration,
+                    o.regressionWeight, o.learningRate, o.warmLearningRate)
           .str());
   // Mixed in only when set, so that states from before them still resume.
   if (o.banditOptions.discount != 1.0)
