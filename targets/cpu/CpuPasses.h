@@ -3,6 +3,7 @@
 #ifndef SPTUNE_TARGETS_CPU_CPUPASSES_H
 #define SPTUNE_TARGETS_CPU_CPUPASSES_H
 
+#include "cpu/ReductionJam.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -77,6 +78,11 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       *this, "threads",
       llvm::cl::desc("OpenMP threads (-1 = from the schedules, 0 = default)"),
       llvm::cl::init(-1)};
+  PassOptions::Option<unsigned> reductionJam{
+      *this, "jam",
+      llvm::cl::desc("Iterations interleaved around a reduction loop "
+                     "(sptune-jam-reductions; 1 = off)"),
+      llvm::cl::init(kDefaultReductionJam)};
   PassOptions::Option<bool> enableRuntimeLibrary{
       *this, "enable-runtime-library",
       llvm::cl::desc("Use the sparse runtime library instead of codegen"),

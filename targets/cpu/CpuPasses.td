@@ -78,6 +78,52 @@ def CpuPromoteAccumulators : Pass<"sptune-promote-accumulators",
                            "::mlir::vector::VectorDialect"];
 }
 
+def CpuFactorReductions : Pass<"sptune-factor-reductions",
+                               "::mlir::func::FuncOp"> {
+  let summary = "Multiply a loop's sum by its loop-invariant factors once";
+  let description = [{
+    After sparsification, in functions carrying a `#sptune.schedule`: for
+    each `scf.for` carrying a scalar floating-point sum `acc + x * y * ...`
+    in which some factors do not change in the loop (values defined outside
+    it, or loads at positions defined outside it in a loop that writes no
+    memory), sums the product of the other factors from zero and multiplies
+    the sum by the invariant factors after the loop. The sparsifier's SDDMM
+    (`sum_k (S(p) * A(i, k)) * B(k, j)`) becomes a plain dot product times
+    S(p): one fused multiply-add per term instead of two multiplies and an
+    add. Only sums and products marked `reassoc` are rewritten.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each loop whose sums were factored">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def CpuJamReductions : Pass<"sptune-jam-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Interleave several iterations around a reduction loop";
+  let description = [{
+    After sparsification, in functions carrying a `#sptune.schedule`: each
+    `scf.for` with step 1 whose body holds one loop that carries values (a
+    reduction, e.g. SDDMM's dot product over k inside the loop over a row's
+    stored entries) is unrolled by `factor` and its copies jammed into one
+    reduction loop carrying `factor` independent sums; the iterations left
+    over (fewer than `factor`) run in the original loop. Legal when the
+    iterations touch disjoint memory: their writes are scalar stores indexed
+    by the induction variable, to buffers read only at those elements; the
+    reduction loop's bounds do not depend on the loop and it writes nothing.
+    Loops where it is not legal are left as they are; `remarks` says why.
+  }];
+  let options = [
+    Option<"factor", "factor", "unsigned", /*default=*/"4",
+           "Iterations interleaved (1 = off)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each loop interleaved or refused">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def CpuContractFma : Pass<"sptune-contract-fma", "::mlir::func::FuncOp"> {
   let summary = "Let multiply-adds of scheduled kernels fuse";
   let description = [{

@@ -49,6 +49,12 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   // What the sparsifier leaves to LLVM but LLVM cannot do: the row of C that
   // SpMM accumulates into stays in registers, and multiply-adds fuse.
   pm.addNestedPass<func::FuncOp>(createCpuPromoteAccumulators());
+  // SDDMM's dot products: the stored value multiplies each sum once, and
+  // several entries' sums run interleaved (independent chains).
+  pm.addNestedPass<func::FuncOp>(createCpuFactorReductions());
+  CpuJamReductionsOptions jam;
+  jam.factor = opts.reductionJam;
+  pm.addNestedPass<func::FuncOp>(createCpuJamReductions(jam));
   pm.addNestedPass<func::FuncOp>(createCpuContractFma());
   // omp = balanced: one block of rows per thread, cut by stored entries.
   CpuBalanceRowsOptions balance;

@@ -1,0 +1,182 @@
+//===- ReductionFactoring.cpp - Multiply a reduction's invariant once -----===//
+
+#include "cpu/ReductionFactoring.h"
+#include "cpu/CpuPasses.h"
+
+#include "sptune/IR/SptuneDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::sptune;
+
+namespace {
+
+bool allowsReassociation(Operation *op) {
+  auto fm = dyn_cast<arith::ArithFastMathInterface>(op);
+  return fm && arith::bitEnumContainsAll(fm.getFastMathFlagsAttr().getValue(),
+                                         arith::FastMathFlags::reassoc);
+}
+
+/// Whether anything in `loop`'s body writes memory.
+bool writesMemory(scf::ForOp loop) {
+  WalkResult walk = loop.getBody()->walk([](Operation *op) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+                     isa<scf::YieldOp>(op)
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    return effects.hasEffect<MemoryEffects::Write>() ||
+                   effects.hasEffect<MemoryEffects::Allocate>() ||
+                   effects.hasEffect<MemoryEffects::Free>()
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
+/// The factors of the product `v`: the operands of a tree of `arith.mulf`s
+/// in `body`, each used once and allowing reassociation.
+void collectFactors(Value v, Block *body, SmallVectorImpl<Value> &factors) {
+  auto mul = v.getDefiningOp<arith::MulFOp>();
+  if (!mul || mul->getBlock() != body || !mul->hasOneUse() ||
+      !allowsReassociation(mul)) {
+    factors.push_back(v);
+    return;
+  }
+  collectFactors(mul.getLhs(), body, factors);
+  collectFactors(mul.getRhs(), body, factors);
+}
+
+/// Whether factor `v` has one value in all of `loop`'s iterations: defined
+/// outside it, or (when `loopWrites` is false) a load of a buffer and indices
+/// defined outside it.
+bool isInvariantFactor(scf::ForOp loop, Value v, bool loopWrites) {
+  if (loop.isDefinedOutsideOfLoop(v))
+    return true;
+  if (loopWrites)
+    return false;
+  auto load = v.getDefiningOp<memref::LoadOp>();
+  return load && load->getBlock() == loop.getBody() &&
+         llvm::all_of(load->getOperands(), [&](Value operand) {
+           return loop.isDefinedOutsideOfLoop(operand);
+         });
+}
+
+Value product(RewriterBase &rewriter, Location loc, ArrayRef<Value> factors,
+              arith::FastMathFlagsAttr flags) {
+  Value result = factors.front();
+  for (Value f : factors.drop_front())
+    result = arith::MulFOp::create(rewriter, loc, result, f, flags);
+  return result;
+}
+
+} // namespace
+
+int64_t mlir::sptune::factorReductionInvariants(RewriterBase &rewriter,
+                                                scf::ForOp loop) {
+  if (loop.getNumRegionIterArgs() == 0)
+    return 0;
+  bool loopWrites = writesMemory(loop);
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  int64_t factored = 0;
+  for (unsigned n = 0; n < loop.getNumRegionIterArgs(); ++n) {
+    BlockArgument acc = loop.getRegionIterArgs()[n];
+    auto floatType = dyn_cast<FloatType>(acc.getType());
+    auto add = yield.getOperand(n).getDefiningOp<arith::AddFOp>();
+    if (!floatType || !add || add->getBlock() != body || !add->hasOneUse() ||
+        !allowsReassociation(add) || !acc.hasOneUse())
+      continue;
+    Value term = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+    if (term == acc || (add.getLhs() != acc && add.getRhs() != acc))
+      continue;
+    SmallVector<Value> factors;
+    collectFactors(term, body, factors);
+    SmallVector<Value> invariant, varying;
+    for (Value f : factors)
+      (isInvariantFactor(loop, f, loopWrites) ? invariant : varying)
+          .push_back(f);
+    if (invariant.empty() || varying.empty())
+      continue;
+
+    Location loc = add.getLoc();
+    arith::FastMathFlagsAttr flags = add.getFastmathAttr();
+    // The invariant loads move before the loop, the product of the
+    // invariant factors is formed there.
+    rewriter.setInsertionPoint(loop);
+    for (Value &f : invariant)
+      if (!loop.isDefinedOutsideOfLoop(f))
+        f = rewriter.clone(*f.getDefiningOp())->getResult(0);
+    Value scale = product(rewriter, loc, invariant, flags);
+    Value zero = arith::ConstantOp::create(rewriter, loc, floatType,
+                                           rewriter.getFloatAttr(floatType, 0));
+    Value init = loop.getInitArgs()[n];
+
+    // Inside: the sum of the varying factors' products, from zero.
+    rewriter.setInsertionPoint(add);
+    Value newTerm = product(rewriter, loc, varying, flags);
+    Value newSum = arith::AddFOp::create(rewriter, loc, acc, newTerm, flags);
+    rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(n, newSum); });
+    rewriter.modifyOpInPlace(
+        loop, [&] { loop.getInitArgsMutable()[n].assign(zero); });
+
+    // After: init + scale * sum, for every user of the loop's result.
+    rewriter.setInsertionPointAfter(loop);
+    Value result = loop.getResult(n);
+    Value scaled = arith::MulFOp::create(rewriter, loc, scale, result, flags);
+    Value total = arith::AddFOp::create(rewriter, loc, init, scaled, flags);
+    rewriter.replaceAllUsesExcept(result, total, scaled.getDefiningOp());
+    ++factored;
+  }
+  // The old product and sum (and loads they alone used) are dead now.
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body)))
+      if (op.use_empty() && !op.hasTrait<OpTrait::IsTerminator>() &&
+          (isPure(&op) || isa<memref::LoadOp>(op))) {
+        rewriter.eraseOp(&op);
+        erased = true;
+      }
+  }
+  return factored;
+}
+
+//===----------------------------------------------------------------------===//
+// sptune-factor-reductions
+//===----------------------------------------------------------------------===//
+
+namespace mlir {
+namespace sptune {
+#define GEN_PASS_DEF_CPUFACTORREDUCTIONS
+#include "cpu/CpuPasses.h.inc"
+} // namespace sptune
+} // namespace mlir
+
+namespace {
+struct CpuFactorReductionsPass
+    : public mlir::sptune::impl::CpuFactorReductionsBase<
+          CpuFactorReductionsPass> {
+  using CpuFactorReductionsBase::CpuFactorReductionsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (!func->hasAttr(mlir::sptune::SptuneDialect::kScheduleAttrName))
+      return;
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    IRRewriter rewriter(func.getContext());
+    for (scf::ForOp loop : loops) {
+      int64_t n = factorReductionInvariants(rewriter, loop);
+      if (remarks && n > 0)
+        emitRemark(loop.getLoc())
+            << "sptune: " << n
+            << " sum(s) multiplied by their loop-invariant factor once";
+    }
+  }
+};
+} // namespace

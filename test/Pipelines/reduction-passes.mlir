@@ -1,0 +1,234 @@
+// sptune-factor-reductions and sptune-jam-reductions on the loops the
+// sparsifier emits for SDDMM: a loop over a row's stored entries p, each
+// with a dot product over k that the stored value S(p) multiplies.
+//
+// RUN: sptune-opt %s -split-input-file -verify-diagnostics --sptune-factor-reductions=remarks=true --sptune-jam-reductions=remarks=true | FileCheck %s
+
+// The stored value leaves the dot product (loaded before it, multiplying the
+// sum once), then four entries run interleaved: a main loop in steps of 4
+// with one loop over k carrying four sums, and the original loop over the
+// entries left.
+// CHECK-LABEL: func.func @sddmm_row
+// CHECK-SAME:    (%[[CRD:.*]]: memref<?xindex>, %[[VAL:.*]]: memref<?xf32>, %[[A:.*]]: memref<64xf32>, %[[BT:.*]]: memref<100x64xf32>, %[[LO:.*]]: index, %[[HI:.*]]: index)
+// CHECK:       %[[TRIPS:.*]] = arith.subi %[[HI]], %[[LO]]
+// CHECK:       %[[POS:.*]] = arith.maxsi %[[TRIPS]], %{{.*}}
+// CHECK:       %[[GROUPS:.*]] = arith.divui %[[POS]], %[[C4:.*]] :
+// CHECK:       %[[WHOLE:.*]] = arith.muli %[[GROUPS]], %[[C4]]
+// CHECK:       %[[SPLIT:.*]] = arith.addi %[[LO]], %[[WHOLE]]
+// CHECK:       scf.for %[[P:.*]] = %[[LO]] to %[[SPLIT]] step %[[C4]] {
+// CHECK:         %[[P3:.*]] = arith.addi %[[P]], %{{.*}}
+// CHECK:         %[[S0:.*]] = memref.load %[[VAL]][%[[P]]]
+// CHECK:         %[[R:.*]]:4 = scf.for %[[K:.*]] = {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32) {
+// CHECK-NOT:       memref.load %[[VAL]]
+// CHECK:           %[[M0:.*]] = arith.mulf {{.*}} fastmath<reassoc,contract>
+// CHECK:           arith.addf %{{.*}}, %[[M0]]
+// CHECK:           scf.yield
+// CHECK:         %[[T0:.*]] = arith.mulf %[[S0]], %[[R]]#0
+// CHECK:         %[[U0:.*]] = arith.addf %{{.*}}, %[[T0]]
+// CHECK:         memref.store %[[U0]], %[[VAL]][%[[P]]]
+// CHECK:         memref.store %{{.*}}, %[[VAL]][%[[P3]]]
+// CHECK:       }
+// CHECK:       scf.for %[[Q:.*]] = %[[SPLIT]] to %[[HI]] step %{{.*}} {
+// CHECK:         scf.for {{.*}} -> (f32) {
+// CHECK-NOT:       memref.load %[[VAL]]
+// CHECK:         memref.store %{{.*}}, %[[VAL]][%[[Q]]]
+func.func @sddmm_row(%crd: memref<?xindex>, %val: memref<?xf32>, %a: memref<64xf32>,
+                     %bt: memref<100x64xf32>, %lo: index, %hi: index) attributes {sptune.schedule = #sptune.schedule<cpu sddmm>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-remark @+1 {{sptune: 4 iterations interleaved around the reduction loop}}
+  scf.for %p = %lo to %hi step %c1 {
+    %j = memref.load %crd[%p] : memref<?xindex>
+    // expected-remark @+1 {{sptune: 1 sum(s) multiplied by their loop-invariant factor once}}
+    %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %av = memref.load %a[%k] : memref<64xf32>
+      %bv = memref.load %bt[%j, %k] : memref<100x64xf32>
+      %sv = memref.load %val[%p] : memref<?xf32>
+      %m1 = arith.mulf %sv, %av fastmath<reassoc,contract> : f32
+      %m2 = arith.mulf %m1, %bv fastmath<reassoc,contract> : f32
+      %s = arith.addf %acc, %m2 fastmath<reassoc,contract> : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %val[%p] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// Without `reassoc` the sum keeps its order: not factored. The entries are
+// still interleaved (each sum is computed as before, in its own chain).
+// CHECK-LABEL: func.func @no_reassoc
+// CHECK:       scf.for
+// CHECK:         scf.for {{.*}} -> (f32, f32, f32, f32)
+// CHECK:           memref.load %{{.*}}[%{{.*}}] : memref<?xf32>
+// CHECK:           arith.mulf %{{.*}}, %{{.*}} : f32
+func.func @no_reassoc(%crd: memref<?xindex>, %val: memref<?xf32>, %a: memref<64xf32>,
+                      %bt: memref<100x64xf32>, %lo: index, %hi: index) attributes {sptune.schedule = #sptune.schedule<cpu sddmm>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-remark @+1 {{sptune: 4 iterations interleaved around the reduction loop}}
+  scf.for %p = %lo to %hi step %c1 {
+    %j = memref.load %crd[%p] : memref<?xindex>
+    %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %av = memref.load %a[%k] : memref<64xf32>
+      %bv = memref.load %bt[%j, %k] : memref<100x64xf32>
+      %sv = memref.load %val[%p] : memref<?xf32>
+      %m1 = arith.mulf %sv, %av : f32
+      %m2 = arith.mulf %m1, %bv : f32
+      %s = arith.addf %acc, %m2 : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %val[%p] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// An invariant value (a scale defined outside) and the load: both factored,
+// the product of the varying factors stays. A loop that writes memory keeps
+// its loads where they are (only the value defined outside is factored).
+// CHECK-LABEL: func.func @scaled
+// CHECK:       %[[SV:.*]] = memref.load
+// CHECK:       %[[F:.*]] = arith.mulf %{{.*}}, %[[SV]]
+// CHECK:       %[[R:.*]] = scf.for
+// CHECK:       arith.mulf %[[F]], %[[R]]
+// CHECK-LABEL: func.func @writes
+// CHECK:       %[[R2:.*]] = scf.for
+// CHECK:         memref.load %{{.*}}[%{{.*}}] : memref<?xf32>
+// CHECK:         memref.store
+// CHECK:       arith.mulf %{{.*}}, %[[R2]]
+func.func @scaled(%val: memref<?xf32>, %a: memref<64xf32>, %b: memref<64xf32>,
+                  %p: index, %scale: f32) -> f32 attributes {sptune.schedule = #sptune.schedule<cpu sddmm>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-remark @+1 {{sptune: 1 sum(s) multiplied by their loop-invariant factor once}}
+  %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+    %av = memref.load %a[%k] : memref<64xf32>
+    %bv = memref.load %b[%k] : memref<64xf32>
+    %sv = memref.load %val[%p] : memref<?xf32>
+    %m0 = arith.mulf %scale, %sv fastmath<reassoc> : f32
+    %m1 = arith.mulf %m0, %av fastmath<reassoc> : f32
+    %m2 = arith.mulf %bv, %m1 fastmath<reassoc> : f32
+    %s = arith.addf %m2, %acc fastmath<reassoc> : f32
+    scf.yield %s : f32
+  }
+  return %sum : f32
+}
+func.func @writes(%val: memref<?xf32>, %a: memref<64xf32>, %out: memref<64xf32>,
+                  %p: index, %scale: f32) -> f32 attributes {sptune.schedule = #sptune.schedule<cpu sddmm>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-remark @+1 {{sptune: 1 sum(s) multiplied by their loop-invariant factor once}}
+  %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+    %av = memref.load %a[%k] : memref<64xf32>
+    %sv = memref.load %val[%p] : memref<?xf32>
+    memref.store %av, %out[%k] : memref<64xf32>
+    %m0 = arith.mulf %sv, %av fastmath<reassoc> : f32
+    %m1 = arith.mulf %scale, %m0 fastmath<reassoc> : f32
+    %s = arith.addf %acc, %m1 fastmath<reassoc> : f32
+    scf.yield %s : f32
+  }
+  return %sum : f32
+}
+
+// -----
+
+// Refusals, each with its reason; the loops are left as they are.
+func.func @refused(%crd: memref<?xindex>, %val: memref<?xf32>, %other: memref<?xf32>,
+                   %bt: memref<100x64xf32>, %pos: memref<?xindex>, %lo: index, %hi: index) attributes {sptune.schedule = #sptune.schedule<cpu sddmm>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  // A store not indexed by the loop's variable (every iteration writes one
+  // element).
+  // expected-remark @+1 {{sptune: iterations not interleaved: the loop writes memory other than by scalar stores indexed by its induction variable}}
+  scf.for %p = %lo to %hi step %c1 {
+    %j = memref.load %crd[%p] : memref<?xindex>
+    %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %bv = memref.load %bt[%j, %k] : memref<100x64xf32>
+      %s = arith.addf %acc, %bv : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %val[%lo] : memref<?xf32>
+  }
+  // A read of the written buffer at another position (the next entry).
+  // expected-remark @+1 {{sptune: iterations not interleaved: the loop reads a buffer it writes at other positions}}
+  scf.for %p = %lo to %hi step %c1 {
+    %q = arith.addi %p, %c1 : index
+    %prev = memref.load %val[%q] : memref<?xf32>
+    %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %prev) -> (f32) {
+      %s = arith.addf %acc, %prev : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %val[%p] : memref<?xf32>
+  }
+  // The reduction's bounds depend on the loop (SpMV's row loop).
+  // expected-remark @+1 {{sptune: iterations not interleaved: the reduction loop's bounds change with the loop}}
+  scf.for %i = %lo to %hi step %c1 {
+    %rlo = memref.load %pos[%i] : memref<?xindex>
+    %i1 = arith.addi %i, %c1 : index
+    %rhi = memref.load %pos[%i1] : memref<?xindex>
+    %sum = scf.for %p = %rlo to %rhi step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %other[%p] : memref<?xf32>
+      %s = arith.addf %acc, %v : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %val[%i] : memref<?xf32>
+  }
+  // A step other than 1.
+  // expected-remark @+1 {{sptune: iterations not interleaved: the loop's step is not 1}}
+  scf.for %p = %lo to %hi step %c2 {
+    %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %s = arith.addf %acc, %zero : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %val[%p] : memref<?xf32>
+  }
+  // The reduction loop writes memory.
+  // expected-remark @+1 {{sptune: iterations not interleaved: the reduction loop writes memory}}
+  scf.for %p = %lo to %hi step %c1 {
+    %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      memref.store %acc, %other[%k] : memref<?xf32>
+      %s = arith.addf %acc, %zero : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %val[%p] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// Functions without a schedule are not touched.
+// CHECK-LABEL: func.func @unscheduled
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 {
+// CHECK-NOT:   scf.for {{.*}} -> (f32, f32
+func.func @unscheduled(%val: memref<?xf32>, %a: memref<64xf32>, %lo: index, %hi: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %p = %lo to %hi step %c1 {
+    %sum = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %av = memref.load %a[%k] : memref<64xf32>
+      %sv = memref.load %val[%p] : memref<?xf32>
+      %m = arith.mulf %sv, %av fastmath<reassoc> : f32
+      %s = arith.addf %acc, %m fastmath<reassoc> : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %val[%p] : memref<?xf32>
+  }
+  return
+}
