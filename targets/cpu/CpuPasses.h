@@ -3,6 +3,7 @@
 #ifndef SPTUNE_TARGETS_CPU_CPUPASSES_H
 #define SPTUNE_TARGETS_CPU_CPUPASSES_H
 
+#include "cpu/HugePageBuffers.h"
 #include "cpu/ReductionJam.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -83,6 +84,12 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       llvm::cl::desc("Iterations interleaved around a reduction loop "
                      "(sptune-jam-reductions; 1 = off)"),
       llvm::cl::init(kDefaultReductionJam)};
+  PassOptions::Option<int64_t> hugePageMinBytes{
+      *this, "huge-page-bytes",
+      llvm::cl::desc("Buffers a kernel allocates of at least this many "
+                     "bytes go on transparent huge pages "
+                     "(sptune-huge-page-buffers; 0 = off; Linux only)"),
+      llvm::cl::init(kDefaultHugePageMinBytes)};
   PassOptions::Option<bool> enableRuntimeLibrary{
       *this, "enable-runtime-library",
       llvm::cl::desc("Use the sparse runtime library instead of codegen"),

@@ -56,6 +56,13 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   jam.factor = opts.reductionJam;
   pm.addNestedPass<func::FuncOp>(createCpuJamReductions(jam));
   pm.addNestedPass<func::FuncOp>(createCpuContractFma());
+#if defined(__linux__)
+  // The buffers a kernel allocates per call, on transparent huge pages.
+  CpuHugePageBuffersOptions hugePages;
+  hugePages.minBytes = opts.hugePageMinBytes;
+  if (hugePages.minBytes > 0)
+    pm.addPass(createCpuHugePageBuffers(hugePages));
+#endif
   // omp = balanced: one block of rows per thread, cut by stored entries.
   CpuBalanceRowsOptions balance;
   balance.threads = opts.threads;

@@ -1,0 +1,71 @@
+// sptune-huge-page-buffers: a scheduled kernel's buffers of at least
+// min-bytes start on a 2 MiB boundary and are advised onto transparent huge
+// pages; smaller ones, and functions without a schedule, are left alone.
+//
+// RUN: sptune-opt %s -split-input-file -verify-diagnostics --sptune-huge-page-buffers | FileCheck %s
+// RUN: sptune-opt %s -split-input-file -verify-diagnostics --sptune-huge-page-buffers=min-bytes=1024 | FileCheck %s --check-prefix=SMALL
+
+// A dynamic size: the choice is made at run time (4 bytes x n x 64 against
+// 4 MiB), and madvise covers [round up(base), round down(base + bytes)).
+// CHECK:       func.func private @madvise(!llvm.ptr, i64, i32) -> i32
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME:    (%[[N:.*]]: index)
+// CHECK:         %[[E:.*]] = arith.muli %{{.*}}, %[[N]] : index
+// CHECK:         %[[BYTES:.*]] = arith.muli %[[E]], %{{.*}} : index
+// CHECK:         %[[LARGE:.*]] = arith.cmpi sge, %[[BYTES]], %{{.*}} : index
+// CHECK:         %[[BUF:.*]] = scf.if %[[LARGE]] -> (memref<?x64xf32>) {
+// CHECK:           memref.alloc(%[[N]]) {alignment = 2097152 : i64}
+// CHECK:         } else {
+// CHECK:           memref.alloc(%[[N]]) {alignment = 64 : i64}
+// CHECK:         }
+// CHECK:         %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
+// CHECK:         %[[UP:.*]] = arith.addi %[[BASE]], %{{.*}}
+// CHECK:         %[[START:.*]] = arith.andi %[[UP]], %[[MASK:.*]] :
+// CHECK:         %[[ENDB:.*]] = arith.addi %[[BASE]], %[[BYTES]]
+// CHECK:         %[[END:.*]] = arith.andi %[[ENDB]], %[[MASK]] :
+// CHECK:         %[[PAGES:.*]] = arith.cmpi ugt, %[[END]], %[[START]]
+// CHECK:         %[[GO:.*]] = arith.andi %[[LARGE]], %[[PAGES]]
+// CHECK:         scf.if %[[GO]] {
+// CHECK:           %[[PTR:.*]] = llvm.inttoptr
+// CHECK:           %[[LEN:.*]] = arith.index_cast
+// CHECK:           %[[ADV:.*]] = arith.constant 14 : i32
+// CHECK:           func.call @madvise(%[[PTR]], %[[LEN]], %[[ADV]])
+// CHECK:         memref.dealloc %[[BUF]]
+// A static size under the threshold: unchanged (over it with min-bytes 1024,
+// where it is aligned without a choice).
+// CHECK-LABEL: func.func @small
+// CHECK-NEXT:    memref.alloc() : memref<16x16xf32>
+// CHECK-NOT:     madvise
+// SMALL-LABEL: func.func @small
+// SMALL:         memref.alloc() {alignment = 2097152 : i64} : memref<16x16xf32>
+// SMALL:         func.call @madvise
+// No schedule: unchanged.
+// CHECK-LABEL: func.func @unscheduled
+// CHECK-NEXT:    memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK-NOT:     madvise
+func.func @dynamic(%n: index) attributes {sptune.schedule = #sptune.schedule<cpu sddmm>} {
+  %b = memref.alloc(%n) {alignment = 64 : i64} : memref<?x64xf32>
+  memref.dealloc %b : memref<?x64xf32>
+  return
+}
+func.func @small() attributes {sptune.schedule = #sptune.schedule<cpu sddmm>} {
+  %b = memref.alloc() : memref<16x16xf32>
+  memref.dealloc %b : memref<16x16xf32>
+  return
+}
+func.func @unscheduled(%n: index) {
+  %b = memref.alloc(%n) : memref<?xf32>
+  memref.dealloc %b : memref<?xf32>
+  return
+}
+
+// -----
+
+// A module whose `madvise` is something else is refused.
+// expected-error @+1 {{sptune-huge-page-buffers: the module's 'madvise' is not int madvise(void *, size_t, int)}}
+func.func private @madvise(i32) -> i32
+func.func @f(%n: index) attributes {sptune.schedule = #sptune.schedule<cpu sddmm>} {
+  %b = memref.alloc(%n) : memref<?xf32>
+  memref.dealloc %b : memref<?xf32>
+  return
+}
