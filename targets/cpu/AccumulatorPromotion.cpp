@@ -1,6 +1,7 @@
 //===- AccumulatorPromotion.cpp - Keep loop accumulators in registers -----===//
 
 #include "cpu/AccumulatorPromotion.h"
+#include "cpu/BufferRoot.h"
 #include "cpu/CpuPasses.h"
 
 #include "sptune/IR/SptuneDialect.h"
@@ -28,23 +29,6 @@ namespace {
 /// the vector loop over the free dimension itself): no remark for them.
 constexpr const char *kNoVectorStore = "the loop stores no vector";
 constexpr const char *kVaryingPosition = "a store's position changes with the loop";
-
-/// The buffer an access goes through, followed back through views and casts
-/// to the function argument or allocation it is part of.
-Value rootOf(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      memref = view.getViewSource();
-      continue;
-    }
-    if (auto cast = dyn_cast<memref::CastOp>(def)) {
-      memref = cast.getSource();
-      continue;
-    }
-    break;
-  }
-  return memref;
-}
 
 /// The value of an index computed from constants only (the unrolled copies of
 /// a loop's induction variable are such sums and products).
@@ -208,7 +192,7 @@ LogicalResult precheck(scf::ForOp loop, SetVector<Value> &buffers,
   // show: each promoted buffer has a root of its own.
   llvm::DenseSet<Value> promotedRoots;
   for (Value buffer : buffers)
-    if (!promotedRoots.insert(rootOf(buffer)).second) {
+    if (!promotedRoots.insert(bufferRoot(buffer)).second) {
       whyNot = "the loop stores through two views of one buffer";
       return failure();
     }
@@ -253,7 +237,7 @@ LogicalResult precheck(scf::ForOp loop, SetVector<Value> &buffers,
       }
       if (buffers.contains(read))
         continue;
-      if (promotedRoots.contains(rootOf(read))) {
+      if (promotedRoots.contains(bufferRoot(read))) {
         whyNot = "the loop reads another view of a promoted buffer";
         return WalkResult::interrupt();
       }

@@ -90,7 +90,9 @@ def CpuFactorReductions : Pass<"sptune-factor-reductions",
     the sum by the invariant factors after the loop. The sparsifier's SDDMM
     (`sum_k (S(p) * A(i, k)) * B(k, j)`) becomes a plain dot product times
     S(p): one fused multiply-add per term instead of two multiplies and an
-    add. Only sums and products marked `reassoc` are rewritten.
+    add. Only sums and products marked `reassoc`, in loops with a constant
+    trip count of at least 1, are rewritten; the operations the rewrite
+    leaves unused in such a loop are erased.
   }];
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"false",
@@ -115,7 +117,8 @@ def CpuJamReductions : Pass<"sptune-jam-reductions", "::mlir::func::FuncOp"> {
     Loops where it is not legal are left as they are; `remarks` says why.
   }];
   let options = [
-    Option<"factor", "factor", "unsigned", /*default=*/"4",
+    Option<"factor", "factor", "unsigned",
+           /*default=*/"::mlir::sptune::kDefaultReductionJam",
            "Iterations interleaved (1 = off)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark for each loop interleaved or refused">,
@@ -138,7 +141,8 @@ def CpuHugePageBuffers : Pass<"sptune-huge-page-buffers", "ModuleOp"> {
     the CPU pipeline adds it when sptune is built for Linux.
   }];
   let options = [
-    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"4 << 20",
+    Option<"minBytes", "min-bytes", "int64_t",
+           /*default=*/"::mlir::sptune::kDefaultHugePageMinBytes",
            "Smallest buffer advised, in bytes">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",

@@ -60,7 +60,8 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   // The buffers a kernel allocates per call, on transparent huge pages.
   CpuHugePageBuffersOptions hugePages;
   hugePages.minBytes = opts.hugePageMinBytes;
-  if (hugePages.minBytes > 0)
+  // 0 is off; a negative size reaches the pass, which refuses it.
+  if (hugePages.minBytes != 0)
     pm.addPass(createCpuHugePageBuffers(hugePages));
 #endif
   // omp = balanced: one block of rows per thread, cut by stored entries.

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 
+#include <algorithm>
 #include <optional>
 
 using namespace mlir;
@@ -81,7 +82,8 @@ std::optional<int64_t> staticBytes(memref::AllocOp alloc,
 /// A copy of `alloc` (same sizes) aligned to a huge page.
 Value hugePageAlignedCopy(OpBuilder &b, Location loc, memref::AllocOp alloc) {
   auto copy = cast<memref::AllocOp>(b.clone(*alloc));
-  copy.setAlignment(kHugePageBytes);
+  copy.setAlignment(
+      std::max<int64_t>(kHugePageBytes, alloc.getAlignment().value_or(0)));
   return copy.getResult();
 }
 

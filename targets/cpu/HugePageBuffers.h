@@ -1,16 +1,16 @@
-//===- HugePageBuffers.h - Large kernel buffers on huge pages -*- C++ -*-===//
+//===- HugePageBuffers.h - Large kernel buffers on huge pages ---*- C++ -*-===//
 //
 // A scheduled kernel allocates buffers of its own on every call: SDDMM's copy
-// of S (positions, coordinates, values) and its B^T. glibc returns blocks
-// that large to the OS when they are freed, so every call faults every page
-// of them in again, 4 KiB at a time. On a VM a fault costs microseconds: on
+// of S (positions, coordinates, values) and its B^T. Once they outgrow what
+// glibc keeps between calls, it returns them to the OS when they are freed,
+// and every call faults every page of them in again, 4 KiB at a time. On a VM a fault costs microseconds: on
 // ego-Twitter (2.7 million stored entries) SDDMM with B as written took
-// 146 ms a call, 17,000 faults of it, against 16 ms with the same buffers on
-// transparent huge pages (docs/results.md). The kernel asks for them itself:
-// a large buffer is allocated on a 2 MiB boundary and madvise(MADV_HUGEPAGE)
-// covers its whole 2 MiB pages, which the OS honours where transparent huge
-// pages are enabled (`always` or `madvise`, the default of most
-// distributions) and ignores elsewhere.
+// 145 ms a call, most of it 17,000 page faults, and 25 ms with its large
+// buffers on transparent huge pages (docs/results.md). The kernel asks for them
+// itself: a large buffer is allocated on a 2 MiB boundary and
+// madvise(MADV_HUGEPAGE) covers its whole 2 MiB pages, which the OS honours
+// where transparent huge pages are enabled (`always` or `madvise`, the default
+// of most distributions) and ignores elsewhere.
 //
 //===----------------------------------------------------------------------===//
 

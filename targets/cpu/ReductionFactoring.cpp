@@ -9,6 +9,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::sptune;
 
@@ -39,25 +41,28 @@ bool writesMemory(scf::ForOp loop) {
 }
 
 /// The factors of the product `v`: the operands of a tree of `arith.mulf`s
-/// in `body`, each used once and allowing reassociation.
-void collectFactors(Value v, Block *body, SmallVectorImpl<Value> &factors) {
+/// in `body`, each used once and allowing reassociation; `flags` is narrowed
+/// to the fast-math flags all of them have.
+void collectFactors(Value v, Block *body, SmallVectorImpl<Value> &factors,
+                    arith::FastMathFlags &flags) {
   auto mul = v.getDefiningOp<arith::MulFOp>();
   if (!mul || mul->getBlock() != body || !mul->hasOneUse() ||
       !allowsReassociation(mul)) {
     factors.push_back(v);
     return;
   }
-  collectFactors(mul.getLhs(), body, factors);
-  collectFactors(mul.getRhs(), body, factors);
+  flags = flags & mul.getFastmath();
+  collectFactors(mul.getLhs(), body, factors, flags);
+  collectFactors(mul.getRhs(), body, factors, flags);
 }
 
 /// Whether factor `v` has one value in all of `loop`'s iterations: defined
-/// outside it, or (when `loopWrites` is false) a load of a buffer and indices
-/// defined outside it.
-bool isInvariantFactor(scf::ForOp loop, Value v, bool loopWrites) {
+/// outside it, or (when `hoistLoads`) a load of a buffer and indices defined
+/// outside it.
+bool isInvariantFactor(scf::ForOp loop, Value v, bool hoistLoads) {
   if (loop.isDefinedOutsideOfLoop(v))
     return true;
-  if (loopWrites)
+  if (!hoistLoads)
     return false;
   auto load = v.getDefiningOp<memref::LoadOp>();
   return load && load->getBlock() == loop.getBody() &&
@@ -78,9 +83,14 @@ Value product(RewriterBase &rewriter, Location loc, ArrayRef<Value> factors,
 
 int64_t mlir::sptune::factorReductionInvariants(RewriterBase &rewriter,
                                                 scf::ForOp loop) {
-  if (loop.getNumRegionIterArgs() == 0)
+  // The sum is multiplied after the loop, and invariant loads move before
+  // it: only for a loop known to run (with no iteration, the result must be
+  // `init` as it is, and a moved load could read out of bounds).
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  if (loop.getNumRegionIterArgs() == 0 || !trips || trips->isZero() ||
+      trips->isNegative())
     return 0;
-  bool loopWrites = writesMemory(loop);
+  bool hoistLoads = !writesMemory(loop);
   Block *body = loop.getBody();
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   int64_t factored = 0;
@@ -95,16 +105,18 @@ int64_t mlir::sptune::factorReductionInvariants(RewriterBase &rewriter,
     if (term == acc || (add.getLhs() != acc && add.getRhs() != acc))
       continue;
     SmallVector<Value> factors;
-    collectFactors(term, body, factors);
+    arith::FastMathFlags common = add.getFastmath();
+    collectFactors(term, body, factors, common);
     SmallVector<Value> invariant, varying;
     for (Value f : factors)
-      (isInvariantFactor(loop, f, loopWrites) ? invariant : varying)
+      (isInvariantFactor(loop, f, hoistLoads) ? invariant : varying)
           .push_back(f);
     if (invariant.empty() || varying.empty())
       continue;
 
     Location loc = add.getLoc();
-    arith::FastMathFlagsAttr flags = add.getFastmathAttr();
+    // The new operations take only the flags the old ones all had.
+    auto flags = arith::FastMathFlagsAttr::get(loop.getContext(), common);
     // The invariant loads move before the loop, the product of the
     // invariant factors is formed there.
     rewriter.setInsertionPoint(loop);
@@ -133,7 +145,7 @@ int64_t mlir::sptune::factorReductionInvariants(RewriterBase &rewriter,
     ++factored;
   }
   // The old product and sum (and loads they alone used) are dead now.
-  bool erased = true;
+  bool erased = factored > 0;
   while (erased) {
     erased = false;
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body)))

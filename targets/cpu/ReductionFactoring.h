@@ -1,4 +1,4 @@
-//===- ReductionFactoring.h - A reduction's invariant, once -*- C++ -*-===//
+//===- ReductionFactoring.h - A reduction's invariant, once -----*- C++ -*-===//
 //
 // The sparsifier's SDDMM (the sampled product updating a copy of S in place)
 // computes, for each stored entry p, X(p) = sum_k (S(p) * A(i,k)) * B(k,j):
@@ -22,10 +22,14 @@ namespace sptune {
 /// a product (of single-use multiplies) whose factors include values `loop`
 /// does not change: computes the product of the other factors in the loop,
 /// from zero, and after it `init + invariant * sum`. An invariant factor is a
-/// value defined outside `loop` or a load inside it whose buffer and indices
-/// are (moved before the loop; the loop may then not write memory). Only for
-/// sums and products marked `reassoc` (the freedom this needs, as LLVM's own
-/// factoring does); the sign of a zero result may differ.
+/// value defined outside `loop` or, when the loop writes no memory, a load
+/// inside it whose buffer and indices are (moved before the loop). Only for
+/// a loop with a constant trip count of at least 1 (with none the result
+/// must stay `init`, and a moved load could read out of bounds), and for sums
+/// and products marked `reassoc`; the new operations get the fast-math flags
+/// the old ones all had. Factoring is exact up to rounding, but for the sign
+/// of a zero result (LLVM would also ask for `nsz`): sptune takes that
+/// freedom where the schedule asked for reassociation (a vector length).
 /// Returns how many sums were factored.
 int64_t factorReductionInvariants(RewriterBase &rewriter, scf::ForOp loop);
 

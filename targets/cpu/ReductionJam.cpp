@@ -1,6 +1,7 @@
 //===- ReductionJam.cpp - Interleave independent reductions ---------------===//
 
 #include "cpu/ReductionJam.h"
+#include "cpu/BufferRoot.h"
 #include "cpu/CpuPasses.h"
 
 #include "sptune/IR/SptuneDialect.h"
@@ -10,7 +11,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 using namespace mlir::sptune;
@@ -22,22 +22,6 @@ namespace {
 constexpr const char *kNoInnerReduction =
     "the loop holds no loop that carries values";
 constexpr const char *kCarriesValues = "the loop carries values";
-
-/// The buffer an access goes through, followed back through views and casts.
-Value rootOf(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      memref = view.getViewSource();
-      continue;
-    }
-    if (auto cast = dyn_cast<memref::CastOp>(def)) {
-      memref = cast.getSource();
-      continue;
-    }
-    break;
-  }
-  return memref;
-}
 
 enum class Effect { None, Read, Other };
 
@@ -64,6 +48,8 @@ std::string whyNotJammable(scf::ForOp outer, scf::ForOp &inner) {
   std::optional<int64_t> step = getConstantIntValue(outer.getStep());
   if (!step || *step != 1)
     return "the loop's step is not 1";
+  if (!outer.getInductionVar().getType().isIndex() || outer.getUnsignedCmp())
+    return "the loop's induction variable is not a signed index";
   inner = nullptr;
   for (Operation &op : outer.getBody()->without_terminator()) {
     auto loop = dyn_cast<scf::ForOp>(op);
@@ -97,7 +83,9 @@ std::string whyNotJammable(scf::ForOp outer, scf::ForOp &inner) {
     if (isa<scf::ForOp, scf::YieldOp>(op))
       return WalkResult::advance();
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      if (!llvm::is_contained(store.getIndices(), iv))
+      // A view made in the loop could move with the induction variable.
+      if (!llvm::is_contained(store.getIndices(), iv) ||
+          !outer.isDefinedOutsideOfLoop(store.getMemRef()))
         return WalkResult::interrupt();
       stores.push_back(store);
       return WalkResult::advance();
@@ -115,30 +103,30 @@ std::string whyNotJammable(scf::ForOp outer, scf::ForOp &inner) {
   });
   if (walk.wasInterrupted())
     return "the loop writes memory other than by scalar stores indexed by "
-           "its induction variable";
+           "its induction variable into a buffer defined outside it";
   // Reads of a written buffer: only a plain load of the very element the
   // iteration writes (the same buffer value and indices as a store).
   for (memref::StoreOp store : stores) {
-    Value root = rootOf(store.getMemRef());
+    Value root = bufferRoot(store.getMemRef());
     for (Operation *read : reads) {
       auto load = dyn_cast<memref::LoadOp>(read);
       if (!load) {
         // Another kind of read: refused unless none of its operands is a
         // view of the written buffer.
         if (llvm::any_of(read->getOperands(), [&](Value v) {
-              return isa<MemRefType>(v.getType()) && rootOf(v) == root;
+              return isa<MemRefType>(v.getType()) && bufferRoot(v) == root;
             }))
           return "the loop reads a buffer it writes other than by a load";
         continue;
       }
-      if (rootOf(load.getMemRef()) != root)
+      if (bufferRoot(load.getMemRef()) != root)
         continue;
       if (load.getMemRef() != store.getMemRef() ||
           !llvm::equal(load.getIndices(), store.getIndices()))
         return "the loop reads a buffer it writes at other positions";
     }
     for (memref::StoreOp other : stores)
-      if (other != store && rootOf(other.getMemRef()) == root)
+      if (other != store && bufferRoot(other.getMemRef()) == root)
         return "the loop writes one buffer twice";
   }
   return "";
@@ -242,21 +230,20 @@ struct CpuJamReductionsPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    if (!func->hasAttr(mlir::sptune::SptuneDialect::kScheduleAttrName))
-      return;
     if (factor < 1 || factor > kMaxReductionJam) {
       func.emitError("sptune-jam-reductions: factor must be 1 to ")
-          << kMaxReductionJam << ", got " << factor;
+          << kMaxReductionJam << ", got " << static_cast<unsigned>(factor);
       return signalPassFailure();
     }
+    if (factor == 1 ||
+        !func->hasAttr(mlir::sptune::SptuneDialect::kScheduleAttrName))
+      return;
     // Only loops present before the pass: the main loops it creates hold
     // the jammed loop and are not jammed again.
     SmallVector<scf::ForOp> loops;
     func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     IRRewriter rewriter(func.getContext());
     for (scf::ForOp loop : loops) {
-      if (factor == 1)
-        break;
       auto [jammed, whyNot] = jamReductionLoop(rewriter, loop, factor);
       if (!remarks)
         continue;

@@ -1,11 +1,11 @@
-//===- ReductionJam.h - Interleave independent reductions -*- C++ -*-===//
+//===- ReductionJam.h - Interleave independent reductions -------*- C++ -*-===//
 //
 // The sparsifier's SDDMM computes one dot product per stored entry, each a
 // loop over k that carries its sum: LLVM vectorizes it, but every entry ends
 // in a horizontal reduction and the loop is one dependence chain, so the
 // cores wait on latency. Unrolling the loop over the entries and jamming the
 // copies into one loop over k (four dot products of the same row of A at
-// once) gives independent chains, and A's row is loaded once for all four.
+// once) gives independent chains, which read the same row of A.
 // Upstream's scf unroll-and-jam needs a constant trip count; a row's stored
 // entries have none, so the remainder runs in the original loop.
 //
@@ -40,12 +40,14 @@ struct ReductionJam {
 /// times as many: `scf.for %p = lo to hi { pre(p); r = scf.for %k (acc) {
 /// body(p, k, acc) }; post(p, r) }` becomes a main loop over p in steps of
 /// `factor` with pre, body and post copied once per p, then the original
-/// loop over the remaining entries. Legal when `outer` has step 1 and
-/// carries nothing; the inner loop's bounds do not depend on it; neither
+/// loop over the remaining entries. Legal when `outer` has step 1, an
+/// `index` induction variable compared signed, and carries nothing; the
+/// inner loop's bounds do not depend on it; neither
 /// loop nests further regions; the inner loop does not write memory; and
 /// each write of `outer` (scalar `memref.store`s) is indexed by its
-/// induction variable itself, to a buffer that `outer` reads only at those
-/// same indices, so iterations touch disjoint memory and may be reordered.
+/// induction variable itself, through a buffer value defined outside it, to
+/// a buffer that `outer` reads only at those same indices, so iterations
+/// touch disjoint memory and may be reordered.
 /// As in sptune-promote-accumulators, a function's distinct arguments are
 /// distinct buffers.
 ReductionJam jamReductionLoop(RewriterBase &rewriter, scf::ForOp outer,

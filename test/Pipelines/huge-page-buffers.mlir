@@ -10,24 +10,31 @@
 // CHECK:       func.func private @madvise(!llvm.ptr, i64, i32) -> i32
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME:    (%[[N:.*]]: index)
-// CHECK:         %[[E:.*]] = arith.muli %{{.*}}, %[[N]] : index
-// CHECK:         %[[BYTES:.*]] = arith.muli %[[E]], %{{.*}} : index
-// CHECK:         %[[LARGE:.*]] = arith.cmpi sge, %[[BYTES]], %{{.*}} : index
+// CHECK:         %[[EB:.*]] = arith.constant 4 : index
+// CHECK:         %[[E:.*]] = arith.muli %[[EB]], %[[N]] : index
+// CHECK:         %[[C64:.*]] = arith.constant 64 : index
+// CHECK:         %[[BYTES:.*]] = arith.muli %[[E]], %[[C64]] : index
+// CHECK:         %[[MIN:.*]] = arith.constant 4194304 : index
+// CHECK:         %[[LARGE:.*]] = arith.cmpi sge, %[[BYTES]], %[[MIN]] : index
 // CHECK:         %[[BUF:.*]] = scf.if %[[LARGE]] -> (memref<?x64xf32>) {
 // CHECK:           memref.alloc(%[[N]]) {alignment = 2097152 : i64}
 // CHECK:         } else {
 // CHECK:           memref.alloc(%[[N]]) {alignment = 64 : i64}
 // CHECK:         }
 // CHECK:         %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
-// CHECK:         %[[UP:.*]] = arith.addi %[[BASE]], %{{.*}}
-// CHECK:         %[[START:.*]] = arith.andi %[[UP]], %[[MASK:.*]] :
+// CHECK:         %[[LESS1:.*]] = arith.constant 2097151 : index
+// CHECK:         %[[MASK:.*]] = arith.constant -2097152 : index
+// CHECK:         %[[UP:.*]] = arith.addi %[[BASE]], %[[LESS1]]
+// CHECK:         %[[START:.*]] = arith.andi %[[UP]], %[[MASK]] :
 // CHECK:         %[[ENDB:.*]] = arith.addi %[[BASE]], %[[BYTES]]
 // CHECK:         %[[END:.*]] = arith.andi %[[ENDB]], %[[MASK]] :
 // CHECK:         %[[PAGES:.*]] = arith.cmpi ugt, %[[END]], %[[START]]
 // CHECK:         %[[GO:.*]] = arith.andi %[[LARGE]], %[[PAGES]]
 // CHECK:         scf.if %[[GO]] {
-// CHECK:           %[[PTR:.*]] = llvm.inttoptr
-// CHECK:           %[[LEN:.*]] = arith.index_cast
+// CHECK:           %[[S64:.*]] = arith.index_cast %[[START]] : index to i64
+// CHECK:           %[[PTR:.*]] = llvm.inttoptr %[[S64]] : i64 to !llvm.ptr
+// CHECK:           %[[DIFF:.*]] = arith.subi %[[END]], %[[START]]
+// CHECK:           %[[LEN:.*]] = arith.index_cast %[[DIFF]] : index to i64
 // CHECK:           %[[ADV:.*]] = arith.constant 14 : i32
 // CHECK:           func.call @madvise(%[[PTR]], %[[LEN]], %[[ADV]])
 // CHECK:         memref.dealloc %[[BUF]]
