@@ -90,9 +90,9 @@ def CpuFactorReductions : Pass<"sptune-factor-reductions",
     the sum by the invariant factors after the loop. The sparsifier's SDDMM
     (`sum_k (S(p) * A(i, k)) * B(k, j)`) becomes a plain dot product times
     S(p): one fused multiply-add per term instead of two multiplies and an
-    add. Only sums and products marked `reassoc`, in loops with a constant
-    trip count of at least 1, are rewritten; the operations the rewrite
-    leaves unused in such a loop are erased.
+    add. Only sums and products marked `reassoc` are rewritten; in a loop
+    that may not run, the moved loads and the result are guarded by whether
+    it does. The operations the rewrite leaves unused are erased.
   }];
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"false",

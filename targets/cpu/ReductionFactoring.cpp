@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <optional>
@@ -84,12 +85,27 @@ Value product(RewriterBase &rewriter, Location loc, ArrayRef<Value> factors,
 int64_t mlir::sptune::factorReductionInvariants(RewriterBase &rewriter,
                                                 scf::ForOp loop) {
   // The sum is multiplied after the loop, and invariant loads move before
-  // it: only for a loop known to run (with no iteration, the result must be
-  // `init` as it is, and a moved load could read out of bounds).
+  // it. With no iteration the result must be `init` as it is, and a moved
+  // load could read out of bounds: unless the loop is known to run, both
+  // are guarded by whether it does.
   std::optional<APInt> trips = loop.getStaticTripCount();
-  if (loop.getNumRegionIterArgs() == 0 || !trips || trips->isZero() ||
-      trips->isNegative())
+  if (loop.getNumRegionIterArgs() == 0 ||
+      (trips && (trips->isZero() || trips->isNegative())))
     return 0;
+  bool knownToRun = trips.has_value();
+  Value runs; // i1, built before the loop when first needed
+  auto runsValue = [&](Location loc) {
+    if (!runs) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(loop);
+      runs = arith::CmpIOp::create(rewriter, loc,
+                                   loop.getUnsignedCmp()
+                                       ? arith::CmpIPredicate::ult
+                                       : arith::CmpIPredicate::slt,
+                                   loop.getLowerBound(), loop.getUpperBound());
+    }
+    return runs;
+  };
   bool hoistLoads = !writesMemory(loop);
   Block *body = loop.getBody();
   auto yield = cast<scf::YieldOp>(body->getTerminator());
@@ -120,12 +136,31 @@ int64_t mlir::sptune::factorReductionInvariants(RewriterBase &rewriter,
     // The invariant loads move before the loop, the product of the
     // invariant factors is formed there.
     rewriter.setInsertionPoint(loop);
-    for (Value &f : invariant)
-      if (!loop.isDefinedOutsideOfLoop(f))
-        f = rewriter.clone(*f.getDefiningOp())->getResult(0);
-    Value scale = product(rewriter, loc, invariant, flags);
     Value zero = arith::ConstantOp::create(rewriter, loc, floatType,
                                            rewriter.getFloatAttr(floatType, 0));
+    for (Value &f : invariant) {
+      if (loop.isDefinedOutsideOfLoop(f))
+        continue;
+      Operation *load = f.getDefiningOp();
+      if (knownToRun) {
+        f = rewriter.clone(*load)->getResult(0);
+        continue;
+      }
+      // Loaded only when the loop runs (any value serves otherwise: the
+      // result is then `init`).
+      auto guarded = scf::IfOp::create(
+          rewriter, loc, runsValue(loc),
+          [&](OpBuilder &b, Location l) {
+            scf::YieldOp::create(b, l, b.clone(*load)->getResult(0));
+          },
+          [&](OpBuilder &b, Location l) {
+            Value other = arith::ConstantOp::create(
+                b, l, f.getType(), b.getFloatAttr(f.getType(), 0));
+            scf::YieldOp::create(b, l, other);
+          });
+      f = guarded.getResult(0);
+    }
+    Value scale = product(rewriter, loc, invariant, flags);
     Value init = loop.getInitArgs()[n];
 
     // Inside: the sum of the varying factors' products, from zero.
@@ -141,6 +176,9 @@ int64_t mlir::sptune::factorReductionInvariants(RewriterBase &rewriter,
     Value result = loop.getResult(n);
     Value scaled = arith::MulFOp::create(rewriter, loc, scale, result, flags);
     Value total = arith::AddFOp::create(rewriter, loc, init, scaled, flags);
+    if (!knownToRun)
+      total =
+          arith::SelectOp::create(rewriter, loc, runsValue(loc), total, init);
     rewriter.replaceAllUsesExcept(result, total, scaled.getDefiningOp());
     ++factored;
   }

@@ -23,10 +23,11 @@ namespace sptune {
 /// does not change: computes the product of the other factors in the loop,
 /// from zero, and after it `init + invariant * sum`. An invariant factor is a
 /// value defined outside `loop` or, when the loop writes no memory, a load
-/// inside it whose buffer and indices are (moved before the loop). Only for
-/// a loop with a constant trip count of at least 1 (with none the result
-/// must stay `init`, and a moved load could read out of bounds), and for sums
-/// and products marked `reassoc`; the new operations get the fast-math flags
+/// inside it whose buffer and indices are (moved before the loop). Where the
+/// loop is not known to run (a dynamic trip count), the moved loads and the
+/// result are guarded by whether it does: with no iteration the result stays
+/// `init` and nothing is loaded. Only for sums and products marked
+/// `reassoc`; the new operations get the fast-math flags
 /// the old ones all had. Factoring is exact up to rounding, but for the sign
 /// of a zero result (LLVM would also ask for `nsz`): sptune takes that
 /// freedom where the schedule asked for reassociation (a vector length).

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -41,6 +42,17 @@ Effect effectOf(Operation *op) {
   return Effect::Read;
 }
 
+/// Whether `op` is an `scf.if` with no loop nested in it.
+bool isLoopFreeBranch(Operation *op) {
+  if (!isa<scf::IfOp>(op))
+    return false;
+  WalkResult walk = op->walk([](Operation *nested) {
+    return isa<LoopLikeOpInterface>(nested) ? WalkResult::interrupt()
+                                            : WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
 /// Why the copies of `outer`'s iterations cannot run interleaved, or "".
 std::string whyNotJammable(scf::ForOp outer, scf::ForOp &inner) {
   if (outer.getNumRegionIterArgs() != 0)
@@ -57,7 +69,9 @@ std::string whyNotJammable(scf::ForOp outer, scf::ForOp &inner) {
       inner = loop;
       continue;
     }
-    if (op.getNumRegions() != 0)
+    // A branch without loops in it (sptune-factor-reductions guards a load
+    // with one) is copied like any operation.
+    if (op.getNumRegions() != 0 && !isLoopFreeBranch(&op))
       return inner ? "the loop holds more than the reduction loop"
                    : kNoInnerReduction;
   }
@@ -80,7 +94,8 @@ std::string whyNotJammable(scf::ForOp outer, scf::ForOp &inner) {
   SmallVector<memref::StoreOp> stores;
   SmallVector<Operation *> reads;
   WalkResult walk = outer.getBody()->walk([&](Operation *op) {
-    if (isa<scf::ForOp, scf::YieldOp>(op))
+    // Loops and branches: their nested operations are walked.
+    if (isa<scf::ForOp, scf::IfOp, scf::YieldOp>(op))
       return WalkResult::advance();
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       // A view made in the loop could move with the induction variable.

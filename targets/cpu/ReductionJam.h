@@ -42,8 +42,9 @@ struct ReductionJam {
 /// `factor` with pre, body and post copied once per p, then the original
 /// loop over the remaining entries. Legal when `outer` has step 1, an
 /// `index` induction variable compared signed, and carries nothing; the
-/// inner loop's bounds do not depend on it; neither
-/// loop nests further regions; the inner loop does not write memory; and
+/// inner loop's bounds do not depend on it; the inner loop nests no region
+/// and `outer` none but it and branches (`scf.if`) without loops; the inner
+/// loop does not write memory; and
 /// each write of `outer` (scalar `memref.store`s) is indexed by its
 /// induction variable itself, through a buffer value defined outside it, to
 /// a buffer that `outer` reads only at those same indices, so iterations

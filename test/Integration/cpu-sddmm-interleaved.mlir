@@ -3,7 +3,7 @@
 // sptune-factor-reductions) and interleaved (several stored entries of a
 // row at once, sptune-jam-reductions), on rows of 0 to 11 stored entries:
 // rows shorter than the factor run in the remainder loop only, longer ones in
-// both. K = 24. The result is compared with the same product computed
+// both. K = 24, known or dynamic. The result is compared with the same product computed
 // densely, unscheduled; all values are small integers, exact in f32.
 //
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
@@ -21,9 +21,13 @@
 // RUN: sed 's/SCHEDULE/cpu sddmm, order = [i, j, k], layout = [b : k], parallel = outer, vl = 8/' %s | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify --cse --canonicalize --sptune-factor-reductions=remarks=true --sptune-jam-reductions=remarks=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // REMARK: remark: sptune: 1 sum(s) multiplied by their loop-invariant factor once
 // REMARK: remark: sptune: 4 iterations interleaved around the reduction loop
+// REMARK: remark: sptune: 1 sum(s) multiplied by their loop-invariant factor once
+// REMARK: remark: sptune: 4 iterations interleaved around the reduction loop
 
 // The largest difference from the dense product, then the stored entries.
 // CHECK: {{^}}0{{$}}
+// CHECK-NEXT: 61
+// CHECK-NEXT: {{^}}0{{$}}
 // CHECK-NEXT: 61
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
@@ -50,6 +54,25 @@ module {
       linalg.yield %r : f32
     } -> tensor<12x12xf32, #CSR>
     return %0 : tensor<12x12xf32, #CSR>
+  }
+
+  // The same with every size dynamic: K is unknown, so the loop over k may
+  // not run, and the factored product is guarded by whether it does.
+  func.func @sddmm_dyn(%s: tensor<?x?xf32, #CSR>, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32, #CSR> {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %m = tensor.dim %s, %c0 : tensor<?x?xf32, #CSR>
+    %n = tensor.dim %s, %c1 : tensor<?x?xf32, #CSR>
+    %e = tensor.empty(%m, %n) : tensor<?x?xf32, #CSR>
+    %0 = linalg.generic #sddmm {sptune.kernel = #sptune.kernel<sddmm, loops = [i : ?, j : ?, k : ?], operands = [sparse(i, j), dense(i, k), dense(k, j), sparse_out(i, j)], type = f32, encoding = #CSR>, sptune.schedule = #sptune.schedule<SCHEDULE>}
+      ins(%s, %a, %b : tensor<?x?xf32, #CSR>, tensor<?x?xf32>, tensor<?x?xf32>) outs(%e : tensor<?x?xf32, #CSR>) {
+    ^bb0(%sv: f32, %av: f32, %bv: f32, %xv: f32):
+      %p = arith.mulf %av, %bv : f32
+      %q = arith.mulf %sv, %p : f32
+      %r = arith.addf %xv, %q : f32
+      linalg.yield %r : f32
+    } -> tensor<?x?xf32, #CSR>
+    return %0 : tensor<?x?xf32, #CSR>
   }
 
   func.func @main() {
@@ -115,6 +138,31 @@ module {
     vector.print %dv : f32
     %nnz = sparse_tensor.number_of_entries %x : tensor<12x12xf32, #CSR>
     vector.print %nnz : index
+
+    // Dynamic sizes: the same result.
+    %sdyn = sparse_tensor.convert %d : tensor<12x12xf32> to tensor<?x?xf32, #CSR>
+    %adyn = tensor.cast %a : tensor<12x24xf32> to tensor<?x?xf32>
+    %bdyn = tensor.cast %b : tensor<24x12xf32> to tensor<?x?xf32>
+    %y = call @sddmm_dyn(%sdyn, %adyn, %bdyn) : (tensor<?x?xf32, #CSR>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32, #CSR>
+    %yd0 = sparse_tensor.convert %y : tensor<?x?xf32, #CSR> to tensor<?x?xf32>
+    %yd = tensor.cast %yd0 : tensor<?x?xf32> to tensor<12x12xf32>
+    %acc1 = linalg.fill ins(%zero : f32) outs(%acc0 : tensor<f32>) -> tensor<f32>
+    %diff1 = linalg.generic {
+        indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>],
+        iterator_types = ["reduction", "reduction"]}
+        ins(%yd, %want : tensor<12x12xf32>, tensor<12x12xf32>) outs(%acc1 : tensor<f32>) {
+      ^bb0(%u: f32, %w: f32, %m: f32):
+        %t = arith.subf %u, %w : f32
+        %abs = math.absf %t : f32
+        %mx = arith.maximumf %abs, %m : f32
+        linalg.yield %mx : f32
+    } -> tensor<f32>
+    %dv1 = tensor.extract %diff1[] : tensor<f32>
+    vector.print %dv1 : f32
+    %nnz1 = sparse_tensor.number_of_entries %y : tensor<?x?xf32, #CSR>
+    vector.print %nnz1 : index
+    bufferization.dealloc_tensor %sdyn : tensor<?x?xf32, #CSR>
+    bufferization.dealloc_tensor %y : tensor<?x?xf32, #CSR>
     bufferization.dealloc_tensor %s : tensor<12x12xf32, #CSR>
     bufferization.dealloc_tensor %x : tensor<12x12xf32, #CSR>
     return
