@@ -18,6 +18,7 @@
 #include <torch/optim/adam.h>
 #include <torch/serialize/archive.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -304,9 +305,15 @@ struct StepLosses {
 };
 } // namespace
 
-static StepLosses stepLosses(Model &model, const TrainOptions &o,
-                             const std::vector<const PreparedGroup *> &batch,
-                             const std::vector<std::vector<size_t>> &picks) {
+/// The losses of a batch. With `focus` (per group of the batch, per pick),
+/// the loss is lossGradient's: only the pairs that hold a focused sample and
+/// the focused samples' regression, summed rather than averaged, and no
+/// reconstruction.
+static StepLosses
+stepLosses(Model &model, const TrainOptions &o,
+           const std::vector<const PreparedGroup *> &batch,
+           const std::vector<std::vector<size_t>> &picks,
+           const std::vector<std::vector<char>> *focus = nullptr) {
   CostNet &net = model.impl().net;
   int latent = model.info().config.latent;
   auto g = static_cast<int64_t>(batch.size());
@@ -318,7 +325,8 @@ static StepLosses stepLosses(Model &model, const TrainOptions &o,
   std::vector<const Schedule *> scheds;
   std::vector<int64_t> frees, matrixRow, slot;
   std::vector<float> logT(static_cast<size_t>(g * width), 0.0f),
-      valid(static_cast<size_t>(g * width), 0.0f), target;
+      valid(static_cast<size_t>(g * width), 0.0f),
+      focused(static_cast<size_t>(g * width), 0.0f), target, focusedSample;
   for (int64_t b = 0; b < g; ++b) {
     const PreparedGroup &pg = *batch[b];
     mats.push_back(pg.features);
@@ -330,6 +338,9 @@ static StepLosses stepLosses(Model &model, const TrainOptions &o,
       slot.push_back(b * width + static_cast<int64_t>(k));
       logT[b * width + k] = static_cast<float>(pg.logTimes[n]);
       valid[b * width + k] = 1.0f;
+      float f = focus && (*focus)[b][k] ? 1.0f : 0.0f;
+      focused[b * width + k] = f;
+      focusedSample.push_back(f);
       target.push_back(static_cast<float>(pg.logReference - pg.logTimes[n]));
     }
   }
@@ -356,19 +367,33 @@ static StepLosses stepLosses(Model &model, const TrainOptions &o,
       (gap > std::log1p(o.pairTolerance)).to(torch::kFloat);
   torch::Tensor sdiff = padded.unsqueeze(2) - padded.unsqueeze(1);
   torch::Tensor margin = gap.clamp(0, o.margin);
-  torch::Tensor rank = (torch::relu(margin - sdiff) * pairMask).sum() /
-                       pairMask.sum().clamp_min(1.0);
+  torch::Tensor rank;
+  if (focus) {
+    torch::Tensor fo = torch::from_blob(focused.data(), {g, width}).clone();
+    pairMask = pairMask * (fo.unsqueeze(2) + fo.unsqueeze(1)).clamp_max(1.0);
+    rank = (torch::relu(margin - sdiff) * pairMask).sum();
+  } else {
+    rank = (torch::relu(margin - sdiff) * pairMask).sum() /
+           pairMask.sum().clamp_min(1.0);
+  }
 
   StepLosses out;
   out.total = rank;
   out.rank = rank.item<double>();
   if (o.regressionWeight > 0) {
     torch::Tensor y = torch::from_blob(target.data(), {n}).clone();
-    torch::Tensor reg = torch::smooth_l1_loss(scores, y);
+    torch::Tensor reg;
+    if (focus)
+      reg = (torch::smooth_l1_loss(scores, y, torch::Reduction::None) *
+             torch::from_blob(focusedSample.data(), {n}).clone())
+                .sum();
+    else
+      reg = torch::smooth_l1_loss(scores, y);
     out.total = out.total + o.regressionWeight * reg;
     out.regression = reg.item<double>();
   }
-  if (o.reconstructionWeight > 0 && !model.info().config.noAutoencoder) {
+  if (!focus && o.reconstructionWeight > 0 &&
+      !model.info().config.noAutoencoder) {
     torch::Tensor rec = torch::zeros({});
     for (size_t slot = 0; slot < sb.knobs.size(); ++slot) {
       KnobAutoencoder &ae = net->autoencoder(slot);
@@ -614,6 +639,72 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
   result.ok = true;
   result.seconds = secondsSince(start);
   return result;
+}
+
+llvm::Expected<std::vector<float>>
+sptune::lossGradient(const Model &model, const std::vector<SampleGroup> &groups,
+                     const FeatureTable &features, const TrainOptions &o,
+                     const std::vector<std::vector<bool>> *focus) {
+  auto failure = [](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "loss gradient: " + why);
+  };
+  if (focus && focus->size() != groups.size())
+    return failure("the focus has " + llvm::Twine(focus->size()) +
+                   " groups, not " + llvm::Twine(groups.size()));
+  std::string missing;
+  std::vector<PreparedGroup> prepared =
+      prepare(groups, features, o.target, &missing);
+  if (!missing.empty())
+    return failure("no features for matrix '" + missing + "'");
+  std::string error;
+  // On a copy: the gradients left in the parameters are no one's business.
+  std::unique_ptr<Model> copy = model.clone(&error);
+  if (!copy)
+    return failure(error);
+  std::vector<float> flat;
+  llvm::Expected<bool> done = guardTorch("loss gradient", [&] {
+    if (o.threads > 0)
+      torch::set_num_threads(o.threads);
+    CostNet &net = copy->impl().net;
+    std::vector<torch::Tensor> params = trainableParameters(net, o);
+    FreezeGuard freeze(net, params);
+    for (torch::Tensor &p : params)
+      if (p.grad().defined())
+        p.mutable_grad().zero_();
+    TrainOptions lossOptions = o;
+    lossOptions.reconstructionWeight = 0;
+    // One group a batch: its pairs are all it pairs, and a large group
+    // (every schedule of a reward-set problem) stays one width^2 tensor.
+    for (const PreparedGroup &pg : prepared) {
+      auto index = static_cast<size_t>(pg.group - groups.data());
+      std::vector<size_t> picks(pg.logTimes.size());
+      std::vector<char> focused(picks.size(), 1);
+      for (size_t n = 0; n < picks.size(); ++n) {
+        picks[n] = n;
+        if (focus)
+          focused[n] = n < (*focus)[index].size() && (*focus)[index][n];
+      }
+      if (std::find(focused.begin(), focused.end(), 1) == focused.end())
+        continue;
+      std::vector<std::vector<char>> batchFocus{std::move(focused)};
+      StepLosses l = stepLosses(*copy, lossOptions, {&pg}, {std::move(picks)},
+                                &batchFocus);
+      if (l.total.requires_grad())
+        l.total.backward();
+    }
+    for (const torch::Tensor &p : params) {
+      torch::Tensor grad = p.grad().defined()
+                               ? p.grad().reshape({-1}).to(torch::kFloat)
+                               : torch::zeros({p.numel()});
+      const float *data = grad.contiguous().data_ptr<float>();
+      flat.insert(flat.end(), data, data + grad.numel());
+    }
+    return true;
+  });
+  if (!done)
+    return done.takeError();
+  return flat;
 }
 
 const char *sptune::toString(FinetuneFreeze f) {

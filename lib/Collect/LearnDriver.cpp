@@ -178,6 +178,11 @@ int sptune::runLearnDriver(LearnDriverOptions o,
     options.reward = RewardMetric::Tau;
   else
     return fail("unknown --reward '" + o.reward + "' (top1 or tau)");
+  if (std::optional<PortfolioReward> r = parsePortfolioReward(o.hedgeReward))
+    options.hedgeReward = *r;
+  else
+    return fail("unknown --hedge-reward '" + o.hedgeReward +
+                "' (found or learned)");
   options.stop = &stop;
   TargetKind kind = *kindOpt;
 

@@ -121,6 +121,12 @@ static BoundOpt<double> hedgeRate(
 static BoundOpt<double>
     minShare(cl::cat(category), "hedge-min-share", at(run.learn.hedgeMinShare),
              cl::desc("Hedge: every arm's smallest share of a round (0.05)"));
+static BoundOpt<std::string> hedgeReward(
+    cl::cat(category), "hedge-reward", at(run.hedgeReward),
+    cl::desc("What Hedge rewards an arm for: found (its measurements' gain "
+             "over the best times before; default) or learned (how much a "
+             "gradient step on its measurements lowers the reward set's "
+             "loss)"));
 static BoundList roundsAt(cl::cat(category), "rounds-at", at(run.roundsAt),
                      cl::CommaSeparated,
                      cl::desc("Cumulative budget at the end of each round: "

@@ -1747,3 +1747,81 @@ TEST(LearningLoopTest, InvalidOptionsFailWithMessages) {
 }
 
 } // namespace
+
+TEST(LearningLoopTest, HedgeLearnedRewardPaysWhatTheModelLearnsFromEachArm) {
+  // Validation: the first validation matrix's problems; reward set: the
+  // second's.
+  std::vector<SampleGroup> validation, rewardSet;
+  for (const SampleGroup &g : synthetic().validation)
+    (g.matrix.id == kValidationMatrices[0] ? validation : rewardSet)
+        .push_back(g);
+  auto runWith = [&](const std::string &stateDir, const LearnOptions &base,
+                     const std::vector<SampleGroup> &rewards) {
+    LearningPool pool;
+    ReplayOracle oracle(synthetic().pool, pool);
+    double t = oracle.totalCost();
+    LearnOptions o = base;
+    o.stateDir = stateDir;
+    o.roundBudgets = {0.15 * t, 0.3 * t, 0.45 * t, 0.6 * t};
+    return runLearning(pool, oracle, validation, synthetic().features, o,
+                       rewards);
+  };
+  TempDir dir;
+  LearnOptions o = quickLearnOptions(dir / "unused", 1);
+  o.strategy = "bandit";
+  o.policy = BanditPolicy::Hedge;
+  o.arms = {"exploitation", "random"};
+  o.hedgeRate = 2;
+  o.hedgeReward = PortfolioReward::Learned;
+  llvm::Expected<LearnResult> res = runWith(dir / "a", o, rewardSet);
+  ASSERT_TRUE(static_cast<bool>(res)) << errorText(res.takeError());
+  ASSERT_EQ(res->rounds.size(), 4u);
+  for (size_t n = 1; n < 4; ++n) {
+    SCOPED_TRACE("round " + std::to_string(n + 1));
+    EXPECT_EQ(res->rounds[n].arm, "hedge");
+    EXPECT_NE(res->rounds[n].armReason.find(
+                  "rewards (first-order fall of the reward set's loss per "
+                  "second): exploitation "),
+              std::string::npos)
+        << res->rounds[n].armReason;
+  }
+  // The rewards moved the shares away from equal, and the state keeps them.
+  std::string state = readFile(dir / "a/state.json");
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse(state);
+  ASSERT_TRUE(static_cast<bool>(v)) << llvm::toString(v.takeError());
+  StrategyPortfolio restored(o.arms, {o.hedgeRate, o.hedgeMinShare, 1.0});
+  llvm::Error e = restored.restore(*v->getAsObject()->get("portfolio"));
+  ASSERT_FALSE(static_cast<bool>(e)) << errorText(std::move(e));
+  EXPECT_EQ(restored.rounds(), 3u);
+  EXPECT_NE(restored.shares()[0], restored.shares()[1]);
+
+  // Deterministic per seed.
+  llvm::Expected<LearnResult> again = runWith(dir / "b", o, rewardSet);
+  ASSERT_TRUE(static_cast<bool>(again)) << errorText(again.takeError());
+  expectSameRounds(res->rounds, again->rounds);
+  for (size_t n = 0; n < 4; ++n)
+    EXPECT_EQ(res->rounds[n].armReason, again->rounds[n].armReason) << n;
+
+  // The same run rewarded for what the arms found is another run: its state
+  // is refused.
+  LearnOptions found = o;
+  found.hedgeReward = PortfolioReward::Found;
+  llvm::Expected<LearnResult> other = runWith(dir / "a", found, rewardSet);
+  std::string msg = errorText(other);
+  EXPECT_NE(msg.find("holds the state of another run"), std::string::npos)
+      << msg;
+
+  // It needs a reward set to learn toward, and the Hedge policy.
+  llvm::Expected<LearnResult> noRewardSet = runWith(dir / "c", o, {});
+  msg = errorText(noRewardSet);
+  EXPECT_NE(msg.find("the learned reward needs a reward set"),
+            std::string::npos)
+      << msg;
+  LearnOptions ucb = o;
+  ucb.policy = BanditPolicy::UCB1;
+  llvm::Expected<LearnResult> notHedge = runWith(dir / "d", ucb, rewardSet);
+  msg = errorText(notHedge);
+  EXPECT_NE(msg.find("the learned reward is the Hedge policy's"),
+            std::string::npos)
+      << msg;
+}

@@ -712,3 +712,70 @@ TEST(TrainerTest, ZeroKnobCodeZeroesOnlyThatTargetsCode) {
   ASSERT_TRUE(finetune(*m, synthetic().spadeTrain, synthetic().features, o).ok);
   EXPECT_NE(m->scheduleCode(spade[0], 64), m->scheduleCode(spade[1], 64));
 }
+
+namespace {
+double dot(const std::vector<float> &a, const std::vector<float> &b) {
+  double s = 0;
+  for (size_t n = 0; n < a.size(); ++n)
+    s += static_cast<double>(a[n]) * b[n];
+  return s;
+}
+} // namespace
+
+TEST(TrainerTest, LossGradientFocusesOnSamplesAndLeavesTheModelAlone) {
+  const Synthetic &d = synthetic();
+  auto m = Model::create(ModelConfig(), 5);
+  test::value(pretrainAutoencoders(*m, {}, PretrainOptions()));
+  TrainOptions o = quickOptions();
+  o.epochs = 2;
+  ASSERT_TRUE(train(*m, d.train, d.features, o).ok);
+  uint64_t weights = m->weightHash();
+
+  std::vector<float> all =
+      test::value(lossGradient(*m, d.train, d.features, o));
+  ASSERT_FALSE(all.empty());
+  EXPECT_GT(dot(all, all), 0);
+  EXPECT_EQ(m->weightHash(), weights);
+
+  // Every sample in focus: the whole loss, the same gradient.
+  std::vector<std::vector<bool>> every, none, firstHalf, secondHalf;
+  for (const SampleGroup &g : d.train) {
+    every.emplace_back(g.samples.size(), true);
+    none.emplace_back(g.samples.size(), false);
+    firstHalf.emplace_back(g.samples.size(), false);
+    secondHalf.emplace_back(g.samples.size(), false);
+    for (size_t n = 0; n < g.samples.size(); ++n)
+      (n < g.samples.size() / 2 ? firstHalf : secondHalf).back()[n] = true;
+  }
+  std::vector<float> focused =
+      test::value(lossGradient(*m, d.train, d.features, o, &every));
+  ASSERT_EQ(focused.size(), all.size());
+  for (size_t n = 0; n < all.size(); ++n)
+    ASSERT_NEAR(focused[n], all[n], 1e-5 * (1 + std::fabs(all[n]))) << n;
+  // Nothing in focus: nothing to learn.
+  std::vector<float> nothing =
+      test::value(lossGradient(*m, d.train, d.features, o, &none));
+  ASSERT_EQ(nothing.size(), all.size());
+  EXPECT_EQ(dot(nothing, nothing), 0);
+  // Summed, not averaged: half the samples hold fewer pairs, and the two
+  // halves together (pairs across them counted twice) exceed the whole.
+  std::vector<float> a =
+      test::value(lossGradient(*m, d.train, d.features, o, &firstHalf));
+  std::vector<float> b =
+      test::value(lossGradient(*m, d.train, d.features, o, &secondHalf));
+  EXPECT_GT(dot(a, all), 0);
+  EXPECT_GT(dot(b, all), 0);
+  EXPECT_NE(dot(a, a), dot(all, all));
+
+  // What the training matrices teach holds on the held-out ones: a step
+  // along the training gradient lowers the held-out loss (first order).
+  std::vector<float> heldOut =
+      test::value(lossGradient(*m, d.test, d.features, o));
+  EXPECT_GT(dot(all, heldOut), 0);
+
+  // A focus of another shape is refused.
+  none.pop_back();
+  std::string msg = llvm::toString(
+      lossGradient(*m, d.train, d.features, o, &none).takeError());
+  EXPECT_NE(msg.find("the focus has"), std::string::npos) << msg;
+}

@@ -7,6 +7,7 @@
 
 #include "sptune/Learn/LearningLoop.h"
 #include "sptune/CostModel/CostModel.h"
+#include "sptune/Learn/LearnedRewards.h"
 
 #include "sptune/Support/Files.h"
 #include "sptune/Support/Json.h"
@@ -155,6 +156,11 @@ std::string fingerprint(const LearningPool &pool, const LearnOptions &o,
     if (o.policy == BanditPolicy::Hedge)
       mix(llvm::formatv("hedge {0:e6} {1:e6}", o.hedgeRate, o.hedgeMinShare)
               .str());
+    // Mixed in only when not the first reward, so that states from before
+    // it still resume.
+    if (o.policy == BanditPolicy::Hedge &&
+        o.hedgeReward != PortfolioReward::Found)
+      mix(std::string("hedge reward ") + toString(o.hedgeReward));
   }
   mix(std::to_string(o.seed));
   for (double b : o.roundBudgets)
@@ -211,6 +217,10 @@ private:
   llvm::Error checkOptions() const;
   llvm::Error loadState();
   llvm::Error saveState(int round, const std::string &modelFile);
+  /// How a round trains (warm: from a model), also what the portfolio's
+  /// learned reward differentiates.
+  TrainOptions trainOptions(bool warm, int epochs, uint64_t seed,
+                            double epochFraction) const;
   llvm::Expected<std::unique_ptr<Model>> trainModel(const Model *warm,
                                                     int epochs, uint64_t seed,
                                                     double epochFraction,
@@ -280,6 +290,12 @@ llvm::Error Driver::checkOptions() const {
                    ">= 0");
   if (!(o.banditOptions.discount > 0 && o.banditOptions.discount <= 1))
     return failure("the bandit's discount must be in (0, 1]");
+  if (o.hedgeReward == PortfolioReward::Learned && !portfolioMode())
+    return failure("the learned reward is the Hedge policy's (--strategy "
+                   "bandit --policy hedge)");
+  if (o.hedgeReward == PortfolioReward::Learned && rewardSet.empty())
+    return failure("the learned reward needs a reward set (problems apart "
+                   "from the validation's) to learn toward");
   if (portfolioMode())
     if (std::string why = StrategyPortfolio::whyInvalid(
             {o.hedgeRate, o.hedgeMinShare, o.banditOptions.discount},
@@ -422,6 +438,26 @@ llvm::Error Driver::saveState(int round, const std::string &modelFile) {
   return writeAtomically(o.stateDir + "/rounds.jsonl", log);
 }
 
+TrainOptions Driver::trainOptions(bool warm, int epochs, uint64_t seed,
+                                  double epochFraction) const {
+  TrainOptions t;
+  t.target = o.target;
+  // From a base: fine-tune it, in its own feature standardization.
+  t.finetune = warm && !o.baseModelBytes.empty();
+  t.finetuneFreeze = o.baseFreeze;
+  t.epochs = std::max(
+      1, static_cast<int>(std::lround(epochs / std::max(epochFraction, 1e-3))));
+  t.epochGroupFraction = epochFraction;
+  t.seed = seed;
+  t.threads = o.torchThreads;
+  t.learningRate = warm ? o.warmLearningRate : o.learningRate;
+  t.regressionWeight = o.regressionWeight;
+  t.validateEvery = 1 << 30;
+  t.normalizationMatrices = &poolMatrices;
+  t.stop = o.stop;
+  return t;
+}
+
 llvm::Expected<std::unique_ptr<Model>>
 Driver::trainModel(const Model *warm, int epochs, uint64_t seed,
                    double epochFraction, bool bootstrap) {
@@ -451,22 +487,8 @@ Driver::trainModel(const Model *warm, int epochs, uint64_t seed,
       resampled.push_back(groups[rng() % groups.size()]);
     groups = std::move(resampled);
   }
-  TrainOptions t;
-  t.target = o.target;
-  // From a base: fine-tune it, in its own feature standardization.
-  t.finetune = warm && !o.baseModelBytes.empty();
-  t.finetuneFreeze = o.baseFreeze;
-  t.epochs = std::max(
-      1, static_cast<int>(std::lround(epochs / std::max(epochFraction, 1e-3))));
-  t.epochGroupFraction = epochFraction;
-  t.seed = seed;
-  t.threads = o.torchThreads;
-  t.learningRate = warm ? o.warmLearningRate : o.learningRate;
-  t.regressionWeight = o.regressionWeight;
-  t.validateEvery = 1 << 30;
-  t.normalizationMatrices = &poolMatrices;
-  t.stop = o.stop;
-  TrainResult r = train(*m, groups, features, t);
+  TrainResult r = train(*m, groups, features,
+                        trainOptions(warm, epochs, seed, epochFraction));
   if (!r.ok)
     return failure("training failed: " + r.error);
   if (r.interrupted)
@@ -683,6 +705,24 @@ llvm::Expected<LearnResult> Driver::run() {
       break;
     }
 
+    // Hedge's learned reward: what the model that chose the round would take
+    // from each arm's measurements, before it trains on them.
+    std::optional<std::vector<std::optional<double>>> learned;
+    if (portfolio && !armOf.empty() && model &&
+        o.hedgeReward == PortfolioReward::Learned) {
+      t0 = Clock::now();
+      bool warm = !o.retrain;
+      llvm::Expected<std::vector<std::optional<double>>> r = learnedRewards(
+          *model, pool, measuredThisRound, armOf, o.arms.size(), rewardSet,
+          features,
+          trainOptions(warm, warm ? o.roundEpochs : o.initialEpochs, roundSeed,
+                       trainingStrategy->epochFraction()));
+      if (!r)
+        return r.takeError();
+      learned = std::move(*r);
+      rec.selectSeconds += secondsSince(t0);
+    }
+
     // 3. Train.
     t0 = Clock::now();
     bool fresh = !model || o.retrain;
@@ -739,8 +779,10 @@ llvm::Expected<LearnResult> Driver::run() {
       bandit->update(*arm, *rec.reward);
     }
     if (portfolio && !armOf.empty()) {
-      std::vector<std::optional<double>> rewards = improvementRewards(
-          pool, bestBefore, measuredThisRound, armOf, o.arms.size());
+      std::vector<std::optional<double>> rewards =
+          learned ? *learned
+                  : improvementRewards(pool, bestBefore, measuredThisRound,
+                                       armOf, o.arms.size());
       std::string text;
       for (size_t a = 0; a < o.arms.size(); ++a) {
         text += llvm::formatv("{0}{1} {2}", a ? ", " : "", o.arms[a],
@@ -750,7 +792,11 @@ llvm::Expected<LearnResult> Driver::run() {
                     .str();
       }
       portfolio->update(rewards);
-      rec.armReason += "; rewards (log gain of best times per second): " + text;
+      rec.armReason +=
+          learned ? "; rewards (first-order fall of the reward set's loss per "
+                    "second): " +
+                        text
+                  : "; rewards (log gain of best times per second): " + text;
     }
 
     // 5. Checkpoint: the model first, then the state that names it.

@@ -12,6 +12,19 @@
 
 using namespace sptune;
 
+const char *sptune::toString(PortfolioReward r) {
+  return r == PortfolioReward::Learned ? "learned" : "found";
+}
+
+std::optional<PortfolioReward>
+sptune::parsePortfolioReward(llvm::StringRef name) {
+  if (name == "found")
+    return PortfolioReward::Found;
+  if (name == "learned")
+    return PortfolioReward::Learned;
+  return std::nullopt;
+}
+
 StrategyPortfolio::StrategyPortfolio(std::vector<std::string> arms,
                                      PortfolioOptions options)
     : arms_(std::move(arms)), options_(options), scores_(arms_.size()) {}

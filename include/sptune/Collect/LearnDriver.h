@@ -51,6 +51,8 @@ struct LearnDriverOptions {
   /// "ucb1" or "thompson"; "top1" or "tau". The bandit's exploration
   /// constant and discount are `learn.banditOptions`.
   std::string policy = "ucb1", reward = "top1";
+  /// What Hedge rewards an arm for: "found" or "learned".
+  std::string hedgeReward = "found";
 
   /// Replay: measured datasets that reveal their stored times.
   std::vector<std::string> replay;

@@ -28,6 +28,8 @@
 #include "sptune/CostModel/Metrics.h"
 #include "sptune/CostModel/Model.h"
 
+#include "llvm/Support/Error.h"
+
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -191,6 +193,23 @@ pretrainAutoencoders(Model &model, const std::vector<Schedule> &schedules,
 /// (the output layer's gradients do not vanish at zero). Fails when
 /// LibTorch fails or the model has no slot for `target`.
 llvm::Error zeroKnobCode(Model &model, TargetKind target);
+
+/// The gradient of the training loss over `groups` with respect to the
+/// parameters `options` trains (its target, fine-tuning and freezing; the
+/// knob autoencoders' reconstruction left out, since it does not depend on
+/// what was measured), flattened in parameter order, at `model`'s weights
+/// (left untouched). The loss is summed over pairs and samples, not
+/// averaged, so the gradient grows with what the samples add. With `focus`
+/// (one entry per group, one flag per sample), only the pairs that hold a
+/// focused sample and the focused samples' regression count: what training
+/// would take from those samples given the rest. The dot product of two such
+/// gradients is, to first order, how much a gradient step on one lowers the
+/// other's loss (the active-learning portfolio's "learned" reward).
+/// Groups of other targets or without focused samples add nothing.
+llvm::Expected<std::vector<float>>
+lossGradient(const Model &model, const std::vector<SampleGroup> &groups,
+             const FeatureTable &features, const TrainOptions &options,
+             const std::vector<std::vector<bool>> *focus = nullptr);
 
 /// Scores every group and compares with the measurements. Groups whose
 /// matrix has no features are skipped; groups the model fails to score are

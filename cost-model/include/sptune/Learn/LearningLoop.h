@@ -74,6 +74,10 @@ struct LearnOptions {
   /// The Hedge policy's learning rate and every arm's smallest share (see
   /// StrategyPortfolio.h; its discount is `banditOptions.discount`).
   double hedgeRate = 1.0, hedgeMinShare = 0.05;
+  /// What the Hedge policy rewards an arm for: what its measurements found,
+  /// or what the model learns from them (StrategyPortfolio.h; needs a reward
+  /// set).
+  PortfolioReward hedgeReward = PortfolioReward::Found;
   RewardMetric reward = RewardMetric::Top1;
   StrategyOptions strategyOptions;
   /// Cumulative measurement seconds at the end of each round (increasing).

@@ -32,6 +32,7 @@
 #ifndef SPTUNE_LEARN_STRATEGYPORTFOLIO_H
 #define SPTUNE_LEARN_STRATEGYPORTFOLIO_H
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
@@ -41,6 +42,17 @@
 #include <vector>
 
 namespace sptune {
+
+/// What an arm of the portfolio is rewarded for.
+enum class PortfolioReward {
+  /// What its measurements found (improvementRewards).
+  Found,
+  /// What the model learns from them, to first order (LearnedRewards.h).
+  Learned,
+};
+/// "found" | "learned".
+const char *toString(PortfolioReward r);
+std::optional<PortfolioReward> parsePortfolioReward(llvm::StringRef name);
 
 struct PortfolioOptions {
   /// Hedge's learning rate on round-scaled rewards (>= 0; 0: fixed equal

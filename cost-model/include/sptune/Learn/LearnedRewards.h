@@ -1,0 +1,56 @@
+//===- LearnedRewards.h - What the model learns from an arm -----*- C++ -*-===//
+//
+// Part of sptune. The active-learning portfolio's second reward
+// (`sptune-learn --policy hedge --hedge-reward learned`, issue 32).
+//
+// The first reward (improvementRewards, StrategyPortfolio.h) pays an arm for
+// what its measurements found: schedules faster than their problem's best.
+// On the CPU replay that pays exploration's picks next to the predicted best
+// as well as exploitation's, yet a model trained on exploitation's picks
+// ranks better: what corrects the model's top choice is worth more to it than
+// another fast schedule beside it. This reward pays an arm for what the model
+// learns from its picks, without the retraining whose noise drowns the arms'
+// differences (StrategyBandit): a first-order, gradient-alignment account
+// (as TracIn and gradient-matching data valuation do).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_LEARN_LEARNEDREWARDS_H
+#define SPTUNE_LEARN_LEARNEDREWARDS_H
+
+#include "sptune/CostModel/Trainer.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace sptune {
+
+class LearningPool;
+
+/// The portfolio's other reward (`--hedge-reward learned`): what the model
+/// learns from each arm's measurements of a round, to first order, without
+/// retraining. With g_a the gradient of the training loss on the arm's new
+/// samples (every pair that holds one of them, in their problems' groups of
+/// everything measured so far: `lossGradient` with them in focus) and g_R
+/// the gradient of the loss on `rewardSet` (problems the reported
+/// validation does not hold), a gradient step on the arm's samples lowers the reward
+/// set's loss by about eta * g_a . g_R. The reward is g_a . g_R / |g_R|
+/// per second the arm's measurements cost (failures included): positive
+/// when the arm's picks teach the model what holds on problems it was not
+/// shown. `model` is the model that chose the round (before it trains on
+/// it); `training` the options it trains with. An arm that measured nothing
+/// gets nullopt; one whose measurements all failed, 0. With no reward set
+/// (or a zero g_R: the model fits it), every informed arm gets 0.
+llvm::Expected<std::vector<std::optional<double>>>
+learnedRewards(const Model &model, const LearningPool &pool,
+               const std::vector<size_t> &measured,
+               const std::vector<size_t> &armOf, size_t arms,
+               const std::vector<SampleGroup> &rewardSet,
+               const FeatureTable &features, const TrainOptions &training);
+
+} // namespace sptune
+
+#endif // SPTUNE_LEARN_LEARNEDREWARDS_H
