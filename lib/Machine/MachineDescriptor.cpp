@@ -16,7 +16,6 @@
 #include <type_traits>
 #include <vector>
 
-#include <sched.h>
 #include <unistd.h>
 
 using namespace sptune;
@@ -120,10 +119,8 @@ static unsigned widestSimdBits() {
 }
 
 static unsigned usableCores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-    return static_cast<unsigned>(CPU_COUNT(&set));
+  if (int allowed = allowedCpuCount(); allowed > 0)
+    return static_cast<unsigned>(allowed);
   return std::max(1u, std::thread::hardware_concurrency());
 }
 

@@ -222,10 +222,10 @@ struct CpuBalanceRowsPass
   /// A module pass: cutting a loop may declare omp_get_max_threads in the
   /// module, which functions processed in parallel must not race on.
   void runOnOperation() override {
-    if (threads < -1 || threads > 1024) {
-      getOperation().emitError("sptune-balance-rows: threads must be -1 "
-                               "(from the schedules) or in [0, 1024], got ")
-          << static_cast<int>(threads);
+    // The same range the schedules' thread counts have (whyIllegal).
+    if (std::string why = ::sptune::whyBadThreadsOption(threads);
+        !why.empty()) {
+      getOperation().emitError("sptune-balance-rows: ") << why;
       return signalPassFailure();
     }
     for (func::FuncOp func :

@@ -92,8 +92,9 @@ public:
 
   std::string whyIllegal(const Schedule &s) const override {
     const CpuKnobs &c = cpuKnobs(s);
-    if (c.threads < 0 || c.threads > 1024)
-      return "thread count must be in [0, 1024]";
+    if (c.threads < 0 || c.threads > kMaxCpuThreads)
+      return "thread count must be in [0, " + std::to_string(kMaxCpuThreads) +
+             "]";
     if (c.chunk < 0)
       return "chunk must be non-negative";
     if (c.vectorLength != 0 && c.vectorLength != 4 && c.vectorLength != 8 &&
@@ -163,4 +164,11 @@ public:
 const TargetKnobs &sptune::cpuTargetKnobs() {
   static const CpuTargetKnobs knobs;
   return knobs;
+}
+
+std::string sptune::whyBadThreadsOption(int threads) {
+  if (threads >= -1 && threads <= kMaxCpuThreads)
+    return "";
+  return "threads must be -1 (from the schedules) or in [0, " +
+         std::to_string(kMaxCpuThreads) + "], got " + std::to_string(threads);
 }

@@ -25,6 +25,14 @@ const char *toString(ParallelKind);
 /// "static", "dynamic", "balanced".
 const char *toString(OmpScheduleKind);
 
+/// The most threads a schedule (and the lowering passes' `threads`
+/// override) may ask for.
+constexpr int kMaxCpuThreads = 1024;
+
+/// Why a lowering pass's `threads` option cannot be used ("" when it can):
+/// -1 (each function's schedule decides) or a count in [0, kMaxCpuThreads].
+std::string whyBadThreadsOption(int threads);
+
 struct CpuKnobs : KnobValuesOf<CpuKnobs> {
   static char ID;
   ParallelKind parallel = ParallelKind::None;

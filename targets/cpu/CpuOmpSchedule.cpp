@@ -32,10 +32,9 @@ struct CpuOmpSchedulePass
 
   void runOnOperation() override {
     // The same range the schedules' thread counts have (whyIllegal).
-    if (threads < -1 || threads > 1024) {
-      getOperation()->emitError("sptune-omp-schedule: threads must be -1 "
-                                "(from the schedules) or in [0, 1024], got ")
-          << threads;
+    if (std::string why = ::sptune::whyBadThreadsOption(threads);
+        !why.empty()) {
+      getOperation()->emitError("sptune-omp-schedule: ") << why;
       return signalPassFailure();
     }
     getOperation()->walk([&](func::FuncOp func) {

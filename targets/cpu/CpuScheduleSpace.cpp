@@ -2,8 +2,7 @@
 
 #include "cpu/CpuScheduleSpace.h"
 #include "cpu/CpuKnobs.h"
-
-#include <sched.h>
+#include "sptune/Support/HostCpu.h"
 
 #include <algorithm>
 #include <random>
@@ -160,11 +159,7 @@ bool CpuScheduleSpace::fitsThisMachine(const Schedule &s) const {
     return threads <= usableCpus;
   // The CPUs of the process's affinity mask (what OpenMP's default team
   // runs on); it does not change under a running tuner: asked once.
-  static const int allowed = [] {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
-  }();
+  static const int allowed = allowedCpuCount();
   return allowed <= 0 || threads <= allowed;
 }
 

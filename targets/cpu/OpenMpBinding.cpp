@@ -1,6 +1,7 @@
 //===- OpenMpBinding.cpp - Two OpenMP runtimes and thread binding ---------===//
 
 #include "cpu/OpenMpBinding.h"
+#include "sptune/Support/HostCpu.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -8,7 +9,6 @@
 #include <cstring>
 #include <link.h>
 #include <mutex>
-#include <sched.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -34,10 +34,7 @@ cpu::OpenMpBindingState cpu::currentOpenMpBindingState() {
         return 0;
       },
       &s.gompLoaded);
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0)
-    s.allowedCpus = CPU_COUNT(&set);
+  s.allowedCpus = allowedCpuCount();
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   s.onlineCpus = online > 0 ? static_cast<int>(online) : 0;
   return s;

@@ -1,10 +1,12 @@
-//===- HostCpu.h - The name of this machine's CPU ---------------*- C++ -*-===//
+//===- HostCpu.h - This machine's CPU ---------------------------*- C++ -*-===//
 //
 // Part of sptune. The CPU model as /proc/cpuinfo names it ("AMD EPYC ...",
 // "Intel(R) Xeon(R) Processor"): what every measurement record carries as
 // machine.cpu (sptune/Collect/Dataset.h), and what the cost model's guard
 // compares with the machines its model was trained on
-// (sptune/CostModel/ModelGuard.h).
+// (sptune/CostModel/ModelGuard.h). And how many CPUs this process may run
+// on: what OpenMP's default team uses, what the machine descriptor records,
+// and what a schedule's thread count may not exceed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,8 @@
 
 #include <fstream>
 #include <string>
+
+#include <sched.h>
 
 namespace sptune {
 
@@ -30,6 +34,14 @@ inline std::string hostCpuName() {
       return start == std::string::npos ? std::string() : line.substr(start);
     }
   return std::string();
+}
+
+/// The CPUs in this process's affinity mask (taskset, a container's cpuset);
+/// 0 where it cannot be read.
+inline int allowedCpuCount() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
 }
 
 } // namespace sptune
