@@ -47,11 +47,11 @@ public:
   /// VM (docs/results.md, "Rows balanced by stored entries").
   Schedule withUnseenKnobsByRule(const Schedule &s) const override {
     const CpuKnobs &c = cpuKnobs(s);
-    if (c.omp != OmpScheduleKind::Static || c.chunk != 0 ||
-        !whyNotBalanceable(s).empty())
+    if (c.omp != OmpScheduleKind::Static || c.chunk != 0)
       return s;
     Schedule balanced = s;
     cpuKnobs(balanced).omp = OmpScheduleKind::Balanced;
+    // (whyIllegal asks whyNotBalanceable for a balanced schedule.)
     return whyIllegal(balanced).empty() ? balanced : s;
   }
 
