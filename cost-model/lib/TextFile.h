@@ -1,4 +1,4 @@
-//===- TextFile.h - Writing a whole text file, errors as llvm::Error -*- C++ -*-===//
+//===- TextFile.h - Writing a whole text file -------------------*- C++ -*-===//
 //
 // Part of sptune. The training run (metrics, scores) and the learning loop
 // (its state, through a temporary file) write whole files. A write that

@@ -1,4 +1,4 @@
-//===- AccumulatorPromotion.h - Keep loop accumulators in registers -*- C++ -*-===//
+//===- AccumulatorPromotion.h - Accumulators in registers -------*- C++ -*-===//
 //
 // The sparsifier's SpMM with the free loop innermost (order [i, k, j]) reads,
 // updates and writes back the same row of C for every stored entry of the

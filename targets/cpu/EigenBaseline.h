@@ -1,4 +1,4 @@
-//===- EigenBaseline.h - The library baseline users compare with -*- C++ -*-===//
+//===- EigenBaseline.h - The Eigen baseline ---------------------*- C++ -*-===//
 //
 // Part of sptune. Eigen's sparse x dense product (row-major CSR times a
 // row-major dense matrix, OpenMP-parallel over rows inside Eigen) measured

@@ -1,4 +1,4 @@
-//===- FmaContraction.h - Fuse multiply-adds in sparse kernels -*- C++ -*-===//
+//===- FmaContraction.h - Fuse multiply-adds in sparse kernels --*- C++ -*-===//
 //
 // The sparsifier emits `arith.mulf` then `arith.addf` without fast-math
 // flags, so LLVM keeps two instructions (and two roundings) where the

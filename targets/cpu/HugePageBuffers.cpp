@@ -1,4 +1,4 @@
-//===- HugePageBuffers.cpp - Large kernel buffers on huge pages ----------===//
+//===- HugePageBuffers.cpp - Large kernel buffers on huge pages -----------===//
 
 #include "cpu/HugePageBuffers.h"
 #include "cpu/CpuPasses.h"

@@ -1,4 +1,4 @@
-//===- CudaRuntimeLoader.h - Load sptune's CUDA runtime at run time -*- C++ -*-===//
+//===- CudaRuntimeLoader.h - Loading the CUDA runtime -----------*- C++ -*-===//
 //
 // Part of sptune. The GPU measurer reaches libsptune_cuda_runtime.so through
 // dlopen, so that the tools linking it start on machines without a CUDA

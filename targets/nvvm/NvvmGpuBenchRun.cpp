@@ -1,4 +1,4 @@
-//===- NvvmGpuBenchRun.cpp - What sptune-gpu-bench does --------------------===//
+//===- NvvmGpuBenchRun.cpp - What sptune-gpu-bench does -------------------===//
 
 #include "nvvm/NvvmGpuBenchRun.h"
 #include "nvvm/NvvmKnobs.h"

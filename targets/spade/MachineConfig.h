@@ -1,5 +1,4 @@
-//===- MachineConfig.h - Parameters of the simulated SPADE machine -*- C++
-//-*-===//
+//===- MachineConfig.h - The simulated SPADE machine ------------*- C++ -*-===//
 //
 // Part of sptune. The hardware parameters of the SPADE simulator: processing
 // elements, vector width, private caches, shared last-level cache, DRAM. They

@@ -1,4 +1,4 @@
-//===- SimulatorRun.cpp - What spade-sim does, as a library call ---------===//
+//===- SimulatorRun.cpp - What spade-sim does, as a library call ----------===//
 
 #include "spade/SimulatorRun.h"
 #include "spade/BoundProgram.h"

@@ -1,4 +1,4 @@
-//===- SpadeKernels.h - The kernels SPADE runs ----------------*- C++ -*-===//
+//===- SpadeKernels.h - The kernels SPADE runs ------------------*- C++ -*-===//
 //
 // Part of sptune. SPADE's processing elements have two modes: SpMM
 // (C += A B, A sparse) and SDDMM (X = S ⊙ (A B), S sparse). Every other

@@ -1,4 +1,4 @@
-//===- MachineDescriptorTest.cpp - The machine descriptor ---------------===//
+//===- MachineDescriptorTest.cpp - The machine descriptor -----------------===//
 
 #include "sptune/Machine/MachineDescriptor.h"
 

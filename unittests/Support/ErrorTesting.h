@@ -1,5 +1,4 @@
-//===- ErrorTesting.h - GoogleTest checks of llvm::Error results -*- C++
-//-*-===//
+//===- ErrorTesting.h - Checks of llvm::Error results -----------*- C++ -*-===//
 //
 // Part of sptune's unit tests. `EXPECT_TRUE(succeeded(f()))` prints the
 // error's message when `f` fails; `failed(f())` is true for a failure and

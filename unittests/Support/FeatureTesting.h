@@ -1,5 +1,4 @@
-//===- FeatureTesting.h - Matrix features of a matrix spec in tests -*- C++
-//-*-===//
+//===- FeatureTesting.h - Features of a spec in tests -----------*- C++ -*-===//
 //
 // Part of sptune's unit tests: the cost model's features of a matrix given
 // as a source (a `gen:` spec or a file), failing the test when it does not

@@ -1,4 +1,4 @@
-//===- CollectDriver.h - What sptune-collect does, as a library call -*- C++ -*-===//
+//===- CollectDriver.h - sptune-collect as a call ---------------*- C++ -*-===//
 //
 // Part of sptune. `sptune-collect` parses its command line into
 // `CollectDriverOptions` and calls one of:

@@ -1,4 +1,4 @@
-//===- LearnDriver.h - What sptune-learn does, as a library call -*- C++ -*-===//
+//===- LearnDriver.h - sptune-learn as a library call -----------*- C++ -*-===//
 //
 // Part of sptune. `sptune-learn` parses its command line into
 // `LearnDriverOptions` and calls `runLearnDriver`: build the pool (replayed

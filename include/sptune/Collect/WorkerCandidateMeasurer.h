@@ -1,4 +1,4 @@
-//===- WorkerCandidateMeasurer.h - Tuner measurements in workers -*- C++ -*-===//
+//===- WorkerCandidateMeasurer.h - Tuning in workers ------------*- C++ -*-===//
 //
 // Part of sptune. The CandidateMeasurer the tools give sptune-autotune: each
 // candidate is measured by a `sptune-measure --worker` child process with a

@@ -1,4 +1,4 @@
-//===- WorkerProtocol.h - Requests and results of measurement workers -*- C++ -*-===//
+//===- WorkerProtocol.h - Measurement workers' protocol ---------*- C++ -*-===//
 //
 // Part of sptune. A measurement worker (`sptune-measure --worker`) reads one
 // JSON request per line on stdin and writes one JSON response per line on

@@ -1,4 +1,4 @@
-//===- MachineDescriptor.h - What a measurement's machine is ---*- C++ -*-===//
+//===- MachineDescriptor.h - What a measurement's machine is ----*- C++ -*-===//
 //
 // Part of sptune. The facts about a CPU that decide which sparse schedule is
 // fastest on it, recorded with every measurement (the dataset's "machine"

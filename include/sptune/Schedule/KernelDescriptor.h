@@ -1,4 +1,4 @@
-//===- KernelDescriptor.h - A sparse kernel as data, not an enum -*- C++ -*-===//
+//===- KernelDescriptor.h - A sparse kernel as data -------------*- C++ -*-===//
 //
 // Part of sptune. What a linalg op on #sparse_tensor operands computes, in
 // plain C++: its loops (parallel or reduction, static size or dynamic), its

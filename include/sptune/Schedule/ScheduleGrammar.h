@@ -1,4 +1,4 @@
-//===- ScheduleGrammar.h - Tokens and value parsers of schedules -*- C++ -*-===//
+//===- ScheduleGrammar.h - Tokens of schedules ------------------*- C++ -*-===//
 //
 // Part of sptune. The printed form of a schedule is parsed in two places, by
 // the plain text parser (`parseSchedule`) and by the `#sptune.schedule`

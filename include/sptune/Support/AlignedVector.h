@@ -1,4 +1,4 @@
-//===- AlignedVector.h - Vectors whose data start on a cache line -*- C++ -*-===//
+//===- AlignedVector.h - Cache-line aligned vectors -------------*- C++ -*-===//
 //
 // Part of sptune. The dense operands of a measured kernel are read a row at a
 // time; a 256-byte row of B (N = 64, f32) is four cache lines when the buffer

@@ -1,4 +1,4 @@
-//===- ListingEnumParser.h - Enum options that list their values -*- C++ -*-===//
+//===- ListingEnumParser.h - Enum options that list values ------*- C++ -*-===//
 //
 // Part of sptune. llvm::cl's enum parser answers a bad value with "Cannot
 // find option named 'x'!"; sptune's enum options (pass options included)

@@ -1,4 +1,4 @@
-//===- DefaultSchedule.h - A registered target's model-free schedules -*- C++ -*-===//
+//===- DefaultSchedule.h - Model-free schedules -----------------*- C++ -*-===//
 //
 // Part of sptune. Shorthands for the two schedules every target defines
 // without a model (sptune/Target/Target.h): the heuristic (MLGO's

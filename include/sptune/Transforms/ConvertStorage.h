@@ -1,4 +1,4 @@
-//===- ConvertStorage.h - Sparse storage conversions that widen ---*- C++ -*-===//
+//===- ConvertStorage.h - Widening conversions ------------------*- C++ -*-===//
 //
 // Part of sptune. A schedule's storage differs from the operand's: the
 // operand is converted where the kernel reads it. MLIR 22.1's

@@ -1,4 +1,4 @@
-//===- RuntimeProfile.h - Device time of launches and library calls -*- C++ -*-===//
+//===- RuntimeProfile.h - Device time of launches ---------------*- C++ -*-===//
 //
 // Part of sptune. Internal to libsptune_cuda_runtime.so: while a profile is
 // on (sptuneCudaProfileBegin .. End), each kernel launch and each cuSPARSE

@@ -1,4 +1,4 @@
-//===- RuntimeSupport.h - Errors and context of the CUDA runtime -*- C++ -*-===//
+//===- RuntimeSupport.h - CUDA runtime errors, context ----------*- C++ -*-===//
 //
 // Part of sptune. Internal to libsptune_cuda_runtime.so: how a failing CUDA
 // driver or cuSPARSE call is reported (one line on stderr, recorded for

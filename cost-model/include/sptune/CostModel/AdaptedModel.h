@@ -1,5 +1,4 @@
-//===- AdaptedModel.h - Models adapted to the machine they run on -*- C++
-//-*-===//
+//===- AdaptedModel.h - Models adapted to this machine ----------*- C++ -*-===//
 //
 // Part of sptune. A cost model is machine-specific, and a user's machine is
 // never the one the shipped model was trained on. `sptune-learn adapt`

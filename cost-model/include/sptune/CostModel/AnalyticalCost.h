@@ -1,5 +1,4 @@
-//===- AnalyticalCost.h - A model-free estimate of schedule cost -*- C++
-//-*-===//
+//===- AnalyticalCost.h - A model-free cost estimate ------------*- C++ -*-===//
 //
 // Part of sptune. The `heuristic` mode of the cost model orders candidates
 // without a learned model: the heuristic default schedule first, then the

@@ -1,4 +1,4 @@
-//===- EmbeddedModels.h - Release models compiled into the binary -*- C++ -*-===//
+//===- EmbeddedModels.h - Release models in the binary ----------*- C++ -*-===//
 //
 // Part of sptune. The bytes of the shipped release models
 // (cost-model/models/<target>-default.pt) are compiled into the cost-model

@@ -1,5 +1,4 @@
-//===- ModelGuard.h - When to trust the model over the heuristic -*- C++
-//-*-===//
+//===- ModelGuard.h - When to trust the model -------------------*- C++ -*-===//
 //
 // Part of sptune. A learned pick replaces sptune's heuristic only when the
 // model is sure enough that it is faster: the guard of a model file is an

@@ -1,5 +1,4 @@
-//===- PlainModel.h - The cost model's forward pass in plain C++ -*- C++
-//-*-===//
+//===- PlainModel.h - The forward pass in plain C++ -------------*- C++ -*-===//
 //
 // Part of sptune. Release mode's scorer without LibTorch (as LLVM's MLGO
 // release mode runs its policy without TensorFlow): the network of Model.h

@@ -1,4 +1,4 @@
-//===- TrainDriver.h - What sptune-train does, as a library call -*- C++ -*-===//
+//===- TrainDriver.h - sptune-train as a library call -----------*- C++ -*-===//
 //
 // Part of sptune. `sptune-train` parses its command line into
 // `TrainingRunOptions` (sptune/CostModel/TrainingRun.h) and calls

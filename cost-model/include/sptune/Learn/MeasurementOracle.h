@@ -1,4 +1,4 @@
-//===- MeasurementOracle.h - Where active learning's times come from -*- C++ -*-===//
+//===- MeasurementOracle.h - Where times come from --------------*- C++ -*-===//
 //
 // Part of sptune. The active-learning driver asks an oracle for the time of
 // the candidates it chose: the live collector (measurements in worker
