@@ -7,10 +7,11 @@
 #      discount 0.8, chosen on seeds 1-3 of split 1) and every single arm,
 #      on seeds 201-210 x validation splits 3-5 that chose nothing, rounds up
 #      to 10% of the shipped CPU data's measurement cost, and full-data
-#      models; also Hedge (--policy hedge, docs/results.md) (about 75
+#      models; also Hedge (--policy hedge, docs/results.md), rewarded by
+#      what each arm found and by what the model learns from it (about 90
 #      minutes);
 #   2. replay, SPADE: the same strategies on the shipped SPADE data, seeds
-#      201-205 x splits 3-4, six rounds up to 10% (about 20 minutes);
+#      201-205 x splits 3-4, six rounds up to 10% (about 30 minutes);
 #   3. live, CPU: from no model to 10% of the shipped CPU data's measurement
 #      cost (323 s of measurement), then what sptune-autotune picks with that
 #      model, with the shipped model and with the heuristic on the 14 large
@@ -35,14 +36,17 @@ bandit="bandit-ucb1-mix=--strategy bandit --policy ucb1 --arms exploitation,expl
 former="bandit-ucb1=--strategy bandit --policy ucb1 --arms random,diversity,uncertainty,exploitation,exploration --bandit-c 1 --discount 1"
 # Hedge, every arm a share of each round (chosen on seeds 1-6 x splits 1-2).
 hedge="bandit-hedge=--strategy bandit --policy hedge --arms exploitation,exploration,random --hedge-rate 4 --hedge-min-share 0 --discount 1"
+# Hedge rewarded by what the model learns from each arm (the same arms,
+# rate and floor; chosen on seeds 1-6 x splits 1-2).
+hedgel="bandit-hedge-learned=--strategy bandit --policy hedge --hedge-reward learned --arms exploitation,exploration,random --hedge-rate 4 --hedge-min-share 0 --discount 1"
 /usr/bin/python3 -m sptune.learn_experiment --build "$root/build" \
-  --replay "$work/cpu.jsonl" --out "$work/cpu-replay" $arms --config "$bandit" --config "$former" --config "$hedge" \
+  --replay "$work/cpu.jsonl" --out "$work/cpu-replay" $arms --config "$bandit" --config "$former" --config "$hedge" --config "$hedgel" \
   --seeds 201-210 --split-seeds 3,4,5 --full-seeds 201-203 --jobs 2 \
   --rounds-at 0.5%,1%,1.5%,2%,3%,4%,5%,6.5%,8%,10% \
   --json "$work/cpu-replay.json" --plot "$work/cpu-replay.png" \
   --title "CPU replay (shipped data), seeds 201-210 x splits 3-5"
 /usr/bin/python3 -m sptune.learn_experiment --build "$root/build" --target spade \
-  --replay "$work/spade.jsonl" --out "$work/spade-replay" $arms --config "$bandit" --config "$former" \
+  --replay "$work/spade.jsonl" --out "$work/spade-replay" $arms --config "$bandit" --config "$former" --config "$hedge" --config "$hedgel" \
   --seeds 201-205 --split-seeds 3,4 --full-seeds 201,202 --jobs 2 \
   --rounds-at 1%,2%,3%,5%,7%,10% \
   --json "$work/spade-replay.json" --plot "$work/spade-replay.png" \

@@ -25,6 +25,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 using namespace sptune;
 using namespace sptune::torchimpl;
@@ -305,9 +306,10 @@ struct StepLosses {
 };
 } // namespace
 
-/// The losses of a batch. With `focus` (per group of the batch, per pick),
-/// the loss is lossGradient's: only the pairs that hold a focused sample and
-/// the focused samples' regression, summed rather than averaged, and no
+/// The losses of a batch. With `focus` (per group of the batch, per pick;
+/// lossGradient's batches hold one group), the loss is lossGradient's: the
+/// pairs that hold a focused sample and the focused samples' regression, each
+/// divided by what the whole group has (its pairs, its samples), and no
 /// reconstruction.
 static StepLosses
 stepLosses(Model &model, const TrainOptions &o,
@@ -370,8 +372,9 @@ stepLosses(Model &model, const TrainOptions &o,
   torch::Tensor rank;
   if (focus) {
     torch::Tensor fo = torch::from_blob(focused.data(), {g, width}).clone();
+    torch::Tensor groupPairs = pairMask.sum().clamp_min(1.0);
     pairMask = pairMask * (fo.unsqueeze(2) + fo.unsqueeze(1)).clamp_max(1.0);
-    rank = (torch::relu(margin - sdiff) * pairMask).sum();
+    rank = (torch::relu(margin - sdiff) * pairMask).sum() / groupPairs;
   } else {
     rank = (torch::relu(margin - sdiff) * pairMask).sum() /
            pairMask.sum().clamp_min(1.0);
@@ -386,7 +389,8 @@ stepLosses(Model &model, const TrainOptions &o,
     if (focus)
       reg = (torch::smooth_l1_loss(scores, y, torch::Reduction::None) *
              torch::from_blob(focusedSample.data(), {n}).clone())
-                .sum();
+                .sum() /
+            static_cast<double>(std::max<int64_t>(n, 1));
     else
       reg = torch::smooth_l1_loss(scores, y);
     out.total = out.total + o.regressionWeight * reg;
@@ -455,8 +459,8 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
       o.reconstructionWeight < 0 || o.pairTolerance < 0 ||
       !(o.epochGroupFraction > 0 && o.epochGroupFraction <= 1)) {
     result.error = "invalid training options (epochs >= 1, batch sizes >= 1 "
-                   "and >= 2, positive learning rate, non-negative weights, epoch group "
-                   "fraction in (0, 1])";
+                   "and >= 2, positive learning rate, non-negative weights, "
+                   "epoch group fraction in (0, 1])";
     return result;
   }
   std::string missing;
@@ -652,6 +656,11 @@ sptune::lossGradient(const Model &model, const std::vector<SampleGroup> &groups,
   if (focus && focus->size() != groups.size())
     return failure("the focus has " + llvm::Twine(focus->size()) +
                    " groups, not " + llvm::Twine(groups.size()));
+  if (o.margin < 0 || o.regressionWeight < 0 || o.pairTolerance < 0)
+    return failure("invalid options (negative margin, weight or tolerance)");
+  if (!model.impl().net->layout.slotOf(o.target))
+    return failure(std::string("the model has no knob coding for target '") +
+                   toString(o.target) + "'");
   std::string missing;
   std::vector<PreparedGroup> prepared =
       prepare(groups, features, o.target, &missing);
@@ -664,6 +673,8 @@ sptune::lossGradient(const Model &model, const std::vector<SampleGroup> &groups,
     return failure(error);
   std::vector<float> flat;
   llvm::Expected<bool> done = guardTorch("loss gradient", [&] {
+    // Also when called under a caller's no-grad or inference scope.
+    torch::AutoGradMode gradients(true);
     if (o.threads > 0)
       torch::set_num_threads(o.threads);
     CostNet &net = copy->impl().net;
@@ -690,14 +701,17 @@ sptune::lossGradient(const Model &model, const std::vector<SampleGroup> &groups,
       std::vector<std::vector<char>> batchFocus{std::move(focused)};
       StepLosses l = stepLosses(*copy, lossOptions, {&pg}, {std::move(picks)},
                                 &batchFocus);
-      if (l.total.requires_grad())
-        l.total.backward();
+      if (!l.total.requires_grad())
+        throw std::runtime_error("the loss does not depend on the trained "
+                                 "parameters");
+      l.total.backward();
     }
     for (const torch::Tensor &p : params) {
       torch::Tensor grad = p.grad().defined()
                                ? p.grad().reshape({-1}).to(torch::kFloat)
                                : torch::zeros({p.numel()});
-      const float *data = grad.contiguous().data_ptr<float>();
+      grad = grad.contiguous();
+      const float *data = grad.data_ptr<float>();
       flat.insert(flat.end(), data, data + grad.numel());
     }
     return true;

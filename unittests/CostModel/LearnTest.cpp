@@ -1824,4 +1824,12 @@ TEST(LearningLoopTest, HedgeLearnedRewardPaysWhatTheModelLearnsFromEachArm) {
   EXPECT_NE(msg.find("the learned reward is the Hedge policy's"),
             std::string::npos)
       << msg;
+  // It differentiates the model that trains next, which retraining from
+  // scratch discards.
+  LearnOptions retrain = o;
+  retrain.retrain = true;
+  llvm::Expected<LearnResult> fresh = runWith(dir / "e", retrain, rewardSet);
+  msg = errorText(fresh);
+  EXPECT_NE(msg.find("retraining from scratch would not"), std::string::npos)
+      << msg;
 }

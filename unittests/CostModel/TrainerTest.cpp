@@ -738,14 +738,10 @@ TEST(TrainerTest, LossGradientFocusesOnSamplesAndLeavesTheModelAlone) {
   EXPECT_EQ(m->weightHash(), weights);
 
   // Every sample in focus: the whole loss, the same gradient.
-  std::vector<std::vector<bool>> every, none, firstHalf, secondHalf;
+  std::vector<std::vector<bool>> every, none;
   for (const SampleGroup &g : d.train) {
     every.emplace_back(g.samples.size(), true);
     none.emplace_back(g.samples.size(), false);
-    firstHalf.emplace_back(g.samples.size(), false);
-    secondHalf.emplace_back(g.samples.size(), false);
-    for (size_t n = 0; n < g.samples.size(); ++n)
-      (n < g.samples.size() / 2 ? firstHalf : secondHalf).back()[n] = true;
   }
   std::vector<float> focused =
       test::value(lossGradient(*m, d.train, d.features, o, &every));
@@ -757,15 +753,44 @@ TEST(TrainerTest, LossGradientFocusesOnSamplesAndLeavesTheModelAlone) {
       test::value(lossGradient(*m, d.train, d.features, o, &none));
   ASSERT_EQ(nothing.size(), all.size());
   EXPECT_EQ(dot(nothing, nothing), 0);
-  // Summed, not averaged: half the samples hold fewer pairs, and the two
-  // halves together (pairs across them counted twice) exceed the whole.
-  std::vector<float> a =
-      test::value(lossGradient(*m, d.train, d.features, o, &firstHalf));
-  std::vector<float> b =
-      test::value(lossGradient(*m, d.train, d.features, o, &secondHalf));
-  EXPECT_GT(dot(a, all), 0);
-  EXPECT_GT(dot(b, all), 0);
-  EXPECT_NE(dot(a, a), dot(all, all));
+  // Each problem weighs the same and problems add up: the gradient over two
+  // groups is the sum of each one's (a mean over the pairs of both would
+  // weigh the larger group more).
+  ASSERT_GE(d.train.size(), 2u);
+  const SampleGroup &first = d.train[0], &second = d.train[1];
+  std::vector<float> g0 = test::value(lossGradient(*m, {first}, d.features, o));
+  std::vector<float> g1 =
+      test::value(lossGradient(*m, {second}, d.features, o));
+  std::vector<float> both =
+      test::value(lossGradient(*m, {first, second}, d.features, o));
+  ASSERT_EQ(g0.size(), all.size());
+  ASSERT_EQ(both.size(), all.size());
+  for (size_t n = 0; n < all.size(); ++n)
+    ASSERT_NEAR(both[n], g0[n] + g1[n], 1e-5 * (1 + std::fabs(both[n]))) << n;
+  // A focus picks its group's samples, also after a group of another target
+  // (which the gradient skips): all of the second group in focus, none of
+  // the first, is the second group's gradient.
+  ASSERT_FALSE(d.spadeTrain.empty());
+  std::vector<SampleGroup> mixed = {d.spadeTrain[0], first, second};
+  std::vector<std::vector<bool>> onlySecond = {
+      std::vector<bool>(d.spadeTrain[0].samples.size(), true),
+      std::vector<bool>(first.samples.size(), false),
+      std::vector<bool>(second.samples.size(), true)};
+  std::vector<float> picked =
+      test::value(lossGradient(*m, mixed, d.features, o, &onlySecond));
+  ASSERT_EQ(picked.size(), all.size());
+  for (size_t n = 0; n < all.size(); ++n)
+    ASSERT_NEAR(picked[n], g1[n], 1e-5 * (1 + std::fabs(g1[n]))) << n;
+  // One sample in focus adds less than its whole group, and not nothing.
+  std::vector<std::vector<bool>> oneSample = {
+      std::vector<bool>(d.spadeTrain[0].samples.size(), false),
+      std::vector<bool>(first.samples.size(), false),
+      std::vector<bool>(second.samples.size(), false)};
+  oneSample[2][0] = true;
+  std::vector<float> single =
+      test::value(lossGradient(*m, mixed, d.features, o, &oneSample));
+  EXPECT_GT(dot(single, single), 0);
+  EXPECT_LT(dot(single, single), dot(g1, g1));
 
   // What the training matrices teach holds on the held-out ones: a step
   // along the training gradient lowers the held-out loss (first order).

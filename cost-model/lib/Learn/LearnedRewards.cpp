@@ -48,8 +48,13 @@ llvm::Expected<std::vector<std::optional<double>>> sptune::learnedRewards(
   // sorted by the schedule's printed form).
   std::vector<SampleGroup> groups = pool.measuredGroups();
   std::map<std::string, size_t> groupOf;
-  for (size_t g = 0; g < groups.size(); ++g)
+  // Per group, each sample's index by its schedule's printed form.
+  std::vector<std::map<std::string, size_t>> sampleOf(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
     groupOf[groups[g].key()] = g;
+    for (size_t n = 0; n < groups[g].samples.size(); ++n)
+      sampleOf[g][groups[g].samples[n].schedule.str()] = n;
+  }
   for (size_t a = 0; a < arms; ++a) {
     if (!learned[a])
       continue;
@@ -64,11 +69,9 @@ llvm::Expected<std::vector<std::optional<double>>> sptune::learnedRewards(
       auto g = groupOf.find(pool.problems()[pc.problem].key());
       if (g == groupOf.end())
         continue;
-      const std::vector<MeasuredSchedule> &samples = groups[g->second].samples;
-      std::string name = pc.schedule.str();
-      for (size_t n = 0; n < samples.size(); ++n)
-        if (samples[n].schedule.str() == name)
-          focus[g->second][n] = true;
+      auto n = sampleOf[g->second].find(pc.schedule.str());
+      if (n != sampleOf[g->second].end())
+        focus[g->second][n->second] = true;
     }
     llvm::Expected<std::vector<float>> step =
         lossGradient(model, groups, features, training, &focus);

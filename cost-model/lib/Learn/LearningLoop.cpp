@@ -293,6 +293,9 @@ llvm::Error Driver::checkOptions() const {
   if (o.hedgeReward == PortfolioReward::Learned && !portfolioMode())
     return failure("the learned reward is the Hedge policy's (--strategy "
                    "bandit --policy hedge)");
+  if (o.hedgeReward == PortfolioReward::Learned && o.retrain)
+    return failure("the learned reward differentiates the model that trains "
+                   "on the round next; retraining from scratch would not");
   if (o.hedgeReward == PortfolioReward::Learned && rewardSet.empty())
     return failure("the learned reward needs a reward set (problems apart "
                    "from the validation's) to learn toward");
@@ -532,7 +535,9 @@ llvm::Expected<LearnResult> Driver::run() {
       return failure("no features for validation matrix '" + g.matrix.id +
                      "'");
   for (const SampleGroup &g : rewardSet)
-    if (!features.count(g.matrix.id))
+    if (auto f = features.find(g.matrix.id);
+        f == features.end() || (o.hedgeReward == PortfolioReward::Learned &&
+                                !f->second.isWellFormed()))
       return failure("no features for reward-set matrix '" + g.matrix.id + "'");
   if (portfolioMode())
     portfolio.emplace(o.arms, PortfolioOptions{o.hedgeRate, o.hedgeMinShare,

@@ -198,14 +198,18 @@ llvm::Error zeroKnobCode(Model &model, TargetKind target);
 /// parameters `options` trains (its target, fine-tuning and freezing; the
 /// knob autoencoders' reconstruction left out, since it does not depend on
 /// what was measured), flattened in parameter order, at `model`'s weights
-/// (left untouched). The loss is summed over pairs and samples, not
-/// averaged, so the gradient grows with what the samples add. With `focus`
-/// (one entry per group, one flag per sample), only the pairs that hold a
-/// focused sample and the focused samples' regression count: what training
-/// would take from those samples given the rest. The dot product of two such
-/// gradients is, to first order, how much a gradient step on one lowers the
-/// other's loss (the active-learning portfolio's "learned" reward).
-/// Groups of other targets or without focused samples add nothing.
+/// (left untouched). Each group (problem) weighs the same, as in the
+/// reported metrics: its ranking loss is averaged over its pairs and its
+/// regression over its samples, as a training step averages them, and the
+/// groups are summed. With `focus` (one entry per group, one flag per
+/// sample), only the pairs that hold a focused sample and the focused
+/// samples' regression count, still divided by the whole group's pairs and
+/// samples: the part of the training loss those samples add, given the
+/// rest. The dot product of two such gradients is, to first order, how much
+/// a gradient step on one lowers the other's loss (the active-learning
+/// portfolio's "learned" reward; Adam's steps and clipping make that
+/// approximate). Groups of other targets or without focused samples add
+/// nothing.
 llvm::Expected<std::vector<float>>
 lossGradient(const Model &model, const std::vector<SampleGroup> &groups,
              const FeatureTable &features, const TrainOptions &options,

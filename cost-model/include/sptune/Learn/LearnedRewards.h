@@ -32,18 +32,20 @@ class LearningPool;
 
 /// The portfolio's other reward (`--hedge-reward learned`): what the model
 /// learns from each arm's measurements of a round, to first order, without
-/// retraining. With g_a the gradient of the training loss on the arm's new
-/// samples (every pair that holds one of them, in their problems' groups of
-/// everything measured so far: `lossGradient` with them in focus) and g_R
-/// the gradient of the loss on `rewardSet` (problems the reported
-/// validation does not hold), a gradient step on the arm's samples lowers the reward
-/// set's loss by about eta * g_a . g_R. The reward is g_a . g_R / |g_R|
-/// per second the arm's measurements cost (failures included): positive
-/// when the arm's picks teach the model what holds on problems it was not
-/// shown. `model` is the model that chose the round (before it trains on
-/// it); `training` the options it trains with. An arm that measured nothing
-/// gets nullopt; one whose measurements all failed, 0. With no reward set
-/// (or a zero g_R: the model fits it), every informed arm gets 0.
+/// retraining. g_a is the gradient of the part of the training loss the
+/// arm's new samples add (the pairs that hold one of them and their
+/// regression, in their problems' groups of everything measured so far:
+/// `lossGradient` with them in focus); g_R is the gradient of the loss on
+/// `rewardSet` (problems the reported validation does not hold), each
+/// problem weighing the same in both. A gradient step on the arm's samples
+/// lowers the reward set's loss by about eta * g_a . g_R. The reward is
+/// g_a . g_R / |g_R| per second the arm's measurements cost (failures
+/// included): positive when the arm's picks teach the model what holds on
+/// problems it was not shown. `model` is the model that chose the round and
+/// trains on it next (not a fresh one: the driver refuses --retrain with
+/// this reward); `training` the options it trains with. An arm that measured
+/// nothing gets nullopt; one whose measurements all failed, 0. With no
+/// reward set (or a zero g_R: the model fits it), every informed arm gets 0.
 llvm::Expected<std::vector<std::optional<double>>>
 learnedRewards(const Model &model, const LearningPool &pool,
                const std::vector<size_t> &measured,
