@@ -36,9 +36,9 @@ bandit="bandit-ucb1-mix=--strategy bandit --policy ucb1 --arms exploitation,expl
 former="bandit-ucb1=--strategy bandit --policy ucb1 --arms random,diversity,uncertainty,exploitation,exploration --bandit-c 1 --discount 1"
 # Hedge, every arm a share of each round (chosen on seeds 1-6 x splits 1-2).
 hedge="bandit-hedge=--strategy bandit --policy hedge --arms exploitation,exploration,random --hedge-rate 4 --hedge-min-share 0 --discount 1"
-# Hedge rewarded by what the model learns from each arm (the same arms,
-# rate and floor; chosen on seeds 1-6 x splits 1-2).
-hedgel="bandit-hedge-learned=--strategy bandit --policy hedge --hedge-reward learned --arms exploitation,exploration,random --hedge-rate 4 --hedge-min-share 0 --discount 1"
+# Hedge rewarded by what the model learns from each arm (arms, rate and
+# floor chosen on seeds 1-6 x splits 1-2).
+hedgel="bandit-hedge-learned=--strategy bandit --policy hedge --hedge-reward learned --arms exploitation,exploitation+random@0.25,exploration --hedge-rate 4 --hedge-min-share 0 --discount 1"
 /usr/bin/python3 -m sptune.learn_experiment --build "$root/build" \
   --replay "$work/cpu.jsonl" --out "$work/cpu-replay" $arms --config "$bandit" --config "$former" --config "$hedge" --config "$hedgel" \
   --seeds 201-210 --split-seeds 3,4,5 --full-seeds 201-203 --jobs 2 \
