@@ -369,16 +369,14 @@ stepLosses(Model &model, const TrainOptions &o,
       (gap > std::log1p(o.pairTolerance)).to(torch::kFloat);
   torch::Tensor sdiff = padded.unsqueeze(2) - padded.unsqueeze(1);
   torch::Tensor margin = gap.clamp(0, o.margin);
-  torch::Tensor rank;
+  // Averaged over the batch's pairs; with a focus, over the pairs that hold a
+  // focused sample, still divided by all of them.
+  torch::Tensor pairs = pairMask.sum().clamp_min(1.0);
   if (focus) {
     torch::Tensor fo = torch::from_blob(focused.data(), {g, width}).clone();
-    torch::Tensor groupPairs = pairMask.sum().clamp_min(1.0);
     pairMask = pairMask * (fo.unsqueeze(2) + fo.unsqueeze(1)).clamp_max(1.0);
-    rank = (torch::relu(margin - sdiff) * pairMask).sum() / groupPairs;
-  } else {
-    rank = (torch::relu(margin - sdiff) * pairMask).sum() /
-           pairMask.sum().clamp_min(1.0);
   }
+  torch::Tensor rank = (torch::relu(margin - sdiff) * pairMask).sum() / pairs;
 
   StepLosses out;
   out.total = rank;
@@ -683,8 +681,6 @@ sptune::lossGradient(const Model &model, const std::vector<SampleGroup> &groups,
     for (torch::Tensor &p : params)
       if (p.grad().defined())
         p.mutable_grad().zero_();
-    TrainOptions lossOptions = o;
-    lossOptions.reconstructionWeight = 0;
     // One group a batch: its pairs are all it pairs, and a large group
     // (every schedule of a reward-set problem) stays one width^2 tensor.
     for (const PreparedGroup &pg : prepared) {
@@ -699,8 +695,8 @@ sptune::lossGradient(const Model &model, const std::vector<SampleGroup> &groups,
       if (std::find(focused.begin(), focused.end(), 1) == focused.end())
         continue;
       std::vector<std::vector<char>> batchFocus{std::move(focused)};
-      StepLosses l = stepLosses(*copy, lossOptions, {&pg}, {std::move(picks)},
-                                &batchFocus);
+      StepLosses l =
+          stepLosses(*copy, o, {&pg}, {std::move(picks)}, &batchFocus);
       if (!l.total.requires_grad())
         throw std::runtime_error("the loss does not depend on the trained "
                                  "parameters");
