@@ -43,6 +43,7 @@ BUILDERS = {
     "dispatch-overhead": ("A multi-versioned kernel's dispatch, against the kernel",
                           "dispatch_overhead"),
     "gat-layer": ("An attention layer with its scale folded into the SDDMM", "gat_layer"),
+    "cpu-headroom": ("Headroom over the CPU heuristic", "cpu_headroom"),
 }
 WRITERS = dict(report_formats.FORMATS)
 

@@ -30,6 +30,8 @@ FORMATS = [
     ("dispatch-overhead", "bench/dispatch-overhead.py --json (a multi-versioned kernel's route "
                           "against the kernel)"),
     ("gat-layer", "bench/gat-layer.py --json (an attention layer, its scale folded or not)"),
+    ("cpu-headroom", "bench/cpu-headroom.py --json (the best measured schedule over the CPU "
+                     "heuristic, before and after issue 31's knobs)"),
 ]
 
 
@@ -83,6 +85,9 @@ def detect(doc):
             return "dispatch-overhead", doc
         if doc.get("bench") == "gat-layer" and isinstance(doc.get("rows"), list):
             return "gat-layer", doc
+        if (doc.get("bench") == "cpu-headroom" and isinstance(doc.get("rows"), list) and
+                isinstance(doc.get("summary"), dict)):
+            return "cpu-headroom", doc
         if (isinstance(doc.get("curve"), list) and isinstance(doc.get("per_kernel"), dict) and
                 "z" in doc and all(isinstance(r, dict) and "z" in r for r in doc["curve"])):
             return "guard-calibration", doc

@@ -711,3 +711,45 @@ def gat_layer(sec, doc):
             row += [num(r.get("separate_s"), ".4f"), speedup(r.get("one_function_speedup"))]
         return row
     sec.add(table(header, [cells(r) for r in doc["rows"]], caption="per matrix"))
+
+
+def cpu_headroom(sec, doc):
+    """bench/cpu-headroom.py: the best confirmed schedule over the CPU
+    heuristic per problem, with the space before issue 31's knobs and with
+    them."""
+    summary = doc.get("summary", {})
+    machine = doc.get("machine") or {}
+    sec.add(paragraph(f"Measured on {machine.get('cpu', 'an unknown machine')} "
+                      f"({machine.get('cores', '?')} cores). The oracle is the best of the "
+                      f"heuristic and the candidates timed against it in interleaved rounds "
+                      f"(median ratio); 'single-run' is the best single timing of the "
+                      f"broad sample and the neighbourhood, before that check."))
+    labels = list(summary)
+    if labels:
+        sec.add(figure(plots.grouped_bars(
+            labels, [("before the new knobs", [summary[k].get("before") for k in labels]),
+                     ("with them", [summary[k].get("after") for k in labels])],
+            title="oracle / heuristic, geometric mean", ylabel="oracle / heuristic"),
+            "headroom per kernel and free size"))
+    pct = lambda x: "-" if not isinstance(x, (int, float)) else f"{100 * x:.0f}%"
+    sec.add(table(["problem", "matrices", "single-run oracle", "oracle before", "oracle after",
+                   "max after", "log headroom from new knobs"],
+                  [[k, num(v.get("problems")), speedup(v.get("single_run_oracle")),
+                    speedup(v.get("before")), speedup(v.get("after")),
+                    speedup(v.get("max_after")),
+                    pct(v.get("share_of_log_headroom_from_new_knobs"))]
+                   for k, v in summary.items()],
+                  caption="Geometric means over the matrices"))
+    ok = [r for r in doc["rows"] if r.get("status") == "ok"]
+    sec.add(table(["matrix", "kernel", "free", "heuristic (ms)", "oracle before", "oracle after",
+                   "best after"],
+                  [[r.get("matrix", "?"), r.get("kernel", "?"), num(r.get("free")),
+                    num(r["heuristic_s"] * 1e3 if r.get("heuristic_s") else None, ".3f"),
+                    speedup(r.get("before")), speedup(r.get("after")),
+                    r.get("after_from", "-")] for r in ok],
+                  caption="per matrix"))
+    failed = [r for r in doc["rows"] if r.get("status") != "ok"]
+    if failed:
+        sec.add(paragraph("Not measured: " + "; ".join(
+            f"{r.get('matrix', '?')} {r.get('kernel', '?')} {r.get('free', '?')}: "
+            f"{r.get('status')}" for r in failed)))

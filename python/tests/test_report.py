@@ -326,6 +326,28 @@ class SyntheticResults(Page):
         self.assertEqual(s.tables[1][1], ["spmm", "1", "0.500%", "0.000%"])
         self.assertEqual(s.tables[2][1], ["m0", "spmm", "1", "2.00", "0.3", "0.500%", "0.000%"])
 
+    def test_cpu_headroom(self):
+        row = {"matrix": "m0", "kernel": "spmm", "free": 64, "status": "ok",
+               "heuristic": "cpu spmm, tile = 0", "heuristic_s": 0.002,
+               "single_run_oracle": 1.3, "before": 1.05, "after": 1.2,
+               "after_from": "new knob: balanced rows", "candidates": []}
+        path = self.write("headroom.json", {
+            "bench": "cpu-headroom", "machine": {"cpu": "AMD EPYC", "cores": 2},
+            "summary": {"spmm N=64": {"kernel": "spmm", "free": 64, "problems": 1,
+                                      "single_run_oracle": 1.3, "before": 1.05, "after": 1.2,
+                                      "max_after": 1.2,
+                                      "share_of_log_headroom_from_new_knobs": 0.73}},
+            "rows": [row, {"matrix": "m1", "kernel": "spmm", "free": 64,
+                           "status": "no heuristic measured"}]})
+        self.assertEqual(report_formats.load(path)[0], "cpu-headroom")
+        text = report.build([path])
+        s = self.check_page(text, images=1, tables=1 + 2)
+        self.assertEqual(s.tables[1][1], ["spmm N=64", "1", "1.30x", "1.05x", "1.20x", "1.20x",
+                                          "73%"])
+        self.assertEqual(s.tables[2][1], ["m0", "spmm", "64", "2.000", "1.05x", "1.20x",
+                                          "new knob: balanced rows"])
+        self.assertIn("Not measured: m1 spmm 64: no heuristic measured", text)
+
     def test_rounds_of_a_single_line(self):
         path = self.write("rounds.jsonl", [{"round": 1, "strategy": "random", "arm": None,
                                             "measured": 3, "total_measured": 3, "cost_s": 1.5,
