@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Headroom over the CPU heuristic, before and after issue 31's knobs.
 
 How much faster than sptune's heuristic schedule can a kernel run at all?
@@ -14,15 +14,22 @@ size (N of SpMM, K of SDDMM):
    step 1 by their single timing, and the heuristic with each knob value
    issue 31 added that the tuner's space does not draw: rows balanced by
    stored entries, dynamic chunks wider than 256 rows, vectorized column
-   panels. A candidate's speedup is the median over rounds of
+   panels. A candidate's screening speedup is the median over rounds of
    t(heuristic) / t(candidate) in the same round, so that a slow period of
-   the host does not pick the oracle (a single timing does: its best of
+   the host does not pick the winner (a single timing does: its best of
    ~25 is biased upwards, which the `single-run oracle` column shows).
-   Resumable per problem (WORK/rounds.jsonl).
+3. The screening's best candidate of step 1 (`before`) and its best of all
+   (`after`), where faster than the heuristic, are timed again against the
+   heuristic, alternated in one worker for --pairs pairs after a warm-up
+   pair (sptune.paired_compare): the oracle is that hold-out median, so
+   the choice among many noisy candidates does not inflate it.
+   Resumable per problem (WORK/rounds.jsonl, with the settings: a row
+   measured with others is measured again).
 
-The oracle before = max(1, the best confirmed speedup of step 1's
-candidates), after = the same over step 1's and the new knobs' candidates
-(the heuristic is always a candidate, hence the 1).
+The oracle before = max(1, the hold-out speedup of step 1's best), after =
+the same for the best with the new knobs (the heuristic is always a
+candidate, hence the 1). A new knob counts as a win only where its hold-out
+95% interval lies above 1 and above the `before` oracle.
 
     PYTHONPATH=python /usr/bin/python3 bench/cpu-headroom.py --build build \\
         --matrices-from ../shared/matrices --min-nnz 50000 \\
@@ -46,7 +53,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
-from sptune.paired_compare import Worker, derive_schedule  # noqa: E402
+from sptune.paired_compare import Worker, compare, derive_schedule  # noqa: E402
 
 #: The knob values issue 31 added that the tuner's space does not draw, as
 #: fields of the heuristic's printed schedule; (label, fields, smallest free
@@ -64,11 +71,14 @@ def parse_problems(text):
     """[(kernel, free)] of 'spmm:64,sddmm:16,spmv' (SpMV has no free size)."""
     out = []
     for part in text.split(","):
-        kernel, _, free = part.strip().partition(":")
+        kernel, sep, free = part.strip().partition(":")
         if kernel not in ("spmm", "sddmm", "spmv"):
             raise SystemExit(f"cpu-headroom: unknown kernel '{kernel}' in --problems")
         if kernel == "spmv":
-            out.append(("spmv", 1))
+            if sep:
+                raise SystemExit(f"cpu-headroom: '{part}': SpMV has no free size, write spmv")
+            if ("spmv", 1) not in out:
+                out.append(("spmv", 1))
             continue
         try:
             n = int(free)
@@ -76,7 +86,8 @@ def parse_problems(text):
             raise SystemExit(f"cpu-headroom: '{part}' needs a free size, e.g. {kernel}:64")
         if n < 1:
             raise SystemExit(f"cpu-headroom: free size {n} of '{part}' is not positive")
-        out.append((kernel, n))
+        if (kernel, n) not in out:
+            out.append((kernel, n))
     return out
 
 
@@ -94,6 +105,8 @@ def manifest_matrices(directory, min_nnz):
             nnz = int(r.get("nnz_full") or r["nnz"])
         except (KeyError, ValueError):
             raise SystemExit(f"cpu-headroom: {path}: row without a stored-entry count: {r}")
+        if "file" not in r:
+            raise SystemExit(f"cpu-headroom: {path}: no 'file' column")
         if nnz >= min_nnz:
             out.append(os.path.join(directory, r["file"]))
     return sorted(out)
@@ -135,24 +148,30 @@ def _gen_fields(spec):
     return kind, {tuple(kv.split("=", 1)) for kv in rest.split(",") if "=" in kv}
 
 
-def same_matrix(given, record):
-    """Whether `record` measured the matrix given as `given` (a path, or a
-    gen: spec, which the collector records in its canonical form: defaults
-    spelled out)."""
-    recorded = (record.get("matrix") or {}).get("source") or ""
+def recorded_source(given, records):
+    """The source under which the collector recorded the matrix given as
+    `given`: the path itself, or for a gen: spec its canonical form (the
+    defaults spelled out), the one recorded spec that has every key=value
+    of `given`. None when none matches; ValueError when several do."""
+    sources = {(r.get("matrix") or {}).get("source") for r in records}
     if not given.startswith("gen:"):
-        return recorded == given
-    if not recorded.startswith("gen:"):
-        return False
-    (gk, gf), (rk, rf) = _gen_fields(given), _gen_fields(recorded)
-    return gk == rk and gf <= rf
+        return given if given in sources else None
+    gk, gf = _gen_fields(given)
+    found = sorted(s for s in sources if isinstance(s, str) and s.startswith("gen:")
+                   and _gen_fields(s)[0] == gk and gf <= _gen_fields(s)[1])
+    if len(found) > 1:
+        raise ValueError(f"{given} matches several measured specs ({', '.join(found)}): "
+                         f"give it in full")
+    return found[0] if found else None
 
 
 def step1_candidates(records, source, confirm):
     """(heuristic record, [the `confirm` best other schedules of `source` by
     their single timing, as (role, schedule, single-run speedup)], the
     single-run oracle) or None when the heuristic was not measured."""
-    mine = [r for r in records if same_matrix(source, r) and r.get("status") == "ok"]
+    recorded = recorded_source(source, records)
+    mine = [r for r in records if recorded is not None and r.get("status") == "ok"
+            and (r.get("matrix") or {}).get("source") == recorded]
     heur = next((r for r in mine if r.get("role") == "baseline:heuristic"), None)
     if heur is None:
         return None
@@ -172,8 +191,10 @@ def step1_candidates(records, source, confirm):
 def interleaved(tool, base, schedules, rounds, timeout):
     """Times the heuristic and each of `schedules` in one worker: a warm-up
     round, then `rounds` rounds, each starting one candidate later. Returns
-    (heuristic schedule or None, per schedule a dict: speedup (median of the
-    per-round ratios), ratios, schedule as measured, status, reason)."""
+    (the heuristic's result: status, reason, schedule as measured; per
+    schedule a dict: speedup (median of the per-round ratios), ratios,
+    schedule as measured, status, reason). After a failed heuristic the
+    candidates are 'not measured'."""
     worker = Worker(tool, timeout + 60)
     reqs = [dict(base, baseline="heuristic")] + [
         dict(base, schedule=s, target=s.split(None, 1)[0]) for s in schedules]
@@ -203,7 +224,8 @@ def interleaved(tool, base, schedules, rounds, timeout):
     finally:
         worker.close()
     if result[0]["status"] != "ok":
-        return None, result[1:]
+        return result[0], [{"status": "not measured", "reason": "the heuristic failed"}
+                           for _ in schedules]
     th = times[0]
     for i in range(1, len(reqs)):
         if result[i]["status"] != "ok":
@@ -214,52 +236,84 @@ def interleaved(tool, base, schedules, rounds, timeout):
             continue
         result[i]["ratios"] = ratios
         result[i]["speedup"] = statistics.median(ratios)
-    return result[0].get("schedule"), result[1:]
+    return result[0], result[1:]
+
+
+def holdout(args, source, kernel, free, schedule):
+    """`schedule` against the heuristic, alternated in one worker
+    (paired_compare's protocol): its stats, or its failure."""
+    return compare(os.path.join(args.build, "bin", "sptune-measure"), source, kernel,
+                   free if kernel != "spmv" else 64, ("schedule", schedule),
+                   ("baseline", "heuristic"), args.pairs, args.min_seconds, args.timeout)
 
 
 def measure_problem(args, kernel, free, source, records):
-    found = step1_candidates(records, source, args.confirm)
+    row = {"matrix": os.path.basename(source).removesuffix(".mtx"), "source": source,
+           "kernel": kernel, "free": free, "settings": settings_of(args)}
+    try:
+        found = step1_candidates(records, source, args.confirm)
+    except ValueError as e:
+        return dict(row, status=str(e))
     if found is None:
-        return {"matrix": os.path.basename(source).removesuffix(".mtx"), "source": source,
-                "kernel": kernel, "free": free, "status": "no heuristic measured"}
+        return dict(row, status="no heuristic measured")
     heur, step1, single = found
+    row.update(matrix=heur["matrix"].get("id", row["matrix"]), heuristic=heur["schedule"],
+               heuristic_s=heur["time_s"]["median"], single_run_oracle=single,
+               machine=heur.get("machine"))
     cands = [{"from": role, "schedule": s, "single_run_speedup": x} for role, s, x in step1]
     for label, fields, min_free in NEW_KNOBS:
-        if kernel != "spmv" and free < min_free or kernel == "spmv" and min_free > 1:
+        if (kernel != "spmv" and free < min_free) or (kernel == "spmv" and min_free > 1):
             continue
         try:
             s = derive_schedule(heur["schedule"], fields)
-        except ValueError:
+        except ValueError as e:
+            cands.append({"from": "new knob: " + label, "status": "not applicable",
+                          "reason": str(e)})
             continue
-        if s != heur["schedule"] and all(c["schedule"] != s for c in cands):
+        if s != heur["schedule"] and all(c.get("schedule") != s for c in cands):
             cands.append({"from": "new knob: " + label, "schedule": s})
+    screened = [c for c in cands if "status" not in c]
     base = {"target": "cpu", "matrix": source, "kernel": kernel,
             "free": free if kernel != "spmv" else 64, "bits": 32,
             "options": {"min_seconds": args.min_seconds, "timeout_s": args.timeout}}
-    heur_measured, results = interleaved(os.path.join(args.build, "bin", "sptune-measure"),
-                                         base, [c["schedule"] for c in cands], args.rounds,
-                                         args.timeout)
-    for c, r in zip(cands, results):
+    h, results = interleaved(os.path.join(args.build, "bin", "sptune-measure"), base,
+                             [c["schedule"] for c in screened], args.rounds, args.timeout)
+    row["candidates"] = cands
+    if h["status"] != "ok":
+        return dict(row, status=f"the heuristic failed ({h['status']}): "
+                               f"{h.get('reason', '')}"[:300])
+    seen = {h.get("schedule", heur["schedule"])}
+    for c, r in zip(screened, results):
         c.update(r)
-        if c.get("schedule") == heur["schedule"]:
-            c["status"] = "same as the heuristic"  # canonicalized to it
+        # Canonicalized to the heuristic or to an earlier candidate: one
+        # schedule is one draw of the maximum.
+        if c["status"] == "ok":
+            if c.get("schedule") in seen:
+                c["status"] = "same schedule as the heuristic or an earlier candidate"
+            seen.add(c.get("schedule"))
     ok = [c for c in cands if c.get("status") == "ok"]
-    before = [c for c in ok if not c["from"].startswith("new knob")]
+    best_before = max((c for c in ok if not c["from"].startswith("new knob")),
+                      key=lambda c: c["speedup"], default=None)
+    best_after = max(ok, key=lambda c: c["speedup"], default=None)
 
-    def oracle(cs):
-        best = max(cs, key=lambda c: c["speedup"], default=None)
-        if best is None or best["speedup"] <= 1.0:
-            return 1.0, heur["schedule"], "heuristic"
-        return best["speedup"], best["schedule"], best["from"]
+    def confirmed(c):
+        """(oracle, schedule, where from, hold-out stats) for screening's best."""
+        if c is None or c["speedup"] <= 1.0:
+            return 1.0, row["heuristic"], "heuristic", None
+        if "holdout" not in c:
+            c["holdout"] = holdout(args, source, kernel, free, c["schedule"])
+        ho = c["holdout"]
+        if ho.get("status") != "ok" or ho["median_ratio"] <= 1.0:
+            return 1.0, row["heuristic"], "heuristic", ho
+        return ho["median_ratio"], c["schedule"], c["from"], ho
 
-    b, bs, bf = oracle(before)
-    a, as_, af = oracle(ok)
-    return {"matrix": heur["matrix"].get("id"), "source": source, "kernel": kernel,
-            "free": free, "status": "ok" if heur_measured else "heuristic failed",
-            "heuristic": heur["schedule"], "heuristic_s": heur["time_s"]["median"],
-            "single_run_oracle": single, "before": b, "before_schedule": bs,
-            "before_from": bf, "after": a, "after_schedule": as_, "after_from": af,
-            "candidates": cands, "machine": heur.get("machine")}
+    b, bs, bf, bh = confirmed(best_before)
+    a, as_, af, ah = confirmed(best_after)
+    if a < b:  # the hold-out reversed the screening's order: the best stays
+        a, as_, af, ah = b, bs, bf, bh
+    return dict(row, status="ok", before=b, before_schedule=bs, before_from=bf,
+                before_ci95=(bh or {}).get("ci95"), after=a, after_schedule=as_,
+                after_from=af, after_ci95=(ah or {}).get("ci95"))
 
 
 def geomean(xs):
@@ -274,17 +328,20 @@ def problem_label(kernel, free):
 def summarize(rows, problems):
     out = {}
     for kernel, free in problems:
-        rs = [r for r in rows if r["kernel"] == kernel and r["free"] == free
-              and r.get("status") == "ok"]
+        mine = [r for r in rows if r["kernel"] == kernel and r["free"] == free]
+        rs = [r for r in mine if r.get("status") == "ok"]
         if not rs:
             continue
         wins = {}
         for r in rs:
-            if r["after"] > r["before"]:
+            ci = r.get("after_ci95")
+            if (r["after_from"].startswith("new knob") and r["after"] > r["before"] and
+                    ci and ci[0] > max(1.0, r["before"])):
                 wins[r["after_from"]] = wins.get(r["after_from"], 0) + 1
         before, after = geomean([r["before"] for r in rs]), geomean([r["after"] for r in rs])
         out[problem_label(kernel, free)] = {
             "kernel": kernel, "free": free, "problems": len(rs),
+            "not_measured": len(mine) - len(rs),
             "single_run_oracle": geomean([r["single_run_oracle"] for r in rs]),
             "before": before, "after": after,
             "max_after": max(r["after"] for r in rs),
@@ -327,6 +384,38 @@ def plot(summary, rows, path):
     fig.savefig(path, dpi=110)
 
 
+#: What a row's numbers depend on: a row measured with other values is
+#: measured again on resume.
+SETTINGS = ("samples", "neighbours", "confirm", "rounds", "pairs", "min_seconds", "timeout",
+            "seed")
+
+
+def settings_of(args):
+    return dict({k: getattr(args, k) for k in SETTINGS},
+                new_knobs=[label for label, _, _ in NEW_KNOBS])
+
+
+def append_row(path, row):
+    """Appends `row` durably; a torn last line (a killed run) is ended first
+    so that the row does not join it."""
+    torn = False
+    if os.path.exists(path) and os.path.getsize(path) > 0:
+        with open(path, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            torn = f.read(1) != b"\n"
+    with open(path, "a") as f:
+        f.write(("\n" if torn else "") + json.dumps(row) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def check_writable(path, what):
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
+        raise SystemExit(f"cpu-headroom: cannot write {what} {path} (no writable directory "
+                         f"{directory})")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("matrices", nargs="*", help=".mtx files or gen: specs")
@@ -340,8 +429,11 @@ def main(argv=None):
     ap.add_argument("--neighbours", type=int, default=16,
                     help="the heuristic and its nearest knob settings per problem")
     ap.add_argument("--confirm", type=int, default=3,
-                    help="step 1's best candidates timed again against the heuristic")
-    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds after a warm-up")
+                    help="step 1's best candidates screened again against the heuristic")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="interleaved screening rounds after a warm-up round")
+    ap.add_argument("--pairs", type=int, default=6,
+                    help="hold-out pairs (after a warm-up pair) of the best candidates")
     ap.add_argument("--min-seconds", type=float, default=0.1)
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--seed", type=int, default=1)
@@ -349,12 +441,16 @@ def main(argv=None):
     ap.add_argument("--json")
     ap.add_argument("--plot")
     args = ap.parse_args(argv)
-    for name in ("samples", "neighbours", "confirm", "rounds"):
-        if getattr(args, name) < (1 if name == "rounds" else 0):
+    for name in ("samples", "neighbours", "confirm", "rounds", "pairs"):
+        if getattr(args, name) < (1 if name in ("rounds", "pairs") else 0):
             raise SystemExit(f"cpu-headroom: --{name} {getattr(args, name)} is out of range")
     if not (args.min_seconds > 0 and args.timeout > 0):
         raise SystemExit("cpu-headroom: --min-seconds and --timeout must be positive")
     problems = parse_problems(args.problems)
+    for tool in ("sptune-collect", "sptune-measure"):
+        path = os.path.join(args.build, "bin", tool)
+        if not os.access(path, os.X_OK):
+            raise SystemExit(f"cpu-headroom: no {tool} under --build {args.build} ({path})")
     matrices = list(args.matrices)
     if args.matrices_from:
         matrices += manifest_matrices(args.matrices_from, args.min_nnz)
@@ -363,29 +459,43 @@ def main(argv=None):
     for m in matrices:
         if not m.startswith("gen:") and not os.path.isfile(m):
             raise SystemExit(f"cpu-headroom: no matrix file {m}")
-    os.makedirs(args.work, exist_ok=True)
+    sources = []
+    for m in matrices:
+        source = m if m.startswith("gen:") else os.path.abspath(m)
+        if source not in sources:
+            sources.append(source)
+    if args.json:
+        check_writable(args.json, "--json")
+    if args.plot:
+        check_writable(args.plot, "--plot")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise SystemExit("cpu-headroom: --plot needs matplotlib (python3-matplotlib)")
+    try:
+        os.makedirs(args.work, exist_ok=True)
+    except OSError as e:
+        raise SystemExit(f"cpu-headroom: cannot create --work {args.work}: {e}")
     done_path = os.path.join(args.work, "rounds.jsonl")
-    done = {(r["source"], r["kernel"], r["free"]): r for r in read_jsonl(done_path)}
-    total = len(problems) * len(matrices)
-    todo = total - sum(1 for k, f in problems for m in matrices
-                       if (os.path.abspath(m) if not m.startswith("gen:") else m, k, f) in done)
+    settings = settings_of(args)
+    done = {}
+    for r in read_jsonl(done_path):
+        if (isinstance(r, dict) and r.get("settings") == settings and r.get("status") == "ok"
+                and all(k in r for k in ("source", "kernel", "free"))):
+            done[(r["source"], r["kernel"], r["free"])] = r
+    total = len(problems) * len(sources)
+    todo = total - sum(1 for k, f in problems for m in sources if (m, k, f) in done)
     print(f"cpu-headroom: {total} problems, {total - todo} already in {done_path}", flush=True)
     started, measured = time.time(), 0
     for kernel, free in problems:
         records = None
-        for m in matrices:
-            source = m if m.startswith("gen:") else os.path.abspath(m)
+        for source in sources:
             if (source, kernel, free) in done:
                 continue
             if records is None:
-                records = read_jsonl(collect(args, kernel, free,
-                                             [os.path.abspath(x) if not x.startswith("gen:")
-                                              else x for x in matrices]))
+                records = read_jsonl(collect(args, kernel, free, sources))
             row = measure_problem(args, kernel, free, source, records)
-            with open(done_path, "a") as f:
-                f.write(json.dumps(row) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
+            append_row(done_path, row)
             done[(source, kernel, free)] = row
             measured += 1
             rate = measured / max(time.time() - started, 1e-9) * 60
@@ -397,26 +507,27 @@ def main(argv=None):
                 what = row.get("status")
             print(f"[{measured}/{todo}] {row['matrix']} {problem_label(kernel, free)}: {what}; "
                   f"{rate:.1f} problems/min, ETA {eta:.0f} s", flush=True)
-    rows = [done[(m if m.startswith("gen:") else os.path.abspath(m), k, f)]
-            for k, f in problems for m in matrices]
+    rows = [done[(m, k, f)] for k, f in problems for m in sources]
     summary = summarize(rows, problems)
     machine = next((r.get("machine") for r in rows if r.get("machine")), None)
     for label, s in summary.items():
         print(f"{label}: {s['problems']} problems, oracle / heuristic before "
               f"{s['before']:.3f}x, after {s['after']:.3f}x (single-run oracle "
               f"{s['single_run_oracle']:.3f}x)")
+    failed = [r for r in rows if r.get("status") != "ok"]
+    if failed:
+        print(f"cpu-headroom: {len(failed)} of {len(rows)} problems not measured; "
+              f"a rerun measures them again", file=sys.stderr)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"bench": "cpu-headroom", "machine": machine,
-                       "settings": {k: getattr(args, k) for k in
-                                    ("samples", "neighbours", "confirm", "rounds",
-                                     "min_seconds", "seed")},
-                       "new_knobs": [label for label, _, _ in NEW_KNOBS],
+        tmp = args.json + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"bench": "cpu-headroom", "machine": machine, "settings": settings,
                        "summary": summary, "rows": rows}, f, indent=1)
             f.write("\n")
+        os.replace(tmp, args.json)
     if args.plot and summary:
         plot(summary, rows, args.plot)
-    return 0
+    return 0 if summary else 1
 
 
 if __name__ == "__main__":
