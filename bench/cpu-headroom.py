@@ -136,6 +136,9 @@ def collect(args, kernel, free, matrices):
            "--neighbours", str(args.neighbours), "--baselines", "heuristic",
            "--min-seconds", str(args.min_seconds), "--timeout", str(args.timeout),
            "--seed", str(args.seed), "--by-name", "--out", out] + matrices
+    # A schedule that timed out or failed is a result of the sample (too
+    # slow, or refused), not a fault to measure again on resume.
+    cmd.insert(-len(matrices), "--no-retry")
     print(f"cpu-headroom: step 1, {kernel}" + (f" at {free}" if kernel != "spmv" else "")
           + f": {' '.join(cmd[:3])} ...", flush=True)
     if subprocess.run(cmd).returncode != 0:
