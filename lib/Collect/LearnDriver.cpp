@@ -182,7 +182,7 @@ int sptune::runLearnDriver(LearnDriverOptions o,
     options.hedgeReward = *r;
   else
     return fail("unknown --hedge-reward '" + o.hedgeReward +
-                "' (found or learned)");
+                "' (found, learned or lookahead)");
   options.stop = &stop;
   TargetKind kind = *kindOpt;
 

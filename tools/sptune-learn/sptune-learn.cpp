@@ -124,9 +124,13 @@ static BoundOpt<double>
 static BoundOpt<std::string> hedgeReward(
     cl::cat(category), "hedge-reward", at(run.hedgeReward),
     cl::desc("What Hedge rewards an arm for: found (its measurements' gain "
-             "over the best times before; default) or learned (how much a "
+             "over the best times before; default), learned (how much a "
              "gradient step on its measurements lowers the reward set's "
-             "loss)"));
+             "loss) or lookahead (how much a few epochs of training with "
+             "them raise the reward set's top-1)"));
+static BoundOpt<int> lookaheadEpochs(
+    cl::cat(category), "lookahead-epochs", at(run.learn.lookaheadEpochs),
+    cl::desc("--hedge-reward lookahead: epochs of each copy's training (3)"));
 static BoundList roundsAt(cl::cat(category), "rounds-at", at(run.roundsAt),
                      cl::CommaSeparated,
                      cl::desc("Cumulative budget at the end of each round: "

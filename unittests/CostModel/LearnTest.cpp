@@ -1746,9 +1746,12 @@ TEST(LearningLoopTest, InvalidOptionsFailWithMessages) {
   EXPECT_FALSE(llvm::sys::fs::exists(dir / "s/state.json"));
 }
 
-} // namespace
-
-TEST(LearningLoopTest, HedgeLearnedRewardPaysWhatTheModelLearnsFromEachArm) {
+/// A Hedge run rewarded by what the model learns (`reward`: learned or
+/// lookahead), whose rounds log `logged`: logged, kept in the state,
+/// deterministic per seed, another reward's state refused, and the
+/// refusals both rewards share.
+void checkRewardForWhatIsLearned(PortfolioReward reward,
+                                 const std::string &logged) {
   // Validation: the first validation matrix's problems; reward set: the
   // second's.
   std::vector<SampleGroup> validation, rewardSet;
@@ -1772,16 +1775,16 @@ TEST(LearningLoopTest, HedgeLearnedRewardPaysWhatTheModelLearnsFromEachArm) {
   o.policy = BanditPolicy::Hedge;
   o.arms = {"exploitation", "random"};
   o.hedgeRate = 2;
-  o.hedgeReward = PortfolioReward::Learned;
+  o.hedgeReward = reward;
+  o.lookaheadEpochs = 2;
   llvm::Expected<LearnResult> res = runWith(dir / "a", o, rewardSet);
   ASSERT_TRUE(static_cast<bool>(res)) << errorText(res.takeError());
   ASSERT_EQ(res->rounds.size(), 4u);
   for (size_t n = 1; n < 4; ++n) {
     SCOPED_TRACE("round " + std::to_string(n + 1));
     EXPECT_EQ(res->rounds[n].arm, "hedge");
-    EXPECT_NE(res->rounds[n].armReason.find(
-                  "rewards (first-order fall of the reward set's loss per "
-                  "second): exploitation "),
+    EXPECT_NE(res->rounds[n].armReason.find("rewards (" + logged +
+                                            "): exploitation "),
               std::string::npos)
         << res->rounds[n].armReason;
   }
@@ -1812,17 +1815,15 @@ TEST(LearningLoopTest, HedgeLearnedRewardPaysWhatTheModelLearnsFromEachArm) {
       << msg;
 
   // It needs a reward set to learn toward, and the Hedge policy.
+  std::string name = std::string("the ") + toString(reward) + " reward";
   llvm::Expected<LearnResult> noRewardSet = runWith(dir / "c", o, {});
   msg = errorText(noRewardSet);
-  EXPECT_NE(msg.find("the learned reward needs a reward set"),
-            std::string::npos)
-      << msg;
+  EXPECT_NE(msg.find(name + " needs a reward set"), std::string::npos) << msg;
   LearnOptions ucb = o;
   ucb.policy = BanditPolicy::UCB1;
   llvm::Expected<LearnResult> notHedge = runWith(dir / "d", ucb, rewardSet);
   msg = errorText(notHedge);
-  EXPECT_NE(msg.find("the learned reward is the Hedge policy's"),
-            std::string::npos)
+  EXPECT_NE(msg.find(name + " is the Hedge policy's"), std::string::npos)
       << msg;
   // It differentiates the model that trains next, which retraining from
   // scratch discards.
@@ -1831,5 +1832,57 @@ TEST(LearningLoopTest, HedgeLearnedRewardPaysWhatTheModelLearnsFromEachArm) {
   llvm::Expected<LearnResult> fresh = runWith(dir / "e", retrain, rewardSet);
   msg = errorText(fresh);
   EXPECT_NE(msg.find("retraining from scratch would not"), std::string::npos)
+      << msg;
+}
+
+} // namespace
+
+TEST(LearningLoopTest, HedgeLearnedRewardPaysWhatTheModelLearnsFromEachArm) {
+  checkRewardForWhatIsLearned(
+      PortfolioReward::Learned,
+      "first-order fall of the reward set's loss per second");
+}
+
+TEST(LearningLoopTest, HedgeLookaheadRewardPaysWhatTheModelLearnsFromEachArm) {
+  checkRewardForWhatIsLearned(PortfolioReward::Lookahead,
+                              "log gain of the reward set's top-1 after a "
+                              "lookahead training, per second");
+  // Its epochs are part of the run (another number is another run), and
+  // there must be some.
+  std::vector<SampleGroup> validation, rewardSet;
+  for (const SampleGroup &g : synthetic().validation)
+    (g.matrix.id == kValidationMatrices[0] ? validation : rewardSet)
+        .push_back(g);
+  TempDir dir;
+  LearnOptions o = quickLearnOptions(dir / "s", 1);
+  o.strategy = "bandit";
+  o.policy = BanditPolicy::Hedge;
+  o.arms = {"exploitation", "random"};
+  o.hedgeReward = PortfolioReward::Lookahead;
+  o.lookaheadEpochs = 1;
+  auto run = [&](const LearnOptions &opts) {
+    LearningPool pool;
+    ReplayOracle oracle(synthetic().pool, pool);
+    LearnOptions withBudgets = opts;
+    withBudgets.roundBudgets = {0.2 * oracle.totalCost(),
+                                0.4 * oracle.totalCost()};
+    return runLearning(pool, oracle, validation, synthetic().features,
+                       withBudgets, rewardSet);
+  };
+  llvm::Expected<LearnResult> first = run(o);
+  ASSERT_TRUE(static_cast<bool>(first)) << errorText(first.takeError());
+  LearnOptions longer = o;
+  longer.lookaheadEpochs = 2;
+  llvm::Expected<LearnResult> other = run(longer);
+  std::string msg = errorText(other);
+  EXPECT_NE(msg.find("holds the state of another run"), std::string::npos)
+      << msg;
+  LearnOptions none = o;
+  none.stateDir = dir / "t";
+  none.lookaheadEpochs = 0;
+  llvm::Expected<LearnResult> noEpochs = run(none);
+  msg = errorText(noEpochs);
+  EXPECT_NE(msg.find("the lookahead reward needs at least one epoch"),
+            std::string::npos)
       << msg;
 }

@@ -161,6 +161,9 @@ std::string fingerprint(const LearningPool &pool, const LearnOptions &o,
     if (o.policy == BanditPolicy::Hedge &&
         o.hedgeReward != PortfolioReward::Found)
       mix(std::string("hedge reward ") + toString(o.hedgeReward));
+    if (o.policy == BanditPolicy::Hedge &&
+        o.hedgeReward == PortfolioReward::Lookahead)
+      mix("lookahead epochs " + std::to_string(o.lookaheadEpochs));
   }
   mix(std::to_string(o.seed));
   for (double b : o.roundBudgets)
@@ -290,15 +293,23 @@ llvm::Error Driver::checkOptions() const {
                    ">= 0");
   if (!(o.banditOptions.discount > 0 && o.banditOptions.discount <= 1))
     return failure("the bandit's discount must be in (0, 1]");
-  if (o.hedgeReward == PortfolioReward::Learned && !portfolioMode())
-    return failure("the learned reward is the Hedge policy's (--strategy "
-                   "bandit --policy hedge)");
-  if (o.hedgeReward == PortfolioReward::Learned && o.retrain)
-    return failure("the learned reward differentiates the model that trains "
-                   "on the round next; retraining from scratch would not");
-  if (o.hedgeReward == PortfolioReward::Learned && rewardSet.empty())
-    return failure("the learned reward needs a reward set (problems apart "
-                   "from the validation's) to learn toward");
+  if (rewardsWhatIsLearned(o.hedgeReward)) {
+    std::string what =
+        std::string("the ") + toString(o.hedgeReward) + " reward";
+    if (!portfolioMode())
+      return failure(what + " is the Hedge policy's (--strategy bandit "
+                            "--policy hedge)");
+    if (o.retrain)
+      return failure(what + " asks what the model that trains on the round "
+                            "next learns from it; retraining from scratch "
+                            "would not train that model");
+    if (rewardSet.empty())
+      return failure(what + " needs a reward set (problems apart from the "
+                            "validation's) to learn toward");
+    if (o.hedgeReward == PortfolioReward::Lookahead && o.lookaheadEpochs < 1)
+      return failure("the lookahead reward needs at least one epoch "
+                     "(--lookahead-epochs)");
+  }
   if (portfolioMode())
     if (std::string why = StrategyPortfolio::whyInvalid(
             {o.hedgeRate, o.hedgeMinShare, o.banditOptions.discount},
@@ -714,16 +725,26 @@ llvm::Expected<LearnResult> Driver::run() {
     // from each arm's measurements, before it trains on them.
     std::optional<std::vector<std::optional<double>>> learned;
     if (portfolio && !armOf.empty() && model &&
-        o.hedgeReward == PortfolioReward::Learned) {
+        rewardsWhatIsLearned(o.hedgeReward)) {
       t0 = Clock::now();
       bool warm = !o.retrain;
-      llvm::Expected<std::vector<std::optional<double>>> r = learnedRewards(
-          *model, pool, measuredThisRound, armOf, o.arms.size(), rewardSet,
-          features,
-          trainOptions(warm, warm ? o.roundEpochs : o.initialEpochs, roundSeed,
-                       trainingStrategy->epochFraction()));
-      if (!r)
+      bool ahead = o.hedgeReward == PortfolioReward::Lookahead;
+      int epochs =
+          ahead ? o.lookaheadEpochs : (warm ? o.roundEpochs : o.initialEpochs);
+      llvm::Expected<std::vector<std::optional<double>>> r =
+          (ahead ? lookaheadRewards : learnedRewards)(
+              *model, pool, measuredThisRound, armOf, o.arms.size(), rewardSet,
+              features,
+              trainOptions(warm, epochs, roundSeed,
+                           trainingStrategy->epochFraction()));
+      if (!r) {
+        if (stopRequested()) {
+          llvm::consumeError(r.takeError());
+          result.interrupted = true;
+          return std::move(result);
+        }
         return r.takeError();
+      }
       learned = std::move(*r);
       rec.selectSeconds += secondsSince(t0);
     }
@@ -797,11 +818,13 @@ llvm::Expected<LearnResult> Driver::run() {
                     .str();
       }
       portfolio->update(rewards);
-      rec.armReason +=
-          learned ? "; rewards (first-order fall of the reward set's loss per "
-                    "second): " +
-                        text
-                  : "; rewards (log gain of best times per second): " + text;
+      const char *what =
+          !learned ? "log gain of best times per second"
+          : o.hedgeReward == PortfolioReward::Lookahead
+              ? "log gain of the reward set's top-1 after a lookahead "
+                "training, per second"
+              : "first-order fall of the reward set's loss per second";
+      rec.armReason += std::string("; rewards (") + what + "): " + text;
     }
 
     // 5. Checkpoint: the model first, then the state that names it.

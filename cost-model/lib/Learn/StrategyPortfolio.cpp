@@ -13,7 +13,15 @@
 using namespace sptune;
 
 const char *sptune::toString(PortfolioReward r) {
-  return r == PortfolioReward::Learned ? "learned" : "found";
+  switch (r) {
+  case PortfolioReward::Found:
+    return "found";
+  case PortfolioReward::Learned:
+    return "learned";
+  case PortfolioReward::Lookahead:
+    return "lookahead";
+  }
+  return "found";
 }
 
 std::optional<PortfolioReward>
@@ -22,6 +30,8 @@ sptune::parsePortfolioReward(llvm::StringRef name) {
     return PortfolioReward::Found;
   if (name == "learned")
     return PortfolioReward::Learned;
+  if (name == "lookahead")
+    return PortfolioReward::Lookahead;
   return std::nullopt;
 }
 

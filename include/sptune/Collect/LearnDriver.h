@@ -51,7 +51,7 @@ struct LearnDriverOptions {
   /// "ucb1" or "thompson"; "top1" or "tau". The bandit's exploration
   /// constant and discount are `learn.banditOptions`.
   std::string policy = "ucb1", reward = "top1";
-  /// What Hedge rewards an arm for: "found" or "learned".
+  /// What Hedge rewards an arm for: "found", "learned" or "lookahead".
   std::string hedgeReward = "found";
 
   /// Replay: measured datasets that reveal their stored times.

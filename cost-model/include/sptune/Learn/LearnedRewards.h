@@ -1,7 +1,7 @@
 //===- LearnedRewards.h - What the model learns from an arm -----*- C++ -*-===//
 //
-// Part of sptune. The active-learning portfolio's second reward
-// (`sptune-learn --policy hedge --hedge-reward learned`, issue 32).
+// Part of sptune. The active-learning portfolio's second and third rewards
+// (`sptune-learn --policy hedge --hedge-reward learned|lookahead`, issue 32).
 //
 // The first reward (improvementRewards, StrategyPortfolio.h) pays an arm for
 // what its measurements found: schedules faster than their problem's best.
@@ -11,7 +11,11 @@
 // another fast schedule beside it. This reward pays an arm for what the model
 // learns from its picks, without the retraining whose noise drowns the arms'
 // differences (StrategyBandit): a first-order, gradient-alignment account
-// (as TracIn and gradient-matching data valuation do).
+// (as TracIn and gradient-matching data valuation do). The third measures
+// it instead: a few epochs from the same weights with and without each
+// arm's picks, scored on the reward set's top-1, the quantity the reported
+// validation measures (a leave-one-arm-out lookahead, with common random
+// numbers so that the copies differ in the arm's samples only).
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +56,26 @@ learnedRewards(const Model &model, const LearningPool &pool,
                const std::vector<size_t> &armOf, size_t arms,
                const std::vector<SampleGroup> &rewardSet,
                const FeatureTable &features, const TrainOptions &training);
+
+/// The portfolio's third reward (`--hedge-reward lookahead`): what the model
+/// learns from each arm's measurements, measured instead of estimated. From
+/// the weights of `model` (the model that chose the round), one copy trains
+/// with `training` on everything measured but this round's samples (the
+/// baseline), and one per arm on that plus the arm's samples, all with
+/// `training`'s seed, so that the copies differ in the arm's samples only.
+/// The reward is the log of the arm's copy's top-1 speedup on `rewardSet`
+/// (over the MLIR default where measured, else over the median schedule)
+/// over the baseline copy's, per second the arm's measurements cost: the
+/// quantity the reported validation measures, on other problems. An arm
+/// that measured nothing gets nullopt, one whose measurements all failed 0;
+/// with no reward set every informed arm gets 0. Costs (arms + 1) trainings
+/// of `training.epochs` epochs.
+llvm::Expected<std::vector<std::optional<double>>>
+lookaheadRewards(const Model &model, const LearningPool &pool,
+                 const std::vector<size_t> &measured,
+                 const std::vector<size_t> &armOf, size_t arms,
+                 const std::vector<SampleGroup> &rewardSet,
+                 const FeatureTable &features, const TrainOptions &training);
 
 } // namespace sptune
 

@@ -75,9 +75,11 @@ struct LearnOptions {
   /// StrategyPortfolio.h; its discount is `banditOptions.discount`).
   double hedgeRate = 1.0, hedgeMinShare = 0.05;
   /// What the Hedge policy rewards an arm for: what its measurements found,
-  /// or what the model learns from them (StrategyPortfolio.h; needs a reward
-  /// set).
+  /// or what the model learns from them, estimated or by lookahead
+  /// (StrategyPortfolio.h; needs a reward set).
   PortfolioReward hedgeReward = PortfolioReward::Found;
+  /// Epochs of each copy's training for the lookahead reward.
+  int lookaheadEpochs = 3;
   RewardMetric reward = RewardMetric::Top1;
   StrategyOptions strategyOptions;
   /// Cumulative measurement seconds at the end of each round (increasing).

@@ -49,8 +49,17 @@ enum class PortfolioReward {
   Found,
   /// What the model learns from them, to first order (LearnedRewards.h).
   Learned,
+  /// What the model learns from them, measured: a few epochs of training
+  /// with and without them, scored on the reward set's top-1
+  /// (LearnedRewards.h).
+  Lookahead,
 };
-/// "found" | "learned".
+/// Whether `r` asks what the model learns (it needs the model that chose
+/// the round and a reward set).
+inline bool rewardsWhatIsLearned(PortfolioReward r) {
+  return r == PortfolioReward::Learned || r == PortfolioReward::Lookahead;
+}
+/// "found" | "learned" | "lookahead".
 const char *toString(PortfolioReward r);
 std::optional<PortfolioReward> parsePortfolioReward(llvm::StringRef name);
 
