@@ -146,35 +146,25 @@ def collect(args, kernel, free, matrices):
     return out
 
 
-def _gen_fields(spec):
-    kind, _, rest = spec[len("gen:"):].partition(":")
-    return kind, {tuple(kv.split("=", 1)) for kv in rest.split(",") if "=" in kv}
-
-
-def recorded_source(given, records):
-    """The source under which the collector recorded the matrix given as
-    `given`: the path itself, or for a gen: spec its canonical form (the
-    defaults spelled out), the one recorded spec that has every key=value
-    of `given`. None when none matches; ValueError when several do."""
-    sources = {(r.get("matrix") or {}).get("source") for r in records}
-    if not given.startswith("gen:"):
-        return given if given in sources else None
-    gk, gf = _gen_fields(given)
-    found = sorted(s for s in sources if isinstance(s, str) and s.startswith("gen:")
-                   and _gen_fields(s)[0] == gk and gf <= _gen_fields(s)[1])
-    if len(found) > 1:
-        raise ValueError(f"{given} matches several measured specs ({', '.join(found)}): "
-                         f"give it in full")
-    return found[0] if found else None
+def canonical_source(build, matrix):
+    """The source under which the collector records `matrix`: a file's
+    absolute path, or a gen: spec's canonical form (`sptune-matrix spec`:
+    the defaults spelled out), so that a spec given short is found."""
+    if not matrix.startswith("gen:"):
+        return os.path.abspath(matrix)
+    r = subprocess.run([os.path.join(build, "bin", "sptune-matrix"), "spec", matrix],
+                       capture_output=True, text=True)
+    if r.returncode != 0 or not r.stdout.strip():
+        raise SystemExit(f"cpu-headroom: {matrix}: " + (r.stderr.strip() or "not a generator spec"))
+    return r.stdout.strip()
 
 
 def step1_candidates(records, source, confirm):
     """(heuristic record, [the `confirm` best other schedules of `source` by
     their single timing, as (role, schedule, single-run speedup)], the
     single-run oracle) or None when the heuristic was not measured."""
-    recorded = recorded_source(source, records)
-    mine = [r for r in records if recorded is not None and r.get("status") == "ok"
-            and (r.get("matrix") or {}).get("source") == recorded]
+    mine = [r for r in records if r.get("status") == "ok"
+            and (r.get("matrix") or {}).get("source") == source]
     heur = next((r for r in mine if r.get("role") == "baseline:heuristic"), None)
     if heur is None:
         return None
@@ -253,10 +243,7 @@ def holdout(args, source, kernel, free, schedule):
 def measure_problem(args, kernel, free, source, records):
     row = {"matrix": os.path.basename(source).removesuffix(".mtx"), "source": source,
            "kernel": kernel, "free": free, "settings": settings_of(args)}
-    try:
-        found = step1_candidates(records, source, args.confirm)
-    except ValueError as e:
-        return dict(row, status=str(e))
+    found = step1_candidates(records, source, args.confirm)
     if found is None:
         return dict(row, status="no heuristic measured")
     heur, step1, single = found
@@ -450,7 +437,7 @@ def main(argv=None):
     if not (args.min_seconds > 0 and args.timeout > 0):
         raise SystemExit("cpu-headroom: --min-seconds and --timeout must be positive")
     problems = parse_problems(args.problems)
-    for tool in ("sptune-collect", "sptune-measure"):
+    for tool in ("sptune-collect", "sptune-measure", "sptune-matrix"):
         path = os.path.join(args.build, "bin", tool)
         if not os.access(path, os.X_OK):
             raise SystemExit(f"cpu-headroom: no {tool} under --build {args.build} ({path})")
@@ -464,7 +451,7 @@ def main(argv=None):
             raise SystemExit(f"cpu-headroom: no matrix file {m}")
     sources = []
     for m in matrices:
-        source = m if m.startswith("gen:") else os.path.abspath(m)
+        source = canonical_source(args.build, m)
         if source not in sources:
             sources.append(source)
     if args.json:
