@@ -39,14 +39,17 @@ hedge="bandit-hedge=--strategy bandit --policy hedge --arms exploitation,explora
 # Hedge rewarded by what the model learns from each arm (arms, rate and
 # floor chosen on seeds 1-6 x splits 1-2).
 hedgel="bandit-hedge-learned=--strategy bandit --policy hedge --hedge-reward learned --arms exploitation,exploitation+random@0.25,exploration --hedge-rate 4 --hedge-min-share 0 --discount 1"
+# Hedge rewarded by a lookahead on the reward set's top-1 (same arms; rate
+# and epochs chosen on seeds 1-6 x splits 1-2).
+hedgea="bandit-hedge-lookahead=--strategy bandit --policy hedge --hedge-reward lookahead --lookahead-epochs 3 --arms exploitation,exploitation+random@0.25,exploration --hedge-rate 4 --hedge-min-share 0 --discount 1"
 /usr/bin/python3 -m sptune.learn_experiment --build "$root/build" \
-  --replay "$work/cpu.jsonl" --out "$work/cpu-replay" $arms --config "$bandit" --config "$former" --config "$hedge" --config "$hedgel" \
+  --replay "$work/cpu.jsonl" --out "$work/cpu-replay" $arms --config "$bandit" --config "$former" --config "$hedge" --config "$hedgel" --config "$hedgea" \
   --seeds 201-210 --split-seeds 3,4,5 --full-seeds 201-203 --jobs 2 \
   --rounds-at 0.5%,1%,1.5%,2%,3%,4%,5%,6.5%,8%,10% \
   --json "$work/cpu-replay.json" --plot "$work/cpu-replay.png" \
   --title "CPU replay (shipped data), seeds 201-210 x splits 3-5"
 /usr/bin/python3 -m sptune.learn_experiment --build "$root/build" --target spade \
-  --replay "$work/spade.jsonl" --out "$work/spade-replay" $arms --config "$bandit" --config "$former" --config "$hedge" --config "$hedgel" \
+  --replay "$work/spade.jsonl" --out "$work/spade-replay" $arms --config "$bandit" --config "$former" --config "$hedge" --config "$hedgel" --config "$hedgea" \
   --seeds 201-205 --split-seeds 3,4 --full-seeds 201,202 --jobs 2 \
   --rounds-at 1%,2%,3%,5%,7%,10% \
   --json "$work/spade-replay.json" --plot "$work/spade-replay.png" \
