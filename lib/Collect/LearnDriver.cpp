@@ -103,6 +103,9 @@ std::string sptune::whyInvalidLearnOptions(const LearnDriverOptions &o) {
       l.roundEpochs < 1 || l.roundEpochs > kMaxEpochs)
     return "--initial-epochs and --epochs must be in [1, " +
            std::to_string(kMaxEpochs) + "]";
+  if (l.lookaheadEpochs < 1 || l.lookaheadEpochs > kMaxEpochs)
+    return "--lookahead-epochs must be in [1, " + std::to_string(kMaxEpochs) +
+           "]";
   if (!(l.learningRate > 0 && finite(l.learningRate) &&
         l.warmLearningRate > 0 && finite(l.warmLearningRate)))
     return "--lr and --warm-lr must be finite and > 0";

@@ -86,24 +86,6 @@ ArmSamples armSamples(const LearningPool &pool,
   return out;
 }
 
-/// `groups` without the samples `drop` marks (per group, per sample), and
-/// without the groups left empty.
-std::vector<SampleGroup>
-withoutSamples(const std::vector<SampleGroup> &groups,
-               const std::vector<std::vector<bool>> &drop) {
-  std::vector<SampleGroup> out;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    SampleGroup kept = groups[g];
-    kept.samples.clear();
-    for (size_t n = 0; n < groups[g].samples.size(); ++n)
-      if (!drop[g][n])
-        kept.samples.push_back(groups[g].samples[n]);
-    if (!kept.samples.empty())
-      out.push_back(std::move(kept));
-  }
-  return out;
-}
-
 } // namespace
 
 llvm::Expected<std::vector<std::optional<double>>> sptune::learnedRewards(
@@ -157,8 +139,10 @@ llvm::Expected<std::vector<std::optional<double>>> sptune::lookaheadRewards(
   if (!by.anyLearned() || rewardSet.empty())
     return rewards;
 
-  // The reward set's top-1 speedup (over the MLIR default, else over the
-  // median schedule) of a copy of `model` trained on `groups`.
+  // The reward set's top-1 speedup (over the MLIR default when the reward
+  // set has it, else over the median schedule) of a copy of `model`
+  // trained on `groups`; of `model` itself when there is nothing to train
+  // on (a base model's first round, all of whose samples are new).
   auto lookahead =
       [&](const std::vector<SampleGroup> &groups) -> llvm::Expected<double> {
     std::string error;
@@ -166,14 +150,16 @@ llvm::Expected<std::vector<std::optional<double>>> sptune::lookaheadRewards(
     if (!copy)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "lookahead reward: " + error);
-    TrainResult r = train(*copy, groups, features, training);
-    if (!r.ok)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "lookahead reward: training failed: " +
-                                         r.error);
-    if (r.interrupted)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "lookahead reward: interrupted");
+    if (!groups.empty()) {
+      TrainResult r = train(*copy, groups, features, training);
+      if (!r.ok)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "lookahead reward: training failed: " +
+                                           r.error);
+      if (r.interrupted)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "lookahead reward: interrupted");
+    }
     ModelEvaluation eval = evaluate(*copy, rewardSet, features);
     if (eval.failedGroups)
       return llvm::createStringError(
@@ -188,26 +174,24 @@ llvm::Expected<std::vector<std::optional<double>>> sptune::lookaheadRewards(
     return *top1;
   };
 
-  // Every arm's new samples, dropped from the baseline's training data;
-  // an arm's copy keeps its own.
-  std::vector<std::vector<bool>> allNew(by.groups.size());
-  for (size_t g = 0; g < by.groups.size(); ++g) {
-    allNew[g].assign(by.groups[g].samples.size(), false);
-    for (size_t a = 0; a < arms; ++a)
-      for (size_t n = 0; n < allNew[g].size(); ++n)
-        allNew[g][n] = allNew[g][n] || by.focus[a][g][n];
-  }
-  llvm::Expected<double> base = lookahead(withoutSamples(by.groups, allNew));
+  // The round's successful measurements, by arm. The baseline leaves them
+  // all out (as if unmeasured: their samples, and the default's or the
+  // heuristic's time they give their problem); an arm's copy keeps its own.
+  std::vector<bool> isNew(pool.candidates().size(), false);
+  for (size_t c : measured)
+    if (c < armOf.size() && armOf[c] < arms && pool.outcome(c) &&
+        pool.outcome(c)->ok)
+      isNew[c] = true;
+  llvm::Expected<double> base = lookahead(pool.measuredGroups(isNew));
   if (!base)
     return base.takeError();
   for (size_t a = 0; a < arms; ++a) {
     if (!by.learned[a])
       continue;
-    std::vector<std::vector<bool>> others = allNew;
-    for (size_t g = 0; g < others.size(); ++g)
-      for (size_t n = 0; n < others[g].size(); ++n)
-        others[g][n] = others[g][n] && !by.focus[a][g][n];
-    llvm::Expected<double> mine = lookahead(withoutSamples(by.groups, others));
+    std::vector<bool> others = isNew;
+    for (size_t c = 0; c < others.size(); ++c)
+      others[c] = others[c] && armOf[c] != a;
+    llvm::Expected<double> mine = lookahead(pool.measuredGroups(others));
     if (!mine)
       return mine.takeError();
     rewards[a] = std::log(*mine / *base) / std::max(by.cost[a], 1e-9);

@@ -547,8 +547,8 @@ llvm::Expected<LearnResult> Driver::run() {
                      "'");
   for (const SampleGroup &g : rewardSet)
     if (auto f = features.find(g.matrix.id);
-        f == features.end() || (o.hedgeReward == PortfolioReward::Learned &&
-                                !f->second.isWellFormed()))
+        f == features.end() ||
+        (rewardsWhatIsLearned(o.hedgeReward) && !f->second.isWellFormed()))
       return failure("no features for reward-set matrix '" + g.matrix.id + "'");
   if (portfolioMode())
     portfolio.emplace(o.arms, PortfolioOptions{o.hedgeRate, o.hedgeMinShare,

@@ -100,7 +100,8 @@ double LearningPool::estimatedCost(size_t candidate, double prior) const {
   return prior;
 }
 
-std::vector<SampleGroup> LearningPool::measuredGroups() const {
+std::vector<SampleGroup>
+LearningPool::measuredGroups(const std::vector<bool> &excluded) const {
   std::vector<SampleGroup> groups;
   for (size_t p = 0; p < problems_.size(); ++p) {
     SampleGroup g;
@@ -109,7 +110,8 @@ std::vector<SampleGroup> LearningPool::measuredGroups() const {
     g.free = problems_[p].free;
     g.target = problems_[p].target;
     for (size_t c : byProblem_[p])
-      if (outcomes_[c] && outcomes_[c]->ok) {
+      if (outcomes_[c] && outcomes_[c]->ok &&
+          !(c < excluded.size() && excluded[c])) {
         const PoolCandidate &pc = candidates_[c];
         g.samples.push_back({pc.schedule, outcomes_[c]->time, outcomes_[c]->cost});
         if (pc.isMlirDefault)

@@ -14,8 +14,8 @@
 // (as TracIn and gradient-matching data valuation do). The third measures
 // it instead: a few epochs from the same weights with and without each
 // arm's picks, scored on the reward set's top-1, the quantity the reported
-// validation measures (a leave-one-arm-out lookahead, with common random
-// numbers so that the copies differ in the arm's samples only).
+// validation measures (each arm's picks added to a baseline without the
+// round's, the copies trained with one seed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,16 +60,20 @@ learnedRewards(const Model &model, const LearningPool &pool,
 /// The portfolio's third reward (`--hedge-reward lookahead`): what the model
 /// learns from each arm's measurements, measured instead of estimated. From
 /// the weights of `model` (the model that chose the round), one copy trains
-/// with `training` on everything measured but this round's samples (the
-/// baseline), and one per arm on that plus the arm's samples, all with
-/// `training`'s seed, so that the copies differ in the arm's samples only.
-/// The reward is the log of the arm's copy's top-1 speedup on `rewardSet`
-/// (over the MLIR default where measured, else over the median schedule)
-/// over the baseline copy's, per second the arm's measurements cost: the
+/// with `training` on everything measured but this round's successful
+/// measurements (the baseline: as if unmeasured, default and heuristic
+/// times included; `model` itself when nothing else was measured), and one
+/// per arm on that plus the arm's, all with `training`'s seed. The batches
+/// still differ where an arm's samples add a problem or change a large
+/// group's draw, so the reward carries some training noise. The reward is
+/// the log of the arm's copy's top-1 speedup on `rewardSet` (over the MLIR
+/// default when the reward set has it, else over the median schedule) over
+/// the baseline copy's, per second the arm's measurements cost: the
 /// quantity the reported validation measures, on other problems. An arm
 /// that measured nothing gets nullopt, one whose measurements all failed 0;
-/// with no reward set every informed arm gets 0. Costs (arms + 1) trainings
-/// of `training.epochs` epochs.
+/// with no reward set every informed arm gets 0. Costs one training of
+/// `training.epochs` epochs, plus one per arm with a successful
+/// measurement.
 llvm::Expected<std::vector<std::optional<double>>>
 lookaheadRewards(const Model &model, const LearningPool &pool,
                  const std::vector<size_t> &measured,

@@ -99,8 +99,11 @@ public:
   double estimatedCost(size_t candidate, double prior = 1.0) const;
 
   /// The measured candidates as training groups (successful ones only);
-  /// problems with nothing measured are left out.
-  std::vector<SampleGroup> measuredGroups() const;
+  /// problems with nothing measured are left out. `excluded` (indexed by
+  /// candidate; shorter is fine) leaves candidates out as if unmeasured:
+  /// their samples, and the default's or heuristic's time they would give.
+  std::vector<SampleGroup>
+  measuredGroups(const std::vector<bool> &excluded = {}) const;
 
 private:
   std::vector<PoolProblem> problems_;
