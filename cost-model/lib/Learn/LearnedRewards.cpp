@@ -14,17 +14,14 @@ using namespace sptune;
 
 namespace {
 
-/// What each arm measured in the round, as the training data sees it.
-struct ArmSamples {
+/// What each arm measured in the round.
+struct ArmTally {
   /// Per arm: the seconds its measurements cost (failures included),
   /// whether it measured anything, and whether any measurement succeeded.
   std::vector<double> cost;
   std::vector<bool> informed, learned;
-  /// The problems' training groups (LearningPool::measuredGroups: the
-  /// successful measurements of each problem with any, this round's
-  /// included), and per arm which of their samples it measured this round.
-  std::vector<SampleGroup> groups;
-  std::vector<std::vector<std::vector<bool>>> focus;
+  /// Per candidate: measured this round by an arm, successfully.
+  std::vector<bool> isNew;
 
   /// The rewards of an arm that measured nothing (nullopt) or only failures
   /// (0); the others are the caller's to fill in.
@@ -41,39 +38,49 @@ struct ArmSamples {
   }
 };
 
-ArmSamples armSamples(const LearningPool &pool,
-                      const std::vector<size_t> &measured,
-                      const std::vector<size_t> &armOf, size_t arms) {
-  ArmSamples out;
+ArmTally armTally(const LearningPool &pool, const std::vector<size_t> &measured,
+                  const std::vector<size_t> &armOf, size_t arms) {
+  ArmTally out;
   out.cost.assign(arms, 0.0);
   out.informed.assign(arms, false);
   out.learned.assign(arms, false);
+  out.isNew.assign(pool.candidates().size(), false);
   for (size_t c : measured) {
     if (c >= armOf.size() || armOf[c] >= arms || !pool.outcome(c))
       continue;
     out.informed[armOf[c]] = true;
     out.cost[armOf[c]] += pool.outcome(c)->cost;
-    out.learned[armOf[c]] = out.learned[armOf[c]] || pool.outcome(c)->ok;
+    if (pool.outcome(c)->ok) {
+      out.learned[armOf[c]] = true;
+      out.isNew[c] = true;
+    }
   }
-  out.groups = pool.measuredGroups();
+  return out;
+}
+
+/// Per arm, per group of `groups` (LearningPool::measuredGroups: a group's
+/// samples sorted by their schedule's printed form), which samples are the
+/// arm's new ones (`tally.isNew`).
+std::vector<std::vector<std::vector<bool>>>
+armFocus(const LearningPool &pool, const std::vector<SampleGroup> &groups,
+         const ArmTally &tally, const std::vector<size_t> &armOf,
+         size_t arms) {
   std::map<std::string, size_t> groupOf;
-  // Per group, each sample's index by its schedule's printed form (a
-  // group's samples are sorted by it).
-  std::vector<std::map<std::string, size_t>> sampleOf(out.groups.size());
-  for (size_t g = 0; g < out.groups.size(); ++g) {
-    groupOf[out.groups[g].key()] = g;
-    for (size_t n = 0; n < out.groups[g].samples.size(); ++n)
-      sampleOf[g][out.groups[g].samples[n].schedule.str()] = n;
+  // Per group, each sample's index by its schedule's printed form.
+  std::vector<std::map<std::string, size_t>> sampleOf(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    groupOf[groups[g].key()] = g;
+    for (size_t n = 0; n < groups[g].samples.size(); ++n)
+      sampleOf[g][groups[g].samples[n].schedule.str()] = n;
   }
-  out.focus.resize(arms);
+  std::vector<std::vector<std::vector<bool>>> focus(arms);
   for (size_t a = 0; a < arms; ++a) {
-    out.focus[a].resize(out.groups.size());
-    for (size_t g = 0; g < out.groups.size(); ++g)
-      out.focus[a][g].assign(out.groups[g].samples.size(), false);
+    focus[a].resize(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g)
+      focus[a][g].assign(groups[g].samples.size(), false);
   }
-  for (size_t c : measured) {
-    if (c >= armOf.size() || armOf[c] >= arms || !pool.outcome(c) ||
-        !pool.outcome(c)->ok)
+  for (size_t c = 0; c < tally.isNew.size(); ++c) {
+    if (!tally.isNew[c])
       continue;
     const PoolCandidate &pc = pool.candidates()[c];
     auto g = groupOf.find(pool.problems()[pc.problem].key());
@@ -81,9 +88,9 @@ ArmSamples armSamples(const LearningPool &pool,
       continue;
     auto n = sampleOf[g->second].find(pc.schedule.str());
     if (n != sampleOf[g->second].end())
-      out.focus[armOf[c]][g->second][n->second] = true;
+      focus[armOf[c]][g->second][n->second] = true;
   }
-  return out;
+  return focus;
 }
 
 } // namespace
@@ -93,7 +100,7 @@ llvm::Expected<std::vector<std::optional<double>>> sptune::learnedRewards(
     const std::vector<size_t> &measured, const std::vector<size_t> &armOf,
     size_t arms, const std::vector<SampleGroup> &rewardSet,
     const FeatureTable &features, const TrainOptions &training) {
-  ArmSamples by = armSamples(pool, measured, armOf, arms);
+  ArmTally by = armTally(pool, measured, armOf, arms);
   std::vector<std::optional<double>> rewards = by.uninformed();
   if (!by.anyLearned() || rewardSet.empty())
     return rewards;
@@ -109,11 +116,14 @@ llvm::Expected<std::vector<std::optional<double>>> sptune::learnedRewards(
   if (!(norm > 0) || !std::isfinite(norm))
     return rewards;
 
+  std::vector<SampleGroup> groups = pool.measuredGroups();
+  std::vector<std::vector<std::vector<bool>>> focus =
+      armFocus(pool, groups, by, armOf, arms);
   for (size_t a = 0; a < arms; ++a) {
     if (!by.learned[a])
       continue;
     llvm::Expected<std::vector<float>> step =
-        lossGradient(model, by.groups, features, training, &by.focus[a]);
+        lossGradient(model, groups, features, training, &focus[a]);
     if (!step)
       return step.takeError();
     if (step->size() != toward->size())
@@ -134,7 +144,7 @@ llvm::Expected<std::vector<std::optional<double>>> sptune::lookaheadRewards(
     const std::vector<size_t> &measured, const std::vector<size_t> &armOf,
     size_t arms, const std::vector<SampleGroup> &rewardSet,
     const FeatureTable &features, const TrainOptions &training) {
-  ArmSamples by = armSamples(pool, measured, armOf, arms);
+  ArmTally by = armTally(pool, measured, armOf, arms);
   std::vector<std::optional<double>> rewards = by.uninformed();
   if (!by.anyLearned() || rewardSet.empty())
     return rewards;
@@ -174,21 +184,16 @@ llvm::Expected<std::vector<std::optional<double>>> sptune::lookaheadRewards(
     return *top1;
   };
 
-  // The round's successful measurements, by arm. The baseline leaves them
-  // all out (as if unmeasured: their samples, and the default's or the
-  // heuristic's time they give their problem); an arm's copy keeps its own.
-  std::vector<bool> isNew(pool.candidates().size(), false);
-  for (size_t c : measured)
-    if (c < armOf.size() && armOf[c] < arms && pool.outcome(c) &&
-        pool.outcome(c)->ok)
-      isNew[c] = true;
-  llvm::Expected<double> base = lookahead(pool.measuredGroups(isNew));
+  // The baseline leaves the round's successful measurements all out (as if
+  // unmeasured: their samples, and the default's or the heuristic's time
+  // they give their problem); an arm's copy keeps its own.
+  llvm::Expected<double> base = lookahead(pool.measuredGroups(by.isNew));
   if (!base)
     return base.takeError();
   for (size_t a = 0; a < arms; ++a) {
     if (!by.learned[a])
       continue;
-    std::vector<bool> others = isNew;
+    std::vector<bool> others = by.isNew;
     for (size_t c = 0; c < others.size(); ++c)
       others[c] = others[c] && armOf[c] != a;
     llvm::Expected<double> mine = lookahead(pool.measuredGroups(others));
