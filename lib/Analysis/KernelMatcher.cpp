@@ -299,9 +299,10 @@ assignRoles(linalg::LinalgOp op, BodyKind bodyKind, std::string &reason) {
   }
 
   if (numSparseInputs > 1) {
-    reason = numInputs == 2 ? "both inputs are sparse (sparse x sparse products "
-                              "are not supported)"
-                            : "more than one sparse input";
+    reason = numInputs == 2
+                 ? "both inputs are sparse (sparse x sparse products "
+                   "are not tuned)"
+                 : "more than one sparse input";
     return failure();
   }
   if (numSparseInputs == 0) {

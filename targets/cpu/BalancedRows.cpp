@@ -74,18 +74,19 @@ Value positionsOf(scf::ParallelOp loop) {
   return {};
 }
 
-/// `positions[i]` as an index (positions are unsigned).
-Value loadPosition(OpBuilder &b, Location loc, Value positions, Value i) {
+} // namespace
+
+Value mlir::sptune::loadPosition(OpBuilder &b, Location loc, Value positions,
+                                 Value i) {
   Value v = memref::LoadOp::create(b, loc, positions, i);
   if (v.getType().isIndex())
     return v;
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
 }
 
-/// The first row r in [lo, hi) with positions[r] >= target (hi when none):
-/// a binary search, positions being non-decreasing.
-Value firstRowReaching(OpBuilder &b, Location loc, Value positions, Value lo,
-                       Value hi, Value target) {
+Value mlir::sptune::firstRowReaching(OpBuilder &b, Location loc,
+                                     Value positions, Value lo, Value hi,
+                                     Value target) {
   Type index = b.getIndexType();
   auto search = scf::WhileOp::create(
       b, loc, TypeRange{index, index}, ValueRange{lo, hi},
@@ -111,9 +112,7 @@ Value firstRowReaching(OpBuilder &b, Location loc, Value positions, Value lo,
   return search.getResult(0);
 }
 
-/// The runtime's default team size as an index (declares the function in
-/// the module when needed).
-Value maxThreads(OpBuilder &b, Location loc, Operation *within) {
+Value mlir::sptune::maxThreads(OpBuilder &b, Location loc, Operation *within) {
   auto module = within->getParentOfType<ModuleOp>();
   auto fn = module.lookupSymbol<func::FuncOp>(kMaxThreadsFn);
   if (!fn) {
@@ -131,8 +130,6 @@ Value maxThreads(OpBuilder &b, Location loc, Operation *within) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   return arith::MaxUIOp::create(b, loc, n, one);
 }
-
-} // namespace
 
 std::string mlir::sptune::balanceRowsByEntries(RewriterBase &rewriter,
                                                scf::ParallelOp loop,

@@ -23,6 +23,19 @@
 namespace mlir {
 namespace sptune {
 
+/// `positions[i]` as an index (positions are unsigned: zero-extended).
+Value loadPosition(OpBuilder &b, Location loc, Value positions, Value i);
+
+/// The first row r in [lo, hi) with positions[r] >= target (hi when none):
+/// a binary search, `positions` (any rank-1 integer buffer) being
+/// non-decreasing.
+Value firstRowReaching(OpBuilder &b, Location loc, Value positions, Value lo,
+                       Value hi, Value target);
+
+/// The OpenMP runtime's default team size as an index, at least 1
+/// (omp_get_max_threads(), declared in `within`'s module when needed).
+Value maxThreads(OpBuilder &b, Location loc, Operation *within);
+
 /// Rewrites `loop` (a one-dimensional scf.parallel over rows with unit step
 /// and no reductions, whose body reads a positions array at the row and the
 /// next row, as the sparsifier emits for a dense level above a compressed

@@ -94,6 +94,11 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       *this, "enable-runtime-library",
       llvm::cl::desc("Use the sparse runtime library instead of codegen"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> gustavsonSpgemm{
+      *this, "gustavson-spgemm",
+      llvm::cl::desc("CSR x CSR -> CSR products by sptune's parallel "
+                     "Gustavson kernel (false: upstream's, one thread)"),
+      llvm::cl::init(true)};
 };
 
 /// Adds the CPU lowering (scheduled sparse kernels to the LLVM dialect with

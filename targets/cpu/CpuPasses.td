@@ -18,6 +18,10 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     functions of their own (`<function>__sptune_kernel<N>`), and a module
     whose functions ask for different settings is sparsified once per
     setting, each function taken from the copy made with its own.
+
+    Sparse x sparse products of CSR matrices into a fresh CSR result are
+    computed by sptune's parallel two-phase Gustavson kernel
+    (cpu/GustavsonSpgemm.h) unless `gustavson-spgemm=false`.
   }];
   let options = [
     Option<"parallelization", "parallelization",
@@ -34,6 +38,10 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            /*default=*/"false",
            "Lower sparse tensors through the runtime library instead of "
            "direct code generation">,
+    Option<"gustavsonSpgemm", "gustavson-spgemm", "bool", /*default=*/"true",
+           "Compute CSR x CSR -> CSR products with sptune's parallel "
+           "Gustavson kernel (false: upstream's sparsifier, one thread; "
+           "not with the runtime library)">,
   ];
 }
 

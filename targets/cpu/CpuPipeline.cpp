@@ -39,6 +39,7 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   sparsify.vectorLength = opts.vectorLength;
   sparsify.simdIndex32 = opts.simdIndex32;
   sparsify.enableRuntimeLibrary = opts.enableRuntimeLibrary;
+  sparsify.gustavsonSpgemm = opts.gustavsonSpgemm;
   pm.addPass(createCpuSparsify(sparsify));
   pm.addPass(createStorageSpecifierToLLVMPass());
   // CSE first: bufferizing a parallel layout change leaves a copy of each

@@ -9,6 +9,7 @@
 #include "cpu/CpuPasses.h"
 
 #include "cpu/CpuKnobs.h"
+#include "cpu/GustavsonSpgemm.h"
 #include "cpu/KernelOutlining.h"
 
 #include "sptune/Analysis/ScheduleMapping.h"
@@ -203,6 +204,20 @@ struct CpuSparsifyPass
     // function its own (functionSettings), and when functions ask for
     // different ones, sparsifies a copy of the module per setting and takes
     // each function from the copy made with its own (sparsifyPerSetting).
+    // Sparse x sparse products in CSR: sptune's parallel Gustavson kernel,
+    // called here and defined on its buffers after sparsification.
+    bool gustavson = gustavsonSpgemm && !enableRuntimeLibrary;
+    if (gustavson) {
+      SmallVector<linalg::LinalgOp> products;
+      module->walk([&](linalg::LinalgOp op) {
+        if (!op->hasAttr(SptuneDialect::kScheduleAttrName) &&
+            whyNotGustavsonSpgemm(op).empty())
+          products.push_back(op);
+      });
+      IRRewriter rewriter(module.getContext());
+      for (linalg::LinalgOp op : products)
+        outlineGustavsonSpgemm(rewriter, op);
+    }
     outlineDisagreeingKernels(module);
     SmallVector<std::pair<func::FuncOp, SparsifierSettings>> functions;
     std::vector<SparsifierSettings> distinct;
@@ -220,10 +235,20 @@ struct CpuSparsifyPass
       if (failed(sparsify(module, distinct.empty() ? SparsifierSettings()
                                                    : distinct.front())))
         return signalPassFailure();
-      return;
-    }
-    if (failed(sparsifyPerSetting(module, functions, distinct)))
+    } else if (failed(sparsifyPerSetting(module, functions, distinct))) {
       return signalPassFailure();
+    }
+    if (gustavson && failed(defineGustavsonKernels(module)))
+      return signalPassFailure();
+  }
+
+  /// The Gustavson kernels' bodies, and the lowering of their sorts.
+  LogicalResult defineGustavsonKernels(ModuleOp module) {
+    if (failed(defineGustavsonSpgemmKernels(module)))
+      return failure();
+    OpPassManager pm(ModuleOp::getOperationName());
+    pm.addPass(createSparseBufferRewritePass());
+    return runPipeline(pm, module);
   }
 
   /// The settings that `func`'s kernels agree on, warning each kernel whose

@@ -13,7 +13,7 @@
 
 func.func @spgemm(%a: tensor<8x6xf64, #CSR>, %b: tensor<6x4xf64, #CSR>) -> tensor<8x4xf64, #CSR> {
   %e = tensor.empty() : tensor<8x4xf64, #CSR>
-  // expected-remark @below {{both inputs are sparse (sparse x sparse products are not supported); seen as spgemm: loops (i par 8, j par 4, k red 6); A(i, k) sparse f64 [dense, compressed], B(k, j) sparse f64 [dense, compressed] -> C(i, j) sparse f64 [dense, compressed]; multiply-accumulate}}
+  // expected-remark @below {{both inputs are sparse (sparse x sparse products are not tuned); seen as spgemm: loops (i par 8, j par 4, k red 6); A(i, k) sparse f64 [dense, compressed], B(k, j) sparse f64 [dense, compressed] -> C(i, j) sparse f64 [dense, compressed]; multiply-accumulate}}
   %0 = linalg.matmul ins(%a, %b : tensor<8x6xf64, #CSR>, tensor<6x4xf64, #CSR>)
                      outs(%e : tensor<8x4xf64, #CSR>) -> tensor<8x4xf64, #CSR>
   return %0 : tensor<8x4xf64, #CSR>

@@ -1,0 +1,496 @@
+//===- GustavsonSpgemm.cpp - Sparse x sparse products, row by row ---------===//
+
+#include "cpu/GustavsonSpgemm.h"
+
+#include "cpu/BalancedRows.h"
+
+#include "sptune/Analysis/KernelMatcher.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::sptune;
+namespace st = mlir::sparse_tensor;
+
+namespace {
+
+/// Why `type` is not ordered, unique CSR of positions and coordinates at
+/// least `minWidth` bits wide (0 = index), or "".
+std::string whyNotCsr(Type type, unsigned minWidth) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !st::getSparseTensorEncoding(tensor))
+    return "it is not a sparse tensor";
+  st::SparseTensorType stt(tensor);
+  if (stt.getLvlRank() != 2 || stt.getDimRank() != 2 || !stt.isIdentity() ||
+      stt.getEncoding().isSlice() || !stt.isDenseLvl(0) ||
+      !stt.isCompressedLvl(1) || !stt.isOrderedLvl(1) || !stt.isUniqueLvl(1))
+    return "it is not stored as CSR ([dense, compressed], rows first)";
+  auto narrow = [&](unsigned w) { return w != 0 && w < minWidth; };
+  if (narrow(stt.getPosWidth()) || narrow(stt.getCrdWidth()))
+    return "its positions or coordinates are narrower than " +
+           std::to_string(minWidth) + " bits";
+  return "";
+}
+
+/// The loop each dimension of operand `n` of `op` is indexed by (the
+/// indexing map is a projected permutation, as describeKernel requires).
+SmallVector<unsigned, 2> loopsOf(linalg::LinalgOp op, unsigned n) {
+  SmallVector<unsigned, 2> loops;
+  for (AffineExpr e : op.getIndexingMapsArray()[n].getResults())
+    loops.push_back(cast<AffineDimExpr>(e).getPosition());
+  return loops;
+}
+
+/// The input that plays A(i, k) (0 or 1) when `op` computes
+/// C(i, j) += A(i, k) * B(k, j) with k its reduction loop, else -1.
+int leftFactorOf(linalg::LinalgOp op) {
+  SmallVector<unsigned, 2> out = loopsOf(op, 2);
+  for (int a = 0; a < 2; ++a) {
+    SmallVector<unsigned, 2> left = loopsOf(op, a);
+    SmallVector<unsigned, 2> right = loopsOf(op, 1 - a);
+    if (left[0] == out[0] && right[1] == out[1] && left[1] == right[0] &&
+        left[1] != out[0] && left[1] != out[1] && out[0] != out[1])
+      return a;
+  }
+  return -1;
+}
+
+// Buffer-level building blocks.
+Value constantIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+Value load(OpBuilder &b, Location loc, Value buffer, Value at) {
+  return memref::LoadOp::create(b, loc, buffer, at);
+}
+void store(OpBuilder &b, Location loc, Value v, Value buffer, Value at) {
+  memref::StoreOp::create(b, loc, v, buffer, at);
+}
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+Value plusOne(OpBuilder &b, Location loc, Value x) {
+  return add(b, loc, x, constantIndex(b, loc, 1));
+}
+/// An index stored as `type` (positions and coordinates are unsigned).
+Value indexAs(OpBuilder &b, Location loc, Value v, Type type) {
+  if (type.isIndex())
+    return v;
+  return arith::IndexCastUIOp::create(b, loc, type, v);
+}
+Value allocate(OpBuilder &b, Location loc, Type element, Value size) {
+  return memref::AllocOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, element), size);
+}
+/// for (v = lo; v < hi; ++v) body(v, carried) with `carried` threaded
+/// through (empty for none); the loop's results.
+ValueRange forRange(
+    OpBuilder &b, Location loc, Value lo, Value hi, ValueRange carried,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)>
+        body) {
+  auto loop = scf::ForOp::create(
+      b, loc, lo, hi, constantIndex(b, loc, 1), carried,
+      [&](OpBuilder &b, Location loc, Value v, ValueRange args) {
+        scf::YieldOp::create(b, loc, body(b, loc, v, args));
+      });
+  return loop.getResults();
+}
+
+/// The CSR operands of a kernel function, as code generation passes them.
+struct CsrBuffers {
+  Value positions, coordinates, values, specifier;
+};
+
+/// The kernel's body on its buffers (the file header's three phases).
+class GustavsonBuilder {
+public:
+  GustavsonBuilder(OpBuilder &b, Location loc, CsrBuffers a, CsrBuffers bm,
+                   st::SparseTensorType aType, st::SparseTensorType bType,
+                   st::SparseTensorType cType)
+      : b(b), loc(loc), a(a), bm(bm), cType(cType),
+        isFloat(isa<FloatType>(cType.getElementType())) {
+    rows = dimension(aType, a, 0);
+    cols = dimension(bType, bm, 1);
+  }
+
+  /// Builds the body; returns C's buffers.
+  SmallVector<Value> build(Operation *within) {
+    Type index = b.getIndexType();
+    Value zero = constantIndex(b, loc, 0);
+    Value rows1 = plusOne(b, loc, rows);
+    Value blocks = maxThreads(b, loc, within);
+    Value bounds = blockBounds(blocks);
+
+    // Phase 1: each row's distinct columns, counted into rowStart[i + 1].
+    Value rowStart = allocate(b, loc, index, rows1);
+    overBlocks(
+        blocks, bounds, /*withAccumulator=*/false,
+        [&](OpBuilder &b, Location loc, Value row, Value mark, Value, Value) {
+          Value count =
+              forEachProduct(b, loc, row, zero,
+                             [&](OpBuilder &b, Location loc, Value col, Value,
+                                 Value sofar) -> Value {
+                               return firstTime(
+                                   b, loc, mark, row, col, sofar,
+                                   [&](OpBuilder &, Location) { return sofar; },
+                                   [&](OpBuilder &b, Location loc) {
+                                     return plusOne(b, loc, sofar);
+                                   });
+                             });
+          store(b, loc, count, rowStart, plusOne(b, loc, row));
+        });
+
+    // Phase 2: the prefix sum, C's positions.
+    Value cPositions = allocate(b, loc, cType.getPosType(), rows1);
+    store(b, loc, zero, rowStart, zero);
+    store(b, loc, indexAs(b, loc, zero, cType.getPosType()), cPositions, zero);
+    forRange(b, loc, zero, rows, {},
+             [&](OpBuilder &b, Location loc, Value row, ValueRange) {
+               Value next = plusOne(b, loc, row);
+               Value sum = add(b, loc, load(b, loc, rowStart, row),
+                               load(b, loc, rowStart, next));
+               store(b, loc, sum, rowStart, next);
+               store(b, loc, indexAs(b, loc, sum, cType.getPosType()),
+                     cPositions, next);
+               return SmallVector<Value>{};
+             });
+    Value entries = load(b, loc, rowStart, rows);
+    Value cCoordinates = allocate(b, loc, cType.getCrdType(), entries);
+    Value cValues = allocate(b, loc, cType.getElementType(), entries);
+
+    // Phase 3: columns and values through the accumulator; the row's columns
+    // are gathered in the block's scratch buffer (of identity layout, so its
+    // sort is upstream's own), sorted, and stored.
+    overBlocks(
+        blocks, bounds, /*withAccumulator=*/true,
+        [&](OpBuilder &b, Location loc, Value row, Value mark, Value acc,
+            Value scratch) {
+          Value start = load(b, loc, rowStart, row);
+          Value end = load(b, loc, rowStart, plusOne(b, loc, row));
+          Value length = forEachProduct(
+              b, loc, row, zero,
+              [&](OpBuilder &b, Location loc, Value col, Value product,
+                  Value next) -> Value {
+                return firstTime(
+                    b, loc, mark, row, col, next,
+                    [&](OpBuilder &b, Location loc) {
+                      Value sum =
+                          isFloat ? arith::AddFOp::create(
+                                        b, loc, load(b, loc, acc, col), product)
+                                        .getResult()
+                                  : arith::AddIOp::create(
+                                        b, loc, load(b, loc, acc, col), product)
+                                        .getResult();
+                      store(b, loc, sum, acc, col);
+                      return next;
+                    },
+                    [&](OpBuilder &b, Location loc) {
+                      store(b, loc, product, acc, col);
+                      store(b, loc, col, scratch, next);
+                      return plusOne(b, loc, next);
+                    });
+              });
+          st::SortOp::create(
+              b, loc, length, scratch, ValueRange{},
+              AffineMap::getMultiDimIdentityMap(1, b.getContext()),
+              IntegerAttr(), st::SparseTensorSortKind::HybridQuickSort);
+          forRange(b, loc, start, end, {},
+                   [&](OpBuilder &b, Location loc, Value p, ValueRange) {
+                     Value col = load(b, loc, scratch,
+                                      arith::SubIOp::create(b, loc, p, start));
+                     store(b, loc, indexAs(b, loc, col, cType.getCrdType()),
+                           cCoordinates, p);
+                     store(b, loc, load(b, loc, acc, col), cValues, p);
+                     return SmallVector<Value>{};
+                   });
+        });
+    memref::DeallocOp::create(b, loc, bounds);
+    memref::DeallocOp::create(b, loc, rowStart);
+
+    // C's storage specifier.
+    Value spec = st::StorageSpecifierInitOp::create(
+        b, loc, st::StorageSpecifierType::get(cType.getEncoding()));
+    auto set = [&](st::StorageSpecifierKind kind, std::optional<int> level,
+                   Value v) {
+      spec = st::SetStorageSpecifierOp::create(
+          b, loc, spec, st::StorageSpecifierKindAttr::get(b.getContext(), kind),
+          level ? b.getIndexAttr(*level) : IntegerAttr(), v);
+    };
+    set(st::StorageSpecifierKind::LvlSize, 0, rows);
+    set(st::StorageSpecifierKind::LvlSize, 1, cols);
+    set(st::StorageSpecifierKind::PosMemSize, 1, rows1);
+    set(st::StorageSpecifierKind::CrdMemSize, 1, entries);
+    set(st::StorageSpecifierKind::ValMemSize, std::nullopt, entries);
+    return {cPositions, cCoordinates, cValues, spec};
+  }
+
+private:
+  /// Dimension `d` of a CSR operand: static, or its level's size.
+  Value dimension(st::SparseTensorType type, const CsrBuffers &buffers,
+                  unsigned d) {
+    int64_t size = type.getDimShape()[d];
+    if (!ShapedType::isDynamic(size))
+      return constantIndex(b, loc, size);
+    return st::GetStorageSpecifierOp::create(
+        b, loc, buffers.specifier,
+        st::StorageSpecifierKindAttr::get(b.getContext(),
+                                          st::StorageSpecifierKind::LvlSize),
+        b.getIndexAttr(d));
+  }
+
+  /// bounds[t], t = 0..blocks: the first row of block t, cut where the
+  /// work (each row's products, plus one) reaches t / blocks of the total.
+  Value blockBounds(Value blocks) {
+    Type index = b.getIndexType();
+    Value zero = constantIndex(b, loc, 0);
+    Value work = allocate(b, loc, index, plusOne(b, loc, rows));
+    store(b, loc, zero, work, zero);
+    forRange(b, loc, zero, rows, {},
+             [&](OpBuilder &b, Location loc, Value row, ValueRange) {
+               Value before = plusOne(b, loc, load(b, loc, work, row));
+               Value total = forRange(
+                   b, loc, loadPosition(b, loc, a.positions, row),
+                   loadPosition(b, loc, a.positions, plusOne(b, loc, row)),
+                   before,
+                   [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
+                     Value k = loadPosition(b, loc, a.coordinates, p);
+                     Value products = arith::SubIOp::create(
+                         b, loc,
+                         loadPosition(b, loc, bm.positions, plusOne(b, loc, k)),
+                         loadPosition(b, loc, bm.positions, k));
+                     return SmallVector<Value>{add(b, loc, sum[0], products)};
+                   })[0];
+               store(b, loc, total, work, plusOne(b, loc, row));
+               return SmallVector<Value>{};
+             });
+    Value total = load(b, loc, work, rows);
+    Value bounds = allocate(b, loc, index, plusOne(b, loc, blocks));
+    forRange(b, loc, zero, blocks, {},
+             [&](OpBuilder &b, Location loc, Value t, ValueRange) {
+               Value goal = arith::DivUIOp::create(
+                   b, loc, arith::MulIOp::create(b, loc, total, t), blocks);
+               store(b, loc, firstRowReaching(b, loc, work, zero, rows, goal),
+                     bounds, t);
+               return SmallVector<Value>{};
+             });
+    store(b, loc, rows, bounds, blocks);
+    memref::DeallocOp::create(b, loc, work);
+    return bounds;
+  }
+
+  /// An scf.parallel over the blocks; in each, a marker array over C's
+  /// columns (no row has marked a column yet: all ones), and with
+  /// `withAccumulator` a dense accumulator and a scratch buffer of columns,
+  /// all freed at the block's end; `perRow(row, mark, acc, scratch)` for each
+  /// of the block's rows in order.
+  void overBlocks(
+      Value blocks, Value bounds, bool withAccumulator,
+      function_ref<void(OpBuilder &, Location, Value, Value, Value, Value)>
+          perRow) {
+    Value zero = constantIndex(b, loc, 0);
+    Value one = constantIndex(b, loc, 1);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{zero}, ValueRange{blocks}, ValueRange{one},
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          Type index = b.getIndexType();
+          Value mark = allocate(b, loc, index, cols);
+          Value none = constantIndex(b, loc, -1);
+          forRange(b, loc, constantIndex(b, loc, 0), cols, {},
+                   [&](OpBuilder &b, Location loc, Value j, ValueRange) {
+                     store(b, loc, none, mark, j);
+                     return SmallVector<Value>{};
+                   });
+          Value acc, scratch;
+          if (withAccumulator) {
+            acc = allocate(b, loc, cType.getElementType(), cols);
+            scratch = allocate(b, loc, index, cols);
+          }
+          Value t = ivs[0];
+          forRange(b, loc, load(b, loc, bounds, t),
+                   load(b, loc, bounds, plusOne(b, loc, t)), {},
+                   [&](OpBuilder &b, Location loc, Value row, ValueRange) {
+                     perRow(b, loc, row, mark, acc, scratch);
+                     return SmallVector<Value>{};
+                   });
+          memref::DeallocOp::create(b, loc, mark);
+          if (withAccumulator) {
+            memref::DeallocOp::create(b, loc, acc);
+            memref::DeallocOp::create(b, loc, scratch);
+          }
+        });
+  }
+
+  /// Folds `step(col, A(row, k) * B(k, col), carried)` over the products of
+  /// A's row `row`, in order; returns the last carried value.
+  Value forEachProduct(
+      OpBuilder &b, Location loc, Value row, Value init,
+      function_ref<Value(OpBuilder &, Location, Value, Value, Value)> step) {
+    return forRange(
+        b, loc, loadPosition(b, loc, a.positions, row),
+        loadPosition(b, loc, a.positions, plusOne(b, loc, row)), init,
+        [&](OpBuilder &b, Location loc, Value p, ValueRange carried) {
+          Value k = loadPosition(b, loc, a.coordinates, p);
+          Value x = load(b, loc, a.values, p);
+          return SmallVector<Value>{forRange(
+              b, loc, loadPosition(b, loc, bm.positions, k),
+              loadPosition(b, loc, bm.positions, plusOne(b, loc, k)),
+              carried[0],
+              [&](OpBuilder &b, Location loc, Value q, ValueRange c) {
+                Value col = loadPosition(b, loc, bm.coordinates, q);
+                Value y = load(b, loc, bm.values, q);
+                Value product =
+                    isFloat ? arith::MulFOp::create(b, loc, x, y).getResult()
+                            : arith::MulIOp::create(b, loc, x, y).getResult();
+                return SmallVector<Value>{step(b, loc, col, product, c[0])};
+              })[0]};
+        })[0];
+  }
+
+  /// `seen()` when row `row` has marked column `col` already, else marks it
+  /// and `fresh()`; both give the carried index value.
+  Value firstTime(OpBuilder &b, Location loc, Value mark, Value row, Value col,
+                  Value carried,
+                  function_ref<Value(OpBuilder &, Location)> seen,
+                  function_ref<Value(OpBuilder &, Location)> fresh) {
+    Value marked = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         load(b, loc, mark, col), row);
+    auto branch = scf::IfOp::create(b, loc, TypeRange{carried.getType()},
+                                    marked, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    scf::YieldOp::create(b, loc, seen(b, loc));
+    b.setInsertionPointToStart(branch.elseBlock());
+    store(b, loc, row, mark, col);
+    scf::YieldOp::create(b, loc, fresh(b, loc));
+    return branch.getResult(0);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  CsrBuffers a, bm;
+  st::SparseTensorType cType;
+  bool isFloat;
+  Value rows, cols;
+};
+
+} // namespace
+
+std::string mlir::sptune::whyNotGustavsonSpgemm(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1)
+    return "it is not a product of two inputs into one result";
+  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
+  if (!d) {
+    std::string why = llvm::toString(d.takeError());
+    return why;
+  }
+  if (d->shapeName() != "spgemm")
+    return "it is not a sparse x sparse product (seen as " +
+           (d->shapeName().empty() ? std::string("no known shape")
+                                   : d->shapeName()) +
+           ")";
+  if (d->body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
+      d->scaled)
+    return "its body is not a plain multiply-accumulate";
+  if (leftFactorOf(op) < 0)
+    return "it is not C(i, j) += A(i, k) * B(k, j)";
+  Type element = getElementTypeOrSelf(op->getResult(0).getType());
+  if (!isa<FloatType, IntegerType>(element))
+    return "its element type is not an integer or float type";
+  for (unsigned n = 0; n < 3; ++n) {
+    Type type = op->getOperand(n).getType();
+    if (getElementTypeOrSelf(type) != element)
+      return "its operands' element types differ";
+    if (std::string why = whyNotCsr(type, n == 2 ? 32 : 0); !why.empty())
+      return (n == 2 ? "its result: "
+                     : "operand #" + std::to_string(n) + ": ") +
+             why;
+  }
+  if (!op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    return "its result is not a fresh tensor (its init is no tensor.empty)";
+  return "";
+}
+
+void mlir::sptune::outlineGustavsonSpgemm(RewriterBase &rewriter,
+                                          linalg::LinalgOp op) {
+  int left = leftFactorOf(op);
+  Value a = op->getOperand(left), bm = op->getOperand(1 - left);
+  Type c = op->getResult(0).getType();
+  auto module = op->getParentOfType<ModuleOp>();
+  FunctionType type = rewriter.getFunctionType({a.getType(), bm.getType()}, c);
+  // One declaration per signature.
+  func::FuncOp callee;
+  for (func::FuncOp f : module.getOps<func::FuncOp>())
+    if (f->hasAttr(kGustavsonSpgemmAttrName) && f.getFunctionType() == type)
+      callee = f;
+  if (!callee) {
+    callee = func::FuncOp::create(op.getLoc(), "sptune_gustavson_spgemm", type);
+    callee.setPrivate();
+    // Renamed when the name is taken.
+    SymbolTable(module).insert(callee, module.getBody()->begin());
+    callee->setAttr(kGustavsonSpgemmAttrName,
+                    rewriter.getTypeArrayAttr({a.getType(), bm.getType(), c}));
+    for (unsigned n = 0; n < 2; ++n)
+      callee.setArgAttr(n, "bufferization.access",
+                        rewriter.getStringAttr("read"));
+  }
+  rewriter.setInsertionPoint(op);
+  auto call =
+      func::CallOp::create(rewriter, op.getLoc(), callee, ValueRange{a, bm});
+  rewriter.replaceOp(op, call.getResults());
+}
+
+LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module) {
+  for (func::FuncOp f : module.getOps<func::FuncOp>()) {
+    auto types = f->getAttrOfType<ArrayAttr>(kGustavsonSpgemmAttrName);
+    if (!types || !f.isDeclaration())
+      continue;
+    auto tensorType = [&](unsigned n) {
+      return st::SparseTensorType(
+          cast<RankedTensorType>(cast<TypeAttr>(types[n]).getValue()));
+    };
+    st::SparseTensorType aType = tensorType(0), bType = tensorType(1),
+                         cType = tensorType(2);
+    // Code generation's fields of a CSR tensor: positions and coordinates
+    // of level 1, values, the specifier.
+    auto fields = [](st::SparseTensorType t) {
+      auto buffer = [](Type e) {
+        return MemRefType::get({ShapedType::kDynamic}, e);
+      };
+      return SmallVector<Type>{buffer(t.getPosType()), buffer(t.getCrdType()),
+                               buffer(t.getElementType()),
+                               st::StorageSpecifierType::get(t.getEncoding())};
+    };
+    SmallVector<Type> inputs = fields(aType);
+    llvm::append_range(inputs, fields(bType));
+    FunctionType expected =
+        FunctionType::get(module.getContext(), inputs, fields(cType));
+    if (f.getFunctionType() != expected)
+      return f.emitError("sptune: the Gustavson kernel's signature after "
+                         "sparsification is ")
+             << f.getFunctionType() << ", not the buffers of CSR tensors ("
+             << expected << ")";
+    // The marks are spent (the lowered module does not depend on sptune).
+    for (unsigned n = 0; n < f.getNumArguments(); ++n)
+      f.removeArgAttr(n, "bufferization.access");
+    f->removeAttr(kGustavsonSpgemmAttrName);
+    Block *entry = f.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    auto csr = [&](unsigned first) {
+      return CsrBuffers{
+          entry->getArgument(first), entry->getArgument(first + 1),
+          entry->getArgument(first + 2), entry->getArgument(first + 3)};
+    };
+    GustavsonBuilder builder(b, f.getLoc(), csr(0), csr(4), aType, bType,
+                             cType);
+    SmallVector<Value> results = builder.build(f);
+    func::ReturnOp::create(b, f.getLoc(), results);
+  }
+  return success();
+}

@@ -1,0 +1,64 @@
+//===- GustavsonSpgemm.h - Sparse x sparse products, row by row -*- C++ -*-===//
+//
+// C = A B with A, B and C stored as CSR. Upstream's sparsifier computes it
+// in one thread: it inserts into C through an expanded access pattern, and
+// never parallelizes insertions into a fresh sparse tensor. sptune computes
+// it as a two-phase Gustavson product over blocks of rows of equal work (the
+// products a row makes, plus one), one block per OpenMP thread:
+//
+//   1. count each row's distinct columns with the block's marker array;
+//   2. a prefix sum of the counts gives C's positions;
+//   3. fill each row's columns and values through the block's dense
+//      accumulator, then sort the row's columns.
+//
+// Its result is exactly upstream's: the same entries (sums that cancel to
+// zero stay stored, as the sparsifier stores them), columns sorted.
+//
+// The op is replaced, before sparsification, by a call to a declared
+// function (outlineGustavsonSpgemm); the sparsifier's code generation turns
+// its sparse arguments and result into buffers (positions, coordinates,
+// values and a storage specifier per tensor), and the function's body is
+// written on those buffers afterwards (defineGustavsonSpgemmKernels).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TARGETS_CPU_GUSTAVSONSPGEMM_H
+#define SPTUNE_TARGETS_CPU_GUSTAVSONSPGEMM_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <string>
+
+namespace mlir {
+namespace sptune {
+
+/// The attribute that marks a declared Gustavson kernel function; its value
+/// is the array of the kernel's tensor types (A, B, C).
+constexpr const char *kGustavsonSpgemmAttrName = "sptune.gustavson_spgemm";
+
+/// Why sptune's Gustavson product cannot compute `op`, or "" when it can:
+/// a multiply-accumulate C(i, j) += A(i, k) * B(k, j) (inputs in either
+/// order) without invariant factors; A, B and C of one integer or float
+/// element type, stored as ordered, unique CSR ([dense, compressed], rows
+/// first, no slices), C with positions and coordinates of 32 bits or more;
+/// C a fresh tensor (its init a tensor.empty).
+std::string whyNotGustavsonSpgemm(linalg::LinalgOp op);
+
+/// Replaces `op` (for which whyNotGustavsonSpgemm is "") with a call to a
+/// declared kernel function of its types (one per signature in the module).
+/// The inputs are declared read-only, so bufferization does not copy them.
+void outlineGustavsonSpgemm(RewriterBase &rewriter, linalg::LinalgOp op);
+
+/// After the sparsifier's code generation: gives every declared kernel
+/// function of `module` its body, on the buffers its signature now has.
+/// Fails (with an error on the function) when a signature is not the one
+/// code generation gives CSR tensors. The body uses sparse_tensor.sort,
+/// which sparse-buffer-rewrite lowers, and storage specifier ops.
+LogicalResult defineGustavsonSpgemmKernels(ModuleOp module);
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_TARGETS_CPU_GUSTAVSONSPGEMM_H

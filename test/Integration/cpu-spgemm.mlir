@@ -1,0 +1,227 @@
+// Sparse x sparse products (SpGEMM) of CSR matrices into a fresh CSR result,
+// computed by sptune-lower-cpu with sptune's parallel two-phase Gustavson
+// kernel (targets/cpu/GustavsonSpgemm.h), against upstream's sparsifier on
+// the same program: f64 with an empty row and a sum that cancels to zero
+// (kept as an entry, as upstream keeps it), i32 with the operands in the
+// other order, f32 with 32-bit positions and coordinates, dynamic shapes
+// read from a file (empty rows and columns), an all-zero product, and a
+// DCSR result, which the kernel leaves to upstream. Every kernel runs with
+// one and with four OpenMP threads (more blocks than some matrices have
+// rows).
+//
+// DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
+// RUN: sptune-opt %s --sparsifier | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
+// As users run it: extracted (not tuned: a remark), then lowered.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu 2> %t.remarks | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: sptune-opt %s --sptune-lower-cpu=gustavson-spgemm=false | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
+// RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
+// RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=gustavson-spgemm=false | FileCheck %s --check-prefix=UPSTREAM
+//
+// REMARK-COUNT-6: both inputs are sparse (sparse x sparse products are not tuned); seen as spgemm
+// REMARK-NOT: seen as spgemm
+//
+// One kernel function per signature (f64 5 x 4 by 4 x 6, i32, f32 with
+// 32-bit storage, f64 dynamic, f64 3 x 5 by 5 x 4); the DCSR product stays
+// upstream's.
+// IR-COUNT-5: func.func private @sptune_gustavson_spgemm{{(_[0-9]+)?}}(
+// IR-NOT: func.func private @sptune_gustavson_spgemm
+// IR-LABEL: func.func @spgemm_f64(
+// IR: call @sptune_gustavson_spgemm
+// IR-LABEL: func.func @spgemm_dcsr(
+// IR-NOT: call @sptune_gustavson_spgemm
+// IR-LABEL: func.func @main(
+// UPSTREAM-NOT: sptune_gustavson_spgemm
+//
+// CHECK:      ---- Sparse Tensor ----
+// CHECK-NEXT: nse = 13
+// CHECK-NEXT: dim = ( 5, 6 )
+// CHECK-NEXT: lvl = ( 5, 6 )
+// CHECK-NEXT: pos[1] : ( 0, 4, 4, 6, 11, 13 )
+// CHECK-NEXT: crd[1] : ( 1, 3, 4, 5, 0, 3, 0, 1, 3, 4, 5, 0, 3 )
+// CHECK-NEXT: values : ( 6, 2, 2, 9, 13, 4, 6, 0, 16, -2, -3, 7, 7 )
+// CHECK-NEXT: ----
+// CHECK:      ---- Sparse Tensor ----
+// CHECK-NEXT: nse = 13
+// CHECK-NEXT: dim = ( 5, 6 )
+// CHECK-NEXT: lvl = ( 5, 6 )
+// CHECK-NEXT: pos[1] : ( 0, 4, 4, 6, 11, 13 )
+// CHECK-NEXT: crd[1] : ( 1, 3, 4, 5, 0, 3, 0, 1, 3, 4, 5, 0, 3 )
+// CHECK-NEXT: values : ( 22, 4, 4, 18, 26, 8, 12, -10, 32, -4, -6, 14, 14 )
+// CHECK-NEXT: ----
+// CHECK:      ---- Sparse Tensor ----
+// CHECK-NEXT: nse = 13
+// CHECK-NEXT: dim = ( 5, 6 )
+// CHECK-NEXT: lvl = ( 5, 6 )
+// CHECK-NEXT: pos[1] : ( 0, 4, 4, 6, 11, 13 )
+// CHECK-NEXT: crd[1] : ( 1, 3, 4, 5, 0, 3, 0, 1, 3, 4, 5, 0, 3 )
+// CHECK-NEXT: values : ( 6, 2, 2, 9, 13, 4, 6, 0, 16, -2, -3, 7, 7 )
+// CHECK-NEXT: ----
+// CHECK:      ---- Sparse Tensor ----
+// CHECK-NEXT: nse = 0
+// CHECK-NEXT: dim = ( 3, 4 )
+// CHECK-NEXT: lvl = ( 3, 4 )
+// CHECK-NEXT: pos[1] : ( 0, 0, 0, 0 )
+// CHECK-NEXT: crd[1] : ( )
+// CHECK-NEXT: values : ( )
+// CHECK-NEXT: ----
+// A (7 x 5, from the file) times A^T, printed dense, and its entries
+// counted.
+// CHECK:      ( ( 0, 0, 0, 0, 0, 0, 0 ), ( 0, 6.25, 0, -3, 0.5, -14, 0 ), ( 0, 0, 16, 0, 4, 0, 0 ), ( 0, -3, 0, 14, 3.5, 24, 0 ), ( 0, 0.5, 4, 3.5, 2.25, 3.5, 0 ), ( 0, -14, 0, 24, 3.5, 58, 0 ), ( 0, 0, 0, 0, 0, 0, 0 ) )
+// CHECK-NEXT: 19
+// CHECK:      ---- Sparse Tensor ----
+// CHECK-NEXT: nse = 13
+// CHECK-NEXT: dim = ( 5, 6 )
+// CHECK-NEXT: lvl = ( 5, 6 )
+// CHECK-NEXT: pos[0] : ( 0, 4 )
+// CHECK-NEXT: crd[0] : ( 0, 2, 3, 4 )
+// CHECK-NEXT: pos[1] : ( 0, 4, 6, 11, 13 )
+// CHECK-NEXT: crd[1] : ( 1, 3, 4, 5, 0, 3, 0, 1, 3, 4, 5, 0, 3 )
+// CHECK-NEXT: values : ( 6, 2, 2, 9, 13, 4, 6, 0, 16, -2, -3, 7, 7 )
+// CHECK-NEXT: ----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#CSR32 = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed), posWidth = 32, crdWidth = 32 }>
+#DCSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : compressed, j : compressed) }>
+
+#matmul_ba = {
+  indexing_maps = [affine_map<(i, j, k) -> (k, j)>,
+                   affine_map<(i, j, k) -> (i, k)>,
+                   affine_map<(i, j, k) -> (i, j)>],
+  iterator_types = ["parallel", "parallel", "reduction"]
+}
+
+func.func @spgemm_f64(%a: tensor<5x4xf64, #CSR>, %b: tensor<4x6xf64, #CSR>) -> tensor<5x6xf64, #CSR> {
+  %e = tensor.empty() : tensor<5x6xf64, #CSR>
+  %r = linalg.matmul ins(%a, %b : tensor<5x4xf64, #CSR>, tensor<4x6xf64, #CSR>)
+                     outs(%e : tensor<5x6xf64, #CSR>) -> tensor<5x6xf64, #CSR>
+  return %r : tensor<5x6xf64, #CSR>
+}
+
+// B first: C(i, j) += B(k, j) * A(i, k).
+func.func @spgemm_i32(%a: tensor<5x4xi32, #CSR>, %b: tensor<4x6xi32, #CSR>) -> tensor<5x6xi32, #CSR> {
+  %e = tensor.empty() : tensor<5x6xi32, #CSR>
+  %r = linalg.generic #matmul_ba
+      ins(%b, %a : tensor<4x6xi32, #CSR>, tensor<5x4xi32, #CSR>)
+      outs(%e : tensor<5x6xi32, #CSR>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<5x6xi32, #CSR>
+  return %r : tensor<5x6xi32, #CSR>
+}
+
+func.func @spgemm_f32_narrow(%a: tensor<5x4xf32, #CSR32>, %b: tensor<4x6xf32, #CSR32>) -> tensor<5x6xf32, #CSR32> {
+  %e = tensor.empty() : tensor<5x6xf32, #CSR32>
+  %r = linalg.matmul ins(%a, %b : tensor<5x4xf32, #CSR32>, tensor<4x6xf32, #CSR32>)
+                     outs(%e : tensor<5x6xf32, #CSR32>) -> tensor<5x6xf32, #CSR32>
+  return %r : tensor<5x6xf32, #CSR32>
+}
+
+func.func @spgemm_dynamic(%a: tensor<?x?xf64, #CSR>, %b: tensor<?x?xf64, #CSR>) -> tensor<?x?xf64, #CSR> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf64, #CSR>
+  %n = tensor.dim %b, %c1 : tensor<?x?xf64, #CSR>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf64, #CSR>
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf64, #CSR>, tensor<?x?xf64, #CSR>)
+                     outs(%e : tensor<?x?xf64, #CSR>) -> tensor<?x?xf64, #CSR>
+  return %r : tensor<?x?xf64, #CSR>
+}
+
+func.func @spgemm_zero(%a: tensor<3x5xf64, #CSR>, %b: tensor<5x4xf64, #CSR>) -> tensor<3x4xf64, #CSR> {
+  %e = tensor.empty() : tensor<3x4xf64, #CSR>
+  %r = linalg.matmul ins(%a, %b : tensor<3x5xf64, #CSR>, tensor<5x4xf64, #CSR>)
+                     outs(%e : tensor<3x4xf64, #CSR>) -> tensor<3x4xf64, #CSR>
+  return %r : tensor<3x4xf64, #CSR>
+}
+
+// Not the kernel's: a doubly-compressed result.
+func.func @spgemm_dcsr(%a: tensor<5x4xf64, #CSR>, %b: tensor<4x6xf64, #CSR>) -> tensor<5x6xf64, #DCSR> {
+  %e = tensor.empty() : tensor<5x6xf64, #DCSR>
+  %r = linalg.matmul ins(%a, %b : tensor<5x4xf64, #CSR>, tensor<4x6xf64, #CSR>)
+                     outs(%e : tensor<5x6xf64, #DCSR>) -> tensor<5x6xf64, #DCSR>
+  return %r : tensor<5x6xf64, #DCSR>
+}
+
+func.func private @getTensorFilename(index) -> (!llvm.ptr)
+
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  // Row 1 is empty; C(3, 1) = 5 * 1 + (-2) * 2.5 cancels to zero (a stored
+  // zero, as upstream stores it).
+  %da = arith.constant dense<[[1.0, 0.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 3.0, 0.0, 4.0],
+                              [5.0, 0.0, -2.0, 6.0], [0.0, 0.0, 0.0, 7.0]]> : tensor<5x4xf64>
+  %db = arith.constant dense<[[0.0, 1.0, 0.0, 2.0, 0.0, 1.0], [3.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                              [0.0, 2.5, 0.0, 0.0, 1.0, 4.0], [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]]> : tensor<4x6xf64>
+  %a = sparse_tensor.convert %da : tensor<5x4xf64> to tensor<5x4xf64, #CSR>
+  %b = sparse_tensor.convert %db : tensor<4x6xf64> to tensor<4x6xf64, #CSR>
+  %c = call @spgemm_f64(%a, %b) : (tensor<5x4xf64, #CSR>, tensor<4x6xf64, #CSR>) -> tensor<5x6xf64, #CSR>
+  sparse_tensor.print %c : tensor<5x6xf64, #CSR>
+
+  // The same in i32, A doubled and B's 2.5 made 5 (C(3, 1) = 10 - 20).
+  %ia = arith.constant dense<[[2, 0, 4, 0], [0, 0, 0, 0], [0, 6, 0, 8], [10, 0, -4, 12], [0, 0, 0, 14]]> : tensor<5x4xi32>
+  %ib = arith.constant dense<[[0, 1, 0, 2, 0, 1], [3, 0, 0, 0, 0, 0], [0, 5, 0, 0, 1, 4], [1, 0, 0, 1, 0, 0]]> : tensor<4x6xi32>
+  %sia = sparse_tensor.convert %ia : tensor<5x4xi32> to tensor<5x4xi32, #CSR>
+  %sib = sparse_tensor.convert %ib : tensor<4x6xi32> to tensor<4x6xi32, #CSR>
+  %ci = call @spgemm_i32(%sia, %sib) : (tensor<5x4xi32, #CSR>, tensor<4x6xi32, #CSR>) -> tensor<5x6xi32, #CSR>
+  sparse_tensor.print %ci : tensor<5x6xi32, #CSR>
+
+  %fa = arith.truncf %da : tensor<5x4xf64> to tensor<5x4xf32>
+  %fb = arith.truncf %db : tensor<4x6xf64> to tensor<4x6xf32>
+  %sfa = sparse_tensor.convert %fa : tensor<5x4xf32> to tensor<5x4xf32, #CSR32>
+  %sfb = sparse_tensor.convert %fb : tensor<4x6xf32> to tensor<4x6xf32, #CSR32>
+  %cf = call @spgemm_f32_narrow(%sfa, %sfb) : (tensor<5x4xf32, #CSR32>, tensor<4x6xf32, #CSR32>) -> tensor<5x6xf32, #CSR32>
+  sparse_tensor.print %cf : tensor<5x6xf32, #CSR32>
+
+  // All zero: no entries.
+  %za = arith.constant dense<0.0> : tensor<3x5xf64>
+  %zb = arith.constant dense<[[1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 3.0, 0.0]]> : tensor<5x4xf64>
+  %sza = sparse_tensor.convert %za : tensor<3x5xf64> to tensor<3x5xf64, #CSR>
+  %szb = sparse_tensor.convert %zb : tensor<5x4xf64> to tensor<5x4xf64, #CSR>
+  %cz = call @spgemm_zero(%sza, %szb) : (tensor<3x5xf64, #CSR>, tensor<5x4xf64, #CSR>) -> tensor<3x4xf64, #CSR>
+  sparse_tensor.print %cz : tensor<3x4xf64, #CSR>
+
+  // Dynamic shapes: A (7 x 5) read from the file, times A^T (5 x 7),
+  // printed dense, and its stored entries counted.
+  %f = call @getTensorFilename(%c0) : (index) -> (!llvm.ptr)
+  %fa5 = sparse_tensor.new %f : !llvm.ptr to tensor<?x?xf64, #CSR>
+  %dense = sparse_tensor.convert %fa5 : tensor<?x?xf64, #CSR> to tensor<?x?xf64>
+  %empty = tensor.empty() : tensor<5x7xf64>
+  %s75 = tensor.cast %dense : tensor<?x?xf64> to tensor<7x5xf64>
+  %at = linalg.transpose ins(%s75 : tensor<7x5xf64>) outs(%empty : tensor<5x7xf64>) permutation = [1, 0]
+  %atd = tensor.cast %at : tensor<5x7xf64> to tensor<?x?xf64>
+  %sat = sparse_tensor.convert %atd : tensor<?x?xf64> to tensor<?x?xf64, #CSR>
+  %cd = call @spgemm_dynamic(%fa5, %sat) : (tensor<?x?xf64, #CSR>, tensor<?x?xf64, #CSR>) -> tensor<?x?xf64, #CSR>
+  %cdd = sparse_tensor.convert %cd : tensor<?x?xf64, #CSR> to tensor<?x?xf64>
+  %cds = tensor.cast %cdd : tensor<?x?xf64> to tensor<7x7xf64>
+  %zero = arith.constant 0.0 : f64
+  %v = vector.transfer_read %cds[%c0, %c0], %zero : tensor<7x7xf64>, vector<7x7xf64>
+  vector.print %v : vector<7x7xf64>
+  %nse = sparse_tensor.number_of_entries %cd : tensor<?x?xf64, #CSR>
+  vector.print %nse : index
+
+  %cs = call @spgemm_dcsr(%a, %b) : (tensor<5x4xf64, #CSR>, tensor<4x6xf64, #CSR>) -> tensor<5x6xf64, #DCSR>
+  sparse_tensor.print %cs : tensor<5x6xf64, #DCSR>
+
+  bufferization.dealloc_tensor %a : tensor<5x4xf64, #CSR>
+  bufferization.dealloc_tensor %b : tensor<4x6xf64, #CSR>
+  bufferization.dealloc_tensor %c : tensor<5x6xf64, #CSR>
+  bufferization.dealloc_tensor %sia : tensor<5x4xi32, #CSR>
+  bufferization.dealloc_tensor %sib : tensor<4x6xi32, #CSR>
+  bufferization.dealloc_tensor %ci : tensor<5x6xi32, #CSR>
+  bufferization.dealloc_tensor %sfa : tensor<5x4xf32, #CSR32>
+  bufferization.dealloc_tensor %sfb : tensor<4x6xf32, #CSR32>
+  bufferization.dealloc_tensor %cf : tensor<5x6xf32, #CSR32>
+  bufferization.dealloc_tensor %sza : tensor<3x5xf64, #CSR>
+  bufferization.dealloc_tensor %szb : tensor<5x4xf64, #CSR>
+  bufferization.dealloc_tensor %cz : tensor<3x4xf64, #CSR>
+  bufferization.dealloc_tensor %fa5 : tensor<?x?xf64, #CSR>
+  bufferization.dealloc_tensor %sat : tensor<?x?xf64, #CSR>
+  bufferization.dealloc_tensor %cd : tensor<?x?xf64, #CSR>
+  bufferization.dealloc_tensor %cs : tensor<5x6xf64, #DCSR>
+  return
+}
