@@ -99,6 +99,11 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       llvm::cl::desc("CSR x CSR -> CSR products by sptune's parallel "
                      "Gustavson kernel (false: upstream's, one thread)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> gustavsonOnePassBytes{
+      *this, "gustavson-one-pass-bytes",
+      llvm::cl::desc("Staging bytes up to which the Gustavson kernel runs in "
+                     "one pass, else two (0: always two)"),
+      llvm::cl::init(int64_t(1) << 30)};
 };
 
 /// Adds the CPU lowering (scheduled sparse kernels to the LLVM dialect with

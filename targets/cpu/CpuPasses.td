@@ -42,6 +42,11 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "Compute CSR x CSR -> CSR products with sptune's parallel "
            "Gustavson kernel (false: upstream's sparsifier, one thread; "
            "not with the runtime library)">,
+    Option<"gustavsonOnePassBytes", "gustavson-one-pass-bytes", "int64_t",
+           /*default=*/"1073741824",
+           "The Gustavson kernel computes a product in one pass when its "
+           "staging buffers (a coordinate and a value per product) take at "
+           "most this many bytes, else in two (0: always two)">,
   ];
 }
 

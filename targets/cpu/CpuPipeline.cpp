@@ -40,6 +40,7 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   sparsify.simdIndex32 = opts.simdIndex32;
   sparsify.enableRuntimeLibrary = opts.enableRuntimeLibrary;
   sparsify.gustavsonSpgemm = opts.gustavsonSpgemm;
+  sparsify.gustavsonOnePassBytes = opts.gustavsonOnePassBytes;
   pm.addPass(createCpuSparsify(sparsify));
   pm.addPass(createStorageSpecifierToLLVMPass());
   // CSE first: bufferizing a parallel layout change leaves a copy of each

@@ -206,6 +206,12 @@ struct CpuSparsifyPass
     // each function from the copy made with its own (sparsifyPerSetting).
     // Sparse x sparse products in CSR: sptune's parallel Gustavson kernel,
     // called here and defined on its buffers after sparsification.
+    if (gustavsonOnePassBytes < 0) {
+      module.emitError("sptune-cpu-sparsify: gustavson-one-pass-bytes must "
+                       "not be negative, got ")
+          << static_cast<int64_t>(gustavsonOnePassBytes);
+      return signalPassFailure();
+    }
     bool gustavson = gustavsonSpgemm && !enableRuntimeLibrary;
     if (gustavson) {
       SmallVector<linalg::LinalgOp> products;
@@ -244,7 +250,7 @@ struct CpuSparsifyPass
 
   /// The Gustavson kernels' bodies, and the lowering of their sorts.
   LogicalResult defineGustavsonKernels(ModuleOp module) {
-    if (failed(defineGustavsonSpgemmKernels(module)))
+    if (failed(defineGustavsonSpgemmKernels(module, gustavsonOnePassBytes)))
       return failure();
     OpPassManager pm(ModuleOp::getOperationName());
     pm.addPass(createSparseBufferRewritePass());

@@ -120,98 +120,40 @@ public:
   }
 
   /// Builds the body; returns C's buffers.
-  SmallVector<Value> build(Operation *within) {
+  SmallVector<Value> build(Operation *within, int64_t onePassBytes) {
     Type index = b.getIndexType();
-    Value zero = constantIndex(b, loc, 0);
     Value rows1 = plusOne(b, loc, rows);
     Value blocks = maxThreads(b, loc, within);
-    Value bounds = blockBounds(blocks);
-
-    // Phase 1: each row's distinct columns, counted into rowStart[i + 1].
+    auto [bounds, work] = blockBounds(blocks);
     Value rowStart = allocate(b, loc, index, rows1);
-    overBlocks(
-        blocks, bounds, /*withAccumulator=*/false,
-        [&](OpBuilder &b, Location loc, Value row, Value mark, Value, Value) {
-          Value count =
-              forEachProduct(b, loc, row, zero,
-                             [&](OpBuilder &b, Location loc, Value col, Value,
-                                 Value sofar) -> Value {
-                               return firstTime(
-                                   b, loc, mark, row, col, sofar,
-                                   [&](OpBuilder &, Location) { return sofar; },
-                                   [&](OpBuilder &b, Location loc) {
-                                     return plusOne(b, loc, sofar);
-                                   });
-                             });
-          store(b, loc, count, rowStart, plusOne(b, loc, row));
-        });
-
-    // Phase 2: the prefix sum, C's positions.
-    Value cPositions = allocate(b, loc, cType.getPosType(), rows1);
-    store(b, loc, zero, rowStart, zero);
-    store(b, loc, indexAs(b, loc, zero, cType.getPosType()), cPositions, zero);
-    forRange(b, loc, zero, rows, {},
-             [&](OpBuilder &b, Location loc, Value row, ValueRange) {
-               Value next = plusOne(b, loc, row);
-               Value sum = add(b, loc, load(b, loc, rowStart, row),
-                               load(b, loc, rowStart, next));
-               store(b, loc, sum, rowStart, next);
-               store(b, loc, indexAs(b, loc, sum, cType.getPosType()),
-                     cPositions, next);
-               return SmallVector<Value>{};
-             });
-    Value entries = load(b, loc, rowStart, rows);
-    Value cCoordinates = allocate(b, loc, cType.getCrdType(), entries);
-    Value cValues = allocate(b, loc, cType.getElementType(), entries);
-
-    // Phase 3: columns and values through the accumulator; the row's columns
-    // are gathered in the block's scratch buffer (of identity layout, so its
-    // sort is upstream's own), sorted, and stored.
-    overBlocks(
-        blocks, bounds, /*withAccumulator=*/true,
-        [&](OpBuilder &b, Location loc, Value row, Value mark, Value acc,
-            Value scratch) {
-          Value start = load(b, loc, rowStart, row);
-          Value end = load(b, loc, rowStart, plusOne(b, loc, row));
-          Value length = forEachProduct(
-              b, loc, row, zero,
-              [&](OpBuilder &b, Location loc, Value col, Value product,
-                  Value next) -> Value {
-                return firstTime(
-                    b, loc, mark, row, col, next,
-                    [&](OpBuilder &b, Location loc) {
-                      Value sum =
-                          isFloat ? arith::AddFOp::create(
-                                        b, loc, load(b, loc, acc, col), product)
-                                        .getResult()
-                                  : arith::AddIOp::create(
-                                        b, loc, load(b, loc, acc, col), product)
-                                        .getResult();
-                      store(b, loc, sum, acc, col);
-                      return next;
-                    },
-                    [&](OpBuilder &b, Location loc) {
-                      store(b, loc, product, acc, col);
-                      store(b, loc, col, scratch, next);
-                      return plusOne(b, loc, next);
-                    });
-              });
-          st::SortOp::create(
-              b, loc, length, scratch, ValueRange{},
-              AffineMap::getMultiDimIdentityMap(1, b.getContext()),
-              IntegerAttr(), st::SparseTensorSortKind::HybridQuickSort);
-          forRange(b, loc, start, end, {},
-                   [&](OpBuilder &b, Location loc, Value p, ValueRange) {
-                     Value col = load(b, loc, scratch,
-                                      arith::SubIOp::create(b, loc, p, start));
-                     store(b, loc, indexAs(b, loc, col, cType.getCrdType()),
-                           cCoordinates, p);
-                     store(b, loc, load(b, loc, acc, col), cValues, p);
-                     return SmallVector<Value>{};
-                   });
-        });
+    // One pass when its staging buffers (a slot per product and per row)
+    // fit the budget, else two.
+    Value slots = load(b, loc, work, rows);
+    unsigned valueBytes =
+        (cType.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+    Value bytes = arith::MulIOp::create(b, loc, slots,
+                                        constantIndex(b, loc, 8 + valueBytes));
+    Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, bytes,
+                                       constantIndex(b, loc, onePassBytes));
+    auto buffer = [](Type e) {
+      return MemRefType::get({ShapedType::kDynamic}, e);
+    };
+    auto branch = scf::IfOp::create(
+        b, loc,
+        TypeRange{buffer(cType.getPosType()), buffer(cType.getCrdType()),
+                  buffer(cType.getElementType()), index},
+        fits, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      scf::YieldOp::create(b, loc, onePass(blocks, bounds, work, rowStart));
+      b.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(b, loc, twoPasses(blocks, bounds, rowStart));
+    }
     memref::DeallocOp::create(b, loc, bounds);
+    memref::DeallocOp::create(b, loc, work);
     memref::DeallocOp::create(b, loc, rowStart);
+    Value entries = branch.getResult(3);
 
     // C's storage specifier.
     Value spec = st::StorageSpecifierInitOp::create(
@@ -227,10 +169,219 @@ public:
     set(st::StorageSpecifierKind::PosMemSize, 1, rows1);
     set(st::StorageSpecifierKind::CrdMemSize, 1, entries);
     set(st::StorageSpecifierKind::ValMemSize, std::nullopt, entries);
-    return {cPositions, cCoordinates, cValues, spec};
+    return {branch.getResult(0), branch.getResult(1), branch.getResult(2),
+            spec};
   }
 
 private:
+  /// Two passes: each row's distinct columns counted (rowStart[i + 1]), C's
+  /// positions by a prefix sum, then each row computed into its place.
+  /// Returns C's positions, coordinates, values and its entry count.
+  SmallVector<Value> twoPasses(Value blocks, Value bounds, Value rowStart) {
+    Value zero = constantIndex(b, loc, 0);
+    overBlocks(
+        blocks, bounds, /*withAccumulator=*/false, nullptr,
+        [&](OpBuilder &b, Location loc, Value row, Value mark, Value, Value,
+            Value) {
+          Value count =
+              forEachProduct(b, loc, row, zero,
+                             [&](OpBuilder &b, Location loc, Value col, Value,
+                                 Value sofar) -> Value {
+                               return firstTime(
+                                   b, loc, mark, row, col, sofar,
+                                   [&](OpBuilder &, Location) { return sofar; },
+                                   [&](OpBuilder &b, Location loc) {
+                                     return plusOne(b, loc, sofar);
+                                   });
+                             });
+          store(b, loc, count, rowStart, plusOne(b, loc, row));
+          return Value();
+        });
+    auto [cPositions, entries] = positionsFromCounts(rowStart);
+    Value cCoordinates = allocate(b, loc, cType.getCrdType(), entries);
+    Value cValues = allocate(b, loc, cType.getElementType(), entries);
+    overBlocks(blocks, bounds, /*withAccumulator=*/true, nullptr,
+               [&](OpBuilder &b, Location loc, Value row, Value mark, Value acc,
+                   Value scratch, Value) {
+                 Value length = computeRow(b, loc, row, mark, acc, scratch);
+                 storeRow(b, loc, length, acc, scratch, cCoordinates, cValues,
+                          load(b, loc, rowStart, row));
+                 return Value();
+               });
+    return {cPositions, cCoordinates, cValues, entries};
+  }
+
+  /// One pass: each block computes its rows into its region of staging
+  /// buffers (the block's products and rows bound its entries: region
+  /// [work[first row], work[end row])), counting them; C's positions by a
+  /// prefix sum; then each block's entries are copied to their place.
+  SmallVector<Value> onePass(Value blocks, Value bounds, Value work,
+                             Value rowStart) {
+    Type index = b.getIndexType();
+    Value slots = load(b, loc, work, rows);
+    Value stagedColumns = allocate(b, loc, index, slots);
+    Value stagedValues = allocate(b, loc, cType.getElementType(), slots);
+    overBlocks(
+        blocks, bounds, /*withAccumulator=*/true,
+        [&](OpBuilder &b, Location loc, Value t) {
+          return load(b, loc, work, load(b, loc, bounds, t));
+        },
+        [&](OpBuilder &b, Location loc, Value row, Value mark, Value acc,
+            Value scratch, Value cursor) {
+          Value length = computeRow(b, loc, row, mark, acc, scratch);
+          storeRow(b, loc, length, acc, scratch, stagedColumns, stagedValues,
+                   cursor);
+          store(b, loc, length, rowStart, plusOne(b, loc, row));
+          return add(b, loc, cursor, length);
+        });
+    auto [cPositions, entries] = positionsFromCounts(rowStart);
+    Value cCoordinates = allocate(b, loc, cType.getCrdType(), entries);
+    Value cValues = allocate(b, loc, cType.getElementType(), entries);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{constantIndex(b, loc, 0)}, ValueRange{blocks},
+        ValueRange{constantIndex(b, loc, 1)},
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          Value first = load(b, loc, bounds, ivs[0]);
+          Value end = load(b, loc, bounds, plusOne(b, loc, ivs[0]));
+          Value from = load(b, loc, work, first);
+          Value to = load(b, loc, rowStart, first);
+          Value count =
+              arith::SubIOp::create(b, loc, load(b, loc, rowStart, end), to);
+          forRange(b, loc, constantIndex(b, loc, 0), count, {},
+                   [&](OpBuilder &b, Location loc, Value q, ValueRange) {
+                     Value src = add(b, loc, from, q);
+                     Value dst = add(b, loc, to, q);
+                     store(b, loc,
+                           indexAs(b, loc, load(b, loc, stagedColumns, src),
+                                   cType.getCrdType()),
+                           cCoordinates, dst);
+                     store(b, loc, load(b, loc, stagedValues, src), cValues,
+                           dst);
+                     return SmallVector<Value>{};
+                   });
+        });
+    memref::DeallocOp::create(b, loc, stagedColumns);
+    memref::DeallocOp::create(b, loc, stagedValues);
+    return {cPositions, cCoordinates, cValues, entries};
+  }
+
+  /// Row `row` of C into the block's workspace: its values in `acc` at their
+  /// columns, its columns in `scratch[0, length)`, sorted (`scratch` has
+  /// identity layout, so its sort is upstream's own). Returns the length.
+  Value computeRow(OpBuilder &b, Location loc, Value row, Value mark, Value acc,
+                   Value scratch) {
+    Value length = forEachProduct(
+        b, loc, row, constantIndex(b, loc, 0),
+        [&](OpBuilder &b, Location loc, Value col, Value product,
+            Value next) -> Value {
+          return firstTime(
+              b, loc, mark, row, col, next,
+              [&](OpBuilder &b, Location loc) {
+                Value old = load(b, loc, acc, col);
+                Value sum = isFloat
+                                ? arith::AddFOp::create(b, loc, old, product)
+                                      .getResult()
+                                : arith::AddIOp::create(b, loc, old, product)
+                                      .getResult();
+                store(b, loc, sum, acc, col);
+                return next;
+              },
+              [&](OpBuilder &b, Location loc) {
+                store(b, loc, product, acc, col);
+                store(b, loc, col, scratch, next);
+                return plusOne(b, loc, next);
+              });
+        });
+    sortColumns(b, loc, row, mark, scratch, length);
+    return length;
+  }
+
+  /// Sorts a row's `length` columns in `scratch`. Where they span at most
+  /// kScanSpan times as many columns as there are (a row of a banded or
+  /// clustered product), the span is scanned for the row's marks instead,
+  /// which lists them in order without comparisons.
+  void sortColumns(OpBuilder &b, Location loc, Value row, Value mark,
+                   Value scratch, Value length) {
+    constexpr int64_t kScanSpan = 4;
+    Value zero = constantIndex(b, loc, 0);
+    ValueRange span = forRange(
+        b, loc, zero, length, ValueRange{constantIndex(b, loc, -1), zero},
+        [&](OpBuilder &b, Location loc, Value q, ValueRange lowHigh) {
+          Value col = load(b, loc, scratch, q);
+          return SmallVector<Value>{
+              arith::MinUIOp::create(b, loc, lowHigh[0], col),
+              arith::MaxUIOp::create(b, loc, lowHigh[1], col)};
+        });
+    Value low = span[0], high = span[1];
+    Value width = plusOne(b, loc, arith::SubIOp::create(b, loc, high, low));
+    Value narrow = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, length,
+                              constantIndex(b, loc, 1)),
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ule, width,
+            arith::MulIOp::create(b, loc, length,
+                                  constantIndex(b, loc, kScanSpan))));
+    auto branch = scf::IfOp::create(b, loc, TypeRange{}, narrow,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    forRange(b, loc, low, plusOne(b, loc, high), ValueRange{zero},
+             [&](OpBuilder &b, Location loc, Value col, ValueRange next) {
+               Value marked =
+                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         load(b, loc, mark, col), row);
+               auto put = scf::IfOp::create(b, loc, TypeRange{}, marked,
+                                            /*withElseRegion=*/false);
+               OpBuilder::InsertionGuard guard(b);
+               b.setInsertionPointToStart(put.thenBlock());
+               store(b, loc, col, scratch, next[0]);
+               b.setInsertionPointAfter(put);
+               return SmallVector<Value>{arith::SelectOp::create(
+                   b, loc, marked, plusOne(b, loc, next[0]), next[0])};
+             });
+    b.setInsertionPointToStart(branch.elseBlock());
+    st::SortOp::create(b, loc, length, scratch, ValueRange{},
+                       AffineMap::getMultiDimIdentityMap(1, b.getContext()),
+                       IntegerAttr(),
+                       st::SparseTensorSortKind::HybridQuickSort);
+  }
+
+  /// Stores a computed row's columns and values at `at` of `columns` and
+  /// `values`.
+  void storeRow(OpBuilder &b, Location loc, Value length, Value acc,
+                Value scratch, Value columns, Value values, Value at) {
+    Type crdType = cast<MemRefType>(columns.getType()).getElementType();
+    forRange(b, loc, constantIndex(b, loc, 0), length, {},
+             [&](OpBuilder &b, Location loc, Value q, ValueRange) {
+               Value col = load(b, loc, scratch, q);
+               Value dst = add(b, loc, at, q);
+               store(b, loc, indexAs(b, loc, col, crdType), columns, dst);
+               store(b, loc, load(b, loc, acc, col), values, dst);
+               return SmallVector<Value>{};
+             });
+  }
+
+  /// counts[i + 1] (counts[0] ignored) summed in place into row starts; also
+  /// written as C's positions. Returns the positions and the total.
+  std::pair<Value, Value> positionsFromCounts(Value counts) {
+    Value zero = constantIndex(b, loc, 0);
+    Type posType = cType.getPosType();
+    Value positions = allocate(b, loc, posType, plusOne(b, loc, rows));
+    store(b, loc, zero, counts, zero);
+    store(b, loc, indexAs(b, loc, zero, posType), positions, zero);
+    forRange(b, loc, zero, rows, {},
+             [&](OpBuilder &b, Location loc, Value row, ValueRange) {
+               Value next = plusOne(b, loc, row);
+               Value sum = add(b, loc, load(b, loc, counts, row),
+                               load(b, loc, counts, next));
+               store(b, loc, sum, counts, next);
+               store(b, loc, indexAs(b, loc, sum, posType), positions, next);
+               return SmallVector<Value>{};
+             });
+    return {positions, load(b, loc, counts, rows)};
+  }
+
   /// Dimension `d` of a CSR operand: static, or its level's size.
   Value dimension(st::SparseTensorType type, const CsrBuffers &buffers,
                   unsigned d) {
@@ -244,9 +395,11 @@ private:
         b.getIndexAttr(d));
   }
 
-  /// bounds[t], t = 0..blocks: the first row of block t, cut where the
-  /// work (each row's products, plus one) reaches t / blocks of the total.
-  Value blockBounds(Value blocks) {
+  /// The blocks' bounds and the work prefix: work[i] is the work of the
+  /// rows before i (each row's products, plus one); bounds[t], t =
+  /// 0..blocks, the first row of block t, cut where the work reaches
+  /// t / blocks of the total.
+  std::pair<Value, Value> blockBounds(Value blocks) {
     Type index = b.getIndexType();
     Value zero = constantIndex(b, loc, 0);
     Value work = allocate(b, loc, index, plusOne(b, loc, rows));
@@ -280,19 +433,20 @@ private:
                return SmallVector<Value>{};
              });
     store(b, loc, rows, bounds, blocks);
-    memref::DeallocOp::create(b, loc, work);
-    return bounds;
+    return {bounds, work};
   }
 
   /// An scf.parallel over the blocks; in each, a marker array over C's
   /// columns (no row has marked a column yet: all ones), and with
   /// `withAccumulator` a dense accumulator and a scratch buffer of columns,
-  /// all freed at the block's end; `perRow(row, mark, acc, scratch)` for each
-  /// of the block's rows in order.
-  void overBlocks(
-      Value blocks, Value bounds, bool withAccumulator,
-      function_ref<void(OpBuilder &, Location, Value, Value, Value, Value)>
-          perRow) {
+  /// all freed at the block's end; `perRow(row, mark, acc, scratch,
+  /// carried)` for each of the block's rows in order, threading the value
+  /// `initial(block)` gives through them (no value without `initial`).
+  void overBlocks(Value blocks, Value bounds, bool withAccumulator,
+                  function_ref<Value(OpBuilder &, Location, Value)> initial,
+                  function_ref<Value(OpBuilder &, Location, Value, Value, Value,
+                                     Value, Value)>
+                      perRow) {
     Value zero = constantIndex(b, loc, 0);
     Value one = constantIndex(b, loc, 1);
     scf::ParallelOp::create(
@@ -312,11 +466,16 @@ private:
             scratch = allocate(b, loc, index, cols);
           }
           Value t = ivs[0];
+          SmallVector<Value> carried;
+          if (initial)
+            carried.push_back(initial(b, loc, t));
           forRange(b, loc, load(b, loc, bounds, t),
-                   load(b, loc, bounds, plusOne(b, loc, t)), {},
-                   [&](OpBuilder &b, Location loc, Value row, ValueRange) {
-                     perRow(b, loc, row, mark, acc, scratch);
-                     return SmallVector<Value>{};
+                   load(b, loc, bounds, plusOne(b, loc, t)), carried,
+                   [&](OpBuilder &b, Location loc, Value row, ValueRange c) {
+                     Value next = perRow(b, loc, row, mark, acc, scratch,
+                                         c.empty() ? Value() : c[0]);
+                     return c.empty() ? SmallVector<Value>{}
+                                      : SmallVector<Value>{next};
                    });
           memref::DeallocOp::create(b, loc, mark);
           if (withAccumulator) {
@@ -446,7 +605,8 @@ void mlir::sptune::outlineGustavsonSpgemm(RewriterBase &rewriter,
   rewriter.replaceOp(op, call.getResults());
 }
 
-LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module) {
+LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
+                                                         int64_t onePassBytes) {
   for (func::FuncOp f : module.getOps<func::FuncOp>()) {
     auto types = f->getAttrOfType<ArrayAttr>(kGustavsonSpgemmAttrName);
     if (!types || !f.isDeclaration())
@@ -489,7 +649,7 @@ LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module) {
     };
     GustavsonBuilder builder(b, f.getLoc(), csr(0), csr(4), aType, bType,
                              cType);
-    SmallVector<Value> results = builder.build(f);
+    SmallVector<Value> results = builder.build(f, onePassBytes);
     func::ReturnOp::create(b, f.getLoc(), results);
   }
   return success();

@@ -3,13 +3,19 @@
 // C = A B with A, B and C stored as CSR. Upstream's sparsifier computes it
 // in one thread: it inserts into C through an expanded access pattern, and
 // never parallelizes insertions into a fresh sparse tensor. sptune computes
-// it as a two-phase Gustavson product over blocks of rows of equal work (the
-// products a row makes, plus one), one block per OpenMP thread:
+// it as a Gustavson product over blocks of rows of equal work (the products
+// a row makes, plus one), one block per OpenMP thread, each with a marker
+// array and a dense accumulator over C's columns. A row's columns are
+// gathered as they first appear, sorted, and stored with their sums. In one
+// pass when staging buffers of a slot per product fit a budget:
 //
-//   1. count each row's distinct columns with the block's marker array;
-//   2. a prefix sum of the counts gives C's positions;
-//   3. fill each row's columns and values through the block's dense
-//      accumulator, then sort the row's columns.
+//   1. each block computes its rows into its region of the staging buffers;
+//   2. a prefix sum of the rows' counts gives C's positions;
+//   3. each block copies its entries to their place;
+//
+// else in two: each row's distinct columns are counted first (the marker
+// array alone), a prefix sum gives C's positions, and each row is then
+// computed into its place.
 //
 // Its result is exactly upstream's: the same entries (sums that cancel to
 // zero stay stored, as the sparsifier stores them), columns sorted.
@@ -52,11 +58,15 @@ std::string whyNotGustavsonSpgemm(linalg::LinalgOp op);
 void outlineGustavsonSpgemm(RewriterBase &rewriter, linalg::LinalgOp op);
 
 /// After the sparsifier's code generation: gives every declared kernel
-/// function of `module` its body, on the buffers its signature now has.
-/// Fails (with an error on the function) when a signature is not the one
-/// code generation gives CSR tensors. The body uses sparse_tensor.sort,
-/// which sparse-buffer-rewrite lowers, and storage specifier ops.
-LogicalResult defineGustavsonSpgemmKernels(ModuleOp module);
+/// function of `module` its body, on the buffers its signature now has; it
+/// computes a product in one pass when its staging buffers take at most
+/// `onePassBytes` bytes (a slot per product and per row: a coordinate and
+/// a value), else in two. Fails (with an error on the function) when a
+/// signature is not the one code generation gives CSR tensors. The body
+/// uses sparse_tensor.sort, which sparse-buffer-rewrite lowers, and storage
+/// specifier ops.
+LogicalResult defineGustavsonSpgemmKernels(ModuleOp module,
+                                           int64_t onePassBytes);
 
 } // namespace sptune
 } // namespace mlir

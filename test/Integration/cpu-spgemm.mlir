@@ -7,12 +7,15 @@
 // read from a file (empty rows and columns), an all-zero product, and a
 // DCSR result, which the kernel leaves to upstream. Every kernel runs with
 // one and with four OpenMP threads (more blocks than some matrices have
-// rows).
+// rows), in one pass (staging buffers) and in two.
 //
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
 // RUN: sptune-opt %s --sparsifier | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
+// Two passes (no staging buffers).
+// RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
 // As users run it: extracted (not tuned: a remark), then lowered.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu 2> %t.remarks | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
@@ -20,13 +23,13 @@
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=gustavson-spgemm=false | FileCheck %s --check-prefix=UPSTREAM
 //
-// REMARK-COUNT-6: both inputs are sparse (sparse x sparse products are not tuned); seen as spgemm
+// REMARK-COUNT-7: both inputs are sparse (sparse x sparse products are not tuned); seen as spgemm
 // REMARK-NOT: seen as spgemm
 //
 // One kernel function per signature (f64 5 x 4 by 4 x 6, i32, f32 with
-// 32-bit storage, f64 dynamic, f64 3 x 5 by 5 x 4); the DCSR product stays
-// upstream's.
-// IR-COUNT-5: func.func private @sptune_gustavson_spgemm{{(_[0-9]+)?}}(
+// 32-bit storage, f64 dynamic, f64 3 x 5 by 5 x 4, f64 2 x 2 by 2 x 12);
+// the DCSR product stays upstream's.
+// IR-COUNT-6: func.func private @sptune_gustavson_spgemm{{(_[0-9]+)?}}(
 // IR-NOT: func.func private @sptune_gustavson_spgemm
 // IR-LABEL: func.func @spgemm_f64(
 // IR: call @sptune_gustavson_spgemm
@@ -71,6 +74,14 @@
 // counted.
 // CHECK:      ( ( 0, 0, 0, 0, 0, 0, 0 ), ( 0, 6.25, 0, -3, 0.5, -14, 0 ), ( 0, 0, 16, 0, 4, 0, 0 ), ( 0, -3, 0, 14, 3.5, 24, 0 ), ( 0, 0.5, 4, 3.5, 2.25, 3.5, 0 ), ( 0, -14, 0, 24, 3.5, 58, 0 ), ( 0, 0, 0, 0, 0, 0, 0 ) )
 // CHECK-NEXT: 19
+// CHECK:      ---- Sparse Tensor ----
+// CHECK-NEXT: nse = 3
+// CHECK-NEXT: dim = ( 2, 12 )
+// CHECK-NEXT: lvl = ( 2, 12 )
+// CHECK-NEXT: pos[1] : ( 0, 2, 3 )
+// CHECK-NEXT: crd[1] : ( 0, 11, 0 )
+// CHECK-NEXT: values : ( 4, 3, 8 )
+// CHECK-NEXT: ----
 // CHECK:      ---- Sparse Tensor ----
 // CHECK-NEXT: nse = 13
 // CHECK-NEXT: dim = ( 5, 6 )
@@ -139,6 +150,15 @@ func.func @spgemm_zero(%a: tensor<3x5xf64, #CSR>, %b: tensor<5x4xf64, #CSR>) -> 
   return %r : tensor<3x4xf64, #CSR>
 }
 
+// A row whose columns come out of order (11, then 0) and span more than four
+// times their count: sorted, not scanned.
+func.func @spgemm_wide(%a: tensor<2x2xf64, #CSR>, %b: tensor<2x12xf64, #CSR>) -> tensor<2x12xf64, #CSR> {
+  %e = tensor.empty() : tensor<2x12xf64, #CSR>
+  %r = linalg.matmul ins(%a, %b : tensor<2x2xf64, #CSR>, tensor<2x12xf64, #CSR>)
+                     outs(%e : tensor<2x12xf64, #CSR>) -> tensor<2x12xf64, #CSR>
+  return %r : tensor<2x12xf64, #CSR>
+}
+
 // Not the kernel's: a doubly-compressed result.
 func.func @spgemm_dcsr(%a: tensor<5x4xf64, #CSR>, %b: tensor<4x6xf64, #CSR>) -> tensor<5x6xf64, #DCSR> {
   %e = tensor.empty() : tensor<5x6xf64, #DCSR>
@@ -204,6 +224,14 @@ func.func @main() {
   %nse = sparse_tensor.number_of_entries %cd : tensor<?x?xf64, #CSR>
   vector.print %nse : index
 
+  %wa = arith.constant dense<[[1.0, 1.0], [0.0, 2.0]]> : tensor<2x2xf64>
+  %wb = arith.constant dense<[[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0],
+                              [4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<2x12xf64>
+  %swa = sparse_tensor.convert %wa : tensor<2x2xf64> to tensor<2x2xf64, #CSR>
+  %swb = sparse_tensor.convert %wb : tensor<2x12xf64> to tensor<2x12xf64, #CSR>
+  %cw = call @spgemm_wide(%swa, %swb) : (tensor<2x2xf64, #CSR>, tensor<2x12xf64, #CSR>) -> tensor<2x12xf64, #CSR>
+  sparse_tensor.print %cw : tensor<2x12xf64, #CSR>
+
   %cs = call @spgemm_dcsr(%a, %b) : (tensor<5x4xf64, #CSR>, tensor<4x6xf64, #CSR>) -> tensor<5x6xf64, #DCSR>
   sparse_tensor.print %cs : tensor<5x6xf64, #DCSR>
 
@@ -222,6 +250,9 @@ func.func @main() {
   bufferization.dealloc_tensor %fa5 : tensor<?x?xf64, #CSR>
   bufferization.dealloc_tensor %sat : tensor<?x?xf64, #CSR>
   bufferization.dealloc_tensor %cd : tensor<?x?xf64, #CSR>
+  bufferization.dealloc_tensor %swa : tensor<2x2xf64, #CSR>
+  bufferization.dealloc_tensor %swb : tensor<2x12xf64, #CSR>
+  bufferization.dealloc_tensor %cw : tensor<2x12xf64, #CSR>
   bufferization.dealloc_tensor %cs : tensor<5x6xf64, #DCSR>
   return
 }
