@@ -185,15 +185,7 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"bench": "dispatch-overhead", "summary": summary, "rows": rows,
-                       "machine": run_machine()}, fh, indent=1)
-
-
-def run_machine():
-    try:
-        with open("/proc/cpuinfo") as fh:
-            return next(l.split(":", 1)[1].strip() for l in fh if l.startswith("model name"))
-    except (OSError, StopIteration):
-        return "unknown"
+                       "machine": run.machine()["cpu"]}, fh, indent=1)
 
 
 if __name__ == "__main__":

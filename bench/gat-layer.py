@@ -234,7 +234,7 @@ def lowered(opt, reps, fused, tmp, name=None, module=LAYER_MODULE):
 # page faults in 9 calls) against 0.047 s for its two kernels timed alone,
 # and 0.048 s with these settings. Keeping freed memory makes the times
 # compare the kernels, not the allocator (--no-steady-malloc: as glibc is).
-STEADY_MALLOC = "glibc.malloc.trim_threshold=4294967296:glibc.malloc.mmap_threshold=4294967296"
+STEADY_MALLOC = run.STEADY_MALLOC
 
 
 def time_layer(module, matrix, timeout, steady_malloc=True):
@@ -315,7 +315,7 @@ def main(argv=None):
                "all_checksums_agree": all(r["checksums_agree"] for r in rows)}
     if args.separate:
         summary["geomean_one_function_speedup"] = geomean("one_function_speedup")
-    out = {"bench": "gat-layer", "machine": run_machine(), "reps": args.reps,
+    out = {"bench": "gat-layer", "machine": run.machine(), "reps": args.reps,
            "steady_malloc": args.steady_malloc, "rows": rows, "summary": summary}
     text = json.dumps(out, indent=2)
     if args.json:
@@ -354,16 +354,6 @@ def plot(out, path):
     ax.set_title(title + " (geomeans)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-
-
-def run_machine():
-    try:
-        with open("/proc/cpuinfo") as fh:
-            model = next((l.split(":", 1)[1].strip() for l in fh
-                          if l.startswith("model name")), "unknown")
-    except OSError:
-        model = "unknown"
-    return {"cpu": model, "cores": os.cpu_count()}
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ BUILDERS = {
                           "dispatch_overhead"),
     "gat-layer": ("An attention layer with its scale folded into the SDDMM", "gat_layer"),
     "cpu-headroom": ("Headroom over the CPU heuristic", "cpu_headroom"),
+    "spgemm": ("SpGEMM: sptune's kernel against the libraries", "spgemm"),
 }
 WRITERS = dict(report_formats.FORMATS)
 

@@ -32,6 +32,7 @@ FORMATS = [
     ("gat-layer", "bench/gat-layer.py --json (an attention layer, its scale folded or not)"),
     ("cpu-headroom", "bench/cpu-headroom.py --json (the best measured schedule over the CPU "
                      "heuristic, before and after issue 31's knobs)"),
+    ("spgemm", "bench/spgemm.py --json (sptune's SpGEMM kernel against the libraries)"),
 ]
 
 
@@ -85,6 +86,9 @@ def detect(doc):
             return "dispatch-overhead", doc
         if doc.get("bench") == "gat-layer" and isinstance(doc.get("rows"), list):
             return "gat-layer", doc
+        if (doc.get("bench") == "spgemm" and isinstance(doc.get("rows"), list) and
+                isinstance(doc.get("summary"), dict)):
+            return "spgemm", doc
         if (doc.get("bench") == "cpu-headroom" and isinstance(doc.get("rows"), list) and
                 isinstance(doc.get("summary"), dict)):
             return "cpu-headroom", doc

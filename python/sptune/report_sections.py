@@ -713,6 +713,39 @@ def gat_layer(sec, doc):
     sec.add(table(header, [cells(r) for r in doc["rows"]], caption="per matrix"))
 
 
+def spgemm(sec, doc):
+    """bench/spgemm.py: C = A A in CSR by sptune's Gustavson kernel, MLIR's
+    default and the libraries, fastest call of each per matrix."""
+    summary = doc.get("summary", {})
+    machine = doc.get("machine") or {}
+    sec.add(paragraph(f"Measured on {machine.get('cpu', 'an unknown machine')} "
+                      f"({machine.get('cores', '?')} cores, {doc.get('threads', '?')} threads), "
+                      f"fastest of {doc.get('reps', '?')} calls in each of "
+                      f"{doc.get('rounds', '?')} interleaved rounds. Geometric means: "
+                      f"{speedup(summary.get('geomean_speedup_vs_best_library'))} the best "
+                      f"library, {speedup(summary.get('geomean_speedup_vs_mlir_default'))} "
+                      f"MLIR's default; results "
+                      f"{'agree' if summary.get('all_agree') else 'DIFFER'}."))
+    libraries = ["hand", "eigen", "rsb"]
+    rows = doc["rows"]
+    labels = [r.get("matrix", "?") for r in rows]
+    sec.add(figure(plots.grouped_bars(
+        labels, [("over MLIR's default", [r.get("speedup_vs_mlir_default") for r in rows])] +
+        [(f"over {lib}", [(r.get("speedup_vs") or {}).get(lib) for r in rows])
+         for lib in libraries],
+        title="sptune's SpGEMM kernel", ylabel="speedup"), "speedups per matrix"))
+
+    def cells(r):
+        sec_ = r.get("seconds") or {}
+        return ([r.get("matrix", "?"), num(r.get("entries_c"), ",d"),
+                 num(sec_.get("sptune"), ".4f"), num(sec_.get("mlir_default"), ".4f")] +
+                [num(sec_.get(lib), ".4f") for lib in libraries] +
+                [speedup(r.get("speedup_vs_best_library")), r.get("best_library", "-")])
+    sec.add(table(["matrix", "entries of C", "sptune (s)", "MLIR default (s)", "hand (s)",
+                   "eigen (s)", "rsb (s)", "over the best library", "best library"],
+                  [cells(r) for r in rows], caption="per matrix"))
+
+
 def cpu_headroom(sec, doc):
     """bench/cpu-headroom.py: the best confirmed schedule over the CPU
     heuristic per problem, with the space before issue 31's knobs and with

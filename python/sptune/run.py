@@ -59,3 +59,22 @@ def run(cmd, what=None, timeout=None):
         detail = diagnostics(p.stderr) or f"exit status {p.returncode}"
         raise ToolError(f"{what} failed (exit status {p.returncode}):\n{detail}")
     return p
+
+
+# glibc keeping the memory a program frees (GLIBC_TUNABLES): without it, the
+# page faults of buffers a kernel re-allocates on every call dominate the
+# times of large outputs, and benches compare allocators, not kernels.
+STEADY_MALLOC = ("glibc.malloc.trim_threshold=4294967296:"
+                 "glibc.malloc.mmap_threshold=4294967296")
+
+
+def machine():
+    """The CPU model (as /proc/cpuinfo names it) and the core count."""
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next((l.split(":", 1)[1].strip() for l in fh
+                          if l.startswith("model name")), model)
+    except OSError:
+        pass
+    return {"cpu": model, "cores": os.cpu_count()}

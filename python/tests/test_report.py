@@ -348,6 +348,22 @@ class SyntheticResults(Page):
                                           "new knob: balanced rows"])
         self.assertIn("Not measured: m1 spmm 64: no heuristic measured", text)
 
+    def test_spgemm(self):
+        path = self.write("spgemm.json", {
+            "bench": "spgemm", "machine": {"cpu": "AMD EPYC", "cores": 2}, "rounds": 2,
+            "reps": 3, "threads": 2,
+            "summary": {"geomean_speedup_vs_best_library": 1.1,
+                        "geomean_speedup_vs_mlir_default": 1.5, "all_agree": True},
+            "rows": [{"matrix": "m0", "entries_c": 1234,
+                      "seconds": {"sptune": 0.01, "mlir_default": 0.015, "hand": 0.011,
+                                  "eigen": 0.02},
+                      "speedup_vs_best_library": 1.1, "speedup_vs_mlir_default": 1.5,
+                      "speedup_vs": {"hand": 1.1, "eigen": 2.0}, "best_library": "hand"}]})
+        self.assertEqual(report_formats.load(path)[0], "spgemm")
+        s = self.check_page(report.build([path]), images=1, tables=1 + 1)
+        self.assertEqual(s.tables[1][1], ["m0", "1,234", "0.0100", "0.0150", "0.0110", "0.0200",
+                                          "-", "1.10x", "hand"])
+
     def test_rounds_of_a_single_line(self):
         path = self.write("rounds.jsonl", [{"round": 1, "strategy": "random", "arm": None,
                                             "measured": 3, "total_measured": 3, "cost_s": 1.5,
