@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/Dialect/SparseTensor/Transforms/Passes.h"
 #include "mlir/IR/IRMapping.h"
@@ -162,6 +163,8 @@ struct CpuSparsifyPass
   void getDependentDialects(DialectRegistry &registry) const override {
     CpuSparsifyBase::getDependentDialects(registry);
     createSparsificationAndBufferizationPass()->getDependentDialects(registry);
+    // The Gustavson kernel's bodies (counting trailing zeros).
+    registry.insert<math::MathDialect>();
   }
 
   void runOnOperation() override {

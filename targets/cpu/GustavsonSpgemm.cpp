@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
@@ -179,31 +180,32 @@ private:
   /// Returns C's positions, coordinates, values and its entry count.
   SmallVector<Value> twoPasses(Value blocks, Value bounds, Value rowStart) {
     Value zero = constantIndex(b, loc, 0);
-    overBlocks(
-        blocks, bounds, /*withAccumulator=*/false, nullptr,
-        [&](OpBuilder &b, Location loc, Value row, Value mark, Value, Value,
-            Value) {
-          Value count =
-              forEachProduct(b, loc, row, zero,
-                             [&](OpBuilder &b, Location loc, Value col, Value,
-                                 Value sofar) -> Value {
-                               return firstTime(
-                                   b, loc, mark, row, col, sofar,
-                                   [&](OpBuilder &, Location) { return sofar; },
-                                   [&](OpBuilder &b, Location loc) {
-                                     return plusOne(b, loc, sofar);
-                                   });
-                             });
-          store(b, loc, count, rowStart, plusOne(b, loc, row));
-          return Value();
-        });
+    overBlocks(blocks, bounds, /*withAccumulator=*/false, nullptr,
+               [&](OpBuilder &b, Location loc, Value row, Value seen, Value,
+                   Value scratch, Value) {
+                 Value count = forEachProduct(
+                     b, loc, row, zero,
+                     [&](OpBuilder &b, Location loc, Value col, Value,
+                         Value sofar) -> Value {
+                       return firstTime(
+                           b, loc, seen, col, sofar,
+                           [&](OpBuilder &, Location) { return sofar; },
+                           [&](OpBuilder &b, Location loc) {
+                             store(b, loc, col, scratch, sofar);
+                             return plusOne(b, loc, sofar);
+                           });
+                     });
+                 clearSeen(b, loc, seen, scratch, count);
+                 store(b, loc, count, rowStart, plusOne(b, loc, row));
+                 return Value();
+               });
     auto [cPositions, entries] = positionsFromCounts(rowStart);
     Value cCoordinates = allocate(b, loc, cType.getCrdType(), entries);
     Value cValues = allocate(b, loc, cType.getElementType(), entries);
     overBlocks(blocks, bounds, /*withAccumulator=*/true, nullptr,
-               [&](OpBuilder &b, Location loc, Value row, Value mark, Value acc,
+               [&](OpBuilder &b, Location loc, Value row, Value seen, Value acc,
                    Value scratch, Value) {
-                 Value length = computeRow(b, loc, row, mark, acc, scratch);
+                 Value length = computeRow(b, loc, row, seen, acc, scratch);
                  storeRow(b, loc, length, acc, scratch, cCoordinates, cValues,
                           load(b, loc, rowStart, row));
                  return Value();
@@ -226,9 +228,9 @@ private:
         [&](OpBuilder &b, Location loc, Value t) {
           return load(b, loc, work, load(b, loc, bounds, t));
         },
-        [&](OpBuilder &b, Location loc, Value row, Value mark, Value acc,
+        [&](OpBuilder &b, Location loc, Value row, Value seen, Value acc,
             Value scratch, Value cursor) {
-          Value length = computeRow(b, loc, row, mark, acc, scratch);
+          Value length = computeRow(b, loc, row, seen, acc, scratch);
           storeRow(b, loc, length, acc, scratch, stagedColumns, stagedValues,
                    cursor);
           store(b, loc, length, rowStart, plusOne(b, loc, row));
@@ -266,16 +268,16 @@ private:
   }
 
   /// Row `row` of C into the block's workspace: its values in `acc` at their
-  /// columns, its columns in `scratch[0, length)`, sorted (`scratch` has
-  /// identity layout, so its sort is upstream's own). Returns the length.
-  Value computeRow(OpBuilder &b, Location loc, Value row, Value mark, Value acc,
+  /// columns, its columns in `scratch[0, length)`, in order; `seen` is
+  /// left clear. Returns the length.
+  Value computeRow(OpBuilder &b, Location loc, Value row, Value seen, Value acc,
                    Value scratch) {
     Value length = forEachProduct(
         b, loc, row, constantIndex(b, loc, 0),
         [&](OpBuilder &b, Location loc, Value col, Value product,
             Value next) -> Value {
           return firstTime(
-              b, loc, mark, row, col, next,
+              b, loc, seen, col, next,
               [&](OpBuilder &b, Location loc) {
                 Value old = load(b, loc, acc, col);
                 Value sum = isFloat
@@ -292,17 +294,20 @@ private:
                 return plusOne(b, loc, next);
               });
         });
-    sortColumns(b, loc, row, mark, scratch, length);
+    orderColumns(b, loc, seen, scratch, length);
     return length;
   }
 
-  /// Sorts a row's `length` columns in `scratch`. Where they span at most
-  /// kScanSpan times as many columns as there are (a row of a banded or
-  /// clustered product), the span is scanned for the row's marks instead,
-  /// which lists them in order without comparisons.
-  void sortColumns(OpBuilder &b, Location loc, Value row, Value mark,
-                   Value scratch, Value length) {
-    constexpr int64_t kScanSpan = 4;
+  /// Puts a row's `length` columns in `scratch` in order and clears their
+  /// bits in `seen`. Where the words of `seen` they span number at most
+  /// kWordsPerColumn times the columns (most rows of a product with
+  /// locality, and long rows), the set bits are read off those words in
+  /// order (counting trailing zeros) and the words zeroed; elsewhere the
+  /// columns are sorted (upstream's sort: `scratch` has identity layout) and
+  /// their words zeroed.
+  void orderColumns(OpBuilder &b, Location loc, Value seen, Value scratch,
+                    Value length) {
+    constexpr int64_t kWordsPerColumn = 4;
     Value zero = constantIndex(b, loc, 0);
     ValueRange span = forRange(
         b, loc, zero, length, ValueRange{constantIndex(b, loc, -1), zero},
@@ -312,39 +317,76 @@ private:
               arith::MinUIOp::create(b, loc, lowHigh[0], col),
               arith::MaxUIOp::create(b, loc, lowHigh[1], col)};
         });
-    Value low = span[0], high = span[1];
-    Value width = plusOne(b, loc, arith::SubIOp::create(b, loc, high, low));
-    Value narrow = arith::AndIOp::create(
+    Value firstWord = wordOf(b, loc, span[0]);
+    Value endWord = plusOne(b, loc, wordOf(b, loc, span[1]));
+    Value words = arith::SubIOp::create(b, loc, endWord, firstWord);
+    Value readOff = arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, length,
                               constantIndex(b, loc, 1)),
         arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ule, width,
+            b, loc, arith::CmpIPredicate::ule, words,
             arith::MulIOp::create(b, loc, length,
-                                  constantIndex(b, loc, kScanSpan))));
-    auto branch = scf::IfOp::create(b, loc, TypeRange{}, narrow,
+                                  constantIndex(b, loc, kWordsPerColumn))));
+    auto branch = scf::IfOp::create(b, loc, TypeRange{}, readOff,
                                     /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(branch.thenBlock());
-    forRange(b, loc, low, plusOne(b, loc, high), ValueRange{zero},
-             [&](OpBuilder &b, Location loc, Value col, ValueRange next) {
-               Value marked =
-                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         load(b, loc, mark, col), row);
-               auto put = scf::IfOp::create(b, loc, TypeRange{}, marked,
-                                            /*withElseRegion=*/false);
-               OpBuilder::InsertionGuard guard(b);
-               b.setInsertionPointToStart(put.thenBlock());
-               store(b, loc, col, scratch, next[0]);
-               b.setInsertionPointAfter(put);
-               return SmallVector<Value>{arith::SelectOp::create(
-                   b, loc, marked, plusOne(b, loc, next[0]), next[0])};
-             });
+    Type i64 = b.getI64Type();
+    forRange(
+        b, loc, firstWord, endWord, ValueRange{zero},
+        [&](OpBuilder &b, Location loc, Value w, ValueRange next) {
+          Value base =
+              arith::MulIOp::create(b, loc, w, constantIndex(b, loc, 64));
+          auto bits = scf::WhileOp::create(
+              b, loc, TypeRange{i64, b.getIndexType()},
+              ValueRange{load(b, loc, seen, w), next[0]},
+              [&](OpBuilder &b, Location loc, ValueRange args) {
+                Value more = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::ne, args[0],
+                    arith::ConstantIntOp::create(b, loc, i64, 0));
+                scf::ConditionOp::create(b, loc, more, args);
+              },
+              [&](OpBuilder &b, Location loc, ValueRange args) {
+                Value bit = math::CountTrailingZerosOp::create(b, loc, args[0]);
+                Value col = add(b, loc, base,
+                                arith::IndexCastUIOp::create(
+                                    b, loc, b.getIndexType(), bit));
+                store(b, loc, col, scratch, args[1]);
+                Value rest = arith::AndIOp::create(
+                    b, loc, args[0],
+                    arith::SubIOp::create(
+                        b, loc, args[0],
+                        arith::ConstantIntOp::create(b, loc, i64, 1)));
+                scf::YieldOp::create(
+                    b, loc, ValueRange{rest, plusOne(b, loc, args[1])});
+              });
+          store(b, loc, arith::ConstantIntOp::create(b, loc, i64, 0), seen, w);
+          return SmallVector<Value>{bits.getResult(1)};
+        });
     b.setInsertionPointToStart(branch.elseBlock());
     st::SortOp::create(b, loc, length, scratch, ValueRange{},
                        AffineMap::getMultiDimIdentityMap(1, b.getContext()),
                        IntegerAttr(),
                        st::SparseTensorSortKind::HybridQuickSort);
+    clearSeen(b, loc, seen, scratch, length);
+  }
+
+  /// Zeroes the words of `seen` that hold the `length` columns of `scratch`.
+  void clearSeen(OpBuilder &b, Location loc, Value seen, Value scratch,
+                 Value length) {
+    Value zero = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
+    forRange(b, loc, constantIndex(b, loc, 0), length, {},
+             [&](OpBuilder &b, Location loc, Value q, ValueRange) {
+               store(b, loc, zero, seen,
+                     wordOf(b, loc, load(b, loc, scratch, q)));
+               return SmallVector<Value>{};
+             });
+  }
+
+  /// The word of a bit set over columns that holds column `col`.
+  static Value wordOf(OpBuilder &b, Location loc, Value col) {
+    return arith::ShRUIOp::create(b, loc, col, constantIndex(b, loc, 6));
   }
 
   /// Stores a computed row's columns and values at `at` of `columns` and
@@ -436,11 +478,11 @@ private:
     return {bounds, work};
   }
 
-  /// An scf.parallel over the blocks; in each, a marker array over C's
-  /// columns (no row has marked a column yet: all ones), and with
-  /// `withAccumulator` a dense accumulator and a scratch buffer of columns,
-  /// all freed at the block's end; `perRow(row, mark, acc, scratch,
-  /// carried)` for each of the block's rows in order, threading the value
+  /// An scf.parallel over the blocks; in each, a bit set over C's columns
+  /// (`seen`, 64 to a word, all clear), a scratch buffer of columns, and
+  /// with `withAccumulator` a dense accumulator, all freed at the block's
+  /// end; `perRow(row, seen, acc, scratch, carried)` for each of the block's
+  /// rows in order (leaving `seen` clear), threading the value
   /// `initial(block)` gives through them (no value without `initial`).
   void overBlocks(Value blocks, Value bounds, bool withAccumulator,
                   function_ref<Value(OpBuilder &, Location, Value)> initial,
@@ -453,18 +495,19 @@ private:
         b, loc, ValueRange{zero}, ValueRange{blocks}, ValueRange{one},
         [&](OpBuilder &b, Location loc, ValueRange ivs) {
           Type index = b.getIndexType();
-          Value mark = allocate(b, loc, index, cols);
-          Value none = constantIndex(b, loc, -1);
-          forRange(b, loc, constantIndex(b, loc, 0), cols, {},
-                   [&](OpBuilder &b, Location loc, Value j, ValueRange) {
-                     store(b, loc, none, mark, j);
+          Value words =
+              wordOf(b, loc, add(b, loc, cols, constantIndex(b, loc, 63)));
+          Value seen = allocate(b, loc, b.getI64Type(), words);
+          Value clear = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
+          forRange(b, loc, constantIndex(b, loc, 0), words, {},
+                   [&](OpBuilder &b, Location loc, Value w, ValueRange) {
+                     store(b, loc, clear, seen, w);
                      return SmallVector<Value>{};
                    });
-          Value acc, scratch;
-          if (withAccumulator) {
+          Value scratch = allocate(b, loc, index, cols);
+          Value acc;
+          if (withAccumulator)
             acc = allocate(b, loc, cType.getElementType(), cols);
-            scratch = allocate(b, loc, index, cols);
-          }
           Value t = ivs[0];
           SmallVector<Value> carried;
           if (initial)
@@ -472,16 +515,15 @@ private:
           forRange(b, loc, load(b, loc, bounds, t),
                    load(b, loc, bounds, plusOne(b, loc, t)), carried,
                    [&](OpBuilder &b, Location loc, Value row, ValueRange c) {
-                     Value next = perRow(b, loc, row, mark, acc, scratch,
+                     Value next = perRow(b, loc, row, seen, acc, scratch,
                                          c.empty() ? Value() : c[0]);
                      return c.empty() ? SmallVector<Value>{}
                                       : SmallVector<Value>{next};
                    });
-          memref::DeallocOp::create(b, loc, mark);
-          if (withAccumulator) {
+          memref::DeallocOp::create(b, loc, seen);
+          memref::DeallocOp::create(b, loc, scratch);
+          if (withAccumulator)
             memref::DeallocOp::create(b, loc, acc);
-            memref::DeallocOp::create(b, loc, scratch);
-          }
         });
   }
 
@@ -511,21 +553,31 @@ private:
         })[0];
   }
 
-  /// `seen()` when row `row` has marked column `col` already, else marks it
-  /// and `fresh()`; both give the carried index value.
-  Value firstTime(OpBuilder &b, Location loc, Value mark, Value row, Value col,
+  /// `already()` when column `col`'s bit is set in `seen`, else sets it and
+  /// `fresh()`; both give the carried index value.
+  Value firstTime(OpBuilder &b, Location loc, Value seen, Value col,
                   Value carried,
-                  function_ref<Value(OpBuilder &, Location)> seen,
+                  function_ref<Value(OpBuilder &, Location)> already,
                   function_ref<Value(OpBuilder &, Location)> fresh) {
-    Value marked = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         load(b, loc, mark, col), row);
-    auto branch = scf::IfOp::create(b, loc, TypeRange{carried.getType()},
-                                    marked, /*withElseRegion=*/true);
+    Type i64 = b.getI64Type();
+    Value word = wordOf(b, loc, col);
+    Value bits = load(b, loc, seen, word);
+    Value shift = arith::IndexCastUIOp::create(
+        b, loc, i64,
+        arith::AndIOp::create(b, loc, col, constantIndex(b, loc, 63)));
+    Value mask = arith::ShLIOp::create(
+        b, loc, arith::ConstantIntOp::create(b, loc, i64, 1), shift);
+    Value set =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                              arith::AndIOp::create(b, loc, bits, mask),
+                              arith::ConstantIntOp::create(b, loc, i64, 0));
+    auto branch = scf::IfOp::create(b, loc, TypeRange{carried.getType()}, set,
+                                    /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(branch.thenBlock());
-    scf::YieldOp::create(b, loc, seen(b, loc));
+    scf::YieldOp::create(b, loc, already(b, loc));
     b.setInsertionPointToStart(branch.elseBlock());
-    store(b, loc, row, mark, col);
+    store(b, loc, arith::OrIOp::create(b, loc, bits, mask), seen, word);
     scf::YieldOp::create(b, loc, fresh(b, loc));
     return branch.getResult(0);
   }

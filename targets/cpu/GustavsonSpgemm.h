@@ -4,18 +4,20 @@
 // in one thread: it inserts into C through an expanded access pattern, and
 // never parallelizes insertions into a fresh sparse tensor. sptune computes
 // it as a Gustavson product over blocks of rows of equal work (the products
-// a row makes, plus one), one block per OpenMP thread, each with a marker
-// array and a dense accumulator over C's columns. A row's columns are
-// gathered as they first appear, sorted, and stored with their sums. In one
-// pass when staging buffers of a slot per product fit a budget:
+// a row makes, plus one), one block per OpenMP thread, each with a bit set
+// and a dense accumulator over C's columns. A row's columns are gathered as
+// they first appear and put in order: read off the bit set's words they
+// span (counting trailing zeros) where those are few next to the columns,
+// else sorted; then stored with their sums. In one pass when staging
+// buffers of a slot per product fit a budget:
 //
 //   1. each block computes its rows into its region of the staging buffers;
 //   2. a prefix sum of the rows' counts gives C's positions;
 //   3. each block copies its entries to their place;
 //
-// else in two: each row's distinct columns are counted first (the marker
-// array alone), a prefix sum gives C's positions, and each row is then
-// computed into its place.
+// else in two: each row's distinct columns are counted first (the bit set
+// alone), a prefix sum gives C's positions, and each row is then computed
+// into its place.
 //
 // Its result is exactly upstream's: the same entries (sums that cancel to
 // zero stay stored, as the sparsifier stores them), columns sorted.
