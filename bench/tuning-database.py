@@ -28,6 +28,8 @@ import tempfile
 import time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from sptune import run  # noqa: E402
 SCHEDULE = re.compile(r"sptune\.schedule = #sptune\.schedule<[^>]*>")
 AUTOTUNE_TIME = re.compile(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+Autotune\s*$", re.M)
 
@@ -77,14 +79,8 @@ def start_up_seconds(command, runs=7):
 
 def machine():
     """The CPU model and count, for the results' provenance."""
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f
-                          if line.startswith("model name")), model)
-    except OSError:
-        pass
-    return {"cpu_model": model, "cpus": os.cpu_count()}
+    m = run.machine()
+    return {"cpu_model": m["cpu"], "cpus": m["cores"]}
 
 
 def main():
