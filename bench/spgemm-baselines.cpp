@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,12 +128,15 @@ double checksumOf(const std::vector<int32_t> &cols,
 
 /// The fastest of `reps` calls of `run(false)` after one warm-up, in
 /// seconds; `result` is the warm-up's, `run(true)`, which also sums the
-/// checksum (outside the timed calls).
+/// checksum (outside the timed calls). `run` keeps the product it makes
+/// alive; `release` frees it, before each timed call (sptune's program frees
+/// its result after its timer stops, too).
 double fastest(int reps, const std::function<Result(bool)> &run,
-               Result &result) {
+               const std::function<void()> &release, Result &result) {
   result = run(true);
   double best = std::numeric_limits<double>::infinity();
   for (int r = 0; r < reps; ++r) {
+    release();
     auto t0 = std::chrono::steady_clock::now();
     run(false);
     auto t1 = std::chrono::steady_clock::now();
@@ -172,13 +176,19 @@ std::string rsbProduct(const CsrMatrix &m, int reps, double &seconds,
     return "librsb could not assemble the matrix";
   const double one = 1;
   std::string error;
+  rsb_mtx_t *c = nullptr;
+  auto release = [&] {
+    if (c)
+      rsb_mtx_free(c);
+    c = nullptr;
+  };
   seconds = fastest(
       reps,
       [&](bool check) -> Result {
         Result r;
         rsb_err_t e = RSB_ERR_NO_ERROR;
-        rsb_mtx_t *c = rsb_spmsp(RSB_NUMERICAL_TYPE_DOUBLE, RSB_TRANSPOSITION_N,
-                                 &one, a, RSB_TRANSPOSITION_N, &one, a, &e);
+        c = rsb_spmsp(RSB_NUMERICAL_TYPE_DOUBLE, RSB_TRANSPOSITION_N, &one, a,
+                      RSB_TRANSPOSITION_N, &one, a, &e);
         if (!c || e != RSB_ERR_NO_ERROR) {
           error = "rsb_spmsp failed";
           return r;
@@ -193,10 +203,10 @@ std::string rsbProduct(const CsrMatrix &m, int reps, double &seconds,
           std::vector<int32_t> cols(ja.begin(), ja.end());
           r.checksum = checksumOf(cols, v);
         }
-        rsb_mtx_free(c);
         return r;
       },
-      result);
+      release, result);
+  release();
   rsb_mtx_free(a);
   rsb_lib_exit(RSB_NULL_EXIT_OPTIONS);
   return error;
@@ -255,31 +265,34 @@ int main(int argc, char **argv) {
 
   llvm::json::Object times, entries, checksums, errors;
   Result hand;
+  std::optional<Csr> handC;
   times["hand"] = fastest(
       reps,
       [&](bool check) {
-        Csr c = handGustavson(a, a);
-        return Result{static_cast<int64_t>(c.cols.size()),
-                      check ? checksumOf(c.cols, c.values) : 0.0};
+        handC = handGustavson(a, a);
+        return Result{static_cast<int64_t>(handC->cols.size()),
+                      check ? checksumOf(handC->cols, handC->values) : 0.0};
       },
-      hand);
+      [&] { handC.reset(); }, hand);
+  handC.reset();
   entries["hand"] = hand.entries;
   checksums["hand"] = hand.checksum;
 #if SPTUNE_HAVE_EIGEN
   {
     EigenCsr e = toEigen(a);
     Result r;
+    std::optional<EigenCsr> c;
     times["eigen"] = fastest(
         reps,
         [&](bool check) {
-          EigenCsr c = e * e;
-          Result out{c.nonZeros(), 0};
-          for (int64_t i = 0; check && i < c.outerSize(); ++i)
-            for (EigenCsr::InnerIterator it(c, i); it; ++it)
+          c.emplace(e * e);
+          Result out{c->nonZeros(), 0};
+          for (int64_t i = 0; check && i < c->outerSize(); ++i)
+            for (EigenCsr::InnerIterator it(*c, i); it; ++it)
               out.checksum += it.value() * (it.col() + 1.0);
           return out;
         },
-        r);
+        [&] { c.reset(); }, r);
     entries["eigen"] = r.entries;
     checksums["eigen"] = r.checksum;
   }

@@ -47,6 +47,10 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "The Gustavson kernel computes a product in one pass when its "
            "staging buffers (a coordinate and a value per product) take at "
            "most this many bytes, else in two (0: always two)">,
+    Option<"threads", "threads", "int", /*default=*/"-1",
+           "The OpenMP threads the Gustavson kernel cuts its rows for, as "
+           "sptune-omp-schedule's option (-1 or 0: the runtime's default "
+           "team)">,
   ];
 }
 

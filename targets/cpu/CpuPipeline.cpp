@@ -41,6 +41,7 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   sparsify.enableRuntimeLibrary = opts.enableRuntimeLibrary;
   sparsify.gustavsonSpgemm = opts.gustavsonSpgemm;
   sparsify.gustavsonOnePassBytes = opts.gustavsonOnePassBytes;
+  sparsify.threads = opts.threads;
   pm.addPass(createCpuSparsify(sparsify));
   pm.addPass(createStorageSpecifierToLLVMPass());
   // CSE first: bufferizing a parallel layout change leaves a copy of each

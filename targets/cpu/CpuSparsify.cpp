@@ -215,6 +215,11 @@ struct CpuSparsifyPass
           << static_cast<int64_t>(gustavsonOnePassBytes);
       return signalPassFailure();
     }
+    if (std::string why = ::sptune::whyBadThreadsOption(threads);
+        !why.empty()) {
+      module.emitError("sptune-cpu-sparsify: ") << why;
+      return signalPassFailure();
+    }
     bool gustavson = gustavsonSpgemm && !enableRuntimeLibrary;
     if (gustavson) {
       SmallVector<linalg::LinalgOp> products;
@@ -253,7 +258,8 @@ struct CpuSparsifyPass
 
   /// The Gustavson kernels' bodies, and the lowering of their sorts.
   LogicalResult defineGustavsonKernels(ModuleOp module) {
-    if (failed(defineGustavsonSpgemmKernels(module, gustavsonOnePassBytes)))
+    if (failed(defineGustavsonSpgemmKernels(module, gustavsonOnePassBytes,
+                                            threads)))
       return failure();
     OpPassManager pm(ModuleOp::getOperationName());
     pm.addPass(createSparseBufferRewritePass());

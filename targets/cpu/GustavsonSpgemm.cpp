@@ -121,10 +121,12 @@ public:
   }
 
   /// Builds the body; returns C's buffers.
-  SmallVector<Value> build(Operation *within, int64_t onePassBytes) {
+  SmallVector<Value> build(Operation *within, int64_t onePassBytes,
+                           int threads) {
     Type index = b.getIndexType();
     Value rows1 = plusOne(b, loc, rows);
-    Value blocks = maxThreads(b, loc, within);
+    Value blocks = threads > 0 ? constantIndex(b, loc, threads)
+                               : maxThreads(b, loc, within);
     auto [bounds, work] = blockBounds(blocks);
     Value rowStart = allocate(b, loc, index, rows1);
     // One pass when its staging buffers (a slot per product and per row)
@@ -289,7 +291,17 @@ private:
                 return next;
               },
               [&](OpBuilder &b, Location loc) {
-                store(b, loc, product, acc, col);
+                // 0 + the first product, as upstream's zero-filled
+                // expansion computes it (-0.0 becomes +0.0).
+                Value first =
+                    isFloat ? arith::AddFOp::create(
+                                  b, loc,
+                                  arith::ConstantOp::create(
+                                      b, loc, b.getZeroAttr(product.getType())),
+                                  product)
+                                  .getResult()
+                            : product;
+                store(b, loc, first, acc, col);
                 store(b, loc, col, scratch, next);
                 return plusOne(b, loc, next);
               });
@@ -658,7 +670,8 @@ void mlir::sptune::outlineGustavsonSpgemm(RewriterBase &rewriter,
 }
 
 LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
-                                                         int64_t onePassBytes) {
+                                                         int64_t onePassBytes,
+                                                         int threads) {
   for (func::FuncOp f : module.getOps<func::FuncOp>()) {
     auto types = f->getAttrOfType<ArrayAttr>(kGustavsonSpgemmAttrName);
     if (!types || !f.isDeclaration())
@@ -701,7 +714,7 @@ LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
     };
     GustavsonBuilder builder(b, f.getLoc(), csr(0), csr(4), aType, bType,
                              cType);
-    SmallVector<Value> results = builder.build(f, onePassBytes);
+    SmallVector<Value> results = builder.build(f, onePassBytes, threads);
     func::ReturnOp::create(b, f.getLoc(), results);
   }
   return success();

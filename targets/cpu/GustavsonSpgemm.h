@@ -63,12 +63,14 @@ void outlineGustavsonSpgemm(RewriterBase &rewriter, linalg::LinalgOp op);
 /// function of `module` its body, on the buffers its signature now has; it
 /// computes a product in one pass when its staging buffers take at most
 /// `onePassBytes` bytes (a slot per product and per row: a coordinate and
-/// a value), else in two. Fails (with an error on the function) when a
+/// a value), else in two, with one block of rows per thread: `threads`
+/// (> 0, the threads its OpenMP loops are given), else as many as the
+/// OpenMP runtime's default team. Fails (with an error on the function) when a
 /// signature is not the one code generation gives CSR tensors. The body
 /// uses sparse_tensor.sort, which sparse-buffer-rewrite lowers, and storage
 /// specifier ops.
 LogicalResult defineGustavsonSpgemmKernels(ModuleOp module,
-                                           int64_t onePassBytes);
+                                           int64_t onePassBytes, int threads);
 
 } // namespace sptune
 } // namespace mlir

@@ -13,6 +13,8 @@
 // RUN: sptune-opt %s --sparsifier | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
+// Three blocks of rows, as many as the threads the OpenMP loops are given.
+// RUN: sptune-opt %s --sptune-lower-cpu=threads=3 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
 // Two passes (no staging buffers).
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
@@ -27,7 +29,7 @@
 // REMARK-NOT: seen as spgemm
 //
 // One kernel function per signature (f64 5 x 4 by 4 x 6, i32, f32 with
-// 32-bit storage, f64 dynamic, f64 3 x 5 by 5 x 4, f64 2 x 2 by 2 x 12);
+// 32-bit storage, f64 dynamic, f64 3 x 5 by 5 x 4, f64 3 x 3 by 3 x 1000);
 // the DCSR product stays upstream's.
 // IR-COUNT-6: func.func private @sptune_gustavson_spgemm{{(_[0-9]+)?}}(
 // IR-NOT: func.func private @sptune_gustavson_spgemm
@@ -75,12 +77,12 @@
 // CHECK:      ( ( 0, 0, 0, 0, 0, 0, 0 ), ( 0, 6.25, 0, -3, 0.5, -14, 0 ), ( 0, 0, 16, 0, 4, 0, 0 ), ( 0, -3, 0, 14, 3.5, 24, 0 ), ( 0, 0.5, 4, 3.5, 2.25, 3.5, 0 ), ( 0, -14, 0, 24, 3.5, 58, 0 ), ( 0, 0, 0, 0, 0, 0, 0 ) )
 // CHECK-NEXT: 19
 // CHECK:      ---- Sparse Tensor ----
-// CHECK-NEXT: nse = 3
-// CHECK-NEXT: dim = ( 2, 12 )
-// CHECK-NEXT: lvl = ( 2, 12 )
-// CHECK-NEXT: pos[1] : ( 0, 2, 3 )
-// CHECK-NEXT: crd[1] : ( 0, 11, 0 )
-// CHECK-NEXT: values : ( 4, 3, 8 )
+// CHECK-NEXT: nse = 12
+// CHECK-NEXT: dim = ( 3, 1000 )
+// CHECK-NEXT: lvl = ( 3, 1000 )
+// CHECK-NEXT: pos[1] : ( 0, 2, 7, 12 )
+// CHECK-NEXT: crd[1] : ( 0, 999, 0, 63, 64, 127, 128, 63, 64, 127, 128, 999 )
+// CHECK-NEXT: values : ( 4, 3, 4, 2, 4, 10, 12, 1, 2, 5, 6, 3 )
 // CHECK-NEXT: ----
 // CHECK:      ---- Sparse Tensor ----
 // CHECK-NEXT: nse = 13
@@ -150,13 +152,15 @@ func.func @spgemm_zero(%a: tensor<3x5xf64, #CSR>, %b: tensor<5x4xf64, #CSR>) -> 
   return %r : tensor<3x4xf64, #CSR>
 }
 
-// A row whose columns come out of order (11, then 0) and span more than four
-// times their count: sorted, not scanned.
-func.func @spgemm_wide(%a: tensor<2x2xf64, #CSR>, %b: tensor<2x12xf64, #CSR>) -> tensor<2x12xf64, #CSR> {
-  %e = tensor.empty() : tensor<2x12xf64, #CSR>
-  %r = linalg.matmul ins(%a, %b : tensor<2x2xf64, #CSR>, tensor<2x12xf64, #CSR>)
-                     outs(%e : tensor<2x12xf64, #CSR>) -> tensor<2x12xf64, #CSR>
-  return %r : tensor<2x12xf64, #CSR>
+// 1,000 columns (16 words of the kernel's bit set, the last one partial).
+// Row 0's columns come out of order (999, then 0) and span more words than
+// four per column: sorted. Rows 1 and 2 are read off the bit set: columns
+// 63, 64, 127 and 128 sit at word boundaries; row 2 spans all 16 words.
+func.func @spgemm_wide(%a: tensor<3x3xf64, #CSR>, %b: tensor<3x1000xf64, #CSR>) -> tensor<3x1000xf64, #CSR> {
+  %e = tensor.empty() : tensor<3x1000xf64, #CSR>
+  %r = linalg.matmul ins(%a, %b : tensor<3x3xf64, #CSR>, tensor<3x1000xf64, #CSR>)
+                     outs(%e : tensor<3x1000xf64, #CSR>) -> tensor<3x1000xf64, #CSR>
+  return %r : tensor<3x1000xf64, #CSR>
 }
 
 // Not the kernel's: a doubly-compressed result.
@@ -224,13 +228,13 @@ func.func @main() {
   %nse = sparse_tensor.number_of_entries %cd : tensor<?x?xf64, #CSR>
   vector.print %nse : index
 
-  %wa = arith.constant dense<[[1.0, 1.0], [0.0, 2.0]]> : tensor<2x2xf64>
-  %wb = arith.constant dense<[[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0],
-                              [4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<2x12xf64>
-  %swa = sparse_tensor.convert %wa : tensor<2x2xf64> to tensor<2x2xf64, #CSR>
-  %swb = sparse_tensor.convert %wb : tensor<2x12xf64> to tensor<2x12xf64, #CSR>
-  %cw = call @spgemm_wide(%swa, %swb) : (tensor<2x2xf64, #CSR>, tensor<2x12xf64, #CSR>) -> tensor<2x12xf64, #CSR>
-  sparse_tensor.print %cw : tensor<2x12xf64, #CSR>
+  %wa = arith.constant dense<[[1.0, 1.0, 0.0], [0.0, 1.0, 2.0], [1.0, 0.0, 1.0]]> : tensor<3x3xf64>
+  %wb = arith.constant sparse<[[0, 999], [1, 0], [2, 63], [2, 64], [2, 127], [2, 128]],
+                              [3.0, 4.0, 1.0, 2.0, 5.0, 6.0]> : tensor<3x1000xf64>
+  %swa = sparse_tensor.convert %wa : tensor<3x3xf64> to tensor<3x3xf64, #CSR>
+  %swb = sparse_tensor.convert %wb : tensor<3x1000xf64> to tensor<3x1000xf64, #CSR>
+  %cw = call @spgemm_wide(%swa, %swb) : (tensor<3x3xf64, #CSR>, tensor<3x1000xf64, #CSR>) -> tensor<3x1000xf64, #CSR>
+  sparse_tensor.print %cw : tensor<3x1000xf64, #CSR>
 
   %cs = call @spgemm_dcsr(%a, %b) : (tensor<5x4xf64, #CSR>, tensor<4x6xf64, #CSR>) -> tensor<5x6xf64, #DCSR>
   sparse_tensor.print %cs : tensor<5x6xf64, #DCSR>
@@ -250,9 +254,9 @@ func.func @main() {
   bufferization.dealloc_tensor %fa5 : tensor<?x?xf64, #CSR>
   bufferization.dealloc_tensor %sat : tensor<?x?xf64, #CSR>
   bufferization.dealloc_tensor %cd : tensor<?x?xf64, #CSR>
-  bufferization.dealloc_tensor %swa : tensor<2x2xf64, #CSR>
-  bufferization.dealloc_tensor %swb : tensor<2x12xf64, #CSR>
-  bufferization.dealloc_tensor %cw : tensor<2x12xf64, #CSR>
+  bufferization.dealloc_tensor %swa : tensor<3x3xf64, #CSR>
+  bufferization.dealloc_tensor %swb : tensor<3x1000xf64, #CSR>
+  bufferization.dealloc_tensor %cw : tensor<3x1000xf64, #CSR>
   bufferization.dealloc_tensor %cs : tensor<5x6xf64, #DCSR>
   return
 }
