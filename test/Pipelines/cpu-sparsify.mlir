@@ -23,7 +23,7 @@
 // BADPAR: for the --parallelization option: unknown value 'rows' (expected auto, none, dense-outer-loop or any-storage-outer-loop)
 // BADSIMD: for the --simd32 option: unknown value 'on' (expected auto, true or false)
 // BADVL: error: sptune-cpu-sparsify: vl must be -1 (from the schedules), 0, 4, 8 or 16, got
-// BADTHREADS: error: sptune-{{omp-schedule|balance-rows}}: threads must be -1 (from the schedules) or in [0, 1024], got
+// BADTHREADS: error: sptune-{{cpu-sparsify|omp-schedule|balance-rows}}: threads must be -1 (from the schedules) or in [0, 1024], got
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
