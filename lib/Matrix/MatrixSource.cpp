@@ -5,6 +5,8 @@
 #include "sptune/Matrix/Generators.h"
 #include "sptune/Matrix/MatrixMarket.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include <filesystem>
 #include <system_error>
 
@@ -42,4 +44,21 @@ llvm::Error sptune::loadMatrix(const std::string &source, CooMatrix &m,
   fs::path absolute = fs::absolute(path, ec);
   info.source = ec ? source : absolute.lexically_normal().string();
   return llvm::Error::success();
+}
+
+bool sptune::sameMatrixSource(const std::string &a, const std::string &b) {
+  if (a == b)
+    return true;
+  bool same = false;
+  if (!llvm::sys::fs::equivalent(a, b, same) && same)
+    return true;
+  llvm::Expected<GenSpec> ga = parseGenSpec(a);
+  llvm::Expected<GenSpec> gb = parseGenSpec(b);
+  if (ga && gb)
+    return ga->str() == gb->str();
+  if (!ga)
+    llvm::consumeError(ga.takeError());
+  if (!gb)
+    llvm::consumeError(gb.takeError());
+  return false;
 }

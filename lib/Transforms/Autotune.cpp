@@ -33,7 +33,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "sptune/Config.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 
 #include <chrono>
@@ -50,25 +49,6 @@ namespace sptune {
 using namespace mlir;
 using namespace mlir::sptune;
 namespace st = ::sptune;
-
-/// Whether two matrix sources name the same matrix: the same text, the
-/// same file under two paths, or two spellings of one generator spec.
-static bool sameMatrixSource(llvm::StringRef a, llvm::StringRef b) {
-  if (a == b)
-    return true;
-  bool same = false;
-  if (!llvm::sys::fs::equivalent(a, b, same) && same)
-    return true;
-  llvm::Expected<st::GenSpec> ga = st::parseGenSpec(a.str());
-  llvm::Expected<st::GenSpec> gb = st::parseGenSpec(b.str());
-  if (ga && gb)
-    return ga->str() == gb->str();
-  if (!ga)
-    llvm::consumeError(ga.takeError());
-  if (!gb)
-    llvm::consumeError(gb.takeError());
-  return false;
-}
 
 /// The matrix of the kernel and where it was named: the pass option
 /// `matrix=`, a `sptune.matrix` attribute on the function argument the
@@ -88,7 +68,7 @@ static LogicalResult matrixSourceFor(KernelTuningContext &k, unsigned sparseIdx,
                      func.getSymName().str();
       }
   if (!option.empty() && !attr.empty()) {
-    if (!sameMatrixSource(option, attr))
+    if (!st::sameMatrixSource(option, attr))
       return k.op->emitError("sptune-autotune: the pass option matrix='")
              << option << "' and " << attrOrigin << " ('" << attr
              << "') name different matrices; give one of them (the "

@@ -26,6 +26,10 @@ namespace sptune {
 llvm::Error loadMatrix(const std::string &source, CooMatrix &m,
                        MatrixInfo &info);
 
+/// Whether two matrix sources name the same matrix: the same text, the
+/// same file under two paths, or two spellings of one generator spec.
+bool sameMatrixSource(const std::string &a, const std::string &b);
+
 } // namespace sptune
 
 #endif // SPTUNE_MATRIX_MATRIXSOURCE_H
