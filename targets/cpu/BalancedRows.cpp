@@ -30,8 +30,6 @@ namespace {
 /// The OpenMP runtime's default team size (libomp; what an omp.parallel
 /// without num_threads gets).
 constexpr const char *kMaxThreadsFn = "omp_get_max_threads";
-/// The mark the sparsifier's loop emitter puts on the loops it emits.
-constexpr const char *kSparsifierLoopAttr = "Emitted from";
 
 /// Whether `v` is `row + 1`.
 bool isNextRow(Value v, Value row) {
@@ -45,16 +43,14 @@ bool isNextRow(Value v, Value row) {
   return false;
 }
 
-/// The positions array of the rows `loop` walks: a rank-1 integer buffer
-/// defined outside the loop that its body loads at the row and at the next
-/// row. Null when there is none.
-Value positionsOf(scf::ParallelOp loop) {
-  Value row = loop.getInductionVars().front();
+} // namespace
+
+Value mlir::sptune::rowPositionsOf(Operation *loop, Value row) {
   llvm::SetVector<Value> atRow;
   llvm::SmallPtrSet<Value, 4> atNext;
   // Anywhere in the body: with the free loop outside the sparse one (SpMM
   // as dot products) the positions are read inside it.
-  loop.getBody()->walk([&](memref::LoadOp load) {
+  loop->walk([&](memref::LoadOp load) {
     if (load.getIndices().size() != 1)
       return;
     Value buffer = load.getMemRef();
@@ -73,8 +69,6 @@ Value positionsOf(scf::ParallelOp loop) {
       return b;
   return {};
 }
-
-} // namespace
 
 Value mlir::sptune::loadPosition(OpBuilder &b, Location loc, Value positions,
                                  Value i) {
@@ -136,13 +130,13 @@ std::string mlir::sptune::balanceRowsByEntries(RewriterBase &rewriter,
                                                int threads) {
   // Only the sparsifier's loops: their positions arrays are non-decreasing,
   // which the binary searches rely on.
-  if (!loop->hasAttr(kSparsifierLoopAttr))
+  if (!loop->hasAttr(kSparsifierLoopAttrName))
     return "the loop is not one the sparsifier emitted";
   if (loop.getNumLoops() != 1 || loop.getNumReductions() != 0)
     return "the loop is not a one-dimensional loop without reductions";
   if (!matchPattern(loop.getStep().front(), m_One()))
     return "the loop's step is not 1";
-  Value positions = positionsOf(loop);
+  Value positions = rowPositionsOf(loop, loop.getInductionVars().front());
   if (!positions)
     return "the loop reads no positions array at its row and the next";
 

@@ -23,6 +23,15 @@
 namespace mlir {
 namespace sptune {
 
+/// The mark the sparsifier's loop emitter puts on the loops it emits.
+constexpr const char *kSparsifierLoopAttrName = "Emitted from";
+
+/// The positions array of the rows `loop` walks with induction variable
+/// `row`: a rank-1 integer buffer defined outside the loop that its body
+/// loads at the row and at the next row, as the sparsifier emits for a
+/// dense level above a compressed one. Null when there is none.
+Value rowPositionsOf(Operation *loop, Value row);
+
 /// `positions[i]` as an index (positions are unsigned: zero-extended).
 Value loadPosition(OpBuilder &b, Location loc, Value positions, Value i);
 

@@ -26,10 +26,35 @@ const char *sptune::toString(OmpScheduleKind k) {
   return "static";
 }
 
+const char *sptune::toString(RowOrderKind k) {
+  return k == RowOrderKind::Rcm ? "rcm" : "none";
+}
+
 bool CpuKnobs::operator==(const CpuKnobs &o) const {
   return parallel == o.parallel && threads == o.threads && omp == o.omp &&
          chunk == o.chunk && vectorLength == o.vectorLength &&
-         simdIndex32 == o.simdIndex32;
+         simdIndex32 == o.simdIndex32 && rowOrder == o.rowOrder;
+}
+
+std::string sptune::whyNotReorderable(const Schedule &s) {
+  if (cpuKnobs(s).omp == OmpScheduleKind::Balanced)
+    return "is not combined with omp = balanced (its blocks of rows are cut "
+           "by stored entries in storage order)";
+  if (s.levels.size() < 2 || s.levels[0].format != LevelFormat::Dense ||
+      s.levels[0].dim.part != Part::Whole || s.loopOrder.empty() ||
+      !(s.loopOrder.front() == s.levels[0].dim) ||
+      s.levels[0].dim.role == Schedule::reductionRole(s.kernel))
+    return "needs the rows of the output walked densely by the outermost "
+           "loop (levels = [x : dense, ...] with x a loop of the output, "
+           "outermost)";
+  // With the reduction above the innermost level, the sparsifier expands
+  // each row of a sparse output and inserts it after the rows before it.
+  if (productShape(s.kernel) == ProductShape::SampledMatrixMatrix &&
+      !(s.loopOrder.back().role == Schedule::reductionRole(s.kernel)))
+    return "needs the reduction loop innermost (with it above the innermost "
+           "level, the sparsifier inserts the sparse output's rows one "
+           "after another, in storage order)";
+  return "";
 }
 
 std::string sptune::whyNotBalanceable(const Schedule &s) {
@@ -63,6 +88,8 @@ public:
            ", chunk = " + std::to_string(c.chunk) +
            ", vl = " + std::to_string(c.vectorLength) +
            ", simd32 = " + (c.simdIndex32 ? "true" : "false");
+    if (c.rowOrder != RowOrderKind::Natural)
+      out += std::string(", reorder = ") + toString(c.rowOrder);
   }
 
   KnobParseResult parseKnob(std::string_view key, ScheduleTokenSource &t,
@@ -72,6 +99,8 @@ public:
     static const OmpScheduleKind kOmp[] = {OmpScheduleKind::Static,
                                            OmpScheduleKind::Dynamic,
                                            OmpScheduleKind::Balanced};
+    static const RowOrderKind kRowOrder[] = {RowOrderKind::Natural,
+                                             RowOrderKind::Rcm};
     bool ok;
     if (key == "parallel")
       ok = parseEnum(t, cpuKnobs(s).parallel, kParallel, "parallelization");
@@ -85,6 +114,8 @@ public:
       ok = parseInt(t, cpuKnobs(s).vectorLength);
     else if (key == "simd32")
       ok = parseBool(t, cpuKnobs(s).simdIndex32);
+    else if (key == "reorder")
+      ok = parseEnum(t, cpuKnobs(s).rowOrder, kRowOrder, "row order");
     else
       return KnobParseResult::NotAKnob;
     return ok ? KnobParseResult::Parsed : KnobParseResult::Failed;
@@ -118,6 +149,11 @@ public:
       std::string why = whyNotBalanceable(s);
       if (!why.empty())
         return "omp = balanced " + why;
+    }
+    if (c.rowOrder != RowOrderKind::Natural) {
+      std::string why = whyNotReorderable(s);
+      if (!why.empty())
+        return std::string("reorder = ") + toString(c.rowOrder) + " " + why;
     }
     // Reproduced with mlir-opt 22.1: the sparsifier parallelizes the
     // outermost loop even when it is the reduction (SpMM over CSC with

@@ -20,8 +20,18 @@ enum class ParallelKind : uint8_t { None, Outer };
 /// stored entries (not its rows) are split evenly (sptune-balance-rows).
 enum class OmpScheduleKind : uint8_t { Static, Dynamic, Balanced };
 
+/// The order in which the outer loop visits the sparse operand's rows:
+/// as stored, or reverse Cuthill-McKee (sptune/Matrix/RowOrder.h), which
+/// puts rows that share columns next to each other so that the dense rows
+/// they read stay in cache. The rows keep their storage and the results
+/// their places; the order is computed, when the module is compiled, from
+/// the matrix the kernel is compiled for (cpu/RowOrder.h).
+enum class RowOrderKind : uint8_t { Natural, Rcm };
+
 /// "none", "outer".
 const char *toString(ParallelKind);
+/// "none", "rcm".
+const char *toString(RowOrderKind);
 /// "static", "dynamic", "balanced".
 const char *toString(OmpScheduleKind);
 
@@ -41,6 +51,9 @@ struct CpuKnobs : KnobValuesOf<CpuKnobs> {
   int chunk = 0;        ///< 0 = the runtime's default chunk
   int vectorLength = 0; ///< 0 = no vectorization; else 4, 8 or 16
   bool simdIndex32 = false;
+  /// Printed as `reorder = rcm` when not natural (left out otherwise, so
+  /// that schedules without it print as they did before the knob).
+  RowOrderKind rowOrder = RowOrderKind::Natural;
   bool operator==(const CpuKnobs &) const;
 };
 
@@ -54,6 +67,13 @@ inline CpuKnobs &cpuKnobs(Schedule &s) { return s.knobs<CpuKnobs>(); }
 /// balanced), or "" when it can: it needs a parallel outer loop over a
 /// dense level whose next level is compressed, and no chunk.
 std::string whyNotBalanceable(const Schedule &s);
+
+/// Why `s` cannot visit its rows in another order (reorder = rcm), or ""
+/// when it can: the outer loop must walk the rows of the output, densely
+/// and one by one (a dense outer level over a loop of the output, not the
+/// reduction, outermost), and omp = balanced, which cuts the rows by their
+/// stored entries in storage order, is not combined with it.
+std::string whyNotReorderable(const Schedule &s);
 
 /// How the values layer prints, parses, checks and canonicalizes them.
 const TargetKnobs &cpuTargetKnobs();

@@ -2,8 +2,10 @@
 
 #include "cpu/CpuMeasurer.h"
 
+#include "cpu/CpuKnobs.h"
 #include "cpu/CpuPasses.h"
 #include "cpu/OpenMpBinding.h"
+#include "cpu/RowOrder.h"
 
 #include "sptune/Config.h"
 #include "sptune/IR/SptuneAttrs.h"
@@ -40,8 +42,9 @@ struct CpuMeasurer::Impl {
           mlir::registerOpenMPDialectTranslation(registry);
         })) {}
 
-  /// Compiles the bench module; on failure returns null and sets `error`.
-  CompiledBench *compile(const KernelSpec &spec, int64_t rows, int64_t cols,
+  /// Compiles the bench module for `m` (its shape; with reorder = rcm,
+  /// also its row order); on failure returns null and sets `error`.
+  CompiledBench *compile(const KernelSpec &spec, const CsrMatrix &m,
                          const Schedule *schedule, std::string &error);
 
   template <typename T>
@@ -54,11 +57,17 @@ struct CpuMeasurer::Impl {
   BenchInputCache inputs{SddmmForm::SparseOutput};
 };
 
-CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
-                                          int64_t cols,
+CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec,
+                                          const CsrMatrix &m,
                                           const Schedule *schedule,
                                           std::string &error) {
+  int64_t rows = m.rows, cols = m.cols;
+  // A row order is compiled into the code: one compilation per matrix.
+  bool ordered =
+      schedule && cpuKnobs(*schedule).rowOrder != RowOrderKind::Natural;
   std::string key = benchKey(spec, rows, cols, schedule);
+  if (ordered)
+    key += "|rows of " + std::to_string(contentHash(m));
   if (auto it = cache.find(key); it != cache.end())
     return it->second.get();
   auto start = std::chrono::steady_clock::now();
@@ -78,8 +87,24 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec, int64_t rows,
           error))
     return nullptr;
 
+  if (ordered) {
+    mlir::PassManager apply(ctx.get());
+    apply.addPass(mlir::sptune::createApplySchedule());
+    mlir::LogicalResult embedded = apply.run(*module);
+    if (mlir::succeeded(embedded))
+      module->walk([&](mlir::linalg::LinalgOp op) {
+        if (mlir::sptune::wantsRowOrder(op) &&
+            mlir::failed(mlir::sptune::embedRowOrder(op, m)))
+          embedded = mlir::failure();
+      });
+    if (mlir::failed(embedded)) {
+      error = "lowering failed: " + diagnostics.text();
+      return nullptr;
+    }
+  }
   mlir::PassManager lower(ctx.get());
-  lower.addPass(mlir::sptune::createApplySchedule());
+  if (!ordered)
+    lower.addPass(mlir::sptune::createApplySchedule());
   mlir::sptune::CpuLoweringOptions lowering;
   if (!schedule) {
     lowering.parallelization = mlir::sptune::ParallelizationChoice::DenseOuterLoop;
@@ -127,7 +152,7 @@ Measurement CpuMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
   }
   std::string error;
   size_t before = cache.size();
-  CompiledBench *compiled = compile(spec, m.rows, m.cols, schedule, error);
+  CompiledBench *compiled = compile(spec, m, schedule, error);
   if (!compiled) {
     result.status = error.rfind("not applicable", 0) == 0
                         ? MeasureStatus::Illegal

@@ -99,6 +99,13 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       llvm::cl::desc("CSR x CSR -> CSR products by sptune's parallel "
                      "Gustavson kernel (false: upstream's, one thread)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> matrix{
+      *this, "matrix",
+      llvm::cl::desc("The matrix (.mtx path or gen: spec) the row orders of "
+                     "reorder = rcm schedules are computed from, for kernels "
+                     "whose sparse argument has no 'sptune.matrix' "
+                     "attribute"),
+      llvm::cl::init("")};
   PassOptions::Option<int64_t> gustavsonOnePassBytes{
       *this, "gustavson-one-pass-bytes",
       llvm::cl::desc("Staging bytes up to which the Gustavson kernel runs in "

@@ -22,6 +22,12 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     Sparse x sparse products of CSR matrices into a fresh CSR result are
     computed by sptune's parallel two-phase Gustavson kernel
     (cpu/GustavsonSpgemm.h) unless `gustavson-spgemm=false`.
+
+    A kernel whose schedule has `reorder = rcm` gets its row order computed
+    here, from the matrix named by the `sptune.matrix` attribute of its
+    sparse argument or by the `matrix` option, embedded as a private
+    constant `memref.global` (cpu/RowOrder.h), and a function of its own;
+    sptune-cpu-visit-rows-in-order applies it after sparsification.
   }];
   let options = [
     Option<"parallelization", "parallelization",
@@ -51,6 +57,10 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "The OpenMP threads the Gustavson kernel cuts its rows for, as "
            "sptune-omp-schedule's option (-1 or 0: the runtime's default "
            "team)">,
+    Option<"matrix", "matrix", "std::string", /*default=*/"\"\"",
+           "The matrix (.mtx path or gen: spec) the row orders of "
+           "reorder = rcm schedules are computed from, for kernels whose "
+           "sparse argument has no 'sptune.matrix' attribute">,
   ];
 }
 
@@ -200,6 +210,26 @@ def CpuBalanceRows : Pass<"sptune-balance-rows", "ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def CpuVisitRowsInOrder : Pass<"sptune-cpu-visit-rows-in-order", "ModuleOp"> {
+  let summary = "Visit a kernel's rows in its embedded row order";
+  let description = [{
+    In each function whose `sptune.row_order` attribute names a constant
+    `memref.global` of i32 (put there by sptune-cpu-sparsify for a
+    `reorder = rcm` schedule), rewrites each outermost loop the sparsifier
+    emitted over the rows of compressed storage (an `scf.parallel` or an
+    `scf.for` without carried values, from 0 by 1) so that its iteration n
+    works on row `order[n]`: every use of the row inside the loop reads the
+    order instead. The results land in their own rows, so any operand gets
+    the right answer; one whose row count is not the order's length is
+    visited in storage order. Fails when such a function has no loop it can
+    rewrite (the schedule would silently run in storage order). Runs after
+    sparsification, before the conversion to OpenMP.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
 }

@@ -42,6 +42,7 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   sparsify.gustavsonSpgemm = opts.gustavsonSpgemm;
   sparsify.gustavsonOnePassBytes = opts.gustavsonOnePassBytes;
   sparsify.threads = opts.threads;
+  sparsify.matrix = opts.matrix;
   pm.addPass(createCpuSparsify(sparsify));
   pm.addPass(createStorageSpecifierToLLVMPass());
   // CSE first: bufferizing a parallel layout change leaves a copy of each
@@ -71,6 +72,9 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   CpuBalanceRowsOptions balance;
   balance.threads = opts.threads;
   pm.addPass(createCpuBalanceRows(balance));
+  // reorder = rcm: the rows visited in the order sptune-cpu-sparsify
+  // embedded.
+  pm.addPass(createCpuVisitRowsInOrder());
 
   // scf.parallel (and the scf.forall of layout changes) -> omp.parallel +
   // omp.wsloop, then the schedule's knobs.

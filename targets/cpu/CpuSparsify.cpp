@@ -11,6 +11,7 @@
 #include "cpu/CpuKnobs.h"
 #include "cpu/GustavsonSpgemm.h"
 #include "cpu/KernelOutlining.h"
+#include "cpu/RowOrder.h"
 
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
@@ -135,9 +136,13 @@ void outlineDisagreeingKernels(ModuleOp module) {
       continue;
     bool disagree =
         kernels.unscheduled != nullptr ||
-        llvm::any_of(kernels.scheduled, [&](const auto &k) {
-          return k.second != kernels.scheduled.front().second;
-        });
+        llvm::any_of(kernels.scheduled,
+                     [&](const auto &k) {
+                       return k.second != kernels.scheduled.front().second;
+                     }) ||
+        // A kernel whose rows are visited in an order of its own: the loop
+        // rewrite finds one kernel's rows per function.
+        sharesRowOrderedKernel(func);
     if (!disagree)
       continue;
     // Named in program order, moved last first: each lands right after the
@@ -220,6 +225,10 @@ struct CpuSparsifyPass
       module.emitError("sptune-cpu-sparsify: ") << why;
       return signalPassFailure();
     }
+    // Row orders are computed from the matrix while the kernels are still
+    // linalg ops that name their sparse argument.
+    if (failed(embedRowOrders(module, matrix)))
+      return signalPassFailure();
     bool gustavson = gustavsonSpgemm && !enableRuntimeLibrary;
     if (gustavson) {
       SmallVector<linalg::LinalgOp> products;
@@ -233,6 +242,8 @@ struct CpuSparsifyPass
         outlineGustavsonSpgemm(rewriter, op);
     }
     outlineDisagreeingKernels(module);
+    if (failed(markRowOrderFunctions(module)))
+      return signalPassFailure();
     SmallVector<std::pair<func::FuncOp, SparsifierSettings>> functions;
     std::vector<SparsifierSettings> distinct;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {

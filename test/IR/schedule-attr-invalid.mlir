@@ -143,3 +143,35 @@ func.func @parallel_over_reduction() attributes {a = #sptune.schedule<cpu spmm, 
 func.func @parallel_over_split_reduction() attributes {a = #sptune.schedule<cpu spmv, levels = [k1 : dense, i1 : compressed, k0 : dense, i0 : compressed], split = [2, 2], order = [k1, i1, k0, i0], parallel = outer>} {
   return
 }
+
+// -----
+
+// Rows visited in another order: not with blocks of rows cut in storage
+// order, and only over the rows of the output walked outermost.
+// expected-error @+1 {{illegal schedule: reorder = rcm is not combined with omp = balanced}}
+func.func @reorder_balanced() attributes {a = #sptune.schedule<cpu spmv, parallel = outer, omp = balanced, reorder = rcm>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{illegal schedule: reorder = rcm needs the rows of the output walked densely by the outermost loop}}
+func.func @reorder_reduction_outermost() attributes {a = #sptune.schedule<cpu spmm, levels = [k : dense, i : compressed], order = [k, i, j], reorder = rcm>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown row order 'sideways'}}
+func.func @reorder_unknown() attributes {a = #sptune.schedule<cpu spmm, reorder = sideways>} {
+  return
+}
+
+// -----
+
+// SDDMM with the reduction above the innermost level: the sparsifier inserts
+// the sparse output's rows one after another.
+// expected-error @+1 {{illegal schedule: reorder = rcm needs the reduction loop innermost}}
+func.func @reorder_sddmm_expansion() attributes {a = #sptune.schedule<cpu sddmm, order = [i, k, j], reorder = rcm>} {
+  return
+}

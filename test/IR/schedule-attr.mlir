@@ -10,6 +10,16 @@ func.func @defaults() attributes {a = #sptune.schedule<cpu spmm>} {
   return
 }
 
+// A row order other than storage order is printed, after the other keys
+// (storage order, the default, is not, so schedules without the key print
+// as they did before it).
+// CHECK-LABEL: func @row_order
+// CHECK-SAME: a = #sptune.schedule<cpu spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 0, omp = dynamic, chunk = 16, vl = 8, simd32 = false, reorder = rcm>
+// CHECK-SAME: b = #sptune.schedule<cpu spmv, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k], widths = [64, 64], tile = 0, parallel = none, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false>
+func.func @row_order() attributes {a = #sptune.schedule<cpu spmm, reorder = rcm, parallel = outer, omp = dynamic, chunk = 16, vl = 8>, b = #sptune.schedule<cpu spmv, reorder = none>} {
+  return
+}
+
 // Loop parts i1 / i0 lex as integer types in MLIR; they still parse.
 // CHECK-LABEL: func @waco_blocked
 // CHECK-SAME: #sptune.schedule<cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, k0 : compressed], split = [4, 8], order = [i1, k1, j, i0, k0], widths = [32, 32], tile = 16, parallel = outer, threads = 2, omp = dynamic, chunk = 16, vl = 0, simd32 = false>

@@ -194,6 +194,34 @@ TEST(Schedule, LegalityExplainsItself) {
       "cpu spmm, levels = [i1 : dense, k1 : compressed, i0 : dense, "
       "k0 : dense], split = [2, 2], parallel = outer, omp = balanced");
   EXPECT_NE(whyIllegal(s).find("needs compressed rows"), std::string::npos);
+  // Rows in reverse Cuthill-McKee order: printed only when asked for (a
+  // schedule without it prints as before the knob), parsed back; the rows
+  // of the output walked outermost, not with balanced blocks.
+  s = parseOrDie("cpu spmm, parallel = outer, omp = dynamic, chunk = 16");
+  EXPECT_EQ(s.str().find("reorder"), std::string::npos);
+  cpuKnobs(s).rowOrder = RowOrderKind::Rcm;
+  EXPECT_EQ(whyIllegal(s), "");
+  EXPECT_NE(s.str().find(", reorder = rcm"), std::string::npos);
+  EXPECT_EQ(parseOrDie(s.str()), s);
+  EXPECT_EQ(parseOrDie("cpu spmv, reorder = none"),
+            Schedule::csr(TargetKind::CPU, KernelType::SpMV));
+  EXPECT_EQ(whyIllegal(parseOrDie("cpu sddmm, order = [i, j, k], "
+                                  "reorder = rcm")),
+            "");
+  EXPECT_NE(whyIllegal(parseOrDie("cpu sddmm, order = [i, k, j], "
+                                  "reorder = rcm"))
+                .find("reduction loop innermost"),
+            std::string::npos);
+  s = parseOrDie("cpu spmv, parallel = outer, omp = balanced, reorder = rcm");
+  EXPECT_NE(whyIllegal(s).find("not combined with omp = balanced"),
+            std::string::npos);
+  // CSC: the outer loop is SpMM's reduction.
+  s = parseOrDie("cpu spmm, levels = [k : dense, i : compressed], "
+                 "order = [k, i, j], reorder = rcm");
+  EXPECT_NE(whyIllegal(s).find("rows of the output"), std::string::npos);
+  s = parseOrDie("cpu spmm, levels = [i : compressed, k : compressed], "
+                 "reorder = rcm");
+  EXPECT_NE(whyIllegal(s).find("rows of the output"), std::string::npos);
   s = Schedule::coo(TargetKind::CPU, KernelType::SpMV);
   cpuKnobs(s).vectorLength = 4;
   EXPECT_NE(whyIllegal(s).find("over a COO (singleton) level"),
