@@ -64,6 +64,11 @@ NEW_KNOBS = [
     ("dynamic chunks of 4096", [("omp", "dynamic"), ("chunk", "4096")], 1),
     ("panels of 32", [("tile", "32")], 64),
     ("panels of 64", [("tile", "64")], 128),
+    ("rows in RCM order", [("reorder", "rcm")], 1),
+    # Where the heuristic balances rows by stored entries (in storage order,
+    # which reorder = rcm does not combine with): OpenMP's dynamic chunks.
+    ("rows in RCM order, dynamic chunks of 256",
+     [("omp", "dynamic"), ("chunk", "256"), ("reorder", "rcm")], 1),
 ]
 
 

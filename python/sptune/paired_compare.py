@@ -65,12 +65,22 @@ def parse_fields(text):
     return fields
 
 
+#: Fields a printed schedule leaves out at their default value (the CPU's
+#: `reorder`, printed only when the rows are visited in another order than
+#: storage order): derive_schedule appends them.
+OPTIONAL_FIELDS = ("reorder",)
+
+
 def derive_schedule(schedule, fields):
-    """The printed `schedule` with each (field, value) of `fields` replaced;
-    ValueError when it prints no such field."""
+    """The printed `schedule` with each (field, value) of `fields` replaced
+    (an OPTIONAL_FIELDS one it leaves out, appended); ValueError when it
+    prints no such field."""
     for name, value in fields:
         pattern = re.compile(r"(,\s*)" + re.escape(name) + r" = [^,\]\[]+(?=,|$)")
         if not pattern.search(schedule):
+            if name in OPTIONAL_FIELDS:
+                schedule = f"{schedule}, {name} = {value}"
+                continue
             raise ValueError(f"the schedule '{schedule}' has no field '{name}'")
         schedule = pattern.sub(lambda m: f"{m.group(1)}{name} = {value}", schedule, count=1)
     return schedule

@@ -45,6 +45,7 @@ BUILDERS = {
     "gat-layer": ("An attention layer with its scale folded into the SDDMM", "gat_layer"),
     "cpu-headroom": ("Headroom over the CPU heuristic", "cpu_headroom"),
     "spgemm": ("SpGEMM: sptune's kernel against the libraries", "spgemm"),
+    "row-order-headroom": ("Rows stored in another order", "row_order_headroom"),
 }
 WRITERS = dict(report_formats.FORMATS)
 

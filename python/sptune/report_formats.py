@@ -33,6 +33,8 @@ FORMATS = [
     ("cpu-headroom", "bench/cpu-headroom.py --json (the best measured schedule over the CPU "
                      "heuristic, before and after issue 31's knobs)"),
     ("spgemm", "bench/spgemm.py --json (sptune's SpGEMM kernel against the libraries)"),
+    ("row-order-headroom", "bench/row-order-headroom.py --json (the heuristic's kernel on the "
+                           "matrix stored in other row orders)"),
 ]
 
 
@@ -89,6 +91,9 @@ def detect(doc):
         if (doc.get("bench") == "spgemm" and isinstance(doc.get("rows"), list) and
                 isinstance(doc.get("summary"), dict)):
             return "spgemm", doc
+        if (doc.get("bench") == "row-order-headroom" and isinstance(doc.get("rows"), list) and
+                isinstance(doc.get("summary"), dict)):
+            return "row-order-headroom", doc
         if (doc.get("bench") == "cpu-headroom" and isinstance(doc.get("rows"), list) and
                 isinstance(doc.get("summary"), dict)):
             return "cpu-headroom", doc

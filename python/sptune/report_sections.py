@@ -746,6 +746,42 @@ def spgemm(sec, doc):
                   [cells(r) for r in rows], caption="per matrix"))
 
 
+def row_order_headroom(sec, doc):
+    """bench/row-order-headroom.py: the heuristic's kernel on the matrix
+    stored in other row orders, over storage order."""
+    summary = doc.get("summary", {})
+    machine = doc.get("machine") or {}
+    orders = doc.get("orders") or []
+    settings = doc.get("settings") or {}
+    sec.add(paragraph(f"Measured on {machine.get('cpu', 'an unknown machine')} "
+                      f"({machine.get('cores', '?')} cores), {settings.get('rounds', '?')} "
+                      f"interleaved rounds after a warm-up round; a speedup is the median "
+                      f"over rounds of t(storage order) / t(order), the oracle max(1, it)."))
+    labels = list(summary)
+    if labels and orders:
+        sec.add(figure(plots.grouped_bars(
+            labels, [(o, [(summary[k].get(o) or {}).get("geomean") for k in labels])
+                     for o in orders],
+            title="speedup over storage order, geometric mean", ylabel="speedup"),
+            "per problem and order"))
+    sec.add(table(["problem", "matrices"] + [f"{o} (oracle)" for o in orders],
+                  [[k, num(v.get("matrices"))] +
+                   [f"{speedup((v.get(o) or {}).get('geomean'))} "
+                    f"({speedup((v.get(o) or {}).get('oracle'))})" for o in orders]
+                   for k, v in summary.items()],
+                  caption="Geometric means over the matrices"))
+    ok = [r for r in doc["rows"] if r.get("status") == "ok"]
+    sec.add(table(["matrix", "kernel", "free"] + orders,
+                  [[r.get("matrix", "?"), r.get("kernel", "?"), num(r.get("free"))] +
+                   [speedup((r.get("speedup") or {}).get(o)) for o in orders] for r in ok],
+                  caption="per matrix"))
+    failed = [r for r in doc["rows"] if r.get("status") != "ok"]
+    if failed:
+        sec.add(paragraph("Not measured: " + "; ".join(
+            f"{r.get('matrix', '?')} {r.get('kernel', '?')} {r.get('free', '?')}: "
+            f"{r.get('status')}" for r in failed)))
+
+
 def cpu_headroom(sec, doc):
     """bench/cpu-headroom.py: the best confirmed schedule over the CPU
     heuristic per problem, with the space before issue 31's knobs and with

@@ -93,6 +93,12 @@ class Sides(unittest.TestCase):
             "cpu spmm, order = [i, k, j], widths = [64, 64], tile = 128, vl = 8")
         with self.assertRaises(ValueError):
             paired_compare.derive_schedule(heuristic, [("chunk", "4")])
+        # A field printed only away from its default is appended, then
+        # replaced like any other.
+        reordered = paired_compare.derive_schedule(heuristic, [("reorder", "rcm")])
+        self.assertEqual(reordered, heuristic + ", reorder = rcm")
+        self.assertEqual(paired_compare.derive_schedule(reordered, [("reorder", "none")]),
+                         heuristic + ", reorder = none")
 
     def test_matrix_label(self):
         self.assertEqual(paired_compare.matrix_label("/data/matrices/SNAP_wiki-Vote.mtx"),
