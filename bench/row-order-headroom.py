@@ -157,7 +157,7 @@ def plot(doc, path):
     ax.set_xticks([i + width for i in range(len(labels))], labels)
     ax.set_ylabel("geomean speedup over storage order")
     ax.set_title("The heuristic's kernel on the matrix stored in another row order")
-    ax.legend()
+    ax.legend(loc="lower right", framealpha=0.9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
