@@ -53,6 +53,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
+from sptune.errors import SptuneError  # noqa: E402
+from sptune.manifest import large_matrices  # noqa: E402
 from sptune.paired_compare import Worker, compare, derive_schedule  # noqa: E402
 
 #: The knob values issue 31 added that the tuner's space does not draw, as
@@ -94,27 +96,6 @@ def parse_problems(text):
         if (kernel, n) not in out:
             out.append((kernel, n))
     return out
-
-
-def manifest_matrices(directory, min_nnz):
-    path = os.path.join(directory, "MANIFEST.tsv")
-    try:
-        with open(path) as f:
-            header = f.readline().rstrip("\n").split("\t")
-            rows = [dict(zip(header, line.rstrip("\n").split("\t"))) for line in f if line.strip()]
-    except OSError as e:
-        raise SystemExit(f"cpu-headroom: cannot read {path}: {e}")
-    out = []
-    for r in rows:
-        try:
-            nnz = int(r.get("nnz_full") or r["nnz"])
-        except (KeyError, ValueError):
-            raise SystemExit(f"cpu-headroom: {path}: row without a stored-entry count: {r}")
-        if "file" not in r:
-            raise SystemExit(f"cpu-headroom: {path}: no 'file' column")
-        if nnz >= min_nnz:
-            out.append(os.path.join(directory, r["file"]))
-    return sorted(out)
 
 
 def read_jsonl(path):
@@ -448,7 +429,10 @@ def main(argv=None):
             raise SystemExit(f"cpu-headroom: no {tool} under --build {args.build} ({path})")
     matrices = list(args.matrices)
     if args.matrices_from:
-        matrices += manifest_matrices(args.matrices_from, args.min_nnz)
+        try:
+            matrices += large_matrices(args.matrices_from, args.min_nnz)
+        except SptuneError as e:
+            raise SystemExit(f"cpu-headroom: {e}")
     if not matrices:
         raise SystemExit("cpu-headroom: no matrices (give files, gen: specs or --matrices-from)")
     for m in matrices:

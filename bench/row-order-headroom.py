@@ -41,6 +41,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
+from sptune.errors import SptuneError  # noqa: E402
+from sptune.manifest import large_matrices  # noqa: E402
 from sptune.paired_compare import Worker  # noqa: E402
 from sptune.run import machine  # noqa: E402
 
@@ -58,18 +60,6 @@ def parse_problems(text):
             raise SystemExit(f"row-order-headroom: '{part}' is not spmm:N, sddmm:K or spmv")
         out.append((kernel, int(free)))
     return out
-
-
-def manifest_matrices(directory, min_nnz):
-    path = os.path.join(directory, "MANIFEST.tsv")
-    try:
-        with open(path) as f:
-            header = f.readline().rstrip("\n").split("\t")
-            rows = [dict(zip(header, l.rstrip("\n").split("\t"))) for l in f if l.strip()]
-    except OSError as e:
-        raise SystemExit(f"row-order-headroom: cannot read {path}: {e}")
-    return sorted(os.path.join(directory, r["file"]) for r in rows
-                  if int(r.get("nnz_full") or r["nnz"]) >= min_nnz)
 
 
 def permuted_files(source, work):
@@ -181,7 +171,10 @@ def main():
     problems = parse_problems(args.problems)
     matrices = list(args.matrices)
     if args.matrices_from:
-        matrices += manifest_matrices(args.matrices_from, args.min_nnz)
+        try:
+            matrices += large_matrices(args.matrices_from, args.min_nnz)
+        except SptuneError as e:
+            raise SystemExit(f"row-order-headroom: {e}")
     if not matrices:
         raise SystemExit("row-order-headroom: no matrices (give .mtx files or --matrices-from)")
     for m in matrices:

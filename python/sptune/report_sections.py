@@ -746,6 +746,16 @@ def spgemm(sec, doc):
                   [cells(r) for r in rows], caption="per matrix"))
 
 
+def not_measured(sec, rows):
+    """A paragraph naming the rows (matrix, kernel, free size) whose status
+    is not "ok", with the status; nothing when there are none."""
+    failed = [r for r in rows if r.get("status") != "ok"]
+    if failed:
+        sec.add(paragraph("Not measured: " + "; ".join(
+            f"{r.get('matrix', '?')} {r.get('kernel', '?')} {r.get('free', '?')}: "
+            f"{r.get('status')}" for r in failed)))
+
+
 def row_order_headroom(sec, doc):
     """bench/row-order-headroom.py: the heuristic's kernel on the matrix
     stored in other row orders, over storage order."""
@@ -775,11 +785,7 @@ def row_order_headroom(sec, doc):
                   [[r.get("matrix", "?"), r.get("kernel", "?"), num(r.get("free"))] +
                    [speedup((r.get("speedup") or {}).get(o)) for o in orders] for r in ok],
                   caption="per matrix"))
-    failed = [r for r in doc["rows"] if r.get("status") != "ok"]
-    if failed:
-        sec.add(paragraph("Not measured: " + "; ".join(
-            f"{r.get('matrix', '?')} {r.get('kernel', '?')} {r.get('free', '?')}: "
-            f"{r.get('status')}" for r in failed)))
+    not_measured(sec, doc["rows"])
 
 
 def cpu_headroom(sec, doc):
@@ -817,8 +823,4 @@ def cpu_headroom(sec, doc):
                     speedup(r.get("before")), speedup(r.get("after")),
                     r.get("after_from", "-")] for r in ok],
                   caption="per matrix"))
-    failed = [r for r in doc["rows"] if r.get("status") != "ok"]
-    if failed:
-        sec.add(paragraph("Not measured: " + "; ".join(
-            f"{r.get('matrix', '?')} {r.get('kernel', '?')} {r.get('free', '?')}: "
-            f"{r.get('status')}" for r in failed)))
+    not_measured(sec, doc["rows"])

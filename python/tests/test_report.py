@@ -348,6 +348,26 @@ class SyntheticResults(Page):
                                           "new knob: balanced rows"])
         self.assertIn("Not measured: m1 spmm 64: no heuristic measured", text)
 
+    def test_row_order_headroom(self):
+        orders = ["rcm", "mean-column", "rcm-symmetric"]
+        path = self.write("row-order.json", {
+            "bench": "row-order-headroom", "machine": {"cpu": "AMD EPYC", "cores": 2},
+            "settings": {"rounds": 4, "min_seconds": 0.2}, "orders": orders,
+            "summary": {"sddmm:16": {"matrices": 1, **{
+                o: {"geomean": x, "oracle": max(1.0, x), "best": x, "worst": x}
+                for o, x in zip(orders, (0.84, 0.99, 1.23))}}},
+            "rows": [{"matrix": "m0", "kernel": "sddmm", "free": 16, "status": "ok",
+                      "speedup": dict(zip(orders, (0.84, 0.99, 1.23)))},
+                     {"matrix": "m1", "kernel": "sddmm", "free": 16,
+                      "status": "m1.mtx is not square"}]})
+        self.assertEqual(report_formats.load(path)[0], "row-order-headroom")
+        text = report.build([path])
+        s = self.check_page(text, images=1, tables=1 + 2)
+        self.assertEqual(s.tables[1][1], ["sddmm:16", "1", "0.84x (1.00x)", "0.99x (1.00x)",
+                                          "1.23x (1.23x)"])
+        self.assertEqual(s.tables[2][1], ["m0", "sddmm", "16", "0.84x", "0.99x", "1.23x"])
+        self.assertIn("Not measured: m1 sddmm 16: m1.mtx is not square", text)
+
     def test_spgemm(self):
         path = self.write("spgemm.json", {
             "bench": "spgemm", "machine": {"cpu": "AMD EPYC", "cores": 2}, "rounds": 2,

@@ -5,6 +5,7 @@
 #include "sptune/Matrix/Generators.h"
 
 #include "Support/ErrorTesting.h"
+#include "TestUtil.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -15,15 +16,7 @@ using namespace sptune;
 
 namespace {
 
-CsrMatrix make(int64_t rows, int64_t cols,
-               std::initializer_list<std::pair<int32_t, int32_t>> entries) {
-  CooMatrix m;
-  m.rows = rows;
-  m.cols = cols;
-  for (auto [r, c] : entries)
-    m.add(r, c, 1.0);
-  return CsrMatrix::fromCoo(m);
-}
+using test::csrOf;
 
 TEST(MatrixStats, HandComputed) {
   // x x . .
@@ -31,7 +24,7 @@ TEST(MatrixStats, HandComputed) {
   // . . . .
   // x . . x
   MatrixStats s =
-      computeStats(make(4, 4, {{0, 0}, {0, 1}, {1, 1}, {3, 0}, {3, 3}}));
+      computeStats(csrOf(4, 4, {{0, 0}, {0, 1}, {1, 1}, {3, 0}, {3, 3}}));
   EXPECT_EQ(s.rows, 4);
   EXPECT_EQ(s.cols, 4);
   EXPECT_EQ(s.nnz, 5);
@@ -60,7 +53,7 @@ TEST(MatrixStats, HandComputed) {
 TEST(MatrixStats, RectangularBlocks) {
   // 3 x 10: entries in column blocks 0 and 4 (2x2), one 4x4 block each side
   // of column 4.
-  MatrixStats s = computeStats(make(3, 10, {{0, 0}, {1, 1}, {2, 8}, {2, 9}}));
+  MatrixStats s = computeStats(csrOf(3, 10, {{0, 0}, {1, 1}, {2, 8}, {2, 9}}));
   EXPECT_EQ(s.rowMin, 1);
   EXPECT_EQ(s.emptyCols, 6);
   EXPECT_EQ(s.bandwidth, 7);
@@ -86,7 +79,7 @@ TEST(MatrixStats, DenseIsPerfectlyBlocked) {
 TEST(MatrixStats, EmptyMatrices) {
   for (auto [rows, cols] :
        {std::pair<int64_t, int64_t>{0, 0}, {3, 0}, {0, 3}, {5, 7}}) {
-    MatrixStats s = computeStats(make(rows, cols, {}));
+    MatrixStats s = computeStats(csrOf(rows, cols, {}));
     EXPECT_EQ(s.nnz, 0);
     EXPECT_EQ(s.density, 0.0);
     EXPECT_EQ(s.rowMin, 0);
@@ -124,7 +117,7 @@ TEST(MatrixStats, BlockFillMatchesBruteForce) {
 }
 
 TEST(MatrixStats, Json) {
-  MatrixStats s = computeStats(make(2, 3, {{0, 0}, {1, 2}}));
+  MatrixStats s = computeStats(csrOf(2, 3, {{0, 0}, {1, 2}}));
   EXPECT_EQ(s.toJson(),
             "{\"rows\":2,\"cols\":3,\"nnz\":2,\"density\":0.3333333333333333,"
             "\"row_mean\":1,\"row_std\":0,\"row_min\":1,\"row_max\":1,"
@@ -138,7 +131,7 @@ TEST(MatrixStats, Json) {
 /// `sptune-matrix stats` lines: columns under their headers, JSON that
 /// escapes the id and adds the timings when asked.
 TEST(MatrixStats, PrintedLines) {
-  MatrixStats s = computeStats(make(2, 3, {{0, 0}, {1, 2}}));
+  MatrixStats s = computeStats(csrOf(2, 3, {{0, 0}, {1, 2}}));
   std::string header = statsTableHeader(false), row = statsTableRow(s, "m", false, 0, 0);
   EXPECT_EQ(header.substr(header.size() - 5), "  id\n");
   EXPECT_EQ(row.substr(row.size() - 4), "  m\n");

@@ -4,6 +4,7 @@
 
 #include "sptune/Matrix/Generators.h"
 
+#include "TestUtil.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -15,15 +16,7 @@ using namespace sptune;
 
 namespace {
 
-CsrMatrix make(int64_t rows, int64_t cols,
-               std::initializer_list<std::pair<int32_t, int32_t>> entries) {
-  CooMatrix m;
-  m.rows = rows;
-  m.cols = cols;
-  for (auto [r, c] : entries)
-    m.add(r, c, 1.0);
-  return CsrMatrix::fromCoo(m);
-}
+using test::csrOf;
 
 bool isPermutation(std::vector<int32_t> order, int64_t n) {
   if (static_cast<int64_t>(order.size()) != n)
@@ -51,20 +44,20 @@ TEST(RowOrder, ScrambledPathBecomesBanded) {
   // The path 3 - 0 - 4 - 1 - 2 (symmetric, with a diagonal): numbered as it
   // is, entries lie up to 4 apart; any breadth-first order of a path is the
   // path itself, so the order puts neighbours next to each other.
-  CsrMatrix m = make(5, 5,
-                     {{3, 0},
-                      {0, 3},
-                      {0, 4},
-                      {4, 0},
-                      {4, 1},
-                      {1, 4},
-                      {1, 2},
-                      {2, 1},
-                      {0, 0},
-                      {1, 1},
-                      {2, 2},
-                      {3, 3},
-                      {4, 4}});
+  CsrMatrix m = csrOf(5, 5,
+                      {{3, 0},
+                       {0, 3},
+                       {0, 4},
+                       {4, 0},
+                       {4, 1},
+                       {1, 4},
+                       {1, 2},
+                       {2, 1},
+                       {0, 0},
+                       {1, 1},
+                       {2, 2},
+                       {3, 3},
+                       {4, 4}});
   ASSERT_EQ(whyNoReverseCuthillMcKee(m), "");
   EXPECT_EQ(bandwidth(m, {0, 1, 2, 3, 4}), 4);
   std::vector<int32_t> order = reverseCuthillMcKee(m);
@@ -77,13 +70,13 @@ TEST(RowOrder, ScrambledPathBecomesBanded) {
 
 TEST(RowOrder, OneSidedEntriesAreSymmetrized) {
   // Only (i, j) with i < j stored, as an upper triangle: the same graph.
-  CsrMatrix upper = make(5, 5, {{0, 3}, {0, 4}, {1, 4}, {1, 2}});
+  CsrMatrix upper = csrOf(5, 5, {{0, 3}, {0, 4}, {1, 4}, {1, 2}});
   EXPECT_EQ(reverseCuthillMcKee(upper), (std::vector<int32_t>{3, 0, 4, 1, 2}));
 }
 
 TEST(RowOrder, ComponentsAndIsolatedRows) {
   // Two components {0, 2} and {1, 3, 4}, and row 5 with no entries.
-  CsrMatrix m = make(6, 6, {{0, 2}, {1, 3}, {3, 4}});
+  CsrMatrix m = csrOf(6, 6, {{0, 2}, {1, 3}, {3, 4}});
   std::vector<int32_t> order = reverseCuthillMcKee(m);
   ASSERT_TRUE(isPermutation(order, 6));
   // Each component's rows are consecutive.
@@ -113,10 +106,10 @@ TEST(RowOrder, DeterministicPermutationOfGeneratedMatrices) {
 }
 
 TEST(RowOrder, EmptyAndRectangular) {
-  CsrMatrix empty = make(0, 0, {});
+  CsrMatrix empty = csrOf(0, 0, {});
   EXPECT_EQ(whyNoReverseCuthillMcKee(empty), "");
   EXPECT_TRUE(reverseCuthillMcKee(empty).empty());
-  CsrMatrix wide = make(2, 3, {{0, 2}});
+  CsrMatrix wide = csrOf(2, 3, {{0, 2}});
   EXPECT_NE(whyNoReverseCuthillMcKee(wide).find("not square"),
             std::string::npos);
 }

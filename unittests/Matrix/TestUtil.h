@@ -3,12 +3,16 @@
 #ifndef SPTUNE_UNITTESTS_MATRIX_TESTUTIL_H
 #define SPTUNE_UNITTESTS_MATRIX_TESTUTIL_H
 
+#include "sptune/Matrix/SparseMatrix.h"
+
 #include "gtest/gtest.h"
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <string>
 #include <unistd.h>
+#include <utility>
 
 namespace sptune {
 namespace test {
@@ -44,6 +48,19 @@ public:
 
   std::filesystem::path path;
 };
+
+/// A rows x cols CSR matrix with value 1 at each (row, column) of
+/// `entries`.
+inline CsrMatrix
+csrOf(int64_t rows, int64_t cols,
+      std::initializer_list<std::pair<int32_t, int32_t>> entries) {
+  CooMatrix m;
+  m.rows = rows;
+  m.cols = cols;
+  for (auto [r, c] : entries)
+    m.add(r, c, 1.0);
+  return CsrMatrix::fromCoo(m);
+}
 
 } // namespace test
 } // namespace sptune
