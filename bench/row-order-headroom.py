@@ -20,8 +20,11 @@ and the original. A variant's speedup is the median over rounds of
 t(original) / t(variant) in the same round; its oracle is max(1, speedup)
 (an order is a choice: the original is always one). Square matrices only.
 The permuted files go to WORK/matrices (made once, kept), the rows to
-WORK/rows.jsonl (a rerun resumes; rows measured with other settings are
-measured again).
+WORK/rows.jsonl (a rerun resumes; rows measured with other settings, and
+failed ones, are measured again; the summary covers this run's matrices and
+problems). The orders are scipy's (`reverse_cuthill_mckee`);
+`sptune-matrix reorder` computes sptune's own RCM, which may break ties
+differently.
 
     PYTHONPATH=python /usr/bin/python3 bench/row-order-headroom.py --build build \\
         --matrices-from ../shared/matrices --min-nnz 50000 \\
@@ -32,6 +35,7 @@ Needs scipy (Debian python3-scipy). Measure on a quiet machine.
 """
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -67,8 +71,13 @@ def permuted_files(source, work):
     import numpy as np
     import scipy.io
     from scipy.sparse.csgraph import reverse_cuthill_mckee
+    # Named by the source's path and modification time too: two files of one
+    # name, or a source changed since, get files of their own.
+    stat = os.stat(source)
+    key = hashlib.sha1(f"{os.path.realpath(source)}|{stat.st_mtime_ns}|{stat.st_size}"
+                       .encode()).hexdigest()[:10]
     stem = os.path.basename(source).removesuffix(".mtx")
-    paths = {o: os.path.join(work, "matrices", f"{stem}.{o}.mtx") for o in ORDERS}
+    paths = {o: os.path.join(work, "matrices", f"{stem}-{key}.{o}.mtx") for o in ORDERS}
     if all(os.path.exists(p) for p in paths.values()):
         return paths
     os.makedirs(os.path.join(work, "matrices"), exist_ok=True)
@@ -169,10 +178,11 @@ def main():
     if args.rounds < 1 or not (args.min_seconds > 0) or not (args.timeout > 0):
         raise SystemExit("row-order-headroom: --rounds >= 1, --min-seconds and --timeout > 0")
     problems = parse_problems(args.problems)
-    matrices = list(args.matrices)
+    matrices = [os.path.realpath(m) for m in args.matrices]
     if args.matrices_from:
         try:
-            matrices += large_matrices(args.matrices_from, args.min_nnz)
+            matrices += [os.path.realpath(m)
+                         for m in large_matrices(args.matrices_from, args.min_nnz)]
         except SptuneError as e:
             raise SystemExit(f"row-order-headroom: {e}")
     if not matrices:
@@ -194,8 +204,16 @@ def main():
                     r = json.loads(line)
                 except json.JSONDecodeError:
                     continue  # a torn last line
-                if r.get("settings") == settings:
+                # Rows measured with other settings, and failures other than
+                # a matrix that has no such order, are measured again.
+                if r.get("settings") == settings and (
+                        r.get("status") == "ok" or "not square" in str(r.get("status"))):
                     rows.append(r)
+    matrices = list(dict.fromkeys(matrices))
+    wanted = {(m, k, f) for k, f in problems for m in matrices}
+    # This run's problems only, each once (the last row of a problem wins).
+    rows = list({(r["source"], r["kernel"], r["free"]): r for r in rows
+                 if (r["source"], r["kernel"], r["free"]) in wanted}.values())
     done = {(r["source"], r["kernel"], r["free"]) for r in rows}
     jobs = [(m, k, f) for k, f in problems for m in matrices if (m, k, f) not in done]
     worker = Worker(tool, args.timeout + 60)

@@ -40,20 +40,28 @@ std::string sptune::whyNotReorderable(const Schedule &s) {
   if (cpuKnobs(s).omp == OmpScheduleKind::Balanced)
     return "is not combined with omp = balanced (its blocks of rows are cut "
            "by stored entries in storage order)";
+  // The rewrite finds the row loop by the positions it reads at the row
+  // and the next: a dense level right above a compressed one.
   if (s.levels.size() < 2 || s.levels[0].format != LevelFormat::Dense ||
+      s.levels[1].format != LevelFormat::Compressed ||
       s.levels[0].dim.part != Part::Whole || s.loopOrder.empty() ||
       !(s.loopOrder.front() == s.levels[0].dim) ||
       s.levels[0].dim.role == Schedule::reductionRole(s.kernel))
     return "needs the rows of the output walked densely by the outermost "
-           "loop (levels = [x : dense, ...] with x a loop of the output, "
-           "outermost)";
-  // With the reduction above the innermost level, the sparsifier expands
-  // each row of a sparse output and inserts it after the rows before it.
+           "loop, above compressed storage (levels = [x : dense, y : "
+           "compressed, ...] with x a loop of the output, outermost)";
+  // A sparse output (SDDMM) is updated in place, row by row independently,
+  // only in the form that copies the sample (usesCopiedSampleForm): the
+  // reduction innermost, no column panels, unsplit CSR over i. Otherwise
+  // the sparsifier inserts the output's rows one after another.
   if (productShape(s.kernel) == ProductShape::SampledMatrixMatrix &&
-      !(s.loopOrder.back().role == Schedule::reductionRole(s.kernel)))
-    return "needs the reduction loop innermost (with it above the innermost "
-           "level, the sparsifier inserts the sparse output's rows one "
-           "after another, in storage order)";
+      (!(s.loopOrder.back().role == Schedule::reductionRole(s.kernel)) ||
+       s.tile != 0 || s.levels.size() != 2 || s.splitRow != 1 ||
+       s.splitCol != 1 || s.levels[0].dim.role != Role::I))
+    return "on SDDMM needs the sample updated in place: the reduction loop "
+           "innermost, no column panels, unsplit compressed rows of i (else "
+           "the sparsifier inserts the sparse output's rows one after "
+           "another, in storage order)";
   return "";
 }
 

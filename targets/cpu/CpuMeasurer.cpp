@@ -10,6 +10,7 @@
 #include "sptune/Config.h"
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Matrix/RowOrder.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Target/JitBench.h"
 #include "sptune/Transforms/Passes.h"
@@ -144,6 +145,9 @@ Measurement CpuMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
     std::string why = whyIllegal(*schedule);
     if (why.empty())
       why = whyIllegalForShape(*schedule, m.rows, m.cols, m.nnz());
+    // The row order is the matrix's (cpu/RowOrder.h).
+    if (why.empty() && cpuKnobs(*schedule).rowOrder != RowOrderKind::Natural)
+      why = whyNoReverseCuthillMcKee(m);
     if (!why.empty()) {
       result.status = MeasureStatus::Illegal;
       result.reason = why;

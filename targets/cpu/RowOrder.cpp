@@ -18,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -56,20 +57,28 @@ Value sparseInputOf(linalg::LinalgOp op) {
   return {};
 }
 
-/// The function argument `v` is (a chain of conversions or copies of);
-/// null when it is computed otherwise.
+/// The function argument `v` is (a chain of conversions, casts or copies
+/// of: a schedule's storage, a widening storage copy, SDDMM's copied
+/// sample); null when it is computed otherwise.
 BlockArgument argumentBehind(Value v) {
   while (true) {
     if (auto convert = v.getDefiningOp<sparse_tensor::ConvertOp>())
       v = convert.getSource();
+    else if (auto cast = v.getDefiningOp<tensor::CastOp>())
+      v = cast.getSource();
     else if (auto copy = v.getDefiningOp<bufferization::AllocTensorOp>();
              copy && copy.getCopy())
       v = copy.getCopy();
+    else if (auto copy = v.getDefiningOp<linalg::LinalgOp>();
+             copy && copy->hasAttr(SptuneDialect::kStorageCopyAttrName) &&
+             copy.getNumDpsInputs() >= 1)
+      v = copy.getDpsInputOperand(0)->get();
     else
       break;
   }
   auto arg = dyn_cast<BlockArgument>(v);
-  if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()))
+  if (!arg || !arg.getOwner()->isEntryBlock() ||
+      !isa<func::FuncOp>(arg.getOwner()->getParentOp()))
     return {};
   return arg;
 }
@@ -112,9 +121,12 @@ LogicalResult mlir::sptune::embedRowOrder(linalg::LinalgOp op,
                            "computed from is ")
              << m.rows << " x " << m.cols << ", the kernel's sparse operand "
              << sparse.getType();
-  // No rows, nothing to order.
-  if (m.rows == 0)
+  // One row or none: nothing to order (and no row loop may be left to
+  // rewrite). The mark without a global says so.
+  if (m.rows <= 1) {
+    op->setAttr(kRowOrderAttrName, UnitAttr::get(op->getContext()));
     return success();
+  }
 
   std::vector<int32_t> order = st::reverseCuthillMcKee(m);
   auto module = op->getParentOfType<ModuleOp>();
@@ -191,7 +203,8 @@ bool mlir::sptune::sharesRowOrderedKernel(func::FuncOp func) {
 LogicalResult mlir::sptune::markRowOrderFunctions(ModuleOp module) {
   for (func::FuncOp func : module.getOps<func::FuncOp>()) {
     for (linalg::LinalgOp op : sparseKernelsOf(func)) {
-      Attribute order = op->getAttr(kRowOrderAttrName);
+      // (A unit mark: nothing to order.)
+      auto order = op->getAttrOfType<FlatSymbolRefAttr>(kRowOrderAttrName);
       if (!order)
         continue;
       if (sharesRowOrderedKernel(func))
@@ -207,8 +220,10 @@ LogicalResult mlir::sptune::markRowOrderFunctions(ModuleOp module) {
 std::string mlir::sptune::visitRowsInOrder(RewriterBase &rewriter,
                                            Operation *loop,
                                            memref::GlobalOp global) {
-  if (!loop->hasAttr(kSparsifierLoopAttrName))
-    return "the loop is not one the sparsifier emitted";
+  // The kernel's loops, not those of a conversion in the same function.
+  auto origin = loop->getAttrOfType<StringAttr>(kSparsifierLoopAttrName);
+  if (!origin || origin.getValue() != "linalg.generic")
+    return "the loop is not one the sparsifier emitted for the kernel";
   Value row, lb, ub, step;
   if (auto p = dyn_cast<scf::ParallelOp>(loop)) {
     if (p.getNumLoops() != 1 || p.getNumReductions() != 0)
@@ -290,19 +305,22 @@ struct CpuVisitRowsInOrderPass
       // loop is cut into panels).
       IRRewriter rewriter(func.getContext());
       int rewritten = 0;
-      std::string why = "the function has no loop the sparsifier emitted";
+      std::string why;
+      // Only the outermost of the sparsifier's loops: the rows, never a loop
+      // nested in a rejected one.
       func.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (!isa<scf::ParallelOp, scf::ForOp>(op) ||
             !op->hasAttr(kSparsifierLoopAttrName))
           return WalkResult::advance();
         std::string whyNot = visitRowsInOrder(rewriter, op, global);
-        if (!whyNot.empty()) {
+        if (whyNot.empty())
+          ++rewritten;
+        else if (why.empty())
           why = whyNot;
-          return WalkResult::advance();
-        }
-        ++rewritten;
         return WalkResult::skip();
       });
+      if (why.empty())
+        why = "the function has no loop the sparsifier emitted";
       // A schedule that asks for an order and does not get it would run in
       // storage order, silently: an error instead.
       if (rewritten == 0) {

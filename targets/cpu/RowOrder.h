@@ -40,7 +40,8 @@ namespace sptune {
 
 /// The discardable attribute naming (a FlatSymbolRefAttr) the memref.global
 /// that holds a kernel's row order: on the kernel until sparsification, on
-/// its function after markRowOrderFunctions.
+/// its function after markRowOrderFunctions. A unit attribute on a kernel
+/// says its matrix has one row or none: nothing to order.
 constexpr const char *kRowOrderAttrName = "sptune.row_order";
 
 /// Whether `op` carries a CPU schedule with a row order other than storage
@@ -49,9 +50,9 @@ bool wantsRowOrder(Operation *op);
 
 /// Computes `op`'s row order from `m` (the matrix its sparse operand will
 /// hold), embeds it as a private constant memref.global in `op`'s module and
-/// names it on `op`. Fails with a diagnostic on `op` when `m` has no such
-/// order (not square) or its row count contradicts the operand's static
-/// shape.
+/// names it on `op` (a unit mark for one row or none). Fails with a diagnostic
+/// on `op` when `m` has no such order (not square) or its row count contradicts
+/// the operand's static shape.
 LogicalResult embedRowOrder(linalg::LinalgOp op, const ::sptune::CsrMatrix &m);
 
 /// embedRowOrder for every kernel of `module` that wants a row order and has

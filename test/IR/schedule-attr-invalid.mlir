@@ -171,7 +171,23 @@ func.func @reorder_unknown() attributes {a = #sptune.schedule<cpu spmm, reorder 
 
 // SDDMM with the reduction above the innermost level: the sparsifier inserts
 // the sparse output's rows one after another.
-// expected-error @+1 {{illegal schedule: reorder = rcm needs the reduction loop innermost}}
+// expected-error @+1 {{illegal schedule: reorder = rcm on SDDMM needs the sample updated in place: the reduction loop innermost}}
 func.func @reorder_sddmm_expansion() attributes {a = #sptune.schedule<cpu sddmm, order = [i, k, j], reorder = rcm>} {
+  return
+}
+
+// -----
+
+// The rewrite finds the rows by the positions of a compressed level below.
+// expected-error @+1 {{illegal schedule: reorder = rcm needs the rows of the output walked densely by the outermost loop, above compressed storage}}
+func.func @reorder_dense_dense() attributes {a = #sptune.schedule<cpu spmv, levels = [i : dense, k : dense], reorder = rcm>} {
+  return
+}
+
+// -----
+
+// SDDMM with column panels inserts its output's rows in order.
+// expected-error @+1 {{illegal schedule: reorder = rcm on SDDMM needs the sample updated in place}}
+func.func @reorder_sddmm_panels() attributes {a = #sptune.schedule<cpu sddmm, order = [i, j, k], tile = 16, reorder = rcm>} {
   return
 }

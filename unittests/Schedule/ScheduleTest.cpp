@@ -210,7 +210,7 @@ TEST(Schedule, LegalityExplainsItself) {
             "");
   EXPECT_NE(whyIllegal(parseOrDie("cpu sddmm, order = [i, k, j], "
                                   "reorder = rcm"))
-                .find("reduction loop innermost"),
+                .find("the reduction loop innermost"),
             std::string::npos);
   s = parseOrDie("cpu spmv, parallel = outer, omp = balanced, reorder = rcm");
   EXPECT_NE(whyIllegal(s).find("not combined with omp = balanced"),
