@@ -88,24 +88,22 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec,
           error))
     return nullptr;
 
-  if (ordered) {
-    mlir::PassManager apply(ctx.get());
-    apply.addPass(mlir::sptune::createApplySchedule());
-    mlir::LogicalResult embedded = apply.run(*module);
-    if (mlir::succeeded(embedded))
-      module->walk([&](mlir::linalg::LinalgOp op) {
-        if (mlir::sptune::wantsRowOrder(op) &&
-            mlir::failed(mlir::sptune::embedRowOrder(op, m)))
-          embedded = mlir::failure();
-      });
-    if (mlir::failed(embedded)) {
-      error = "lowering failed: " + diagnostics.text();
-      return nullptr;
-    }
+  // The schedule applied first, so that a row order is computed from the
+  // measured matrix (not from a file) on the kernel it ends up on.
+  mlir::PassManager apply(ctx.get());
+  apply.addPass(mlir::sptune::createApplySchedule());
+  mlir::LogicalResult applied = apply.run(*module);
+  if (mlir::succeeded(applied) && ordered)
+    module->walk([&](mlir::linalg::LinalgOp op) {
+      if (mlir::sptune::wantsRowOrder(op) &&
+          mlir::failed(mlir::sptune::embedRowOrder(op, m)))
+        applied = mlir::failure();
+    });
+  if (mlir::failed(applied)) {
+    error = "lowering failed: " + diagnostics.text();
+    return nullptr;
   }
   mlir::PassManager lower(ctx.get());
-  if (!ordered)
-    lower.addPass(mlir::sptune::createApplySchedule());
   mlir::sptune::CpuLoweringOptions lowering;
   if (!schedule) {
     lowering.parallelization = mlir::sptune::ParallelizationChoice::DenseOuterLoop;
