@@ -741,23 +741,34 @@ def child_limits(mem_mb):
     return fn
 
 
-def run_cmd(cmd, cwd, timeout, mem_mb):
-    """(returncode or None on timeout, stderr, seconds)."""
+def run_process(cmd, cwd, timeout, mem_mb, env=None, keep_stdout=False):
+    """(returncode or None on timeout, stdout ("" unless `keep_stdout`),
+    stderr, seconds) of `cmd` run in its own session under child_limits; a
+    run past `timeout` is killed with its whole process group."""
     t0 = time.time()
-    p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE if keep_stdout
+                         else subprocess.DEVNULL,
+                         stderr=subprocess.PIPE,
                          start_new_session=True, preexec_fn=child_limits(mem_mb))
     try:
-        _, err = p.communicate(timeout=timeout)
+        out, err = p.communicate(timeout=timeout)
         rc = p.returncode
     except subprocess.TimeoutExpired:
         try:
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        _, err = p.communicate()
+        out, err = p.communicate()
         rc = None
-    return rc, err.decode("utf-8", "replace"), time.time() - t0
+    return (rc, (out or b"").decode("utf-8", "replace"),
+            err.decode("utf-8", "replace"), time.time() - t0)
+
+
+def run_cmd(cmd, cwd, timeout, mem_mb):
+    """(returncode or None on timeout, stderr, seconds)."""
+    rc, _, err, secs = run_process(cmd, cwd, timeout, mem_mb)
+    return rc, err, secs
 
 
 def classify(rc, stderr, src_root):
