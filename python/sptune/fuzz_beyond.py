@@ -1,0 +1,276 @@
+"""The `beyond` family of the program fuzzer (sptune.program_fuzz): kernels
+beyond SpMM, SDDMM and SpMV in f32 / f64 (issue 33).
+
+- mttkrp: A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j), B a 3-D
+  sparse tensor (CSF with every level compressed, dense then compressed,
+  COO, or only its last level compressed);
+- batched: C(b, i, j) = sum over k of A(b, i, k) B(b, k, j), A 3-D sparse
+  (dense batches of CSR, or of DCSR, or COO), as linalg.batch_matmul;
+- half: SpMM over CSR in f16 or bf16.
+
+sptune tunes the f16 / bf16 SpMM (it must get a schedule) and passes the
+3-D kernels through untuned with a remark (they must get none). The
+program runs through extract-kernels, default-schedule or autotune
+(heuristic), apply-schedule and sptune-lower-cpu with a random `threads=`;
+its printed result (f16 / bf16 widened to f32 to print) must match a Python
+reference to the element type's precision, and so must upstream's.
+"""
+
+import collections
+import random
+import re
+import shlex
+
+from sptune.fuzz_common import UPSTREAM_PIPELINE, close_enough
+
+#: A kernel's schedule in the scheduled IR, by kind.
+SCHEDULE_KIND = re.compile(r"#sptune\.schedule<cpu (\w+)")
+KINDS = ["mttkrp", "batched", "half"]
+ENCODINGS_3D = {
+    "csf": "(i : compressed, j : compressed, k : compressed)",
+    "dense-csr": "(i : dense, j : compressed, k : compressed)",
+    "coo": "(i : compressed(nonunique), j : singleton(nonunique), k : singleton)",
+    "dense-dense-compressed": "(i : dense, j : dense, k : compressed)",
+}
+
+
+def halves(rng):
+    return rng.choice([-1, 1]) * rng.randint(1, 4) / 2.0
+
+
+class BeyondCase:
+    """One random program of a kernel beyond the three."""
+
+    family = "beyond"
+    exact_upstream = False
+
+    def __init__(self, seed, n):
+        rng = random.Random("beyond-fuzz:%d:%d" % (seed, n))
+        self.n = n
+        self.kind = rng.choice(KINDS)
+        side = lambda hi: 1 if rng.random() < 0.25 else rng.randint(2, hi)
+        density = rng.choice([0.0, 0.1, 0.3, 0.7, 1.0])
+        if self.kind == "half":
+            self.elt = rng.choice(["f16", "bf16"])
+            self.encoding = "csr"
+            self.shape = (side(12), side(8))  # A: m x k
+            self.free = side(10)
+        else:
+            self.elt = rng.choice(["f32", "f64"])
+            self.encoding = rng.choice(sorted(ENCODINGS_3D))
+            self.shape = (side(6), side(7), side(7))
+            self.free = side(5)
+        self.sparse = self._random_tensor(rng, self.shape, density)
+        if self.kind == "mttkrp":
+            _, k, l = self.shape
+            self.c = [[halves(rng) for _ in range(self.free)] for _ in range(k)]
+            self.d = [[halves(rng) for _ in range(self.free)] for _ in range(l)]
+        elif self.kind == "batched":
+            nb, _, k = self.shape
+            self.b = [[[halves(rng) for _ in range(self.free)] for _ in range(k)]
+                      for _ in range(nb)]
+        else:
+            self.b = [[halves(rng) for _ in range(self.free)]
+                      for _ in range(self.shape[1])]
+        self.tuner = rng.choice(["default-schedule", "heuristic"])
+        self.threads = rng.choice([None, None, 1, 2, 3])
+        self.omp_threads = rng.choice([1, 2, 3, 4])
+
+    @staticmethod
+    def _random_tensor(rng, shape, density):
+        """{coordinates: value} of the sparse operand's non-zeros."""
+        entries = {}
+
+        def walk(prefix, dims):
+            if not dims:
+                if rng.random() < density:
+                    entries[prefix] = halves(rng)
+                return
+            for x in range(dims[0]):
+                walk(prefix + (x,), dims[1:])
+        walk((), list(shape))
+        return entries
+
+    # -- what the driver asks of a case (sptune.program_fuzz) ---------------
+
+    def prepare(self, workdir):
+        """Nothing to write: the program holds its operands."""
+
+    def sptune_args(self, workdir):
+        tuner = ("--sptune-default-schedule" if self.tuner == "default-schedule"
+                 else "--sptune-autotune=mode=heuristic")
+        return ["--sptune-extract-kernels", tuner, "--sptune-apply-schedule",
+                "--sptune-lower-cpu" +
+                ("=threads=%d" % self.threads if self.threads else "")]
+
+    def schedule_args(self, workdir):
+        return self.sptune_args(workdir)[:-1]
+
+    def upstream_args(self):
+        return [UPSTREAM_PIPELINE]
+
+    def expected_schedules(self):
+        """The f16 / bf16 SpMM is tuned; the 3-D kernels pass through."""
+        return collections.Counter(["spmm"] if self.kind == "half" else [])
+
+    def why_kernels_unused(self, lowered, scheduled):
+        got = collections.Counter(
+            kind for line in scheduled.splitlines() if "linalg." in line
+            for kind in SCHEDULE_KIND.findall(line))
+        want = self.expected_schedules()
+        if got != want:
+            return "scheduled %s, expected %s" % (dict(got), dict(want))
+        return ""
+
+    def check(self, stdout):
+        got = []
+        for line in stdout.split("\n"):
+            if line.strip():
+                try:
+                    got.append(float(line))
+                except ValueError:
+                    return "unexpected output line %r" % line[:80]
+        want, mag = self.reference(False), self.reference(True)
+        if len(got) != len(want):
+            return "printed %d values, expected %d" % (len(got), len(want))
+        for q, (x, y, s) in enumerate(zip(got, want, mag)):
+            if not close_enough(x, y, s, self.elt):
+                return "value %d is %r, expected %r" % (q, x, y)
+        return ""
+
+    def describe(self):
+        return ("%s %s %s %s free=%d nnz=%d, %s, OMP_NUM_THREADS=%d" % (
+            self.kind, self.elt, self.encoding,
+            "x".join(map(str, self.shape)), self.free, len(self.sparse),
+            " ".join(shlex.quote(a) for a in self.sptune_args("DIR")),
+            self.omp_threads))
+
+    # -- the reference -------------------------------------------------------
+
+    def reference(self, magnitude):
+        """The printed values in order; with `magnitude`, the sums of the
+        terms' absolute values."""
+        f = abs if magnitude else (lambda x: x)
+        if self.kind == "mttkrp":
+            out = [[0.0] * self.free for _ in range(self.shape[0])]
+            for (i, k, l), v in self.sparse.items():
+                for j in range(self.free):
+                    out[i][j] += f(v) * f(self.c[k][j]) * f(self.d[l][j])
+            return [x for row in out for x in row]
+        if self.kind == "batched":
+            nb, m, _ = self.shape
+            out = [[[0.0] * self.free for _ in range(m)] for _ in range(nb)]
+            for (b, i, k), v in self.sparse.items():
+                for j in range(self.free):
+                    out[b][i][j] += f(v) * f(self.b[b][k][j])
+            return [x for mat in out for row in mat for x in row]
+        out = [[0.0] * self.free for _ in range(self.shape[0])]
+        for (i, k), v in self.sparse.items():
+            for j in range(self.free):
+                out[i][j] += f(v) * f(self.b[k][j])
+        return [x for row in out for x in row]
+
+    # -- the program ---------------------------------------------------------
+
+    def dense_literal(self, shape, value):
+        if len(shape) == 1:
+            return "[" + ", ".join(repr(float(value((x,)))) for x in range(shape[0])) + "]"
+        return "[" + ", ".join(self.dense_literal(shape[1:], lambda c, x=x: value((x,) + c))
+                               for x in range(shape[0])) + "]"
+
+    def tensor(self, shape, enc=""):
+        return "tensor<%sx%s%s>" % ("x".join(map(str, shape)), self.elt,
+                                    ", #SP" if enc else "")
+
+    def constant(self, name, shape, value):
+        return "  %%%s = arith.constant dense<%s> : %s" % (
+            name, self.dense_literal(shape, value), self.tensor(shape))
+
+    def program(self):
+        T = self.elt
+        if self.kind == "half":
+            enc = "(i, j) -> (i : dense, j : compressed)"
+        else:
+            enc = "(i, j, k) -> " + ENCODINGS_3D[self.encoding]
+        lines = ["#SP = #sparse_tensor.encoding<{ map = %s }>" % enc, ""]
+        ts = self.tensor(self.shape, "SP")
+        zero = "  %%zero = arith.constant 0.0 : %s" % T
+        if self.kind == "mttkrp":
+            i, k, l = self.shape
+            tc, td = self.tensor((k, self.free)), self.tensor((l, self.free))
+            to = self.tensor((i, self.free))
+            lines += [
+                "func.func @kernel(%%b: %s, %%c: %s, %%d: %s) -> %s {" % (ts, tc, td, to),
+                zero,
+                "  %%e = tensor.empty() : %s" % to,
+                "  %%a = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s" % (T, to, to),
+                "  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k, l) -> (i, k, l)>, "
+                "affine_map<(i, j, k, l) -> (k, j)>, affine_map<(i, j, k, l) -> (l, j)>, "
+                "affine_map<(i, j, k, l) -> (i, j)>], iterator_types = "
+                "[\"parallel\", \"parallel\", \"reduction\", \"reduction\"]}",
+                "      ins(%%b, %%c, %%d : %s, %s, %s) outs(%%a : %s) {" % (ts, tc, td, to),
+                "  ^bb0(%%x: %s, %%y: %s, %%z: %s, %%o: %s):" % (T, T, T, T),
+                "    %%p = arith.mulf %%x, %%y : %s" % T,
+                "    %%q = arith.mulf %%p, %%z : %s" % T,
+                "    %%s = arith.addf %%o, %%q : %s" % T,
+                "    linalg.yield %%s : %s" % T,
+                "  } -> %s" % to,
+                "  return %%r : %s" % to, "}", ""]
+            operands = [("c", (k, self.free), lambda c: self.c[c[0]][c[1]]),
+                        ("d", (l, self.free), lambda c: self.d[c[0]][c[1]])]
+            out_shape = (i, self.free)
+        elif self.kind == "batched":
+            nb, m, k = self.shape
+            tb, to = self.tensor((nb, k, self.free)), self.tensor((nb, m, self.free))
+            lines += [
+                "func.func @kernel(%%a: %s, %%b: %s) -> %s {" % (ts, tb, to),
+                zero,
+                "  %%e = tensor.empty() : %s" % to,
+                "  %%f = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s" % (T, to, to),
+                "  %%r = linalg.batch_matmul ins(%%a, %%b : %s, %s) outs(%%f : %s) -> %s"
+                % (ts, tb, to, to),
+                "  return %%r : %s" % to, "}", ""]
+            operands = [("b", (nb, k, self.free), lambda c: self.b[c[0]][c[1]][c[2]])]
+            out_shape = (nb, m, self.free)
+        else:
+            m, k = self.shape
+            tb, to = self.tensor((k, self.free)), self.tensor((m, self.free))
+            lines += [
+                "func.func @kernel(%%a: %s, %%b: %s) -> %s {" % (ts, tb, to),
+                zero,
+                "  %%e = tensor.empty() : %s" % to,
+                "  %%f = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s" % (T, to, to),
+                "  %%r = linalg.matmul ins(%%a, %%b : %s, %s) outs(%%f : %s) -> %s"
+                % (ts, tb, to, to),
+                "  return %%r : %s" % to, "}", ""]
+            operands = [("b", (k, self.free), lambda c: self.b[c[0]][c[1]])]
+            out_shape = (m, self.free)
+        lines += ["func.func @main() {",
+                  self.constant("ds", self.shape, lambda c: self.sparse.get(c, 0.0)),
+                  "  %%s = sparse_tensor.convert %%ds : %s to %s" % (
+                      self.tensor(self.shape), ts)]
+        for name, shape, value in operands:
+            lines.append(self.constant(name, shape, value))
+        args = ["%s"] + ["%" + name for name, _, _ in operands]
+        types = [ts] + [self.tensor(shape) for _, shape, _ in operands]
+        to = self.tensor(out_shape)
+        lines.append("  %%r = call @kernel(%s) : (%s) -> %s" % (
+            ", ".join(args), ", ".join(types), to))
+        lines.append("  %c0 = arith.constant 0 : index")
+        lines.append("  %c1 = arith.constant 1 : index")
+        ivs = []
+        for d, extent in enumerate(out_shape):
+            lines.append("  %s%%n%d = arith.constant %d : index" % ("  " * d, d, extent))
+            lines.append("  %sscf.for %%i%d = %%c0 to %%n%d step %%c1 {" % ("  " * d, d, d))
+            ivs.append("%%i%d" % d)
+        pad = "  " * len(out_shape)
+        lines.append("  %s%%x = tensor.extract %%r[%s] : %s" % (pad, ", ".join(ivs), to))
+        if T in ("f16", "bf16"):
+            lines.append("  %s%%w = arith.extf %%x : %s to f32" % (pad, T))
+            lines.append("  %svector.print %%w : f32" % pad)
+        else:
+            lines.append("  %svector.print %%x : %s" % (pad, T))
+        for d in reversed(range(len(out_shape))):
+            lines.append("  %s}" % ("  " * d))
+        lines += ["  bufferization.dealloc_tensor %%s : %s" % ts, "  return", "}", ""]
+        return "\n".join(lines)
