@@ -18,13 +18,11 @@ reference to the element type's precision, and so must upstream's.
 
 import collections
 import random
-import re
 import shlex
 
-from sptune.fuzz_common import UPSTREAM_PIPELINE, close_enough
+from sptune.fuzz_common import (UPSTREAM_PIPELINE, why_schedules_differ,
+                                why_values_differ)
 
-#: A kernel's schedule in the scheduled IR, by kind.
-SCHEDULE_KIND = re.compile(r"#sptune\.schedule<cpu (\w+)")
 KINDS = ["mttkrp", "batched", "half"]
 ENCODINGS_3D = {
     "csf": "(i : compressed, j : compressed, k : compressed)",
@@ -114,29 +112,11 @@ class BeyondCase:
         return collections.Counter(["spmm"] if self.kind == "half" else [])
 
     def why_kernels_unused(self, lowered, scheduled):
-        got = collections.Counter(
-            kind for line in scheduled.splitlines() if "linalg." in line
-            for kind in SCHEDULE_KIND.findall(line))
-        want = self.expected_schedules()
-        if got != want:
-            return "scheduled %s, expected %s" % (dict(got), dict(want))
-        return ""
+        return why_schedules_differ(scheduled, self.expected_schedules())
 
     def check(self, stdout):
-        got = []
-        for line in stdout.split("\n"):
-            if line.strip():
-                try:
-                    got.append(float(line))
-                except ValueError:
-                    return "unexpected output line %r" % line[:80]
-        want, mag = self.reference(False), self.reference(True)
-        if len(got) != len(want):
-            return "printed %d values, expected %d" % (len(got), len(want))
-        for q, (x, y, s) in enumerate(zip(got, want, mag)):
-            if not close_enough(x, y, s, self.elt):
-                return "value %d is %r, expected %r" % (q, x, y)
-        return ""
+        return why_values_differ(stdout, self.reference(False),
+                                 self.reference(True), self.elt)
 
     def describe(self):
         return ("%s %s %s %s free=%d nnz=%d, %s, OMP_NUM_THREADS=%d" % (
@@ -186,6 +166,17 @@ class BeyondCase:
         return "  %%%s = arith.constant dense<%s> : %s" % (
             name, self.dense_literal(shape, value), self.tensor(shape))
 
+    def product_function(self, op, ts, b_shape, out_shape):
+        """@kernel(a, b) = op(a, b) into a zero-filled result."""
+        T, tb, to = self.elt, self.tensor(b_shape), self.tensor(out_shape)
+        return ["func.func @kernel(%%a: %s, %%b: %s) -> %s {" % (ts, tb, to),
+                "  %%zero = arith.constant 0.0 : %s" % T,
+                "  %%e = tensor.empty() : %s" % to,
+                "  %%f = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s" % (T, to, to),
+                "  %%r = %s ins(%%a, %%b : %s, %s) outs(%%f : %s) -> %s"
+                % (op, ts, tb, to, to),
+                "  return %%r : %s" % to, "}", ""]
+
     def program(self):
         T = self.elt
         if self.kind == "half":
@@ -221,28 +212,14 @@ class BeyondCase:
             out_shape = (i, self.free)
         elif self.kind == "batched":
             nb, m, k = self.shape
-            tb, to = self.tensor((nb, k, self.free)), self.tensor((nb, m, self.free))
-            lines += [
-                "func.func @kernel(%%a: %s, %%b: %s) -> %s {" % (ts, tb, to),
-                zero,
-                "  %%e = tensor.empty() : %s" % to,
-                "  %%f = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s" % (T, to, to),
-                "  %%r = linalg.batch_matmul ins(%%a, %%b : %s, %s) outs(%%f : %s) -> %s"
-                % (ts, tb, to, to),
-                "  return %%r : %s" % to, "}", ""]
+            lines += self.product_function("linalg.batch_matmul", ts,
+                                           (nb, k, self.free), (nb, m, self.free))
             operands = [("b", (nb, k, self.free), lambda c: self.b[c[0]][c[1]][c[2]])]
             out_shape = (nb, m, self.free)
         else:
             m, k = self.shape
-            tb, to = self.tensor((k, self.free)), self.tensor((m, self.free))
-            lines += [
-                "func.func @kernel(%%a: %s, %%b: %s) -> %s {" % (ts, tb, to),
-                zero,
-                "  %%e = tensor.empty() : %s" % to,
-                "  %%f = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s" % (T, to, to),
-                "  %%r = linalg.matmul ins(%%a, %%b : %s, %s) outs(%%f : %s) -> %s"
-                % (ts, tb, to, to),
-                "  return %%r : %s" % to, "}", ""]
+            lines += self.product_function("linalg.matmul", ts, (k, self.free),
+                                           (m, self.free))
             operands = [("b", (k, self.free), lambda c: self.b[c[0]][c[1]])]
             out_shape = (m, self.free)
         lines += ["func.func @main() {",

@@ -1,5 +1,8 @@
 """What the program fuzzer's families share (sptune.program_fuzz)."""
 
+import collections
+import re
+
 #: Upstream's reference pipeline: MLIR's own sparsifier with code
 #: generation (its runtime library takes only some combinations of widths).
 UPSTREAM_PIPELINE = "--sparsifier=enable-runtime-library=false"
@@ -27,3 +30,38 @@ def matrix_market(nrows, ncols, entries):
              "%d %d %d" % (nrows, ncols, len(entries))]
     lines += ["%d %d %r" % (i + 1, j + 1, float(v)) for i, j, v in entries]
     return "\n".join(lines) + "\n"
+
+
+#: A kernel's schedule in the scheduled IR, by kind.
+_SCHEDULE_KIND = re.compile(r"#sptune\.schedule<cpu (\w+)")
+
+
+def why_schedules_differ(scheduled, want):
+    """"" when the ops of the scheduled IR carry CPU schedules of exactly
+    the kinds `want` (a Counter), else what they carry. Ops only: a function
+    whose kernels moved into it carries its kernel's schedule too."""
+    got = collections.Counter(
+        kind for line in scheduled.splitlines() if "linalg." in line
+        for kind in _SCHEDULE_KIND.findall(line))
+    if got != want:
+        return "scheduled %s, expected %s" % (dict(got), dict(want))
+    return ""
+
+
+def why_values_differ(stdout, want, magnitude, elt, name=lambda q: "value %d" % q):
+    """"" when `stdout` prints the values `want`, one a line, each to the
+    element type's precision of its `magnitude` (close_enough), else the
+    first difference (`name` names a value by its position)."""
+    got = []
+    for line in stdout.split("\n"):
+        if line.strip():
+            try:
+                got.append(float(line))
+            except ValueError:
+                return "unexpected output line %r" % line[:80]
+    if len(got) != len(want):
+        return "printed %d values, expected %d" % (len(got), len(want))
+    for q, (x, y, s) in enumerate(zip(got, want, magnitude)):
+        if not close_enough(x, y, s, elt):
+            return "%s is %r, expected %r" % (name(q), x, y)
+    return ""

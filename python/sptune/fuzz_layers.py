@@ -29,14 +29,12 @@ sum in another order than upstream), and so must upstream's
 import collections
 import os
 import random
-import re
 import shlex
 
-from sptune.fuzz_common import UPSTREAM_PIPELINE, close_enough, matrix_market
+from sptune.fuzz_common import (UPSTREAM_PIPELINE, matrix_market,
+                                why_schedules_differ, why_values_differ)
 from sptune.fuzz_spgemm import fits, random_matrix, random_widths
 
-#: A kernel's schedule in the scheduled IR, by kind.
-SCHEDULE_KIND = re.compile(r"#sptune\.schedule<cpu (\w+)")
 CHAINS = ["gat", "gat", "spmm", "spmv", "hadamard-spmv", "sddmm-spmv"]
 SCALES = ["none", "body", "op-constant", "op-argument"]
 EPILOGUES = ["none", "none", "relu", "bias"]
@@ -125,22 +123,10 @@ class LayerCase:
         return [UPSTREAM_PIPELINE]
 
     def check(self, stdout):
-        got = []
-        for line in stdout.split("\n"):
-            if line.strip():
-                try:
-                    got.append(float(line))
-                except ValueError:
-                    return "unexpected output line %r" % line[:80]
-        want = [x for row in self.reference(False) for x in row]
-        mag = [x for row in self.reference(True) for x in row]
-        if len(got) != len(want):
-            return "printed %d values, expected %d" % (len(got), len(want))
-        for q, (x, y, s) in enumerate(zip(got, want, mag)):
-            if not close_enough(x, y, s, self.elt):
-                return "value %d (row %d) is %r, expected %r" % (
-                    q, q // self.out_cols(), x, y)
-        return ""
+        return why_values_differ(
+            stdout, [x for row in self.reference(False) for x in row],
+            [x for row in self.reference(True) for x in row], self.elt,
+            lambda q: "value %d (row %d)" % (q, q // self.out_cols()))
 
     def schedule_args(self, workdir):
         """The pipeline up to the schedules (sptune_args without the
@@ -156,15 +142,7 @@ class LayerCase:
 
     def why_kernels_unused(self, lowered, scheduled):
         """"" when every kernel of the layer got a CPU schedule."""
-        # Ops only: a function whose kernels moved into it carries its
-        # kernel's schedule too.
-        got = collections.Counter(
-            kind for line in scheduled.splitlines() if "linalg." in line
-            for kind in SCHEDULE_KIND.findall(line))
-        want = self.expected_schedules()
-        if got != want:
-            return "scheduled %s, expected %s" % (dict(got), dict(want))
-        return ""
+        return why_schedules_differ(scheduled, self.expected_schedules())
 
     def describe(self):
         return ("%s %s %s S %dx%d (%s, widths %d/%d) k=%d p=%d scale=%s "
