@@ -96,6 +96,9 @@ class LayerCase:
         self.tuner = rng.choice(["default-schedule", "heuristic", "release"])
         self.threads = rng.choice([None, None, 1, 2, 3])
         self.omp_threads = rng.choice([1, 2, 3, 4])
+        #: The scale argument's value, never the constant's (a rewrite that
+        #: takes one factor for the other changes the result).
+        self.argument = rng.choice([0.25, -0.75, 2.0])
 
     # -- what the driver asks of a case (sptune.program_fuzz) ---------------
 
@@ -162,15 +165,17 @@ class LayerCase:
         """The printed result, row by row; with `magnitude`, the same sums
         over the terms' absolute values (each value's rounding scale)."""
         f = abs if magnitude else (lambda x: x)
-        scale = f(self.scale)
+        constant, argument = f(self.scale), f(self.argument)
         x = {}  # the sparse intermediate, by (i, j)
         for i, row in enumerate(self.s.rows):
             for j, sv in row:
                 if self.chain in ("gat", "sddmm-spmv"):
                     val = f(sv) * sum(f(self.a[i][q]) * f(self.b[q][j])
                                       for q in range(self.k))
-                    if self.scale_form != "none":
-                        val *= scale
+                    if self.scale_form in ("body", "op-constant"):
+                        val *= constant
+                    elif self.scale_form == "op-argument":
+                        val *= argument
                 elif self.chain == "hadamard-spmv":
                     val = f(sv) * f(self.d[i][j])
                 else:
@@ -184,7 +189,7 @@ class LayerCase:
             else:
                 out[i][0] += val * f(self.v[j][0])
         if self.spmm_form == "alpha":
-            out = [[y * scale for y in row] for row in out]
+            out = [[y * argument for y in row] for row in out]
         if self.epilogue == "relu" and not magnitude:
             out = [[max(y, 0.0) for y in row] for row in out]
         if self.epilogue == "bias":
@@ -345,7 +350,7 @@ class LayerCase:
         out = ["func.func @main() {",
                "  %c0 = arith.constant 0 : index",
                "  %c1 = arith.constant 1 : index",
-               "  %%scale = arith.constant %r : %s" % (self.scale, T),
+               "  %%scale = arith.constant %r : %s" % (self.argument, T),
                "  %%ds = arith.constant dense<[%s]> : %s" % (
                    ", ".join("[" + ", ".join(repr(v) for v in r) + "]"
                              for r in self.s.dense(0.0)), st(m, nc)),

@@ -112,6 +112,7 @@ def run_case(case, opt, runner, libs, workdir, timeout, mem_mb):
     if prefix is not None:
         rc, scheduled, err, _ = run_process([opt, src] + prefix, workdir,
                                             timeout, mem_mb, keep_stdout=True)
+        outputs["sptune scheduled"] = scheduled
         if rc != 0:
             return ("hang" if rc is None else "crash" if crashed(rc, err)
                     else "compile-error"), run.diagnostics(err, 3), outputs
@@ -125,18 +126,16 @@ def run_case(case, opt, runner, libs, workdir, timeout, mem_mb):
     if up_cls != "ok":
         return "upstream-fails", "upstream %s: %s" % (
             up_cls, run.diagnostics(up_err, 2)), outputs
-    if case.exact_upstream:
-        if up != ours:
-            return "wrong-result", "printed output differs from upstream's", outputs
-    else:
-        up_wrong = case.check(up)
-        if up_wrong:
-            return "upstream-fails", "upstream's result: " + up_wrong, outputs
+    up_wrong = case.check(up)
+    if up_wrong:
+        return "upstream-fails", "upstream's result: " + up_wrong, outputs
+    if case.exact_upstream and up != ours:
+        return "wrong-result", "printed output differs from upstream's", outputs
     return "ok", "", outputs
 
 
 def write_repro(out, case, cls, note, outputs, opt, runner, libs):
-    base = os.path.join(out, "%s-%d" % (case.family, case.n))
+    base = os.path.abspath(os.path.join(out, "%s-%d" % (case.family, case.n)))
     os.makedirs(base, exist_ok=True)
     with open(os.path.join(base, "case.mlir"), "w") as f:
         f.write(case.program())
@@ -166,8 +165,10 @@ def parse_only(text, families):
             continue
         fam, _, num = item.rpartition(":")
         if fam and fam not in families:
-            raise ValueError("unknown family '%s'" % fam)
+            raise ValueError("family '%s' is not among --family" % fam)
         n = int(num)
+        if n < 0:
+            raise ValueError("case numbers are >= 0")
         out += [(f, n) for f in ([fam] if fam else families)]
     return out
 

@@ -51,6 +51,10 @@ class Reference(unittest.TestCase):
 
 
 class Check(unittest.TestCase):
+    def test_unreadable_output_is_wrong_not_a_crash(self):
+        self.assertIn("unreadable", fz.check_against_reference(
+            FakeCase(A, B), GOOD.replace("0, 1, 3, 3", "0, x, 3, 3")))
+
     def test_the_right_output_passes(self):
         self.assertEqual(fz.check_against_reference(FakeCase(A, B), GOOD), "")
 
@@ -111,7 +115,7 @@ def layer(chain="spmm", **over):
     case.a, case.b = [[1.0], [2.0]], [[3.0, -1.0]]
     case.h = [[1.0, -2.0], [4.0, 0.5]]
     case.v, case.d = [[1.0], [-3.0]], [[2.0, 0.0], [1.0, 1.0]]
-    case.bias, case.scale = [0.25, -0.25], 0.5
+    case.bias, case.scale, case.argument = [0.25, -0.25], 0.5, 0.25
     case.scale_form, case.spmm_form, case.epilogue = "none", "matmul", "none"
     for k, v in over.items():
         setattr(case, k, v)
@@ -123,16 +127,20 @@ class Layers(unittest.TestCase):
         self.assertEqual(layer().reference(False), [[2.0, -4.0], [-3.5, -1.5]])
         self.assertEqual(layer(epilogue="relu").reference(False),
                          [[2.0, 0.0], [0.0, 0.0]])
+        # alpha is the argument: 0.25 (S H) + bias.
         self.assertEqual(layer(epilogue="bias", spmm_form="alpha").reference(False),
-                         [[1.25, -2.25], [-1.5, -1.0]])
+                         [[0.75, -1.25], [-0.625, -0.625]])
         # The magnitudes: every term's absolute value.
         self.assertEqual(layer().reference(True), [[2.0, 4.0], [4.5, 1.5]])
 
     def test_gat_scores_and_their_scale(self):
         # X = S ⊙ (A B) = [[6, 0], [3, 2]]; then X H.
         self.assertEqual(layer("gat").reference(False), [[6.0, -12.0], [11.0, -5.0]])
-        self.assertEqual(layer("gat", scale_form="op-argument").reference(False),
+        self.assertEqual(layer("gat", scale_form="op-constant").reference(False),
                          [[3.0, -6.0], [5.5, -2.5]])
+        # The argument (0.25 here) is another value than the constant.
+        self.assertEqual(layer("gat", scale_form="op-argument").reference(False),
+                         [[1.5, -3.0], [2.75, -1.25]])
 
     def test_vector_chains(self):
         self.assertEqual(layer("spmv").reference(False), [[2.0], [3.5]])
@@ -185,8 +193,9 @@ class Beyond(unittest.TestCase):
         half = beyond("half", (2, 2), {(0, 0): 1.5, (1, 1): -2.0}, 2,
                       b=[[1.0, 2.0], [0.5, 0.5]])
         self.assertEqual(half.reference(False), [1.5, 3.0, -1.0, -1.0])
-        self.assertEqual(half.check("1.5\n3\n-1\n-1.001\n"), "")
-        self.assertIn("value 3", half.check("1.5\n3\n-1\n-1.1\n"))
+        self.assertEqual(half.check("1.5\n3\n-1\n-1\n"), "")
+        # f16 / bf16 sums of these values are exact: any difference is wrong.
+        self.assertIn("value 3", half.check("1.5\n3\n-1\n-1.25\n"))
 
     def test_only_the_half_spmm_is_tuned(self):
         spmm = "%1 = linalg.matmul {sptune.schedule = #sptune.schedule<cpu spmm, y>}\n"
@@ -208,6 +217,8 @@ class Only(unittest.TestCase):
             pf.parse_only("nope:1", ["spgemm"])
         with self.assertRaises(ValueError):
             pf.parse_only("x", ["spgemm"])
+        with self.assertRaises(ValueError):
+            pf.parse_only("-2", ["spgemm"])
 
 
 if __name__ == "__main__":
