@@ -1,0 +1,276 @@
+//===- mttkrp-baselines.cpp - MTTKRP as an HPC engineer writes it ---------===//
+//
+// Issue 33's MTTKRP baseline, built as its users build it (-O3
+// -march=native, OpenMP): a hand CSF kernel in the style of SPLATT, for
+// A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j) (mode 1). B is read
+// from an extended FROSTT file (the format MLIR's sparse_tensor.new reads:
+// "3 NNZ", then the three sizes, then one-based "i k l value" lines) and
+// stored as CSF (slices i, fibers (i, k), entries l). Threads take slices
+// guided; per fiber of several entries a thread sums B(i, k, l) D(l, :)
+// into a row of its own and adds that row times C(k, :) to A(i, :) (one
+// multiply per entry and column fewer than the loop nest as written), a
+// fiber of one entry it adds directly; A's rows start on cache lines, and
+// ranks 8, 16, 32 and 64 are compiled for (the row stays in registers). C and D
+// are the factor matrices bench/mttkrp.py's program builds (C(k, j) = ((k + 2j)
+// mod 7 + 1) / 8, D(l, j) = ((3l + j) mod 5 + 1) / 8); A is zeroed inside each
+// call, as in sptune's program. The fastest of --reps calls after a warm-up is
+// reported, with a checksum of A (sum of A(i, j) ((i + j) mod 3 + 1)) to
+// compare the results by.
+//
+//   sptune-mttkrp-baselines <file.tns> [--rank R] [--reps N]
+//
+// prints one JSON object.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// B in CSF: slices (their i), fibers (their k), entries (their l, value).
+struct Csf {
+  int64_t dims[3] = {0, 0, 0};
+  std::vector<int64_t> sliceI, slicePtr; ///< slicePtr: into the fibers
+  std::vector<int64_t> fiberK, fiberPtr; ///< fiberPtr: into the entries
+  std::vector<int64_t> entryL;
+  std::vector<double> values;
+};
+
+[[noreturn]] void fail(const std::string &message) {
+  llvm::errs() << "sptune-mttkrp-baselines: " << message << "\n";
+  std::exit(1);
+}
+
+/// Reads an extended FROSTT file of a 3-D tensor into CSF (duplicates
+/// summed, coordinates checked).
+Csf readTensor(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    fail("cannot open '" + path + "'");
+  std::string line;
+  auto nextLine = [&]() -> bool {
+    while (std::getline(in, line))
+      if (!line.empty() && line[0] != '#' && line[0] != '%')
+        return true;
+    return false;
+  };
+  int64_t rank = 0, nnz = -1;
+  if (!nextLine() || !(std::istringstream(line) >> rank >> nnz) || rank != 3 ||
+      nnz < 0)
+    fail(path + ": not an extended FROSTT file of a 3-D tensor (its first "
+                "line must be \"3 NNZ\")");
+  Csf t;
+  if (!nextLine() ||
+      !(std::istringstream(line) >> t.dims[0] >> t.dims[1] >> t.dims[2]) ||
+      t.dims[0] <= 0 || t.dims[1] <= 0 || t.dims[2] <= 0)
+    fail(path + ": bad sizes line");
+  struct Entry {
+    int64_t i, k, l;
+    double v;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(static_cast<size_t>(nnz));
+  for (int64_t n = 0; n < nnz; ++n) {
+    Entry e;
+    if (!nextLine() || !(std::istringstream(line) >> e.i >> e.k >> e.l >> e.v))
+      fail(path + ": entry " + std::to_string(n + 1) + " of " +
+           std::to_string(nnz) + " is missing or malformed");
+    if (e.i < 1 || e.i > t.dims[0] || e.k < 1 || e.k > t.dims[1] || e.l < 1 ||
+        e.l > t.dims[2])
+      fail(path + ": entry " + std::to_string(n + 1) +
+           " lies outside the tensor");
+    --e.i, --e.k, --e.l;
+    entries.push_back(e);
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
+    return std::tie(a.i, a.k, a.l) < std::tie(b.i, b.k, b.l);
+  });
+  for (size_t p = 0; p < entries.size(); ++p) {
+    const Entry &e = entries[p];
+    if (p > 0 && e.i == entries[p - 1].i && e.k == entries[p - 1].k &&
+        e.l == entries[p - 1].l) {
+      t.values.back() += e.v;
+      continue;
+    }
+    if (t.sliceI.empty() || t.sliceI.back() != e.i) {
+      t.sliceI.push_back(e.i);
+      t.slicePtr.push_back(static_cast<int64_t>(t.fiberK.size()));
+    }
+    if (t.fiberK.size() == static_cast<size_t>(t.slicePtr.back()) ||
+        t.fiberK.back() != e.k) {
+      t.fiberK.push_back(e.k);
+      t.fiberPtr.push_back(static_cast<int64_t>(t.entryL.size()));
+    }
+    t.entryL.push_back(e.l);
+    t.values.push_back(e.v);
+  }
+  t.slicePtr.push_back(static_cast<int64_t>(t.fiberK.size()));
+  t.fiberPtr.push_back(static_cast<int64_t>(t.entryL.size()));
+  return t;
+}
+
+/// A rows x rank matrix whose rows start on cache lines when rank * 8 is a
+/// multiple of 64 (no two threads' rows share a line).
+struct AlignedMatrix {
+  AlignedMatrix(int64_t rows, int64_t rank)
+      : size(static_cast<size_t>(rows * rank)),
+        data(static_cast<double *>(std::aligned_alloc(
+            64, ((size * sizeof(double) + 63) / 64) * 64 + 64))) {
+    if (!data)
+      fail("out of memory for the result");
+  }
+  ~AlignedMatrix() { std::free(data); }
+  AlignedMatrix(const AlignedMatrix &) = delete;
+  AlignedMatrix &operator=(const AlignedMatrix &) = delete;
+  size_t size;
+  double *data;
+};
+
+/// The SPLATT-style kernel: A (dims[0] x rank, row-major) from B, C, D.
+/// Slices are handed out guided (large chunks first, then smaller: few
+/// scheduling steps, balance on skewed slices). A fiber of one entry adds
+/// B(i, k, l) C(k, :) D(l, :) directly; a longer one first sums
+/// B(i, k, l) D(l, :) over its entries into a row of the thread's own.
+template <int64_t StaticRank>
+void mttkrpKernel(const Csf &b, const std::vector<double> &c,
+                  const std::vector<double> &d, int64_t runtimeRank,
+                  AlignedMatrix &a) {
+  // A rank known at compile time keeps a fiber's row in registers.
+  const int64_t rank = StaticRank ? StaticRank : runtimeRank;
+  std::fill(a.data, a.data + a.size, 0.0);
+  int64_t slices = static_cast<int64_t>(b.sliceI.size());
+#pragma omp parallel
+  {
+    std::vector<double> rowBuffer(static_cast<size_t>(rank));
+    double *row = rowBuffer.data();
+#pragma omp for schedule(guided)
+    for (int64_t s = 0; s < slices; ++s) {
+      double *out = a.data + b.sliceI[s] * rank;
+      for (int64_t f = b.slicePtr[s]; f < b.slicePtr[s + 1]; ++f) {
+        const double *ck = c.data() + b.fiberK[f] * rank;
+        int64_t first = b.fiberPtr[f], end = b.fiberPtr[f + 1];
+        const double v0 = b.values[first];
+        const double *d0 = d.data() + b.entryL[first] * rank;
+        if (end - first == 1) {
+#pragma omp simd
+          for (int64_t j = 0; j < rank; ++j)
+            out[j] += v0 * ck[j] * d0[j];
+          continue;
+        }
+#pragma omp simd
+        for (int64_t j = 0; j < rank; ++j)
+          row[j] = v0 * d0[j];
+        for (int64_t p = first + 1; p < end; ++p) {
+          const double v = b.values[p];
+          const double *dl = d.data() + b.entryL[p] * rank;
+#pragma omp simd
+          for (int64_t j = 0; j < rank; ++j)
+            row[j] += v * dl[j];
+        }
+#pragma omp simd
+        for (int64_t j = 0; j < rank; ++j)
+          out[j] += row[j] * ck[j];
+      }
+    }
+  }
+}
+
+/// The kernel for `rank`, specialized for the common ranks 8 to 64.
+void mttkrp(const Csf &b, const std::vector<double> &c,
+            const std::vector<double> &d, int64_t rank, AlignedMatrix &a) {
+  switch (rank) {
+  case 8:
+    return mttkrpKernel<8>(b, c, d, rank, a);
+  case 16:
+    return mttkrpKernel<16>(b, c, d, rank, a);
+  case 32:
+    return mttkrpKernel<32>(b, c, d, rank, a);
+  case 64:
+    return mttkrpKernel<64>(b, c, d, rank, a);
+  default:
+    return mttkrpKernel<0>(b, c, d, rank, a);
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string path;
+  int64_t rank = 32, reps = 5;
+  for (int n = 1; n < argc; ++n) {
+    std::string arg = argv[n];
+    auto value = [&](const char *name, int64_t lo, int64_t hi) {
+      char *end = nullptr;
+      long long v = n + 1 < argc ? std::strtoll(argv[n + 1], &end, 10) : 0;
+      if (n + 1 >= argc || *end != '\0' || v < lo || v > hi)
+        fail(std::string(name) + " must be an integer in [" +
+             std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      ++n;
+      return static_cast<int64_t>(v);
+    };
+    if (arg == "--rank")
+      rank = value("--rank", 1, 4096);
+    else if (arg == "--reps")
+      reps = value("--reps", 1, 1000);
+    else if (!arg.empty() && arg[0] == '-')
+      fail("unknown option '" + arg + "'");
+    else
+      path = arg;
+  }
+  if (path.empty())
+    fail("no tensor given (usage: sptune-mttkrp-baselines <file.tns> "
+         "[--rank R] [--reps N])");
+  Csf b = readTensor(path);
+  std::vector<double> c(static_cast<size_t>(b.dims[1] * rank)),
+      d(static_cast<size_t>(b.dims[2] * rank));
+  AlignedMatrix a(b.dims[0], rank);
+  for (int64_t k = 0; k < b.dims[1]; ++k)
+    for (int64_t j = 0; j < rank; ++j)
+      c[k * rank + j] = static_cast<double>((k + 2 * j) % 7 + 1) / 8.0;
+  for (int64_t l = 0; l < b.dims[2]; ++l)
+    for (int64_t j = 0; j < rank; ++j)
+      d[l * rank + j] = static_cast<double>((3 * l + j) % 5 + 1) / 8.0;
+
+  double best = std::numeric_limits<double>::infinity();
+  for (int64_t r = 0; r <= reps; ++r) { // call 0 is the warm-up
+    auto start = std::chrono::steady_clock::now();
+    mttkrp(b, c, d, rank, a);
+    double t =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (r > 0)
+      best = std::min(best, t);
+  }
+  double checksum = 0;
+  for (int64_t i = 0; i < b.dims[0]; ++i)
+    for (int64_t j = 0; j < rank; ++j)
+      checksum += a.data[i * rank + j] * static_cast<double>((i + j) % 3 + 1);
+
+  llvm::json::Object out{
+      {"tensor", path},
+      {"dims", llvm::json::Array{b.dims[0], b.dims[1], b.dims[2]}},
+      {"nnz", static_cast<int64_t>(b.values.size())},
+      {"slices", static_cast<int64_t>(b.sliceI.size())},
+      {"fibers", static_cast<int64_t>(b.fiberK.size())},
+      {"rank", rank},
+      {"threads", omp_get_max_threads()},
+      {"seconds", llvm::json::Object{{"hand", best}}},
+      {"checksum", llvm::json::Object{{"hand", checksum}}}};
+  llvm::outs() << llvm::json::Value(std::move(out)) << "\n";
+  return 0;
+}

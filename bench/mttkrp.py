@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""MTTKRP: sptune's lowering against a hand SPLATT-style CSF kernel.
+
+Issue 33's MTTKRP bar compares sptune with a hand OpenMP CSF kernel on
+generated 3-D tensors: A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j)
+(mode 1, f64, B in CSF: every level compressed; rank R = 32). For each
+tensor, in interleaved rounds:
+
+- sptune: the program below, through `sptune-opt --sptune-extract-kernels
+  --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu` as
+  users run it. sptune has no schedule for 3-D kernels: MTTKRP passes
+  through with a remark and gets upstream's defaults (one thread, scalar);
+- sptune, options by hand: the same with `--sptune-lower-cpu="vl=8
+  parallelization=any-storage-outer-loop"`, the sparsifier settings a
+  schedule for this kernel could ask for (its headroom, not a user's
+  default);
+- hand: `sptune-mttkrp-baselines` (bench/mttkrp-baselines.cpp, -O3
+  -march=native -fopenmp): slices in dynamic chunks, each fiber's sum of
+  B(i, k, :) D(:, j) formed once and multiplied by C(k, j).
+
+Each program reports the fastest of --reps calls after a warm-up and a
+checksum of A (sum of A(i, j) ((i + j) mod 3 + 1)); the fastest over the
+rounds is kept, and the checksums must agree (1e-9 relative).
+
+    bench/mttkrp.py [--build build] [--rounds 3] [--reps 5] [--rank 32]
+        [--json OUT] [--plot OUT.png] [TENSOR ...]
+
+A TENSOR is an extended FROSTT file (`3 NNZ`, the sizes, one-based
+`i k l value` lines) or a generator spec written into one:
+`gen3:uniform:dims=IxKxL,nnz=N,seed=S` (coordinates uniform) or
+`gen3:powerlaw:dims=IxKxL,nnz=N,seed=S` (each coordinate Zipf-like:
+heavy slices and fibers, as in FROSTT's tensors). Default: three
+generated tensors. Output: one JSON object ("bench": "mttkrp"); `sptune
+report` shows it.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+from sptune import run  # noqa: E402
+
+DEFAULT_TENSORS = ["gen3:uniform:dims=2000x2000x2000,nnz=2000000,seed=1",
+                   "gen3:powerlaw:dims=5000x5000x5000,nnz=2000000,seed=2",
+                   "gen3:powerlaw:dims=200x20000x20000,nnz=3000000,seed=3"]
+#: sptune-opt's arguments per program.
+VARIANTS = {"sptune": ["--sptune-extract-kernels", "--sptune-default-schedule",
+                       "--sptune-apply-schedule", "--sptune-lower-cpu"],
+            "sptune_options": ["--sptune-lower-cpu=vl=8 "
+                               "parallelization=any-storage-outer-loop"]}
+
+PROGRAM = """
+#CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
+func.func @mttkrp(%b: tensor<?x?x?xf64, #CSF>, %c: tensor<?xRANKxf64>, %d: tensor<?xRANKxf64>) -> tensor<?xRANKxf64> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f64
+  %ni = tensor.dim %b, %c0 : tensor<?x?x?xf64, #CSF>
+  %ae = tensor.empty(%ni) : tensor<?xRANKxf64>
+  %a = linalg.fill ins(%zero : f64) outs(%ae : tensor<?xRANKxf64>) -> tensor<?xRANKxf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k, l) -> (i, k, l)>, affine_map<(i, j, k, l) -> (k, j)>, affine_map<(i, j, k, l) -> (l, j)>, affine_map<(i, j, k, l) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%b, %c, %d : tensor<?x?x?xf64, #CSF>, tensor<?xRANKxf64>, tensor<?xRANKxf64>) outs(%a : tensor<?xRANKxf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<?xRANKxf64>
+  return %r : tensor<?xRANKxf64>
+}
+// F(x, j) = ((MUL x + STEP j) mod MOD + 1) / 8, the baseline's factors.
+func.func @factor(%n: index, %mul: i64, %step: i64, %mod: i64) -> tensor<?xRANKxf64> {
+  %e = tensor.empty(%n) : tensor<?xRANKxf64>
+  %f = linalg.generic {indexing_maps = [affine_map<(x, j) -> (x, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<?xRANKxf64>) {
+  ^bb0(%o: f64):
+    %x = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %xi = arith.index_cast %x : index to i64
+    %ji = arith.index_cast %j : index to i64
+    %a = arith.muli %xi, %mul : i64
+    %b = arith.muli %ji, %step : i64
+    %s = arith.addi %a, %b : i64
+    %m = arith.remsi %s, %mod : i64
+    %one = arith.constant 1 : i64
+    %m1 = arith.addi %m, %one : i64
+    %v = arith.sitofp %m1 : i64 to f64
+    %eighth = arith.constant 0.125 : f64
+    %w = arith.mulf %v, %eighth : f64
+    linalg.yield %w : f64
+  } -> tensor<?xRANKxf64>
+  return %f : tensor<?xRANKxf64>
+}
+func.func private @rtclock() -> f64
+func.func private @getTensorFilename(index) -> (!llvm.ptr)
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %calls = arith.constant CALLS : index
+  %fn = call @getTensorFilename(%c0) : (index) -> (!llvm.ptr)
+  %b = sparse_tensor.new %fn : !llvm.ptr to tensor<?x?x?xf64, #CSF>
+  %nk = tensor.dim %b, %c1 : tensor<?x?x?xf64, #CSF>
+  %nl = tensor.dim %b, %c2 : tensor<?x?x?xf64, #CSF>
+  %i1 = arith.constant 1 : i64
+  %i2 = arith.constant 2 : i64
+  %i3 = arith.constant 3 : i64
+  %i5 = arith.constant 5 : i64
+  %i7 = arith.constant 7 : i64
+  %c = call @factor(%nk, %i1, %i2, %i7) : (index, i64, i64, i64) -> tensor<?xRANKxf64>
+  %d = call @factor(%nl, %i3, %i1, %i5) : (index, i64, i64, i64) -> tensor<?xRANKxf64>
+  %inf = arith.constant 1.0e30 : f64
+  // Call 0 is the warm-up (its result checked), the others are timed.
+  %best = scf.for %r = %c0 to %calls step %c1 iter_args(%bt = %inf) -> f64 {
+    %t0 = func.call @rtclock() : () -> f64
+    %a = func.call @mttkrp(%b, %c, %d) : (tensor<?x?x?xf64, #CSF>, tensor<?xRANKxf64>, tensor<?xRANKxf64>) -> tensor<?xRANKxf64>
+    %t1 = func.call @rtclock() : () -> f64
+    %dt = arith.subf %t1, %t0 : f64
+    %warm = arith.cmpi eq, %r, %c0 : index
+    %mn = arith.minimumf %bt, %dt : f64
+    %next = arith.select %warm, %bt, %mn : f64
+    scf.if %warm {
+      %ni = tensor.dim %a, %c0 : tensor<?xRANKxf64>
+      %rank = arith.constant RANK : index
+      %z = arith.constant 0.0 : f64
+      %three = arith.constant 3 : index
+      %s = scf.for %i = %c0 to %ni step %c1 iter_args(%acc = %z) -> f64 {
+        %row = scf.for %j = %c0 to %rank step %c1 iter_args(%racc = %acc) -> f64 {
+          %x = tensor.extract %a[%i, %j] : tensor<?xRANKxf64>
+          %ij = arith.addi %i, %j : index
+          %m = arith.remui %ij, %three : index
+          %w1 = arith.addi %m, %c1 : index
+          %wi = arith.index_cast %w1 : index to i64
+          %w = arith.sitofp %wi : i64 to f64
+          %xw = arith.mulf %x, %w : f64
+          %y = arith.addf %racc, %xw : f64
+          scf.yield %y : f64
+        }
+        scf.yield %row : f64
+      }
+      // The checksum's bits: vector.print shows 6 digits of an f64.
+      %bits = arith.bitcast %s : f64 to i64
+      vector.print %bits : i64
+    }
+    bufferization.dealloc_tensor %a : tensor<?xRANKxf64>
+    scf.yield %next : f64
+  }
+  vector.print %best : f64
+  bufferization.dealloc_tensor %b : tensor<?x?x?xf64, #CSF>
+  return
+}
+"""
+
+GEN = re.compile(r"^gen3:(uniform|powerlaw):dims=(\d+)x(\d+)x(\d+),nnz=(\d+)(?:,seed=(\d+))?$")
+
+
+def generate(spec, path):
+    """Writes the tensor of a gen3: spec as an extended FROSTT file."""
+    m = GEN.match(spec)
+    if not m:
+        sys.exit("mttkrp: bad tensor spec '%s' (expected gen3:uniform|powerlaw:"
+                 "dims=IxKxL,nnz=N[,seed=S])" % spec)
+    kind, dims, nnz = m.group(1), [int(m.group(g)) for g in (2, 3, 4)], int(m.group(5))
+    if min(dims) < 1 or nnz < 1 or nnz > dims[0] * dims[1] * dims[2] // 2:
+        sys.exit("mttkrp: '%s': sizes must be >= 1 and nnz at most half the cells" % spec)
+    rng = random.Random(int(m.group(6) or 1))
+
+    def coordinate(n):
+        if kind == "uniform":
+            return rng.randrange(n)
+        # Zipf-like: a few heavy indices, scattered over the range.
+        return int(n * rng.random() ** 3) * 7919 % n
+    entries = set()
+    while len(entries) < nnz:
+        entries.add((coordinate(dims[0]), coordinate(dims[1]), coordinate(dims[2])))
+    with open(path, "w") as fh:
+        fh.write("3 %d\n%d %d %d\n" % (nnz, *dims))
+        for i, k, l in sorted(entries):
+            fh.write("%d %d %d %.4f\n" % (i + 1, k + 1, l + 1, rng.uniform(-1.0, 1.0)))
+
+
+def lower(opt, arguments, reps, rank, path):
+    """The program lowered by sptune-opt with `arguments`."""
+    src = path + ".src.mlir"
+    with open(src, "w") as fh:
+        fh.write(PROGRAM.replace("CALLS", str(reps + 1)).replace("RANK", str(rank)))
+    run.run([opt, src] + arguments + ["-o", path], what="sptune-opt")
+    return path
+
+
+def time_program(lowered, tensor, timeout):
+    """(fastest seconds, checksum) of one run of a lowered program."""
+    libs = ",".join("/usr/lib/llvm-22/lib/" + l for l in (
+        "libmlir_c_runner_utils.so", "libmlir_runner_utils.so", "libomp.so"))
+    p = subprocess.run(["/usr/lib/llvm-22/bin/mlir-runner", "-O3", "-e", "main",
+                        "-entry-point-result=void", "-shared-libs=" + libs, lowered],
+                       env=dict(os.environ, TENSOR0=tensor), capture_output=True,
+                       text=True, timeout=timeout)
+    if p.returncode != 0:
+        sys.exit("mttkrp: mlir-runner failed on %s:\n%s" % (tensor, p.stderr[-2000:]))
+    bits, seconds = p.stdout.split()[-2:]
+    return float(seconds), struct.unpack("<d", struct.pack("<q", int(bits)))[0]
+
+
+def time_hand(tool, tensor, rank, reps, timeout):
+    p = subprocess.run([tool, tensor, "--rank", str(rank), "--reps", str(reps)],
+                       capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        sys.exit("mttkrp: sptune-mttkrp-baselines failed on %s:\n%s" % (
+            tensor, p.stderr[-2000:]))
+    return json.loads(p.stdout)
+
+
+def agree(a, b):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def geomean(values):
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rank", type=int, default=32)
+    ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--plot", help="write a bar chart of the speedups here (.png)")
+    ap.add_argument("tensors", nargs="*", help="extended FROSTT files or gen3: specs "
+                    "(default: %s)" % ", ".join(DEFAULT_TENSORS))
+    args = ap.parse_args(argv)
+    if not 1 <= args.rounds <= 100 or not 1 <= args.reps <= 1000:
+        ap.error("--rounds must be in [1, 100] and --reps in [1, 1000]")
+    if not 1 <= args.rank <= 1024:
+        ap.error("--rank must be in [1, 1024]")
+    bindir = os.path.join(args.build, "bin")
+    opt = run.executable("sptune-opt", bindir)
+    tool = run.executable("sptune-mttkrp-baselines", bindir)
+    tensors = args.tensors or DEFAULT_TENSORS
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        programs = {name: lower(opt, arguments, args.reps, args.rank,
+                                os.path.join(tmp, name + ".ll.mlir"))
+                    for name, arguments in VARIANTS.items()}
+        for n, spec in enumerate(tensors):
+            path = spec
+            if spec.startswith("gen3:"):
+                path = os.path.join(tmp, "tensor-%d.tns" % n)
+                generate(spec, path)
+            elif not os.path.isfile(spec):
+                sys.exit("mttkrp: no tensor file '%s'" % spec)
+            best, checksums, info = {}, {}, None
+            for _ in range(args.rounds):
+                hand = time_hand(tool, path, args.rank, args.reps, args.timeout)
+                info = info or hand
+                best["hand"] = min(best.get("hand", math.inf), hand["seconds"]["hand"])
+                checksums["hand"] = hand["checksum"]["hand"]
+                for name, program in programs.items():
+                    t, checksum = time_program(program, path, args.timeout)
+                    best[name] = min(best.get(name, math.inf), t)
+                    checksums[name] = checksum
+            agreeing = {k: agree(v, checksums["hand"]) for k, v in checksums.items()}
+            row = {"tensor": spec, "dims": info["dims"], "nnz": info["nnz"],
+                   "slices": info["slices"], "fibers": info["fibers"],
+                   "seconds": best, "agree": agreeing,
+                   "speedup_vs_hand": {k: best["hand"] / best[k] for k in VARIANTS}}
+            rows.append(row)
+            print("mttkrp: %d/%d %s: hand %.4f s, sptune %.4f s (%.2fx), with options "
+                  "%.4f s (%.2fx)%s" % (
+                      n + 1, len(tensors), spec, best["hand"], best["sptune"],
+                      row["speedup_vs_hand"]["sptune"], best["sptune_options"],
+                      row["speedup_vs_hand"]["sptune_options"],
+                      "" if all(agreeing.values()) else "  RESULTS DIFFER %s" % agreeing),
+                  file=sys.stderr, flush=True)
+    summary = {"geomean_speedup_vs_hand": {k: geomean(r["speedup_vs_hand"][k] for r in rows)
+                                           for k in VARIANTS},
+               "all_agree": all(all(r["agree"].values()) for r in rows)}
+    out = {"bench": "mttkrp", "machine": run.machine(), "rounds": args.rounds,
+           "reps": args.reps, "rank": args.rank,
+           "threads": info["threads"] if rows else None,
+           "variants": {k: " ".join(v) for k, v in VARIANTS.items()}, "rows": rows, "summary": summary}
+    text = json.dumps(out, indent=1)
+    if args.json:
+        with open(args.json, "w") as fh:
+            fh.write(text + "\n")
+    if args.plot:
+        plot(out, args.plot)
+    print(text)
+    return 0 if summary["all_agree"] else 1
+
+
+def plot(out, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = out["rows"]
+    labels = {"sptune": "sptune as users run it (untuned)",
+              "sptune_options": "sptune, vl = 8 and parallel by hand"}
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    width = 0.8 / len(labels)
+    for s, (key, label) in enumerate(labels.items()):
+        ax.bar([x + (s - (len(labels) - 1) / 2) * width for x in range(len(rows))],
+               [r["speedup_vs_hand"][key] for r in rows], width, label=label)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([r["tensor"].replace("gen3:", "").split(",seed")[0]
+                        for r in rows], rotation=20, ha="right", fontsize=7)
+    ax.set_ylabel("speedup over the hand CSF kernel")
+    ax.set_title("MTTKRP, f64, rank %d, CSF (%s)" % (out["rank"], out["machine"]["cpu"]),
+                 fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
