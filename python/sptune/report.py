@@ -46,6 +46,7 @@ BUILDERS = {
     "cpu-headroom": ("Headroom over the CPU heuristic", "cpu_headroom"),
     "spgemm": ("SpGEMM: sptune's kernel against the libraries", "spgemm"),
     "row-order-headroom": ("Rows stored in another order", "row_order_headroom"),
+    "mttkrp": ("MTTKRP: sptune against a hand CSF kernel", "mttkrp"),
 }
 WRITERS = dict(report_formats.FORMATS)
 

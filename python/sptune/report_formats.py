@@ -35,6 +35,7 @@ FORMATS = [
     ("spgemm", "bench/spgemm.py --json (sptune's SpGEMM kernel against the libraries)"),
     ("row-order-headroom", "bench/row-order-headroom.py --json (the heuristic's kernel on the "
                            "matrix stored in other row orders)"),
+    ("mttkrp", "bench/mttkrp.py --json (sptune's MTTKRP against a hand CSF kernel)"),
 ]
 
 
@@ -94,6 +95,9 @@ def detect(doc):
         if (doc.get("bench") == "row-order-headroom" and isinstance(doc.get("rows"), list) and
                 isinstance(doc.get("summary"), dict)):
             return "row-order-headroom", doc
+        if (doc.get("bench") == "mttkrp" and isinstance(doc.get("rows"), list) and
+                isinstance(doc.get("summary"), dict)):
+            return "mttkrp", doc
         if (doc.get("bench") == "cpu-headroom" and isinstance(doc.get("rows"), list) and
                 isinstance(doc.get("summary"), dict)):
             return "cpu-headroom", doc

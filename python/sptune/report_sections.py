@@ -746,6 +746,39 @@ def spgemm(sec, doc):
                   [cells(r) for r in rows], caption="per matrix"))
 
 
+def mttkrp(sec, doc):
+    """bench/mttkrp.py: MTTKRP by sptune (as users run it, and with
+    sparsifier options set by hand) over a hand CSF kernel."""
+    summary = doc.get("summary", {})
+    machine = doc.get("machine") or {}
+    geo = summary.get("geomean_speedup_vs_hand") or {}
+    sec.add(paragraph(f"Measured on {machine.get('cpu', 'an unknown machine')} "
+                      f"({machine.get('cores', '?')} cores, {doc.get('threads', '?')} threads), "
+                      f"rank {doc.get('rank', '?')}, fastest of {doc.get('reps', '?')} calls in "
+                      f"each of {doc.get('rounds', '?')} interleaved rounds. Geometric means "
+                      f"over the hand kernel: {speedup(geo.get('sptune'))} as users run it, "
+                      f"{speedup(geo.get('sptune_options'))} with the options set by hand; "
+                      f"results {'agree' if summary.get('all_agree') else 'DIFFER'}."))
+    rows = doc["rows"]
+    variants = [("sptune", "as users run it"), ("sptune_options", "options by hand")]
+    sec.add(figure(plots.grouped_bars(
+        [r.get("tensor", "?") for r in rows],
+        [(label, [(r.get("speedup_vs_hand") or {}).get(key) for r in rows])
+         for key, label in variants],
+        title="sptune's MTTKRP over the hand CSF kernel", ylabel="speedup"),
+        "speedups per tensor"))
+
+    def cells(r):
+        secs = r.get("seconds") or {}
+        return ([r.get("tensor", "?"), "x".join(str(d) for d in r.get("dims") or []),
+                 num(r.get("nnz"), ",d"), num(secs.get("hand"), ".4f")] +
+                [f"{num(secs.get(key), '.4f')} ({speedup((r.get('speedup_vs_hand') or {}).get(key))})"
+                 for key, _ in variants])
+    sec.add(table(["tensor", "dims", "entries", "hand (s)", "sptune (s)",
+                   "sptune, options by hand (s)"],
+                  [cells(r) for r in rows], caption="per tensor (speedup over the hand kernel)"))
+
+
 def not_measured(sec, rows):
     """A paragraph naming the rows (matrix, kernel, free size) whose status
     is not "ok", with the status; nothing when there are none."""
