@@ -41,7 +41,6 @@ summary with the geometric means; `sptune report` shows it.
 """
 
 import argparse
-import json
 import math
 import os
 import subprocess
@@ -50,7 +49,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-from sptune import run  # noqa: E402
+from sptune import bench_output, run  # noqa: E402
 
 GRAPHS = ["SNAP_ego-Twitter_undirected.mtx", "vanHeukelum_cage11.mtx",
           "SNAP_email-Enron.mtx", "DIMACS10_ct2010.mtx",
@@ -317,13 +316,7 @@ def main(argv=None):
         summary["geomean_one_function_speedup"] = geomean("one_function_speedup")
     out = {"bench": "gat-layer", "machine": run.machine(), "reps": args.reps,
            "steady_malloc": args.steady_malloc, "rows": rows, "summary": summary}
-    text = json.dumps(out, indent=2)
-    if args.json:
-        with open(args.json, "w") as fh:
-            fh.write(text + "\n")
-    if args.plot:
-        plot(out, args.plot)
-    print(text)
+    bench_output.emit(out, args.json, args.plot, plot, indent=2)
     return 0 if out["summary"]["all_checksums_agree"] else 1
 
 

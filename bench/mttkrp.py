@@ -47,7 +47,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-from sptune import run  # noqa: E402
+from sptune import bench_output, run  # noqa: E402
 
 DEFAULT_TENSORS = ["gen3:uniform:dims=2000x2000x2000,nnz=2000000,seed=1",
                    "gen3:powerlaw:dims=5000x5000x5000,nnz=2000000,seed=2",
@@ -289,14 +289,9 @@ def main(argv=None):
     out = {"bench": "mttkrp", "machine": run.machine(), "rounds": args.rounds,
            "reps": args.reps, "rank": args.rank,
            "threads": info["threads"] if rows else None,
-           "variants": {k: " ".join(v) for k, v in VARIANTS.items()}, "rows": rows, "summary": summary}
-    text = json.dumps(out, indent=1)
-    if args.json:
-        with open(args.json, "w") as fh:
-            fh.write(text + "\n")
-    if args.plot:
-        plot(out, args.plot)
-    print(text)
+           "variants": {k: " ".join(v) for k, v in VARIANTS.items()},
+           "rows": rows, "summary": summary}
+    bench_output.emit(out, args.json, args.plot, plot)
     return 0 if summary["all_agree"] else 1
 
 

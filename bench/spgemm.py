@@ -40,7 +40,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-from sptune import run  # noqa: E402
+from sptune import bench_output, run  # noqa: E402
 
 GENERATED = ["gen:rmat:rows=16384,nnz=160000,seed=7",
              "gen:uniform:rows=32768,nnz=300000,seed=8",
@@ -247,13 +247,7 @@ def main(argv=None):
            "reps": args.reps, "steady_malloc": args.steady_malloc,
            "threads": info["threads"] if rows else None,
            "rows": rows, "summary": summary}
-    text = json.dumps(out, indent=1)
-    if args.json:
-        with open(args.json, "w") as fh:
-            fh.write(text + "\n")
-    if args.plot:
-        plot(out, args.plot)
-    print(text)
+    bench_output.emit(out, args.json, args.plot, plot)
     return 0 if summary["all_agree"] else 1
 
 

@@ -33,7 +33,7 @@ import shlex
 
 from sptune.fuzz_common import (UPSTREAM_PIPELINE, matrix_market,
                                 why_schedules_differ, why_values_differ)
-from sptune.fuzz_spgemm import fits, random_matrix, random_widths
+from sptune.fuzz_spgemm import random_matrix, random_widths
 
 CHAINS = ["gat", "gat", "spmm", "spmv", "hadamard-spmv", "sddmm-spmv"]
 SCALES = ["none", "body", "op-constant", "op-argument"]
