@@ -8,6 +8,9 @@ PACKAGES=(
   cmake ninja-build ccache g++ pkg-config
   # LLVM / MLIR 22.1 and OpenMP
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libomp-22-dev clang-22
+  # clang's runtime builtins: kernel libraries on bf16 call __truncsfbf2 on
+  # CPUs without AVX512-BF16, which libgcc before GCC 13 lacks
+  libclang-rt-22-dev
   # cost model
   libtorch-dev
   # tests and benchmarks

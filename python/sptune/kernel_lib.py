@@ -55,7 +55,7 @@ from sptune import tools
 
 #: Bumped whenever the generated IR or the pipeline changes: part of the key,
 #: so stale cached libraries are not reused.
-GENERATOR_VERSION = 4
+GENERATOR_VERSION = 5
 
 #: sddmm_bt: the SDDMM with B supplied as B^T (cols x n, row-major; a torch
 #: B that is the transposed view of a row-major tensor), transposed by a
@@ -680,7 +680,8 @@ def _build_libraries(meta, sources, out_dir, tmp, timeout):
         _run([clang, "-O3", "-march=native", "-shared", "-fPIC",
               "-Wno-override-module", ll, "-o", so, f"-L{libdir}",
               "-Wl,--as-needed", "-lmlir_c_runner_utils", "-lomp",
-              f"-Wl,-rpath,{libdir}"], "clang", timeout)
+              f"-Wl,-rpath,{libdir}"] + tools.clang_builtins_flags(),
+             "clang", timeout)
         libs.append(so)
     times["llvm_s"] = time.perf_counter() - t0
 

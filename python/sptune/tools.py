@@ -8,6 +8,7 @@ Looked up in this order:
   4. the PATH.
 """
 
+import glob
 import os
 import shutil
 
@@ -58,3 +59,14 @@ def llvm_tool(name):
 def llvm_lib_dir():
     """The directory of libmlir_c_runner_utils.so and libomp.so."""
     return "/usr/lib/llvm-22/lib"
+
+
+def clang_builtins_flags():
+    """clang's flags to link its runtime builtins (compiler-rt) into a
+    library, when installed (Debian package libclang-rt-22-dev): code on
+    bf16 calls __truncsfbf2 on CPUs without AVX512-BF16, and libgcc before
+    GCC 13 (Debian 12's) does not define it. [] when they are not installed
+    (libgcc's builtins then, as before)."""
+    found = glob.glob(os.path.join(llvm_lib_dir(), "clang", "*", "lib", "*",
+                                   "libclang_rt.builtins-*.a"))
+    return ["--rtlib=compiler-rt"] if found else []
