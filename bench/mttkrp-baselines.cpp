@@ -6,11 +6,12 @@
 // from an extended FROSTT file (the format MLIR's sparse_tensor.new reads:
 // "3 NNZ", then the three sizes, then one-based "i k l value" lines) and
 // stored as CSF (slices i, fibers (i, k), entries l). Threads take slices
-// guided; per fiber of several entries a thread sums B(i, k, l) D(l, :)
-// into a row of its own and adds that row times C(k, :) to A(i, :) (one
-// multiply per entry and column fewer than the loop nest as written), a
+// in dynamic chunks of 16; per fiber of several entries a thread sums B(i, k,
+// l) D(l, :) into a row of its own and adds that row times C(k, :) to A(i, :)
+// (one multiply per entry and column fewer than the loop nest as written), a
 // fiber of one entry it adds directly; A's rows start on cache lines, and
-// ranks 8, 16, 32 and 64 are compiled for (the row stays in registers). C and D
+// ranks 8, 16, 32 and 64 are compiled for (a fiber's row on the stack, in
+// registers where the compiler can). C and D
 // are the factor matrices bench/mttkrp.py's program builds (C(k, j) = ((k + 2j)
 // mod 7 + 1) / 8, D(l, j) = ((3l + j) mod 5 + 1) / 8); A is zeroed inside each
 // call, as in sptune's program. The fastest of --reps calls after a warm-up is
@@ -38,6 +39,7 @@
 #include <numeric>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -84,7 +86,8 @@ Csf readTensor(const std::string &path) {
     double v;
   };
   std::vector<Entry> entries;
-  entries.reserve(static_cast<size_t>(nnz));
+  // (A header's count is not trusted with memory: the entries are read.)
+  entries.reserve(static_cast<size_t>(std::min<int64_t>(nnz, 1 << 24)));
   for (int64_t n = 0; n < nnz; ++n) {
     Entry e;
     if (!nextLine() || !(std::istringstream(line) >> e.i >> e.k >> e.l >> e.v))
@@ -142,10 +145,11 @@ struct AlignedMatrix {
 };
 
 /// The SPLATT-style kernel: A (dims[0] x rank, row-major) from B, C, D.
-/// Slices are handed out guided (large chunks first, then smaller: few
-/// scheduling steps, balance on skewed slices). A fiber of one entry adds
-/// B(i, k, l) C(k, :) D(l, :) directly; a longer one first sums
-/// B(i, k, l) D(l, :) over its entries into a row of the thread's own.
+/// Slices are handed out in dynamic chunks of 16 (SPLATT's choice: balance
+/// on skewed slices, neighbouring rows of A mostly in one thread's chunk). A
+/// fiber of one entry adds B(i, k, l) C(k, :) D(l, :) directly; a longer one
+/// first sums B(i, k, l) D(l, :) over its entries into a row of the thread's
+/// own.
 template <int64_t StaticRank>
 void mttkrpKernel(const Csf &b, const std::vector<double> &c,
                   const std::vector<double> &d, int64_t runtimeRank,
@@ -156,9 +160,11 @@ void mttkrpKernel(const Csf &b, const std::vector<double> &c,
   int64_t slices = static_cast<int64_t>(b.sliceI.size());
 #pragma omp parallel
   {
-    std::vector<double> rowBuffer(static_cast<size_t>(rank));
-    double *row = rowBuffer.data();
-#pragma omp for schedule(guided)
+    // A fiber's row: on the stack when the rank is compiled for.
+    double rowStatic[StaticRank ? StaticRank : 1];
+    std::vector<double> rowBuffer(StaticRank ? 0 : static_cast<size_t>(rank));
+    double *row = StaticRank ? rowStatic : rowBuffer.data();
+#pragma omp for schedule(dynamic, 16)
     for (int64_t s = 0; s < slices; ++s) {
       double *out = a.data + b.sliceI[s] * rank;
       for (int64_t f = b.slicePtr[s]; f < b.slicePtr[s + 1]; ++f) {

@@ -10,13 +10,17 @@ tensor, in interleaved rounds:
   --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu` as
   users run it. sptune has no schedule for 3-D kernels: MTTKRP passes
   through with a remark and gets upstream's defaults (one thread, scalar);
-- sptune, options by hand: the same with `--sptune-lower-cpu="vl=8
-  parallelization=any-storage-outer-loop"`, the sparsifier settings a
-  schedule for this kernel could ask for (its headroom, not a user's
-  default);
+- sptune, options by hand: the same program lowered by
+  `--sptune-lower-cpu="vl=8 parallelization=any-storage-outer-loop"` alone
+  (nothing to extract or schedule: the result is the lowering above with
+  these settings), the sparsifier settings a schedule for this kernel could
+  ask for (its headroom, not a user's default);
 - hand: `sptune-mttkrp-baselines` (bench/mttkrp-baselines.cpp, -O3
-  -march=native -fopenmp): slices in dynamic chunks, each fiber's sum of
+  -march=native -fopenmp): slices in dynamic chunks of 16, each fiber's sum of
   B(i, k, :) D(:, j) formed once and multiplied by C(k, j).
+
+sptune's program allocates A in each call (a fresh tensor, as a program on
+tensors does); the hand kernel writes into A allocated once.
 
 Each program reports the fastest of --reps calls after a warm-up and a
 checksum of A (sum of A(i, j) ((i + j) mod 3 + 1)); the fastest over the
@@ -172,15 +176,23 @@ def generate(spec, path):
     if min(dims) < 1 or nnz < 1 or nnz > dims[0] * dims[1] * dims[2] // 2:
         sys.exit("mttkrp: '%s': sizes must be >= 1 and nnz at most half the cells" % spec)
     rng = random.Random(int(m.group(6) or 1))
+    # Power law: a few heavy indices, scattered over the range by a random
+    # relabelling of each mode.
+    relabel = [rng.sample(range(n), n) if kind == "powerlaw" else None for n in dims]
 
-    def coordinate(n):
+    def coordinate(mode):
+        n = dims[mode]
         if kind == "uniform":
             return rng.randrange(n)
-        # Zipf-like: a few heavy indices, scattered over the range.
-        return int(n * rng.random() ** 3) * 7919 % n
+        return relabel[mode][int(n * rng.random() ** 3)]
     entries = set()
-    while len(entries) < nnz:
-        entries.add((coordinate(dims[0]), coordinate(dims[1]), coordinate(dims[2])))
+    for _ in range(50 * nnz):
+        entries.add((coordinate(0), coordinate(1), coordinate(2)))
+        if len(entries) == nnz:
+            break
+    else:
+        sys.exit("mttkrp: '%s': could not draw %d distinct entries (too dense "
+                 "for its distribution)" % (spec, nnz))
     with open(path, "w") as fh:
         fh.write("3 %d\n%d %d %d\n" % (nnz, *dims))
         for i, k, l in sorted(entries):

@@ -510,10 +510,23 @@ def _run(cmd, what, timeout):
     return p
 
 
+_BUILTINS_FLAGS = None
+
+
+def _builtins_flags():
+    """tools.clang_builtins_flags(), asked of clang once per process."""
+    global _BUILTINS_FLAGS
+    if _BUILTINS_FLAGS is None:
+        _BUILTINS_FLAGS = tools.clang_builtins_flags()
+    return _BUILTINS_FLAGS
+
+
 def cache_key(kernel, rows, cols, n, dtype, fingerprint, autotune_extra=""):
     """A file-name-safe key of one compiled kernel."""
+    # Whether clang's builtins are linked is part of what is built: a bf16
+    # library built without them does not load on some CPUs.
     desc = json.dumps([GENERATOR_VERSION, kernel, rows, cols, n, dtype,
-                       fingerprint, autotune_extra])
+                       fingerprint, autotune_extra, _builtins_flags()])
     digest = hashlib.blake2b(desc.encode(), digest_size=10).hexdigest()
     nn = f"_n{n}" if kernel != "spmv" else ""
     return f"{kernel}_{dtype}_{rows}x{cols}{nn}_{digest}"
@@ -680,7 +693,7 @@ def _build_libraries(meta, sources, out_dir, tmp, timeout):
         _run([clang, "-O3", "-march=native", "-shared", "-fPIC",
               "-Wno-override-module", ll, "-o", so, f"-L{libdir}",
               "-Wl,--as-needed", "-lmlir_c_runner_utils", "-lomp",
-              f"-Wl,-rpath,{libdir}"] + tools.clang_builtins_flags(),
+              f"-Wl,-rpath,{libdir}"] + _builtins_flags(),
              "clang", timeout)
         libs.append(so)
     times["llvm_s"] = time.perf_counter() - t0

@@ -8,9 +8,9 @@ Looked up in this order:
   4. the PATH.
 """
 
-import glob
 import os
 import shutil
+import subprocess
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -61,12 +61,21 @@ def llvm_lib_dir():
     return "/usr/lib/llvm-22/lib"
 
 
-def clang_builtins_flags():
+def clang_builtins_flags(clang=None):
     """clang's flags to link its runtime builtins (compiler-rt) into a
-    library, when installed (Debian package libclang-rt-22-dev): code on
-    bf16 calls __truncsfbf2 on CPUs without AVX512-BF16, and libgcc before
-    GCC 13 (Debian 12's) does not define it. [] when they are not installed
-    (libgcc's builtins then, as before)."""
-    found = glob.glob(os.path.join(llvm_lib_dir(), "clang", "*", "lib", "*",
-                                   "libclang_rt.builtins-*.a"))
-    return ["--rtlib=compiler-rt"] if found else []
+    library, when installed for its target (Debian package
+    libclang-rt-22-dev): code on bf16 calls __truncsfbf2 on CPUs without
+    AVX512-BF16, and libgcc before GCC 13 (Debian 12's) does not define it.
+    [] when they are not installed (libgcc's builtins then, as before).
+    Asked of `clang` itself (default: llvm_tool("clang")), which names the
+    archive it would link."""
+    clang = clang or llvm_tool("clang")
+    try:
+        p = subprocess.run([clang, "--rtlib=compiler-rt", "-print-libgcc-file-name"],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    archive = p.stdout.strip()
+    if p.returncode == 0 and archive and os.path.isfile(archive):
+        return ["--rtlib=compiler-rt"]
+    return []

@@ -398,13 +398,27 @@ class _Kernel:
         self.prepare = bool(meta["prepare"])
         self.buffers = meta["buffers"]
         self.storage_key = (meta["storage"], self.widths)
-        self.lib = ctypes.CDLL(path + ".so")
+        self.lib = self._load(path + ".so")
         self.fn = self._fn(self.lib, "sptune_call")
         if self.prepare:
-            self.prepare_lib = ctypes.CDLL(path + ".prepare.so")
+            self.prepare_lib = self._load(path + ".prepare.so")
             self.sizes = self._fn(self.prepare_lib, "sptune_sizes")
             self.convert = self._fn(self.prepare_lib, "sptune_convert")
             self.coords = self._fn(self.prepare_lib, "sptune_coords")
+
+    @staticmethod
+    def _load(path):
+        """The kernel library at `path`; a symbol of clang's runtime
+        builtins missing (a bf16 kernel on a CPU without AVX512-BF16) says
+        what to install."""
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            if "__truncsfbf2" in str(e) or "__extendbfsf2" in str(e):
+                raise OSError(f"{e}: the bf16 kernel needs clang's runtime "
+                              "builtins on this CPU; install the Debian "
+                              "package libclang-rt-22-dev") from None
+            raise
 
     @staticmethod
     def _fn(lib, name):
