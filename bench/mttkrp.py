@@ -308,27 +308,19 @@ def main(argv=None):
 
 
 def plot(out, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """The report's chart of the speedups over the hand kernel, per tensor."""
+    from sptune import report_plots
     rows = out["rows"]
     labels = {"sptune": "sptune as users run it (untuned)",
               "sptune_options": "sptune, vl = 8 and parallel by hand"}
-    fig, ax = plt.subplots(figsize=(7, 3.6))
-    width = 0.8 / len(labels)
-    for s, (key, label) in enumerate(labels.items()):
-        ax.bar([x + (s - (len(labels) - 1) / 2) * width for x in range(len(rows))],
-               [r["speedup_vs_hand"][key] for r in rows], width, label=label)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([r["tensor"].replace("gen3:", "").split(",seed")[0]
-                        for r in rows], rotation=20, ha="right", fontsize=7)
-    ax.set_ylabel("speedup over the hand CSF kernel")
-    ax.set_title("MTTKRP, f64, rank %d, CSF (%s)" % (out["rank"], out["machine"]["cpu"]),
-                 fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    fig = report_plots.grouped_bars(
+        [r["tensor"].replace("gen3:", "").split(",seed")[0]
+         .replace(":dims=", "\n").replace(",", "\n")
+         for r in rows],
+        [(label, [r["speedup_vs_hand"][key] for r in rows])
+         for key, label in labels.items()],
+        title="MTTKRP, f64, rank %d, CSF (%s)" % (out["rank"], out["machine"]["cpu"]),
+        ylabel="speedup over the hand CSF kernel")
     fig.savefig(path, dpi=110)
 
 
