@@ -99,6 +99,13 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       llvm::cl::desc("CSR x CSR -> CSR products by sptune's parallel "
                      "Gustavson kernel (false: upstream's, one thread)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> parallelizeUnscheduled{
+      *this, "parallelize-unscheduled",
+      llvm::cl::desc("Sparse kernels without a schedule get the CPU "
+                     "target's rule (a parallel outer loop where it cannot "
+                     "race, vectors over a dense parallel loop); false: "
+                     "upstream's defaults"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> matrix{
       *this, "matrix",
       llvm::cl::desc("The matrix (.mtx path or gen: spec) the row orders of "

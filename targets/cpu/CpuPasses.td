@@ -14,10 +14,17 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     win when set). Those are module-wide settings of the sparsifier; each
     function gets its own here: scheduled kernels of one function that ask
     for different settings (or share it with a sparse kernel sptune did not
-    schedule, which keeps upstream's defaults) are first moved into
+    schedule) are first moved into
     functions of their own (`<function>__sptune_kernel<N>`), and a module
     whose functions ask for different settings is sparsified once per
     setting, each function taken from the copy made with its own.
+
+    A sparse kernel without a schedule (MTTKRP, batched products, ...) gets
+    the CPU target's rule (cpu/UnscheduledKernels.h): its outermost loop
+    parallel where whichever loop the sparsifier puts there is a parallel
+    loop indexing the dense output, and 8 vector lanes where a parallel loop
+    indexes no sparse operand; `parallelize-unscheduled=false` keeps
+    upstream's defaults.
 
     Sparse x sparse products of CSR matrices into a fresh CSR result are
     computed by sptune's parallel two-phase Gustavson kernel
@@ -57,6 +64,12 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "The OpenMP threads the Gustavson kernel cuts its rows for, as "
            "sptune-omp-schedule's option (-1 or 0: the runtime's default "
            "team)">,
+    Option<"parallelizeUnscheduled", "parallelize-unscheduled", "bool",
+           /*default=*/"true",
+           "Sparse kernels without a schedule get the CPU target's rule: a "
+           "parallel outer loop where it cannot race, 8 vector lanes where "
+           "a parallel loop indexes no sparse operand (false: upstream's "
+           "defaults, one thread, scalar)">,
     Option<"matrix", "matrix", "std::string", /*default=*/"\"\"",
            "The matrix (.mtx path or gen: spec) the row orders of "
            "reorder = rcm schedules are computed from, for kernels whose "

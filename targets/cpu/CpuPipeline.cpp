@@ -43,6 +43,7 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   sparsify.gustavsonOnePassBytes = opts.gustavsonOnePassBytes;
   sparsify.threads = opts.threads;
   sparsify.matrix = opts.matrix;
+  sparsify.parallelizeUnscheduled = opts.parallelizeUnscheduled;
   pm.addPass(createCpuSparsify(sparsify));
   pm.addPass(createStorageSpecifierToLLVMPass());
   // CSE first: bufferizing a parallel layout change leaves a copy of each

@@ -12,6 +12,7 @@
 #include "cpu/GustavsonSpgemm.h"
 #include "cpu/KernelOutlining.h"
 #include "cpu/RowOrder.h"
+#include "cpu/UnscheduledKernels.h"
 
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/IR/SptuneDialect.h"
@@ -95,14 +96,29 @@ SparseParallelizationStrategy toStrategy(ParallelizationChoice c) {
   return SparseParallelizationStrategy::kNone;
 }
 
+/// The settings of a sparse kernel sptune did not schedule: the CPU
+/// target's rule (cpu/UnscheduledKernels.h), or upstream's defaults.
+SparsifierSettings unscheduledSettings(linalg::LinalgOp op, bool byRule) {
+  SparsifierSettings out;
+  if (!byRule)
+    return out;
+  UnscheduledKernelRule rule = unscheduledKernelRule(op);
+  if (rule.parallel)
+    out.parallelization = SparseParallelizationStrategy::kAnyStorageOuterLoop;
+  out.vectorLength = rule.vectorLength;
+  return out;
+}
+
 /// A function's sparse kernels: the scheduled ones with their settings,
-/// and the first one sptune did not schedule (null when none).
+/// the ones sptune did not schedule with the settings they get
+/// (unscheduledSettings), and the first of those (null when none).
 struct FunctionKernels {
   SmallVector<std::pair<linalg::LinalgOp, SparsifierSettings>> scheduled;
+  SmallVector<SparsifierSettings> unscheduledSettings;
   Operation *unscheduled = nullptr;
 };
 
-FunctionKernels kernelsOf(func::FuncOp func) {
+FunctionKernels kernelsOf(func::FuncOp func, bool unscheduledByRule) {
   FunctionKernels kernels;
   func->walk([&](linalg::LinalgOp op) {
     auto attr = dyn_cast_or_null<ScheduleAttr>(
@@ -118,8 +134,12 @@ FunctionKernels kernelsOf(func::FuncOp func) {
     bool sparse = llvm::any_of(op->getOperandTypes(), [](Type t) {
       return sparse_tensor::getSparseTensorEncoding(t) != nullptr;
     });
-    if (sparse && !kernels.unscheduled)
+    if (!sparse)
+      return;
+    if (!kernels.unscheduled)
       kernels.unscheduled = op;
+    kernels.unscheduledSettings.push_back(
+        unscheduledSettings(op, unscheduledByRule));
   });
   return kernels;
 }
@@ -131,7 +151,7 @@ FunctionKernels kernelsOf(func::FuncOp func) {
 void outlineDisagreeingKernels(ModuleOp module) {
   for (func::FuncOp func :
        llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
-    FunctionKernels kernels = kernelsOf(func);
+    FunctionKernels kernels = kernelsOf(func, /*unscheduledByRule=*/false);
     if (kernels.scheduled.size() + (kernels.unscheduled ? 1 : 0) < 2)
       continue;
     bool disagree =
@@ -277,36 +297,39 @@ struct CpuSparsifyPass
     return runPipeline(pm, module);
   }
 
-  /// The settings that `func`'s kernels agree on, warning each kernel whose
-  /// own are reduced; nullopt when it has no sparse kernel. A kernel sptune
-  /// did not schedule keeps upstream's defaults (parallelizing it can race:
-  /// upstream's block-sparse matmul keeps a scratch buffer outside its
-  /// loops), so then nothing in the function is parallelized or vectorized.
-  /// Scheduled kernels get what they all agree on: parallel outer loops if
-  /// every one asks for them (any storage if one asks for that: a dense
-  /// outer loop is parallelized alike), a vector length and 32-bit indices
-  /// if every one asks for the same.
+  /// The settings that `func`'s kernels agree on, warning each scheduled
+  /// kernel whose own are reduced; nullopt when it has no sparse kernel. A
+  /// kernel sptune did not schedule asks for the CPU target's rule
+  /// (cpu/UnscheduledKernels.h: a parallel outer loop only where that
+  /// cannot race, e.g. not for upstream's block-sparse matmul, which keeps
+  /// a scratch buffer outside its loops), or for upstream's defaults with
+  /// `parallelize-unscheduled=false`. The function gets what all its kernels
+  /// agree on: parallel outer loops if every one asks for them (any storage
+  /// if one asks for that: a dense outer loop is parallelized alike), a
+  /// vector length and 32-bit indices if every one asks for the same.
   std::optional<SparsifierSettings> functionSettings(func::FuncOp func) {
-    auto [scheduled, unscheduled] = kernelsOf(func);
+    FunctionKernels kernels = kernelsOf(func, parallelizeUnscheduled);
+    const auto &scheduled = kernels.scheduled;
+    Operation *unscheduled = kernels.unscheduled;
     if (scheduled.empty() && !unscheduled)
       return std::nullopt;
-    SparsifierSettings applied;
-    if (!scheduled.empty() && !unscheduled) {
-      applied = scheduled.front().second;
-      for (const auto &[op, s] : scheduled) {
-        if (s.parallelization == SparseParallelizationStrategy::kNone ||
-            applied.parallelization == SparseParallelizationStrategy::kNone)
-          applied.parallelization = SparseParallelizationStrategy::kNone;
-        else if (s.parallelization ==
-                 SparseParallelizationStrategy::kAnyStorageOuterLoop)
-          applied.parallelization = s.parallelization;
-        if (s.vectorLength != applied.vectorLength)
-          applied.vectorLength = 0;
-        if (s.simdIndex32 != applied.simdIndex32)
-          applied.simdIndex32 = false;
-        // Vectorizing after folding serves untiled kernels as well.
-        applied.vectorizeFoldedViews |= s.vectorizeFoldedViews;
-      }
+    SmallVector<SparsifierSettings> asked(kernels.unscheduledSettings);
+    for (const auto &entry : scheduled)
+      asked.push_back(entry.second);
+    SparsifierSettings applied = asked.front();
+    for (const SparsifierSettings &s : asked) {
+      if (s.parallelization == SparseParallelizationStrategy::kNone ||
+          applied.parallelization == SparseParallelizationStrategy::kNone)
+        applied.parallelization = SparseParallelizationStrategy::kNone;
+      else if (s.parallelization ==
+               SparseParallelizationStrategy::kAnyStorageOuterLoop)
+        applied.parallelization = s.parallelization;
+      if (s.vectorLength != applied.vectorLength)
+        applied.vectorLength = 0;
+      if (s.simdIndex32 != applied.simdIndex32)
+        applied.simdIndex32 = false;
+      // Vectorizing after folding serves untiled kernels as well.
+      applied.vectorizeFoldedViews |= s.vectorizeFoldedViews;
     }
     for (const auto &[op, s] : scheduled) {
       bool parallelLost =
@@ -324,8 +347,8 @@ struct CpuSparsifyPass
            "function here, and ";
       if (unscheduled)
         w << "the sparse kernel at " << unscheduled->getLoc()
-          << " in the same function is not scheduled (it keeps upstream's "
-             "defaults)";
+          << " in the same function is not scheduled (it gets the CPU "
+             "target's rule for such kernels or upstream's defaults)";
       else
         w << "other kernels of the function ask for other settings";
       w << "; put the kernels in separate functions to schedule each";
