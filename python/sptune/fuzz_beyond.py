@@ -9,7 +9,8 @@ beyond SpMM, SDDMM and SpMV in f32 / f64 (issue 33).
 - half: SpMM over CSR in f16 or bf16.
 
 sptune tunes the f16 / bf16 SpMM (it must get a schedule) and passes the
-3-D kernels through untuned with a remark (they must get none). The
+3-D kernels through untuned with a remark (they must get none, and,
+but for COO, a parallel loop from the CPU target's rule). The
 program runs through extract-kernels, default-schedule or autotune
 (heuristic), apply-schedule and sptune-lower-cpu with a random `threads=`;
 its printed result (f16 / bf16 widened to f32 to print) must match a Python
@@ -111,8 +112,25 @@ class BeyondCase:
         """The f16 / bf16 SpMM is tuned; the 3-D kernels pass through."""
         return collections.Counter(["spmm"] if self.kind == "half" else [])
 
+    def expects_parallel_loop(self):
+        """Whether the CPU target's rule for kernels without a schedule
+        (targets/cpu/UnscheduledKernels.h) must leave a parallel loop: the
+        3-D kernels' outer loop (i, or the batch) indexes the output and
+        comes first, except under COO (upstream walks its non-unique level
+        in a while loop, never in parallel) and where a dense outer level of
+        one position is folded away."""
+        if self.kind == "half" or self.encoding == "coo":
+            return False
+        outer_dense = ENCODINGS_3D[self.encoding].startswith("(i : dense")
+        return not (outer_dense and self.shape[0] == 1)
+
     def why_kernels_unused(self, lowered, scheduled):
-        return why_schedules_differ(scheduled, self.expected_schedules())
+        why = why_schedules_differ(scheduled, self.expected_schedules())
+        if not why and self.expects_parallel_loop() and "omp.wsloop" not in lowered:
+            why = ("the %s kernel has no schedule, but the CPU target's rule "
+                   "for such kernels leaves no parallel loop (no omp.wsloop)"
+                   % self.kind)
+        return why
 
     def check(self, stdout):
         return why_values_differ(stdout, self.reference(False),

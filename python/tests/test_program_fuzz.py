@@ -205,6 +205,24 @@ class Beyond(unittest.TestCase):
         self.assertIn("expected {'spmm': 1}", beyond("half", (1, 1), {}, 1)
                       .why_kernels_unused("", ""))
 
+    def test_the_3d_kernels_must_run_in_parallel_but_for_coo(self):
+        loop = "omp.wsloop {\n"
+        for encoding, shape, parallel in [("csf", (1, 2, 2), True),
+                                          ("dense-csr", (3, 2, 2), True),
+                                          ("dense-csr", (1, 2, 2), False),
+                                          ("coo", (3, 2, 2), False)]:
+            for kind in ["mttkrp", "batched"]:
+                case = beyond(kind, shape, {}, 1, encoding=encoding)
+                self.assertEqual(case.expects_parallel_loop(), parallel,
+                                 (kind, encoding, shape))
+                self.assertEqual(case.why_kernels_unused(loop, ""), "")
+                why = case.why_kernels_unused("scf.for\n", "")
+                if parallel:
+                    self.assertIn("no omp.wsloop", why)
+                else:
+                    self.assertEqual(why, "")
+        self.assertFalse(beyond("half", (2, 2), {}, 1).expects_parallel_loop())
+
     def test_a_case_is_its_seed_and_number(self):
         self.assertEqual(fb.BeyondCase(4, 9).program(), fb.BeyondCase(4, 9).program())
 
