@@ -96,13 +96,10 @@ SparseParallelizationStrategy toStrategy(ParallelizationChoice c) {
   return SparseParallelizationStrategy::kNone;
 }
 
-/// The settings of a sparse kernel sptune did not schedule: the CPU
-/// target's rule (cpu/UnscheduledKernels.h), or upstream's defaults.
-SparsifierSettings unscheduledSettings(linalg::LinalgOp op, bool byRule) {
+/// The settings the CPU target's rule for kernels without a schedule
+/// gives (cpu/UnscheduledKernels.h).
+SparsifierSettings settingsFor(const UnscheduledKernelRule &rule) {
   SparsifierSettings out;
-  if (!byRule)
-    return out;
-  UnscheduledKernelRule rule = unscheduledKernelRule(op);
   if (rule.parallel)
     out.parallelization = SparseParallelizationStrategy::kAnyStorageOuterLoop;
   out.vectorLength = rule.vectorLength;
@@ -110,12 +107,14 @@ SparsifierSettings unscheduledSettings(linalg::LinalgOp op, bool byRule) {
 }
 
 /// A function's sparse kernels: the scheduled ones with their settings,
-/// the ones sptune did not schedule with the settings they get
-/// (unscheduledSettings), and the first of those (null when none).
+/// the ones sptune did not schedule with the settings they get (the rule's,
+/// or upstream's defaults), and the first of those (null when none) with
+/// the rule's reason when it stays sequential.
 struct FunctionKernels {
   SmallVector<std::pair<linalg::LinalgOp, SparsifierSettings>> scheduled;
-  SmallVector<SparsifierSettings> unscheduledSettings;
+  SmallVector<SparsifierSettings> withoutSchedule;
   Operation *unscheduled = nullptr;
+  std::string whyUnscheduledSequential;
 };
 
 FunctionKernels kernelsOf(func::FuncOp func, bool unscheduledByRule) {
@@ -136,10 +135,15 @@ FunctionKernels kernelsOf(func::FuncOp func, bool unscheduledByRule) {
     });
     if (!sparse)
       return;
-    if (!kernels.unscheduled)
+    UnscheduledKernelRule rule;
+    rule.whyNotParallel = "parallelize-unscheduled=false";
+    if (unscheduledByRule)
+      rule = unscheduledKernelRule(op);
+    if (!kernels.unscheduled) {
       kernels.unscheduled = op;
-    kernels.unscheduledSettings.push_back(
-        unscheduledSettings(op, unscheduledByRule));
+      kernels.whyUnscheduledSequential = rule.whyNotParallel;
+    }
+    kernels.withoutSchedule.push_back(settingsFor(rule));
   });
   return kernels;
 }
@@ -313,7 +317,7 @@ struct CpuSparsifyPass
     Operation *unscheduled = kernels.unscheduled;
     if (scheduled.empty() && !unscheduled)
       return std::nullopt;
-    SmallVector<SparsifierSettings> asked(kernels.unscheduledSettings);
+    SmallVector<SparsifierSettings> asked(kernels.withoutSchedule);
     for (const auto &entry : scheduled)
       asked.push_back(entry.second);
     SparsifierSettings applied = asked.front();
@@ -347,8 +351,13 @@ struct CpuSparsifyPass
            "function here, and ";
       if (unscheduled)
         w << "the sparse kernel at " << unscheduled->getLoc()
-          << " in the same function is not scheduled (it gets the CPU "
-             "target's rule for such kernels or upstream's defaults)";
+          << " in the same function is not scheduled ("
+          << (kernels.whyUnscheduledSequential.empty()
+                  ? std::string("the CPU target's rule for such kernels "
+                                "asks for other settings")
+                  : "it runs sequentially: " +
+                        kernels.whyUnscheduledSequential)
+          << ")";
       else
         w << "other kernels of the function ask for other settings";
       w << "; put the kernels in separate functions to schedule each";

@@ -11,19 +11,24 @@
 //   - parallel outermost loop, where that provably cannot race: whichever
 //     loop upstream's loop sort puts outermost is a parallel iterator that
 //     indexes the (dense) output, so iterations write disjoint elements;
-//   - 8 vector lanes where the kernel has a parallel loop that indexes no
-//     sparse operand (MTTKRP's and batched SpMM's columns of the factor
-//     matrices), which the sparsifier vectorizes innermost.
+//   - and then 8 vector lanes, where a parallel loop indexes no sparse
+//     operand and is the innermost dimension of every dense operand it
+//     indexes (MTTKRP's and batched SpMM's columns of the factor matrices),
+//     which upstream's loop sort puts innermost.
 //
 // Which loop is outermost is decided inside the sparsifier
 // (sparse-reinterpret-map's topological sort), so the rule does not guess
 // it: every sparse operand's levels must be visited in storage order, which
 // makes the loop of level l + 1 come after the loop of level l; any loop
 // that comes after no other can be put first, and each of those must be
-// parallel and index the output. A sparse or missing output, an operand of
-// non-permutation storage (block-sparse: its demapped kernel keeps a scratch
-// buffer outside the loops), a slice, or an indexing map that is not a
-// projected permutation leaves the kernel sequential.
+// parallel and index the output. Sequential and scalar: a sparse output or
+// several outputs; an operand of non-permutation storage (block-sparse: its
+// demapped kernel keeps a scratch buffer outside the loops) or a slice; an
+// indexing map that is not a projected permutation; level orders that
+// conflict (upstream then reorders an operand, and any loop may come
+// first); a dense input computed by a linalg op (upstream's
+// pre-sparsification rewrite may fuse it in, and the fused kernel's loops
+// are sorted anew).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,9 +47,10 @@ namespace sptune {
 struct UnscheduledKernelRule {
   /// Parallelize the outermost loop (any storage).
   bool parallel = false;
-  /// Why not, when `parallel` is false (for diagnostics and tests).
+  /// Why not, when `parallel` is false (named by sptune-cpu-sparsify's
+  /// warning when it costs a scheduled kernel its settings).
   std::string whyNotParallel;
-  /// Vector lanes for the innermost loop (0 = scalar).
+  /// Vector lanes for the innermost loop (0 = scalar; 0 when not parallel).
   unsigned vectorLength = 0;
 };
 

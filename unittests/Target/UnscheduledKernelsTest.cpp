@@ -131,6 +131,64 @@ TEST_F(UnscheduledKernelsTest, AReductionThatMayComeFirstIsSequential) {
       << rule.whyNotParallel;
 }
 
+TEST_F(UnscheduledKernelsTest, ConflictingLevelOrdersAreSequential) {
+  // y(i) = sum_j A(i, j) B(j, i), both CSR: A orders i before j, B j before
+  // i. Upstream converts one operand and may put the reduction j first.
+  auto rule = ruleOf(generic(
+      "#CSR = #sparse_tensor.encoding<{ map = (i, k) -> (i : dense, k : "
+      "compressed) }>",
+      "affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j, i)>, "
+      "affine_map<(i, j) -> (i)>",
+      "\"parallel\", \"reduction\"",
+      "%in0: tensor<8x8xf64, #CSR>, %in1: tensor<8x8xf64, #CSR>",
+      "tensor<8x8xf64, #CSR>, tensor<8x8xf64, #CSR>", "tensor<8xf64>", 2));
+  EXPECT_FALSE(rule.parallel);
+  EXPECT_NE(rule.whyNotParallel.find("level orders conflict"),
+            std::string::npos)
+      << rule.whyNotParallel;
+}
+
+TEST_F(UnscheduledKernelsTest, ADenseInputUpstreamMayFuseIsSequential) {
+  // X = S * T with T computed by a linalg op in the same function: the
+  // sparsifier may fuse T's sum of products in and sort the loops anew.
+  module = mlir::parseSourceString<mlir::ModuleOp>(
+      "#CSR = #sparse_tensor.encoding<{ map = (i, k) -> (i : dense, k : "
+      "compressed) }>\n"
+      "func.func @f(%s: tensor<8x8xf64, #CSR>, %a: tensor<8x8xf64>, %b: "
+      "tensor<8x8xf64>, %t0: tensor<8x8xf64>, %x: tensor<8x8xf64>) -> "
+      "tensor<8x8xf64> {\n"
+      "  %t = linalg.matmul ins(%a, %b : tensor<8x8xf64>, tensor<8x8xf64>) "
+      "outs(%t0 : tensor<8x8xf64>) -> tensor<8x8xf64>\n"
+      "  %r = linalg.mul ins(%s, %t : tensor<8x8xf64, #CSR>, "
+      "tensor<8x8xf64>) outs(%x : tensor<8x8xf64>) -> tensor<8x8xf64>\n"
+      "  return %r : tensor<8x8xf64>\n}\n",
+      ctx.get());
+  ASSERT_TRUE(module);
+  mlir::sptune::UnscheduledKernelRule rule;
+  module->walk([&](mlir::linalg::MulOp op) {
+    rule = mlir::sptune::unscheduledKernelRule(
+        mlir::cast<mlir::linalg::LinalgOp>(op.getOperation()));
+  });
+  EXPECT_FALSE(rule.parallel);
+  EXPECT_NE(rule.whyNotParallel.find("upstream may fuse"), std::string::npos)
+      << rule.whyNotParallel;
+}
+
+TEST_F(UnscheduledKernelsTest, NoVectorsWhereTheDenseLoopIsNotInnermost) {
+  // C(i, j) = sum_k A(i, k) B(j, k): j indexes no sparse operand but is
+  // B's outer dimension; upstream puts the sparse k innermost.
+  auto rule = ruleOf(generic(
+      "#CSR = #sparse_tensor.encoding<{ map = (i, k) -> (i : dense, k : "
+      "compressed) }>",
+      "affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, "
+      "affine_map<(i, j, k) -> (i, j)>",
+      "\"parallel\", \"parallel\", \"reduction\"",
+      "%in0: tensor<8x8xf64, #CSR>, %in1: tensor<16x8xf64>",
+      "tensor<8x8xf64, #CSR>, tensor<16x8xf64>", "tensor<8x16xf64>", 2));
+  EXPECT_TRUE(rule.parallel) << rule.whyNotParallel;
+  EXPECT_EQ(rule.vectorLength, 0u);
+}
+
 TEST_F(UnscheduledKernelsTest, SparseOutputsBlocksAndAffineMapsAreSequential) {
   auto rule = ruleOf(generic(
       "#SV = #sparse_tensor.encoding<{ map = (i) -> (i : compressed) }>",
