@@ -44,14 +44,14 @@ import math
 import os
 import random
 import re
-import struct
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-from sptune import bench_output, run  # noqa: E402
+from sptune import bench_output, run, runner_bench  # noqa: E402
+from sptune.runner_bench import agree, geomean  # noqa: E402
 
 DEFAULT_TENSORS = ["gen3:uniform:dims=2000x2000x2000,nnz=2000000,seed=1",
                    "gen3:powerlaw:dims=5000x5000x5000,nnz=2000000,seed=2",
@@ -212,16 +212,9 @@ def lower(opt, arguments, reps, rank, path):
 
 def time_program(lowered, tensor, timeout):
     """(fastest seconds, checksum) of one run of a lowered program."""
-    libs = ",".join("/usr/lib/llvm-22/lib/" + l for l in (
-        "libmlir_c_runner_utils.so", "libmlir_runner_utils.so", "libomp.so"))
-    p = subprocess.run(["/usr/lib/llvm-22/bin/mlir-runner", "-O3", "-e", "main",
-                        "-entry-point-result=void", "-shared-libs=" + libs, lowered],
-                       env=dict(os.environ, TENSOR0=tensor), capture_output=True,
-                       text=True, timeout=timeout)
-    if p.returncode != 0:
-        sys.exit("mttkrp: mlir-runner failed on %s:\n%s" % (tensor, p.stderr[-2000:]))
-    bits, seconds = p.stdout.split()[-2:]
-    return float(seconds), struct.unpack("<d", struct.pack("<q", int(bits)))[0]
+    bits, seconds = runner_bench.run_program(lowered, tensor, os.environ, timeout,
+                                             "mttkrp")
+    return float(seconds), runner_bench.f64_of_bits(bits)
 
 
 def time_hand(tool, tensor, rank, reps, timeout):
@@ -231,15 +224,6 @@ def time_hand(tool, tensor, rank, reps, timeout):
         sys.exit("mttkrp: sptune-mttkrp-baselines failed on %s:\n%s" % (
             tensor, p.stderr[-2000:]))
     return json.loads(p.stdout)
-
-
-def agree(a, b):
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
-
-
-def geomean(values):
-    values = list(values)
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
 def main(argv=None):

@@ -33,14 +33,14 @@ import argparse
 import json
 import math
 import os
-import struct
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-from sptune import bench_output, run  # noqa: E402
+from sptune import bench_output, run, runner_bench  # noqa: E402
+from sptune.runner_bench import geomean  # noqa: E402
 
 GENERATED = ["gen:rmat:rows=16384,nnz=160000,seed=7",
              "gen:uniform:rows=32768,nnz=300000,seed=8",
@@ -120,17 +120,9 @@ def lower(opt, reps, options, path):
 
 def time_program(lowered, matrix, env, timeout):
     """(fastest seconds, entries, checksum) of one run of a lowered program."""
-    libs = ",".join("/usr/lib/llvm-22/lib/" + l for l in (
-        "libmlir_c_runner_utils.so", "libmlir_runner_utils.so", "libomp.so"))
-    p = subprocess.run(["/usr/lib/llvm-22/bin/mlir-runner", "-O3", "-e", "main",
-                        "-entry-point-result=void", "-shared-libs=" + libs, lowered],
-                       env=dict(env, TENSOR0=matrix), capture_output=True, text=True,
-                       timeout=timeout)
-    if p.returncode != 0:
-        sys.exit("spgemm: mlir-runner failed on %s:\n%s" % (matrix, p.stderr[-2000:]))
-    entries, bits, seconds = p.stdout.split()[-3:]
-    checksum = struct.unpack("<d", struct.pack("<q", int(bits)))[0]
-    return float(seconds), int(entries), checksum
+    entries, bits, seconds = runner_bench.run_program(lowered, matrix, env, timeout,
+                                                      "spgemm", last=3)
+    return float(seconds), int(entries), runner_bench.f64_of_bits(bits)
 
 
 def time_libraries(tool, source, reps, env, timeout, general=None):
@@ -164,7 +156,7 @@ def default_matrices(shared_dir):
 
 
 def agree(a, b):
-    return a[0] == b[0] and abs(a[1] - b[1]) <= 1e-9 * max(1.0, abs(a[1]), abs(b[1]))
+    return a[0] == b[0] and runner_bench.agree(a[1], b[1])
 
 
 def main(argv=None):
@@ -233,9 +225,6 @@ def main(argv=None):
                       "" if all(agreeing.values()) else "  RESULTS DIFFER %s" % agreeing),
                   file=sys.stderr, flush=True)
 
-    def geomean(values):
-        values = list(values)
-        return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
     summary = {
         "geomean_speedup_vs_best_library": geomean(r["speedup_vs_best_library"] for r in rows),
         "geomean_speedup_vs_mlir_default": geomean(r["speedup_vs_mlir_default"] for r in rows),

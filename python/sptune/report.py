@@ -47,6 +47,8 @@ BUILDERS = {
     "spgemm": ("SpGEMM: sptune's kernel against the libraries", "spgemm"),
     "row-order-headroom": ("Rows stored in another order", "row_order_headroom"),
     "mttkrp": ("MTTKRP: sptune against a hand CSF kernel", "mttkrp"),
+    "batched-spmm": ("Batched SpMM: sptune against loops over the SpMM baselines",
+                     "batched_spmm"),
 }
 WRITERS = dict(report_formats.FORMATS)
 

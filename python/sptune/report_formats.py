@@ -36,6 +36,8 @@ FORMATS = [
     ("row-order-headroom", "bench/row-order-headroom.py --json (the heuristic's kernel on the "
                            "matrix stored in other row orders)"),
     ("mttkrp", "bench/mttkrp.py --json (sptune's MTTKRP against a hand CSF kernel)"),
+    ("batched-spmm", "bench/batched-spmm.py --json (sptune's batched SpMM against loops "
+                     "over the SpMM baselines)"),
 ]
 
 
@@ -98,6 +100,9 @@ def detect(doc):
         if (doc.get("bench") == "mttkrp" and isinstance(doc.get("rows"), list) and
                 isinstance(doc.get("summary"), dict)):
             return "mttkrp", doc
+        if (doc.get("bench") == "batched-spmm" and isinstance(doc.get("rows"), list) and
+                isinstance(doc.get("summary"), dict)):
+            return "batched-spmm", doc
         if (doc.get("bench") == "cpu-headroom" and isinstance(doc.get("rows"), list) and
                 isinstance(doc.get("summary"), dict)):
             return "cpu-headroom", doc

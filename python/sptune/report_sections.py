@@ -788,6 +788,59 @@ def mttkrp(sec, doc):
                   [cells(r) for r in rows], caption="per tensor (speedup over the hand kernel)"))
 
 
+#: bench/batched-spmm.py's programs and loops of baselines, by the key of
+#: their times.
+BATCHED_PROGRAMS = [("sptune", "sptune as users run it"),
+                    ("sptune_upstream", "sptune, upstream's defaults")]
+BATCHED_LOOPS = [("eigen", "Eigen"), ("rsb", "librsb"),
+                 ("heuristic", "sptune's SpMM (heuristic)")]
+
+
+def batched_spmm_figure(doc):
+    """Speedups of sptune's batched programs over the fastest loop of SpMM
+    baselines, per batch."""
+    def label(batch):
+        count, _, matrix = batch.partition("*")
+        if matrix.startswith("gen:"):
+            return count + " x " + matrix[4:].split(",seed")[0].replace(",", "\n")
+        return count + " x\n" + os.path.basename(matrix).replace(".mtx", "")
+    rows = doc["rows"]
+    return plots.grouped_bars(
+        [label(r.get("batch", "?")) for r in rows],
+        [(label, [(r.get("speedup_vs_best_loop") or {}).get(key) for r in rows])
+         for key, label in BATCHED_PROGRAMS],
+        title="batched SpMM, f32, N = %s (%s)" % (doc.get("free", "?"),
+                                                  (doc.get("machine") or {}).get("cpu", "?")),
+        ylabel="speedup over the fastest loop of SpMM baselines")
+
+
+def batched_spmm(sec, doc):
+    """bench/batched-spmm.py: sptune's batched SpMM (as users run it, and
+    with upstream's defaults) over loops of the SpMM baselines."""
+    summary = doc.get("summary", {})
+    machine = doc.get("machine") or {}
+    geo = summary.get("geomean_speedup_vs_best_loop") or {}
+    sec.add(paragraph(
+        f"Measured on {machine.get('cpu', 'an unknown machine')} "
+        f"({machine.get('cores', '?')} cores), N = {doc.get('free', '?')}, fastest of "
+        f"{doc.get('reps', '?')} calls in each of {doc.get('rounds', '?')} interleaved "
+        "rounds; a loop's time is the sum of its SpMMs' fastest times. Geometric means "
+        "over the fastest loop: " +
+        ", ".join(f"{speedup(geo.get(k))} {label}" for k, label in BATCHED_PROGRAMS) +
+        f"; results {'agree' if summary.get('all_agree') else 'DIFFER'}."))
+    sec.add(figure(batched_spmm_figure(doc), "speedups per batch"))
+
+    def cells(r):
+        secs = r.get("seconds") or {}
+        return ([r.get("batch", "?"), num(r.get("count"), "d"), num(r.get("nnz"), ",d")] +
+                [num(secs.get(k), ".4f") for k, _ in BATCHED_PROGRAMS + BATCHED_LOOPS] +
+                [r.get("best_loop", "?")])
+    sec.add(table(["batch", "matrices", "entries"] +
+                  [f"{label} (s)" for _, label in BATCHED_PROGRAMS + BATCHED_LOOPS] +
+                  ["fastest loop"],
+                  [cells(r) for r in doc["rows"]], caption="per batch"))
+
+
 def not_measured(sec, rows):
     """A paragraph naming the rows (matrix, kernel, free size) whose status
     is not "ok", with the status; nothing when there are none."""

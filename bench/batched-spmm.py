@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Batched SpMM: sptune's lowering against a loop over the SpMM baselines.
+
+C(b, i, j) = sum over k of A(b, i, k) B(b, k, j) (`linalg.batch_matmul`,
+f32, A a 3-D sparse tensor: dense batches of CSR rows, B and C dense,
+j = 0 .. N - 1). Issue 33 asks for batched SpMM's baselines as users build
+them: a loop over the SpMM baselines, one matrix of the batch after the
+other. For each batch, in interleaved rounds:
+
+- sptune: the program below through `sptune-opt --sptune-extract-kernels
+  --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu` as
+  users run it. sptune has no schedule for 3-D kernels: the batched product
+  passes through with a remark and gets the CPU target's rule for kernels
+  without a schedule (targets/cpu/UnscheduledKernels.h: the batch loop in
+  parallel, j in 8 lanes);
+- sptune, upstream's defaults: the same with
+  `--sptune-lower-cpu=parallelize-unscheduled=false` (one thread, scalar);
+- loops over the SpMM baselines: `sptune-measure --baseline eigen | rsb |
+  heuristic` (Eigen and librsb as their users build them, and sptune's own
+  2-D SpMM with its heuristic schedule) on each matrix of the batch, the
+  batch's time their sum.
+
+Every time is the fastest of its calls (of --reps calls after a warm-up for
+the programs; of sptune-measure's repetitions for the baselines), the
+fastest over the rounds kept. The programs' checksum (sum of C(b, i, j)
+((i + j) mod 3 + 1)) is compared with numpy's (1e-4 relative: f32 sums);
+sptune-measure checks each baseline against its reference.
+
+    bench/batched-spmm.py [--build build] [--rounds 3] [--reps 5] [--free 64]
+        [--json OUT] [--plot OUT.png] [BATCH ...]
+
+A BATCH is `COUNT*MATRIX`: COUNT matrices, for a `gen:` spec with seeds
+seed, seed + 1, ... (graphs of one size, as a minibatch of GNN graphs
+padded to one size), for a .mtx file that matrix COUNT times (the heads of
+a multi-head layer on one graph; each its own B). Default: two generated
+batches. Output: one JSON object ("bench": "batched-spmm"); `sptune
+report` shows it.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+from sptune import bench_output, run, runner_bench  # noqa: E402
+from sptune.runner_bench import geomean  # noqa: E402
+
+DEFAULT_BATCHES = ["8*gen:uniform:rows=8192,nnz=131072,seed=1",
+                   "8*gen:rmat:rows=8192,nnz=131072,seed=11"]
+#: The loops over the SpMM baselines, by sptune-measure's --baseline.
+BASELINES = ["eigen", "rsb", "heuristic"]
+#: sptune-opt's arguments per program.
+VARIANTS = {"sptune": ["--sptune-extract-kernels", "--sptune-default-schedule",
+                       "--sptune-apply-schedule", "--sptune-lower-cpu"],
+            "sptune_upstream": ["--sptune-extract-kernels",
+                                "--sptune-default-schedule",
+                                "--sptune-apply-schedule",
+                                "--sptune-lower-cpu=parallelize-unscheduled=false"]}
+
+PROGRAM = """
+#BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
+func.func @batched(%a: tensor<?x?x?xf32, #BCSR>, %b: tensor<?x?xFREExf32>) -> tensor<?x?xFREExf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %nb = tensor.dim %a, %c0 : tensor<?x?x?xf32, #BCSR>
+  %m = tensor.dim %a, %c1 : tensor<?x?x?xf32, #BCSR>
+  %ce = tensor.empty(%nb, %m) : tensor<?x?xFREExf32>
+  %c = linalg.fill ins(%zero : f32) outs(%ce : tensor<?x?xFREExf32>) -> tensor<?x?xFREExf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<?x?x?xf32, #BCSR>, tensor<?x?xFREExf32>)
+                           outs(%c : tensor<?x?xFREExf32>) -> tensor<?x?xFREExf32>
+  return %r : tensor<?x?xFREExf32>
+}
+// B(b, k, j) = ((3 (b K + k) + j) mod 7 + 1) / 8.
+func.func @factor(%nb: index, %nk: index) -> tensor<?x?xFREExf32> {
+  %e = tensor.empty(%nb, %nk) : tensor<?x?xFREExf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(b, k, j) -> (b, k, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      outs(%e : tensor<?x?xFREExf32>) {
+  ^bb0(%o: f32):
+    %b = linalg.index 0 : index
+    %k = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %bk = arith.muli %b, %nk : index
+    %row = arith.addi %bk, %k : index
+    %c3 = arith.constant 3 : index
+    %r3 = arith.muli %row, %c3 : index
+    %s = arith.addi %r3, %j : index
+    %c7 = arith.constant 7 : index
+    %m = arith.remui %s, %c7 : index
+    %c1 = arith.constant 1 : index
+    %m1 = arith.addi %m, %c1 : index
+    %mi = arith.index_cast %m1 : index to i64
+    %v = arith.sitofp %mi : i64 to f32
+    %eighth = arith.constant 0.125 : f32
+    %w = arith.mulf %v, %eighth : f32
+    linalg.yield %w : f32
+  } -> tensor<?x?xFREExf32>
+  return %f : tensor<?x?xFREExf32>
+}
+func.func private @rtclock() -> f64
+func.func private @getTensorFilename(index) -> (!llvm.ptr)
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %calls = arith.constant CALLS : index
+  %fn = call @getTensorFilename(%c0) : (index) -> (!llvm.ptr)
+  %a = sparse_tensor.new %fn : !llvm.ptr to tensor<?x?x?xf32, #BCSR>
+  %nb = tensor.dim %a, %c0 : tensor<?x?x?xf32, #BCSR>
+  %nk = tensor.dim %a, %c2 : tensor<?x?x?xf32, #BCSR>
+  %b = call @factor(%nb, %nk) : (index, index) -> tensor<?x?xFREExf32>
+  %inf = arith.constant 1.0e30 : f64
+  // Call 0 is the warm-up (its result checked), the others are timed.
+  %best = scf.for %r = %c0 to %calls step %c1 iter_args(%bt = %inf) -> f64 {
+    %t0 = func.call @rtclock() : () -> f64
+    %out = func.call @batched(%a, %b) : (tensor<?x?x?xf32, #BCSR>, tensor<?x?xFREExf32>) -> tensor<?x?xFREExf32>
+    %t1 = func.call @rtclock() : () -> f64
+    %dt = arith.subf %t1, %t0 : f64
+    %warm = arith.cmpi eq, %r, %c0 : index
+    %mn = arith.minimumf %bt, %dt : f64
+    %next = arith.select %warm, %bt, %mn : f64
+    scf.if %warm {
+      %m = tensor.dim %out, %c1 : tensor<?x?xFREExf32>
+      %free = arith.constant FREE : index
+      %z = arith.constant 0.0 : f64
+      %three = arith.constant 3 : index
+      %s = scf.for %bi = %c0 to %nb step %c1 iter_args(%acc = %z) -> f64 {
+        %sb = scf.for %i = %c0 to %m step %c1 iter_args(%bacc = %acc) -> f64 {
+          %row = scf.for %j = %c0 to %free step %c1 iter_args(%racc = %bacc) -> f64 {
+            %x = tensor.extract %out[%bi, %i, %j] : tensor<?x?xFREExf32>
+            %xd = arith.extf %x : f32 to f64
+            %ij = arith.addi %i, %j : index
+            %mod = arith.remui %ij, %three : index
+            %w1 = arith.addi %mod, %c1 : index
+            %wi = arith.index_cast %w1 : index to i64
+            %w = arith.sitofp %wi : i64 to f64
+            %xw = arith.mulf %xd, %w : f64
+            %y = arith.addf %racc, %xw : f64
+            scf.yield %y : f64
+          }
+          scf.yield %row : f64
+        }
+        scf.yield %sb : f64
+      }
+      // The checksum's bits: vector.print shows 6 digits of an f64.
+      %bits = arith.bitcast %s : f64 to i64
+      vector.print %bits : i64
+    }
+    bufferization.dealloc_tensor %out : tensor<?x?xFREExf32>
+    scf.yield %next : f64
+  }
+  vector.print %best : f64
+  bufferization.dealloc_tensor %a : tensor<?x?x?xf32, #BCSR>
+  return
+}
+"""
+
+BATCH = re.compile(r"^(\d+)\*(.+)$")
+
+
+def members(spec):
+    """(count, [the batch's matrix specs or paths]) of a COUNT*MATRIX spec."""
+    m = BATCH.match(spec)
+    if not m or not 1 <= int(m.group(1)) <= 1024:
+        sys.exit("batched-spmm: bad batch '%s' (expected COUNT*MATRIX, COUNT in "
+                 "[1, 1024])" % spec)
+    count, matrix = int(m.group(1)), m.group(2)
+    if matrix.startswith("gen:"):
+        seed = re.search(r"(?:^|[:,])seed=(\d+)", matrix)
+        base = int(seed.group(1)) if seed else 1
+        stem = re.sub(r",?seed=\d+", "", matrix)
+        return count, ["%s,seed=%d" % (stem, base + n) for n in range(count)]
+    if not os.path.isfile(matrix):
+        sys.exit("batched-spmm: no matrix file '%s'" % matrix)
+    return count, [matrix] * count
+
+
+def load(opt_bindir, source, tmp):
+    """A batch member as a scipy CSR matrix (gen: specs through sptune-matrix)."""
+    import scipy.io
+    import scipy.sparse
+    path = source
+    if source.startswith("gen:"):
+        path = os.path.join(tmp, "member.mtx")
+        run.run([run.executable("sptune-matrix", opt_bindir), "gen", source, "-o", path],
+                what="sptune-matrix")
+    return scipy.sparse.csr_matrix(scipy.io.mmread(path), dtype="float64")
+
+
+def write_batch(matrices, path):
+    """The batch as an extended FROSTT file (b, i, k one-based), values as
+    f32 prints them."""
+    rows, cols = matrices[0].shape
+    nnz = sum(m.nnz for m in matrices)
+    with open(path, "w") as fh:
+        fh.write("3 %d\n%d %d %d\n" % (nnz, len(matrices), rows, cols))
+        for b, m in enumerate(matrices):
+            coo = m.tocoo()
+            for i, k, v in sorted(zip(coo.row.tolist(), coo.col.tolist(), coo.data.tolist())):
+                fh.write("%d %d %d %r\n" % (b + 1, i + 1, k + 1, float(v)))
+
+
+def reference_checksum(matrices, free):
+    """numpy's sum of C(b, i, j) ((i + j) mod 3 + 1), B as the program makes it."""
+    import numpy as np
+    rows, cols = matrices[0].shape
+    j = np.arange(free)
+    weights = (np.add.outer(np.arange(rows), j) % 3 + 1).astype(np.float64)
+    total = 0.0
+    for b, m in enumerate(matrices):
+        k = np.arange(cols)
+        factor = ((3 * (b * cols + k)[:, None] + j[None, :]) % 7 + 1) / 8.0
+        # The program's A and B are f32: round A's values as it reads them.
+        a = m.astype(np.float32).astype(np.float64)
+        total += float(((a @ factor) * weights).sum())
+    return total
+
+
+def time_baseline(measure, baseline, source, free, timeout):
+    """The fastest of sptune-measure's repetitions of `baseline`'s SpMM on
+    one matrix (f32, N = free)."""
+    p = run.run([measure, "--baseline", baseline, "--kernel", "spmm", "--free",
+                 str(free), "--bits", "32", "--matrix", source,
+                 "--timeout", str(timeout)], what="sptune-measure", timeout=timeout + 60)
+    record = json.loads(p.stdout.strip().splitlines()[-1])
+    if record.get("status") != "ok":
+        sys.exit("batched-spmm: %s on %s: %s %s" % (baseline, source, record.get("status"),
+                                                    record.get("reason", "")))
+    return record["time_s"]["min"]
+
+
+def lower(opt, arguments, reps, free, path):
+    src = path + ".src.mlir"
+    with open(src, "w") as fh:
+        fh.write(PROGRAM.replace("CALLS", str(reps + 1)).replace("FREE", str(free)))
+    run.run([opt, src] + arguments + ["-o", path], what="sptune-opt")
+    return path
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--free", type=int, default=64, help="N, the columns of B and C")
+    ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--steady-malloc", action=argparse.BooleanOptionalAction, default=True,
+                    help="glibc keeps the memory the programs free, so that page faults "
+                    "of C, allocated in each call, do not decide the comparison "
+                    "(default: on)")
+    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--plot", help="write a bar chart of the speedups here (.png)")
+    ap.add_argument("batches", nargs="*", help="COUNT*MATRIX (gen: spec or .mtx file)")
+    args = ap.parse_args(argv)
+    if not 1 <= args.rounds <= 100 or not 1 <= args.reps <= 1000:
+        ap.error("--rounds must be in [1, 100] and --reps in [1, 1000]")
+    if not 1 <= args.free <= 4096:
+        ap.error("--free must be in [1, 4096]")
+    bindir = os.path.join(args.build, "bin")
+    opt = run.executable("sptune-opt", bindir)
+    measure = run.executable("sptune-measure", bindir)
+    env = dict(os.environ)
+    if args.steady_malloc:
+        env["GLIBC_TUNABLES"] = run.STEADY_MALLOC
+    batches = [(spec,) + members(spec) for spec in args.batches or DEFAULT_BATCHES]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        programs = {name: lower(opt, arguments, args.reps, args.free,
+                                os.path.join(tmp, name + ".ll.mlir"))
+                    for name, arguments in VARIANTS.items()}
+        for n, (spec, count, sources) in enumerate(batches):
+            matrices = [load(bindir, s, tmp) for s in sources]
+            if any(m.shape != matrices[0].shape for m in matrices):
+                sys.exit("batched-spmm: '%s': the batch's matrices differ in shape" % spec)
+            tensor = os.path.join(tmp, "batch-%d.tns" % n)
+            write_batch(matrices, tensor)
+            expected = reference_checksum(matrices, args.free)
+            distinct = sorted(set(sources))
+            best, checksums = {}, {}
+            for _ in range(args.rounds):
+                for name, program in programs.items():
+                    bits, seconds = runner_bench.run_program(program, tensor, env,
+                                                             args.timeout, "batched-spmm")
+                    best[name] = min(best.get(name, math.inf), float(seconds))
+                    checksums[name] = runner_bench.f64_of_bits(bits)
+                for baseline in BASELINES:
+                    t = sum(time_baseline(measure, baseline, s, args.free, args.timeout)
+                            * sources.count(s) for s in distinct)
+                    best[baseline] = min(best.get(baseline, math.inf), t)
+            agreeing = {k: runner_bench.agree(v, expected, rel=1e-4)
+                        for k, v in checksums.items()}
+            fastest = min(BASELINES, key=best.get)
+            row = {"batch": spec, "count": count, "rows": matrices[0].shape[0],
+                   "cols": matrices[0].shape[1],
+                   "nnz": sum(m.nnz for m in matrices), "seconds": best,
+                   "agree": agreeing, "best_loop": fastest,
+                   "speedup_vs_best_loop": {k: best[fastest] / best[k] for k in VARIANTS},
+                   "speedup_vs": {b: best[b] / best["sptune"] for b in BASELINES}}
+            rows.append(row)
+            print("batched-spmm: %d/%d %s: sptune %.4f s, best loop (%s) %.4f s, %.2fx; "
+                  "upstream's defaults %.2fx%s" % (
+                      n + 1, len(batches), spec, best["sptune"], fastest, best[fastest],
+                      row["speedup_vs_best_loop"]["sptune"],
+                      row["speedup_vs_best_loop"]["sptune_upstream"],
+                      "" if all(agreeing.values()) else "  RESULTS DIFFER %s" % agreeing),
+                  file=sys.stderr, flush=True)
+    summary = {"geomean_speedup_vs_best_loop": {
+                   k: geomean(r["speedup_vs_best_loop"][k] for r in rows) for k in VARIANTS},
+               "geomean_speedup_vs": {b: geomean(r["speedup_vs"][b] for r in rows)
+                                      for b in BASELINES},
+               "all_agree": all(all(r["agree"].values()) for r in rows)}
+    out = {"bench": "batched-spmm", "machine": run.machine(), "rounds": args.rounds,
+           "reps": args.reps, "free": args.free, "steady_malloc": args.steady_malloc,
+           "variants": {k: " ".join(v) for k, v in VARIANTS.items()},
+           "rows": rows, "summary": summary}
+    bench_output.emit(out, args.json, args.plot, plot)
+    return 0 if summary["all_agree"] else 1
+
+
+def plot(out, path):
+    """The report's chart of the speedups over the best loop of baselines."""
+    from sptune import report_sections
+    report_sections.batched_spmm_figure(out).savefig(path, dpi=110)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

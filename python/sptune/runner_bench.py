@@ -1,0 +1,49 @@
+"""Timing lowered MLIR programs with mlir-runner, for the benches that
+compare a whole sptune program with hand or library kernels
+(bench/spgemm.py, bench/mttkrp.py, bench/batched-spmm.py).
+
+Such a program times its own calls (`rtclock`), prints what it measured
+with `vector.print` as its last lines, and reads its sparse operand from
+the file named by TENSOR0.
+"""
+
+import math
+import struct
+import subprocess
+import sys
+
+RUNNER = "/usr/lib/llvm-22/bin/mlir-runner"
+RUNNER_LIBS = ",".join("/usr/lib/llvm-22/lib/" + lib for lib in (
+    "libmlir_c_runner_utils.so", "libmlir_runner_utils.so", "libomp.so"))
+
+
+def run_program(lowered, tensor, env, timeout, what, last=2):
+    """The last `last` whitespace-separated words a lowered program prints,
+    run on `tensor`; exits with `what` and the runner's stderr on failure."""
+    p = subprocess.run([RUNNER, "-O3", "-e", "main", "-entry-point-result=void",
+                        "-shared-libs=" + RUNNER_LIBS, lowered],
+                       env=dict(env, TENSOR0=tensor), capture_output=True,
+                       text=True, timeout=timeout)
+    if p.returncode != 0:
+        sys.exit("%s: mlir-runner failed on %s:\n%s" % (what, tensor, p.stderr[-2000:]))
+    words = p.stdout.split()
+    if len(words) < last:
+        sys.exit("%s: the program printed %d values on %s, expected %d" % (
+            what, len(words), tensor, last))
+    return words[-last:]
+
+
+def f64_of_bits(bits):
+    """The f64 whose bits a program printed as an i64 (vector.print shows
+    only 6 digits of an f64)."""
+    return struct.unpack("<d", struct.pack("<q", int(bits)))[0]
+
+
+def agree(a, b, rel=1e-9):
+    """Whether two checksums agree to `rel` (relative, at least absolute)."""
+    return abs(a - b) <= rel * max(1.0, abs(a), abs(b))
+
+
+def geomean(values):
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
