@@ -355,8 +355,7 @@ struct CpuSparsifyPass
           << (kernels.whyUnscheduledSequential.empty()
                   ? std::string("the CPU target's rule for such kernels "
                                 "asks for other settings")
-                  : "it runs sequentially: " +
-                        kernels.whyUnscheduledSequential)
+                  : "it runs sequentially: " + kernels.whyUnscheduledSequential)
           << ")";
       else
         w << "other kernels of the function ask for other settings";
