@@ -47,3 +47,37 @@ def agree(a, b, rel=1e-9):
 def geomean(values):
     values = list(values)
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+#: The timing loop of a program's @main: %calls calls (the first a warm-up,
+#: whose result's checksum %s is printed as its bits), the fastest of the
+#: others printed last. CALL assigns the result, CHECKSUM computes %s from
+#: it, DEALLOC frees it; %c0, %c1 and %calls are defined before.
+_TIMED_CALLS = """  %inf = arith.constant 1.0e30 : f64
+  // Call 0 is the warm-up (its result checked), the others are timed.
+  %best = scf.for %r = %c0 to %calls step %c1 iter_args(%bt = %inf) -> f64 {
+    %t0 = func.call @rtclock() : () -> f64
+    CALL
+    %t1 = func.call @rtclock() : () -> f64
+    %dt = arith.subf %t1, %t0 : f64
+    %warm = arith.cmpi eq, %r, %c0 : index
+    %mn = arith.minimumf %bt, %dt : f64
+    %next = arith.select %warm, %bt, %mn : f64
+    scf.if %warm {
+CHECKSUM
+      // The checksum's bits: vector.print shows 6 digits of an f64.
+      %bits = arith.bitcast %s : f64 to i64
+      vector.print %bits : i64
+    }
+    DEALLOC
+    scf.yield %next : f64
+  }
+  vector.print %best : f64
+"""
+
+
+def timed_calls(call, checksum, dealloc):
+    """The MLIR text of a program's timing loop (see _TIMED_CALLS)."""
+    return (_TIMED_CALLS.replace("CALL\n", call.strip() + "\n")
+            .replace("CHECKSUM\n", checksum.rstrip("\n") + "\n")
+            .replace("DEALLOC\n", dealloc.strip() + "\n"))
