@@ -827,7 +827,9 @@ def batched_spmm(sec, doc):
         "rounds; a loop's time is the sum of its SpMMs' fastest times. Geometric means "
         "over the fastest loop: " +
         ", ".join(f"{speedup(geo.get(k))} {label}" for k, label in BATCHED_PROGRAMS) +
-        f"; results {'agree' if summary.get('all_agree') else 'DIFFER'}."))
+        f"; results {'agree' if summary.get('all_agree') else 'DIFFER'}" +
+        ("" if summary.get("rule_applied", True) else
+         "; the rule for kernels without a schedule was NOT applied") + "."))
     sec.add(figure(batched_spmm_figure(doc), "speedups per batch"))
 
     def cells(r):

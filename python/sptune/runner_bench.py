@@ -20,10 +20,15 @@ RUNNER_LIBS = ",".join("/usr/lib/llvm-22/lib/" + lib for lib in (
 def run_program(lowered, tensor, env, timeout, what, last=2):
     """The last `last` whitespace-separated words a lowered program prints,
     run on `tensor`; exits with `what` and the runner's stderr on failure."""
-    p = subprocess.run([RUNNER, "-O3", "-e", "main", "-entry-point-result=void",
-                        "-shared-libs=" + RUNNER_LIBS, lowered],
-                       env=dict(env, TENSOR0=tensor), capture_output=True,
-                       text=True, timeout=timeout)
+    try:
+        p = subprocess.run([RUNNER, "-O3", "-e", "main", "-entry-point-result=void",
+                            "-shared-libs=" + RUNNER_LIBS, lowered],
+                           env=dict(env, TENSOR0=tensor), capture_output=True,
+                           text=True, timeout=timeout)
+    except OSError as e:
+        sys.exit("%s: cannot run %s: %s" % (what, RUNNER, e))
+    except subprocess.TimeoutExpired:
+        sys.exit("%s: the program ran past %s s on %s" % (what, timeout, tensor))
     if p.returncode != 0:
         sys.exit("%s: mlir-runner failed on %s:\n%s" % (what, tensor, p.stderr[-2000:]))
     words = p.stdout.split()

@@ -108,8 +108,8 @@ SparsifierSettings settingsFor(const UnscheduledKernelRule &rule) {
 
 /// A function's sparse kernels: the scheduled ones with their settings,
 /// the ones sptune did not schedule with the settings they get (the rule's,
-/// or upstream's defaults), and the first of those (null when none) with
-/// the rule's reason when it stays sequential.
+/// or upstream's defaults), and the first of those that runs sequentially,
+/// else the first (null when none), with the rule's reason.
 struct FunctionKernels {
   SmallVector<std::pair<linalg::LinalgOp, SparsifierSettings>> scheduled;
   SmallVector<SparsifierSettings> withoutSchedule;
@@ -139,7 +139,10 @@ FunctionKernels kernelsOf(func::FuncOp func, bool unscheduledByRule) {
     rule.whyNotParallel = "parallelize-unscheduled=false";
     if (unscheduledByRule)
       rule = unscheduledKernelRule(op);
-    if (!kernels.unscheduled) {
+    // The one a warning names: the first that runs sequentially, else the
+    // first.
+    if (!kernels.unscheduled ||
+        (kernels.whyUnscheduledSequential.empty() && !rule.parallel)) {
       kernels.unscheduled = op;
       kernels.whyUnscheduledSequential = rule.whyNotParallel;
     }

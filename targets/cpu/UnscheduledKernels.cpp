@@ -56,6 +56,15 @@ UnscheduledKernelRule mlir::sptune::unscheduledKernelRule(linalg::LinalgOp op) {
   if (sparse_tensor::getSparseTensorEncoding(out->get().getType()))
     return refuse("its output is sparse (upstream inserts into it in order)");
   unsigned numLoops = op.getNumLoops();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  // Upstream's pre-sparsification rewrite (FuseSparseMultiplyOverAdd) fuses
+  // a dense sum of products computed by a linalg op into a kernel with only
+  // parallel loops and two inputs (a sampled product), and the fused kernel
+  // sorts its loops anew.
+  bool fusable = op.getNumDpsInputs() == 2 &&
+                 llvm::all_of(iterators, [](utils::IteratorType t) {
+                   return t == utils::IteratorType::parallel;
+                 });
   SmallVector<SmallVector<unsigned>> after(numLoops);
   SmallVector<bool> hasPredecessor(numLoops, false);
   SmallVector<bool> indexesSparse(numLoops, false);
@@ -65,10 +74,7 @@ UnscheduledKernelRule mlir::sptune::unscheduledKernelRule(linalg::LinalgOp op) {
       return refuse("an indexing map is not a projected permutation");
     auto enc = sparse_tensor::getSparseTensorEncoding(operand.get().getType());
     if (!enc) {
-      // Upstream's pre-sparsification rewrite may fuse a dense input's
-      // producer into this op (a sampled product of a dense sum of
-      // products), and the fused kernel sorts its loops anew.
-      if (op.isDpsInput(&operand) &&
+      if (fusable && op.isDpsInput(&operand) &&
           isa_and_nonnull<linalg::LinalgOp>(operand.get().getDefiningOp()))
         return refuse("a dense input is computed by a linalg op, which "
                       "upstream may fuse into this kernel");
@@ -97,7 +103,6 @@ UnscheduledKernelRule mlir::sptune::unscheduledKernelRule(linalg::LinalgOp op) {
   if (hasCycle(after))
     return refuse("the sparse operands' level orders conflict (upstream "
                   "reorders one operand, and any loop may come first)");
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   AffineMap outMap = op.getMatchingIndexingMap(out);
   for (unsigned loop = 0; loop < numLoops; ++loop) {
     if (hasPredecessor[loop])
@@ -113,9 +118,13 @@ UnscheduledKernelRule mlir::sptune::unscheduledKernelRule(linalg::LinalgOp op) {
   }
   rule.parallel = true;
   // Vectors where a parallel loop indexes no sparse operand and is the
-  // innermost dimension of every dense operand it indexes: upstream's loop
-  // sort, which follows dense operands' dimensions where it can, puts such
-  // a loop innermost (MTTKRP's and batched SpMM's columns of the factors).
+  // innermost dimension of every dense operand it indexes (MTTKRP's and
+  // batched SpMM's columns of the factors): upstream's loop sort, which
+  // follows dense operands' dimensions where it can, puts such a loop
+  // innermost in those kernels. Not in every kernel (a parallel loop may be
+  // sorted before an unconstrained sparse reduction); then the vectorizer
+  // takes the innermost loop it gets, a reduction's gathers, which is
+  // slower but not wrong.
   for (unsigned loop = 0; loop < numLoops; ++loop) {
     if (indexesSparse[loop] || iterators[loop] != utils::IteratorType::parallel)
       continue;

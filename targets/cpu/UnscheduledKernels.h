@@ -14,7 +14,7 @@
 //   - and then 8 vector lanes, where a parallel loop indexes no sparse
 //     operand and is the innermost dimension of every dense operand it
 //     indexes (MTTKRP's and batched SpMM's columns of the factor matrices),
-//     which upstream's loop sort puts innermost.
+//     which upstream's loop sort puts innermost in those kernels.
 //
 // Which loop is outermost is decided inside the sparsifier
 // (sparse-reinterpret-map's topological sort), so the rule does not guess
@@ -26,9 +26,9 @@
 // demapped kernel keeps a scratch buffer outside the loops) or a slice; an
 // indexing map that is not a projected permutation; level orders that
 // conflict (upstream then reorders an operand, and any loop may come
-// first); a dense input computed by a linalg op (upstream's
-// pre-sparsification rewrite may fuse it in, and the fused kernel's loops
-// are sorted anew).
+// first); in a kernel of two inputs and only parallel loops, a dense input
+// computed by a linalg op (upstream's pre-sparsification rewrite may fuse
+// it in, and the fused kernel's loops are sorted anew).
 //
 //===----------------------------------------------------------------------===//
 

@@ -14,6 +14,7 @@
 #include "sptune/Target/JitBench.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -172,6 +173,37 @@ TEST_F(UnscheduledKernelsTest, ADenseInputUpstreamMayFuseIsSequential) {
   EXPECT_FALSE(rule.parallel);
   EXPECT_NE(rule.whyNotParallel.find("upstream may fuse"), std::string::npos)
       << rule.whyNotParallel;
+}
+
+TEST_F(UnscheduledKernelsTest, AReductionKernelKeepsItsComputedInputs) {
+  // SpMM of a B computed in the same function (multi-head attention's
+  // H W): upstream fuses producers only into kernels of parallel loops.
+  module = mlir::parseSourceString<mlir::ModuleOp>(
+      "#CSR = #sparse_tensor.encoding<{ map = (i, k) -> (i : dense, k : "
+      "compressed) }>\n"
+      "func.func @f(%a: tensor<8x8xf64, #CSR>, %h: tensor<8x8xf64>, %w: "
+      "tensor<8x8xf64>, %b0: tensor<8x8xf64>, %c: tensor<8x8xf64>) -> "
+      "tensor<8x8xf64> {\n"
+      "  %b = linalg.matmul ins(%h, %w : tensor<8x8xf64>, tensor<8x8xf64>) "
+      "outs(%b0 : tensor<8x8xf64>) -> tensor<8x8xf64>\n"
+      "  %r = linalg.matmul ins(%a, %b : tensor<8x8xf64, #CSR>, "
+      "tensor<8x8xf64>) outs(%c : tensor<8x8xf64>) -> tensor<8x8xf64>\n"
+      "  return %r : tensor<8x8xf64>\n}\n",
+      ctx.get());
+  ASSERT_TRUE(module);
+  mlir::sptune::UnscheduledKernelRule rule;
+  int sparseOps = 0;
+  module->walk([&](mlir::linalg::MatmulOp op) {
+    if (!mlir::sparse_tensor::getSparseTensorEncoding(
+            op.getDpsInputs()[0].getType()))
+      return;
+    ++sparseOps;
+    rule = mlir::sptune::unscheduledKernelRule(
+        mlir::cast<mlir::linalg::LinalgOp>(op.getOperation()));
+  });
+  EXPECT_EQ(sparseOps, 1);
+  EXPECT_TRUE(rule.parallel) << rule.whyNotParallel;
+  EXPECT_EQ(rule.vectorLength, 8u);
 }
 
 TEST_F(UnscheduledKernelsTest, NoVectorsWhereTheDenseLoopIsNotInnermost) {
