@@ -22,7 +22,10 @@ other. For each batch, in interleaved rounds:
   sptune-measure times (the fastest of many repetitions): a lower bound of
   a real loop's time, so the comparison favours the loops. A library this
   build lacks (SPTUNE_ENABLE_EIGEN / SPTUNE_ENABLE_RSB off, or not
-  installed) is left out and named.
+  installed) is left out and named;
+- a real loop: one program (same harness as sptune's) that calls sptune's
+  2-D SpMM, lowered as users run it, on each matrix of the batch in turn,
+  each read from a CSR file, the whole loop timed ("sptune_2d_loop").
 
 Every time is the fastest of its calls (of --reps calls after a warm-up for
 the programs; of sptune-measure's repetitions for the baselines), the
@@ -62,8 +65,15 @@ from sptune.runner_bench import geomean  # noqa: E402
 
 DEFAULT_BATCHES = ["8*gen:uniform:rows=8192,nnz=131072,seed=1",
                    "8*gen:rmat:rows=8192,nnz=131072,seed=11"]
-#: The loops over the SpMM baselines, by sptune-measure's --baseline.
+#: The loops over the SpMM baselines, by sptune-measure's --baseline
+#: (each matrix timed alone, hot in cache, the times summed).
 BASELINES = ["eigen", "rsb", "heuristic"]
+#: The real loop: one program calling sptune's 2-D SpMM, as users run it,
+#: on each matrix of the batch in turn (loop_program).
+REAL_LOOP = "sptune_2d_loop"
+#: The least time a program may report (rtclock can give 0 for a tiny
+#: batch; ratios divide by times).
+MIN_SECONDS = 1e-9
 #: sptune-opt's arguments per program.
 VARIANTS = {"sptune": ["--sptune-extract-kernels", "--sptune-default-schedule",
                        "--sptune-apply-schedule", "--sptune-lower-cpu"],
@@ -71,6 +81,24 @@ VARIANTS = {"sptune": ["--sptune-extract-kernels", "--sptune-default-schedule",
                                 "--sptune-default-schedule",
                                 "--sptune-apply-schedule",
                                 "--sptune-lower-cpu=parallelize-unscheduled=false"]}
+
+#: B(b, k, j) = ((3 (b K + k) + j) mod 7 + 1) / 8 from %b, %k, %j and %nk
+#: (K): the body of both programs' factor functions.
+FACTOR_VALUE = """    %bk = arith.muli %b, %nk : index
+    %row = arith.addi %bk, %k : index
+    %c3 = arith.constant 3 : index
+    %r3 = arith.muli %row, %c3 : index
+    %s = arith.addi %r3, %j : index
+    %c7 = arith.constant 7 : index
+    %m = arith.remui %s, %c7 : index
+    %c1 = arith.constant 1 : index
+    %m1 = arith.addi %m, %c1 : index
+    %mi = arith.index_cast %m1 : index to i64
+    %v = arith.sitofp %mi : i64 to f32
+    %eighth = arith.constant 0.125 : f32
+    %w = arith.mulf %v, %eighth : f32
+    linalg.yield %w : f32
+"""
 
 PROGRAM = """
 #BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
@@ -95,21 +123,7 @@ func.func @factor(%nb: index, %nk: index) -> tensor<?x?xFREExf32> {
     %b = linalg.index 0 : index
     %k = linalg.index 1 : index
     %j = linalg.index 2 : index
-    %bk = arith.muli %b, %nk : index
-    %row = arith.addi %bk, %k : index
-    %c3 = arith.constant 3 : index
-    %r3 = arith.muli %row, %c3 : index
-    %s = arith.addi %r3, %j : index
-    %c7 = arith.constant 7 : index
-    %m = arith.remui %s, %c7 : index
-    %c1 = arith.constant 1 : index
-    %m1 = arith.addi %m, %c1 : index
-    %mi = arith.index_cast %m1 : index to i64
-    %v = arith.sitofp %mi : i64 to f32
-    %eighth = arith.constant 0.125 : f32
-    %w = arith.mulf %v, %eighth : f32
-    linalg.yield %w : f32
-  } -> tensor<?x?xFREExf32>
+""" + FACTOR_VALUE + """  } -> tensor<?x?xFREExf32>
   return %f : tensor<?x?xFREExf32>
 }
 func.func private @rtclock() -> f64
@@ -152,6 +166,85 @@ func.func @main() {
   return
 }
 """
+
+#: A real loop over sptune's 2-D SpMM: the batch's matrices read as CSR
+#: (TENSOR0, TENSOR1, ...), each product a kernel call, timed together.
+LOOP_PROGRAM_HEAD = """
+#CSR = #sparse_tensor.encoding<{ map = (i, k) -> (i : dense, k : compressed) }>
+func.func @spmm(%a: tensor<?x?xf32, #CSR>, %b: tensor<?xFREExf32>) -> tensor<?xFREExf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32, #CSR>
+  %ce = tensor.empty(%m) : tensor<?xFREExf32>
+  %c = linalg.fill ins(%zero : f32) outs(%ce : tensor<?xFREExf32>) -> tensor<?xFREExf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32, #CSR>, tensor<?xFREExf32>)
+                     outs(%c : tensor<?xFREExf32>) -> tensor<?xFREExf32>
+  return %r : tensor<?xFREExf32>
+}
+// B(k, j) of the batch's matrix b, as @factor of the batched program.
+func.func @factor2(%b: index, %nk: index) -> tensor<?xFREExf32> {
+  %e = tensor.empty(%nk) : tensor<?xFREExf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(k, j) -> (k, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<?xFREExf32>) {
+  ^bb0(%o: f32):
+    %k = linalg.index 0 : index
+    %j = linalg.index 1 : index
+""" + FACTOR_VALUE + """  } -> tensor<?xFREExf32>
+  return %f : tensor<?xFREExf32>
+}
+func.func private @rtclock() -> f64
+func.func private @getTensorFilename(index) -> (!llvm.ptr)
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %calls = arith.constant CALLS : index
+  %free = arith.constant FREE : index
+  %z = arith.constant 0.0 : f64
+  %three = arith.constant 3 : index
+"""
+
+
+def loop_program(count, free, reps):
+    """The MLIR program of a real loop over `count` 2-D SpMMs."""
+    setup, calls, sums, frees = [], [], [], []
+    for n in range(count):
+        setup += ["  %%n%d = arith.constant %d : index" % (n, n),
+                  "  %%fn%d = call @getTensorFilename(%%n%d) : (index) -> (!llvm.ptr)" % (n, n),
+                  "  %%a%d = sparse_tensor.new %%fn%d : !llvm.ptr to tensor<?x?xf32, #CSR>" % (n, n),
+                  "  %%nk%d = tensor.dim %%a%d, %%c1 : tensor<?x?xf32, #CSR>" % (n, n),
+                  "  %%b%d = call @factor2(%%n%d, %%nk%d) : (index, index) -> tensor<?xFREExf32>"
+                  % (n, n, n)]
+        calls.append("    %%out%d = func.call @spmm(%%a%d, %%b%d) : (tensor<?x?xf32, #CSR>, "
+                     "tensor<?xFREExf32>) -> tensor<?xFREExf32>" % (n, n, n))
+        previous = "%z" if n == 0 else "%%s%d" % (n - 1)
+        sums += [
+            "      %%m%d = tensor.dim %%out%d, %%c0 : tensor<?xFREExf32>" % (n, n),
+            "      %%s%d = scf.for %%i%d = %%c0 to %%m%d step %%c1 iter_args(%%acc%d = %s) -> f64 {"
+            % (n, n, n, n, previous),
+            "        %%row%d = scf.for %%j%d = %%c0 to %%free step %%c1 iter_args(%%racc%d = %%acc%d) -> f64 {"
+            % (n, n, n, n),
+            "          %%x%d = tensor.extract %%out%d[%%i%d, %%j%d] : tensor<?xFREExf32>" % (n, n, n, n),
+            "          %%xd%d = arith.extf %%x%d : f32 to f64" % (n, n),
+            "          %%ij%d = arith.addi %%i%d, %%j%d : index" % (n, n, n),
+            "          %%mod%d = arith.remui %%ij%d, %%three : index" % (n, n),
+            "          %%w1%d = arith.addi %%mod%d, %%c1 : index" % (n, n),
+            "          %%wi%d = arith.index_cast %%w1%d : index to i64" % (n, n),
+            "          %%w%d = arith.sitofp %%wi%d : i64 to f64" % (n, n),
+            "          %%xw%d = arith.mulf %%xd%d, %%w%d : f64" % (n, n, n),
+            "          %%y%d = arith.addf %%racc%d, %%xw%d : f64" % (n, n, n),
+            "          scf.yield %%y%d : f64" % n,
+            "        }",
+            "        scf.yield %%row%d : f64" % n,
+            "      }"]
+        frees.append("    bufferization.dealloc_tensor %%out%d : tensor<?xFREExf32>" % n)
+    sums.append("      %%s = arith.addf %%s%d, %%z : f64" % (count - 1))
+    text = (LOOP_PROGRAM_HEAD + "\n".join(setup) + "\n" +
+            runner_bench.timed_calls("\n".join(calls), "\n".join(sums), "\n".join(frees)) +
+            "".join("  bufferization.dealloc_tensor %%a%d : tensor<?x?xf32, #CSR>\n" % n
+                    for n in range(count)) +
+            "  return\n}\n")
+    return text.replace("CALLS", str(reps + 1)).replace("FREE", str(free))
+
 
 BATCH = re.compile(r"^(\d+)\*(.+)$")
 
@@ -231,7 +324,7 @@ def time_baseline(measure, baseline, source, free, env, timeout):
         sys.exit("batched-spmm: sptune-measure --baseline %s on %s failed: %s\n%s" % (
             baseline, source, e, locals().get("p") and p.stderr[-2000:] or ""))
     if record.get("status") == "ok":
-        return record["time_s"]["min"]
+        return max(record["time_s"]["min"], MIN_SECONDS)
     if "not built" in record.get("reason", ""):
         return None
     sys.exit("batched-spmm: %s on %s: %s %s" % (baseline, source, record.get("status"),
@@ -239,11 +332,23 @@ def time_baseline(measure, baseline, source, free, env, timeout):
 
 
 def lower(opt, arguments, reps, free, path):
+    return lower_text(opt, PROGRAM.replace("CALLS", str(reps + 1)).replace("FREE", str(free)),
+                      arguments, path)
+
+
+def lower_text(opt, text, arguments, path):
+    """`text` lowered by sptune-opt with `arguments` into `path`."""
     src = path + ".src.mlir"
     with open(src, "w") as fh:
-        fh.write(PROGRAM.replace("CALLS", str(reps + 1)).replace("FREE", str(free)))
+        fh.write(text)
     run.run([opt, src] + arguments + ["-o", path], what="sptune-opt")
     return path
+
+
+def write_general(matrix, path):
+    """`matrix` as a general real Matrix Market file."""
+    import scipy.io
+    scipy.io.mmwrite(path, matrix, field="real", symmetry="general")
 
 
 def main(argv=None):
@@ -293,6 +398,15 @@ def measure_batches(args):
             matrices = [load(bindir, s, tmp) for s in sources]
             tensor = os.path.join(tmp, "batch-%d.tns" % n)
             write_batch(matrices, tensor)
+            # The real loop: each matrix a general Matrix Market file (the
+            # runtime's reader takes those as scipy writes them).
+            member_files = []
+            for b, matrix in enumerate(matrices):
+                member_files.append(os.path.join(tmp, "batch-%d-%d.mtx" % (n, b)))
+                write_general(matrix, member_files[-1])
+            loop = lower_text(opt, loop_program(count, args.free, args.reps),
+                              VARIANTS["sptune"],
+                              os.path.join(tmp, "loop-%d.ll.mlir" % n))
             expected = reference_checksum(matrices, args.free)
             distinct = sorted(set(sources))
             best, agreeing, missing = {}, {}, set()
@@ -300,10 +414,15 @@ def measure_batches(args):
                 for name, program in programs.items():
                     bits, seconds = runner_bench.run_program(program, tensor, env,
                                                              args.timeout, "batched-spmm")
-                    best[name] = min(best.get(name, math.inf), float(seconds))
+                    best[name] = min(best.get(name, math.inf), max(float(seconds), MIN_SECONDS))
                     # Every round's warm-up result is checked.
                     agreeing[name] = agreeing.get(name, True) and runner_bench.agree(
                         runner_bench.f64_of_bits(bits), expected, rel=1e-4)
+                bits, seconds = runner_bench.run_program(loop, member_files, env,
+                                                         args.timeout, "batched-spmm")
+                best[REAL_LOOP] = min(best.get(REAL_LOOP, math.inf), max(float(seconds), MIN_SECONDS))
+                agreeing[REAL_LOOP] = agreeing.get(REAL_LOOP, True) and runner_bench.agree(
+                    runner_bench.f64_of_bits(bits), expected, rel=1e-4)
                 for baseline in BASELINES:
                     times = [time_baseline(measure, baseline, s, args.free, env, args.timeout)
                              for s in distinct]
@@ -312,7 +431,7 @@ def measure_batches(args):
                         continue
                     t = sum(t * sources.count(s) for t, s in zip(times, distinct))
                     best[baseline] = min(best.get(baseline, math.inf), t)
-            loops = [b for b in BASELINES if b in best]
+            loops = [b for b in BASELINES + [REAL_LOOP] if b in best]
             fastest = min(loops, key=best.get)
             row = {"batch": spec, "count": count, "rows": matrices[0].shape[0],
                    "cols": matrices[0].shape[1],
@@ -334,7 +453,7 @@ def measure_batches(args):
                    k: geomean(r["speedup_vs_best_loop"][k] for r in rows) for k in VARIANTS},
                "geomean_speedup_vs": {b: geomean(r["speedup_vs"][b] for r in rows
                                                  if b in r["speedup_vs"])
-                                      for b in BASELINES},
+                                      for b in BASELINES + [REAL_LOOP]},
                "rule_applied": rule_applied,
                "all_agree": all(all(r["agree"].values()) for r in rows)}
     out = {"bench": "batched-spmm", "machine": run.machine(), "rounds": args.rounds,

@@ -19,11 +19,15 @@ RUNNER_LIBS = ",".join("/usr/lib/llvm-22/lib/" + lib for lib in (
 
 def run_program(lowered, tensor, env, timeout, what, last=2):
     """The last `last` whitespace-separated words a lowered program prints,
-    run on `tensor`; exits with `what` and the runner's stderr on failure."""
+    run on `tensor` (TENSOR0; a list: TENSOR0, TENSOR1, ...); exits with
+    `what` and the runner's stderr on failure."""
+    tensors = [tensor] if isinstance(tensor, str) else list(tensor)
+    files = {"TENSOR%d" % n: t for n, t in enumerate(tensors)}
+    tensor = tensors[0]
     try:
         p = subprocess.run([RUNNER, "-O3", "-e", "main", "-entry-point-result=void",
                             "-shared-libs=" + RUNNER_LIBS, lowered],
-                           env=dict(env, TENSOR0=tensor), capture_output=True,
+                           env=dict(env, **files), capture_output=True,
                            text=True, timeout=timeout)
     except OSError as e:
         sys.exit("%s: cannot run %s: %s" % (what, RUNNER, e))
