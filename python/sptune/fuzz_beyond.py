@@ -240,14 +240,26 @@ class BeyondCase:
                                            (m, self.free))
             operands = [("b", (k, self.free), lambda c: self.b[c[0]][c[1]])]
             out_shape = (m, self.free)
-        lines += ["func.func @main() {",
-                  self.constant("ds", self.shape, lambda c: self.sparse.get(c, 0.0)),
-                  "  %%s = sparse_tensor.convert %%ds : %s to %s" % (
-                      self.tensor(self.shape), ts)]
+        return "\n".join(lines + self.main_function(
+            [("s", self.shape, self.sparse, ts)], operands, out_shape))
+
+    def main_function(self, sparse_inputs, operands, out_shape):
+        """@main: each sparse input (name, shape, {coordinates: value}, its
+        tensor type) converted from a dense constant, the dense operands
+        (name, shape, value of coordinates) as constants, @kernel called on
+        them in that order, and every value of its result printed."""
+        T = self.elt
+        lines = ["func.func @main() {"]
+        for name, shape, entries, ts in sparse_inputs:
+            lines += [self.constant("d" + name, shape, lambda c, e=entries: e.get(c, 0.0)),
+                      "  %%%s = sparse_tensor.convert %%d%s : %s to %s" % (
+                          name, name, self.tensor(shape), ts)]
         for name, shape, value in operands:
             lines.append(self.constant(name, shape, value))
-        args = ["%s"] + ["%" + name for name, _, _ in operands]
-        types = [ts] + [self.tensor(shape) for _, shape, _ in operands]
+        args = (["%" + name for name, _, _, _ in sparse_inputs] +
+                ["%" + name for name, _, _ in operands])
+        types = ([ts for _, _, _, ts in sparse_inputs] +
+                 [self.tensor(shape) for _, shape, _ in operands])
         to = self.tensor(out_shape)
         lines.append("  %%r = call @kernel(%s) : (%s) -> %s" % (
             ", ".join(args), ", ".join(types), to))
@@ -267,5 +279,7 @@ class BeyondCase:
             lines.append("  %svector.print %%x : %s" % (pad, T))
         for d in reversed(range(len(out_shape))):
             lines.append("  %s}" % ("  " * d))
-        lines += ["  bufferization.dealloc_tensor %%s : %s" % ts, "  return", "}", ""]
-        return "\n".join(lines)
+        lines += ["  bufferization.dealloc_tensor %%%s : %s" % (name, ts)
+                  for name, _, _, ts in sparse_inputs]
+        lines += ["  return", "}", ""]
+        return lines

@@ -16,14 +16,17 @@ programs (docs/reliability.md, "The program fuzzer"):
   and sptune-lower-cpu; every kernel must get a schedule;
 - beyond (sptune.fuzz_beyond): MTTKRP and batched SpMM on 3-D sparse
   tensors (passed through untuned: they must get no schedule) and SpMM in
-  f16 / bf16 (tuned).
+  f16 / bf16 (tuned);
+- unscheduled (sptune.fuzz_unscheduled): random linalg.generic kernels
+  lowered by sptune-lower-cpu alone, each with the CPU target's rule for
+  kernels without a schedule.
 
 Each program is lowered by sptune's pipeline and by upstream's
 (`--sparsifier=enable-runtime-library=false`), both run by mlir-runner; the
 printed result of sptune's must match the reference (and upstream's text,
 where the family says so).
 
-    python3 -m sptune.program_fuzz [--family spgemm,layers,beyond] [--cases 100]
+    python3 -m sptune.program_fuzz [--family spgemm,layers,beyond,unscheduled] [--cases 100]
         [--seed 1] [--opt sptune-opt] [--runner mlir-runner]
         [--shared-libs A.so,B.so,...] [--timeout 60] [--out DIR]
         [--only N,M | --only spgemm:N] [--list]
@@ -55,9 +58,11 @@ from sptune import run
 from sptune.fuzz_beyond import BeyondCase
 from sptune.fuzz_layers import LayerCase
 from sptune.fuzz_spgemm import SpgemmCase
+from sptune.fuzz_unscheduled import UnscheduledCase
 from sptune.ir_fuzz import CRASH_MARKERS, run_process
 
-FAMILIES = {"spgemm": SpgemmCase, "layers": LayerCase, "beyond": BeyondCase}
+FAMILIES = {"spgemm": SpgemmCase, "layers": LayerCase, "beyond": BeyondCase,
+            "unscheduled": UnscheduledCase}
 CLASSES = ["ok", "wrong-result", "wrong-kernel", "compile-error", "run-error",
            "crash", "hang", "upstream-fails"]
 FINDINGS = set(CLASSES) - {"ok", "upstream-fails"}

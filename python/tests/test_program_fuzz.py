@@ -10,6 +10,7 @@ import unittest
 from sptune import fuzz_beyond as fb
 from sptune import fuzz_layers as fl
 from sptune import fuzz_spgemm as fz
+from sptune import fuzz_unscheduled as fu
 from sptune import program_fuzz as pf
 
 
@@ -225,6 +226,46 @@ class Beyond(unittest.TestCase):
 
     def test_a_case_is_its_seed_and_number(self):
         self.assertEqual(fb.BeyondCase(4, 9).program(), fb.BeyondCase(4, 9).program())
+
+
+class Unscheduled(unittest.TestCase):
+    def test_reference(self):
+        # out(i) = sum_j S(i, j) d(j), S 2 x 3 with two entries.
+        case = fu.UnscheduledCase(1, 0)
+        case.sizes, case.out_dims, case.parallel = [2, 3], [0], {0}
+        case.sparse_inputs = [((0, 1), [0, 1], ["dense", "compressed"],
+                               {(0, 1): 2.0, (1, 2): -1.0})]
+        case.dense = ((1,), {(0,): 1.0, (1,): 0.5, (2,): 4.0})
+        self.assertEqual(case.reference(False), [1.0, -4.0])
+        self.assertEqual(case.reference(True), [1.0, 4.0])
+        self.assertEqual(case.check("1\n-4\n"), "")
+        self.assertIn("value 1", case.check("1\n-3.5\n"))
+        # The kernel: one generic, S's levels in its storage order, the
+        # output over i, every loop named in the maps.
+        text = case.program()
+        self.assertIn("(e0, e1) -> (e0 : dense, e1 : compressed)", text)
+        self.assertIn('iterator_types = ["parallel", "reduction"]', text)
+        self.assertEqual(text.count("linalg.generic"), 1)
+
+    def test_every_loop_is_indexed_and_output_loops_are_parallel(self):
+        for n in range(300):
+            case = fu.UnscheduledCase(7, n)
+            indexed = set(case.out_dims).union(*(d for d, _, _, _ in case.sparse_inputs))
+            if case.dense:
+                indexed |= set(case.dense[0])
+            self.assertEqual(indexed, set(range(len(case.sizes))), case.describe())
+            self.assertEqual(case.parallel, set(case.out_dims), case.describe())
+            for dims, order, types, _ in case.sparse_inputs:
+                self.assertEqual(sorted(order), list(range(len(dims))))
+                self.assertEqual(len(types), len(dims))
+
+    def test_nothing_is_scheduled_and_the_rule_applies(self):
+        case = fu.UnscheduledCase(2, 3)
+        self.assertEqual(case.sptune_args("DIR")[0].split("=")[0], "--sptune-lower-cpu")
+        self.assertIsNone(case.schedule_args("DIR"))
+
+    def test_a_case_is_its_seed_and_number(self):
+        self.assertEqual(fu.UnscheduledCase(4, 9).program(), fu.UnscheduledCase(4, 9).program())
 
 
 class Only(unittest.TestCase):
