@@ -247,6 +247,22 @@ class Unscheduled(unittest.TestCase):
         self.assertIn('iterator_types = ["parallel", "reduction"]', text)
         self.assertEqual(text.count("linalg.generic"), 1)
 
+    def test_a_loop_no_input_indexes_broadcasts(self):
+        # out(i, k) = sum_j S(i, j): the same sums along k.
+        case = fu.UnscheduledCase(1, 0)
+        case.sizes, case.out_dims, case.parallel = [2, 3, 2], [0, 2], {0, 2}
+        case.sparse_inputs = [((0, 1), [0, 1], ["dense", "compressed"],
+                               {(0, 1): 2.0, (0, 2): 0.5, (1, 0): -1.0})]
+        case.dense = None
+        self.assertEqual(case.reference(False), [2.5, 2.5, -1.0, -1.0])
+        self.assertIn('iterator_types = ["parallel", "reduction", "parallel"]',
+                      case.program())
+
+    def test_inputs_are_rarely_empty(self):
+        empty = sum(all(not e for _, _, _, e in fu.UnscheduledCase(3, n).sparse_inputs)
+                    for n in range(400))
+        self.assertLess(empty, 40)
+
     def test_every_loop_is_indexed_and_output_loops_are_parallel(self):
         for n in range(300):
             case = fu.UnscheduledCase(7, n)
