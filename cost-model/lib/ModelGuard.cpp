@@ -4,6 +4,7 @@
 
 #include "sptune/CostModel/ModelConfig.h"
 #include "sptune/CostModel/ModelFile.h"
+#include "sptune/Schedule/KernelTypes.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Support/HostCpu.h"
 
@@ -38,6 +39,14 @@ bool GuardSettings::isOtherMachine(const std::string &cpu) const {
          std::find(machines.begin(), machines.end(), cpu) == machines.end();
 }
 
+double GuardSettings::zFor(const std::string &cpu,
+                           const std::string &kernel) const {
+  if (!zOtherMachine || !isOtherMachine(cpu))
+    return z;
+  auto own = zOtherMachineByKernel.find(kernel);
+  return own != zOtherMachineByKernel.end() ? own->second : *zOtherMachine;
+}
+
 std::string sptune::otherMachineNote(const ModelGuard &guard) {
   const GuardSettings &s = guard.settings();
   if (!s.zOtherMachine || !s.isOtherMachine(guard.hostCpu()))
@@ -52,8 +61,10 @@ std::string sptune::otherMachineNote(const ModelGuard &guard) {
   os << " and this machine's CPU is '" << guard.hostCpu()
      << "': its picks replace the heuristic only where its ensemble is sure "
         "by "
-     << llvm::format("%.2f", *s.zOtherMachine) << " spreads (on its own "
-     << (s.machines.size() == 1 ? "machine " : "machines ")
+     << llvm::format("%.2f", *s.zOtherMachine) << " spreads";
+  for (const auto &[kernel, z] : s.zOtherMachineByKernel)
+    os << ", " << kernel << " kernels by " << llvm::format("%.2f", z);
+  os << " (on its own " << (s.machines.size() == 1 ? "machine " : "machines ")
      << llvm::format("%.2f", s.z) << ")";
   return text;
 }
@@ -113,6 +124,20 @@ parseGuardSettings(const std::string &text, const std::string &what) {
       return bad("z_other_machine must be a finite number >= 0");
     s.zOtherMachine = *zOther;
   }
+  if (const llvm::json::Value *byKernel = o->get("z_other_machine_by_kernel")) {
+    const llvm::json::Object *kernels = byKernel->getAsObject();
+    if (!kernels || !s.zOtherMachine)
+      return bad("z_other_machine_by_kernel must be an object of kernel "
+                 "names and thresholds, next to z_other_machine");
+    for (const auto &[kernel, value] : *kernels) {
+      std::optional<double> zKernel = value.getAsNumber();
+      if (llvm::StringRef(kernel).empty() || !zKernel || !std::isfinite(*zKernel) ||
+          *zKernel < 0)
+        return bad("z_other_machine_by_kernel must map kernel names to "
+                   "finite numbers >= 0");
+      s.zOtherMachineByKernel[kernel.str()] = *zKernel;
+    }
+  }
   if (const llvm::json::Value *list = o->get("machines")) {
     const llvm::json::Array *machines = list->getAsArray();
     if (!machines)
@@ -157,6 +182,12 @@ static std::string guardSettingsJson(const GuardSettings &s) {
   if (s.zOtherMachine) {
     o["z_other_machine"] = *s.zOtherMachine;
     o["calibration_other_machine"] = jsonOf(s.otherMachineCalibration);
+    if (!s.zOtherMachineByKernel.empty()) {
+      llvm::json::Object byKernel;
+      for (const auto &[kernel, z] : s.zOtherMachineByKernel)
+        byKernel[kernel] = z;
+      o["z_other_machine_by_kernel"] = std::move(byKernel);
+    }
   }
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -246,7 +277,8 @@ llvm::Expected<GuardVerdict> ModelGuard::judge(const MatrixFeatures &features,
       gains(features, pick, heuristic, free);
   if (!g)
     return g.takeError();
-  return guardVerdict(*g, settings_.zFor(hostCpu_),
+  return guardVerdict(*g,
+                      settings_.zFor(hostCpu_, kernelTypeInfo(pick.kernel).name),
                       settings_.zOtherMachine &&
                           settings_.isOtherMachine(hostCpu_));
 }
@@ -281,6 +313,13 @@ llvm::Expected<std::string> sptune::attachGuard(
       (settings.zOtherMachine && (!std::isfinite(*settings.zOtherMachine) ||
                                   *settings.zOtherMachine < 0)))
     return makeError("the guard's z must be a finite number >= 0");
+  if (!settings.zOtherMachineByKernel.empty() && !settings.zOtherMachine)
+    return makeError("thresholds per kernel on other machines need the other "
+                     "machines' threshold");
+  for (const auto &[kernel, z] : settings.zOtherMachineByKernel)
+    if (kernel.empty() || !std::isfinite(z) || z < 0)
+      return makeError("the guard's threshold for kernel '" + kernel +
+                       "' must be a finite number >= 0");
   for (const std::string &m : settings.machines)
     if (m.empty())
       return makeError("a guard's machine name is empty");
@@ -349,6 +388,14 @@ sptune::readGuardCalibration(const std::string &path) {
   if (!z)
     return makeError("'" + path + "' has no number \"z\"");
   c.z = *z;
+  if (const llvm::json::Object *byKernel = o->getObject("z_by_kernel"))
+    for (const auto &[kernel, value] : *byKernel) {
+      std::optional<double> zKernel = value.getAsNumber();
+      if (!zKernel || !std::isfinite(*zKernel) || *zKernel < 0)
+        return makeError("'" + path + "': z_by_kernel's '" + kernel.str() +
+                         "' is not a finite number >= 0");
+      c.zByKernel[kernel.str()] = *zKernel;
+    }
   if (const llvm::json::Array *list = o->getArray("machines"))
     for (const llvm::json::Value &m : *list)
       if (std::optional<llvm::StringRef> name = m.getAsString())

@@ -14,8 +14,10 @@ schedules (as release mode picks among its candidates); the members score
 that pick and the heuristic; the measured times say what trusting the pick
 would have gained. z is the value of the grid with the best geomean speedup
 over the heuristic (ties: the larger z, the more conservative); the JSON
-keeps the whole curve, per kernel, and the machines the data come from, and
-`sptune-guard --calibration` stores it with the shipped model. Data measured
+keeps the whole curve, per kernel, each kernel's own best z ("z_by_kernel",
+chosen the same way on that kernel's problems alone), and the machines the
+data come from, and `sptune-guard --calibration` stores it with the shipped
+model (`--per-kernel` stores the z of each kernel for other machines). Data measured
 on the model's own machine calibrate its z there; data of another machine
 (`--other-machine-calibration`) its z everywhere else.
 """
@@ -133,10 +135,16 @@ def curve(entries, zs):
     return rows
 
 
+def best_row(rows):
+    """The row of the best geomean (ties at 4 digits: the larger z)."""
+    return max(rows, key=lambda r: (round(r["geomean_over_heuristic"], 4),
+                                    r["z"]))
+
+
 def calibrate(entries):
     """The calibration's JSON object."""
     rows = curve(entries, Z_GRID)
-    best = max(rows, key=lambda r: (round(r["geomean_over_heuristic"], 4), r["z"]))
+    best = best_row(rows)
     raw = math.exp(sum(e["actual"] for e in entries) / len(entries)) \
         if entries else 1.0
     kernels = sorted({e["kernel"] for e in entries})
@@ -144,13 +152,18 @@ def calibrate(entries):
     for k in kernels:
         sub = [e for e in entries if e["kernel"] == k]
         at = curve(sub, [best["z"]])[0]
+        own = best_row(curve(sub, Z_GRID))
         per_kernel[k] = {
             "problems": len(sub),
             "unguarded_over_heuristic": math.exp(
                 sum(e["actual"] for e in sub) / len(sub)),
             "guarded_over_heuristic": at["geomean_over_heuristic"],
-            "trusted": at["trusted"], "differing": at["differing"]}
+            "trusted": at["trusted"], "differing": at["differing"],
+            "own_z": own["z"],
+            "guarded_over_heuristic_own_z": own["geomean_over_heuristic"],
+            "trusted_own_z": own["trusted"]}
     return {"z": best["z"], "problems": len(entries),
+            "z_by_kernel": {k: v["own_z"] for k, v in per_kernel.items()},
             "unguarded_over_heuristic": raw,
             "guarded_over_heuristic": best["geomean_over_heuristic"],
             "per_kernel": per_kernel, "curve": rows}
@@ -238,7 +251,8 @@ def main(argv=None):
         print(f"  {k}: {v['guarded_over_heuristic']:.3f}x guarded, "
               f"{v['unguarded_over_heuristic']:.3f}x unguarded "
               f"({v['trusted']} of {v['differing']} differing picks trusted, "
-              f"{v['problems']} problems)")
+              f"{v['problems']} problems); its own z = {v['own_z']}: "
+              f"{v['guarded_over_heuristic_own_z']:.3f}x")
     return 0
 
 

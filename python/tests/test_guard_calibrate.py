@@ -102,6 +102,20 @@ class Calibration(unittest.TestCase):
         self.assertEqual(result["per_kernel"]["spmm"]["trusted"], 2)
         self.assertEqual(result["problems"], 5)
 
+    def test_each_kernel_has_its_own_best_z(self):
+        result = gc.calibrate(self.entries())
+        # SpMM alone: both sure picks pay, b's 4.17 spreads bound z. SpMV
+        # alone: both trusted picks lose, so every z that trusts neither
+        # ties; the largest of the grid is chosen.
+        self.assertEqual(result["z_by_kernel"], {"spmm": 4.1, "spmv": 8.0})
+        spmv = result["per_kernel"]["spmv"]
+        self.assertEqual(spmv["own_z"], 8.0)
+        self.assertEqual(spmv["trusted_own_z"], 0)
+        self.assertAlmostEqual(spmv["guarded_over_heuristic_own_z"], 1.0)
+        spmm = result["per_kernel"]["spmm"]
+        self.assertAlmostEqual(spmm["guarded_over_heuristic_own_z"],
+                               (1.5 * 1.2) ** (1 / 2))
+
     def test_reads_scores_and_heuristics(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "s.jsonl")

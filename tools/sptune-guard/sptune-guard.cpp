@@ -2,7 +2,8 @@
 //
 //   sptune-guard --model M.pt --member A.pt --member B.pt ...
 //                (--calibration CALIB.json | --z Z)
-//                [--other-machine-calibration CALIB.json | --z-other-machine Z]
+//                [--other-machine-calibration CALIB.json [--per-kernel] |
+//                 --z-other-machine Z]
 //                [--machine CPU]... --out GUARDED.pt
 //   sptune-guard --show M.pt
 //   sptune-guard --remove --model M.pt --out UNGUARDED.pt
@@ -13,7 +14,10 @@
 // thresholds come from `python -m sptune.guard_calibrate` (the "z" of its
 // JSON, which the file keeps) or are given: one for the machines M was
 // trained on (by default those the calibration's data came from), one for
-// any other machine (calibrated on another machine's measurements).
+// any other machine (calibrated on another machine's measurements), and with
+// --per-kernel the other machine's calibration of each kernel type on its
+// own ("z_by_kernel"), where a model transfers to another CPU for some
+// kernels and not for others.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +61,11 @@ static cl::opt<double>
                  cl::desc("the threshold on other machines, instead of "
                           "--other-machine-calibration"),
                  cl::init(NAN));
+static cl::opt<bool> perKernelOption(
+    cl::cat(category), "per-kernel",
+    cl::desc("on other machines, each kernel type's own threshold from "
+             "--other-machine-calibration (its z_by_kernel), the calibration's "
+             "z for kernel types it does not list"));
 static cl::list<std::string>
     machineNames(cl::cat(category), "machine",
                  cl::desc("a CPU the model was trained on, as records name it "
@@ -93,6 +102,8 @@ static int show() {
   if (g.zOtherMachine)
     llvm::outs() << ", on other machines "
                  << llvm::format("%g", *g.zOtherMachine);
+  for (const auto &[kernel, z] : g.zOtherMachineByKernel)
+    llvm::outs() << ", " << kernel << " " << llvm::format("%g", z);
   llvm::outs() << "\ntrained on:";
   for (const std::string &m : g.machines)
     llvm::outs() << " '" << m << "'";
@@ -127,6 +138,14 @@ static llvm::Expected<GuardSettings> settingsFromOptions() {
       return c.takeError();
     s.zOtherMachine = c->z;
     s.otherMachineCalibration = std::move(c->text);
+    if (perKernelOption) {
+      if (c->zByKernel.empty())
+        return makeError("'" + otherCalibrationPath +
+                         "' has no thresholds per kernel (z_by_kernel): "
+                         "calibrate again with this build's "
+                         "sptune.guard_calibrate");
+      s.zOtherMachineByKernel = std::move(c->zByKernel);
+    }
   }
   return s;
 }
@@ -134,7 +153,7 @@ static llvm::Expected<GuardSettings> settingsFromOptions() {
 static int removeFromModel() {
   if (!memberPaths.empty() || !calibrationPath.empty() ||
       !std::isnan(zOption) || !otherCalibrationPath.empty() ||
-      !std::isnan(zOtherOption) || !machineNames.empty())
+      !std::isnan(zOtherOption) || !machineNames.empty() || perKernelOption)
     return fail("--remove takes only --model and --out");
   llvm::Expected<std::string> model = readFileBytes(modelPath);
   if (!model)
@@ -154,6 +173,9 @@ static int attach() {
   if (!otherCalibrationPath.empty() && !std::isnan(zOtherOption))
     return fail("give at most one of --other-machine-calibration and "
                 "--z-other-machine");
+  if (perKernelOption && otherCalibrationPath.empty())
+    return fail("--per-kernel takes its thresholds from "
+                "--other-machine-calibration");
   llvm::Expected<GuardSettings> settings = settingsFromOptions();
   if (!settings)
     return fail(llvm::toString(settings.takeError()));

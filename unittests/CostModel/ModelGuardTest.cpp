@@ -127,6 +127,60 @@ TEST(ModelGuard, AnotherMachineHasItsOwnThreshold) {
   EXPECT_EQ(errorOf(refused), "a guard's machine name is empty");
 }
 
+TEST(ModelGuard, KernelsHaveTheirOwnThresholdsOnOtherMachines) {
+  GuardSettings s;
+  s.z = 0.1;
+  s.zOtherMachine = 4;
+  s.zOtherMachineByKernel = {{"spmv", 8}, {"sddmm", 2.5}};
+  s.machines = {"Intel(R) Xeon(R) Processor"};
+  // At home one threshold for every kernel, elsewhere each kernel's own, and
+  // the other machines' for kernels without one.
+  EXPECT_EQ(s.zFor("Intel(R) Xeon(R) Processor", "spmv"), 0.1);
+  EXPECT_EQ(s.zFor("AMD EPYC", "spmv"), 8);
+  EXPECT_EQ(s.zFor("AMD EPYC", "sddmm"), 2.5);
+  EXPECT_EQ(s.zFor("AMD EPYC", "spmm"), 4);
+  EXPECT_EQ(s.zFor("AMD EPYC"), 4);
+
+  std::string guarded = cantFail(attachGuard(modelBytes(1), members(2), s));
+  GuardSettings read = *cantFail(readGuardSettings(guarded, "g.pt"));
+  EXPECT_EQ(read.zOtherMachineByKernel, s.zOtherMachineByKernel);
+
+  std::unique_ptr<ModelGuard> guard =
+      cantFail(ModelGuard::fromBytes(guarded, "g.pt"));
+  MatrixFeatures f = features("gen:uniform:rows=500,cols=500,nnz=5000,seed=1");
+  const Target &cpu = *TargetRegistry::lookup(TargetKind::CPU);
+  Schedule heuristic = cpu.heuristicSchedule(KernelType::SpMV, &f.stats, 1);
+  Schedule pick = cpu.referenceSchedule(KernelType::SpMV);
+  guard->setHostCpu("AMD EPYC");
+  EXPECT_EQ(cantFail(guard->judge(f, pick, heuristic, 1)).z, 8);
+  guard->setHostCpu("Intel(R) Xeon(R) Processor");
+  EXPECT_EQ(cantFail(guard->judge(f, pick, heuristic, 1)).z, 0.1);
+  Schedule spmm = cpu.heuristicSchedule(KernelType::SpMM, &f.stats, 64);
+  guard->setHostCpu("AMD EPYC");
+  EXPECT_EQ(cantFail(guard->judge(f, cpu.referenceSchedule(KernelType::SpMM),
+                                  spmm, 64))
+                .z,
+            4);
+  EXPECT_NE(otherMachineNote(*guard).find(
+                "by 4.00 spreads, sddmm kernels by 2.50, spmv kernels by 8.00 "
+                "(on its own machine 0.10)"),
+            std::string::npos)
+      << otherMachineNote(*guard);
+
+  GuardSettings bad = s;
+  bad.zOtherMachineByKernel["spmm"] = NAN;
+  llvm::Expected<std::string> refused =
+      attachGuard(modelBytes(1), members(2), bad);
+  EXPECT_EQ(errorOf(refused),
+            "the guard's threshold for kernel 'spmm' must be a finite number "
+            ">= 0");
+  bad = s;
+  bad.zOtherMachine.reset();
+  refused = attachGuard(modelBytes(1), members(2), bad);
+  EXPECT_EQ(errorOf(refused), "thresholds per kernel on other machines need "
+                              "the other machines' threshold");
+}
+
 TEST(ModelGuard, MembersScoreWithTheirOwnWeights) {
   std::string main = modelBytes(1);
   auto parts = members(3);
@@ -309,6 +363,18 @@ TEST(ModelGuard, RefusesBadGuardsAndMismatchedMembers) {
       R"({"version": 1, "z": 1, "members": 2, "z_other_machine": "x"})";
   EXPECT_EQ(load(otherZ), "'g.pt': malformed guard section: z_other_machine "
                           "must be a finite number >= 0");
+  ModelFileSections kernelZ = file.sections;
+  kernelZ[kGuardSection] = R"({"version": 1, "z": 1, "members": 2,
+      "z_other_machine": 2, "z_other_machine_by_kernel": {"spmv": -1}})";
+  EXPECT_EQ(load(kernelZ), "'g.pt': malformed guard section: "
+                           "z_other_machine_by_kernel must map kernel names "
+                           "to finite numbers >= 0");
+  kernelZ[kGuardSection] = R"({"version": 1, "z": 1, "members": 2,
+      "z_other_machine_by_kernel": {"spmv": 8}})";
+  EXPECT_EQ(load(kernelZ), "'g.pt': malformed guard section: "
+                           "z_other_machine_by_kernel must be an object of "
+                           "kernel names and thresholds, next to "
+                           "z_other_machine");
   ModelFileSections machines = file.sections;
   machines[kGuardSection] =
       R"({"version": 1, "z": 1, "members": 2, "machines": "Intel"})";

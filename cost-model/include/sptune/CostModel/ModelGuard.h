@@ -15,7 +15,10 @@
 // every member agrees). The guard keeps the CPUs of its model's training
 // data (machine.cpu of the records) and two thresholds: z on those, and
 // z_other_machine, calibrated on another machine's measurements, anywhere
-// else (and where the training machines are unknown).
+// else (and where the training machines are unknown). On other machines a
+// kernel type may have a threshold of its own (z_other_machine_by_kernel):
+// a model carries over to another CPU better for some kernels than for
+// others.
 //
 // The main model (the one that ranked) does not vote: it chose the pick
 // because its own gain was the largest of ~1,200 candidates, so its gain is
@@ -37,6 +40,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +81,12 @@ struct GuardSettings {
   double z = 0;
   /// The threshold on any other machine; none: `z` everywhere.
   std::optional<double> zOtherMachine;
+  /// Thresholds on other machines for single kernel types (by name: "spmm",
+  /// "sddmm", "spmv", ...), where a calibration per kernel found that the
+  /// model transfers to another CPU better for some kernels than for
+  /// others; a kernel type without one takes `zOtherMachine`. Only with
+  /// `zOtherMachine`.
+  std::map<std::string, double> zOtherMachineByKernel;
   /// The CPUs (machine.cpu, as hostCpuName gives them) of the model's
   /// training data.
   std::vector<std::string> machines;
@@ -88,10 +98,13 @@ struct GuardSettings {
   /// Whether a machine with CPU `cpu` is not one the model was trained on
   /// (unknown training machines count as other).
   bool isOtherMachine(const std::string &cpu) const;
-  /// The threshold on a machine with CPU `cpu`.
+  /// The threshold on a machine with CPU `cpu` (for a kernel type without
+  /// a threshold of its own).
   double zFor(const std::string &cpu) const {
     return zOtherMachine && isOtherMachine(cpu) ? *zOtherMachine : z;
   }
+  /// The threshold for kernel type `kernel` on a machine with CPU `cpu`.
+  double zFor(const std::string &cpu, const std::string &kernel) const;
 };
 
 /// The guard of one model file: its members, ready to score.
@@ -163,6 +176,9 @@ llvm::Expected<std::string> removeGuard(const std::string &modelBytes);
 /// A calibration written by `python3 -m sptune.guard_calibrate`.
 struct GuardCalibration {
   double z = 0;
+  /// The best threshold of each kernel type on its own (its "z_by_kernel";
+  /// empty in calibrations of older builds).
+  std::map<std::string, double> zByKernel;
   /// The file's text (kept in the guard section).
   std::string text;
   /// The CPUs its data were measured on (its "machines").
