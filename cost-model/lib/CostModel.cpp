@@ -23,8 +23,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <chrono>
@@ -231,13 +231,20 @@ public:
     return std::string(toString(mode())) + " model '" + path +
            "' (targets: " + (targets.empty() ? "none" : targets) +
            (model->info().calibrated ? ", calibrated" : "") +
-           (guard ? llvm::formatv(", guard of {0} members, z = {1:F2} on "
-                                  "this machine",
-                                  guard->settings().members,
-                                  guard->settings().zFor(guard->hostCpu()))
-                        .str()
-                  : std::string()) +
-           ")";
+           (guard ? guardDescription(*guard) : std::string()) + ")";
+  }
+  /// ", guard of 5 members, z = 0.10 on this machine", with the thresholds
+  /// per kernel type where they apply here.
+  static std::string guardDescription(const ModelGuard &guard) {
+    const GuardSettings &s = guard.settings();
+    std::string text = llvm::formatv(", guard of {0} members, z = {1:F2} on "
+                                     "this machine",
+                                     s.members, s.zFor(guard.hostCpu()))
+                           .str();
+    if (s.zOtherMachine && s.isOtherMachine(guard.hostCpu()) &&
+        !s.zOtherMachineByKernel.empty())
+      text += " (" + s.perKernelByText() + ")";
+    return text;
   }
   std::string machineNote() const override {
     if (adapted)

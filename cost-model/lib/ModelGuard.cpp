@@ -8,6 +8,8 @@
 #include "sptune/Support/Error.h"
 #include "sptune/Support/HostCpu.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,6 +41,27 @@ bool GuardSettings::isOtherMachine(const std::string &cpu) const {
          std::find(machines.begin(), machines.end(), cpu) == machines.end();
 }
 
+std::string GuardSettings::perKernelByText() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  bool first = true;
+  for (const auto &[kernel, zKernel] : zOtherMachineByKernel) {
+    os << (first ? "" : ", ") << llvm::format("%.2f", zKernel)
+       << (first ? " spreads for " : " for ") << kernel;
+    first = false;
+  }
+  return text;
+}
+
+/// Whether `name` may name a kernel type in a guard: letters, digits, '_'
+/// and '-' (what sptune's kernel types are named with; nothing that would
+/// break a remark's line).
+static bool isKernelName(llvm::StringRef name) {
+  return !name.empty() && llvm::all_of(name, [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '-';
+  });
+}
+
 double GuardSettings::zFor(const std::string &cpu,
                            const std::string &kernel) const {
   if (!zOtherMachine || !isOtherMachine(cpu))
@@ -61,10 +84,11 @@ std::string sptune::otherMachineNote(const ModelGuard &guard) {
   os << " and this machine's CPU is '" << guard.hostCpu()
      << "': its picks replace the heuristic only where its ensemble is sure "
         "by "
-     << llvm::format("%.2f", *s.zOtherMachine) << " spreads";
-  for (const auto &[kernel, z] : s.zOtherMachineByKernel)
-    os << ", " << kernel << " kernels by " << llvm::format("%.2f", z);
-  os << " (on its own " << (s.machines.size() == 1 ? "machine " : "machines ")
+     << (s.zOtherMachineByKernel.empty() ? "" : s.perKernelByText() + " and ")
+     << llvm::format("%.2f", *s.zOtherMachine)
+     << (s.zOtherMachineByKernel.empty() ? " spreads"
+                                         : " for other kernel types")
+     << " (on its own " << (s.machines.size() == 1 ? "machine " : "machines ")
      << llvm::format("%.2f", s.z) << ")";
   return text;
 }
@@ -105,10 +129,10 @@ parseGuardSettings(const std::string &text, const std::string &what) {
   std::optional<int64_t> version = o->getInteger("version");
   if (!version)
     return bad("no version");
-  if (*version != kGuardVersion)
-    return makeError("'" + what + "' has a guard of version " +
-                     std::to_string(*version) + "; this build reads version " +
-                     std::to_string(kGuardVersion));
+  if (*version < 1 || *version > kGuardVersion)
+    return makeError(
+        "'" + what + "' has a guard of version " + std::to_string(*version) +
+        "; this build reads versions 1 to " + std::to_string(kGuardVersion));
   GuardSettings s;
   std::optional<double> z = o->getNumber("z");
   std::optional<int64_t> members = o->getInteger("members");
@@ -126,12 +150,14 @@ parseGuardSettings(const std::string &text, const std::string &what) {
   }
   if (const llvm::json::Value *byKernel = o->get("z_other_machine_by_kernel")) {
     const llvm::json::Object *kernels = byKernel->getAsObject();
+    if (*version < 2)
+      return bad("z_other_machine_by_kernel needs guard version 2");
     if (!kernels || !s.zOtherMachine)
       return bad("z_other_machine_by_kernel must be an object of kernel "
                  "names and thresholds, next to z_other_machine");
     for (const auto &[kernel, value] : *kernels) {
       std::optional<double> zKernel = value.getAsNumber();
-      if (llvm::StringRef(kernel).empty() || !zKernel || !std::isfinite(*zKernel) ||
+      if (!isKernelName(kernel) || !zKernel || !std::isfinite(*zKernel) ||
           *zKernel < 0)
         return bad("z_other_machine_by_kernel must map kernel names to "
                    "finite numbers >= 0");
@@ -174,7 +200,7 @@ static std::string guardSettingsJson(const GuardSettings &s) {
   llvm::json::Array machines;
   for (const std::string &m : s.machines)
     machines.push_back(m);
-  llvm::json::Object o{{"version", kGuardVersion},
+  llvm::json::Object o{{"version", s.zOtherMachineByKernel.empty() ? 1 : 2},
                        {"z", s.z},
                        {"members", static_cast<int64_t>(s.members)},
                        {"machines", std::move(machines)},
@@ -277,10 +303,9 @@ llvm::Expected<GuardVerdict> ModelGuard::judge(const MatrixFeatures &features,
       gains(features, pick, heuristic, free);
   if (!g)
     return g.takeError();
-  return guardVerdict(*g,
-                      settings_.zFor(hostCpu_, kernelTypeInfo(pick.kernel).name),
-                      settings_.zOtherMachine &&
-                          settings_.isOtherMachine(hostCpu_));
+  return guardVerdict(
+      *g, settings_.zFor(hostCpu_, kernelTypeInfo(pick.kernel).name),
+      settings_.zOtherMachine && settings_.isOtherMachine(hostCpu_));
 }
 
 /// Removes the guard's sections from `sections`.
@@ -317,7 +342,7 @@ llvm::Expected<std::string> sptune::attachGuard(
     return makeError("thresholds per kernel on other machines need the other "
                      "machines' threshold");
   for (const auto &[kernel, z] : settings.zOtherMachineByKernel)
-    if (kernel.empty() || !std::isfinite(z) || z < 0)
+    if (!isKernelName(kernel) || !std::isfinite(z) || z < 0)
       return makeError("the guard's threshold for kernel '" + kernel +
                        "' must be a finite number >= 0");
   for (const std::string &m : settings.machines)
@@ -388,14 +413,21 @@ sptune::readGuardCalibration(const std::string &path) {
   if (!z)
     return makeError("'" + path + "' has no number \"z\"");
   c.z = *z;
-  if (const llvm::json::Object *byKernel = o->getObject("z_by_kernel"))
+  if (const llvm::json::Value *byKernelValue = o->get("z_by_kernel")) {
+    const llvm::json::Object *byKernel = byKernelValue->getAsObject();
+    if (!byKernel)
+      return makeError("'" + path +
+                       "': z_by_kernel is not an object of kernel names "
+                       "and thresholds");
     for (const auto &[kernel, value] : *byKernel) {
       std::optional<double> zKernel = value.getAsNumber();
-      if (!zKernel || !std::isfinite(*zKernel) || *zKernel < 0)
+      if (!isKernelName(kernel) || !zKernel || !std::isfinite(*zKernel) ||
+          *zKernel < 0)
         return makeError("'" + path + "': z_by_kernel's '" + kernel.str() +
-                         "' is not a finite number >= 0");
+                         "' is not a kernel name with a finite number >= 0");
       c.zByKernel[kernel.str()] = *zKernel;
     }
+  }
   if (const llvm::json::Array *list = o->getArray("machines"))
     for (const llvm::json::Value &m : *list)
       if (std::optional<llvm::StringRef> name = m.getAsString())

@@ -651,12 +651,18 @@ def guard_calibration(sec, doc):
         [("guarded geomean speedup over the heuristic", "speedup", lines,
           [("heuristic", 1.0)])], xlabel="z (spreads)"), "guard calibration curve"))
     kernels = doc["per_kernel"]
-    sec.add(table(["kernel", "problems", "unguarded", "guarded", "trusted / differing"],
+    # Calibrations since 2026-12-05 also choose each kernel's own z.
+    own = any("own_z" in v for v in kernels.values())
+    sec.add(table(["kernel", "problems", "unguarded", "guarded", "trusted / differing"]
+                  + (["own z", "guarded at its own z", "trusted at its own z"] if own else []),
                   [[k, num(v.get("problems")), speedup(v.get("unguarded_over_heuristic")),
                     speedup(v.get("guarded_over_heuristic")),
                     f"{v.get('trusted', '?')} / {v.get('differing', '?')}"]
+                   + ([num(v.get("own_z")), speedup(v.get("guarded_over_heuristic_own_z")),
+                       num(v.get("trusted_own_z"))] if own else [])
                    for k, v in sorted(kernels.items())],
-                  caption=f"per kernel at z = {doc.get('z')}, over the heuristic"))
+                  caption=f"per kernel at z = {doc.get('z')}"
+                  + (" and at each kernel's own z" if own else "") + ", over the heuristic"))
 
 
 def dispatch_overhead(sec, doc):

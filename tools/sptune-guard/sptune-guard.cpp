@@ -206,7 +206,8 @@ int main(int argc, char **argv) {
       argc, argv, "sptune-guard: give a cost model file its guard\n");
   registerAllTargets();
   if (!showPath.empty()) {
-    if (!modelPath.empty() || !outPath.empty() || !memberPaths.empty())
+    if (!modelPath.empty() || !outPath.empty() || !memberPaths.empty() ||
+        perKernelOption)
       return fail("--show takes no other option");
     return show();
   }

@@ -52,6 +52,20 @@ std::vector<std::pair<std::string, std::string>> members(size_t count) {
   return out;
 }
 
+/// `guard`'s verdict, on a machine with CPU `cpu`, on upstream's default
+/// schedule of `kernel` over the CPU heuristic's for a small generated
+/// matrix.
+GuardVerdict judgeDefaultOverHeuristic(ModelGuard &guard,
+                                       const std::string &cpu,
+                                       KernelType kernel, int64_t free) {
+  MatrixFeatures f = features("gen:uniform:rows=500,cols=500,nnz=5000,seed=1");
+  const Target &target = *TargetRegistry::lookup(TargetKind::CPU);
+  guard.setHostCpu(cpu);
+  return cantFail(guard.judge(f, target.referenceSchedule(kernel),
+                              target.heuristicSchedule(kernel, &f.stats, free),
+                              free));
+}
+
 } // namespace
 
 TEST(ModelGuard, VerdictIsTheMembersMeanAgainstZSpreads) {
@@ -97,16 +111,12 @@ TEST(ModelGuard, AnotherMachineHasItsOwnThreshold) {
 
   std::unique_ptr<ModelGuard> guard =
       cantFail(ModelGuard::fromBytes(guarded, "g.pt"));
-  MatrixFeatures f = features("gen:uniform:rows=500,cols=500,nnz=5000,seed=1");
-  const Target &cpu = *TargetRegistry::lookup(TargetKind::CPU);
-  Schedule heuristic = cpu.heuristicSchedule(KernelType::SpMV, &f.stats, 1);
-  Schedule pick = cpu.referenceSchedule(KernelType::SpMV);
-  guard->setHostCpu("Intel(R) Xeon(R) Processor");
-  GuardVerdict home = cantFail(guard->judge(f, pick, heuristic, 1));
+  GuardVerdict home = judgeDefaultOverHeuristic(
+      *guard, "Intel(R) Xeon(R) Processor", KernelType::SpMV, 1);
   EXPECT_EQ(home.z, 0.1);
   EXPECT_FALSE(home.otherMachine);
-  guard->setHostCpu("AMD EPYC");
-  GuardVerdict away = cantFail(guard->judge(f, pick, heuristic, 1));
+  GuardVerdict away =
+      judgeDefaultOverHeuristic(*guard, "AMD EPYC", KernelType::SpMV, 1);
   EXPECT_EQ(away.z, 4);
   EXPECT_TRUE(away.otherMachine);
   EXPECT_EQ(away.gain, home.gain);
@@ -147,25 +157,30 @@ TEST(ModelGuard, KernelsHaveTheirOwnThresholdsOnOtherMachines) {
 
   std::unique_ptr<ModelGuard> guard =
       cantFail(ModelGuard::fromBytes(guarded, "g.pt"));
-  MatrixFeatures f = features("gen:uniform:rows=500,cols=500,nnz=5000,seed=1");
-  const Target &cpu = *TargetRegistry::lookup(TargetKind::CPU);
-  Schedule heuristic = cpu.heuristicSchedule(KernelType::SpMV, &f.stats, 1);
-  Schedule pick = cpu.referenceSchedule(KernelType::SpMV);
-  guard->setHostCpu("AMD EPYC");
-  EXPECT_EQ(cantFail(guard->judge(f, pick, heuristic, 1)).z, 8);
-  guard->setHostCpu("Intel(R) Xeon(R) Processor");
-  EXPECT_EQ(cantFail(guard->judge(f, pick, heuristic, 1)).z, 0.1);
-  Schedule spmm = cpu.heuristicSchedule(KernelType::SpMM, &f.stats, 64);
-  guard->setHostCpu("AMD EPYC");
-  EXPECT_EQ(cantFail(guard->judge(f, cpu.referenceSchedule(KernelType::SpMM),
-                                  spmm, 64))
+  EXPECT_EQ(
+      judgeDefaultOverHeuristic(*guard, "AMD EPYC", KernelType::SpMV, 1).z, 8);
+  EXPECT_EQ(judgeDefaultOverHeuristic(*guard, "Intel(R) Xeon(R) Processor",
+                                      KernelType::SpMV, 1)
                 .z,
-            4);
+            0.1);
+  EXPECT_EQ(
+      judgeDefaultOverHeuristic(*guard, "AMD EPYC", KernelType::SpMM, 64).z, 4);
   EXPECT_NE(otherMachineNote(*guard).find(
-                "by 4.00 spreads, sddmm kernels by 2.50, spmv kernels by 8.00 "
-                "(on its own machine 0.10)"),
+                "sure by 2.50 spreads for sddmm, 8.00 for spmv and 4.00 for "
+                "other kernel types (on its own machine 0.10)"),
             std::string::npos)
       << otherMachineNote(*guard);
+  // Version 2 only where a guard has thresholds per kernel: a build that
+  // reads version 1 refuses it rather than judge SpMV with 4.
+  ModelFileContents file = cantFail(decodeModelFile(guarded, "model", "g"));
+  EXPECT_NE(file.sections[kGuardSection].find("\"version\":2"),
+            std::string::npos);
+  GuardSettings plain = s;
+  plain.zOtherMachineByKernel.clear();
+  file = cantFail(decodeModelFile(
+      cantFail(attachGuard(modelBytes(1), members(2), plain)), "model", "g"));
+  EXPECT_NE(file.sections[kGuardSection].find("\"version\":1"),
+            std::string::npos);
 
   GuardSettings bad = s;
   bad.zOtherMachineByKernel["spmm"] = NAN;
@@ -174,6 +189,11 @@ TEST(ModelGuard, KernelsHaveTheirOwnThresholdsOnOtherMachines) {
   EXPECT_EQ(errorOf(refused),
             "the guard's threshold for kernel 'spmm' must be a finite number "
             ">= 0");
+  bad = s;
+  bad.zOtherMachineByKernel = {{"sp mv", 1}};
+  refused = attachGuard(modelBytes(1), members(2), bad);
+  EXPECT_EQ(errorOf(refused), "the guard's threshold for kernel 'sp mv' must "
+                              "be a finite number >= 0");
   bad = s;
   bad.zOtherMachine.reset();
   refused = attachGuard(modelBytes(1), members(2), bad);
@@ -347,9 +367,10 @@ TEST(ModelGuard, RefusesBadGuardsAndMismatchedMembers) {
   EXPECT_EQ(load(missing), "'g.pt': the guard has 2 members but no section "
                            "'guard.member.2'");
   ModelFileSections newer = file.sections;
-  newer[kGuardSection] = R"({"version": 2, "z": 1, "members": 2})";
-  EXPECT_EQ(load(newer),
-            "'g.pt' has a guard of version 2; this build reads version 1");
+  newer[kGuardSection] = R"({"version": 3, "z": 1, "members": 2})";
+  EXPECT_EQ(
+      load(newer),
+      "'g.pt' has a guard of version 3; this build reads versions 1 to 2");
   ModelFileSections garbage = file.sections;
   garbage[kGuardSection] = "{";
   EXPECT_NE(load(garbage).find("'g.pt': malformed guard section"),
@@ -364,17 +385,21 @@ TEST(ModelGuard, RefusesBadGuardsAndMismatchedMembers) {
   EXPECT_EQ(load(otherZ), "'g.pt': malformed guard section: z_other_machine "
                           "must be a finite number >= 0");
   ModelFileSections kernelZ = file.sections;
-  kernelZ[kGuardSection] = R"({"version": 1, "z": 1, "members": 2,
+  kernelZ[kGuardSection] = R"({"version": 2, "z": 1, "members": 2,
       "z_other_machine": 2, "z_other_machine_by_kernel": {"spmv": -1}})";
   EXPECT_EQ(load(kernelZ), "'g.pt': malformed guard section: "
                            "z_other_machine_by_kernel must map kernel names "
                            "to finite numbers >= 0");
-  kernelZ[kGuardSection] = R"({"version": 1, "z": 1, "members": 2,
+  kernelZ[kGuardSection] = R"({"version": 2, "z": 1, "members": 2,
       "z_other_machine_by_kernel": {"spmv": 8}})";
   EXPECT_EQ(load(kernelZ), "'g.pt': malformed guard section: "
                            "z_other_machine_by_kernel must be an object of "
                            "kernel names and thresholds, next to "
                            "z_other_machine");
+  kernelZ[kGuardSection] = R"({"version": 1, "z": 1, "members": 2,
+      "z_other_machine": 2, "z_other_machine_by_kernel": {"spmv": 8}})";
+  EXPECT_EQ(load(kernelZ), "'g.pt': malformed guard section: "
+                           "z_other_machine_by_kernel needs guard version 2");
   ModelFileSections machines = file.sections;
   machines[kGuardSection] =
       R"({"version": 1, "z": 1, "members": 2, "machines": "Intel"})";
@@ -397,4 +422,34 @@ TEST(ModelGuard, RefusesBadGuardsAndMismatchedMembers) {
   EXPECT_NE(errorOf(model).find("no section 'guard.member.2'"),
             std::string::npos);
   std::remove(path.c_str());
+}
+
+TEST(ModelGuard, CalibrationsGiveThresholdsPerKernel) {
+  std::string path = testing::TempDir() + "/sptune-calibration.json";
+  auto read = [&](const std::string &text) {
+    std::ofstream(path) << text;
+    return readGuardCalibration(path);
+  };
+  llvm::Expected<GuardCalibration> c =
+      read(R"({"z": 2.8, "z_by_kernel": {"spmm": 1.8, "spmv": 7.1},
+               "machines": ["AMD EPYC"]})");
+  ASSERT_TRUE(static_cast<bool>(c)) << errorOf(c);
+  EXPECT_EQ(c->z, 2.8);
+  EXPECT_EQ(c->zByKernel,
+            (std::map<std::string, double>{{"spmm", 1.8}, {"spmv", 7.1}}));
+  EXPECT_EQ(c->machines, std::vector<std::string>{"AMD EPYC"});
+  // Older calibrations have none.
+  c = read(R"({"z": 4.1})");
+  ASSERT_TRUE(static_cast<bool>(c)) << errorOf(c);
+  EXPECT_TRUE(c->zByKernel.empty());
+  c = read(R"({"z": 1, "z_by_kernel": [1, 2]})");
+  EXPECT_EQ(errorOf(c), "'" + path +
+                            "': z_by_kernel is not an object of kernel names "
+                            "and thresholds");
+  c = read(R"({"z": 1, "z_by_kernel": {"": 1}})");
+  EXPECT_EQ(errorOf(c), "'" + path +
+                            "': z_by_kernel's '' is not a kernel name with a "
+                            "finite number >= 0");
+  c = read(R"({"z": 1, "z_by_kernel": {"spmv": "high"}})");
+  EXPECT_NE(errorOf(c).find("z_by_kernel's 'spmv'"), std::string::npos);
 }

@@ -24,7 +24,9 @@
 // because its own gain was the largest of ~1,200 candidates, so its gain is
 // biased upwards; the members judge that pair without having chosen it.
 //
-// In the file: a "guard" section (JSON: version, z, members, calibration)
+// In the file: a "guard" section (JSON: version, z, members, machines,
+// calibration; z_other_machine, calibration_other_machine and, version 2,
+// z_other_machine_by_kernel)
 // and one section of plain weights per member ("guard.member.1", ...), in
 // the layout of PlainWeights.h and with the main model's configuration. A
 // file without them has no guard (the model decides alone).
@@ -50,8 +52,11 @@ namespace sptune {
 
 /// The section that holds the guard's settings.
 inline constexpr const char *kGuardSection = "guard";
-/// The guard format this build writes and reads.
-inline constexpr int kGuardVersion = 1;
+/// The guard format this build writes and reads: version 2 adds thresholds
+/// per kernel type on other machines, and is written only where a guard has
+/// them (so that a build that reads version 1 refuses such a guard instead
+/// of judging every kernel with the other machines' threshold).
+inline constexpr int kGuardVersion = 2;
 /// The section of member `n` (1-based).
 std::string guardMemberSection(size_t n);
 
@@ -95,6 +100,10 @@ struct GuardSettings {
   std::string calibration = "{}";
   std::string otherMachineCalibration = "{}";
 
+  /// Thresholds per kernel type on other machines, as part of a remark's
+  /// line (no ';'): "1.80 spreads for spmm, 7.10 for spmv", or "" without
+  /// them.
+  std::string perKernelByText() const;
   /// Whether a machine with CPU `cpu` is not one the model was trained on
   /// (unknown training machines count as other).
   bool isOtherMachine(const std::string &cpu) const;
