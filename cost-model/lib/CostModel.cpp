@@ -237,14 +237,15 @@ public:
   /// per kernel type where they apply here.
   static std::string guardDescription(const ModelGuard &guard) {
     const GuardSettings &s = guard.settings();
-    std::string text = llvm::formatv(", guard of {0} members, z = {1:F2} on "
-                                     "this machine",
-                                     s.members, s.zFor(guard.hostCpu()))
-                           .str();
     if (s.zOtherMachine && s.isOtherMachine(guard.hostCpu()) &&
         !s.zOtherMachineByKernel.empty())
-      text += " (" + s.perKernelByText() + ")";
-    return text;
+      return llvm::formatv(", guard of {0} members, z on this machine {1} "
+                           "and {2:F2} for other kernel types",
+                           s.members, s.perKernelByText(), *s.zOtherMachine)
+          .str();
+    return llvm::formatv(", guard of {0} members, z = {1:F2} on this machine",
+                         s.members, s.zFor(guard.hostCpu()))
+        .str();
   }
   std::string machineNote() const override {
     if (adapted)

@@ -53,15 +53,6 @@ std::string GuardSettings::perKernelByText() const {
   return text;
 }
 
-/// Whether `name` may name a kernel type in a guard: letters, digits, '_'
-/// and '-' (what sptune's kernel types are named with; nothing that would
-/// break a remark's line).
-static bool isKernelName(llvm::StringRef name) {
-  return !name.empty() && llvm::all_of(name, [](char c) {
-    return llvm::isAlnum(c) || c == '_' || c == '-';
-  });
-}
-
 double GuardSettings::zFor(const std::string &cpu,
                            const std::string &kernel) const {
   if (!zOtherMachine || !isOtherMachine(cpu))
@@ -157,8 +148,8 @@ parseGuardSettings(const std::string &text, const std::string &what) {
                  "names and thresholds, next to z_other_machine");
     for (const auto &[kernel, value] : *kernels) {
       std::optional<double> zKernel = value.getAsNumber();
-      if (!isKernelName(kernel) || !zKernel || !std::isfinite(*zKernel) ||
-          *zKernel < 0)
+      if (!isKernelTypeName(llvm::StringRef(kernel)) || !zKernel ||
+          !std::isfinite(*zKernel) || *zKernel < 0)
         return bad("z_other_machine_by_kernel must map kernel names to "
                    "finite numbers >= 0");
       s.zOtherMachineByKernel[kernel.str()] = *zKernel;
@@ -200,11 +191,12 @@ static std::string guardSettingsJson(const GuardSettings &s) {
   llvm::json::Array machines;
   for (const std::string &m : s.machines)
     machines.push_back(m);
-  llvm::json::Object o{{"version", s.zOtherMachineByKernel.empty() ? 1 : 2},
-                       {"z", s.z},
-                       {"members", static_cast<int64_t>(s.members)},
-                       {"machines", std::move(machines)},
-                       {"calibration", jsonOf(s.calibration)}};
+  llvm::json::Object o{
+      {"version", s.zOtherMachineByKernel.empty() ? 1 : kGuardVersion},
+      {"z", s.z},
+      {"members", static_cast<int64_t>(s.members)},
+      {"machines", std::move(machines)},
+      {"calibration", jsonOf(s.calibration)}};
   if (s.zOtherMachine) {
     o["z_other_machine"] = *s.zOtherMachine;
     o["calibration_other_machine"] = jsonOf(s.otherMachineCalibration);
@@ -341,10 +333,14 @@ llvm::Expected<std::string> sptune::attachGuard(
   if (!settings.zOtherMachineByKernel.empty() && !settings.zOtherMachine)
     return makeError("thresholds per kernel on other machines need the other "
                      "machines' threshold");
-  for (const auto &[kernel, z] : settings.zOtherMachineByKernel)
-    if (!isKernelName(kernel) || !std::isfinite(z) || z < 0)
+  for (const auto &[kernel, z] : settings.zOtherMachineByKernel) {
+    if (!isKernelTypeName(kernel))
+      return makeError("the guard names a kernel type '" + kernel +
+                       "': kernel types are lower-case identifiers");
+    if (!std::isfinite(z) || z < 0)
       return makeError("the guard's threshold for kernel '" + kernel +
                        "' must be a finite number >= 0");
+  }
   for (const std::string &m : settings.machines)
     if (m.empty())
       return makeError("a guard's machine name is empty");
@@ -421,8 +417,8 @@ sptune::readGuardCalibration(const std::string &path) {
                        "and thresholds");
     for (const auto &[kernel, value] : *byKernel) {
       std::optional<double> zKernel = value.getAsNumber();
-      if (!isKernelName(kernel) || !zKernel || !std::isfinite(*zKernel) ||
-          *zKernel < 0)
+      if (!isKernelTypeName(llvm::StringRef(kernel)) || !zKernel ||
+          !std::isfinite(*zKernel) || *zKernel < 0)
         return makeError("'" + path + "': z_by_kernel's '" + kernel.str() +
                          "' is not a kernel name with a finite number >= 0");
       c.zByKernel[kernel.str()] = *zKernel;

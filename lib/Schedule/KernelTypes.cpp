@@ -83,6 +83,13 @@ static bool sameDescriptor(const KernelDescriptor &a,
   return toJson(a) == toJson(b);
 }
 
+bool sptune::isKernelTypeName(std::string_view name) {
+  return !name.empty() && name.size() <= 32 && name[0] >= 'a' &&
+         name[0] <= 'z' && std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+         });
+}
+
 /// Derives the schedule-level properties of `pattern`, or says why a schedule
 /// cannot describe it.
 namespace {
@@ -91,14 +98,7 @@ llvm::Expected<KernelTypeInfo> infoFromPattern(std::string_view name,
   auto refuse = [&](const std::string &why) {
     return makeError("kernel type '" + std::string(name) + "': " + why);
   };
-  bool nameOk = !name.empty() && name.size() <= 32 &&
-                std::all_of(name.begin(), name.end(),
-                            [](char c) {
-                              return (c >= 'a' && c <= 'z') ||
-                                     (c >= '0' && c <= '9') || c == '_';
-                            }) &&
-                name[0] >= 'a' && name[0] <= 'z';
-  if (!nameOk)
+  if (!isKernelTypeName(name))
     return refuse("a name is a lower-case identifier of at most 32 characters");
   if (p.loops.size() < 2 || p.loops.size() > 3)
     return refuse("a schedule describes 2 or 3 loops, the pattern has " +

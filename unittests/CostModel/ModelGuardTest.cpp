@@ -170,6 +170,26 @@ TEST(ModelGuard, KernelsHaveTheirOwnThresholdsOnOtherMachines) {
                 "other kernel types (on its own machine 0.10)"),
             std::string::npos)
       << otherMachineNote(*guard);
+  // A cost model's description names them on such a machine.
+  std::string path = testing::TempDir() + "/sptune-per-kernel-guard.pt";
+  std::ofstream(path, std::ios::binary) << guarded;
+  const char *before = std::getenv("SPTUNE_GUARD_MACHINE");
+  std::optional<std::string> saved =
+      before ? std::optional<std::string>(before) : std::nullopt;
+  ::setenv("SPTUNE_GUARD_MACHINE", "AMD EPYC", 1);
+  llvm::Expected<std::unique_ptr<CostModel>> model =
+      createCostModel(CostModelMode::Release, path);
+  if (saved)
+    ::setenv("SPTUNE_GUARD_MACHINE", saved->c_str(), 1);
+  else
+    ::unsetenv("SPTUNE_GUARD_MACHINE");
+  ASSERT_TRUE(static_cast<bool>(model)) << errorOf(model);
+  EXPECT_NE((*model)->description().find(
+                "guard of 2 members, z on this machine 2.50 spreads for "
+                "sddmm, 8.00 for spmv and 4.00 for other kernel types"),
+            std::string::npos)
+      << (*model)->description();
+  std::remove(path.c_str());
   // Version 2 only where a guard has thresholds per kernel: a build that
   // reads version 1 refuses it rather than judge SpMV with 4.
   ModelFileContents file = cantFail(decodeModelFile(guarded, "model", "g"));
@@ -192,8 +212,11 @@ TEST(ModelGuard, KernelsHaveTheirOwnThresholdsOnOtherMachines) {
   bad = s;
   bad.zOtherMachineByKernel = {{"sp mv", 1}};
   refused = attachGuard(modelBytes(1), members(2), bad);
-  EXPECT_EQ(errorOf(refused), "the guard's threshold for kernel 'sp mv' must "
-                              "be a finite number >= 0");
+  EXPECT_EQ(errorOf(refused), "the guard names a kernel type 'sp mv': kernel "
+                              "types are lower-case identifiers");
+  bad.zOtherMachineByKernel = {{"SpMV", 1}}; // would never apply
+  refused = attachGuard(modelBytes(1), members(2), bad);
+  EXPECT_NE(errorOf(refused).find("'SpMV'"), std::string::npos);
   bad = s;
   bad.zOtherMachine.reset();
   refused = attachGuard(modelBytes(1), members(2), bad);
@@ -452,4 +475,5 @@ TEST(ModelGuard, CalibrationsGiveThresholdsPerKernel) {
                             "finite number >= 0");
   c = read(R"({"z": 1, "z_by_kernel": {"spmv": "high"}})");
   EXPECT_NE(errorOf(c).find("z_by_kernel's 'spmv'"), std::string::npos);
+  std::remove(path.c_str());
 }

@@ -71,6 +71,10 @@ std::vector<KernelType> allKernelTypes();
 /// True for KernelType's enumerators (SpMM, SDDMM, SpMV, Hadamard).
 bool isBuiltinKernelType(KernelType k);
 
+/// Whether `name` can name a kernel type: a lower-case identifier of at most
+/// 32 characters (letters, digits, '_'; a letter first).
+bool isKernelTypeName(std::string_view name);
+
 /// Adds the kernel type `name` whose canonical form is `pattern`, or returns
 /// the one added under that name before when its pattern is the same. The
 /// pattern must be one a schedule can describe: loops named "i", "j", "k"
