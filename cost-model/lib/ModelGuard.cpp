@@ -8,8 +8,6 @@
 #include "sptune/Support/Error.h"
 #include "sptune/Support/HostCpu.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
