@@ -126,12 +126,7 @@ func.func @factor(%nb: index, %nk: index) -> tensor<?x?xFREExf32> {
 """ + FACTOR_VALUE + """  } -> tensor<?x?xFREExf32>
   return %f : tensor<?x?xFREExf32>
 }
-func.func private @rtclock() -> f64
-func.func private @getTensorFilename(index) -> (!llvm.ptr)
-func.func @main() {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
+""" + runner_bench.MAIN_START + """  %c2 = arith.constant 2 : index
   %calls = arith.constant CALLS : index
   %fn = call @getTensorFilename(%c0) : (index) -> (!llvm.ptr)
   %a = sparse_tensor.new %fn : !llvm.ptr to tensor<?x?x?xf32, #BCSR>
@@ -192,12 +187,7 @@ func.func @factor2(%b: index, %nk: index) -> tensor<?xFREExf32> {
 """ + FACTOR_VALUE + """  } -> tensor<?xFREExf32>
   return %f : tensor<?xFREExf32>
 }
-func.func private @rtclock() -> f64
-func.func private @getTensorFilename(index) -> (!llvm.ptr)
-func.func @main() {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %calls = arith.constant CALLS : index
+""" + runner_bench.MAIN_START + """  %calls = arith.constant CALLS : index
   %free = arith.constant FREE : index
   %z = arith.constant 0.0 : f64
   %three = arith.constant 3 : index

@@ -105,12 +105,7 @@ func.func @factor(%n: index, %mul: i64, %step: i64, %mod: i64) -> tensor<?xRANKx
   } -> tensor<?xRANKxf64>
   return %f : tensor<?xRANKxf64>
 }
-func.func private @rtclock() -> f64
-func.func private @getTensorFilename(index) -> (!llvm.ptr)
-func.func @main() {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
+""" + runner_bench.MAIN_START + """  %c2 = arith.constant 2 : index
   %calls = arith.constant CALLS : index
   %fn = call @getTensorFilename(%c0) : (index) -> (!llvm.ptr)
   %b = sparse_tensor.new %fn : !llvm.ptr to tensor<?x?x?xf64, #CSF>

@@ -59,12 +59,7 @@ func.func @spgemm(%a: tensor<?x?xf64, #CSR>, %b: tensor<?x?xf64, #CSR>) -> tenso
                      outs(%e : tensor<?x?xf64, #CSR>) -> tensor<?x?xf64, #CSR>
   return %r : tensor<?x?xf64, #CSR>
 }
-func.func private @rtclock() -> f64
-func.func private @getTensorFilename(index) -> (!llvm.ptr)
-func.func @main() {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %calls = arith.constant CALLS : index
+""" + runner_bench.MAIN_START + """  %calls = arith.constant CALLS : index
   %f = call @getTensorFilename(%c0) : (index) -> (!llvm.ptr)
   %a = sparse_tensor.new %f : !llvm.ptr to tensor<?x?xf64, #CSR>
   %inf = arith.constant 1.0e30 : f64

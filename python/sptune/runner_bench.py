@@ -58,6 +58,16 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
+#: The declarations a timed program calls and the start of its @main, up to
+#: %c0 and %c1 (the timing loop's bounds, see timed_calls).
+MAIN_START = """func.func private @rtclock() -> f64
+func.func private @getTensorFilename(index) -> (!llvm.ptr)
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+"""
+
+
 #: The timing loop of a program's @main: %calls calls (the first a warm-up,
 #: whose result's checksum %s is printed as its bits), the fastest of the
 #: others printed last. CALL assigns the result, CHECKSUM computes %s from
