@@ -19,6 +19,50 @@ Schedule sptune::cpuMlirDefaultSchedule(KernelType kernel) {
   return canonicalize(s);
 }
 
+/// The multiply-adds (stored entries times the free size, or the stored
+/// entries of a kernel without a free loop) below which the heuristic runs
+/// a kernel of shape `shape` in one thread, or 0 for shapes it has not been
+/// measured on. An OpenMP loop costs about 2 microseconds a call on two
+/// cores here, more than its split saves on a kernel that takes 4 or less
+/// sequentially. Measured on the 2-core AMD EPYC VM (docs/results.md, "Tiny
+/// kernels in one thread"): the heuristic's schedule with `parallel = none`
+/// against the same with its OpenMP loop, paired in one worker, on the 64
+/// shared matrices (46 to 2.7 million stored entries), f32, N = K = 16, 64
+/// and 256. One thread wins below about 7,000 multiply-adds for SpMV (a
+/// scalar one per entry), 26,000 for SDDMM (dot products of K) at every K,
+/// and 100,000 for SpMM at N = 16 and 64 (rows of C in vectors), fewer at
+/// N = 256, where B's rows leave the cache; the thresholds sit below those
+/// crossovers.
+static int64_t sequentialWorkThreshold(ProductShape shape) {
+  switch (shape) {
+  case ProductShape::MatrixVector:
+    return 6144;
+  case ProductShape::SampledMatrixMatrix:
+    return 16384;
+  case ProductShape::MatrixMatrix:
+    return 65536;
+  case ProductShape::Elementwise:
+  case ProductShape::Other:
+    return 0;
+  }
+  return 0;
+}
+
+/// Whether a kernel of `kernel`'s type on a matrix with `stats` and free
+/// size `free` (0 = unknown) does too little work to share among threads.
+static bool tooSmallToShare(KernelType kernel, const MatrixStats *stats,
+                            int64_t free) {
+  if (!stats || stats->nnz < 0)
+    return false;
+  bool freeLoop = Schedule::freeRole(kernel).has_value();
+  if (freeLoop && free <= 0)
+    return false; // the work is unknown
+  double work = static_cast<double>(stats->nnz) *
+                static_cast<double>(freeLoop ? free : 1);
+  return work <
+         static_cast<double>(sequentialWorkThreshold(productShape(kernel)));
+}
+
 Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
                                       const MatrixStats *stats, int64_t free) {
   // Mostly empty rows: do not visit them (DCSR) — otherwise the outer loop
@@ -57,6 +101,10 @@ Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
     // (1.00x; 0.97x to 1.08x, and one noisy 0.85x, rgg_n_2_15's SDDMM).
     c.omp = OmpScheduleKind::Balanced;
   }
+  // Too little work to share: one thread (OpenMP's fork and join, and
+  // waking the other threads, cost more than the split saves).
+  if (tooSmallToShare(kernel, stats, free))
+    c.parallel = ParallelKind::None;
   // Vectorize the dense innermost loop (not without a free loop, as SpMV,
   // whose innermost loop is the sparse one): 16 lanes when the free dimension
   // is a multiple of 16, so SpMM's row of C is a few whole vectors that stay in

@@ -305,8 +305,10 @@ TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
             8);
   EXPECT_EQ(cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::SpMM, nullptr, 4)).vectorLength,
             0);
+  // (Matrices large enough to run in parallel: RunsTinyKernelsInOneThread.)
   MatrixStats skewed;
-  skewed.rows = 100;
+  skewed.rows = skewed.cols = 100000;
+  skewed.nnz = 200000;
   skewed.rowMean = 2;
   skewed.rowStd = 10;
   Schedule skewedSpmm =
@@ -314,8 +316,9 @@ TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
   EXPECT_EQ(cpuKnobs(skewedSpmm).omp, OmpScheduleKind::Dynamic);
   EXPECT_EQ(cpuKnobs(skewedSpmm).chunk, 256);
   MatrixStats hyper;
-  hyper.rows = 100;
-  hyper.emptyRows = 90;
+  hyper.rows = hyper.cols = 100000;
+  hyper.nnz = 100000;
+  hyper.emptyRows = 90000;
   EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SpMM, &hyper)
                 .levels[0]
                 .format,
@@ -352,6 +355,47 @@ TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
   EXPECT_EQ(defaultSchedule(TargetKind::CPU, KernelType::SDDMM, &wide)
                 .contiguousRole(1),
             Role::K);
+}
+
+TEST(DefaultSchedule, RunsTinyKernelsInOneThread) {
+  // Below a kernel shape's threshold of multiply-adds (stored entries times
+  // the free size), one thread: SpMV below 6,144, SDDMM below 16,384, SpMM
+  // below 65,536.
+  auto parallelOf = [](KernelType k, int64_t nnz, int64_t free) {
+    MatrixStats m;
+    m.rows = m.cols = 1000;
+    m.nnz = nnz;
+    m.rowMean = static_cast<double>(nnz) / 1000.0;
+    return cpuKnobs(defaultSchedule(TargetKind::CPU, k, &m, free)).parallel;
+  };
+  EXPECT_EQ(parallelOf(KernelType::SpMV, 6143, 0), ParallelKind::None);
+  EXPECT_EQ(parallelOf(KernelType::SpMV, 6144, 0), ParallelKind::Outer);
+  EXPECT_EQ(parallelOf(KernelType::SpMV, 6143, 64), ParallelKind::None);
+  EXPECT_EQ(parallelOf(KernelType::SDDMM, 255, 64), ParallelKind::None);
+  EXPECT_EQ(parallelOf(KernelType::SDDMM, 256, 64), ParallelKind::Outer);
+  EXPECT_EQ(parallelOf(KernelType::SpMM, 4095, 16), ParallelKind::None);
+  EXPECT_EQ(parallelOf(KernelType::SpMM, 4096, 16), ParallelKind::Outer);
+  EXPECT_EQ(parallelOf(KernelType::SpMM, 255, 256), ParallelKind::None);
+  EXPECT_EQ(parallelOf(KernelType::SpMM, 1024, 64), ParallelKind::Outer);
+  // A free size that is not known leaves the work unknown: parallel.
+  EXPECT_EQ(parallelOf(KernelType::SpMM, 10, 0), ParallelKind::Outer);
+  // So does a matrix that is not known.
+  EXPECT_EQ(
+      cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::SpMV)).parallel,
+      ParallelKind::Outer);
+  // The Hadamard product has no threshold measured: parallel.
+  EXPECT_EQ(parallelOf(KernelType::Hadamard, 10, 0), ParallelKind::Outer);
+  // One thread takes no OpenMP schedule, and keeps its vectors.
+  MatrixStats tiny;
+  tiny.rows = tiny.cols = 50;
+  tiny.nnz = 200;
+  tiny.rowMean = 4;
+  tiny.rowStd = 40; // skewed: would take dynamic chunks in parallel
+  Schedule s = defaultSchedule(TargetKind::CPU, KernelType::SpMM, &tiny, 64);
+  EXPECT_TRUE(isLegal(s)) << whyIllegal(s);
+  EXPECT_EQ(cpuKnobs(s).omp, OmpScheduleKind::Static);
+  EXPECT_EQ(cpuKnobs(s).chunk, 0);
+  EXPECT_EQ(cpuKnobs(s).vectorLength, 16);
 }
 
 } // namespace
