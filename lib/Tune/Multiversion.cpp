@@ -291,10 +291,13 @@ sptune::planMultiversion(const CostModel &model, const Target &target,
         tuneSchedule(*scorer, *m, kernel, free, tune);
     if (!r)
       return r.takeError();
-    for (const RankedCandidate &c : r->top)
-      if (pooled.emplace(c.schedule.str(), pool.size()).second)
-        pool.push_back(c.schedule);
-    firstOf.push_back(pooled[r->top.front().schedule.str()]);
+    // Each pick as a variant (Target::asVariant), which any matrix may get.
+    for (const RankedCandidate &c : r->top) {
+      Schedule variant = target.asVariant(c.schedule);
+      if (pooled.emplace(variant.str(), pool.size()).second)
+        pool.push_back(std::move(variant));
+    }
+    firstOf.push_back(pooled[target.asVariant(r->top.front().schedule).str()]);
     keptHeuristic.push_back(r->keptHeuristic());
     plan.guardKeptHeuristic += r->keptHeuristic();
     table.features.push_back(dispatchFeatures(*m));

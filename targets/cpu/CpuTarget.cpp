@@ -55,6 +55,23 @@ public:
     return whyIllegal(balanced).empty() ? balanced : s;
   }
 
+  /// One thread only where the heuristic's rule for tiny kernels put it: a
+  /// variant may be given a matrix of any size, and a large one in one
+  /// thread loses up to the core count, a tiny one with the OpenMP loop a
+  /// few microseconds (docs/results.md, "Tiny kernels in one thread"). The
+  /// loop's rows are balanced by stored entries where they can be.
+  Schedule asVariant(const Schedule &s) const override {
+    if (cpuKnobs(s).parallel != ParallelKind::None)
+      return s;
+    Schedule parallel = s;
+    cpuKnobs(parallel).parallel = ParallelKind::Outer;
+    parallel = canonicalize(parallel); // none again where it cannot be
+    if (cpuKnobs(parallel).parallel == ParallelKind::None ||
+        !whyIllegal(parallel).empty())
+      return s;
+    return withUnseenKnobsByRule(parallel);
+  }
+
 private:
   CpuKnobEncoding encoding;
   CpuScheduleSpace cpuSpace;

@@ -6,6 +6,7 @@
 #include "sptune/InitAllTargets.h"
 #include "sptune/Matrix/Generators.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Matrix/MatrixStats.h"
 #include "sptune/Target/Target.h"
 
 #include "Support/ErrorTesting.h"
@@ -180,6 +181,28 @@ TEST(Multiversion, TheHeuristicPlansToo) {
   EXPECT_EQ(plan->routedToBest, 2u);
   EXPECT_FALSE(plan->scoresArePredictions);
   EXPECT_TRUE(plan->fallbackReason.empty());
+  // The heuristic runs a's SpMV (4,096 entries) in one thread, but a variant
+  // may be routed any matrix: every variant keeps its OpenMP loop.
+  MatrixStats stats = computeStats(a);
+  EXPECT_EQ(cpuKnobs(cpu.heuristicSchedule(KernelType::SpMV, &stats, 1)).parallel,
+            ParallelKind::None);
+  for (const Schedule &v : plan->variants)
+    EXPECT_EQ(cpuKnobs(v).parallel, ParallelKind::Outer) << v.str();
+}
+
+TEST(Multiversion, AVariantKeepsItsLoopWhereItCan) {
+  registerAllTargets();
+  const Target &cpu = *TargetRegistry::lookup(TargetKind::CPU);
+  Schedule one = Schedule::csr(TargetKind::CPU, KernelType::SpMV);
+  Schedule variant = cpu.asVariant(one);
+  EXPECT_EQ(cpuKnobs(variant).parallel, ParallelKind::Outer);
+  EXPECT_EQ(cpuKnobs(variant).omp, OmpScheduleKind::Balanced);
+  // A parallel schedule is left alone; so is one whose outer loop cannot
+  // run in parallel (over COO's non-unique rows).
+  EXPECT_EQ(cpu.asVariant(variant), variant);
+  Schedule coo = Schedule::coo(TargetKind::CPU, KernelType::SpMV);
+  EXPECT_EQ(cpuKnobs(coo).parallel, ParallelKind::None);
+  EXPECT_EQ(cpu.asVariant(coo), coo);
 }
 
 TEST(Multiversion, NoMatricesNoPlan) {

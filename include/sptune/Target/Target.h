@@ -135,6 +135,15 @@ public:
   /// result must be legal wherever `s` is. The default: `s`.
   virtual Schedule withUnseenKnobsByRule(const Schedule &s) const { return s; }
 
+  /// `s` as one variant of a kernel compiled without its matrix
+  /// (sptune/Tune/Multiversion.h), or `s` itself. A dispatch rule fitted to
+  /// training matrices may route any matrix to any variant, so a choice that
+  /// pays only on the training matrices it was made for, and costs most on
+  /// others, is undone here (the CPU: a kernel run in one thread because its
+  /// matrix was tiny keeps its OpenMP loop). The result must be legal
+  /// wherever `s` is. The default: `s`.
+  virtual Schedule asVariant(const Schedule &s) const { return s; }
+
   /// Names of the library or reference baselines its measurer can run
   /// besides schedules ("heuristic" is available on every target).
   virtual std::vector<std::string> baselines() const { return {}; }
