@@ -22,17 +22,17 @@ Schedule sptune::cpuMlirDefaultSchedule(KernelType kernel) {
 /// The multiply-adds (stored entries times the free size, or the stored
 /// entries of a kernel without a free loop) below which the heuristic runs
 /// a kernel of shape `shape` in one thread, or 0 for shapes it has not been
-/// measured on. An OpenMP loop costs about 2 microseconds a call on two
-/// cores here, more than its split saves on a kernel that takes 4 or less
-/// sequentially. Measured on the 2-core AMD EPYC VM (docs/results.md, "Tiny
-/// kernels in one thread"): the heuristic's schedule with `parallel = none`
-/// against the same with its OpenMP loop, paired in one worker, on the 64
-/// shared matrices (46 to 2.7 million stored entries), f32, N = K = 16, 64
-/// and 256. One thread wins below about 7,000 multiply-adds for SpMV (a
-/// scalar one per entry), 26,000 for SDDMM (dot products of K) at every K,
-/// and 100,000 for SpMM at N = 16 and 64 (rows of C in vectors), fewer at
-/// N = 256, where B's rows leave the cache; the thresholds sit below those
-/// crossovers.
+/// measured on. On two cores an OpenMP loop adds 2-4 microseconds a call,
+/// more than its split saves on a kernel that takes about 4 microseconds or
+/// less in one thread. Measured on the 2-core AMD EPYC VM (docs/results.md,
+/// "Tiny kernels in one thread"): the heuristic's schedule with
+/// `parallel = none` against the same with its OpenMP loop, paired in one
+/// worker, on the 64 shared matrices (46 to 2.7 million stored entries), f32,
+/// N = K = 16, 64 and 256. One thread stops winning at about 7,000
+/// multiply-adds for SpMV (a scalar one per entry), 19,000-26,000 for SDDMM
+/// (dot products of K) at every K, and 65,000-100,000 for SpMM (rows of C in
+/// vectors) at N = 16 and 64, 60,000-75,000 at N = 256. The thresholds sit
+/// at or below those crossovers.
 static int64_t sequentialWorkThreshold(ProductShape shape) {
   switch (shape) {
   case ProductShape::MatrixVector:
@@ -49,18 +49,16 @@ static int64_t sequentialWorkThreshold(ProductShape shape) {
 }
 
 /// Whether a kernel of `kernel`'s type on a matrix with `stats` and free
-/// size `free` (0 = unknown) does too little work to share among threads.
+/// size `free` (0 = unknown; ignored without a free loop) does too little
+/// work to share among threads. An empty matrix does.
 static bool tooSmallToShare(KernelType kernel, const MatrixStats *stats,
-                            int64_t free) {
-  if (!stats || stats->nnz < 0)
-    return false;
-  bool freeLoop = Schedule::freeRole(kernel).has_value();
-  if (freeLoop && free <= 0)
+                            bool freeLoop, int64_t free) {
+  if (!stats || (freeLoop && free <= 0))
     return false; // the work is unknown
   double work = static_cast<double>(stats->nnz) *
                 static_cast<double>(freeLoop ? free : 1);
-  return work <
-         static_cast<double>(sequentialWorkThreshold(productShape(kernel)));
+  return work < static_cast<double>(
+                    sequentialWorkThreshold(productShape(kernel)));
 }
 
 Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
@@ -103,7 +101,7 @@ Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
   }
   // Too little work to share: one thread (OpenMP's fork and join, and
   // waking the other threads, cost more than the split saves).
-  if (tooSmallToShare(kernel, stats, free))
+  if (tooSmallToShare(kernel, stats, freeLoop, free))
     c.parallel = ParallelKind::None;
   // Vectorize the dense innermost loop (not without a free loop, as SpMV,
   // whose innermost loop is the sparse one): 16 lanes when the free dimension

@@ -3,8 +3,9 @@
 // Part of sptune. The schedule the CPU target picks without a model (MLGO's
 // "heuristic" mode, the baseline every model must beat), in the spirit of
 // Scorch: loop orders that avoid asymptotic cliffs, the outer dense loop in
-// parallel, the dense inner dimension vectorized; and upstream MLIR's
-// sparsifier default, the reference speedups are measured against.
+// parallel (unless the kernel is too small to share), the dense inner
+// dimension vectorized; and upstream MLIR's sparsifier default, the
+// reference speedups are measured against.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,8 +19,10 @@ namespace sptune {
 
 /// The heuristic CPU schedule of `kernel`. `stats` (may be null) refines
 /// it: load-imbalanced rows get dynamic OpenMP scheduling, mostly empty rows
-/// a compressed row level, SDDMM a transposed B when it pays. `free` is the
-/// size of the free dense loop (0 = unknown).
+/// a compressed row level, SDDMM a transposed B when it pays, and a kernel
+/// with too little work to share (stored entries times `free`, against a
+/// threshold per kernel shape) one thread. `free` is the size of the free
+/// dense loop (0 = unknown).
 Schedule cpuHeuristicSchedule(KernelType kernel, const MatrixStats *stats,
                               int64_t free);
 
