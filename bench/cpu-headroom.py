@@ -53,6 +53,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
+from sptune.dataset import append_record  # noqa: E402
 from sptune.errors import SptuneError  # noqa: E402
 from sptune.manifest import large_matrices  # noqa: E402
 from sptune.paired_compare import Worker, compare, derive_schedule  # noqa: E402
@@ -371,20 +372,6 @@ def settings_of(args):
                 new_knobs=[label for label, _, _ in NEW_KNOBS])
 
 
-def append_row(path, row):
-    """Appends `row` durably; a torn last line (a killed run) is ended first
-    so that the row does not join it."""
-    torn = False
-    if os.path.exists(path) and os.path.getsize(path) > 0:
-        with open(path, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            torn = f.read(1) != b"\n"
-    with open(path, "a") as f:
-        f.write(("\n" if torn else "") + json.dumps(row) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
 def check_writable(path, what):
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
@@ -474,7 +461,7 @@ def main(argv=None):
             if records is None:
                 records = read_jsonl(collect(args, kernel, free, sources))
             row = measure_problem(args, kernel, free, source, records)
-            append_row(done_path, row)
+            append_record(done_path, row)
             done[(source, kernel, free)] = row
             measured += 1
             rate = measured / max(time.time() - started, 1e-9) * 60

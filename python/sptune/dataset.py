@@ -2,6 +2,7 @@
 
 import json
 import math
+import os
 from collections import defaultdict
 
 
@@ -20,6 +21,21 @@ def load(paths):
                 except json.JSONDecodeError:
                     bad += 1
     return records, bad
+
+
+def append_record(path, record):
+    """Appends `record` to the JSONL file `path` durably (flushed and
+    synced); a torn last line (a killed run) is ended first so that the
+    record does not join it."""
+    torn = False
+    if os.path.exists(path) and os.path.getsize(path) > 0:
+        with open(path, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            torn = f.read(1) != b"\n"
+    with open(path, "a") as f:
+        f.write(("\n" if torn else "") + json.dumps(record) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def problems(records):

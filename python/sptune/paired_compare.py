@@ -205,13 +205,15 @@ class Worker:
                 pass
 
 
-def compare(tool, matrix, kernel, free, a, b, pairs, min_seconds, timeout, target="cpu"):
+def compare(tool, matrix, kernel, free, a, b, pairs, min_seconds, timeout, target="cpu",
+            bits=32):
     """Times sides `a` and `b` (parse_side) alternately in one worker, for
     `pairs` pairs after a warm-up pair (baselines of `target`), A first in
     even pairs and B first in odd ones, so that neither side always runs
     right after the other. Returns paired_stats plus `status`
-    ("ok", or the first failed measurement's status and `reason`)."""
-    base = {"target": target, "matrix": matrix, "kernel": kernel, "free": free, "bits": 32,
+    ("ok", or the first failed measurement's status and `reason`). Elements
+    of `bits` (32: f32, 64: f64)."""
+    base = {"target": target, "matrix": matrix, "kernel": kernel, "free": free, "bits": bits,
             "options": {"min_seconds": min_seconds, "timeout_s": timeout}}
     # The worker stops a measurement at `timeout`; the extra minute covers
     # its start and the matrix read.
