@@ -139,10 +139,12 @@ def main(argv=None):
             loop = "OpenMP loop, static rows"
         r.update(matrix=matrix, kernel=label, kernel_type=kernel, free=free,
                  a="one thread", b=loop, settings=settings)
+        # Kept before anything else can fail (a resume adds what the
+        # heuristic picks, as below).
+        dataset.append_record(rows_path, r)
         if r["status"] == "ok":
             r.update(heuristic_info(tool, matrix, kernel, free, args.bits, args.timeout))
         rows.append(r)
-        dataset.append_record(rows_path, r)
         measured += 1
         eta = (time.time() - start) / measured * (todo - measured)
         what = (f"one thread {r['median_ratio']:.2f}x the OpenMP loop" if r["status"] == "ok"

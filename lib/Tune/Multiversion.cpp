@@ -292,12 +292,16 @@ sptune::planMultiversion(const CostModel &model, const Target &target,
     if (!r)
       return r.takeError();
     // Each pick as a variant (Target::asVariant), which any matrix may get.
+    std::string firstKey;
     for (const RankedCandidate &c : r->top) {
       Schedule variant = target.asVariant(c.schedule);
-      if (pooled.emplace(variant.str(), pool.size()).second)
+      std::string key = variant.str();
+      if (firstKey.empty())
+        firstKey = key;
+      if (pooled.emplace(key, pool.size()).second)
         pool.push_back(std::move(variant));
     }
-    firstOf.push_back(pooled[target.asVariant(r->top.front().schedule).str()]);
+    firstOf.push_back(pooled[firstKey]);
     keptHeuristic.push_back(r->keptHeuristic());
     plan.guardKeptHeuristic += r->keptHeuristic();
     table.features.push_back(dispatchFeatures(*m));

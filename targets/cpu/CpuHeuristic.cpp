@@ -28,7 +28,7 @@ Schedule sptune::cpuMlirDefaultSchedule(KernelType kernel) {
 /// "Tiny kernels in one thread"): the heuristic's schedule with
 /// `parallel = none` against the same with its OpenMP loop, paired in one
 /// worker, on the 64 shared matrices (46 to 2.7 million stored entries), f32,
-/// N = K = 16, 64 and 256. One thread stops winning at about 7,000
+/// N = K = 16, 64 and 256. One thread stops winning at about 7,400
 /// multiply-adds for SpMV (a scalar one per entry), 19,000-26,000 for SDDMM
 /// (dot products of K) at every K, and 65,000-100,000 for SpMM (rows of C in
 /// vectors) at N = 16 and 64, 60,000-75,000 at N = 256. The thresholds sit

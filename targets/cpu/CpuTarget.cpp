@@ -55,11 +55,14 @@ public:
     return whyIllegal(balanced).empty() ? balanced : s;
   }
 
-  /// One thread only where the heuristic's rule for tiny kernels put it: a
+  /// Every one-thread pick (the heuristic's for a tiny training matrix, or
+  /// the model's) gets the OpenMP loop where its outer loop can have one: a
   /// variant may be given a matrix of any size, and a large one in one
-  /// thread loses up to the core count, a tiny one with the OpenMP loop a
-  /// few microseconds (docs/results.md, "Tiny kernels in one thread"). The
-  /// loop's rows are balanced by stored entries where they can be.
+  /// thread loses up to the core count, a tiny one with the loop a few
+  /// microseconds (docs/results.md, "Tiny kernels in one thread"). The
+  /// loop's rows are balanced by stored entries where they can be, else
+  /// split in static blocks (the heuristic's dynamic chunks for skewed rows
+  /// are not restored).
   Schedule asVariant(const Schedule &s) const override {
     if (cpuKnobs(s).parallel != ParallelKind::None)
       return s;

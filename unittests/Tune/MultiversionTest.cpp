@@ -203,6 +203,16 @@ TEST(Multiversion, AVariantKeepsItsLoopWhereItCan) {
   Schedule coo = Schedule::coo(TargetKind::CPU, KernelType::SpMV);
   EXPECT_EQ(cpuKnobs(coo).parallel, ParallelKind::None);
   EXPECT_EQ(cpu.asVariant(coo), coo);
+  // Nor over a reduction outermost (CSC's SpMV: k, a race in parallel).
+  Schedule csc = Schedule::csc(TargetKind::CPU, KernelType::SpMV);
+  EXPECT_EQ(cpuKnobs(csc).parallel, ParallelKind::None);
+  EXPECT_EQ(cpu.asVariant(csc), csc);
+  // Doubly compressed rows cannot be cut by stored entries: static blocks.
+  Schedule dcsr = Schedule::dcsr(TargetKind::CPU, KernelType::SpMV);
+  Schedule dcsrVariant = cpu.asVariant(dcsr);
+  EXPECT_EQ(cpuKnobs(dcsrVariant).parallel, ParallelKind::Outer);
+  EXPECT_EQ(cpuKnobs(dcsrVariant).omp, OmpScheduleKind::Static);
+  EXPECT_TRUE(cpu.whyIllegal(dcsrVariant).empty()) << cpu.whyIllegal(dcsrVariant);
 }
 
 TEST(Multiversion, NoMatricesNoPlan) {
