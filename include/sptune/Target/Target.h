@@ -139,9 +139,9 @@ public:
   /// (sptune/Tune/Multiversion.h), or `s` itself. A dispatch rule fitted to
   /// training matrices may route any matrix to any variant, so a choice that
   /// pays only on the training matrices it was made for, and costs most on
-  /// others, is undone here (the CPU: a kernel run in one thread because its
-  /// matrix was tiny keeps its OpenMP loop). The result must be legal
-  /// wherever `s` is. The default: `s`.
+  /// others, is undone here (the CPU: a schedule that runs in one thread, as
+  /// picked for a tiny matrix, gets its OpenMP loop back). The result must be
+  /// legal wherever `s` is. The default: `s`.
   virtual Schedule asVariant(const Schedule &s) const { return s; }
 
   /// Names of the library or reference baselines its measurer can run
