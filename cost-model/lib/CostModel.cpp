@@ -239,12 +239,11 @@ public:
     const GuardSettings &s = guard.settings();
     if (s.zOtherMachine && s.isOtherMachine(guard.hostCpu()) &&
         !s.zOtherMachineByKernel.empty())
-      return llvm::formatv(", guard of {0} members, z on this machine {1} "
-                           "and {2:F2} for other kernel types",
-                           s.members, s.perKernelByText(), *s.zOtherMachine)
+      return llvm::formatv(", guard of {0} members, z on this machine {1}",
+                           s.members, s.otherMachineThresholdsText())
           .str();
-    return llvm::formatv(", guard of {0} members, z = {1:F2} on this machine",
-                         s.members, s.zFor(guard.hostCpu()))
+    return llvm::formatv(", guard of {0} members, z = {1} on this machine",
+                         s.members, thresholdText(s.zFor(guard.hostCpu())))
         .str();
   }
   std::string machineNote() const override {

@@ -22,15 +22,55 @@ std::string sptune::guardMemberSection(size_t n) {
   return "guard.member." + std::to_string(n);
 }
 
+std::string sptune::thresholdText(double z) {
+  if (z == kNeverTrust)
+    return "never";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%.2f", z);
+  return text;
+}
+
+std::optional<double> sptune::thresholdFromText(llvm::StringRef text) {
+  if (text == "never")
+    return kNeverTrust;
+  double z;
+  if (text.getAsDouble(z) || !std::isfinite(z) || z < 0)
+    return std::nullopt;
+  return z;
+}
+
+/// A threshold of a guard section or calibration: a finite number >= 0, or
+/// the string "never" (kNeverTrust); nullopt for anything else.
+static std::optional<double> thresholdOf(const llvm::json::Value &v) {
+  if (std::optional<llvm::StringRef> text = v.getAsString())
+    return *text == "never" ? std::optional<double>(kNeverTrust) : std::nullopt;
+  std::optional<double> z = v.getAsNumber();
+  if (!z || !std::isfinite(*z) || *z < 0)
+    return std::nullopt;
+  return z;
+}
+
+/// A threshold as a guard section writes it.
+static llvm::json::Value thresholdJson(double z) {
+  return z == kNeverTrust ? llvm::json::Value("never") : llvm::json::Value(z);
+}
+
+/// Whether `z` is a threshold: a number >= 0 or kNeverTrust (not NaN).
+static bool isThreshold(double z) { return z >= 0; }
+
 std::string GuardVerdict::str() const {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "the model's pick is predicted " << llvm::format("%.2f", std::exp(gain))
      << "x the heuristic's speed by " << members << " ensemble members (spread "
      << llvm::format("%.2f", std::exp(spread)) << "x), "
-     << (trusted() ? "trusted" : "not trusted") << ": the gain must exceed "
-     << llvm::format("%.2f", z) << " spreads"
-     << (otherMachine ? " on a machine the model was not trained on" : "");
+     << (trusted() ? "trusted" : "not trusted");
+  if (z == kNeverTrust)
+    os << ": the guard never trusts the model's picks for this kernel";
+  else
+    os << ": the gain must exceed " << thresholdText(z) << " spreads";
+  os << (otherMachine ? " on a machine the model was not trained on" : "");
   return text;
 }
 
@@ -39,15 +79,41 @@ bool GuardSettings::isOtherMachine(const std::string &cpu) const {
          std::find(machines.begin(), machines.end(), cpu) == machines.end();
 }
 
-std::string GuardSettings::perKernelByText() const {
+/// "a", "a and b", "a, b and c".
+static std::string listText(const std::vector<std::string> &items) {
   std::string text;
-  llvm::raw_string_ostream os(text);
-  bool first = true;
-  for (const auto &[kernel, zKernel] : zOtherMachineByKernel) {
-    os << (first ? "" : ", ") << llvm::format("%.2f", zKernel)
-       << (first ? " spreads for " : " for ") << kernel;
-    first = false;
+  for (size_t n = 0; n < items.size(); ++n)
+    text += (n == 0 ? "" : n + 1 == items.size() ? " and " : ", ") + items[n];
+  return text;
+}
+
+std::string GuardSettings::otherMachineThresholdsText() const {
+  if (!zOtherMachine)
+    return "";
+  // Each threshold with the kernels it governs ("" for every kernel);
+  // numbers first, then those that are "never".
+  std::vector<std::pair<double, std::string>> entries;
+  for (const auto &[kernel, zKernel] : zOtherMachineByKernel)
+    entries.push_back({zKernel, kernel});
+  entries.push_back({*zOtherMachine, zOtherMachineByKernel.empty()
+                                         ? ""
+                                         : "other kernel types"});
+  std::vector<std::string> numbers, never;
+  for (const auto &[zEntry, kernels] : entries) {
+    if (zEntry == kNeverTrust) {
+      if (!kernels.empty())
+        never.push_back(kernels);
+      continue;
+    }
+    numbers.push_back(thresholdText(zEntry) +
+                      (numbers.empty() ? " spreads" : "") +
+                      (kernels.empty() ? "" : " for " + kernels));
   }
+  std::string text = listText(numbers);
+  if (!never.empty())
+    text += (text.empty() ? "never for " : ", never for ") + listText(never);
+  else if (text.empty())
+    text = "never"; // the other machines' threshold alone
   return text;
 }
 
@@ -57,6 +123,15 @@ double GuardSettings::zFor(const std::string &cpu,
     return z;
   auto own = zOtherMachineByKernel.find(kernel);
   return own != zOtherMachineByKernel.end() ? own->second : *zOtherMachine;
+}
+
+bool GuardSettings::anyNever() const {
+  if (z == kNeverTrust || (zOtherMachine && *zOtherMachine == kNeverTrust))
+    return true;
+  for (const auto &entry : zOtherMachineByKernel)
+    if (entry.second == kNeverTrust)
+      return true;
+  return false;
 }
 
 std::string sptune::otherMachineNote(const ModelGuard &guard) {
@@ -70,15 +145,16 @@ std::string sptune::otherMachineNote(const ModelGuard &guard) {
     os << (n ? ", '" : "'") << s.machines[n] << "'";
   if (s.machines.empty())
     os << "unknown machines";
-  os << " and this machine's CPU is '" << guard.hostCpu()
-     << "': its picks replace the heuristic only where its ensemble is sure "
-        "by "
-     << (s.zOtherMachineByKernel.empty() ? "" : s.perKernelByText() + " and ")
-     << llvm::format("%.2f", *s.zOtherMachine)
-     << (s.zOtherMachineByKernel.empty() ? " spreads"
-                                         : " for other kernel types")
-     << " (on its own " << (s.machines.size() == 1 ? "machine " : "machines ")
-     << llvm::format("%.2f", s.z) << ")";
+  std::string thresholds = s.otherMachineThresholdsText();
+  os << " and this machine's CPU is '" << guard.hostCpu() << "': ";
+  if (thresholds == "never")
+    os << "its picks never replace the heuristic";
+  else
+    os << "its picks replace the heuristic only where its ensemble is sure "
+          "by "
+       << thresholds;
+  os << " (on its own " << (s.machines.size() == 1 ? "machine " : "machines ")
+     << thresholdText(s.z) << ")";
   return text;
 }
 
@@ -123,18 +199,19 @@ parseGuardSettings(const std::string &text, const std::string &what) {
         "'" + what + "' has a guard of version " + std::to_string(*version) +
         "; this build reads versions 1 to " + std::to_string(kGuardVersion));
   GuardSettings s;
-  std::optional<double> z = o->getNumber("z");
+  const llvm::json::Value *zValue = o->get("z");
+  std::optional<double> z = zValue ? thresholdOf(*zValue) : std::nullopt;
   std::optional<int64_t> members = o->getInteger("members");
-  if (!z || !std::isfinite(*z) || *z < 0)
-    return bad("z must be a finite number >= 0");
+  if (!z)
+    return bad("z must be " + std::string(kThresholdRule));
   if (!members || *members < 2 || *members > 64)
     return bad("members must be 2 to 64");
   s.z = *z;
   s.members = static_cast<size_t>(*members);
   if (const llvm::json::Value *other = o->get("z_other_machine")) {
-    std::optional<double> zOther = other->getAsNumber();
-    if (!zOther || !std::isfinite(*zOther) || *zOther < 0)
-      return bad("z_other_machine must be a finite number >= 0");
+    std::optional<double> zOther = thresholdOf(*other);
+    if (!zOther)
+      return bad("z_other_machine must be " + std::string(kThresholdRule));
     s.zOtherMachine = *zOther;
   }
   if (const llvm::json::Value *byKernel = o->get("z_other_machine_by_kernel")) {
@@ -145,14 +222,16 @@ parseGuardSettings(const std::string &text, const std::string &what) {
       return bad("z_other_machine_by_kernel must be an object of kernel "
                  "names and thresholds, next to z_other_machine");
     for (const auto &[kernel, value] : *kernels) {
-      std::optional<double> zKernel = value.getAsNumber();
-      if (!isKernelTypeName(llvm::StringRef(kernel)) || !zKernel ||
-          !std::isfinite(*zKernel) || *zKernel < 0)
+      std::optional<double> zKernel = thresholdOf(value);
+      if (!isKernelTypeName(llvm::StringRef(kernel)) || !zKernel)
         return bad("z_other_machine_by_kernel must map kernel names to "
-                   "finite numbers >= 0");
+                   "thresholds (" +
+                   std::string(kThresholdRule) + ")");
       s.zOtherMachineByKernel[kernel.str()] = *zKernel;
     }
   }
+  if (*version < 3 && s.anyNever())
+    return bad("the threshold \"never\" needs guard version 3");
   if (const llvm::json::Value *list = o->get("machines")) {
     const llvm::json::Array *machines = list->getAsArray();
     if (!machines)
@@ -189,19 +268,21 @@ static std::string guardSettingsJson(const GuardSettings &s) {
   llvm::json::Array machines;
   for (const std::string &m : s.machines)
     machines.push_back(m);
-  llvm::json::Object o{
-      {"version", s.zOtherMachineByKernel.empty() ? 1 : kGuardVersion},
-      {"z", s.z},
-      {"members", static_cast<int64_t>(s.members)},
-      {"machines", std::move(machines)},
-      {"calibration", jsonOf(s.calibration)}};
+  // The oldest version that holds these settings.
+  static_assert(kGuardVersion == 3, "which version needs what, below");
+  int version = s.anyNever() ? 3 : !s.zOtherMachineByKernel.empty() ? 2 : 1;
+  llvm::json::Object o{{"version", version},
+                       {"z", thresholdJson(s.z)},
+                       {"members", static_cast<int64_t>(s.members)},
+                       {"machines", std::move(machines)},
+                       {"calibration", jsonOf(s.calibration)}};
   if (s.zOtherMachine) {
-    o["z_other_machine"] = *s.zOtherMachine;
+    o["z_other_machine"] = thresholdJson(*s.zOtherMachine);
     o["calibration_other_machine"] = jsonOf(s.otherMachineCalibration);
     if (!s.zOtherMachineByKernel.empty()) {
       llvm::json::Object byKernel;
       for (const auto &[kernel, z] : s.zOtherMachineByKernel)
-        byKernel[kernel] = z;
+        byKernel[kernel] = thresholdJson(z);
       o["z_other_machine_by_kernel"] = std::move(byKernel);
     }
   }
@@ -324,10 +405,9 @@ llvm::Expected<std::string> sptune::attachGuard(
                      std::to_string(members.size()) + ")");
   if (members.size() > 64)
     return makeError("a guard takes at most 64 members");
-  if (!std::isfinite(settings.z) || settings.z < 0 ||
-      (settings.zOtherMachine && (!std::isfinite(*settings.zOtherMachine) ||
-                                  *settings.zOtherMachine < 0)))
-    return makeError("the guard's z must be a finite number >= 0");
+  if (!isThreshold(settings.z) ||
+      (settings.zOtherMachine && !isThreshold(*settings.zOtherMachine)))
+    return makeError("the guard's z must be " + std::string(kThresholdRule));
   if (!settings.zOtherMachineByKernel.empty() && !settings.zOtherMachine)
     return makeError("thresholds per kernel on other machines need the other "
                      "machines' threshold");
@@ -335,9 +415,9 @@ llvm::Expected<std::string> sptune::attachGuard(
     if (!isKernelTypeName(kernel))
       return makeError("the guard names a kernel type '" + kernel +
                        "': kernel types are lower-case identifiers");
-    if (!std::isfinite(z) || z < 0)
+    if (!isThreshold(z))
       return makeError("the guard's threshold for kernel '" + kernel +
-                       "' must be a finite number >= 0");
+                       "' must be " + kThresholdRule);
   }
   for (const std::string &m : settings.machines)
     if (m.empty())
@@ -403,9 +483,11 @@ sptune::readGuardCalibration(const std::string &path) {
     return makeError("'" + path +
                      "' is not JSON: " + llvm::toString(json.takeError()));
   const llvm::json::Object *o = json->getAsObject();
-  std::optional<double> z = o ? o->getNumber("z") : std::nullopt;
+  const llvm::json::Value *zValue = o ? o->get("z") : nullptr;
+  std::optional<double> z = zValue ? thresholdOf(*zValue) : std::nullopt;
   if (!z)
-    return makeError("'" + path + "' has no number \"z\"");
+    return makeError("'" + path + "' has no valid \"z\" (" + kThresholdRule +
+                     ")");
   c.z = *z;
   if (const llvm::json::Value *byKernelValue = o->get("z_by_kernel")) {
     const llvm::json::Object *byKernel = byKernelValue->getAsObject();
@@ -414,11 +496,11 @@ sptune::readGuardCalibration(const std::string &path) {
                        "': z_by_kernel is not an object of kernel names "
                        "and thresholds");
     for (const auto &[kernel, value] : *byKernel) {
-      std::optional<double> zKernel = value.getAsNumber();
-      if (!isKernelTypeName(llvm::StringRef(kernel)) || !zKernel ||
-          !std::isfinite(*zKernel) || *zKernel < 0)
+      std::optional<double> zKernel = thresholdOf(value);
+      if (!isKernelTypeName(llvm::StringRef(kernel)) || !zKernel)
         return makeError("'" + path + "': z_by_kernel's '" + kernel.str() +
-                         "' is not a kernel name with a finite number >= 0");
+                         "' is not a kernel name with a threshold (" +
+                         kThresholdRule + ")");
       c.zByKernel[kernel.str()] = *zKernel;
     }
   }

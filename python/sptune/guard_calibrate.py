@@ -12,8 +12,13 @@ For every problem (matrix, kernel, free size) of the held-out data with a
 measured heuristic, the main model picks its best among the measured
 schedules (as release mode picks among its candidates); the members score
 that pick and the heuristic; the measured times say what trusting the pick
-would have gained. z is the value of the grid with the best geomean speedup
-over the heuristic (ties: the larger z, the more conservative); the JSON
+would have gained. z is the value of the grid, or "never" (no pick
+trusted), with the best geomean speedup over the heuristic among those at
+which the trusted picks win more often than they lose (ties: the larger z,
+the more conservative; "never" is the largest). The sign condition keeps
+one lucky pick from deciding: a threshold that trusts five picks, one 3.8x
+faster and four slower, gains in geomean but is wrong more often than
+right, and on another machine's few problems that is noise. The JSON
 keeps the whole curve, per kernel, each kernel's own best z ("z_by_kernel",
 chosen the same way on that kernel's problems alone), and the machines the
 data come from, and `sptune-guard --calibration` stores it with the shipped
@@ -34,6 +39,10 @@ from sptune import tools
 
 #: The thresholds tried, in spreads.
 Z_GRID = [round(0.1 * n, 1) for n in range(0, 81)]
+
+#: The threshold no gain exceeds: the heuristic is kept everywhere (the
+#: guard reads it as ModelGuard.h's kNeverTrust).
+NEVER = "never"
 
 
 def read_scores(path):
@@ -108,7 +117,7 @@ def problems(main, members, heuristics):
 
 
 def trusted(gains, z):
-    if not gains:
+    if not gains or z == NEVER:
         return False
     mean = sum(gains) / len(gains)
     sd = math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1)) \
@@ -118,32 +127,47 @@ def trusted(gains, z):
 
 def curve(entries, zs):
     """Per z: geomean speedup over the heuristic, the share of differing
-    picks trusted, and how many trusted picks were slower."""
+    picks trusted, and how many trusted picks were faster and slower."""
     rows = []
     differing = [e for e in entries if e["gains"]]
     for z in zs:
-        total, kept, losses = 0.0, 0, 0
+        total, kept, wins, losses = 0.0, 0, 0, 0
         for e in entries:
             if e["gains"] and trusted(e["gains"], z):
                 total += e["actual"]
                 kept += 1
+                wins += e["actual"] > 0
                 losses += e["actual"] < 0
         rows.append({"z": z, "geomean_over_heuristic":
                      math.exp(total / len(entries)) if entries else 1.0,
                      "trusted": kept, "differing": len(differing),
-                     "trusted_slower": losses})
+                     "trusted_faster": wins, "trusted_slower": losses})
     return rows
 
 
+def z_order(z):
+    """Sorts thresholds, NEVER last."""
+    return math.inf if z == NEVER else z
+
+
 def best_row(rows):
-    """The row of the best geomean (ties at 4 digits: the larger z)."""
-    return max(rows, key=lambda r: (round(r["geomean_over_heuristic"], 4),
-                                    r["z"]))
+    """The row of the best geomean among those whose trusted picks win more
+    often than they lose, or trust none (ties at 4 digits: the larger z).
+    `rows` must include NEVER's."""
+    sound = [r for r in rows
+             if r["trusted_faster"] > r["trusted_slower"] or r["trusted"] == 0]
+    return max(sound, key=lambda r: (round(r["geomean_over_heuristic"], 4),
+                                     z_order(r["z"])))
+
+
+def plotted(rows):
+    """The rows of numeric thresholds (a plot's x axis)."""
+    return [r for r in rows if r["z"] != NEVER]
 
 
 def calibrate(entries):
     """The calibration's JSON object."""
-    rows = curve(entries, Z_GRID)
+    rows = curve(entries, Z_GRID + [NEVER])
     best = best_row(rows)
     raw = math.exp(sum(e["actual"] for e in entries) / len(entries)) \
         if entries else 1.0
@@ -152,7 +176,7 @@ def calibrate(entries):
     for k in kernels:
         sub = [e for e in entries if e["kernel"] == k]
         at = curve(sub, [best["z"]])[0]
-        own = best_row(curve(sub, Z_GRID))
+        own = best_row(curve(sub, Z_GRID + [NEVER]))
         per_kernel[k] = {
             "problems": len(sub),
             "unguarded_over_heuristic": math.exp(
@@ -174,20 +198,25 @@ def plot(result, entries, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6.4, 4))
-    zs = [r["z"] for r in result["curve"]]
-    ax.plot(zs, [r["geomean_over_heuristic"] for r in result["curve"]],
+    rows = plotted(result["curve"])
+    zs = [r["z"] for r in rows]
+    ax.plot(zs, [r["geomean_over_heuristic"] for r in rows],
             label="all kernels", color="black")
-    for k in result["per_kernel"]:
+    for k, v in result["per_kernel"].items():
         sub = [e for e in entries if e["kernel"] == k]
+        own = f", own z = {v['own_z']}" if "own_z" in v else ""
         ax.plot(zs, [r["geomean_over_heuristic"] for r in curve(sub, zs)],
-                label=k, linestyle="--")
-    ax.axhline(1.0, color="grey", linewidth=0.8)
-    ax.axvline(result["z"], color="red", linewidth=0.8,
-               label=f"chosen z = {result['z']}")
+                label=k + own, linestyle="--")
+    ax.axhline(1.0, color="grey", linewidth=0.8,
+               label="heuristic (z = never)")
+    if result["z"] != NEVER:
+        ax.axvline(result["z"], color="red", linewidth=0.8,
+                   label=f"chosen z = {result['z']}")
     ax.set_xlabel("z (spreads the members' mean gain must exceed)")
     ax.set_ylabel("geomean speedup over the heuristic")
-    ax.set_title(f"Guard calibration, {result['problems']} held-out problems")
-    ax.legend()
+    ax.set_title(f"Guard calibration, {result['problems']} held-out problems, "
+                 f"z = {result['z']}")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 

@@ -644,7 +644,8 @@ def guard_calibration(sec, doc):
                       f"{doc.get('z')}: {num(doc.get('guarded_over_heuristic'), '.3f')}x the "
                       f"heuristic guarded, {num(doc.get('unguarded_over_heuristic'), '.3f')}x "
                       f"unguarded."))
-    curve = doc["curve"]
+    # Calibrations since 2026-12-06 end with the row of z = "never".
+    curve = [r for r in doc["curve"] if isinstance(r.get("z"), (int, float))]
     zs = [r["z"] for r in curve]
     lines = [("all kernels", zs, [r.get("geomean_over_heuristic") for r in curve], None, None)]
     sec.add(figure(plots.curves(

@@ -55,6 +55,9 @@ class Verdict(unittest.TestCase):
         self.assertTrue(gc.trusted([0.1, 0.1], 100))
         self.assertFalse(gc.trusted([-0.2, 0.1, -0.3], 0))
         self.assertFalse(gc.trusted([], 0))
+        # ModelGuardTest.NeverTrustsNoPick
+        self.assertFalse(gc.trusted([0.5, 0.5], gc.NEVER))
+        self.assertFalse(gc.trusted([0.5, 0.4, 0.6], gc.NEVER))
 
 
 class Calibration(unittest.TestCase):
@@ -106,15 +109,69 @@ class Calibration(unittest.TestCase):
         result = gc.calibrate(self.entries())
         # SpMM alone: both sure picks pay, b's 4.17 spreads bound z. SpMV
         # alone: both trusted picks lose, so every z that trusts neither
-        # ties; the largest of the grid is chosen.
-        self.assertEqual(result["z_by_kernel"], {"spmm": 4.1, "spmv": 8.0})
+        # ties with "never", the largest.
+        self.assertEqual(result["z_by_kernel"], {"spmm": 4.1, "spmv": gc.NEVER})
         spmv = result["per_kernel"]["spmv"]
-        self.assertEqual(spmv["own_z"], 8.0)
+        self.assertEqual(spmv["own_z"], gc.NEVER)
         self.assertEqual(spmv["trusted_own_z"], 0)
         self.assertAlmostEqual(spmv["guarded_over_heuristic_own_z"], 1.0)
         spmm = result["per_kernel"]["spmm"]
         self.assertAlmostEqual(spmm["guarded_over_heuristic_own_z"],
                                (1.5 * 1.2) ** (1 / 2))
+
+    def test_one_lucky_pick_does_not_decide(self):
+        # Five picks, each at 4 spreads: one 3.8x faster, four slower.
+        # Trusting them gains in geomean (3.8 * 0.85 * 0.55 * 0.95 * 0.8 =
+        # 1.35) but loses more often than it wins; "never" is chosen.
+        entries = [{"key": k, "kernel": "spmv", "actual": math.log(t),
+                    "gains": [0.5, 0.375, 0.625]}
+                   for k, t in [("a", 0.85), ("b", 0.55), ("c", 0.95),
+                                ("d", 0.8), ("e", 3.8)]]
+        result = gc.calibrate(entries)
+        self.assertEqual(result["z"], gc.NEVER)
+        self.assertEqual(result["per_kernel"]["spmv"]["own_z"], gc.NEVER)
+        self.assertAlmostEqual(result["guarded_over_heuristic"], 1.0)
+        self.assertGreater(result["unguarded_over_heuristic"], 1.0)
+        self.assertEqual(result["curve"][-1]["z"], gc.NEVER)
+        self.assertEqual(result["curve"][-1]["trusted"], 0)
+        # Two more wins (1 of 5 -> 3 of 5): the same picks are trusted.
+        entries[0]["actual"] = entries[3]["actual"] = math.log(1.1)
+        self.assertEqual(gc.calibrate(entries)["z"], 3.9)
+        # As many wins as losses is not enough; a pick as fast as the
+        # heuristic is no win.
+        entries[0]["actual"] = 0.0
+        self.assertEqual(gc.calibrate(entries)["z"], gc.NEVER)
+
+    def test_a_sound_threshold_beats_a_better_unsound_one(self):
+        # Below 2 spreads a (1.5x, at 8 spreads), b (3x) and c, d (0.95x;
+        # b, c, d at 1.5 spreads) are trusted: 2 wins, 2 losses, geomean
+        # (1.5 * 3 * 0.95 ** 2) ** (1 / 4) = 1.42 but unsound. From 2 to 7.9
+        # spreads a alone: sound, 1.5 ** (1 / 4) = 1.11.
+        entries = [{"key": k, "kernel": "spmm", "actual": math.log(t),
+                    "gains": g}
+                   for k, t, g in [("a", 1.5, [0.8, 0.7, 0.9]),
+                                   ("b", 3.0, [0.3, 0.1, 0.5]),
+                                   ("c", 0.95, [0.3, 0.1, 0.5]),
+                                   ("d", 0.95, [0.3, 0.1, 0.5])]]
+        result = gc.calibrate(entries)
+        self.assertEqual(result["z"], 7.9)
+        self.assertAlmostEqual(result["guarded_over_heuristic"],
+                               1.5 ** (1 / 4))
+        row = result["curve"][0]
+        self.assertEqual((row["trusted"], row["trusted_faster"],
+                          row["trusted_slower"]), (4, 2, 2))
+        self.assertGreater(row["geomean_over_heuristic"],
+                           result["guarded_over_heuristic"])
+
+    def test_plots_a_never_calibration(self):
+        entries = [{"key": "a", "kernel": "spmv", "actual": math.log(0.5),
+                    "gains": [0.3, 0.2, 0.4]}]
+        result = gc.calibrate(entries)
+        self.assertEqual(result["z"], gc.NEVER)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "c.png")
+            gc.plot(result, entries, path)
+            self.assertGreater(os.path.getsize(path), 1000)
 
     def test_reads_scores_and_heuristics(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -17,7 +17,8 @@
 // any other machine (calibrated on another machine's measurements), and with
 // --per-kernel the other machine's calibration of each kernel type on its
 // own ("z_by_kernel"), where a model transfers to another CPU for some
-// kernels and not for others.
+// kernels and not for others. A threshold is a number of spreads >= 0, or
+// "never" (the heuristic is always kept).
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,20 +48,20 @@ static cl::list<std::string>
 static cl::opt<std::string> calibrationPath(
     cl::cat(category), "calibration",
     cl::desc("the JSON of sptune.guard_calibrate: its z is the threshold"));
-static cl::opt<double> zOption(cl::cat(category), "z",
-                               cl::desc("the threshold, instead of "
-                                        "--calibration (in spreads, >= 0)"),
-                               cl::init(NAN));
+static cl::opt<std::string>
+    zOption(cl::cat(category), "z",
+            cl::desc("the threshold, instead of --calibration (in spreads, "
+                     ">= 0, or never)"));
 static cl::opt<std::string> otherCalibrationPath(
     cl::cat(category), "other-machine-calibration",
     cl::desc("the JSON of sptune.guard_calibrate on another machine's "
              "measurements: its z is the threshold on machines the model was "
              "not trained on"));
-static cl::opt<double>
+static cl::opt<std::string>
     zOtherOption(cl::cat(category), "z-other-machine",
                  cl::desc("the threshold on other machines, instead of "
-                          "--other-machine-calibration"),
-                 cl::init(NAN));
+                          "--other-machine-calibration (in spreads, >= 0, or "
+                          "never)"));
 static cl::opt<bool> perKernelOption(
     cl::cat(category), "per-kernel",
     cl::desc("on other machines, each kernel type's own threshold from "
@@ -84,6 +85,15 @@ static int fail(const std::string &message) {
   return 1;
 }
 
+/// A threshold as --show prints it: "%g", or "never".
+static std::string shown(double z) {
+  if (z == kNeverTrust)
+    return "never";
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", z);
+  return text;
+}
+
 static int show() {
   llvm::Expected<std::string> bytes = readFileBytes(showPath);
   if (!bytes)
@@ -98,12 +108,11 @@ static int show() {
   }
   const GuardSettings &g = **settings;
   llvm::outs() << showPath << ": guard of " << g.members
-               << " members, z = " << llvm::format("%g", g.z);
+               << " members, z = " << shown(g.z);
   if (g.zOtherMachine)
-    llvm::outs() << ", on other machines "
-                 << llvm::format("%g", *g.zOtherMachine);
+    llvm::outs() << ", on other machines " << shown(*g.zOtherMachine);
   for (const auto &[kernel, z] : g.zOtherMachineByKernel)
-    llvm::outs() << ", " << kernel << " " << llvm::format("%g", z);
+    llvm::outs() << ", " << kernel << " " << shown(z);
   llvm::outs() << "\ntrained on:";
   for (const std::string &m : g.machines)
     llvm::outs() << " '" << m << "'";
@@ -115,10 +124,21 @@ static int show() {
   return 0;
 }
 
+/// The threshold option `name`'s value `text`.
+static llvm::Expected<double> thresholdOption(const char *name,
+                                              const std::string &text) {
+  if (std::optional<double> z = thresholdFromText(text))
+    return *z;
+  return makeError(std::string("--") + name + ": '" + text +
+                   "' is not a threshold (" + kThresholdRule + ")");
+}
+
 /// The settings from the options.
 static llvm::Expected<GuardSettings> settingsFromOptions() {
   GuardSettings s;
-  s.z = zOption;
+  if (!zOption.empty())
+    if (llvm::Error e = thresholdOption("z", zOption).moveInto(s.z))
+      return std::move(e);
   s.machines.assign(machineNames.begin(), machineNames.end());
   if (!calibrationPath.empty()) {
     llvm::Expected<GuardCalibration> c = readGuardCalibration(calibrationPath);
@@ -129,8 +149,13 @@ static llvm::Expected<GuardSettings> settingsFromOptions() {
     if (s.machines.empty())
       s.machines = std::move(c->machines);
   }
-  if (!std::isnan(zOtherOption))
-    s.zOtherMachine = zOtherOption;
+  if (!zOtherOption.empty()) {
+    double zOther;
+    if (llvm::Error e =
+            thresholdOption("z-other-machine", zOtherOption).moveInto(zOther))
+      return std::move(e);
+    s.zOtherMachine = zOther;
+  }
   if (!otherCalibrationPath.empty()) {
     llvm::Expected<GuardCalibration> c =
         readGuardCalibration(otherCalibrationPath);
@@ -151,9 +176,9 @@ static llvm::Expected<GuardSettings> settingsFromOptions() {
 }
 
 static int removeFromModel() {
-  if (!memberPaths.empty() || !calibrationPath.empty() ||
-      !std::isnan(zOption) || !otherCalibrationPath.empty() ||
-      !std::isnan(zOtherOption) || !machineNames.empty() || perKernelOption)
+  if (!memberPaths.empty() || !calibrationPath.empty() || !zOption.empty() ||
+      !otherCalibrationPath.empty() || !zOtherOption.empty() ||
+      !machineNames.empty() || perKernelOption)
     return fail("--remove takes only --model and --out");
   llvm::Expected<std::string> model = readFileBytes(modelPath);
   if (!model)
@@ -168,9 +193,9 @@ static int removeFromModel() {
 }
 
 static int attach() {
-  if (calibrationPath.empty() == std::isnan(zOption))
+  if (calibrationPath.empty() == zOption.empty())
     return fail("give one of --calibration and --z");
-  if (!otherCalibrationPath.empty() && !std::isnan(zOtherOption))
+  if (!otherCalibrationPath.empty() && !zOtherOption.empty())
     return fail("give at most one of --other-machine-calibration and "
                 "--z-other-machine");
   if (perKernelOption && otherCalibrationPath.empty())

@@ -130,7 +130,8 @@ TEST(ModelGuard, AnotherMachineHasItsOwnThreshold) {
   bad.zOtherMachine = -1;
   llvm::Expected<std::string> refused =
       attachGuard(modelBytes(1), members(2), bad);
-  EXPECT_EQ(errorOf(refused), "the guard's z must be a finite number >= 0");
+  EXPECT_EQ(errorOf(refused),
+            "the guard's z must be a finite number >= 0 or \"never\"");
   bad = s;
   bad.machines = {""};
   refused = attachGuard(modelBytes(1), members(2), bad);
@@ -208,7 +209,7 @@ TEST(ModelGuard, KernelsHaveTheirOwnThresholdsOnOtherMachines) {
       attachGuard(modelBytes(1), members(2), bad);
   EXPECT_EQ(errorOf(refused),
             "the guard's threshold for kernel 'spmm' must be a finite number "
-            ">= 0");
+            ">= 0 or \"never\"");
   bad = s;
   bad.zOtherMachineByKernel = {{"sp mv", 1}};
   refused = attachGuard(modelBytes(1), members(2), bad);
@@ -222,6 +223,122 @@ TEST(ModelGuard, KernelsHaveTheirOwnThresholdsOnOtherMachines) {
   refused = attachGuard(modelBytes(1), members(2), bad);
   EXPECT_EQ(errorOf(refused), "thresholds per kernel on other machines need "
                               "the other machines' threshold");
+}
+
+TEST(ModelGuard, NeverTrustsNoPick) {
+  // Whatever the gain and spread, agreeing members included.
+  EXPECT_FALSE(guardVerdict({0.1, 0.1}, kNeverTrust).trusted());
+  EXPECT_FALSE(guardVerdict({0.9, 0.8, 1.0}, kNeverTrust).trusted());
+  EXPECT_NE(guardVerdict({0.3, 0.2, 0.4}, kNeverTrust, true)
+                .str()
+                .find("not trusted: the guard never trusts the model's picks "
+                      "for this kernel on a machine the model was not "
+                      "trained on"),
+            std::string::npos);
+  EXPECT_EQ(thresholdText(kNeverTrust), "never");
+  EXPECT_EQ(thresholdText(1.8), "1.80");
+
+  GuardSettings s;
+  s.z = 0.1;
+  s.zOtherMachine = 4.9;
+  s.zOtherMachineByKernel = {{"spmm", 1.8}, {"spmv", kNeverTrust}};
+  s.machines = {"Intel(R) Xeon(R) Processor"};
+  EXPECT_TRUE(s.anyNever());
+  std::string guarded = cantFail(attachGuard(modelBytes(1), members(2), s));
+  // Written as the string "never" in a version 3 guard, read back as it.
+  ModelFileContents file = cantFail(decodeModelFile(guarded, "model", "g"));
+  EXPECT_NE(file.sections[kGuardSection].find("\"version\":3"),
+            std::string::npos);
+  EXPECT_NE(file.sections[kGuardSection].find("\"spmv\":\"never\""),
+            std::string::npos)
+      << file.sections[kGuardSection];
+  GuardSettings read = *cantFail(readGuardSettings(guarded, "g.pt"));
+  EXPECT_EQ(read.zOtherMachineByKernel, s.zOtherMachineByKernel);
+
+  std::unique_ptr<ModelGuard> guard =
+      cantFail(ModelGuard::fromBytes(guarded, "g.pt"));
+  GuardVerdict away =
+      judgeDefaultOverHeuristic(*guard, "AMD EPYC", KernelType::SpMV, 1);
+  EXPECT_EQ(away.z, kNeverTrust);
+  EXPECT_FALSE(away.trusted());
+  // At home the model's own threshold still applies.
+  EXPECT_EQ(judgeDefaultOverHeuristic(*guard, "Intel(R) Xeon(R) Processor",
+                                      KernelType::SpMV, 1)
+                .z,
+            0.1);
+  guard->setHostCpu("AMD EPYC");
+  EXPECT_NE(otherMachineNote(*guard).find(
+                "sure by 1.80 spreads for spmm and 4.90 for other kernel "
+                "types, never for spmv (on its own machine 0.10)"),
+            std::string::npos)
+      << otherMachineNote(*guard);
+  // How the thresholds on other machines read, whichever are "never".
+  GuardSettings t = s;
+  t.zOtherMachineByKernel = {{"spmm", kNeverTrust}, {"spmv", kNeverTrust}};
+  EXPECT_EQ(t.otherMachineThresholdsText(),
+            "4.90 spreads for other kernel types, never for spmm and spmv");
+  t.zOtherMachine = kNeverTrust;
+  EXPECT_EQ(t.otherMachineThresholdsText(),
+            "never for spmm, spmv and other kernel types");
+  t.zOtherMachineByKernel.clear();
+  EXPECT_EQ(t.otherMachineThresholdsText(), "never");
+  t.zOtherMachine = 4;
+  EXPECT_EQ(t.otherMachineThresholdsText(), "4.00 spreads");
+  t.zOtherMachine.reset();
+  EXPECT_EQ(t.otherMachineThresholdsText(), "");
+  // Every threshold "never", written and read back; its remark.
+  GuardSettings all = s;
+  all.z = kNeverTrust;
+  all.zOtherMachine = kNeverTrust;
+  all.zOtherMachineByKernel.clear();
+  std::string allNever = cantFail(attachGuard(modelBytes(1), members(2), all));
+  GuardSettings allRead = *cantFail(readGuardSettings(allNever, "g.pt"));
+  EXPECT_EQ(allRead.z, kNeverTrust);
+  EXPECT_EQ(allRead.zOtherMachine, std::optional<double>(kNeverTrust));
+  std::unique_ptr<ModelGuard> allGuard =
+      cantFail(ModelGuard::fromBytes(allNever, "g.pt"));
+  allGuard->setHostCpu("AMD EPYC");
+  EXPECT_NE(otherMachineNote(*allGuard).find(
+                "'AMD EPYC': its picks never replace the heuristic (on its "
+                "own machine never)"),
+            std::string::npos)
+      << otherMachineNote(*allGuard);
+  EXPECT_FALSE(judgeDefaultOverHeuristic(*allGuard,
+                                         "Intel(R) Xeon(R) Processor",
+                                         KernelType::SpMM, 64)
+                   .trusted());
+
+  // "never" in a guard of an older version is refused, as is another word.
+  auto load = [&](const std::string &section) {
+    ModelFileSections sections = file.sections;
+    sections[kGuardSection] = section;
+    llvm::Expected<std::unique_ptr<ModelGuard>> g = ModelGuard::fromBytes(
+        encodeModelFile("model", file.featureSpecHash, sections), "g.pt");
+    return errorOf(g);
+  };
+  EXPECT_EQ(load(R"({"version": 2, "z": 1, "members": 2,
+      "z_other_machine": 2, "z_other_machine_by_kernel": {"spmv": "never"}})"),
+            "'g.pt': malformed guard section: the threshold \"never\" needs "
+            "guard version 3");
+  EXPECT_EQ(load(R"({"version": 3, "z": "never", "members": 2})"), "");
+  EXPECT_EQ(load(R"({"version": 1, "z": "never", "members": 2})"),
+            "'g.pt': malformed guard section: the threshold \"never\" needs "
+            "guard version 3");
+  EXPECT_EQ(thresholdFromText("never"), std::optional<double>(kNeverTrust));
+  EXPECT_EQ(thresholdFromText("1.5"), std::optional<double>(1.5));
+  EXPECT_EQ(thresholdFromText("-1"), std::nullopt);
+  EXPECT_EQ(thresholdFromText("inf"), std::nullopt);
+  EXPECT_EQ(thresholdFromText("Never"), std::nullopt);
+  EXPECT_NE(load(R"({"version": 3, "z": "always", "members": 2})")
+                .find("z must be a finite number >= 0 or \"never\""),
+            std::string::npos);
+  // A NaN is no threshold.
+  GuardSettings bad = s;
+  bad.zOtherMachine = NAN;
+  llvm::Expected<std::string> refused =
+      attachGuard(modelBytes(1), members(2), bad);
+  EXPECT_EQ(errorOf(refused),
+            "the guard's z must be a finite number >= 0 or \"never\"");
 }
 
 TEST(ModelGuard, MembersScoreWithTheirOwnWeights) {
@@ -356,10 +473,10 @@ TEST(ModelGuard, RefusesBadGuardsAndMismatchedMembers) {
   GuardSettings negative = settings;
   negative.z = -1;
   EXPECT_EQ(attach(members(2), negative),
-            "the guard's z must be a finite number >= 0");
+            "the guard's z must be a finite number >= 0 or \"never\"");
   negative.z = NAN;
   EXPECT_EQ(attach(members(2), negative),
-            "the guard's z must be a finite number >= 0");
+            "the guard's z must be a finite number >= 0 or \"never\"");
   auto parts = members(2);
   parts[1] = {"noise.pt", "not a model"};
   EXPECT_NE(attach(parts, settings).find("noise.pt"), std::string::npos);
@@ -390,10 +507,10 @@ TEST(ModelGuard, RefusesBadGuardsAndMismatchedMembers) {
   EXPECT_EQ(load(missing), "'g.pt': the guard has 2 members but no section "
                            "'guard.member.2'");
   ModelFileSections newer = file.sections;
-  newer[kGuardSection] = R"({"version": 3, "z": 1, "members": 2})";
+  newer[kGuardSection] = R"({"version": 4, "z": 1, "members": 2})";
   EXPECT_EQ(
       load(newer),
-      "'g.pt' has a guard of version 3; this build reads versions 1 to 2");
+      "'g.pt' has a guard of version 4; this build reads versions 1 to 3");
   ModelFileSections garbage = file.sections;
   garbage[kGuardSection] = "{";
   EXPECT_NE(load(garbage).find("'g.pt': malformed guard section"),
@@ -401,18 +518,19 @@ TEST(ModelGuard, RefusesBadGuardsAndMismatchedMembers) {
   ModelFileSections badZ = file.sections;
   badZ[kGuardSection] = R"({"version": 1, "z": -3, "members": 2})";
   EXPECT_EQ(load(badZ),
-            "'g.pt': malformed guard section: z must be a finite number >= 0");
+            "'g.pt': malformed guard section: z must be a finite number >= 0 "
+            "or \"never\"");
   ModelFileSections otherZ = file.sections;
   otherZ[kGuardSection] =
       R"({"version": 1, "z": 1, "members": 2, "z_other_machine": "x"})";
   EXPECT_EQ(load(otherZ), "'g.pt': malformed guard section: z_other_machine "
-                          "must be a finite number >= 0");
+                          "must be a finite number >= 0 or \"never\"");
   ModelFileSections kernelZ = file.sections;
   kernelZ[kGuardSection] = R"({"version": 2, "z": 1, "members": 2,
       "z_other_machine": 2, "z_other_machine_by_kernel": {"spmv": -1}})";
   EXPECT_EQ(load(kernelZ), "'g.pt': malformed guard section: "
                            "z_other_machine_by_kernel must map kernel names "
-                           "to finite numbers >= 0");
+                           "to thresholds (a finite number >= 0 or \"never\")");
   kernelZ[kGuardSection] = R"({"version": 2, "z": 1, "members": 2,
       "z_other_machine_by_kernel": {"spmv": 8}})";
   EXPECT_EQ(load(kernelZ), "'g.pt': malformed guard section: "
@@ -472,7 +590,18 @@ TEST(ModelGuard, CalibrationsGiveThresholdsPerKernel) {
   c = read(R"({"z": 1, "z_by_kernel": {"": 1}})");
   EXPECT_EQ(errorOf(c), "'" + path +
                             "': z_by_kernel's '' is not a kernel name with a "
-                            "finite number >= 0");
+                            "threshold (a finite number >= 0 or \"never\")");
+  // A kernel whose picks no threshold made win more often than lose.
+  c = read(R"({"z": 4.9, "z_by_kernel": {"spmm": 1.8, "spmv": "never"}})");
+  ASSERT_TRUE(static_cast<bool>(c)) << errorOf(c);
+  EXPECT_EQ(c->zByKernel.at("spmv"), kNeverTrust);
+  c = read(R"({"z": "never"})");
+  ASSERT_TRUE(static_cast<bool>(c)) << errorOf(c);
+  EXPECT_EQ(c->z, kNeverTrust);
+  c = read(R"({"z": "sometimes"})");
+  EXPECT_EQ(errorOf(c), "'" + path +
+                            "' has no valid \"z\" (a finite number >= 0 or "
+                            "\"never\")");
   c = read(R"({"z": 1, "z_by_kernel": {"spmv": "high"}})");
   EXPECT_NE(errorOf(c).find("z_by_kernel's 'spmv'"), std::string::npos);
   std::remove(path.c_str());

@@ -18,7 +18,9 @@
 // else (and where the training machines are unknown). On other machines a
 // kernel type may have a threshold of its own (z_other_machine_by_kernel):
 // a model carries over to another CPU better for some kernels than for
-// others.
+// others. A threshold may be "never" (kNeverTrust): the calibration found
+// no z at which the picks it trusts win more often than they lose, so the
+// heuristic is kept for every problem it governs.
 //
 // The main model (the one that ranked) does not vote: it chose the pick
 // because its own gain was the largest of ~1,200 candidates, so its gain is
@@ -26,7 +28,7 @@
 //
 // In the file: a "guard" section (JSON: version, z, members, machines,
 // calibration; z_other_machine, calibration_other_machine and, version 2,
-// z_other_machine_by_kernel)
+// z_other_machine_by_kernel; version 3, a threshold "never")
 // and one section of plain weights per member ("guard.member.1", ...), in
 // the layout of PlainWeights.h and with the main model's configuration. A
 // file without them has no guard (the model decides alone).
@@ -40,8 +42,10 @@
 #include "sptune/CostModel/PlainModel.h"
 #include "sptune/Schedule/Schedule.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -53,10 +57,21 @@ namespace sptune {
 /// The section that holds the guard's settings.
 inline constexpr const char *kGuardSection = "guard";
 /// The guard format this build writes and reads: version 2 adds thresholds
-/// per kernel type on other machines, and is written only where a guard has
-/// them (so that a build that reads version 1 refuses such a guard instead
-/// of judging every kernel with the other machines' threshold).
-inline constexpr int kGuardVersion = 2;
+/// per kernel type on other machines, version 3 the threshold "never"; each
+/// is written only where a guard needs it (so that an older build refuses
+/// such a guard instead of judging with thresholds it cannot read).
+inline constexpr int kGuardVersion = 3;
+/// The threshold "never": no gain exceeds it, whatever the members' spread
+/// (in JSON, the string "never").
+inline constexpr double kNeverTrust = std::numeric_limits<double>::infinity();
+/// What a threshold may be, for messages.
+inline constexpr const char *kThresholdRule =
+    "a finite number >= 0 or \"never\"";
+/// "1.80" (two decimals), or "never" for kNeverTrust.
+std::string thresholdText(double z);
+/// A threshold written as text (a command-line option): "never", or a
+/// finite number >= 0; nullopt for anything else.
+std::optional<double> thresholdFromText(llvm::StringRef text);
 /// The section of member `n` (1-based).
 std::string guardMemberSection(size_t n);
 
@@ -72,7 +87,8 @@ struct GuardVerdict {
   /// This machine's CPU is not one the model was trained on (`z` is then
   /// the other machines' threshold).
   bool otherMachine = false;
-  bool trusted() const { return gain > z * spread; }
+  /// Never for the threshold kNeverTrust, whatever the gain and spread.
+  bool trusted() const { return z != kNeverTrust && gain > z * spread; }
   /// One line for remarks (no ';', which separates a remark's notes), e.g.
   /// "the model's pick is predicted 1.31x the heuristic's speed by 5
   /// ensemble members (spread 1.08x), trusted: the gain must exceed 1.00
@@ -100,10 +116,11 @@ struct GuardSettings {
   std::string calibration = "{}";
   std::string otherMachineCalibration = "{}";
 
-  /// Thresholds per kernel type on other machines, as part of a remark's
-  /// line (no ';'): "1.80 spreads for spmm, 7.10 for spmv", or "" without
-  /// them.
-  std::string perKernelByText() const;
+  /// The thresholds on other machines, as part of a remark's line (no ';'):
+  /// "4.00 spreads" (one for every kernel), "1.80 spreads for spmm and 4.90
+  /// for other kernel types, never for spmv", "never"; "" without
+  /// `zOtherMachine`.
+  std::string otherMachineThresholdsText() const;
   /// Whether a machine with CPU `cpu` is not one the model was trained on
   /// (unknown training machines count as other).
   bool isOtherMachine(const std::string &cpu) const;
@@ -114,6 +131,8 @@ struct GuardSettings {
   }
   /// The threshold for kernel type `kernel` on a machine with CPU `cpu`.
   double zFor(const std::string &cpu, const std::string &kernel) const;
+  /// Whether any threshold is kNeverTrust (a version 3 guard).
+  bool anyNever() const;
 };
 
 /// The guard of one model file: its members, ready to score.
@@ -172,8 +191,8 @@ GuardVerdict guardVerdict(const std::vector<double> &gains, double z,
 /// configuration and targets) and `settings` (its `members` is set here).
 /// Fails, naming the member, when one is no model file, was built for other
 /// features or targets, or has weights of other shapes; and on a z < 0 or
-/// not finite, or fewer than 2 members. A guard already in `modelBytes` is
-/// replaced.
+/// NaN (kNeverTrust is a threshold), or fewer than 2 members. A guard already
+/// in `modelBytes` is replaced.
 llvm::Expected<std::string>
 attachGuard(const std::string &modelBytes,
             const std::vector<std::pair<std::string, std::string>> &members,
@@ -184,6 +203,7 @@ llvm::Expected<std::string> removeGuard(const std::string &modelBytes);
 
 /// A calibration written by `python3 -m sptune.guard_calibrate`.
 struct GuardCalibration {
+  /// A number >= 0 or kNeverTrust ("never"), as are zByKernel's.
   double z = 0;
   /// The best threshold of each kernel type on its own (its "z_by_kernel";
   /// empty in calibrations of older builds).
