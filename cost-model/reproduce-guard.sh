@@ -8,14 +8,16 @@
 #      model was (60 epochs, --holdout 0.15, seeds 1 and 2-6);
 #      `sptune.guard_calibrate` chooses z on the held-out problems;
 #   2. ship: 5 members trained on all the shipped data (seeds 2-6);
-#   3. calibrate again on another machine's measurements, 2-core AMD EPYC
-#      VMs: the MLIR default, the heuristic, sampled schedules and the
-#      shipped model's top 3 on the generated training matrices
-#      (cost-model/data/cpu-epyc-2026-12-03.jsonl.gz) and on the 50 small
-#      shared matrices (< 50,000 stored entries;
-#      cost-model/data/cpu-epyc-2026-12-05-small.jsonl.gz), never the large
-#      shared ones: the thresholds on machines the model was not trained
-#      on, one per kernel type (--per-kernel);
+#   3. calibrate again on another machine's measurements, a 2-core AMD
+#      EPYC VM: the MLIR default, the heuristic, 2 sampled schedules and the
+#      shipped model's top 3 on the 57 generated training matrices and on
+#      the 50 small shared matrices (< 50,000 stored entries), never the
+#      large shared ones, measured against the heuristic that runs tiny
+#      kernels in one thread (cost-model/data/cpu-epyc-2026-12-05-guard.jsonl.gz;
+#      the older cpu-epyc-2026-12-03 and -12-05-small sets timed the
+#      heuristic before that rule): the thresholds on machines the model
+#      was not trained on, one per kernel type (--per-kernel), "never" for
+#      a kernel whose trusted picks lose more often than they win at every z;
 #   4. attach members and both calibrations to cost-model/models/
 #      cpu-default.pt (the main model's weights do not change).
 #
@@ -79,11 +81,9 @@ members=(--member member-2.pt --member member-3.pt --member member-4.pt
          --member member-5.pt --member member-6.pt)
 "$bin/sptune-guard" --remove --model "$root/cost-model/models/cpu-default.pt" \
   --out shipped.pt
-gunzip -c "$root/cost-model/data/cpu-epyc-2026-12-03.jsonl.gz" > other-machine.jsonl
-gunzip -c "$root/cost-model/data/cpu-epyc-2026-12-05-small.jsonl.gz" \
-  > other-machine-small.jsonl
-$py -m sptune.guard_calibrate --data other-machine.jsonl \
-  --data other-machine-small.jsonl --model shipped.pt \
+gunzip -c "$root/cost-model/data/cpu-epyc-2026-12-05-guard.jsonl.gz" \
+  > other-machine.jsonl
+$py -m sptune.guard_calibrate --data other-machine.jsonl --model shipped.pt \
   "${members[@]}" --json calibration-other-machine.json \
   --plot calibration-other-machine.png
 "$bin/sptune-guard" --model shipped.pt "${members[@]}" \
