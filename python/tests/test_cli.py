@@ -371,6 +371,21 @@ class MeasureRoundsTest(unittest.TestCase):
         times, _ = measure_rounds(lambda name: (None, "failed"), {"c": {"name": "c"}}, 0)
         self.assertEqual(times, {"c": None})
 
+    def test_jobs_of_one_kernel_share_their_fastest_median(self):
+        from sptune.autotune_eval import measure_rounds
+        # tuned and heur compiled the same schedule; other and mlir did not
+        # (mlir names none); a failed round of heur does not count.
+        answers = {"tuned": iter([(3.0, "ok", "s1"), (1.5, "ok", "s1")]),
+                   "heur": iter([(None, "crashed: x", None), (1.0, "ok", "s1")]),
+                   "other": iter([(2.0, "ok", "s2"), (2.5, "ok", "s2")]),
+                   "mlir": iter([(4.0, "ok", None), (5.0, "ok", None)])}
+        shared = []
+        times, statuses = measure_rounds(lambda name: next(answers[name]),
+                                         {n: {"name": n} for n in answers}, 2, shared)
+        self.assertEqual(times, {"tuned": 1.0, "heur": 1.0, "other": 2.0, "mlir": 4.0})
+        self.assertEqual(shared, [["heur", "tuned"]])
+        self.assertEqual(statuses["heur"], "crashed: x")
+
 
 if __name__ == "__main__":
     unittest.main()
