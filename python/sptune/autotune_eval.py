@@ -25,9 +25,9 @@ matrix, the variant its dispatcher routes that matrix to
 the dispatch's own cost: bench/dispatch-overhead.py). Every kernel but torch
 is timed --rounds times, interleaved, and keeps its fastest median; jobs
 that compile the same kernel (the tuned pick, the heuristic's schedule, a
-compared model's pick) are one kernel timed more often and share the
-fastest of all their medians, so a pick that is the heuristic reads 1.00x
-the heuristic, not the noise between two processes.
+compared model's pick) are one kernel, timed once per round, so a pick that
+is the heuristic reads 1.00x the heuristic, not the noise between two
+processes.
 
     /usr/bin/python3 -m sptune.autotune_eval --build build MATRIX... \
         [--model m.pt] [--measure-top-k K] [--dataset d.jsonl] \
@@ -79,36 +79,41 @@ def measure_rounds(measure_one, jobs, rounds, shared=None):
     interleaved (all jobs, then all again), and keeps each job's fastest
     median: a kernel timed while the machine hiccuped, or just after another
     process left the caches cold, is not compared with one timed in a quiet
-    moment. Jobs whose measure_one names the same kernel (its optional third
-    value) are that kernel timed more often: each gets the fastest median of
-    them all. On the 2-core AMD EPYC VM one schedule timed by two jobs, best
-    of 3 rounds each, read 0.50-1.55x apart (docs/results.md, "The guard
-    against today's heuristic"): a model's pick equal to the heuristic
-    would read anything in that range over it. Returns ({name: seconds or
-    None}, {name: status of the last round or the first failure}); `shared`,
-    a list, gets the sorted names of each group of two or more such jobs."""
+    moment. Jobs whose measure_one names the same kernel in the first round
+    (its optional third value) are one kernel: the first of them is timed in
+    every round and the others take its time (their first-round medians
+    are dropped, so every kernel is the best of as many medians). On the
+    2-core AMD EPYC VM one schedule timed by two jobs, best of 3 rounds
+    each, read 0.50-1.55x apart (docs/results.md, "The guard against today's
+    heuristic"): a model's pick equal to the heuristic would read anything
+    in that range over it. Returns ({name: seconds or None}, {name: status
+    of the last round or the first failure}); `shared`, a list, gets the
+    names of each group of two or more such jobs, the timed one first."""
     times, statuses, kernels = {}, {}, {}
-    for _ in range(max(1, rounds)):
+    copies = {}  # name -> the job whose time it takes
+    for round_ in range(max(1, rounds)):
         for name, kw in jobs.items():
+            if name in copies:
+                continue
             t, status, *kernel = measure_one(**kw)
             if statuses.get(name, "ok") == "ok":
                 statuses[name] = status
             if t is not None and (times.get(name) is None or t < times[name]):
                 times[name] = t
             times.setdefault(name, None)
-            if t is not None and kernel and kernel[0]:
+            if round_ == 0 and t is not None and kernel and kernel[0]:
                 kernels[name] = kernel[0]
-    groups = {}
-    for name, kernel in kernels.items():
-        groups.setdefault(kernel, []).append(name)
-    for names in groups.values():
-        if len(names) < 2:
-            continue
-        best = min(times[n] for n in names)
-        for n in names:
-            times[n] = best
-        if shared is not None:
-            shared.append(sorted(names))
+        if round_ == 0:
+            groups = {}
+            for name, kernel in kernels.items():
+                groups.setdefault(kernel, []).append(name)
+            for names in groups.values():
+                for other in names[1:]:
+                    copies[other] = names[0]
+                if len(names) > 1 and shared is not None:
+                    shared.append(names)
+    for name, first in copies.items():
+        times[name] = times[first]
     return times, statuses
 
 
@@ -347,8 +352,9 @@ def main(argv=None):
             tuned_bt = times.get("tuned_bt")
             others = {name: (other, times["compare:" + name]) for name, other in others.items()}
             # Torch is timed once: a framework baseline that is often seconds.
-            torch_s, torch_status = measure(args.build, matrix, kernel, args.free, args.min_seconds,
-                                            baseline="torch") if args.torch else (None, "skipped")
+            torch_s, torch_status, _ = measure(
+                args.build, matrix, kernel, args.free, args.min_seconds,
+                baseline="torch") if args.torch else (None, "skipped", None)
             libs = [x for x in (eigen, rsb, ref) if x]
             best_lib = min(libs) if libs else None
             orc = oracle(records, mid, kernel)
