@@ -147,7 +147,7 @@ std::string sptune::otherMachineNote(const ModelGuard &guard) {
     os << "unknown machines";
   std::string thresholds = s.otherMachineThresholdsText();
   os << " and this machine's CPU is '" << guard.hostCpu() << "': ";
-  if (thresholds == "never")
+  if (llvm::StringRef(thresholds).starts_with("never")) // no number left
     os << "its picks never replace the heuristic";
   else
     os << "its picks replace the heuristic only where its ensemble is sure "

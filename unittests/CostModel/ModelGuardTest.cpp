@@ -303,6 +303,19 @@ TEST(ModelGuard, NeverTrustsNoPick) {
                 "own machine never)"),
             std::string::npos)
       << otherMachineNote(*allGuard);
+  // Never everywhere, per kernel too: the same remark.
+  GuardSettings perKernelNever = all;
+  perKernelNever.z = 0.1;
+  perKernelNever.zOtherMachineByKernel = {{"spmv", kNeverTrust}};
+  std::unique_ptr<ModelGuard> perKernelGuard = cantFail(ModelGuard::fromBytes(
+      cantFail(attachGuard(modelBytes(1), members(2), perKernelNever)),
+      "g.pt"));
+  perKernelGuard->setHostCpu("AMD EPYC");
+  EXPECT_NE(otherMachineNote(*perKernelGuard)
+                .find("'AMD EPYC': its picks never replace the heuristic (on "
+                      "its own machine 0.10)"),
+            std::string::npos)
+      << otherMachineNote(*perKernelGuard);
   EXPECT_FALSE(judgeDefaultOverHeuristic(*allGuard,
                                          "Intel(R) Xeon(R) Processor",
                                          KernelType::SpMM, 64)
