@@ -9,8 +9,9 @@ random small matrices with awkward structure (empty rows, all-zero or full
 matrices, rows wider than a 64-bit word of the kernel's bit set, sums that
 cancel to zero), element types f32 / f64 / i32 / i64, positions and
 coordinates of 8, 16, 32 or 64 bits, static or dynamic shapes; lowered by
-`--sptune-lower-cpu` with random `threads=` and `gustavson-one-pass-bytes=`
-(one pass or two), run under a random OMP_NUM_THREADS.
+`--sptune-lower-cpu` with random `threads=`, `gustavson-one-pass-bytes=`
+(one pass or two) and `gustavson-accumulator=` (a row's sums in a dense
+workspace or a hash table), run under a random OMP_NUM_THREADS.
 
 Each product's printed result (`sparse_tensor.print`) must equal upstream's
 text exactly, and match a Python reference of the product: the stored
@@ -166,6 +167,8 @@ class SpgemmCase:
         self.threads = rng.choice([None, None, 1, 2, 3, 5, 16])
         self.one_pass_bytes = rng.choice([None, None, 0, 1, 48, 4096])
         self.omp_threads = rng.choice([1, 2, 3, 4])
+        # Drawn last: the cases drawn before this knob are unchanged.
+        self.accumulator = rng.choice([None, None, "dense", "hash", "hash"])
 
     def shapes(self):
         s = {name: (m.nrows, m.ncols) for name, m in self.operands}
@@ -228,6 +231,8 @@ class SpgemmCase:
             opts.append("threads=%d" % self.threads)
         if self.one_pass_bytes is not None:
             opts.append("gustavson-one-pass-bytes=%d" % self.one_pass_bytes)
+        if self.accumulator is not None:
+            opts.append("gustavson-accumulator=%s" % self.accumulator)
         # One argument: the pass's options are separated by spaces.
         return "--sptune-lower-cpu" + ("=" + " ".join(opts) if opts else "")
 

@@ -3,6 +3,7 @@
 #ifndef SPTUNE_TARGETS_CPU_CPUPASSES_H
 #define SPTUNE_TARGETS_CPU_CPUPASSES_H
 
+#include "cpu/GustavsonSpgemm.h"
 #include "cpu/HugePageBuffers.h"
 #include "cpu/ReductionJam.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -51,6 +52,7 @@ enum class Simd32Choice { Auto, On, Off };
 
 SPTUNE_LISTING_ENUM_PARSER(::mlir::sptune::ParallelizationChoice)
 SPTUNE_LISTING_ENUM_PARSER(::mlir::sptune::Simd32Choice)
+SPTUNE_LISTING_ENUM_PARSER(::mlir::sptune::GustavsonAccumulator)
 
 namespace mlir {
 namespace sptune {
@@ -118,6 +120,11 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       llvm::cl::desc("Staging bytes up to which the Gustavson kernel runs in "
                      "one pass, else two (0: always two)"),
       llvm::cl::init(int64_t(1) << 30)};
+  PassOptions::Option<GustavsonAccumulator> gustavsonAccumulator{
+      *this, "gustavson-accumulator",
+      llvm::cl::desc("Where the Gustavson kernel keeps a row's sums"),
+      llvm::cl::init(GustavsonAccumulator::Auto),
+      SPTUNE_GUSTAVSON_ACCUMULATOR_VALUES};
 };
 
 /// Adds the CPU lowering (scheduled sparse kernels to the LLVM dialect with

@@ -28,7 +28,9 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
 
     Sparse x sparse products of CSR matrices into a fresh CSR result are
     computed by sptune's parallel two-phase Gustavson kernel
-    (cpu/GustavsonSpgemm.h) unless `gustavson-spgemm=false`.
+    (cpu/GustavsonSpgemm.h) unless `gustavson-spgemm=false`, a row's sums
+    in a dense workspace over C's columns or a hash table
+    (`gustavson-accumulator`).
 
     A kernel whose schedule has `reorder = rcm` gets its row order computed
     here, from the matrix named by the `sptune.matrix` attribute of its
@@ -60,6 +62,11 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "The Gustavson kernel computes a product in one pass when its "
            "staging buffers (a coordinate and a value per product) take at "
            "most this many bytes, else in two (0: always two)">,
+    Option<"gustavsonAccumulator", "gustavson-accumulator",
+           "::mlir::sptune::GustavsonAccumulator",
+           /*default=*/"::mlir::sptune::GustavsonAccumulator::Auto",
+           "Where the Gustavson kernel keeps a row's sums",
+           "SPTUNE_GUSTAVSON_ACCUMULATOR_VALUES">,
     Option<"threads", "threads", "int", /*default=*/"-1",
            "The OpenMP threads the Gustavson kernel cuts its rows for, as "
            "sptune-omp-schedule's option (-1 or 0: the runtime's default "

@@ -296,8 +296,11 @@ struct CpuSparsifyPass
 
   /// The Gustavson kernels' bodies, and the lowering of their sorts.
   LogicalResult defineGustavsonKernels(ModuleOp module) {
-    if (failed(defineGustavsonSpgemmKernels(module, gustavsonOnePassBytes,
-                                            threads)))
+    GustavsonSettings settings;
+    settings.onePassBytes = gustavsonOnePassBytes;
+    settings.threads = threads;
+    settings.accumulator = gustavsonAccumulator;
+    if (failed(defineGustavsonSpgemmKernels(module, settings)))
       return failure();
     OpPassManager pm(ModuleOp::getOperationName());
     pm.addPass(createSparseBufferRewritePass());

@@ -108,6 +108,25 @@ struct CsrBuffers {
   Value positions, coordinates, values, specifier;
 };
 
+/// A block's workspace for the rows it computes (GustavsonSpgemm.h).
+struct Workspace {
+  /// Dense: a bit set over C's columns, 64 to a word, all clear between rows.
+  Value seen;
+  /// Hash: the table's columns, and the row that took each slot (a slot is
+  /// free for row r when its stamp is not r).
+  Value keys, stamps;
+  /// A row's sums: at their columns (dense) or slots (hash); null when only
+  /// columns are counted.
+  Value acc;
+  /// A row's columns as they first appear.
+  Value scratch;
+  /// Hash, with sums: the slot of each column of `scratch`.
+  Value slots;
+  /// Hash: the current row's part of the table (rowTable): its mask
+  /// (index) and the shift that takes a 64-bit hash to it (i64).
+  Value rowMask, rowShift;
+};
+
 /// The kernel's body on its buffers (the file header's three phases).
 class GustavsonBuilder {
 public:
@@ -121,13 +140,15 @@ public:
   }
 
   /// Builds the body; returns C's buffers.
-  SmallVector<Value> build(Operation *within, int64_t onePassBytes,
-                           int threads) {
+  SmallVector<Value> build(Operation *within,
+                           const GustavsonSettings &settings) {
     Type index = b.getIndexType();
     Value rows1 = plusOne(b, loc, rows);
-    Value blocks = threads > 0 ? constantIndex(b, loc, threads)
-                               : maxThreads(b, loc, within);
-    auto [bounds, work] = blockBounds(blocks);
+    Value blocks = settings.threads > 0
+                       ? constantIndex(b, loc, settings.threads)
+                       : maxThreads(b, loc, within);
+    auto [bounds, workPrefix] = blockBounds(blocks);
+    work = workPrefix;
     Value rowStart = allocate(b, loc, index, rows1);
     // One pass when its staging buffers (a slot per product and per row)
     // fit the budget, else two.
@@ -136,27 +157,54 @@ public:
         (cType.getElementType().getIntOrFloatBitWidth() + 7) / 8;
     Value bytes = arith::MulIOp::create(b, loc, slots,
                                         constantIndex(b, loc, 8 + valueBytes));
-    Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, bytes,
-                                       constantIndex(b, loc, onePassBytes));
+    Value fits =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, bytes,
+                              constantIndex(b, loc, settings.onePassBytes));
     auto buffer = [](Type e) {
       return MemRefType::get({ShapedType::kDynamic}, e);
     };
-    auto branch = scf::IfOp::create(
-        b, loc,
-        TypeRange{buffer(cType.getPosType()), buffer(cType.getCrdType()),
-                  buffer(cType.getElementType()), index},
-        fits, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(branch.thenBlock());
-      scf::YieldOp::create(b, loc, onePass(blocks, bounds, work, rowStart));
-      b.setInsertionPointToStart(branch.elseBlock());
-      scf::YieldOp::create(b, loc, twoPasses(blocks, bounds, rowStart));
+    SmallVector<Type> resultTypes = {buffer(cType.getPosType()),
+                                     buffer(cType.getCrdType()),
+                                     buffer(cType.getElementType()), index};
+    // The product with one workspace: in one pass or two.
+    auto product = [&](bool hash) {
+      hashed = hash;
+      if (hash)
+        sizeTable();
+      return ifElse(
+          fits, resultTypes,
+          [&] { return onePass(blocks, bounds, work, rowStart); },
+          [&] { return twoPasses(blocks, bounds, rowStart); });
+    };
+    SmallVector<Value> results;
+    switch (settings.accumulator) {
+    case GustavsonAccumulator::Dense:
+      results = product(false);
+      break;
+    case GustavsonAccumulator::Hash:
+      results = product(true);
+      break;
+    case GustavsonAccumulator::Auto: {
+      // Dense unless its workspace over all blocks (a bit, a column and a
+      // value per column, rounded up to whole bytes) exceeds the budget:
+      // hash when cols > budget / (blocks * perColumn), which cannot
+      // overflow.
+      Value perBlock = arith::DivUIOp::create(
+          b, loc, constantIndex(b, loc, kDenseWorkspaceBudget),
+          arith::MulIOp::create(b, loc, blocks,
+                                constantIndex(b, loc, 8 + valueBytes + 1)));
+      Value tooWide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                            cols, perBlock);
+      results = ifElse(
+          tooWide, resultTypes, [&] { return product(true); },
+          [&] { return product(false); });
+      break;
+    }
     }
     memref::DeallocOp::create(b, loc, bounds);
     memref::DeallocOp::create(b, loc, work);
     memref::DeallocOp::create(b, loc, rowStart);
-    Value entries = branch.getResult(3);
+    Value entries = results[3];
 
     // C's storage specifier.
     Value spec = st::StorageSpecifierInitOp::create(
@@ -172,8 +220,7 @@ public:
     set(st::StorageSpecifierKind::PosMemSize, 1, rows1);
     set(st::StorageSpecifierKind::CrdMemSize, 1, entries);
     set(st::StorageSpecifierKind::ValMemSize, std::nullopt, entries);
-    return {branch.getResult(0), branch.getResult(1), branch.getResult(2),
-            spec};
+    return {results[0], results[1], results[2], spec};
   }
 
 private:
@@ -182,36 +229,39 @@ private:
   /// Returns C's positions, coordinates, values and its entry count.
   SmallVector<Value> twoPasses(Value blocks, Value bounds, Value rowStart) {
     Value zero = constantIndex(b, loc, 0);
-    overBlocks(blocks, bounds, /*withAccumulator=*/false, nullptr,
-               [&](OpBuilder &b, Location loc, Value row, Value seen, Value,
-                   Value scratch, Value) {
-                 Value count = forEachProduct(
-                     b, loc, row, zero,
-                     [&](OpBuilder &b, Location loc, Value col, Value,
-                         Value sofar) -> Value {
-                       return firstTime(
-                           b, loc, seen, col, sofar,
-                           [&](OpBuilder &, Location) { return sofar; },
-                           [&](OpBuilder &b, Location loc) {
-                             store(b, loc, col, scratch, sofar);
-                             return plusOne(b, loc, sofar);
-                           });
-                     });
-                 clearSeen(b, loc, seen, scratch, count);
-                 store(b, loc, count, rowStart, plusOne(b, loc, row));
-                 return Value();
-               });
+    overBlocks(
+        blocks, bounds, /*withAccumulator=*/false, nullptr,
+        [&](OpBuilder &b, Location loc, Value row, const Workspace &ws, Value) {
+          Value count = forEachProduct(
+              b, loc, row, zero,
+              [&](OpBuilder &b, Location loc, Value col, Value,
+                  Value sofar) -> Value {
+                return visit(
+                    b, loc, ws, row, col, sofar,
+                    [&](OpBuilder &, Location, Value) { return sofar; },
+                    [&](OpBuilder &b, Location loc, Value) {
+                      // The bit set's words are cleared by column.
+                      if (!hashed)
+                        store(b, loc, col, ws.scratch, sofar);
+                      return plusOne(b, loc, sofar);
+                    });
+              });
+          if (!hashed)
+            clearSeen(b, loc, ws.seen, ws.scratch, count);
+          store(b, loc, count, rowStart, plusOne(b, loc, row));
+          return Value();
+        });
     auto [cPositions, entries] = positionsFromCounts(rowStart);
     Value cCoordinates = allocate(b, loc, cType.getCrdType(), entries);
     Value cValues = allocate(b, loc, cType.getElementType(), entries);
-    overBlocks(blocks, bounds, /*withAccumulator=*/true, nullptr,
-               [&](OpBuilder &b, Location loc, Value row, Value seen, Value acc,
-                   Value scratch, Value) {
-                 Value length = computeRow(b, loc, row, seen, acc, scratch);
-                 storeRow(b, loc, length, acc, scratch, cCoordinates, cValues,
-                          load(b, loc, rowStart, row));
-                 return Value();
-               });
+    overBlocks(
+        blocks, bounds, /*withAccumulator=*/true, nullptr,
+        [&](OpBuilder &b, Location loc, Value row, const Workspace &ws, Value) {
+          Value length = computeRow(b, loc, row, ws);
+          storeRow(b, loc, length, ws, cCoordinates, cValues,
+                   load(b, loc, rowStart, row));
+          return Value();
+        });
     return {cPositions, cCoordinates, cValues, entries};
   }
 
@@ -230,11 +280,10 @@ private:
         [&](OpBuilder &b, Location loc, Value t) {
           return load(b, loc, work, load(b, loc, bounds, t));
         },
-        [&](OpBuilder &b, Location loc, Value row, Value seen, Value acc,
-            Value scratch, Value cursor) {
-          Value length = computeRow(b, loc, row, seen, acc, scratch);
-          storeRow(b, loc, length, acc, scratch, stagedColumns, stagedValues,
-                   cursor);
+        [&](OpBuilder &b, Location loc, Value row, const Workspace &ws,
+            Value cursor) {
+          Value length = computeRow(b, loc, row, ws);
+          storeRow(b, loc, length, ws, stagedColumns, stagedValues, cursor);
           store(b, loc, length, rowStart, plusOne(b, loc, row));
           return add(b, loc, cursor, length);
         });
@@ -269,28 +318,29 @@ private:
     return {cPositions, cCoordinates, cValues, entries};
   }
 
-  /// Row `row` of C into the block's workspace: its values in `acc` at their
-  /// columns, its columns in `scratch[0, length)`, in order; `seen` is
-  /// left clear. Returns the length.
-  Value computeRow(OpBuilder &b, Location loc, Value row, Value seen, Value acc,
-                   Value scratch) {
+  /// Row `row` of C into the block's workspace: its sums in `acc` (at their
+  /// columns, or at the slots in `slots`), its columns in
+  /// `scratch[0, length)`, in order; `seen` is left clear. Returns the
+  /// length.
+  Value computeRow(OpBuilder &b, Location loc, Value row, const Workspace &ws) {
+    Value acc = ws.acc;
     Value length = forEachProduct(
         b, loc, row, constantIndex(b, loc, 0),
         [&](OpBuilder &b, Location loc, Value col, Value product,
             Value next) -> Value {
-          return firstTime(
-              b, loc, seen, col, next,
-              [&](OpBuilder &b, Location loc) {
-                Value old = load(b, loc, acc, col);
+          return visit(
+              b, loc, ws, row, col, next,
+              [&](OpBuilder &b, Location loc, Value at) {
+                Value old = load(b, loc, acc, at);
                 Value sum = isFloat
                                 ? arith::AddFOp::create(b, loc, old, product)
                                       .getResult()
                                 : arith::AddIOp::create(b, loc, old, product)
                                       .getResult();
-                store(b, loc, sum, acc, col);
+                store(b, loc, sum, acc, at);
                 return next;
               },
-              [&](OpBuilder &b, Location loc) {
+              [&](OpBuilder &b, Location loc, Value at) {
                 // 0 + the first product, as upstream's zero-filled
                 // expansion computes it (-0.0 becomes +0.0).
                 Value first =
@@ -301,13 +351,162 @@ private:
                                   product)
                                   .getResult()
                             : product;
-                store(b, loc, first, acc, col);
-                store(b, loc, col, scratch, next);
+                store(b, loc, first, acc, at);
+                store(b, loc, col, ws.scratch, next);
+                if (hashed)
+                  store(b, loc, at, ws.slots, next);
                 return plusOne(b, loc, next);
               });
         });
-    orderColumns(b, loc, seen, scratch, length);
+    if (hashed)
+      // Rows a hash table serves are short: sorted with their slots.
+      st::SortOp::create(b, loc, length, ws.scratch, ValueRange{ws.slots},
+                         AffineMap::getMultiDimIdentityMap(1, b.getContext()),
+                         IntegerAttr(),
+                         st::SparseTensorSortKind::HybridQuickSort);
+    else
+      orderColumns(b, loc, ws.seen, ws.scratch, length);
     return length;
+  }
+
+  /// `already(at)` when row `row` has met column `col` before, else
+  /// `fresh(at)` (which must store `col` where `already` will find it: the
+  /// bit set or the table is marked here); `at` is where the column's sum
+  /// is kept (its column, or its slot). Both give the carried index value.
+  Value visit(OpBuilder &b, Location loc, const Workspace &ws, Value row,
+              Value col, Value carried,
+              function_ref<Value(OpBuilder &, Location, Value)> already,
+              function_ref<Value(OpBuilder &, Location, Value)> fresh) {
+    if (!hashed)
+      return firstTime(
+          b, loc, ws.seen, col, carried,
+          [&](OpBuilder &b, Location loc) { return already(b, loc, col); },
+          [&](OpBuilder &b, Location loc) { return fresh(b, loc, col); });
+    Type i64 = b.getI64Type();
+    // Fibonacci hashing: the high bits of col * 2^64 / phi.
+    Value hash = arith::ShRUIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc,
+                              arith::IndexCastUIOp::create(b, loc, i64, col),
+                              arith::ConstantIntOp::create(
+                                  b, loc, i64, int64_t(0x9E3779B97F4A7C15ULL))),
+        ws.rowShift);
+    Type index = b.getIndexType();
+    // Linear probing, past slots this row took for other columns.
+    auto probe = scf::WhileOp::create(
+        b, loc, TypeRange{index},
+        ValueRange{arith::IndexCastUIOp::create(b, loc, index, hash)},
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value slot = args[0];
+          Value taken =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                    load(b, loc, ws.stamps, slot), row);
+          Value other = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                              load(b, loc, ws.keys, slot), col);
+          scf::ConditionOp::create(
+              b, loc, arith::AndIOp::create(b, loc, taken, other), args);
+        },
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          scf::YieldOp::create(
+              b, loc,
+              ValueRange{arith::AndIOp::create(b, loc, plusOne(b, loc, args[0]),
+                                               ws.rowMask)});
+        });
+    Value slot = probe.getResult(0);
+    Value met = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      load(b, loc, ws.stamps, slot), row);
+    auto branch = scf::IfOp::create(b, loc, TypeRange{carried.getType()}, met,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    scf::YieldOp::create(b, loc, already(b, loc, slot));
+    b.setInsertionPointToStart(branch.elseBlock());
+    store(b, loc, row, ws.stamps, slot);
+    store(b, loc, col, ws.keys, slot);
+    scf::YieldOp::create(b, loc, fresh(b, loc, slot));
+    return branch.getResult(0);
+  }
+
+  /// The slots of a table for `distinct` columns: a power of two at least
+  /// twice them, 2 at least; returns log2 of it (i64).
+  static Value tableBits(OpBuilder &b, Location loc, Value distinct) {
+    Value wanted = arith::MaxUIOp::create(
+        b, loc, add(b, loc, distinct, distinct), constantIndex(b, loc, 2));
+    Type i64 = b.getI64Type();
+    // The bits of wanted - 1.
+    return arith::SubIOp::create(
+        b, loc, arith::ConstantIntOp::create(b, loc, i64, 64),
+        math::CountLeadingZerosOp::create(
+            b, loc,
+            arith::IndexCastUIOp::create(
+                b, loc, i64,
+                arith::SubIOp::create(b, loc, wanted,
+                                      constantIndex(b, loc, 1)))));
+  }
+
+  /// The products of A's row `row` (its work less one).
+  Value productsOf(OpBuilder &b, Location loc, Value row) {
+    return arith::SubIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, load(b, loc, work, plusOne(b, loc, row)),
+                              load(b, loc, work, row)),
+        constantIndex(b, loc, 1));
+  }
+
+  /// Row `row`'s part of the table: its first slots, a power of two at least
+  /// twice the row's products (at most C's columns; tableBits), so that a
+  /// short row probes a few cache lines; the slots past it are left to
+  /// longer rows. Its mask (index) and the shift that takes a 64-bit hash to
+  /// it (i64).
+  std::pair<Value, Value> rowTable(OpBuilder &b, Location loc, Value row) {
+    Value bits = tableBits(
+        b, loc, arith::MinUIOp::create(b, loc, productsOf(b, loc, row), cols));
+    Type i64 = b.getI64Type();
+    Value size = arith::IndexCastUIOp::create(
+        b, loc, b.getIndexType(),
+        arith::ShLIOp::create(
+            b, loc, arith::ConstantIntOp::create(b, loc, i64, 1), bits));
+    return {arith::SubIOp::create(b, loc, size, constantIndex(b, loc, 1)),
+            arith::SubIOp::create(
+                b, loc, arith::ConstantIntOp::create(b, loc, i64, 64), bits)};
+  }
+
+  /// The hash table's size, for the longest row (rowTable's size for it);
+  /// sets tableSize and rowBound (a row's most distinct columns, 1 at
+  /// least).
+  void sizeTable() {
+    Value zero = constantIndex(b, loc, 0);
+    Value widest =
+        forRange(b, loc, zero, rows, ValueRange{zero},
+                 [&](OpBuilder &b, Location loc, Value row, ValueRange most) {
+                   return SmallVector<Value>{arith::MaxUIOp::create(
+                       b, loc, most[0], productsOf(b, loc, row))};
+                 })[0];
+    Value bound = arith::MinUIOp::create(b, loc, widest, cols);
+    rowBound = arith::MaxUIOp::create(b, loc, bound, constantIndex(b, loc, 1));
+    Type i64 = b.getI64Type();
+    tableSize = arith::IndexCastUIOp::create(
+        b, loc, b.getIndexType(),
+        arith::ShLIOp::create(b, loc,
+                              arith::ConstantIntOp::create(b, loc, i64, 1),
+                              tableBits(b, loc, bound)));
+  }
+
+  /// `then()` or `otherwise()` by `condition`, each building its branch's
+  /// values (of `types`) at the branch's start; the if's results.
+  SmallVector<Value> ifElse(Value condition, TypeRange types,
+                            function_ref<SmallVector<Value>()> then,
+                            function_ref<SmallVector<Value>()> otherwise) {
+    auto branch = scf::IfOp::create(b, loc, types, condition,
+                                    /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      scf::YieldOp::create(b, loc, then());
+      b.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(b, loc, otherwise());
+    }
+    return SmallVector<Value>(branch.getResults());
   }
 
   /// Puts a row's `length` columns in `scratch` in order and clears their
@@ -403,15 +602,16 @@ private:
 
   /// Stores a computed row's columns and values at `at` of `columns` and
   /// `values`.
-  void storeRow(OpBuilder &b, Location loc, Value length, Value acc,
-                Value scratch, Value columns, Value values, Value at) {
+  void storeRow(OpBuilder &b, Location loc, Value length, const Workspace &ws,
+                Value columns, Value values, Value at) {
     Type crdType = cast<MemRefType>(columns.getType()).getElementType();
     forRange(b, loc, constantIndex(b, loc, 0), length, {},
              [&](OpBuilder &b, Location loc, Value q, ValueRange) {
-               Value col = load(b, loc, scratch, q);
+               Value col = load(b, loc, ws.scratch, q);
                Value dst = add(b, loc, at, q);
                store(b, loc, indexAs(b, loc, col, crdType), columns, dst);
-               store(b, loc, load(b, loc, acc, col), values, dst);
+               Value sumAt = hashed ? load(b, loc, ws.slots, q) : col;
+               store(b, loc, load(b, loc, ws.acc, sumAt), values, dst);
                return SmallVector<Value>{};
              });
   }
@@ -490,16 +690,16 @@ private:
     return {bounds, work};
   }
 
-  /// An scf.parallel over the blocks; in each, a bit set over C's columns
-  /// (`seen`, 64 to a word, all clear), a scratch buffer of columns, and
-  /// with `withAccumulator` a dense accumulator, all freed at the block's
-  /// end; `perRow(row, seen, acc, scratch, carried)` for each of the block's
-  /// rows in order (leaving `seen` clear), threading the value
-  /// `initial(block)` gives through them (no value without `initial`).
+  /// An scf.parallel over the blocks; in each, a workspace (a bit set over
+  /// C's columns, all clear, or a hash table, all free), a scratch buffer of
+  /// columns, and with `withAccumulator` its sums, all freed at the block's
+  /// end; `perRow(row, workspace, carried)` for each of the block's rows in
+  /// order (leaving `seen` clear), threading the value `initial(block)`
+  /// gives through them (no value without `initial`).
   void overBlocks(Value blocks, Value bounds, bool withAccumulator,
                   function_ref<Value(OpBuilder &, Location, Value)> initial,
-                  function_ref<Value(OpBuilder &, Location, Value, Value, Value,
-                                     Value, Value)>
+                  function_ref<Value(OpBuilder &, Location, Value,
+                                     const Workspace &, Value)>
                       perRow) {
     Value zero = constantIndex(b, loc, 0);
     Value one = constantIndex(b, loc, 1);
@@ -507,19 +707,40 @@ private:
         b, loc, ValueRange{zero}, ValueRange{blocks}, ValueRange{one},
         [&](OpBuilder &b, Location loc, ValueRange ivs) {
           Type index = b.getIndexType();
-          Value words =
-              wordOf(b, loc, add(b, loc, cols, constantIndex(b, loc, 63)));
-          Value seen = allocate(b, loc, b.getI64Type(), words);
-          Value clear = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
-          forRange(b, loc, constantIndex(b, loc, 0), words, {},
-                   [&](OpBuilder &b, Location loc, Value w, ValueRange) {
-                     store(b, loc, clear, seen, w);
-                     return SmallVector<Value>{};
-                   });
-          Value scratch = allocate(b, loc, index, cols);
-          Value acc;
-          if (withAccumulator)
-            acc = allocate(b, loc, cType.getElementType(), cols);
+          Workspace ws;
+          SmallVector<Value> owned;
+          auto fill = [&](Value buffer, Value size, Value v) {
+            forRange(b, loc, constantIndex(b, loc, 0), size, {},
+                     [&](OpBuilder &b, Location loc, Value w, ValueRange) {
+                       store(b, loc, v, buffer, w);
+                       return SmallVector<Value>{};
+                     });
+          };
+          auto make = [&](Type element, Value size) {
+            owned.push_back(allocate(b, loc, element, size));
+            return owned.back();
+          };
+          Type element = cType.getElementType();
+          if (hashed) {
+            ws.stamps = make(index, tableSize);
+            // No row is all ones.
+            fill(ws.stamps, tableSize, constantIndex(b, loc, -1));
+            ws.keys = make(index, tableSize);
+            ws.scratch = make(index, rowBound);
+            if (withAccumulator) {
+              ws.acc = make(element, tableSize);
+              ws.slots = make(index, rowBound);
+            }
+          } else {
+            Value words =
+                wordOf(b, loc, add(b, loc, cols, constantIndex(b, loc, 63)));
+            ws.seen = make(b.getI64Type(), words);
+            fill(ws.seen, words,
+                 arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
+            ws.scratch = make(index, cols);
+            if (withAccumulator)
+              ws.acc = make(element, cols);
+          }
           Value t = ivs[0];
           SmallVector<Value> carried;
           if (initial)
@@ -527,15 +748,17 @@ private:
           forRange(b, loc, load(b, loc, bounds, t),
                    load(b, loc, bounds, plusOne(b, loc, t)), carried,
                    [&](OpBuilder &b, Location loc, Value row, ValueRange c) {
-                     Value next = perRow(b, loc, row, seen, acc, scratch,
-                                         c.empty() ? Value() : c[0]);
+                     Workspace rowWs = ws;
+                     if (hashed)
+                       std::tie(rowWs.rowMask, rowWs.rowShift) =
+                           rowTable(b, loc, row);
+                     Value next =
+                         perRow(b, loc, row, rowWs, c.empty() ? Value() : c[0]);
                      return c.empty() ? SmallVector<Value>{}
                                       : SmallVector<Value>{next};
                    });
-          memref::DeallocOp::create(b, loc, seen);
-          memref::DeallocOp::create(b, loc, scratch);
-          if (withAccumulator)
-            memref::DeallocOp::create(b, loc, acc);
+          for (Value buffer : owned)
+            memref::DeallocOp::create(b, loc, buffer);
         });
   }
 
@@ -600,6 +823,12 @@ private:
   st::SparseTensorType cType;
   bool isFloat;
   Value rows, cols;
+  /// The work prefix of blockBounds.
+  Value work;
+  /// Whether the code being built keeps sums in a hash table; then its
+  /// size and a row's most distinct columns (sizeTable).
+  bool hashed = false;
+  Value tableSize, rowBound;
 };
 
 } // namespace
@@ -669,9 +898,9 @@ void mlir::sptune::outlineGustavsonSpgemm(RewriterBase &rewriter,
   rewriter.replaceOp(op, call.getResults());
 }
 
-LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
-                                                         int64_t onePassBytes,
-                                                         int threads) {
+LogicalResult
+mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
+                                           const GustavsonSettings &settings) {
   for (func::FuncOp f : module.getOps<func::FuncOp>()) {
     auto types = f->getAttrOfType<ArrayAttr>(kGustavsonSpgemmAttrName);
     if (!types || !f.isDeclaration())
@@ -714,7 +943,7 @@ LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
     };
     GustavsonBuilder builder(b, f.getLoc(), csr(0), csr(4), aType, bType,
                              cType);
-    SmallVector<Value> results = builder.build(f, onePassBytes, threads);
+    SmallVector<Value> results = builder.build(f, settings);
     func::ReturnOp::create(b, f.getLoc(), results);
   }
   return success();

@@ -19,6 +19,22 @@
 // alone), a prefix sum gives C's positions, and each row is then computed
 // into its place.
 //
+// A row's sums are kept in one of two workspaces (the accumulator knob):
+//
+//   - dense: the bit set above and values at their columns, 16-17 bytes per
+//     column of C per block: a row's columns are found without hashing, and
+//     read off in order; the workspace of a matrix with 10^8 columns takes
+//     gigabytes per thread;
+//   - hash: an open-addressing table of a power of two slots, at least twice
+//     the most products a row makes (Fibonacci hashing, linear probing), each
+//     slot stamped with the row that took it, so nothing is cleared between
+//     rows; a row's columns are sorted with their slots. Its size follows the
+//     rows, not C's columns.
+//
+// `auto` takes the dense workspace unless it would take more than
+// kDenseWorkspaceBudget bytes over all blocks (decided when the kernel runs,
+// from C's columns and the threads).
+//
 // Its result is exactly upstream's: the same entries (sums that cancel to
 // zero stay stored, as the sparsifier stores them), columns sorted.
 //
@@ -36,11 +52,38 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/CommandLine.h"
 
+#include <cstdint>
 #include <string>
 
 namespace mlir {
 namespace sptune {
+
+/// Where the Gustavson kernel keeps a row's sums (the file header).
+enum class GustavsonAccumulator { Auto, Dense, Hash };
+#define SPTUNE_GUSTAVSON_ACCUMULATOR_VALUES                                    \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::mlir::sptune::GustavsonAccumulator::Auto, "auto",           \
+                 "dense unless its workspace exceeds 1 GiB, else hash"),       \
+      clEnumValN(::mlir::sptune::GustavsonAccumulator::Dense, "dense",         \
+                 "a bit set and values over C's columns"),                     \
+      clEnumValN(::mlir::sptune::GustavsonAccumulator::Hash, "hash",           \
+                 "a hash table sized by the longest row"))
+
+/// The bytes over all blocks up to which `auto` takes the dense workspace.
+constexpr int64_t kDenseWorkspaceBudget = int64_t(1) << 30;
+
+/// How the kernels of a module are built.
+struct GustavsonSettings {
+  /// One pass when the staging buffers (a slot per product and per row: a
+  /// coordinate and a value) take at most this many bytes, else two.
+  int64_t onePassBytes = int64_t(1) << 30;
+  /// One block of rows per thread: `threads` (> 0, the threads its OpenMP
+  /// loops are given), else as many as the OpenMP runtime's default team.
+  int threads = 0;
+  GustavsonAccumulator accumulator = GustavsonAccumulator::Auto;
+};
 
 /// The attribute that marks a declared Gustavson kernel function; its value
 /// is the array of the kernel's tensor types (A, B, C).
@@ -60,17 +103,13 @@ std::string whyNotGustavsonSpgemm(linalg::LinalgOp op);
 void outlineGustavsonSpgemm(RewriterBase &rewriter, linalg::LinalgOp op);
 
 /// After the sparsifier's code generation: gives every declared kernel
-/// function of `module` its body, on the buffers its signature now has; it
-/// computes a product in one pass when its staging buffers take at most
-/// `onePassBytes` bytes (a slot per product and per row: a coordinate and
-/// a value), else in two, with one block of rows per thread: `threads`
-/// (> 0, the threads its OpenMP loops are given), else as many as the
-/// OpenMP runtime's default team. Fails (with an error on the function) when a
+/// function of `module` its body, on the buffers its signature now has,
+/// built as `settings` say. Fails (with an error on the function) when a
 /// signature is not the one code generation gives CSR tensors. The body
 /// uses sparse_tensor.sort, which sparse-buffer-rewrite lowers, and storage
 /// specifier ops.
 LogicalResult defineGustavsonSpgemmKernels(ModuleOp module,
-                                           int64_t onePassBytes, int threads);
+                                           const GustavsonSettings &settings);
 
 } // namespace sptune
 } // namespace mlir

@@ -7,7 +7,8 @@
 // read from a file (empty rows and columns), an all-zero product, and a
 // DCSR result, which the kernel leaves to upstream. Every kernel runs with
 // one and with four OpenMP threads (more blocks than some matrices have
-// rows), in one pass (staging buffers) and in two.
+// rows), in one pass (staging buffers) and in two, with a row's sums in a
+// dense workspace and in a hash table.
 //
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
 // RUN: sptune-opt %s --sparsifier | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
@@ -19,11 +20,30 @@
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
 // As users run it: extracted (not tuned: a remark), then lowered.
+// The hash accumulator, in one pass and in two, with one and four threads.
+// RUN: sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=hash | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=hash | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu="gustavson-accumulator=hash gustavson-one-pass-bytes=0" | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu="gustavson-accumulator=hash gustavson-one-pass-bytes=0" | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=dense | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
+// RUN: not sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=tree 2>&1 | FileCheck %s --check-prefix=BAD-ACCUMULATOR
+// BAD-ACCUMULATOR: for the --gustavson-accumulator option: unknown value 'tree' (expected auto, dense or hash)
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu 2> %t.remarks | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-spgemm=false | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=gustavson-spgemm=false | FileCheck %s --check-prefix=UPSTREAM
+// RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=gustavson-accumulator=hash | FileCheck %s --check-prefix=HASH
+// RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=gustavson-accumulator=dense | FileCheck %s --check-prefix=DENSE
+// RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify | FileCheck %s --check-prefixes=HASH,DENSE-AUTO
+//
+// The hash table's Fibonacci hashing (2^64 / phi) and the bit set's read-off
+// (counting trailing zeros): `auto` builds both and picks when it runs.
+// HASH: arith.constant -7046029254386353131 : i64
+// HASH-NOT: math.cttz
+// DENSE-NOT: arith.constant -7046029254386353131 : i64
+// DENSE: math.cttz
+// DENSE-AUTO: math.cttz
 //
 // REMARK-COUNT-7: both inputs are sparse (sparse x sparse products are not tuned); seen as spgemm
 // REMARK-NOT: seen as spgemm
