@@ -22,7 +22,13 @@ rounds is kept, and the results must agree (entries equal, checksums within
 faults of re-allocated outputs do not decide the comparison.
 
     bench/spgemm.py [--build build] [--rounds 3] [--reps 5] [--json OUT]
-        [--plot OUT.png] [MATRIX ...]
+        [--plot OUT.png] [--variant NAME=OPTIONS ...] [--no-mlir-default]
+        [MATRIX ...]
+
+`--variant hash=gustavson-accumulator=hash` times sptune's kernel lowered
+with other `--sptune-lower-cpu` options too, in the same rounds: each row
+then has `seconds[NAME]` and `variant_speedup[NAME]` (the default lowering's
+time over the variant's), and the summary their geomeans.
 
 Default matrices: the shared ones with >= 50,000 stored entries (square),
 else three generated ones. Output: one JSON object ("bench": "spgemm");
@@ -165,11 +171,22 @@ def main(argv=None):
     ap.add_argument("--plot", help="write a bar chart of the speedups here (.png)")
     ap.add_argument("--steady-malloc", action=argparse.BooleanOptionalAction, default=True,
                     help="glibc keeps freed memory (default: on)")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=OPTIONS",
+                    help="also time sptune lowered with these --sptune-lower-cpu options")
+    ap.add_argument("--mlir-default", action=argparse.BooleanOptionalAction, default=True,
+                    help="time MLIR's default lowering (one thread; default: on)")
     ap.add_argument("mtx", nargs="*", help="matrix files or gen: specs (default: the "
                     "shared matrices with >= 50,000 entries, else generated ones)")
     args = ap.parse_args(argv)
     if not 1 <= args.rounds <= 100 or not 1 <= args.reps <= 1000:
         ap.error("--rounds must be in [1, 100] and --reps in [1, 1000]")
+    variants = []
+    for v in args.variant:
+        name, sep, options = v.partition("=")
+        if not sep or not name.isidentifier() or name in ("sptune", "mlir_default") + LIBRARIES \
+                or name in dict(variants):
+            ap.error("--variant takes NAME=OPTIONS with a new identifier NAME (got %r)" % v)
+        variants.append((name, options))
     bindir = os.path.join(args.build, "bin")
     opt = run.executable("sptune-opt", bindir)
     tool = run.executable("sptune-spgemm-baselines", bindir)
@@ -180,8 +197,13 @@ def main(argv=None):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         sptune = lower(opt, args.reps, "", os.path.join(tmp, "sptune.ll.mlir"))
-        default = lower(opt, args.reps, "gustavson-spgemm=false",
-                        os.path.join(tmp, "default.ll.mlir"))
+        programs = [("sptune", sptune)]
+        if args.mlir_default:
+            programs.append(("mlir_default", lower(opt, args.reps, "gustavson-spgemm=false",
+                                                   os.path.join(tmp, "default.ll.mlir"))))
+        for name, options in variants:
+            programs.append((name, lower(opt, args.reps, options,
+                                         os.path.join(tmp, name + ".ll.mlir"))))
         for n, source in enumerate(matrices):
             general = os.path.join(tmp, "general.mtx")
             best = {}
@@ -195,7 +217,7 @@ def main(argv=None):
                     if lib in libs["seconds"]:
                         best[lib] = min(best.get(lib, math.inf), libs["seconds"][lib])
                         results[lib] = (libs["entries"][lib], libs["checksum"][lib])
-                for name, program in (("sptune", sptune), ("mlir_default", default)):
+                for name, program in programs:
                     t, entries, checksum = time_program(program, general, env, args.timeout)
                     best[name] = min(best.get(name, math.inf), t)
                     results[name] = (entries, checksum)
@@ -207,28 +229,38 @@ def main(argv=None):
                    "entries_c": reference[0], "seconds": best, "agree": agreeing,
                    "best_library": fastest_lib,
                    "speedup_vs_best_library": libraries[fastest_lib] / best["sptune"],
-                   "speedup_vs_mlir_default": best["mlir_default"] / best["sptune"],
                    "speedup_vs": {k: v / best["sptune"] for k, v in libraries.items()}}
+            if args.mlir_default:
+                row["speedup_vs_mlir_default"] = best["mlir_default"] / best["sptune"]
+            if variants:
+                row["variant_speedup"] = {name: best["sptune"] / best[name]
+                                          for name, _ in variants}
             if "errors" in info:
                 row["errors"] = info["errors"]
             rows.append(row)
-            print("spgemm: %d/%d %-32s sptune %.4f s  best library (%s) %.4f s  %.2fx  "
-                  "MLIR default %.2fx%s" % (
+            print("spgemm: %d/%d %-32s sptune %.4f s  best library (%s) %.4f s  %.2fx%s%s%s" % (
                       n + 1, len(matrices), info["matrix"], best["sptune"], fastest_lib,
                       libraries[fastest_lib], row["speedup_vs_best_library"],
-                      row["speedup_vs_mlir_default"],
+                      "  MLIR default %.2fx" % row["speedup_vs_mlir_default"]
+                      if args.mlir_default else "",
+                      "".join("  %s %.2fx" % kv for kv in row.get("variant_speedup", {}).items()),
                       "" if all(agreeing.values()) else "  RESULTS DIFFER %s" % agreeing),
                   file=sys.stderr, flush=True)
 
     summary = {
         "geomean_speedup_vs_best_library": geomean(r["speedup_vs_best_library"] for r in rows),
-        "geomean_speedup_vs_mlir_default": geomean(r["speedup_vs_mlir_default"] for r in rows),
+        "geomean_speedup_vs_mlir_default": geomean(r["speedup_vs_mlir_default"] for r in rows)
+        if args.mlir_default else None,
         "geomean_speedup_vs": {lib: geomean(r["speedup_vs"][lib] for r in rows
                                             if lib in r["speedup_vs"]) for lib in LIBRARIES},
         "all_agree": all(all(r["agree"].values()) for r in rows),
     }
+    if variants:
+        summary["geomean_variant_speedup"] = {
+            name: geomean(r["variant_speedup"][name] for r in rows) for name, _ in variants}
     out = {"bench": "spgemm", "machine": run.machine(), "rounds": args.rounds,
            "reps": args.reps, "steady_malloc": args.steady_malloc,
+           "variants": dict(variants),
            "threads": info["threads"] if rows else None,
            "rows": rows, "summary": summary}
     bench_output.emit(out, args.json, args.plot, plot)
@@ -240,7 +272,8 @@ def plot(out, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     rows = out["rows"]
-    series = [("MLIR default", "speedup_vs_mlir_default", None)] + [
+    series = ([("MLIR default", "speedup_vs_mlir_default", None)]
+              if rows and "speedup_vs_mlir_default" in rows[0] else []) + [
         (lib, None, lib) for lib in LIBRARIES]
     fig, ax = plt.subplots(figsize=(8, 3.8))
     width = 0.8 / len(series)

@@ -725,31 +725,47 @@ def spgemm(sec, doc):
     default and the libraries, fastest call of each per matrix."""
     summary = doc.get("summary", {})
     machine = doc.get("machine") or {}
-    sec.add(paragraph(f"Measured on {machine.get('cpu', 'an unknown machine')} "
-                      f"({machine.get('cores', '?')} cores, {doc.get('threads', '?')} threads), "
-                      f"fastest of {doc.get('reps', '?')} calls in each of "
-                      f"{doc.get('rounds', '?')} interleaved rounds. Geometric means: "
-                      f"{speedup(summary.get('geomean_speedup_vs_best_library'))} the best "
-                      f"library, {speedup(summary.get('geomean_speedup_vs_mlir_default'))} "
-                      f"MLIR's default; results "
-                      f"{'agree' if summary.get('all_agree') else 'DIFFER'}."))
+    # Runs with --variant: sptune lowered with other options, timed alike.
+    variants = doc.get("variants") or {}
+    variant_means = summary.get("geomean_variant_speedup") or {}
+    sec.add(paragraph(
+        f"Measured on {machine.get('cpu', 'an unknown machine')} "
+        f"({machine.get('cores', '?')} cores, {doc.get('threads', '?')} threads), "
+        f"fastest of {doc.get('reps', '?')} calls in each of "
+        f"{doc.get('rounds', '?')} interleaved rounds. Geometric means: "
+        f"{speedup(summary.get('geomean_speedup_vs_best_library'))} the best library"
+        + (f", {speedup(summary.get('geomean_speedup_vs_mlir_default'))} MLIR's default"
+           if summary.get("geomean_speedup_vs_mlir_default") is not None else "")
+        + "".join(f"; the variant {name} ({options}) "
+                  f"{speedup(variant_means.get(name))} sptune's default lowering"
+                  for name, options in variants.items())
+        + f"; results {'agree' if summary.get('all_agree') else 'DIFFER'}."))
     libraries = ["hand", "eigen", "rsb"]
     rows = doc["rows"]
     labels = [r.get("matrix", "?") for r in rows]
+    default = any("speedup_vs_mlir_default" in r for r in rows)
     sec.add(figure(plots.grouped_bars(
-        labels, [("over MLIR's default", [r.get("speedup_vs_mlir_default") for r in rows])] +
+        labels, ([("over MLIR's default", [r.get("speedup_vs_mlir_default") for r in rows])]
+                 if default else []) +
         [(f"over {lib}", [(r.get("speedup_vs") or {}).get(lib) for r in rows])
-         for lib in libraries],
+         for lib in libraries] +
+        [(f"{name} over sptune", [(r.get("variant_speedup") or {}).get(name) for r in rows])
+         for name in variants],
         title="sptune's SpGEMM kernel", ylabel="speedup"), "speedups per matrix"))
 
     def cells(r):
         sec_ = r.get("seconds") or {}
         return ([r.get("matrix", "?"), num(r.get("entries_c"), ",d"),
-                 num(sec_.get("sptune"), ".4f"), num(sec_.get("mlir_default"), ".4f")] +
+                 num(sec_.get("sptune"), ".4f")] +
+                ([num(sec_.get("mlir_default"), ".4f")] if default else []) +
                 [num(sec_.get(lib), ".4f") for lib in libraries] +
+                [num(sec_.get(name), ".4f") for name in variants] +
                 [speedup(r.get("speedup_vs_best_library")), r.get("best_library", "-")])
-    sec.add(table(["matrix", "entries of C", "sptune (s)", "MLIR default (s)", "hand (s)",
-                   "eigen (s)", "rsb (s)", "over the best library", "best library"],
+    sec.add(table(["matrix", "entries of C", "sptune (s)"] +
+                  (["MLIR default (s)"] if default else []) +
+                  ["hand (s)", "eigen (s)", "rsb (s)"] +
+                  [f"{name} (s)" for name in variants] +
+                  ["over the best library", "best library"],
                   [cells(r) for r in rows], caption="per matrix"))
 
 

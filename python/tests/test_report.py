@@ -384,6 +384,29 @@ class SyntheticResults(Page):
         self.assertEqual(s.tables[1][1], ["m0", "1,234", "0.0100", "0.0150", "0.0110", "0.0200",
                                           "-", "1.10x", "hand"])
 
+    def test_spgemm_variants(self):
+        """A run with --variant and without MLIR's default: the variant's
+        times and geomean, no MLIR-default column."""
+        path = self.write("spgemm-variants.json", {
+            "bench": "spgemm", "machine": {"cpu": "AMD EPYC", "cores": 2}, "rounds": 2,
+            "reps": 3, "threads": 2, "variants": {"hash": "gustavson-accumulator=hash"},
+            "summary": {"geomean_speedup_vs_best_library": 1.1,
+                        "geomean_speedup_vs_mlir_default": None, "all_agree": True,
+                        "geomean_variant_speedup": {"hash": 0.5}},
+            "rows": [{"matrix": "m0", "entries_c": 1234,
+                      "seconds": {"sptune": 0.01, "hash": 0.02, "hand": 0.011},
+                      "speedup_vs_best_library": 1.1, "variant_speedup": {"hash": 0.5},
+                      "speedup_vs": {"hand": 1.1}, "best_library": "hand"}]})
+        text = report.build([path])
+        s = self.check_page(text, images=1, tables=1 + 1)
+        self.assertEqual(s.tables[1][0], ["matrix", "entries of C", "sptune (s)", "hand (s)",
+                                          "eigen (s)", "rsb (s)", "hash (s)",
+                                          "over the best library", "best library"])
+        self.assertEqual(s.tables[1][1], ["m0", "1,234", "0.0100", "0.0110", "-", "-",
+                                          "0.0200", "1.10x", "hand"])
+        self.assertIn("the variant hash (gustavson-accumulator=hash) 0.50x", text)
+        self.assertNotIn("MLIR's default", text)
+
     def test_rounds_of_a_single_line(self):
         path = self.write("rounds.jsonl", [{"round": 1, "strategy": "random", "arm": None,
                                             "measured": 3, "total_measured": 3, "cost_s": 1.5,
