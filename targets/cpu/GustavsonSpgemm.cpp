@@ -14,7 +14,9 @@
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::sptune;
@@ -85,7 +87,7 @@ Value indexAs(OpBuilder &b, Location loc, Value v, Type type) {
     return v;
   return arith::IndexCastUIOp::create(b, loc, type, v);
 }
-Value allocate(OpBuilder &b, Location loc, Type element, Value size) {
+Value allocateUnchecked(OpBuilder &b, Location loc, Type element, Value size) {
   return memref::AllocOp::create(
       b, loc, MemRefType::get({ShapedType::kDynamic}, element), size);
 }
@@ -132,8 +134,8 @@ class GustavsonBuilder {
 public:
   GustavsonBuilder(OpBuilder &b, Location loc, CsrBuffers a, CsrBuffers bm,
                    st::SparseTensorType aType, st::SparseTensorType bType,
-                   st::SparseTensorType cType)
-      : b(b), loc(loc), a(a), bm(bm), cType(cType),
+                   st::SparseTensorType cType, func::FuncOp exitFn)
+      : b(b), loc(loc), exitFn(exitFn), a(a), bm(bm), cType(cType),
         isFloat(isa<FloatType>(cType.getElementType())) {
     rows = dimension(aType, a, 0);
     cols = dimension(bType, bm, 1);
@@ -492,6 +494,41 @@ private:
                               tableBits(b, loc, bound)));
   }
 
+  /// A buffer of `size` elements; when the allocation fails (a null
+  /// pointer for a size above 0), the program says so and exits with status
+  /// 1, as the sparse runtime's fatal errors do, instead of writing through
+  /// null. A dense workspace of a product with very many columns, forced by
+  /// `gustavson-accumulator=dense`, can fail so.
+  Value allocate(OpBuilder &b, Location loc, Type element, Value size) {
+    Value buffer = allocateUnchecked(b, loc, element, size);
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value zero = constantIndex(b, loc, 0);
+    Value failed = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, address, zero),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, size, zero));
+    auto check = scf::IfOp::create(b, loc, TypeRange{}, failed,
+                                   /*withElseRegion=*/false);
+    OpBuilder t = check.getThenBodyBuilder();
+    vector::PrintOp::create(
+        t, loc,
+        "sptune: the SpGEMM kernel could not allocate a buffer of this many "
+        "bytes (out of memory; a dense workspace takes 16-17 bytes per "
+        "column of C per thread: gustavson-accumulator=auto or hash takes "
+        "less): ");
+    DataLayout layout =
+        DataLayout::closest(t.getInsertionBlock()->getParentOp());
+    vector::PrintOp::create(
+        t, loc,
+        arith::MulIOp::create(
+            t, loc, size, constantIndex(t, loc, layout.getTypeSize(element))));
+    func::CallOp::create(
+        t, loc, exitFn,
+        ValueRange{arith::ConstantIntOp::create(t, loc, t.getI32Type(), 1)});
+    return buffer;
+  }
+
   /// `then()` or `otherwise()` by `condition`, each building its branch's
   /// values (of `types`) at the branch's start; the if's results.
   SmallVector<Value> ifElse(Value condition, TypeRange types,
@@ -692,10 +729,10 @@ private:
 
   /// An scf.parallel over the blocks; in each, a workspace (a bit set over
   /// C's columns, all clear, or a hash table, all free), a scratch buffer of
-  /// columns, and with `withAccumulator` its sums, all freed at the block's
-  /// end; `perRow(row, workspace, carried)` for each of the block's rows in
-  /// order (leaving `seen` clear), threading the value `initial(block)`
-  /// gives through them (no value without `initial`).
+  /// columns, and with `withAccumulator` its sums, all freed after the loop;
+  /// `perRow(row, workspace, carried)` for each of the block's rows in order
+  /// (leaving `seen` clear), threading the value `initial(block)` gives through
+  /// them (no value without `initial`).
   void overBlocks(Value blocks, Value bounds, bool withAccumulator,
                   function_ref<Value(OpBuilder &, Location, Value)> initial,
                   function_ref<Value(OpBuilder &, Location, Value,
@@ -703,12 +740,58 @@ private:
                       perRow) {
     Value zero = constantIndex(b, loc, 0);
     Value one = constantIndex(b, loc, 1);
+    Type index = b.getIndexType();
+    Type element = cType.getElementType();
+    // Every block's workspace is a slice of buffers allocated here, outside
+    // the parallel loop: an allocation that fails exits with a message
+    // (allocate), a call OpenMP's region cannot hold.
+    struct Part {
+      Value Workspace::*field;
+      Type element;
+      Value size;
+      Value all;
+    };
+    SmallVector<Part> parts;
+    Value words = wordOf(b, loc, add(b, loc, cols, constantIndex(b, loc, 63)));
+    if (hashed) {
+      parts = {{&Workspace::stamps, index, tableSize, {}},
+               {&Workspace::keys, index, tableSize, {}},
+               {&Workspace::scratch, index, rowBound, {}}};
+      if (withAccumulator) {
+        parts.push_back({&Workspace::acc, element, tableSize, {}});
+        parts.push_back({&Workspace::slots, index, rowBound, {}});
+      }
+    } else {
+      parts = {{&Workspace::seen, b.getI64Type(), words, {}},
+               {&Workspace::scratch, index, cols, {}}};
+      if (withAccumulator)
+        parts.push_back({&Workspace::acc, element, cols, {}});
+    }
+    // Bytes, each block's slice a view at its offset (memref.view: the
+    // slices keep the identity layout the sorts' functions take).
+    DataLayout layout =
+        DataLayout::closest(b.getInsertionBlock()->getParentOp());
+    auto bytesOf = [&](OpBuilder &b, Location loc, const Part &part) {
+      return arith::MulIOp::create(
+          b, loc, part.size,
+          constantIndex(b, loc, layout.getTypeSize(part.element)));
+    };
+    for (Part &part : parts)
+      part.all = allocate(
+          b, loc, b.getI8Type(),
+          arith::MulIOp::create(b, loc, blocks, bytesOf(b, loc, part)));
     scf::ParallelOp::create(
         b, loc, ValueRange{zero}, ValueRange{blocks}, ValueRange{one},
         [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          Type index = b.getIndexType();
+          Value t = ivs[0];
           Workspace ws;
-          SmallVector<Value> owned;
+          for (const Part &part : parts)
+            ws.*part.field = memref::ViewOp::create(
+                b, loc, MemRefType::get({ShapedType::kDynamic}, part.element),
+                part.all,
+                arith::MulIOp::create(b, loc, t, bytesOf(b, loc, part)),
+                ValueRange{part.size});
+          // Filled by the block's thread (its pages first touched there).
           auto fill = [&](Value buffer, Value size, Value v) {
             forRange(b, loc, constantIndex(b, loc, 0), size, {},
                      [&](OpBuilder &b, Location loc, Value w, ValueRange) {
@@ -716,32 +799,12 @@ private:
                        return SmallVector<Value>{};
                      });
           };
-          auto make = [&](Type element, Value size) {
-            owned.push_back(allocate(b, loc, element, size));
-            return owned.back();
-          };
-          Type element = cType.getElementType();
-          if (hashed) {
-            ws.stamps = make(index, tableSize);
+          if (hashed)
             // No row is all ones.
             fill(ws.stamps, tableSize, constantIndex(b, loc, -1));
-            ws.keys = make(index, tableSize);
-            ws.scratch = make(index, rowBound);
-            if (withAccumulator) {
-              ws.acc = make(element, tableSize);
-              ws.slots = make(index, rowBound);
-            }
-          } else {
-            Value words =
-                wordOf(b, loc, add(b, loc, cols, constantIndex(b, loc, 63)));
-            ws.seen = make(b.getI64Type(), words);
+          else
             fill(ws.seen, words,
                  arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
-            ws.scratch = make(index, cols);
-            if (withAccumulator)
-              ws.acc = make(element, cols);
-          }
-          Value t = ivs[0];
           SmallVector<Value> carried;
           if (initial)
             carried.push_back(initial(b, loc, t));
@@ -757,9 +820,9 @@ private:
                      return c.empty() ? SmallVector<Value>{}
                                       : SmallVector<Value>{next};
                    });
-          for (Value buffer : owned)
-            memref::DeallocOp::create(b, loc, buffer);
         });
+    for (const Part &part : parts)
+      memref::DeallocOp::create(b, loc, part.all);
   }
 
   /// Folds `step(col, A(row, k) * B(k, col), carried)` over the products of
@@ -819,6 +882,8 @@ private:
 
   OpBuilder &b;
   Location loc;
+  /// libc's exit(int).
+  func::FuncOp exitFn;
   CsrBuffers a, bm;
   st::SparseTensorType cType;
   bool isFloat;
@@ -901,10 +966,30 @@ void mlir::sptune::outlineGustavsonSpgemm(RewriterBase &rewriter,
 LogicalResult
 mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
                                            const GustavsonSettings &settings) {
-  for (func::FuncOp f : module.getOps<func::FuncOp>()) {
+  SmallVector<func::FuncOp> kernels;
+  for (func::FuncOp f : module.getOps<func::FuncOp>())
+    if (f->hasAttr(kGustavsonSpgemmAttrName) && f.isDeclaration())
+      kernels.push_back(f);
+  if (kernels.empty())
+    return success();
+  // libc's exit, which the kernels call when an allocation fails.
+  MLIRContext *ctx = module.getContext();
+  FunctionType exitType =
+      FunctionType::get(ctx, {IntegerType::get(ctx, 32)}, {});
+  func::FuncOp exitFn;
+  if (Operation *existing = module.lookupSymbol("exit")) {
+    exitFn = dyn_cast<func::FuncOp>(existing);
+    if (!exitFn || exitFn.getFunctionType() != exitType)
+      return existing->emitError("sptune: the Gustavson kernel calls libc's "
+                                 "exit, but the module defines 'exit' as ")
+             << *existing;
+  } else {
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    exitFn = func::FuncOp::create(b, module.getLoc(), "exit", exitType);
+    exitFn.setPrivate();
+  }
+  for (func::FuncOp f : kernels) {
     auto types = f->getAttrOfType<ArrayAttr>(kGustavsonSpgemmAttrName);
-    if (!types || !f.isDeclaration())
-      continue;
     auto tensorType = [&](unsigned n) {
       return st::SparseTensorType(
           cast<RankedTensorType>(cast<TypeAttr>(types[n]).getValue()));
@@ -941,8 +1026,8 @@ mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
           entry->getArgument(first), entry->getArgument(first + 1),
           entry->getArgument(first + 2), entry->getArgument(first + 3)};
     };
-    GustavsonBuilder builder(b, f.getLoc(), csr(0), csr(4), aType, bType,
-                             cType);
+    GustavsonBuilder builder(b, f.getLoc(), csr(0), csr(4), aType, bType, cType,
+                             exitFn);
     SmallVector<Value> results = builder.build(f, settings);
     func::ReturnOp::create(b, f.getLoc(), results);
   }
