@@ -171,7 +171,7 @@ public:
     // The product with one workspace: in one pass or two.
     auto product = [&](bool hash) {
       hashed = hash;
-      if (hash)
+      if (hash && !tableSize)
         sizeTable();
       return ifElse(
           fits, resultTypes,
@@ -189,17 +189,30 @@ public:
     case GustavsonAccumulator::Auto: {
       // Dense unless its workspace over all blocks (a bit, a column and a
       // value per column, rounded up to whole bytes) exceeds the budget:
-      // hash when cols > budget / (blocks * perColumn), which cannot
-      // overflow.
+      // cols > budget / (blocks * perColumn), which cannot overflow; and
+      // then only if the hash table's workspace is smaller (a column, a
+      // stamp and a value per slot, a column and a slot per entry of the
+      // longest row; rows whose products near C's columns need more than the
+      // dense one).
       Value perBlock = arith::DivUIOp::create(
           b, loc, constantIndex(b, loc, kDenseWorkspaceBudget),
           arith::MulIOp::create(b, loc, blocks,
                                 constantIndex(b, loc, 8 + valueBytes + 1)));
       Value tooWide = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
                                             cols, perBlock);
+      sizeTable();
+      Value hashBytes = add(
+          b, loc,
+          arith::MulIOp::create(b, loc, tableSize,
+                                constantIndex(b, loc, 16 + valueBytes)),
+          arith::MulIOp::create(b, loc, rowBound, constantIndex(b, loc, 16)));
+      Value denseBytes = arith::MulIOp::create(
+          b, loc, cols, constantIndex(b, loc, 8 + valueBytes + 1));
+      Value smaller = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            hashBytes, denseBytes);
       results = ifElse(
-          tooWide, resultTypes, [&] { return product(true); },
-          [&] { return product(false); });
+          arith::AndIOp::create(b, loc, tooWide, smaller), resultTypes,
+          [&] { return product(true); }, [&] { return product(false); });
       break;
     }
     }
@@ -405,8 +418,13 @@ private:
                                     load(b, loc, ws.stamps, slot), row);
           Value other = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                               load(b, loc, ws.keys, slot), col);
+          // Not `and`: a slot no row took holds no column yet.
           scf::ConditionOp::create(
-              b, loc, arith::AndIOp::create(b, loc, taken, other), args);
+              b, loc,
+              arith::SelectOp::create(
+                  b, loc, taken, other,
+                  arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0)),
+              args);
         },
         [&](OpBuilder &b, Location loc, ValueRange args) {
           scf::YieldOp::create(
@@ -501,32 +519,43 @@ private:
   /// `gustavson-accumulator=dense`, can fail so.
   Value allocate(OpBuilder &b, Location loc, Type element, Value size) {
     Value buffer = allocateUnchecked(b, loc, element, size);
+    DataLayout layout =
+        DataLayout::closest(b.getInsertionBlock()->getParentOp());
+    exitIf(
+        b, loc, isLost(b, loc, buffer, size),
+        arith::MulIOp::create(
+            b, loc, size, constantIndex(b, loc, layout.getTypeSize(element))));
+    return buffer;
+  }
+
+  /// Whether the allocation of `buffer`, of `size` elements, failed (a null
+  /// pointer for a size above 0).
+  static Value isLost(OpBuilder &b, Location loc, Value buffer, Value size) {
+    Value zero = constantIndex(b, loc, 0);
     Value address =
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    Value zero = constantIndex(b, loc, 0);
-    Value failed = arith::AndIOp::create(
+    return arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, address, zero),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, size, zero));
-    auto check = scf::IfOp::create(b, loc, TypeRange{}, failed,
+  }
+
+  /// When `lost`: prints that `bytes` could not be allocated and exits with
+  /// status 1, as the sparse runtime's fatal errors do.
+  void exitIf(OpBuilder &b, Location loc, Value lost, Value bytes) {
+    auto check = scf::IfOp::create(b, loc, TypeRange{}, lost,
                                    /*withElseRegion=*/false);
     OpBuilder t = check.getThenBodyBuilder();
     vector::PrintOp::create(
         t, loc,
         "sptune: the SpGEMM kernel could not allocate a buffer of this many "
-        "bytes (out of memory; a dense workspace takes 16-17 bytes per "
-        "column of C per thread: gustavson-accumulator=auto or hash takes "
-        "less): ");
-    DataLayout layout =
-        DataLayout::closest(t.getInsertionBlock()->getParentOp());
-    vector::PrintOp::create(
-        t, loc,
-        arith::MulIOp::create(
-            t, loc, size, constantIndex(t, loc, layout.getTypeSize(element))));
+        "bytes (out of memory; if gustavson-accumulator=dense was asked for, "
+        "its workspace takes 12-17 bytes per column of C per thread, and "
+        "auto or hash may take less): ");
+    vector::PrintOp::create(t, loc, bytes);
     func::CallOp::create(
         t, loc, exitFn,
         ValueRange{arith::ConstantIntOp::create(t, loc, t.getI32Type(), 1)});
-    return buffer;
   }
 
   /// `then()` or `otherwise()` by `condition`, each building its branch's
@@ -729,7 +758,7 @@ private:
 
   /// An scf.parallel over the blocks; in each, a workspace (a bit set over
   /// C's columns, all clear, or a hash table, all free), a scratch buffer of
-  /// columns, and with `withAccumulator` its sums, all freed after the loop;
+  /// columns, and with `withAccumulator` its sums, all freed at its end;
   /// `perRow(row, workspace, carried)` for each of the block's rows in order
   /// (leaving `seen` clear), threading the value `initial(block)` gives through
   /// them (no value without `initial`).
@@ -742,87 +771,107 @@ private:
     Value one = constantIndex(b, loc, 1);
     Type index = b.getIndexType();
     Type element = cType.getElementType();
-    // Every block's workspace is a slice of buffers allocated here, outside
-    // the parallel loop: an allocation that fails exits with a message
-    // (allocate), a call OpenMP's region cannot hold.
+    // Each block allocates its workspace in its thread (LLVM then knows its
+    // buffers apart, and their pages are first touched there). A block
+    // whose allocation fails computes nothing and marks `failed`; after the
+    // loop the kernel says so and exits (a call, which OpenMP's region
+    // cannot hold).
     struct Part {
       Value Workspace::*field;
       Type element;
       Value size;
-      Value all;
     };
     SmallVector<Part> parts;
     Value words = wordOf(b, loc, add(b, loc, cols, constantIndex(b, loc, 63)));
     if (hashed) {
-      parts = {{&Workspace::stamps, index, tableSize, {}},
-               {&Workspace::keys, index, tableSize, {}},
-               {&Workspace::scratch, index, rowBound, {}}};
+      parts = {{&Workspace::stamps, index, tableSize},
+               {&Workspace::keys, index, tableSize}};
+      // Counting a row's columns needs the table only.
       if (withAccumulator) {
-        parts.push_back({&Workspace::acc, element, tableSize, {}});
-        parts.push_back({&Workspace::slots, index, rowBound, {}});
+        parts.push_back({&Workspace::scratch, index, rowBound});
+        parts.push_back({&Workspace::acc, element, tableSize});
+        parts.push_back({&Workspace::slots, index, rowBound});
       }
     } else {
-      parts = {{&Workspace::seen, b.getI64Type(), words, {}},
-               {&Workspace::scratch, index, cols, {}}};
+      parts = {{&Workspace::seen, b.getI64Type(), words},
+               {&Workspace::scratch, index, cols}};
       if (withAccumulator)
-        parts.push_back({&Workspace::acc, element, cols, {}});
+        parts.push_back({&Workspace::acc, element, cols});
     }
-    // Bytes, each block's slice a view at its offset (memref.view: the
-    // slices keep the identity layout the sorts' functions take).
-    DataLayout layout =
-        DataLayout::closest(b.getInsertionBlock()->getParentOp());
-    auto bytesOf = [&](OpBuilder &b, Location loc, const Part &part) {
-      return arith::MulIOp::create(
-          b, loc, part.size,
-          constantIndex(b, loc, layout.getTypeSize(part.element)));
-    };
-    for (Part &part : parts)
-      part.all = allocate(
-          b, loc, b.getI8Type(),
-          arith::MulIOp::create(b, loc, blocks, bytesOf(b, loc, part)));
+    Type i64 = b.getI64Type();
+    Value failed = allocate(b, loc, i64, one);
+    store(b, loc, arith::ConstantIntOp::create(b, loc, i64, 0), failed, zero);
     scf::ParallelOp::create(
         b, loc, ValueRange{zero}, ValueRange{blocks}, ValueRange{one},
         [&](OpBuilder &b, Location loc, ValueRange ivs) {
           Value t = ivs[0];
           Workspace ws;
-          for (const Part &part : parts)
-            ws.*part.field = memref::ViewOp::create(
-                b, loc, MemRefType::get({ShapedType::kDynamic}, part.element),
-                part.all,
-                arith::MulIOp::create(b, loc, t, bytesOf(b, loc, part)),
-                ValueRange{part.size});
-          // Filled by the block's thread (its pages first touched there).
-          auto fill = [&](Value buffer, Value size, Value v) {
-            forRange(b, loc, constantIndex(b, loc, 0), size, {},
-                     [&](OpBuilder &b, Location loc, Value w, ValueRange) {
-                       store(b, loc, v, buffer, w);
-                       return SmallVector<Value>{};
+          SmallVector<Value> owned;
+          Value lost = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+          for (const Part &part : parts) {
+            Value buffer = allocateUnchecked(b, loc, part.element, part.size);
+            ws.*part.field = buffer;
+            owned.push_back(buffer);
+            lost = arith::OrIOp::create(b, loc, lost,
+                                        isLost(b, loc, buffer, part.size));
+          }
+          auto branch = scf::IfOp::create(b, loc, TypeRange{}, lost,
+                                          /*withElseRegion=*/true);
+          {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(branch.thenBlock());
+            memref::AtomicRMWOp::create(
+                b, loc, arith::AtomicRMWKind::ori,
+                arith::ConstantIntOp::create(b, loc, i64, 1), failed,
+                ValueRange{constantIndex(b, loc, 0)});
+            b.setInsertionPointToStart(branch.elseBlock());
+            auto fill = [&](Value buffer, Value size, Value v) {
+              forRange(b, loc, constantIndex(b, loc, 0), size, {},
+                       [&](OpBuilder &b, Location loc, Value w, ValueRange) {
+                         store(b, loc, v, buffer, w);
+                         return SmallVector<Value>{};
+                       });
+            };
+            if (hashed)
+              // No row is all ones.
+              fill(ws.stamps, tableSize, constantIndex(b, loc, -1));
+            else
+              fill(ws.seen, words,
+                   arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
+            SmallVector<Value> carried;
+            if (initial)
+              carried.push_back(initial(b, loc, t));
+            forRange(b, loc, load(b, loc, bounds, t),
+                     load(b, loc, bounds, plusOne(b, loc, t)), carried,
+                     [&](OpBuilder &b, Location loc, Value row, ValueRange c) {
+                       Workspace rowWs = ws;
+                       if (hashed)
+                         std::tie(rowWs.rowMask, rowWs.rowShift) =
+                             rowTable(b, loc, row);
+                       Value next = perRow(b, loc, row, rowWs,
+                                           c.empty() ? Value() : c[0]);
+                       return c.empty() ? SmallVector<Value>{}
+                                        : SmallVector<Value>{next};
                      });
-          };
-          if (hashed)
-            // No row is all ones.
-            fill(ws.stamps, tableSize, constantIndex(b, loc, -1));
-          else
-            fill(ws.seen, words,
-                 arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
-          SmallVector<Value> carried;
-          if (initial)
-            carried.push_back(initial(b, loc, t));
-          forRange(b, loc, load(b, loc, bounds, t),
-                   load(b, loc, bounds, plusOne(b, loc, t)), carried,
-                   [&](OpBuilder &b, Location loc, Value row, ValueRange c) {
-                     Workspace rowWs = ws;
-                     if (hashed)
-                       std::tie(rowWs.rowMask, rowWs.rowShift) =
-                           rowTable(b, loc, row);
-                     Value next =
-                         perRow(b, loc, row, rowWs, c.empty() ? Value() : c[0]);
-                     return c.empty() ? SmallVector<Value>{}
-                                      : SmallVector<Value>{next};
-                   });
+          }
+          // free(NULL) does nothing.
+          for (Value buffer : owned)
+            memref::DeallocOp::create(b, loc, buffer);
         });
+    // The bytes a block's workspace asks for.
+    DataLayout layout =
+        DataLayout::closest(b.getInsertionBlock()->getParentOp());
+    Value bytes = zero;
     for (const Part &part : parts)
-      memref::DeallocOp::create(b, loc, part.all);
+      bytes = add(b, loc, bytes,
+                  arith::MulIOp::create(
+                      b, loc, part.size,
+                      constantIndex(b, loc, layout.getTypeSize(part.element))));
+    Value anyLost = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, load(b, loc, failed, zero),
+        arith::ConstantIntOp::create(b, loc, i64, 0));
+    exitIf(b, loc, anyLost, bytes);
+    memref::DeallocOp::create(b, loc, failed);
   }
 
   /// Folds `step(col, A(row, k) * B(k, col), carried)` over the products of

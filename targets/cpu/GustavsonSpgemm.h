@@ -32,8 +32,10 @@
 //     rows, not C's columns.
 //
 // `auto` takes the dense workspace unless it would take more than
-// kDenseWorkspaceBudget bytes over all blocks (decided when the kernel runs,
-// from C's columns and the threads).
+// kDenseWorkspaceBudget bytes over all blocks and the hash table would take
+// less (decided when the kernel runs, from C's columns, the longest row and
+// the threads). A failed allocation prints the bytes it asked for and exits
+// with status 1 (the process that called the kernel, too).
 //
 // Its result is exactly upstream's: the same entries (sums that cancel to
 // zero stay stored, as the sparsifier stores them), columns sorted.
@@ -65,7 +67,8 @@ enum class GustavsonAccumulator { Auto, Dense, Hash };
 #define SPTUNE_GUSTAVSON_ACCUMULATOR_VALUES                                    \
   ::llvm::cl::values(                                                          \
       clEnumValN(::mlir::sptune::GustavsonAccumulator::Auto, "auto",           \
-                 "dense unless its workspace exceeds 1 GiB, else hash"),       \
+                 "dense unless its workspace exceeds 1 GiB and the hash "      \
+                 "table's is smaller"),                                        \
       clEnumValN(::mlir::sptune::GustavsonAccumulator::Dense, "dense",         \
                  "a bit set and values over C's columns"),                     \
       clEnumValN(::mlir::sptune::GustavsonAccumulator::Hash, "hash",           \
