@@ -209,6 +209,17 @@ struct CpuSparsifyPass
           << vectorLength;
       return signalPassFailure();
     }
+    if (gustavsonOnePassBytes < 0) {
+      module.emitError("sptune-cpu-sparsify: gustavson-one-pass-bytes must "
+                       "not be negative, got ")
+          << static_cast<int64_t>(gustavsonOnePassBytes);
+      return signalPassFailure();
+    }
+    if (std::string why = ::sptune::whyBadThreadsOption(threads);
+        !why.empty()) {
+      module.emitError("sptune-cpu-sparsify: ") << why;
+      return signalPassFailure();
+    }
     // A schedule the CPU lowering would silently ignore is an error: one for
     // another target, or one sptune-apply-schedule has not applied (the op
     // still carries its #sptune.kernel) (issue 13 probe).
@@ -235,27 +246,12 @@ struct CpuSparsifyPass
     });
     if (!ok)
       return signalPassFailure();
-    // MLIR's sparsifier takes one setting per module; sptune gives each
-    // function its own (functionSettings), and when functions ask for
-    // different ones, sparsifies a copy of the module per setting and takes
-    // each function from the copy made with its own (sparsifyPerSetting).
-    // Sparse x sparse products in CSR: sptune's parallel Gustavson kernel,
-    // called here and defined on its buffers after sparsification.
-    if (gustavsonOnePassBytes < 0) {
-      module.emitError("sptune-cpu-sparsify: gustavson-one-pass-bytes must "
-                       "not be negative, got ")
-          << static_cast<int64_t>(gustavsonOnePassBytes);
-      return signalPassFailure();
-    }
-    if (std::string why = ::sptune::whyBadThreadsOption(threads);
-        !why.empty()) {
-      module.emitError("sptune-cpu-sparsify: ") << why;
-      return signalPassFailure();
-    }
     // Row orders are computed from the matrix while the kernels are still
     // linalg ops that name their sparse argument.
     if (failed(embedRowOrders(module, matrix)))
       return signalPassFailure();
+    // Sparse x sparse products in CSR: sptune's parallel Gustavson kernel,
+    // called here and defined on its buffers after sparsification.
     bool gustavson = gustavsonSpgemm && !enableRuntimeLibrary;
     if (gustavson) {
       SmallVector<linalg::LinalgOp> products;
@@ -268,6 +264,10 @@ struct CpuSparsifyPass
       for (linalg::LinalgOp op : products)
         outlineGustavsonSpgemm(rewriter, op);
     }
+    // MLIR's sparsifier takes one setting per module; sptune gives each
+    // function its own (functionSettings), and when functions ask for
+    // different ones, sparsifies a copy of the module per setting and takes
+    // each function from the copy made with its own (sparsifyPerSetting).
     outlineDisagreeingKernels(module);
     if (failed(markRowOrderFunctions(module)))
       return signalPassFailure();
