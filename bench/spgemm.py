@@ -267,25 +267,39 @@ def main(argv=None):
     return 0 if summary["all_agree"] else 1
 
 
+def short_name(matrix):
+    """A plot label: a generator spec as its kind, rows and seed."""
+    if not matrix.startswith("gen:"):
+        return matrix
+    kind, _, keys = matrix[4:].partition(":")
+    fields = dict(kv.split("=", 1) for kv in keys.split(",") if "=" in kv)
+    return "%s %s rows seed %s" % (kind, fields.get("rows", "?"), fields.get("seed", "?"))
+
+
 def plot(out, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     rows = out["rows"]
-    series = ([("MLIR default", "speedup_vs_mlir_default", None)]
+    # (legend, the value of a row): sptune over MLIR's default and each
+    # library, then each variant over sptune's default lowering.
+    series = ([("sptune over MLIR default", lambda r: r["speedup_vs_mlir_default"])]
               if rows and "speedup_vs_mlir_default" in rows[0] else []) + [
-        (lib, None, lib) for lib in LIBRARIES]
+        ("sptune over " + lib, lambda r, lib=lib: r["speedup_vs"].get(lib, float("nan")))
+        for lib in LIBRARIES] + [
+        ("%s over sptune" % name, lambda r, name=name: r["variant_speedup"][name])
+        for name in out.get("variants") or {}]
     fig, ax = plt.subplots(figsize=(8, 3.8))
     width = 0.8 / len(series)
-    for s, (label, key, lib) in enumerate(series):
-        ys = [r[key] if key else r["speedup_vs"].get(lib, float("nan")) for r in rows]
-        ax.bar([x + (s - (len(series) - 1) / 2) * width for x in range(len(rows))], ys,
-               width, label="over " + label)
+    for s, (label, value) in enumerate(series):
+        ax.bar([x + (s - (len(series) - 1) / 2) * width for x in range(len(rows))],
+               [value(r) for r in rows], width, label=label)
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
     ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([r["matrix"] for r in rows], rotation=35, ha="right", fontsize=7)
-    ax.set_ylabel("speedup of sptune's kernel")
+    ax.set_xticklabels([short_name(r["matrix"]) for r in rows], rotation=35, ha="right",
+                       fontsize=7)
+    ax.set_ylabel("speedup")
     ax.set_title("SpGEMM A A, f64, CSR (%s): %.2fx the best library (geomean)" % (
         out["machine"]["cpu"], out["summary"]["geomean_speedup_vs_best_library"]), fontsize=9)
     ax.legend(fontsize=7)
