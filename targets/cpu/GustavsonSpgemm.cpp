@@ -120,7 +120,8 @@ struct Workspace {
   /// A row's sums: at their columns (dense) or slots (hash); null when only
   /// columns are counted.
   Value acc;
-  /// A row's columns as they first appear.
+  /// A row's columns as they first appear; null when the hash table only
+  /// counts them.
   Value scratch;
   /// Hash, with sums: the slot of each column of `scratch`.
   Value slots;
@@ -206,10 +207,13 @@ public:
           arith::MulIOp::create(b, loc, tableSize,
                                 constantIndex(b, loc, 16 + valueBytes)),
           arith::MulIOp::create(b, loc, rowBound, constantIndex(b, loc, 16)));
-      Value denseBytes = arith::MulIOp::create(
-          b, loc, cols, constantIndex(b, loc, 8 + valueBytes + 1));
-      Value smaller = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            hashBytes, denseBytes);
+      // hashBytes < cols * perColumn, without the product (which would wrap
+      // for columns near 2^64 / perColumn).
+      Value smaller = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ult,
+          arith::DivUIOp::create(b, loc, hashBytes,
+                                 constantIndex(b, loc, 8 + valueBytes + 1)),
+          cols);
       results = ifElse(
           arith::AndIOp::create(b, loc, tooWide, smaller), resultTypes,
           [&] { return product(true); }, [&] { return product(false); });
@@ -512,11 +516,11 @@ private:
                               tableBits(b, loc, bound)));
   }
 
-  /// A buffer of `size` elements; when the allocation fails (a null
-  /// pointer for a size above 0), the program says so and exits with status
-  /// 1, as the sparse runtime's fatal errors do, instead of writing through
-  /// null. A dense workspace of a product with very many columns, forced by
-  /// `gustavson-accumulator=dense`, can fail so.
+  /// A buffer of `size` elements, allocated outside any parallel loop; when
+  /// the allocation fails (a null pointer for a size above 0), the program
+  /// says so and exits with status 1, as the sparse runtime's fatal errors
+  /// do, instead of writing through null. (The blocks' workspaces are
+  /// checked by overBlocks.)
   Value allocate(OpBuilder &b, Location loc, Type element, Value size) {
     Value buffer = allocateUnchecked(b, loc, element, size);
     DataLayout layout =
@@ -548,10 +552,10 @@ private:
     OpBuilder t = check.getThenBodyBuilder();
     vector::PrintOp::create(
         t, loc,
-        "sptune: the SpGEMM kernel could not allocate a buffer of this many "
-        "bytes (out of memory; if gustavson-accumulator=dense was asked for, "
-        "its workspace takes 12-17 bytes per column of C per thread, and "
-        "auto or hash may take less): ");
+        "sptune: the SpGEMM kernel ran out of memory allocating this many "
+        "bytes (if gustavson-accumulator=dense was asked for, its workspace "
+        "takes 9-17 bytes per column of C per thread, and auto or hash may "
+        "take less): ");
     vector::PrintOp::create(t, loc, bytes);
     func::CallOp::create(
         t, loc, exitFn,
@@ -757,8 +761,9 @@ private:
   }
 
   /// An scf.parallel over the blocks; in each, a workspace (a bit set over
-  /// C's columns, all clear, or a hash table, all free), a scratch buffer of
-  /// columns, and with `withAccumulator` its sums, all freed at its end;
+  /// C's columns, all clear, and a list of columns; or a hash table, all
+  /// free, with a list of columns and their slots only with sums), and with
+  /// `withAccumulator` its sums, all freed at its end;
   /// `perRow(row, workspace, carried)` for each of the block's rows in order
   /// (leaving `seen` clear), threading the value `initial(block)` gives through
   /// them (no value without `initial`).
@@ -771,11 +776,10 @@ private:
     Value one = constantIndex(b, loc, 1);
     Type index = b.getIndexType();
     Type element = cType.getElementType();
-    // Each block allocates its workspace in its thread (LLVM then knows its
-    // buffers apart, and their pages are first touched there). A block
-    // whose allocation fails computes nothing and marks `failed`; after the
-    // loop the kernel says so and exits (a call, which OpenMP's region
-    // cannot hold).
+    // Each block allocates its workspace in its thread (its pages first
+    // touched there). A block whose allocation fails computes nothing and
+    // marks `failed`; after the loop the kernel says so once and exits, so
+    // that no thread calls exit() while others still run.
     struct Part {
       Value Workspace::*field;
       Type element;

@@ -15,16 +15,18 @@
 //   2. a prefix sum of the rows' counts gives C's positions;
 //   3. each block copies its entries to their place;
 //
-// else in two: each row's distinct columns are counted first (the bit set
-// alone), a prefix sum gives C's positions, and each row is then computed
-// into its place.
+// else in two: each row's distinct columns are counted first (with the bit
+// set and a list of the row's columns, or with the hash table alone), a
+// prefix sum gives C's positions, and each row is then computed into its
+// place.
 //
 // A row's sums are kept in one of two workspaces (the accumulator knob):
 //
-//   - dense: the bit set above and values at their columns, 16-17 bytes per
-//     column of C per block: a row's columns are found without hashing, and
-//     read off in order; the workspace of a matrix with 10^8 columns takes
-//     gigabytes per thread;
+//   - dense: the bit set above, a list of the row's columns and values at
+//     their columns, 9-17 bytes per column of C per block (a bit, an 8-byte
+//     column and a value of 1-8 bytes): a row's columns are found without
+//     hashing, and read off in order; the workspace of a matrix with 10^8
+//     columns takes gigabytes per thread;
 //   - hash: an open-addressing table of a power of two slots, at least twice
 //     the most products a row makes (Fibonacci hashing, linear probing), each
 //     slot stamped with the row that took it, so nothing is cleared between
