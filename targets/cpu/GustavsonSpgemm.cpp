@@ -499,13 +499,6 @@ private:
   /// sets tableSize and rowBound (a row's most distinct columns, 1 at
   /// least).
   void sizeTable() {
-    Value zero = constantIndex(b, loc, 0);
-    Value widest =
-        forRange(b, loc, zero, rows, ValueRange{zero},
-                 [&](OpBuilder &b, Location loc, Value row, ValueRange most) {
-                   return SmallVector<Value>{arith::MaxUIOp::create(
-                       b, loc, most[0], productsOf(b, loc, row))};
-                 })[0];
     Value bound = arith::MinUIOp::create(b, loc, widest, cols);
     rowBound = arith::MaxUIOp::create(b, loc, bound, constantIndex(b, loc, 1));
     Type i64 = b.getI64Type();
@@ -728,24 +721,27 @@ private:
     Value zero = constantIndex(b, loc, 0);
     Value work = allocate(b, loc, index, plusOne(b, loc, rows));
     store(b, loc, zero, work, zero);
-    forRange(b, loc, zero, rows, {},
-             [&](OpBuilder &b, Location loc, Value row, ValueRange) {
-               Value before = plusOne(b, loc, load(b, loc, work, row));
-               Value total = forRange(
-                   b, loc, loadPosition(b, loc, a.positions, row),
-                   loadPosition(b, loc, a.positions, plusOne(b, loc, row)),
-                   before,
-                   [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
-                     Value k = loadPosition(b, loc, a.coordinates, p);
-                     Value products = arith::SubIOp::create(
-                         b, loc,
-                         loadPosition(b, loc, bm.positions, plusOne(b, loc, k)),
-                         loadPosition(b, loc, bm.positions, k));
-                     return SmallVector<Value>{add(b, loc, sum[0], products)};
-                   })[0];
-               store(b, loc, total, work, plusOne(b, loc, row));
-               return SmallVector<Value>{};
-             });
+    // The most products a row makes (the hash table's size), in the same
+    // pass.
+    widest = forRange(
+        b, loc, zero, rows, ValueRange{zero},
+        [&](OpBuilder &b, Location loc, Value row, ValueRange most) {
+          Value before = plusOne(b, loc, load(b, loc, work, row));
+          Value total = forRange(
+              b, loc, loadPosition(b, loc, a.positions, row),
+              loadPosition(b, loc, a.positions, plusOne(b, loc, row)), before,
+              [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
+                Value k = loadPosition(b, loc, a.coordinates, p);
+                Value products = arith::SubIOp::create(
+                    b, loc,
+                    loadPosition(b, loc, bm.positions, plusOne(b, loc, k)),
+                    loadPosition(b, loc, bm.positions, k));
+                return SmallVector<Value>{add(b, loc, sum[0], products)};
+              })[0];
+          store(b, loc, total, work, plusOne(b, loc, row));
+          return SmallVector<Value>{arith::MaxUIOp::create(
+              b, loc, most[0], arith::SubIOp::create(b, loc, total, before))};
+        })[0];
     Value total = load(b, loc, work, rows);
     Value bounds = allocate(b, loc, index, plusOne(b, loc, blocks));
     forRange(b, loc, zero, blocks, {},
@@ -941,8 +937,8 @@ private:
   st::SparseTensorType cType;
   bool isFloat;
   Value rows, cols;
-  /// The work prefix of blockBounds.
-  Value work;
+  /// The work prefix of blockBounds, and the most products a row makes.
+  Value work, widest;
   /// Whether the code being built keeps sums in a hash table; then its
   /// size and a row's most distinct columns (sizeTable).
   bool hashed = false;
