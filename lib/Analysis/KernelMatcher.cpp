@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Analysis/KernelMatcher.h"
+#include "sptune/Analysis/SpgemmForm.h"
 #include "sptune/Schedule/KernelTypes.h"
 #include "sptune/Support/Error.h"
 
@@ -299,11 +300,26 @@ assignRoles(linalg::LinalgOp op, BodyKind bodyKind, std::string &reason) {
   }
 
   if (numSparseInputs > 1) {
-    reason = numInputs == 2
-                 ? "both inputs are sparse (sparse x sparse products "
-                   "are not tuned)"
-                 : "more than one sparse input";
-    return failure();
+    if (numInputs != 2) {
+      reason = "more than one sparse input";
+      return failure();
+    }
+    // SpGEMM: C(i,j) += A(i,k) * B(k,j), A, B and C sparse (either input
+    // order), in the forms a row-wise kernel computes (SpgemmForm.h).
+    if (std::string why = whyNotRowWiseSpgemm(op); !why.empty()) {
+      reason = "both inputs are sparse, and this sparse x sparse product is "
+               "not tuned: " +
+               why;
+      return failure();
+    }
+    int left = spgemmLeftFactor(op);
+    setRole(loops[left][0], LoopRole::I);
+    setRole(loops[1 - left][1], LoopRole::J);
+    setRole(loops[left][1], LoopRole::K);
+    a.kind = KernelKind::SpGEMM;
+    a.operandKinds = {OperandKind::Sparse, OperandKind::Sparse,
+                      OperandKind::SparseOut};
+    return a;
   }
   if (numSparseInputs == 0) {
     reason = "sparse output of a product of dense inputs that is not sampled";
@@ -616,8 +632,8 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
   else
     match.reason = bodyReason;
   if (failed(a)) {
-    // Not SpMM, SDDMM or SpMV: perhaps a kernel type defined by its form
-    // (sptune/Schedule/KernelTypes.h).
+    // Not SpMM, SDDMM, SpMV or SpGEMM: perhaps a kernel type defined by its
+    // form (sptune/Schedule/KernelTypes.h).
     if (!match.descriptor)
       return match;
     a = assignAddedType(op, *match.descriptor);
@@ -633,8 +649,12 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
       operandDims.push_back(a->loopRoles[l]);
     operandRanks.push_back(map.getNumResults());
   }
-  unsigned sparseIdx = llvm::find(a->operandKinds, OperandKind::Sparse) -
-                       a->operandKinds.begin();
+  // The schedule's sparse operand: the first sparse input (an SpGEMM's A,
+  // which may come second), else the sampling output.
+  unsigned sparseIdx = a->kind == KernelKind::SpGEMM
+                           ? static_cast<unsigned>(spgemmLeftFactor(op))
+                           : llvm::find(a->operandKinds, OperandKind::Sparse) -
+                                 a->operandKinds.begin();
   if (sparseIdx == a->operandKinds.size())
     sparseIdx = a->operandKinds.size() - 1; // the sampling output
   auto encoding = sparse_tensor::getSparseTensorEncoding(

@@ -160,8 +160,12 @@ SmallVector<LoopRole> KernelAttr::getOperandRoles(unsigned idx) const {
 
 unsigned KernelAttr::getSparseOperand() const {
   ArrayRef<OperandKind> kinds = getOperandKinds();
+  // Of SpGEMM's two sparse inputs, the schedule's is A(i, k) (the one that
+  // indexes the row loop); either may come first in the op.
   for (unsigned o = 0; o < kinds.size(); ++o)
-    if (kinds[o] == OperandKind::Sparse)
+    if (kinds[o] == OperandKind::Sparse &&
+        (getKind() != KernelKind::SpGEMM ||
+         llvm::is_contained(getOperandRoles(o), LoopRole::I)))
       return o;
   // The SDDMM form whose sampling operand is its own (sparse) output.
   for (unsigned o = 0; o < kinds.size(); ++o)
@@ -273,9 +277,12 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
           ::sptune::KernelDescriptor::Body::ElementwiseProduct &&
       llvm::is_contained(operandKinds, OperandKind::Sparse);
   if (operandKinds.back() == OperandKind::SparseOut &&
-      kind != KernelKind::SDDMM && !elementwise)
-    return emitError() << "only 'sddmm' and elementwise products may have a "
-                          "sparse output";
+      kind != KernelKind::SDDMM && kind != KernelKind::SpGEMM && !elementwise)
+    return emitError() << "only 'sddmm', 'spgemm' and elementwise products "
+                          "may have a sparse output";
+  if (kind == KernelKind::SpGEMM &&
+      operandKinds.back() != OperandKind::SparseOut)
+    return emitError() << "a 'spgemm' kernel's output is sparse";
 
   // Kind-specific signature, compared as multisets of (kind, role set).
   SmallVector<OperandSignature> signature;
@@ -291,6 +298,11 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     signature = {{K::Sparse, {R::I, R::K}},
                  {K::Dense, {R::K}},
                  {K::Out, {R::I}}};
+    break;
+  case KernelKind::SpGEMM:
+    signature = {{K::Sparse, {R::I, R::K}},
+                 {K::Sparse, {R::K, R::J}},
+                 {K::SparseOut, {R::I, R::J}}};
     break;
   case KernelKind::SDDMM:
     if (operandKinds.size() == 3) // sampling through the sparse output

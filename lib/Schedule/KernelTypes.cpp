@@ -13,7 +13,7 @@
 using namespace sptune;
 
 namespace {
-constexpr size_t kBuiltinKernels = 4;
+constexpr size_t kBuiltinKernels = 5;
 
 llvm::Expected<KernelTypeInfo> infoFromPattern(std::string_view name,
                                                const KernelDescriptor &p);
@@ -59,6 +59,15 @@ const std::vector<KernelTypeInfo> &builtinKernels() {
     // The sparse ⊙ dense product: built in, but defined by its form like a
     // type added at run time (and recognized by it).
     k.push_back(llvm::cantFail(infoFromPattern("hadamard", hadamardForm())));
+    // SpGEMM: C(i,j) += A(i,k) * B(k,j), all three sparse. The schedule's
+    // sparse operand is A; B and C are not scheduled operands (no dense
+    // layouts), and j, which A does not index, is its free loop.
+    KernelTypeInfo spgemm;
+    spgemm.name = "spgemm";
+    spgemm.col = Role::K;
+    spgemm.free = Role::J;
+    spgemm.reduction = Role::K;
+    k.push_back(std::move(spgemm));
     return k;
   }();
   return kernels;
@@ -246,7 +255,8 @@ const KernelTypeInfo &sptune::kernelTypeInfo(KernelType k) {
 
 std::vector<KernelType> sptune::allKernelTypes() {
   std::vector<KernelType> out = {KernelType::SpMM, KernelType::SDDMM,
-                                 KernelType::SpMV, KernelType::Hadamard};
+                                 KernelType::SpMV, KernelType::Hadamard,
+                                 KernelType::SpGEMM};
   AddedKernels &a = added();
   std::lock_guard<std::mutex> lock(a.mutex);
   for (size_t n = 0; n < a.infos.size(); ++n)

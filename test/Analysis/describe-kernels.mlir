@@ -8,15 +8,19 @@
 // remark naming the shape they were seen as, and the report lists them.
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#DCSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : compressed, j : compressed) }>
 #CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
 #BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
 
-func.func @spgemm(%a: tensor<8x6xf64, #CSR>, %b: tensor<6x4xf64, #CSR>) -> tensor<8x4xf64, #CSR> {
-  %e = tensor.empty() : tensor<8x4xf64, #CSR>
-  // expected-remark @below {{both inputs are sparse (sparse x sparse products are not tuned); seen as spgemm: loops (i par 8, j par 4, k red 6); A(i, k) sparse f64 [dense, compressed], B(k, j) sparse f64 [dense, compressed] -> C(i, j) sparse f64 [dense, compressed]; multiply-accumulate}}
+// A sparse x sparse product into DCSR: not one the row-wise SpGEMM kernel
+// computes (into CSR it is the kernel type spgemm,
+// test/Transforms/spgemm-schedule.mlir).
+func.func @spgemm(%a: tensor<8x6xf64, #CSR>, %b: tensor<6x4xf64, #CSR>) -> tensor<8x4xf64, #DCSR> {
+  %e = tensor.empty() : tensor<8x4xf64, #DCSR>
+  // expected-remark @below {{both inputs are sparse, and this sparse x sparse product is not tuned: its result: it is not stored as CSR ([dense, compressed], rows first); seen as spgemm: loops (i par 8, j par 4, k red 6); A(i, k) sparse f64 [dense, compressed], B(k, j) sparse f64 [dense, compressed] -> C(i, j) sparse f64 [compressed, compressed]; multiply-accumulate}}
   %0 = linalg.matmul ins(%a, %b : tensor<8x6xf64, #CSR>, tensor<6x4xf64, #CSR>)
-                     outs(%e : tensor<8x4xf64, #CSR>) -> tensor<8x4xf64, #CSR>
-  return %0 : tensor<8x4xf64, #CSR>
+                     outs(%e : tensor<8x4xf64, #DCSR>) -> tensor<8x4xf64, #DCSR>
+  return %0 : tensor<8x4xf64, #DCSR>
 }
 
 #mttkrp = {

@@ -358,7 +358,7 @@ func.func @batch_matmul(%a: tensor<2x8x4xf32, #C3>, %b: tensor<2x4x16xf32>,
 // CHECK-LABEL: func.func @spgemm
 func.func @spgemm(%a: tensor<8x4xf64, #CSR>, %b: tensor<4x16xf64, #CSR>,
                   %c: tensor<8x16xf64>) -> tensor<8x16xf64> {
-  // expected-remark @below {{both inputs are sparse (sparse x sparse products are not tuned)}}
+  // expected-remark @below {{both inputs are sparse, and this sparse x sparse product is not tuned: its result: it is not a sparse tensor}}
   %0 = linalg.matmul ins(%a, %b : tensor<8x4xf64, #CSR>, tensor<4x16xf64, #CSR>)
                      outs(%c : tensor<8x16xf64>) -> tensor<8x16xf64>
   return %0 : tensor<8x16xf64>

@@ -60,7 +60,7 @@
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
-// Two sparse inputs (SpGEMM) are not a kernel.
+// Two sparse inputs are an SpGEMM, not an SpMM.
 // expected-error @below {{operand #1 sparse(k, j) does not fit a 'spmm' kernel}}
 #k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), sparse(k, j), out(i, j)],
                     type = f32, encoding = #CSR>
@@ -142,7 +142,7 @@
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
 // Only an SDDMM and an elementwise product write a sparse output.
-// expected-error @below {{only 'sddmm' and elementwise products may have a sparse output}}
+// expected-error @below {{only 'sddmm', 'spgemm' and elementwise products may have a sparse output}}
 #k = #sptune.kernel<spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), sparse_out(i, j)],
                     type = f32, encoding = #CSR>
 
@@ -161,8 +161,8 @@
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
 // Unknown kernel kind.
-// expected-error @below {{unknown kernel kind 'spgemm'}}
-#k = #sptune.kernel<spgemm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
+// expected-error @below {{unknown kernel kind 'spgemv'}}
+#k = #sptune.kernel<spgemv, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
                     type = f32, encoding = #CSR>
 
 // -----
@@ -252,4 +252,22 @@
 
 // expected-error @below {{'hadamard' kernel needs one loop per role (i, j), got (i, j, k)}}
 #k = #sptune.kernel<hadamard, loops = [i : 8, j : 8, k : 2], operands = [sparse(i, j), dense(i, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// An SpGEMM computes into sparse storage.
+// expected-error @below {{a 'spgemm' kernel's output is sparse}}
+#k = #sptune.kernel<spgemm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), sparse(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Its second input is sparse.
+// expected-error @below {{operand #1 dense(k, j) does not fit a 'spgemm' kernel}}
+#k = #sptune.kernel<spgemm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), sparse_out(i, j)],
                     type = f32, encoding = #CSR>

@@ -147,3 +147,17 @@ func.func private @hadamard_into_sparse() attributes {
                      operands = [sparse(i, j), dense(i, j), sparse_out(i, j)],
                      type = f32, encoding = #CSR>
 }
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// The sparse x sparse product, A second (its sparse(i, k) is the one the
+// encoding describes).
+// CHECK-LABEL: func.func private @spgemm()
+// CHECK-SAME: k = #sptune.kernel<spgemm, loops = [i : 8, j : 6, k : ?], operands = [sparse(k, j), sparse(i, k), sparse_out(i, j)], type = f64, encoding = #{{.*}}>
+func.func private @spgemm() attributes {
+  k = #sptune.kernel<spgemm, loops = [i : 8, j : 6, k : ?],
+                     operands = [sparse(k, j), sparse(i, k), sparse_out(i, j)],
+                     type = f64, encoding = #CSR>
+}

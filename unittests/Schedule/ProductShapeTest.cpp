@@ -55,6 +55,11 @@ TEST(ProductShape, BuiltInTypesHaveTheirs) {
   for (const char *name : {"spmm", "sddmm", "spmv"})
     EXPECT_TRUE(hasMatrixProductShape(*parseKernelType(name))) << name;
   EXPECT_FALSE(hasMatrixProductShape(*parseKernelType("hadamard")));
+  // SpGEMM's second sparse input is no dense operand a library baseline or
+  // a simulator could be handed.
+  EXPECT_EQ(productShape(KernelType::SpGEMM), ProductShape::Other);
+  EXPECT_EQ(parseKernelType("spgemm"), KernelType::SpGEMM);
+  EXPECT_TRUE(isBuiltinKernelType(KernelType::SpGEMM));
 }
 
 TEST(ProductShape, AddedTypesOfTheFormsHaveThem) {

@@ -1,11 +1,11 @@
 //===- KernelMatcher.h - Recognize sparse kernels in linalg -----*- C++ -*-===//
 //
 // Part of sptune. The analysis behind `sptune-extract-kernels`: decides whether
-// a linalg op on #sparse_tensor operands is an SpMM, SDDMM or SpMV (by its own
-// rules) or a kernel type added at run time (by its canonical form,
-// sptune/Schedule/KernelTypes.h), and if so describes it (roles of loops and
-// operands, sizes, encoding). It rewrites nothing; the pass turns its result
-// into a #sptune.kernel attribute.
+// a linalg op on #sparse_tensor operands is an SpMM, SDDMM, SpMV or SpGEMM (by
+// its own rules; sptune/Analysis/SpgemmForm.h for SpGEMM) or a kernel type
+// added at run time (by its canonical form, sptune/Schedule/KernelTypes.h), and
+// if so describes it (roles of loops and operands, sizes, encoding). It
+// rewrites nothing; the pass turns its result into a #sptune.kernel attribute.
 //
 //===----------------------------------------------------------------------===//
 

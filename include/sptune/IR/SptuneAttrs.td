@@ -46,16 +46,18 @@ def Sptune_KernelAttr : Sptune_Attr<"Kernel", "kernel"> {
                    encoding = #sparse_tensor.encoding<{...}>>
     ```
 
-    - the kind (`spmm`, `sddmm`, `spmv`);
+    - the kind (`spmm`, `sddmm`, `spmv`, `spgemm`, `hadamard`, or a kind
+      added at run time);
     - `loops`: the iteration dimensions of the op in their current order
       (`d0` first), each with its canonical role and its static size (`?` when
       dynamic); the order of the roles is the kernel's current loop order;
     - `operands`: one entry per operand of the op (inputs then outputs): its
-      kind (`sparse`, `dense`, `out`, or `sparse_out` for an output that shares
-      the sampling pattern) and the roles indexing its dimensions, in order —
+      kind (`sparse`, `dense`, `out`, or `sparse_out` for a sparse output: an
+      SDDMM's that shares the sampling pattern, an SpGEMM's) and the roles indexing its dimensions, in order —
       `dense(j, k)` is a transposed dense operand;
     - `type`: the element type;
-    - `encoding`: the current `#sparse_tensor.encoding` of the sparse operand.
+    - `encoding`: the current `#sparse_tensor.encoding` of the sparse operand
+      (an SpGEMM's A(i, k)).
   }];
   let parameters = (ins
     "::mlir::sptune::KernelKind":$kind,
@@ -74,7 +76,7 @@ def Sptune_KernelAttr : Sptune_Attr<"Kernel", "kernel"> {
     unsigned getNumOperands() const { return getOperandKinds().size(); }
     /// Roles of the dimensions of operand `idx`.
     ::llvm::SmallVector<LoopRole> getOperandRoles(unsigned idx) const;
-    /// Index of the (sampling) sparse input operand.
+    /// Index of the (sampling) sparse input operand; an SpGEMM's A(i, k).
     unsigned getSparseOperand() const;
     /// Position of the loop with `role` in the current loop order, or -1.
     int getLoopPosition(LoopRole role) const;

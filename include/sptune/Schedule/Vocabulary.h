@@ -29,7 +29,12 @@ enum class KernelType : uint8_t {
   SDDMM,
   SpMV,
   /// The sparse ⊙ dense (Hadamard) product C(i,j) = A(i,j) * B(i,j).
-  Hadamard
+  Hadamard,
+  /// The sparse x sparse product C(i,j) += A(i,k) * B(k,j), A, B and C
+  /// sparse (CSR): computed row by row by a target's own kernel (the CPU's
+  /// Gustavson product), whose knobs a schedule chooses; its storage is
+  /// the operands' own (nothing is converted).
+  SpGEMM
 };
 
 /// The kernel a value names until it is told another (a default-constructed
