@@ -158,6 +158,21 @@ std::string sptune::whyIllegal(const Schedule &s) {
       if (w != 32 && w != 64)
         return "position and coordinate widths must be 32 or 64";
   }
+  // SpGEMM is computed on its operands' own storage, row by row (a target's
+  // row-wise kernel, KernelType::SpGEMM): nothing is converted, so its
+  // schedule has one storage part, CSR in the natural order with the
+  // widths [64, 64] standing for the operands' own, whatever they are.
+  if (s.kernel == KernelType::SpGEMM) {
+    Schedule csr = Schedule::csr(s.target, s.kernel);
+    if (s.splitRow != 1 || s.splitCol != 1 || s.tile != 0 ||
+        (hasStorageLevels(s) &&
+         (s.levels != csr.levels || s.loopOrder != csr.loopOrder ||
+          s.posWidth != 64 || s.crdWidth != 64)))
+      return "an SpGEMM kernel is computed row by row on its operands' own "
+             "CSR storage: levels = [i : dense, k : compressed], order = "
+             "[i, k, j], widths = [64, 64] (the operands' own, whatever "
+             "they are), no split, no tile";
+  }
   if (const TargetKnobs *knobs = lookupTargetKnobs(s.target))
     return knobs->whyIllegal(s);
   return "";

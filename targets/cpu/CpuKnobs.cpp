@@ -30,10 +30,35 @@ const char *sptune::toString(RowOrderKind k) {
   return k == RowOrderKind::Rcm ? "rcm" : "none";
 }
 
+const char *sptune::toString(SpgemmAccumulator a) {
+  switch (a) {
+  case SpgemmAccumulator::Auto:
+    return "auto";
+  case SpgemmAccumulator::Dense:
+    return "dense";
+  case SpgemmAccumulator::Hash:
+    return "hash";
+  }
+  return "auto";
+}
+
+const char *sptune::toString(SpgemmPasses p) {
+  switch (p) {
+  case SpgemmPasses::Auto:
+    return "auto";
+  case SpgemmPasses::One:
+    return "one";
+  case SpgemmPasses::Two:
+    return "two";
+  }
+  return "auto";
+}
+
 bool CpuKnobs::operator==(const CpuKnobs &o) const {
   return parallel == o.parallel && threads == o.threads && omp == o.omp &&
          chunk == o.chunk && vectorLength == o.vectorLength &&
-         simdIndex32 == o.simdIndex32 && rowOrder == o.rowOrder;
+         simdIndex32 == o.simdIndex32 && rowOrder == o.rowOrder &&
+         accumulator == o.accumulator && passes == o.passes;
 }
 
 std::string sptune::whyNotReorderable(const Schedule &s) {
@@ -98,6 +123,10 @@ public:
            ", simd32 = " + (c.simdIndex32 ? "true" : "false");
     if (c.rowOrder != RowOrderKind::Natural)
       out += std::string(", reorder = ") + toString(c.rowOrder);
+    if (c.accumulator != SpgemmAccumulator::Auto)
+      out += std::string(", accumulator = ") + toString(c.accumulator);
+    if (c.passes != SpgemmPasses::Auto)
+      out += std::string(", passes = ") + toString(c.passes);
   }
 
   KnobParseResult parseKnob(std::string_view key, ScheduleTokenSource &t,
@@ -109,6 +138,11 @@ public:
                                            OmpScheduleKind::Balanced};
     static const RowOrderKind kRowOrder[] = {RowOrderKind::Natural,
                                              RowOrderKind::Rcm};
+    static const SpgemmAccumulator kAccumulator[] = {SpgemmAccumulator::Auto,
+                                                     SpgemmAccumulator::Dense,
+                                                     SpgemmAccumulator::Hash};
+    static const SpgemmPasses kPasses[] = {
+        SpgemmPasses::Auto, SpgemmPasses::One, SpgemmPasses::Two};
     bool ok;
     if (key == "parallel")
       ok = parseEnum(t, cpuKnobs(s).parallel, kParallel, "parallelization");
@@ -124,6 +158,11 @@ public:
       ok = parseBool(t, cpuKnobs(s).simdIndex32);
     else if (key == "reorder")
       ok = parseEnum(t, cpuKnobs(s).rowOrder, kRowOrder, "row order");
+    else if (key == "accumulator")
+      ok = parseEnum(t, cpuKnobs(s).accumulator, kAccumulator,
+                     "SpGEMM accumulator");
+    else if (key == "passes")
+      ok = parseEnum(t, cpuKnobs(s).passes, kPasses, "SpGEMM passes");
     else
       return KnobParseResult::NotAKnob;
     return ok ? KnobParseResult::Parsed : KnobParseResult::Failed;
@@ -139,6 +178,21 @@ public:
     if (c.vectorLength != 0 && c.vectorLength != 4 && c.vectorLength != 8 &&
         c.vectorLength != 16)
       return "vector length must be 0, 4, 8 or 16";
+    // SpGEMM's kernel cuts its rows into one block of equal work per thread
+    // and keeps its sums as `accumulator` says: no OpenMP schedule, chunk,
+    // vectors or row order of the sparsifier's loops applies to it; its
+    // knobs apply to it alone.
+    bool spgemm = s.kernel == KernelType::SpGEMM;
+    if (spgemm && (c.omp != OmpScheduleKind::Static || c.chunk != 0 ||
+                   c.vectorLength != 0 || c.simdIndex32 ||
+                   c.rowOrder != RowOrderKind::Natural))
+      return "an SpGEMM kernel takes parallel, threads, accumulator and "
+             "passes only (its rows are cut into one block of equal work per "
+             "thread): omp = static, chunk = 0, vl = 0, simd32 = false and no "
+             "reorder";
+    if (!spgemm && (c.accumulator != SpgemmAccumulator::Auto ||
+                    c.passes != SpgemmPasses::Auto))
+      return "accumulator and passes are knobs of SpGEMM kernels only";
     // Found by sptune-fuzz, reproduced with mlir-opt 22.1: vectorized SpMV
     // over COO storage (either orientation) computes wrong sums; and so does
     // any vectorized innermost loop over a singleton level once its dense

@@ -4,7 +4,7 @@
 // schedule kind, chunk) and vectorization (vector length, 32-bit SIMD
 // indices): the knob block of `cpu` schedules, printed after the shared
 // part as `parallel = outer, threads = 0, omp = dynamic, chunk = 16, vl = 8,
-// simd32 = false`.
+// simd32 = false`; and the SpGEMM kernel's accumulator and passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,12 +28,29 @@ enum class OmpScheduleKind : uint8_t { Static, Dynamic, Balanced };
 /// the matrix the kernel is compiled for (cpu/RowOrder.h).
 enum class RowOrderKind : uint8_t { Natural, Rcm };
 
+/// Where the SpGEMM kernel (cpu/GustavsonSpgemm.h) keeps a row's sums: a
+/// dense workspace over C's columns or a hash table sized by the rows; auto
+/// decides when the kernel runs (dense unless its workspaces pass 1 GiB and
+/// the tables would be smaller), as the lowering's gustavson-accumulator
+/// option says for kernels without a schedule.
+enum class SpgemmAccumulator : uint8_t { Auto, Dense, Hash };
+
+/// How the SpGEMM kernel finds C's positions: in one pass into staging
+/// buffers of a slot per product, in two (count each row's columns, then
+/// compute into place), or auto (one pass when the staging buffers fit the
+/// lowering's gustavson-one-pass-bytes budget).
+enum class SpgemmPasses : uint8_t { Auto, One, Two };
+
 /// "none", "outer".
 const char *toString(ParallelKind);
 /// "none", "rcm".
 const char *toString(RowOrderKind);
 /// "static", "dynamic", "balanced".
 const char *toString(OmpScheduleKind);
+/// "auto", "dense", "hash".
+const char *toString(SpgemmAccumulator);
+/// "auto", "one", "two".
+const char *toString(SpgemmPasses);
 
 /// The most threads a schedule (and the lowering passes' `threads`
 /// override) may ask for.
@@ -54,6 +71,12 @@ struct CpuKnobs : KnobValuesOf<CpuKnobs> {
   /// Printed as `reorder = rcm` when not natural (left out otherwise, so
   /// that schedules without it print as they did before the knob).
   RowOrderKind rowOrder = RowOrderKind::Natural;
+  /// SpGEMM only (printed as `accumulator = hash`, `passes = two` when not
+  /// auto; an SpGEMM kernel takes none of the knobs above but `parallel`
+  /// and `threads`: its rows are cut into one block of equal work per
+  /// thread).
+  SpgemmAccumulator accumulator = SpgemmAccumulator::Auto;
+  SpgemmPasses passes = SpgemmPasses::Auto;
   bool operator==(const CpuKnobs &) const;
 };
 

@@ -100,18 +100,30 @@ static uint64_t layoutCombinations(const CpuSpaceConfig &cfg, KernelType k) {
                           : 1;
 }
 
+/// The number of SpGEMM kernel knob combinations of `kernel` (1 for others).
+static uint64_t spgemmCombinations(const CpuSpaceConfig &cfg, KernelType k) {
+  return k == KernelType::SpGEMM
+             ? std::max<uint64_t>(1, cfg.accumulators.size()) *
+                   std::max<uint64_t>(1, cfg.passes.size())
+             : 1;
+}
+
 uint64_t CpuScheduleSpace::knobCombinations(KernelType kernel) const {
   uint64_t parallel = 1 + cfg.threads.size() * cfg.omp.size();
   uint64_t vector = 0;
   for (int vl : cfg.vectorLengths)
     vector += vl == 0 ? 1 : 2;
   return cfg.tiles.size() * cfg.widths.size() * parallel * vector *
-         layoutCombinations(cfg, kernel);
+         layoutCombinations(cfg, kernel) * spgemmCombinations(cfg, kernel);
 }
 
 void CpuScheduleSpace::applyKnobs(Schedule &s, uint64_t index) const {
   uint64_t parallel = 1 + cfg.threads.size() * cfg.omp.size();
   uint64_t layouts = layoutCombinations(cfg, s.kernel);
+  // SpGEMM's own knobs (set after the others below reset the block).
+  uint64_t spgemm = spgemmCombinations(cfg, s.kernel);
+  uint64_t spgemmIndex = index % spgemm;
+  index /= spgemm;
   s.denseTransposed = static_cast<uint8_t>(index % layouts);
   index /= layouts;
   s.tile = cfg.tiles[index % cfg.tiles.size()];
@@ -130,6 +142,16 @@ void CpuScheduleSpace::applyKnobs(Schedule &s, uint64_t index) const {
     auto [kind, chunk] = cfg.omp[p / cfg.threads.size()];
     cpuKnobs(s).omp = kind;
     cpuKnobs(s).chunk = chunk;
+  }
+  if (s.kernel == KernelType::SpGEMM) {
+    if (!cfg.accumulators.empty())
+      cpuKnobs(s).accumulator =
+          cfg.accumulators[spgemmIndex % cfg.accumulators.size()];
+    if (!cfg.passes.empty())
+      cpuKnobs(s).passes =
+          cfg.passes[spgemmIndex /
+                     std::max<size_t>(1, cfg.accumulators.size()) %
+                     cfg.passes.size()];
   }
   for (int vl : cfg.vectorLengths) {
     uint64_t variants = vl == 0 ? 1 : 2;

@@ -38,6 +38,12 @@ struct CpuSpaceConfig {
       {OmpScheduleKind::Dynamic, 16},
       {OmpScheduleKind::Dynamic, 64}};
   std::vector<int> vectorLengths = {0, 4, 8, 16};
+  /// SpGEMM's kernel knobs (its only storage is CSR, and it takes no OpenMP
+  /// schedule, chunk or vectors): every accumulator and pass count chosen
+  /// outright (`auto`, decided when the kernel runs, is the heuristic's).
+  std::vector<SpgemmAccumulator> accumulators = {SpgemmAccumulator::Dense,
+                                                 SpgemmAccumulator::Hash};
+  std::vector<SpgemmPasses> passes = {SpgemmPasses::One, SpgemmPasses::Two};
   bool includeCoo = true;
   /// Every layout of the kernel's dense operands (Schedule::denseTransposed),
   /// or only the natural one.

@@ -58,3 +58,11 @@ func.func @targets() attributes {
 func.func @layouts() attributes {a = #sptune.schedule<cpu sddmm, order = [i, j, k], layout = [b : k]>, b = #sptune.schedule<cpu spmm, layout = [b : j, c : j]>} {
   return
 }
+
+// SpGEMM's knobs: printed when not auto.
+// CHECK-LABEL: func.func @spgemm_knobs()
+// CHECK-SAME: a = #sptune.schedule<cpu spgemm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 2, omp = static, chunk = 0, vl = 0, simd32 = false, accumulator = hash, passes = two>
+// CHECK-SAME: b = #sptune.schedule<cpu spgemm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = none, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false>
+func.func @spgemm_knobs() attributes {a = #sptune.schedule<cpu spgemm, passes = two, accumulator = hash, parallel = outer, threads = 2>, b = #sptune.schedule<cpu spgemm, accumulator = auto, passes = auto>} {
+  return
+}

@@ -184,4 +184,31 @@ TEST(CpuScheduleSpace, SddmmKeepsOnlyOrdersTheSparseOutputAllows) {
   EXPECT_TRUE(space.contains(shape, *dot));
   EXPECT_FALSE(space.contains(shape, *scatter));
 }
+TEST(CpuScheduleSpace, SpgemmVariesTheGustavsonKernelsKnobsOnly) {
+  // The default space: its storage is CSR on the operands' own widths, and
+  // its knobs are parallel (one thread or all), the accumulator and the
+  // pass count: 2 x 2 x 2 schedules.
+  CpuScheduleSpace space;
+  ProblemShape shape{KernelType::SpGEMM, 64, 64, 64, 500};
+  std::set<std::string> seen;
+  std::set<std::pair<int, int>> knobs;
+  space.enumerate(shape, [&](const Schedule &s) {
+    EXPECT_TRUE(isLegal(s)) << s.str() << ": " << whyIllegal(s);
+    EXPECT_EQ(s.levels,
+              Schedule::csr(TargetKind::CPU, KernelType::SpGEMM).levels)
+        << s.str();
+    EXPECT_EQ(cpuKnobs(s).vectorLength, 0) << s.str();
+    EXPECT_EQ(cpuKnobs(s).omp, OmpScheduleKind::Static) << s.str();
+    EXPECT_NE(cpuKnobs(s).accumulator, SpgemmAccumulator::Auto) << s.str();
+    EXPECT_NE(cpuKnobs(s).passes, SpgemmPasses::Auto) << s.str();
+    knobs.insert({static_cast<int>(cpuKnobs(s).accumulator),
+                  static_cast<int>(cpuKnobs(s).passes)});
+    EXPECT_TRUE(seen.insert(s.str()).second) << "duplicate " << s.str();
+    return true;
+  });
+  EXPECT_EQ(seen.size(), 8u);
+  EXPECT_EQ(knobs.size(), 4u);
+  EXPECT_EQ(space.sample(shape, 8, 1).size(), 8u);
+}
+
 } // namespace

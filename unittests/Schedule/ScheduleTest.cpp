@@ -290,6 +290,52 @@ TEST(Schedule, CanonicalizeMergesEquivalents) {
   EXPECT_EQ(cpuKnobs(canonicalize(d)).parallel, ParallelKind::Outer);
 }
 
+TEST(Schedule, SpgemmKnobs) {
+  // Printed when not auto; parsed back.
+  Schedule s = parseOrDie("cpu spgemm, parallel = outer, accumulator = hash, "
+                          "passes = two");
+  EXPECT_TRUE(isLegal(s)) << whyIllegal(s);
+  EXPECT_EQ(cpuKnobs(s).accumulator, SpgemmAccumulator::Hash);
+  EXPECT_EQ(cpuKnobs(s).passes, SpgemmPasses::Two);
+  EXPECT_NE(s.str().find("accumulator = hash, passes = two"), std::string::npos)
+      << s.str();
+  EXPECT_EQ(parseOrDie(s.str()), s);
+  EXPECT_EQ(parseOrDie("cpu spgemm").str().find("accumulator"),
+            std::string::npos);
+  // The Gustavson kernel takes no vectors, OpenMP schedule, chunk or row
+  // order; no storage but CSR; and other kernels take none of its knobs.
+  for (const char *bad :
+       {"cpu spgemm, parallel = outer, vl = 8",
+        "cpu spgemm, parallel = outer, omp = dynamic, chunk = 16",
+        "cpu spgemm, parallel = outer, omp = balanced",
+        "cpu spgemm, reorder = rcm",
+        "cpu spgemm, levels = [i : compressed, k : compressed]",
+        "cpu spgemm, widths = [32, 32]", "cpu spmm, accumulator = dense",
+        "cpu spmv, passes = one"}) {
+    std::string error;
+    std::optional<Schedule> parsed = takeValue(parseSchedule(bad), error);
+    ASSERT_TRUE(parsed) << bad << ": " << error;
+    EXPECT_FALSE(isLegal(*parsed)) << bad;
+  }
+}
+
+TEST(DefaultSchedule, SpgemmIsTheGustavsonKernelInParallel) {
+  MatrixStats stats;
+  stats.rows = stats.cols = 100000;
+  stats.nnz = 10; // hypersparse and tiny: still CSR, still parallel
+  stats.emptyRows = 99990;
+  for (const MatrixStats *m : {static_cast<const MatrixStats *>(nullptr),
+                               static_cast<const MatrixStats *>(&stats)}) {
+    Schedule s = defaultSchedule(TargetKind::CPU, KernelType::SpGEMM, m, 64);
+    EXPECT_TRUE(isLegal(s)) << s.str() << ": " << whyIllegal(s);
+    EXPECT_EQ(s.levels,
+              Schedule::csr(TargetKind::CPU, KernelType::SpGEMM).levels);
+    EXPECT_EQ(cpuKnobs(s).parallel, ParallelKind::Outer);
+    EXPECT_EQ(cpuKnobs(s).accumulator, SpgemmAccumulator::Auto);
+    EXPECT_EQ(cpuKnobs(s).passes, SpgemmPasses::Auto);
+  }
+}
+
 TEST(DefaultSchedule, AvoidsCliffsAndAdaptsToImbalance) {
   Schedule s = defaultSchedule(TargetKind::CPU, KernelType::SpMM);
   EXPECT_TRUE(isLegal(s));
