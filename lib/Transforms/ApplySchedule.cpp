@@ -361,6 +361,24 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
     rewriter.eraseOp(op);
     return success();
   }
+  // An SpGEMM keeps its operands' storage: the target's lowering hands it to
+  // its row-wise kernel, built as the schedule's knobs say
+  // (KernelType::SpGEMM). It is generalized here, as every scheduled kernel
+  // is (generalizing a named op later would drop its schedule). Its function
+  // takes no schedule: the kernel gets a function of its own there.
+  if (kernel.getKind() == KernelKind::SpGEMM) {
+    Operation *scheduled = op;
+    if (!isa<linalg::GenericOp>(scheduled)) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
+      if (failed(g))
+        return op->emitError("sptune: cannot generalize the kernel op");
+      scheduled = *g;
+    }
+    scheduled->removeAttr(SptuneDialect::kKernelAttrName);
+    scheduled->setAttr(SptuneDialect::kScheduleAttrName, scheduleAttr);
+    return success();
+  }
   auto func = op->getParentOfType<func::FuncOp>();
   unsigned sparseIdx = kernel.getSparseOperand();
 

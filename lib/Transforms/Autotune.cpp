@@ -157,9 +157,12 @@ FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
   k.type = k.kernel.getKind();
   // A kernel the target cannot run at all (a target without SpMV): say so
   // rather than that no candidate applies.
+  // (A kernel the target refuses by its body or element type is left
+  // unscheduled with a remark instead: whyLeftUnscheduled.)
   std::string unsupported =
       k.target->whyIllegal(k.target->referenceSchedule(k.type));
-  if (!unsupported.empty())
+  if (!unsupported.empty() &&
+      whyTargetRefusesKernel(op, k.kernel, *k.target).empty())
     return op->emitError("sptune-autotune: target '")
            << k.target->name() << "' cannot run this " << st::toString(k.type)
            << " kernel: " << unsupported;

@@ -51,6 +51,11 @@ std::string mlir::sptune::whyNotMultiversioned(const KernelTuningContext &k) {
   if (!k.target->rewritesIR())
     return "target '" + std::string(k.target->name()) +
            "' emits programs, not IR variants";
+  // Variants are the model's picks for training matrices, and it scores
+  // no schedule of a kernel it has no feature for.
+  if (k.type == ::sptune::KernelType::SpGEMM)
+    return "SpGEMM kernels get one schedule (the cost model has no SpGEMM "
+           "features to pick variants with)";
   auto func = k.op->getParentOfType<func::FuncOp>();
   if (!func)
     return "the kernel is not in a function";

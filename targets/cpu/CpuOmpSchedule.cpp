@@ -43,11 +43,15 @@ struct CpuOmpSchedulePass
       // The function's schedule is consumed here: nothing after this pass
       // reads it, and the LLVM dialect output must not need sptune.
       func->removeAttr(SptuneDialect::kScheduleAttrName);
-      if (!attr && threads < 0)
+      auto teamAttr = func->getAttrOfType<IntegerAttr>(kOmpThreadsAttrName);
+      func->removeAttr(kOmpThreadsAttrName);
+      if (!attr && !teamAttr && threads < 0)
         return;
       ::sptune::CpuKnobs knobs;
       if (attr && attr.getSchedule().target == ::sptune::TargetKind::CPU)
         knobs = ::sptune::cpuKnobs(attr.getSchedule());
+      if (teamAttr)
+        knobs.threads = static_cast<int>(teamAttr.getInt());
       int numThreads = threads >= 0 ? static_cast<int>(threads) : knobs.threads;
       OpBuilder b(func.getContext());
       func.walk([&](omp::ParallelOp par) {

@@ -47,6 +47,14 @@ enum class Simd32Choice { Auto, On, Off };
       clEnumValN(::mlir::sptune::Simd32Choice::Off, "false",                   \
                  "64-bit indices"))
 
+/// A function's OpenMP team size (i32 > 0) for a function that carries no
+/// schedule: sptune-omp-schedule sets it as `num_threads` on the function's
+/// `omp.parallel` ops unless its `threads` option is set, and removes it.
+/// The Gustavson kernel of a scheduled SpGEMM carries it (its schedule's
+/// threads), not a schedule, which the loop passes for the sparsifier's
+/// kernels would read.
+constexpr const char *kOmpThreadsAttrName = "sptune.omp_threads";
+
 } // namespace sptune
 } // namespace mlir
 

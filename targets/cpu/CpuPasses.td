@@ -90,8 +90,10 @@ def CpuOmpSchedule : Pass<"sptune-omp-schedule", "ModuleOp"> {
     After convert-scf-to-openmp: for each function carrying a
     `#sptune.schedule`, sets `num_threads` on its `omp.parallel` ops and the
     schedule kind and chunk size on its `omp.wsloop` ops from the schedule
-    (options override when set). The function's schedule attribute is
-    consumed (removed), so the lowered module does not depend on sptune.
+    (options override when set); for one carrying `sptune.omp_threads` (the
+    Gustavson kernel of a scheduled SpGEMM), `num_threads` from it. The
+    function's attributes are consumed (removed), so the lowered module does
+    not depend on sptune.
   }];
   let options = [
     Option<"threads", "threads", "int", /*default=*/"-1",

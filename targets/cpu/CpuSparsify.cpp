@@ -15,6 +15,7 @@
 #include "cpu/UnscheduledKernels.h"
 
 #include "sptune/Analysis/ScheduleMapping.h"
+#include "sptune/Analysis/SpgemmForm.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Support/UpstreamCrash.h"
 
@@ -28,6 +29,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+
+#include <limits>
 
 namespace mlir {
 namespace sptune {
@@ -253,17 +256,34 @@ struct CpuSparsifyPass
     // Sparse x sparse products in CSR: sptune's parallel Gustavson kernel,
     // called here and defined on its buffers after sparsification.
     bool gustavson = gustavsonSpgemm && !enableRuntimeLibrary;
-    if (gustavson) {
-      SmallVector<linalg::LinalgOp> products;
-      module->walk([&](linalg::LinalgOp op) {
-        if (!op->hasAttr(SptuneDialect::kScheduleAttrName) &&
-            whyNotGustavsonSpgemm(op).empty())
-          products.push_back(op);
-      });
-      IRRewriter rewriter(module.getContext());
-      for (linalg::LinalgOp op : products)
-        outlineGustavsonSpgemm(rewriter, op);
-    }
+    SmallVector<std::pair<linalg::LinalgOp, ScheduleAttr>> products;
+    module->walk([&](linalg::LinalgOp op) {
+      auto attr = dyn_cast_or_null<ScheduleAttr>(
+          op->getAttr(SptuneDialect::kScheduleAttrName));
+      bool scheduled =
+          attr && attr.getSchedule().kernel == ::sptune::KernelType::SpGEMM;
+      if (attr && !scheduled)
+        return;
+      std::string why = whyNotRowWiseSpgemm(op);
+      if (scheduled && (!gustavson || !why.empty())) {
+        // Its schedule's knobs are the Gustavson kernel's.
+        op->emitError("sptune: this SpGEMM's schedule is for sptune's "
+                      "Gustavson kernel, which ")
+            << (!why.empty() ? "cannot compute it: " + why
+                : enableRuntimeLibrary
+                    ? std::string("the runtime library does not use")
+                    : std::string("gustavson-spgemm=false turns off"));
+        ok = false;
+        return;
+      }
+      if (gustavson && why.empty())
+        products.push_back({op, attr});
+    });
+    if (!ok)
+      return signalPassFailure();
+    IRRewriter rewriter(module.getContext());
+    for (auto [op, attr] : products)
+      outlineGustavsonSpgemm(rewriter, op, gustavsonSettings(attr));
     // MLIR's sparsifier takes one setting per module; sptune gives each
     // function its own (functionSettings), and when functions ask for
     // different ones, sparsifies a copy of the module per setting and takes
@@ -290,17 +310,51 @@ struct CpuSparsifyPass
     } else if (failed(sparsifyPerSetting(module, functions, distinct))) {
       return signalPassFailure();
     }
-    if (gustavson && failed(defineGustavsonKernels(module)))
+    if (!products.empty() && failed(defineGustavsonKernels(module)))
       return signalPassFailure();
+  }
+
+  /// How the Gustavson kernel of a product with the schedule `attr` (or
+  /// none) is built: the pass options, where the schedule chooses nothing
+  /// (its knobs at auto), and its choices otherwise; a `threads` option of
+  /// 0 or more overrides every schedule's, as in sptune-omp-schedule.
+  GustavsonSettings gustavsonSettings(ScheduleAttr attr) {
+    GustavsonSettings settings;
+    settings.onePassBytes = gustavsonOnePassBytes;
+    settings.threads = std::max<int>(0, threads);
+    settings.accumulator = gustavsonAccumulator;
+    if (!attr)
+      return settings;
+    const ::sptune::CpuKnobs &knobs = cpuKnobs(attr.getSchedule());
+    switch (knobs.accumulator) {
+    case ::sptune::SpgemmAccumulator::Auto:
+      break;
+    case ::sptune::SpgemmAccumulator::Dense:
+      settings.accumulator = GustavsonAccumulator::Dense;
+      break;
+    case ::sptune::SpgemmAccumulator::Hash:
+      settings.accumulator = GustavsonAccumulator::Hash;
+      break;
+    }
+    switch (knobs.passes) {
+    case ::sptune::SpgemmPasses::Auto:
+      break;
+    case ::sptune::SpgemmPasses::One:
+      settings.onePassBytes = std::numeric_limits<int64_t>::max();
+      break;
+    case ::sptune::SpgemmPasses::Two:
+      settings.onePassBytes = 0;
+      break;
+    }
+    if (threads < 0)
+      settings.threads =
+          knobs.parallel == ::sptune::ParallelKind::None ? 1 : knobs.threads;
+    return settings;
   }
 
   /// The Gustavson kernels' bodies, and the lowering of their sorts.
   LogicalResult defineGustavsonKernels(ModuleOp module) {
-    GustavsonSettings settings;
-    settings.onePassBytes = gustavsonOnePassBytes;
-    settings.threads = threads;
-    settings.accumulator = gustavsonAccumulator;
-    if (failed(defineGustavsonSpgemmKernels(module, settings)))
+    if (failed(defineGustavsonSpgemmKernels(module)))
       return failure();
     OpPassManager pm(ModuleOp::getOperationName());
     pm.addPass(createSparseBufferRewritePass());

@@ -3,8 +3,9 @@
 #include "cpu/GustavsonSpgemm.h"
 
 #include "cpu/BalancedRows.h"
+#include "cpu/CpuPasses.h"
 
-#include "sptune/Analysis/KernelMatcher.h"
+#include "sptune/Analysis/SpgemmForm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,47 +24,6 @@ using namespace mlir::sptune;
 namespace st = mlir::sparse_tensor;
 
 namespace {
-
-/// Why `type` is not ordered, unique CSR of positions and coordinates at
-/// least `minWidth` bits wide (0 = index), or "".
-std::string whyNotCsr(Type type, unsigned minWidth) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !st::getSparseTensorEncoding(tensor))
-    return "it is not a sparse tensor";
-  st::SparseTensorType stt(tensor);
-  if (stt.getLvlRank() != 2 || stt.getDimRank() != 2 || !stt.isIdentity() ||
-      stt.getEncoding().isSlice() || !stt.isDenseLvl(0) ||
-      !stt.isCompressedLvl(1) || !stt.isOrderedLvl(1) || !stt.isUniqueLvl(1))
-    return "it is not stored as CSR ([dense, compressed], rows first)";
-  auto narrow = [&](unsigned w) { return w != 0 && w < minWidth; };
-  if (narrow(stt.getPosWidth()) || narrow(stt.getCrdWidth()))
-    return "its positions or coordinates are narrower than " +
-           std::to_string(minWidth) + " bits";
-  return "";
-}
-
-/// The loop each dimension of operand `n` of `op` is indexed by (the
-/// indexing map is a projected permutation, as describeKernel requires).
-SmallVector<unsigned, 2> loopsOf(linalg::LinalgOp op, unsigned n) {
-  SmallVector<unsigned, 2> loops;
-  for (AffineExpr e : op.getIndexingMapsArray()[n].getResults())
-    loops.push_back(cast<AffineDimExpr>(e).getPosition());
-  return loops;
-}
-
-/// The input that plays A(i, k) (0 or 1) when `op` computes
-/// C(i, j) += A(i, k) * B(k, j) with k its reduction loop, else -1.
-int leftFactorOf(linalg::LinalgOp op) {
-  SmallVector<unsigned, 2> out = loopsOf(op, 2);
-  for (int a = 0; a < 2; ++a) {
-    SmallVector<unsigned, 2> left = loopsOf(op, a);
-    SmallVector<unsigned, 2> right = loopsOf(op, 1 - a);
-    if (left[0] == out[0] && right[1] == out[1] && left[1] == right[0] &&
-        left[1] != out[0] && left[1] != out[1] && out[0] != out[1])
-      return a;
-  }
-  return -1;
-}
 
 // Buffer-level building blocks.
 Value constantIndex(OpBuilder &b, Location loc, int64_t v) {
@@ -947,53 +907,58 @@ private:
 
 } // namespace
 
-std::string mlir::sptune::whyNotGustavsonSpgemm(linalg::LinalgOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1)
-    return "it is not a product of two inputs into one result";
-  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
-  if (!d) {
-    std::string why = llvm::toString(d.takeError());
-    return why;
+/// `settings` as the dictionary kGustavsonSettingsAttrName holds.
+static DictionaryAttr settingsAttr(Builder &b, const GustavsonSettings &s) {
+  const char *accumulator =
+      s.accumulator == GustavsonAccumulator::Dense  ? "dense"
+      : s.accumulator == GustavsonAccumulator::Hash ? "hash"
+                                                    : "auto";
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("accumulator", b.getStringAttr(accumulator)),
+       b.getNamedAttr("one_pass_bytes", b.getI64IntegerAttr(s.onePassBytes)),
+       b.getNamedAttr("threads", b.getI32IntegerAttr(s.threads))});
+}
+
+/// The inverse of settingsAttr, or failure (with an error on `f`).
+static FailureOr<GustavsonSettings> readSettings(func::FuncOp f) {
+  auto dict = f->getAttrOfType<DictionaryAttr>(kGustavsonSettingsAttrName);
+  auto accumulator = dict ? dict.getAs<StringAttr>("accumulator") : nullptr;
+  auto onePass = dict ? dict.getAs<IntegerAttr>("one_pass_bytes") : nullptr;
+  auto threads = dict ? dict.getAs<IntegerAttr>("threads") : nullptr;
+  GustavsonSettings s;
+  if (accumulator && accumulator.getValue() == "dense")
+    s.accumulator = GustavsonAccumulator::Dense;
+  else if (accumulator && accumulator.getValue() == "hash")
+    s.accumulator = GustavsonAccumulator::Hash;
+  else if (!accumulator || accumulator.getValue() != "auto")
+    accumulator = nullptr;
+  if (!accumulator || !onePass || !threads || onePass.getInt() < 0 ||
+      threads.getInt() < 0) {
+    f.emitError("sptune: the Gustavson kernel's '")
+        << kGustavsonSettingsAttrName
+        << "' must be {accumulator = \"auto\" | \"dense\" | \"hash\", "
+           "one_pass_bytes >= 0 : i64, threads >= 0 : i32}";
+    return failure();
   }
-  if (d->shapeName() != "spgemm")
-    return "it is not a sparse x sparse product (seen as " +
-           (d->shapeName().empty() ? std::string("no known shape")
-                                   : d->shapeName()) +
-           ")";
-  if (d->body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
-      d->scaled)
-    return "its body is not a plain multiply-accumulate";
-  if (leftFactorOf(op) < 0)
-    return "it is not C(i, j) += A(i, k) * B(k, j)";
-  Type element = getElementTypeOrSelf(op->getResult(0).getType());
-  if (!isa<FloatType, IntegerType>(element))
-    return "its element type is not an integer or float type";
-  for (unsigned n = 0; n < 3; ++n) {
-    Type type = op->getOperand(n).getType();
-    if (getElementTypeOrSelf(type) != element)
-      return "its operands' element types differ";
-    if (std::string why = whyNotCsr(type, n == 2 ? 32 : 0); !why.empty())
-      return (n == 2 ? "its result: "
-                     : "operand #" + std::to_string(n) + ": ") +
-             why;
-  }
-  if (!op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
-    return "its result is not a fresh tensor (its init is no tensor.empty)";
-  return "";
+  s.onePassBytes = onePass.getInt();
+  s.threads = static_cast<int>(threads.getInt());
+  return s;
 }
 
 void mlir::sptune::outlineGustavsonSpgemm(RewriterBase &rewriter,
-                                          linalg::LinalgOp op) {
-  int left = leftFactorOf(op);
+                                          linalg::LinalgOp op,
+                                          const GustavsonSettings &settings) {
+  int left = spgemmLeftFactor(op);
   Value a = op->getOperand(left), bm = op->getOperand(1 - left);
   Type c = op->getResult(0).getType();
   auto module = op->getParentOfType<ModuleOp>();
   FunctionType type = rewriter.getFunctionType({a.getType(), bm.getType()}, c);
-  // One declaration per signature.
+  // One declaration per signature and settings.
+  DictionaryAttr settingsDict = settingsAttr(rewriter, settings);
   func::FuncOp callee;
   for (func::FuncOp f : module.getOps<func::FuncOp>())
-    if (f->hasAttr(kGustavsonSpgemmAttrName) && f.getFunctionType() == type)
+    if (f->hasAttr(kGustavsonSpgemmAttrName) && f.getFunctionType() == type &&
+        f->getAttr(kGustavsonSettingsAttrName) == settingsDict)
       callee = f;
   if (!callee) {
     callee = func::FuncOp::create(op.getLoc(), "sptune_gustavson_spgemm", type);
@@ -1002,6 +967,10 @@ void mlir::sptune::outlineGustavsonSpgemm(RewriterBase &rewriter,
     SymbolTable(module).insert(callee, module.getBody()->begin());
     callee->setAttr(kGustavsonSpgemmAttrName,
                     rewriter.getTypeArrayAttr({a.getType(), bm.getType(), c}));
+    callee->setAttr(kGustavsonSettingsAttrName, settingsDict);
+    if (settings.threads > 0)
+      callee->setAttr(kOmpThreadsAttrName,
+                      rewriter.getI32IntegerAttr(settings.threads));
     for (unsigned n = 0; n < 2; ++n)
       callee.setArgAttr(n, "bufferization.access",
                         rewriter.getStringAttr("read"));
@@ -1012,9 +981,7 @@ void mlir::sptune::outlineGustavsonSpgemm(RewriterBase &rewriter,
   rewriter.replaceOp(op, call.getResults());
 }
 
-LogicalResult
-mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
-                                           const GustavsonSettings &settings) {
+LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module) {
   SmallVector<func::FuncOp> kernels;
   for (func::FuncOp f : module.getOps<func::FuncOp>())
     if (f->hasAttr(kGustavsonSpgemmAttrName) && f.isDeclaration())
@@ -1038,6 +1005,9 @@ mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
     exitFn.setPrivate();
   }
   for (func::FuncOp f : kernels) {
+    FailureOr<GustavsonSettings> settings = readSettings(f);
+    if (failed(settings))
+      return failure();
     auto types = f->getAttrOfType<ArrayAttr>(kGustavsonSpgemmAttrName);
     auto tensorType = [&](unsigned n) {
       return st::SparseTensorType(
@@ -1068,6 +1038,7 @@ mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
     for (unsigned n = 0; n < f.getNumArguments(); ++n)
       f.removeArgAttr(n, "bufferization.access");
     f->removeAttr(kGustavsonSpgemmAttrName);
+    f->removeAttr(kGustavsonSettingsAttrName);
     Block *entry = f.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockBegin(entry);
     auto csr = [&](unsigned first) {
@@ -1077,7 +1048,7 @@ mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module,
     };
     GustavsonBuilder builder(b, f.getLoc(), csr(0), csr(4), aType, bType, cType,
                              exitFn);
-    SmallVector<Value> results = builder.build(f, settings);
+    SmallVector<Value> results = builder.build(f, *settings);
     func::ReturnOp::create(b, f.getLoc(), results);
   }
   return success();

@@ -79,7 +79,8 @@ enum class GustavsonAccumulator { Auto, Dense, Hash };
 /// The bytes over all blocks up to which `auto` takes the dense workspace.
 constexpr int64_t kDenseWorkspaceBudget = int64_t(1) << 30;
 
-/// How the kernels of a module are built.
+/// How one kernel is built: the lowering's options, and where the product
+/// has a schedule (KernelType::SpGEMM), its CPU knobs.
 struct GustavsonSettings {
   /// One pass when the staging buffers (a slot per product and per row: a
   /// coordinate and a value) take at most this many bytes, else two.
@@ -88,33 +89,36 @@ struct GustavsonSettings {
   /// loops are given), else as many as the OpenMP runtime's default team.
   int threads = 0;
   GustavsonAccumulator accumulator = GustavsonAccumulator::Auto;
+  bool operator==(const GustavsonSettings &o) const {
+    return onePassBytes == o.onePassBytes && threads == o.threads &&
+           accumulator == o.accumulator;
+  }
 };
 
 /// The attribute that marks a declared Gustavson kernel function; its value
 /// is the array of the kernel's tensor types (A, B, C).
 constexpr const char *kGustavsonSpgemmAttrName = "sptune.gustavson_spgemm";
+/// The attribute that holds a declared kernel's GustavsonSettings, a
+/// dictionary {accumulator = "auto" | "dense" | "hash", one_pass_bytes,
+/// threads}.
+constexpr const char *kGustavsonSettingsAttrName = "sptune.gustavson_settings";
 
-/// Why sptune's Gustavson product cannot compute `op`, or "" when it can:
-/// a multiply-accumulate C(i, j) += A(i, k) * B(k, j) (inputs in either
-/// order) without invariant factors; A, B and C of one integer or float
-/// element type, stored as ordered, unique CSR ([dense, compressed], rows
-/// first, no slices), C with positions and coordinates of 32 bits or more;
-/// C a fresh tensor (its init a tensor.empty).
-std::string whyNotGustavsonSpgemm(linalg::LinalgOp op);
-
-/// Replaces `op` (for which whyNotGustavsonSpgemm is "") with a call to a
-/// declared kernel function of its types (one per signature in the module).
-/// The inputs are declared read-only, so bufferization does not copy them.
-void outlineGustavsonSpgemm(RewriterBase &rewriter, linalg::LinalgOp op);
+/// Replaces `op` (for which whyNotRowWiseSpgemm is "",
+/// sptune/Analysis/SpgemmForm.h) with a call to a declared kernel function
+/// of its types built with `settings` (one per signature and settings in
+/// the module). The inputs are declared read-only, so bufferization does not
+/// copy them. With `settings.threads` > 0 the function carries it as its
+/// OpenMP team size (kOmpThreadsAttrName, cpu/CpuPasses.h).
+void outlineGustavsonSpgemm(RewriterBase &rewriter, linalg::LinalgOp op,
+                            const GustavsonSettings &settings);
 
 /// After the sparsifier's code generation: gives every declared kernel
 /// function of `module` its body, on the buffers its signature now has,
-/// built as `settings` say. Fails (with an error on the function) when a
+/// built as its settings say. Fails (with an error on the function) when a
 /// signature is not the one code generation gives CSR tensors. The body
 /// uses sparse_tensor.sort, which sparse-buffer-rewrite lowers, and storage
 /// specifier ops.
-LogicalResult defineGustavsonSpgemmKernels(ModuleOp module,
-                                           const GustavsonSettings &settings);
+LogicalResult defineGustavsonSpgemmKernels(ModuleOp module);
 
 } // namespace sptune
 } // namespace mlir

@@ -19,7 +19,6 @@
 // Two passes (no staging buffers).
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
-// As users run it: extracted (not tuned: a remark), then lowered.
 // The hash accumulator, in one pass and in two, with one and four threads.
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=hash | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=hash | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
@@ -28,8 +27,16 @@
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=dense | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
 // RUN: not sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=tree 2>&1 | FileCheck %s --check-prefix=BAD-ACCUMULATOR
 // BAD-ACCUMULATOR: for the --gustavson-accumulator option: unknown value 'tree' (expected auto, dense or hash)
+// As users run it: extracted (the six CSR products are kernels of type
+// spgemm; the DCSR one passes through untuned, with a remark), scheduled by
+// the heuristic, lowered.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu 2> %t.remarks | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// Hand-written schedules: every product's kernel built as its schedule says,
+// a hash table in two passes in one thread, then a dense workspace in one
+// pass on a team of three.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e 's/parallel = outer, threads = 0/parallel = none, threads = 0/' -e 's/simd32 = false>/simd32 = false, accumulator = hash, passes = two>/' | sptune-opt --sptune-apply-schedule --sptune-lower-cpu | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e 's/parallel = outer, threads = 0/parallel = outer, threads = 3/' -e 's/simd32 = false>/simd32 = false, accumulator = dense, passes = one>/' | sptune-opt --sptune-apply-schedule --sptune-lower-cpu | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-spgemm=false | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=gustavson-spgemm=false | FileCheck %s --check-prefix=UPSTREAM
@@ -46,7 +53,7 @@
 // AUTO-DAG: arith.constant -7046029254386353131 : i64
 // AUTO-DAG: math.cttz
 //
-// REMARK-COUNT-7: both inputs are sparse (sparse x sparse products are not tuned); seen as spgemm
+// REMARK: both inputs are sparse, and this sparse x sparse product is not tuned: its result: it is not stored as CSR ([dense, compressed], rows first); seen as spgemm
 // REMARK-NOT: seen as spgemm
 //
 // One kernel function per signature (f64 5 x 4 by 4 x 6, i32, f32 with
