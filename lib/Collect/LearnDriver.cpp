@@ -119,9 +119,13 @@ std::string sptune::whyInvalidLearnOptions(const LearnDriverOptions &o) {
     return "--rs2-fraction must be in (0, 1]";
   if (std::string why = whyNotReplaceable(l.outPath); !why.empty())
     return "--out: cannot write " + why;
-  for (const std::string &k : o.kernels)
-    if (!parseKernelType(k))
+  for (const std::string &k : o.kernels) {
+    std::optional<KernelType> kernel = parseKernelType(k);
+    if (!kernel)
       return "unknown kernel '" + k + "'";
+    if (std::string why = whyKernelNotMeasured(*kernel); !why.empty())
+      return "--kernel " + k + ": " + why;
+  }
   if (!o.replay.empty())
     return "";
   // Live measurement: checked before anything is measured (a bad value
@@ -260,9 +264,13 @@ int sptune::runLearnDriver(LearnDriverOptions o,
     live.collect.kernels = {"spmm"};
     if (!o.kernels.empty())
       live.collect.kernels = o.kernels;
-    for (const std::string &k : live.collect.kernels)
-      if (!parseKernelType(k))
+    for (const std::string &k : live.collect.kernels) {
+      std::optional<KernelType> kernel = parseKernelType(k);
+      if (!kernel)
         return fail("unknown kernel '" + k + "'");
+      if (std::string why = whyKernelNotMeasured(*kernel); !why.empty())
+        return fail("--kernel " + k + ": " + why);
+    }
     live.collect.free = o.free;
     live.collect.samples = o.candidates;
     live.collect.seed = options.seed;

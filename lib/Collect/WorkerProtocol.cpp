@@ -45,9 +45,12 @@ llvm::Error MeasureRequest::validate() const {
                      "' (registered: " + TargetRegistry::names() + ")");
   if (matrix.empty())
     return makeError("no matrix given");
-  if (!parseKernelType(kernel))
+  std::optional<KernelType> kernelType = parseKernelType(kernel);
+  if (!kernelType)
     return makeError("unknown kernel '" + kernel +
                      "' (expected spmm, sddmm or spmv)");
+  if (std::string why = whyKernelNotMeasured(*kernelType); !why.empty())
+    return makeError(why);
   if (free < 1 || free > 1 << 16)
     return makeError("free size must be in [1, 65536]");
   if (elementBits != 32 && elementBits != 64)

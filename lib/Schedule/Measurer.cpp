@@ -25,6 +25,13 @@ std::string Measurer::baselineSchedule(std::string_view,
   return "";
 }
 
+std::string sptune::whyKernelNotMeasured(KernelType k) {
+  if (k == KernelType::SpGEMM)
+    return "SpGEMM kernels are not measured yet: sptune's measurers time "
+           "kernels of one sparse input on one matrix";
+  return "";
+}
+
 double sptune::measurementBytes(const KernelSpec &spec, int64_t rows,
                                 int64_t cols, int64_t nnz) {
   double element = spec.elementBits / 8.0, free = double(spec.free);

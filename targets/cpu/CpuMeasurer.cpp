@@ -206,6 +206,12 @@ Measurement CpuMeasurer::measure(const CsrMatrix &matrix,
                toString(spec.kernel) + "'";
     return m;
   }
+  if (std::string why = whyKernelNotMeasured(spec.kernel); !why.empty()) {
+    Measurement m;
+    m.status = MeasureStatus::Illegal;
+    m.reason = why;
+    return m;
+  }
   return spec.elementBits == 64
              ? impl->run<double>(matrix, spec, &schedule, options)
              : impl->run<float>(matrix, spec, &schedule, options);
@@ -214,6 +220,12 @@ Measurement CpuMeasurer::measure(const CsrMatrix &matrix,
 Measurement CpuMeasurer::measureUpstreamDefault(const CsrMatrix &matrix,
                                                 const KernelSpec &spec,
                                                 const MeasureOptions &options) {
+  if (std::string why = whyKernelNotMeasured(spec.kernel); !why.empty()) {
+    Measurement m;
+    m.status = MeasureStatus::Illegal;
+    m.reason = why;
+    return m;
+  }
   return spec.elementBits == 64
              ? impl->run<double>(matrix, spec, nullptr, options)
              : impl->run<float>(matrix, spec, nullptr, options);

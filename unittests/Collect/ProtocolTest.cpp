@@ -127,6 +127,14 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
   bad = r;
   bad.kernel = "gemm";
   EXPECT_FALSE(test::ok(bad.validate(), error));
+  // A kernel type whose kernels are not measured yet.
+  bad = r;
+  bad.kernel = "spgemm";
+  bad.schedule = "cpu spgemm";
+  EXPECT_FALSE(test::ok(bad.validate(), error));
+  EXPECT_NE(error.find("SpGEMM kernels are not measured yet"),
+            std::string::npos)
+      << error;
   bad = r;
   bad.schedule = "cpu sddmm, order = [";
   EXPECT_FALSE(test::ok(bad.validate(), error));

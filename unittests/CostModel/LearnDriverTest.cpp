@@ -83,8 +83,11 @@ TEST(LearnDriver, RefusesWhatWouldAbortHangOrFailLater) {
   expectRefused(
       [](LearnDriverOptions &o) { o.learn.strategyOptions.farShare = 2; },
       "--far-share");
-  expectRefused([](LearnDriverOptions &o) { o.kernels = {"spgemm"}; },
+  expectRefused([](LearnDriverOptions &o) { o.kernels = {"spgemv"}; },
                 "unknown kernel");
+  // A kernel type whose kernels are not measured yet (whyKernelNotMeasured).
+  expectRefused([](LearnDriverOptions &o) { o.kernels = {"spgemm"}; },
+                "SpGEMM kernels are not measured yet");
   expectRefused([](LearnDriverOptions &o) { o.learn.outPath = "/"; }, "--out");
   // Live measurement options: checked before anything is measured.
   expectRefused([](LearnDriverOptions &o) { o.workers = 0; }, "--workers",

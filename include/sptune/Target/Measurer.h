@@ -43,6 +43,12 @@ struct KernelSpec {
   std::optional<KernelDescriptor> descriptor;
 };
 
+/// Why kernels of type `k` are not measured, or "" when they are: sptune's
+/// measurers time kernels of one sparse input on one matrix; an SpGEMM
+/// (two sparse inputs) is not measured yet. Tools that measure refuse such
+/// a kernel up front rather than fail every measurement.
+std::string whyKernelNotMeasured(KernelType k);
+
 /// Bytes a measurement of `spec` on a rows x cols matrix of `nnz` entries
 /// allocates besides the matrix: the dense inputs, the output and the
 /// reference result it is checked against. A double: 2^31 rows times a
