@@ -162,6 +162,9 @@ static sparse_tensor::LevelType toLevelType(st::LevelFormat f) {
 sparse_tensor::SparseTensorEncodingAttr
 mlir::sptune::buildScheduledEncoding(KernelAttr kernel,
                                      const st::Schedule &schedule) {
+  // An SpGEMM's storage is its operands' own (KernelType::SpGEMM).
+  if (kernel.getKind() == KernelKind::SpGEMM)
+    return kernel.getEncoding();
   MLIRContext *ctx = kernel.getContext();
   SmallVector<LoopRole> roles =
       kernel.getOperandRoles(kernel.getSparseOperand());

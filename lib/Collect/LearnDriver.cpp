@@ -3,6 +3,7 @@
 #include "sptune/Collect/LearnDriver.h"
 #include "sptune/Collect/LiveOracle.h"
 #include "sptune/Collect/WorkerProtocol.h"
+#include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/TrainingRun.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Support/Files.h"
@@ -123,8 +124,9 @@ std::string sptune::whyInvalidLearnOptions(const LearnDriverOptions &o) {
     std::optional<KernelType> kernel = parseKernelType(k);
     if (!kernel)
       return "unknown kernel '" + k + "'";
-    if (std::string why = whyKernelNotMeasured(*kernel); !why.empty())
-      return "--kernel " + k + ": " + why;
+    if (!hasKernelFeature(*kernel))
+      return "--kernel " + k + ": the cost model has no feature for '" + k +
+             "' kernels (its measurements are collected, not learned from)";
   }
   if (!o.replay.empty())
     return "";
@@ -268,8 +270,9 @@ int sptune::runLearnDriver(LearnDriverOptions o,
       std::optional<KernelType> kernel = parseKernelType(k);
       if (!kernel)
         return fail("unknown kernel '" + k + "'");
-      if (std::string why = whyKernelNotMeasured(*kernel); !why.empty())
-        return fail("--kernel " + k + ": " + why);
+      if (!hasKernelFeature(*kernel))
+        return fail("--kernel " + k + ": the cost model has no feature for '" +
+                    k + "' kernels");
     }
     live.collect.free = o.free;
     live.collect.samples = o.candidates;

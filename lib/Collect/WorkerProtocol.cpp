@@ -45,12 +45,10 @@ llvm::Error MeasureRequest::validate() const {
                      "' (registered: " + TargetRegistry::names() + ")");
   if (matrix.empty())
     return makeError("no matrix given");
-  std::optional<KernelType> kernelType = parseKernelType(kernel);
-  if (!kernelType)
+  if (!parseKernelType(kernel))
     return makeError("unknown kernel '" + kernel +
-                     "' (expected spmm, sddmm or spmv)");
-  if (std::string why = whyKernelNotMeasured(*kernelType); !why.empty())
-    return makeError(why);
+                     "' (expected spmm, sddmm, spmv, spgemm, hadamard or an "
+                     "added kernel type)");
   if (free < 1 || free > 1 << 16)
     return makeError("free size must be in [1, 65536]");
   if (elementBits != 32 && elementBits != 64)

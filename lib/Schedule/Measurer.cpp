@@ -25,17 +25,20 @@ std::string Measurer::baselineSchedule(std::string_view,
   return "";
 }
 
-std::string sptune::whyKernelNotMeasured(KernelType k) {
-  if (k == KernelType::SpGEMM)
-    return "SpGEMM kernels are not measured yet: sptune's measurers time "
-           "kernels of one sparse input on one matrix";
-  return "";
-}
-
 double sptune::measurementBytes(const KernelSpec &spec, int64_t rows,
                                 int64_t cols, int64_t nnz) {
   double element = spec.elementBits / 8.0, free = double(spec.free);
   double r = double(rows), c = double(cols), n = double(nnz);
+  if (spec.kernel == KernelType::SpGEMM) {
+    // A A's result (a coordinate and a value per entry) and the kernel's
+    // staging buffers of as many, and a dense workspace of 17 bytes per
+    // column on each of two threads. Its entries are at most its products,
+    // sum_k |column k| |row k|, estimated as nnz^2 / rows (rows of equal
+    // length; skewed rows make more), and at most rows x cols.
+    double products = r > 0 ? n * n / r : 0;
+    double entries = std::min(products, r * c);
+    return 2 * entries * (8 + element) + 2 * 17 * c;
+  }
   switch (productShape(spec.kernel)) {
   case ProductShape::MatrixMatrix:
     // B (cols x N), C and its reference (rows x N).

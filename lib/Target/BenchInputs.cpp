@@ -56,6 +56,10 @@ ReferenceResult
 sptune::referenceOf(const KernelDescriptor &d, const CsrMatrix &m,
                     const std::vector<std::vector<float>> &dense,
                     int valueBits) {
+  // Two sparse inputs: the product of the matrix with itself (A A, how an
+  // SpGEMM is measured; prepareBenchInputs checks it is square).
+  if (d.numSparseInputs() == 2)
+    return referenceSpGEMMChecksum(m, m, valueBits);
   const KernelOperand &sparse = *sparseOperand(d);
   LoopNest nest = nestOf(d, sparse);
   size_t numInputs = d.operands.size() - 1;
@@ -168,6 +172,13 @@ llvm::Error sptune::prepareBenchInputs(const KernelDescriptor &d,
   const KernelOperand *sparse = sparseOperand(d);
   if (!sparse || sparse->dims.size() != 2 || d.operands.size() < 2)
     return makeError("bench inputs need a kernel on one rank-2 sparse matrix");
+  if (d.numSparseInputs() == 2 && (m.rows != m.cols || d.operands.size() != 3 ||
+                                   !d.operands.back().sparse()))
+    return makeError("a product of two sparse inputs is measured as A A into "
+                     "a sparse result, on a square matrix; this one is " +
+                     std::to_string(m.rows) + " x " + std::to_string(m.cols));
+  if (d.numSparseInputs() > 2)
+    return makeError("bench inputs need a kernel of at most two sparse inputs");
   if (d.loops[sparse->dims[0]].size != m.rows ||
       d.loops[sparse->dims[1]].size != m.cols)
     return makeError("the matrix is " + std::to_string(m.rows) + " x " +

@@ -48,8 +48,11 @@ static bool measuredAsWritten(const KernelSpec &spec, SddmmForm sddmm) {
 
 KernelDescriptor sptune::benchDescriptor(const KernelSpec &spec, int64_t rows,
                                          int64_t cols, SddmmForm sddmm) {
+  // SpGEMM is measured as A A: its loop outside A, j, spans the columns.
+  bool spgemm = spec.kernel == KernelType::SpGEMM;
+  int64_t free = spgemm ? cols : spec.free;
   if (spec.descriptor && measuredAsWritten(spec, sddmm)) {
-    KernelDescriptor d = sizedTo(*spec.descriptor, rows, cols, spec.free);
+    KernelDescriptor d = sizedTo(*spec.descriptor, rows, cols, free);
     // Timed without its invariant factor: the bench checks the kernel's
     // values against the plain product's reference (one multiply more per
     // product does not change how schedules rank).
@@ -97,6 +100,15 @@ KernelDescriptor sptune::benchDescriptor(const KernelSpec &spec, int64_t rows,
     operand(Kind::Sparse, {0, 1});
     operand(Kind::Dense, {1});
     operand(Kind::Output, {0});
+    break;
+  case KernelType::SpGEMM:
+    // C(i,j) += A(i,k) * A(k,j) into a fresh C (the matrix twice: square).
+    loop("i", false, rows);
+    loop("j", false, free);
+    loop("k", true, cols);
+    operand(Kind::Sparse, {0, 2});
+    operand(Kind::Sparse, {2, 1});
+    operand(Kind::SparseOutput, {0, 1});
     break;
   case KernelType::SDDMM:
     loop("i", false, rows);

@@ -4,6 +4,9 @@
 
 #include "sptune/Support/Error.h"
 
+#include <optional>
+#include <vector>
+
 using namespace sptune;
 
 bool sptune::kernelTakesOutput(const KernelDescriptor &d) {
@@ -38,17 +41,22 @@ static std::string whyNotPrintable(const KernelDescriptor &d,
   for (const KernelLoop &loop : d.loops)
     if (loop.size < 0)
       return "loop " + loop.name + " has a dynamic size";
-  const KernelOperand *firstSparse = nullptr;
+  // Every sparse operand has one type: the same sizes (an SpGEMM A A of a
+  // square matrix: A(i, k), A(k, j) and C(i, j) all n x n).
+  std::optional<std::vector<int64_t>> sparseShape;
   for (size_t n = 0; n < d.operands.size(); ++n) {
     const KernelOperand &o = d.operands[n];
-    for (unsigned loop : o.dims)
+    std::vector<int64_t> shape;
+    for (unsigned loop : o.dims) {
       if (loop >= d.loops.size())
         return "operand #" + std::to_string(n) + " indexes a loop it lacks";
+      shape.push_back(d.loops[loop].size);
+    }
     if (!o.sparse())
       continue;
-    if (firstSparse && firstSparse->dims != o.dims)
+    if (sparseShape && *sparseShape != shape)
       return "sparse operands of different shapes cannot share one type";
-    firstSparse = &o;
+    sparseShape = std::move(shape);
   }
   if (d.body == KernelDescriptor::Body::SampledMultiplyAccumulate &&
       (!d.operands.back().sparse() || d.numSparseInputs() != 0))

@@ -431,6 +431,9 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
       result->measured && !et.isF32() && !et.isF64())
     remark << "; the " << et << " kernel was timed in its f"
            << k.elementBits << " form";
+  if (result->measured && k.type == st::KernelType::SpGEMM)
+    remark << "; timed as A A (its A's matrix times itself), the matrix "
+              "square";
   if (result->measured && k.descriptor && k.descriptor->scaled)
     remark << "; timed without its invariant factor (the fused scale)";
   if (!result->fallbackReason.empty())

@@ -108,6 +108,9 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec,
   if (!schedule) {
     lowering.parallelization = mlir::sptune::ParallelizationChoice::DenseOuterLoop;
     lowering.vectorLength = 0;
+    // Upstream's default for a sparse x sparse product: its sparsifier (in
+    // one thread), not sptune's Gustavson kernel.
+    lowering.gustavsonSpgemm = false;
   }
   mlir::sptune::buildCpuLoweringPipeline(lower, lowering);
   if (mlir::failed(lower.run(*module))) {
@@ -139,6 +142,14 @@ Measurement CpuMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
                                    const Schedule *schedule,
                                    const MeasureOptions &opts) {
   Measurement result;
+  // An SpGEMM is measured as A A (benchDescriptor).
+  if (spec.kernel == KernelType::SpGEMM && m.rows != m.cols) {
+    result.status = MeasureStatus::Illegal;
+    result.reason = "an SpGEMM is measured as A A, on a square matrix; this "
+                    "one is " +
+                    std::to_string(m.rows) + " x " + std::to_string(m.cols);
+    return result;
+  }
   if (schedule) {
     std::string why = whyIllegal(*schedule);
     if (why.empty())
@@ -206,12 +217,6 @@ Measurement CpuMeasurer::measure(const CsrMatrix &matrix,
                toString(spec.kernel) + "'";
     return m;
   }
-  if (std::string why = whyKernelNotMeasured(spec.kernel); !why.empty()) {
-    Measurement m;
-    m.status = MeasureStatus::Illegal;
-    m.reason = why;
-    return m;
-  }
   return spec.elementBits == 64
              ? impl->run<double>(matrix, spec, &schedule, options)
              : impl->run<float>(matrix, spec, &schedule, options);
@@ -220,12 +225,6 @@ Measurement CpuMeasurer::measure(const CsrMatrix &matrix,
 Measurement CpuMeasurer::measureUpstreamDefault(const CsrMatrix &matrix,
                                                 const KernelSpec &spec,
                                                 const MeasureOptions &options) {
-  if (std::string why = whyKernelNotMeasured(spec.kernel); !why.empty()) {
-    Measurement m;
-    m.status = MeasureStatus::Illegal;
-    m.reason = why;
-    return m;
-  }
   return spec.elementBits == 64
              ? impl->run<double>(matrix, spec, nullptr, options)
              : impl->run<float>(matrix, spec, nullptr, options);

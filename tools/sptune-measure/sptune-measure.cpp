@@ -33,9 +33,10 @@ static cl::opt<bool> worker(cl::cat(category), "worker",
                             cl::desc("Serve JSON requests on stdin"));
 static cl::opt<std::string> matrix(cl::cat(category), "matrix",
                                    cl::desc("Matrix: .mtx path or gen: spec"));
-static cl::opt<std::string> kernel(cl::cat(category), "kernel",
-                                   cl::desc("spmm, sddmm, spmv or hadamard"),
-                                   cl::init("spmm"));
+static cl::opt<std::string>
+    kernel(cl::cat(category), "kernel",
+           cl::desc("spmm, sddmm, spmv, hadamard or spgemm (measured as A A)"),
+           cl::init("spmm"));
 static cl::opt<int64_t> freeSize(cl::cat(category), "free",
                                  cl::desc("N of SpMM, K of SDDMM"),
                                  cl::init(64));

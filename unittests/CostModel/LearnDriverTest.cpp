@@ -85,9 +85,10 @@ TEST(LearnDriver, RefusesWhatWouldAbortHangOrFailLater) {
       "--far-share");
   expectRefused([](LearnDriverOptions &o) { o.kernels = {"spgemv"}; },
                 "unknown kernel");
-  // A kernel type whose kernels are not measured yet (whyKernelNotMeasured).
+  // A kernel type the cost model has no feature for (measured, collected,
+  // not learned from).
   expectRefused([](LearnDriverOptions &o) { o.kernels = {"spgemm"}; },
-                "SpGEMM kernels are not measured yet");
+                "the cost model has no feature for 'spgemm' kernels");
   expectRefused([](LearnDriverOptions &o) { o.learn.outPath = "/"; }, "--out");
   // Live measurement options: checked before anything is measured.
   expectRefused([](LearnDriverOptions &o) { o.workers = 0; }, "--workers",

@@ -61,7 +61,8 @@ bool hasNarrowWidths(sparse_tensor::SparseTensorEncodingAttr enc);
 /// Where the operand stores 8- or 16-bit positions or coordinates and the
 /// schedule keeps its levels, the operand's own encoding (its widths win
 /// over the schedule's 32 or 64: nothing is converted; a schedule that
-/// changes the levels converts through convertSparseStorage).
+/// changes the levels converts through convertSparseStorage). An SpGEMM's is
+/// its A's own encoding (its schedule converts nothing).
 sparse_tensor::SparseTensorEncodingAttr
 buildScheduledEncoding(KernelAttr kernel, const ::sptune::Schedule &schedule);
 

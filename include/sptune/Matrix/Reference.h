@@ -1,6 +1,7 @@
 //===- Reference.h - Reference results of the kernels -----------*- C++ -*-===//
 //
-// Part of sptune. Double-precision reference results of SpMM, SpMV and SDDMM,
+// Part of sptune. Double-precision reference results of SpMM, SpMV, SDDMM and
+// SpGEMM,
 // with per-entry error bounds, and the deterministic dense inputs every
 // measurer uses, so that all targets are checked against the same numbers.
 //
@@ -48,6 +49,13 @@ ReferenceResult referenceSDDMMChecksum(const CsrMatrix &s,
                                        const std::vector<float> &a,
                                        const std::vector<float> &b, int64_t k,
                                        int valueBits = 32);
+
+/// The checksum of C = A * B (both sparse; A's columns are B's rows) over
+/// C's entries, sum_ij C_ij * w(i,j) (one value, with its bound). Every
+/// (i, j) that some product reaches is an entry, a sum that cancels to zero
+/// too (it adds nothing).
+ReferenceResult referenceSpGEMMChecksum(const CsrMatrix &a, const CsrMatrix &b,
+                                        int valueBits = 32);
 
 /// A stored value as a kernel of `valueBits`-bit elements reads it: rounded
 /// to float for 32 bits (a value beyond float range becomes an infinity),

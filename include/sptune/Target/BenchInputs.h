@@ -58,7 +58,8 @@ llvm::Error prepareBenchInputs(const KernelDescriptor &d,
 /// The reference of `d` on `m` with `dense` (the logical dense inputs in
 /// operand order, row-major in their own dims): for a dense output, every
 /// value with a bound of |terms| times (terms + 1); for a sparse output,
-/// sum_ij X_ij w(i, j) over m's entries (checksumWeight). A sparse input
+/// sum_ij X_ij w(i, j) over m's entries (checksumWeight); for two sparse
+/// inputs, the checksum of m m (referenceSpGEMMChecksum). A sparse input
 /// reads m's values as a `valueBits` kernel does; an in-place sampled output
 /// (no sparse input) is the product on m's pattern, every value 1.
 ReferenceResult referenceOf(const KernelDescriptor &d, const CsrMatrix &m,

@@ -24,7 +24,8 @@
 namespace sptune {
 
 /// The kernel to measure. The sparse operand is the matrix (rows x cols in
-/// canonical roles: A(i,k) for SpMM/SpMV, S(i,j) for SDDMM).
+/// canonical roles: A(i,k) for SpMM/SpMV, S(i,j) for SDDMM); an SpGEMM is
+/// measured as A A (the matrix square), its result sparse.
 struct KernelSpec {
   KernelType kernel = kDefaultKernelType;
   /// N (dense columns) of SpMM, K (inner size) of SDDMM; ignored for SpMV.
@@ -42,12 +43,6 @@ struct KernelSpec {
   /// operand take the matrix's sizes and its other loops `free`.
   std::optional<KernelDescriptor> descriptor;
 };
-
-/// Why kernels of type `k` are not measured, or "" when they are: sptune's
-/// measurers time kernels of one sparse input on one matrix; an SpGEMM
-/// (two sparse inputs) is not measured yet. Tools that measure refuse such
-/// a kernel up front rather than fail every measurement.
-std::string whyKernelNotMeasured(KernelType k);
 
 /// Bytes a measurement of `spec` on a rows x cols matrix of `nnz` entries
 /// allocates besides the matrix: the dense inputs, the output and the
