@@ -283,6 +283,20 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (kind == KernelKind::SpGEMM &&
       operandKinds.back() != OperandKind::SparseOut)
     return emitError() << "a 'spgemm' kernel's output is sparse";
+  // SpGEMM is matched untransposed only (SpgemmForm.h): A(i, k), B(k, j),
+  // C(i, j), each with its dimensions in this order.
+  if (kind == KernelKind::SpGEMM)
+    for (auto [o, rs] : llvm::enumerate(roles)) {
+      auto is = [&](LoopRole a, LoopRole b) {
+        return rs.size() == 2 && rs[0] == a && rs[1] == b;
+      };
+      if (!is(LoopRole::I, LoopRole::K) && !is(LoopRole::K, LoopRole::J) &&
+          !is(LoopRole::I, LoopRole::J))
+        return emitError() << "operand #" << o << " of a 'spgemm' kernel is "
+                           << rolesToString(rs)
+                           << ": its operands are (i, k), (k, j) and (i, j), "
+                              "none transposed";
+    }
 
   // Kind-specific signature, compared as multisets of (kind, role set).
   SmallVector<OperandSignature> signature;

@@ -314,6 +314,10 @@ static linalg::GenericOp rewriteIntoCopiedSample(IRRewriter &rewriter,
 std::string mlir::sptune::whyTargetRefusesKernel(linalg::LinalgOp op,
                                                  KernelAttr kernel,
                                                  const ::sptune::Target &target) {
+  if (kernel.getKind() == KernelKind::SpGEMM &&
+      !target.computesSparseProducts())
+    return "target '" + std::string(target.name()) +
+           "' has no sparse x sparse product kernel";
   std::string elementType;
   llvm::raw_string_ostream os(elementType);
   os << kernel.getElementType();

@@ -67,8 +67,9 @@ def parse_fields(text):
 
 #: Fields a printed schedule leaves out at their default value (the CPU's
 #: `reorder`, printed only when the rows are visited in another order than
-#: storage order): derive_schedule appends them.
-OPTIONAL_FIELDS = ("reorder",)
+#: storage order; an SpGEMM's `accumulator` and `passes`, printed when not
+#: auto): derive_schedule appends them.
+OPTIONAL_FIELDS = ("reorder", "accumulator", "passes")
 
 
 def derive_schedule(schedule, fields):

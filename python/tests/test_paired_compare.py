@@ -99,6 +99,11 @@ class Sides(unittest.TestCase):
         self.assertEqual(reordered, heuristic + ", reorder = rcm")
         self.assertEqual(paired_compare.derive_schedule(reordered, [("reorder", "none")]),
                          heuristic + ", reorder = none")
+        # An SpGEMM's knobs, printed when not auto.
+        spgemm = "cpu spgemm, parallel = outer, threads = 0, simd32 = false"
+        self.assertEqual(
+            paired_compare.derive_schedule(spgemm, [("accumulator", "hash"), ("passes", "two")]),
+            spgemm + ", accumulator = hash, passes = two")
 
     def test_matrix_label(self):
         self.assertEqual(paired_compare.matrix_label("/data/matrices/SNAP_wiki-Vote.mtx"),

@@ -64,13 +64,13 @@ static bool tooSmallToShare(KernelType kernel, const MatrixStats *stats,
 Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
                                       const MatrixStats *stats, int64_t free) {
   // SpGEMM: the Gustavson kernel on the operands' CSR, one block of rows of
-  // equal work per thread; its accumulator and pass count are left to the
-  // kernel's run-time rule (auto: the dense workspace unless it passes
-  // 1 GiB over all threads, one pass unless its staging buffers pass the
-  // lowering's budget). Measured on the AMD EPYC VM over the 14 large
-  // shared matrices (A·A, docs/results.md, "The hash accumulator of the
-  // SpGEMM kernel"): the dense workspace beat the hash table on every one
-  // (the hash table 0.27x-0.96x its speed); the hash table won by at most
+  // equal work per thread; its accumulator and pass count are left auto:
+  // to the lowering's options, by default the kernel's run-time rules (the
+  // dense workspace unless it passes 1 GiB over all threads, one pass
+  // unless its staging buffers pass 1 GiB). Measured on the AMD EPYC VM over
+  // the 14 large shared matrices (A·A, docs/results.md, "The hash accumulator
+  // of the SpGEMM kernel"): the dense workspace beat the hash table on every
+  // one (the hash table 0.27x-0.96x its speed); the hash table won by at most
   // 1.10x, on generated products of millions of scattered columns.
   if (kernel == KernelType::SpGEMM) {
     Schedule s = Schedule::csr(TargetKind::CPU, kernel);

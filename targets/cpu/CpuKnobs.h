@@ -30,15 +30,15 @@ enum class RowOrderKind : uint8_t { Natural, Rcm };
 
 /// Where the SpGEMM kernel (cpu/GustavsonSpgemm.h) keeps a row's sums: a
 /// dense workspace over C's columns or a hash table sized by the rows; auto
-/// decides when the kernel runs (dense unless its workspaces pass 1 GiB and
-/// the tables would be smaller), as the lowering's gustavson-accumulator
-/// option says for kernels without a schedule.
+/// leaves it to the lowering's gustavson-accumulator option, whose default,
+/// auto, decides when the kernel runs (dense unless its workspaces pass
+/// 1 GiB and the tables would be smaller).
 enum class SpgemmAccumulator : uint8_t { Auto, Dense, Hash };
 
 /// How the SpGEMM kernel finds C's positions: in one pass into staging
 /// buffers of a slot per product, in two (count each row's columns, then
 /// compute into place), or auto (one pass when the staging buffers fit the
-/// lowering's gustavson-one-pass-bytes budget).
+/// lowering's gustavson-one-pass-bytes budget, 1 GiB by default).
 enum class SpgemmPasses : uint8_t { Auto, One, Two };
 
 /// "none", "outer".

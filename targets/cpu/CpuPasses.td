@@ -30,7 +30,14 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     computed by sptune's parallel two-phase Gustavson kernel
     (cpu/GustavsonSpgemm.h) unless `gustavson-spgemm=false`, a row's sums
     in a dense workspace over C's columns or a hash table
-    (`gustavson-accumulator`).
+    (`gustavson-accumulator`), each product's kernel built as its schedule
+    says (its `parallel`, `threads`, `accumulator` and `passes`); an option
+    given explicitly (`gustavson-accumulator` other than auto,
+    `parallelization`, `threads` of 0 or more) wins over the schedules,
+    and `gustavson-one-pass-bytes` is the budget of `passes = auto`. A
+    scheduled product the kernel cannot compute, or that
+    `gustavson-spgemm=false` or the runtime library would leave to
+    upstream, is an error.
 
     A kernel whose schedule has `reorder = rcm` gets its row order computed
     here, from the matrix named by the `sptune.matrix` attribute of its
@@ -69,7 +76,8 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "SPTUNE_GUSTAVSON_ACCUMULATOR_VALUES">,
     Option<"threads", "threads", "int", /*default=*/"-1",
            "The OpenMP threads the Gustavson kernel cuts its rows for, as "
-           "sptune-omp-schedule's option (-1 or 0: the runtime's default "
+           "sptune-omp-schedule's option (-1: from the schedules, the "
+           "runtime's default team without one; 0: the runtime's default "
            "team)">,
     Option<"parallelizeUnscheduled", "parallelize-unscheduled", "bool",
            /*default=*/"true",

@@ -40,7 +40,8 @@ struct CpuSpaceConfig {
   std::vector<int> vectorLengths = {0, 4, 8, 16};
   /// SpGEMM's kernel knobs (its only storage is CSR, and it takes no OpenMP
   /// schedule, chunk or vectors): every accumulator and pass count chosen
-  /// outright (`auto`, decided when the kernel runs, is the heuristic's).
+  /// outright (`auto`, the lowering's options and their run-time rules, is
+  /// the heuristic's).
   std::vector<SpgemmAccumulator> accumulators = {SpgemmAccumulator::Dense,
                                                  SpgemmAccumulator::Hash};
   std::vector<SpgemmPasses> passes = {SpgemmPasses::One, SpgemmPasses::Two};

@@ -315,40 +315,41 @@ struct CpuSparsifyPass
   }
 
   /// How the Gustavson kernel of a product with the schedule `attr` (or
-  /// none) is built: the pass options, where the schedule chooses nothing
-  /// (its knobs at auto), and its choices otherwise; a `threads` option of
-  /// 0 or more overrides every schedule's, as in sptune-omp-schedule.
+  /// none) is built. As for the sparsifier's kernels, an option given
+  /// explicitly wins over every schedule (`gustavson-accumulator` other than
+  /// auto, `parallelization`, `threads` of 0 or more) and one left at its
+  /// default lets the schedule decide; `gustavson-one-pass-bytes` is the
+  /// budget `passes = auto` goes by, a schedule's `one` or `two` decides
+  /// outright. A sequential product (`parallel = none`, or
+  /// `parallelization=none`) is one block of rows.
   GustavsonSettings gustavsonSettings(ScheduleAttr attr) {
     GustavsonSettings settings;
     settings.onePassBytes = gustavsonOnePassBytes;
-    settings.threads = std::max<int>(0, threads);
     settings.accumulator = gustavsonAccumulator;
-    if (!attr)
-      return settings;
-    const ::sptune::CpuKnobs &knobs = cpuKnobs(attr.getSchedule());
-    switch (knobs.accumulator) {
-    case ::sptune::SpgemmAccumulator::Auto:
-      break;
-    case ::sptune::SpgemmAccumulator::Dense:
-      settings.accumulator = GustavsonAccumulator::Dense;
-      break;
-    case ::sptune::SpgemmAccumulator::Hash:
-      settings.accumulator = GustavsonAccumulator::Hash;
-      break;
+    bool parallel = true;
+    int scheduleThreads = 0;
+    if (attr) {
+      const ::sptune::CpuKnobs &knobs = cpuKnobs(attr.getSchedule());
+      if (gustavsonAccumulator == GustavsonAccumulator::Auto) {
+        if (knobs.accumulator == ::sptune::SpgemmAccumulator::Dense)
+          settings.accumulator = GustavsonAccumulator::Dense;
+        else if (knobs.accumulator == ::sptune::SpgemmAccumulator::Hash)
+          settings.accumulator = GustavsonAccumulator::Hash;
+      }
+      if (knobs.passes == ::sptune::SpgemmPasses::One)
+        settings.onePassBytes = std::numeric_limits<int64_t>::max();
+      else if (knobs.passes == ::sptune::SpgemmPasses::Two)
+        settings.onePassBytes = 0;
+      parallel = knobs.parallel == ::sptune::ParallelKind::Outer;
+      scheduleThreads = knobs.threads;
     }
-    switch (knobs.passes) {
-    case ::sptune::SpgemmPasses::Auto:
-      break;
-    case ::sptune::SpgemmPasses::One:
-      settings.onePassBytes = std::numeric_limits<int64_t>::max();
-      break;
-    case ::sptune::SpgemmPasses::Two:
-      settings.onePassBytes = 0;
-      break;
-    }
-    if (threads < 0)
-      settings.threads =
-          knobs.parallel == ::sptune::ParallelKind::None ? 1 : knobs.threads;
+    if (parallelization == ParallelizationChoice::None)
+      parallel = false;
+    else if (parallelization != ParallelizationChoice::Auto)
+      parallel = true;
+    settings.threads = !parallel      ? 1
+                       : threads >= 0 ? static_cast<int>(threads)
+                                      : scheduleThreads;
     return settings;
   }
 

@@ -38,6 +38,9 @@ public:
              productShape(kernel) == ProductShape::SampledMatrixMatrix);
   }
 
+  /// The Gustavson kernel (cpu/GustavsonSpgemm.h).
+  bool computesSparseProducts() const override { return true; }
+
   const TargetKnobs &knobs() const override { return cpuTargetKnobs(); }
   const KnobEncoding &knobEncoding() const override { return encoding; }
   /// OpenMP's static schedule over compressed rows becomes rows balanced by

@@ -506,9 +506,10 @@ private:
     vector::PrintOp::create(
         t, loc,
         "sptune: the SpGEMM kernel ran out of memory allocating this many "
-        "bytes (if gustavson-accumulator=dense was asked for, its workspace "
-        "takes 9-17 bytes per column of C per thread, and auto or hash may "
-        "take less): ");
+        "bytes (a dense workspace, asked for by gustavson-accumulator=dense "
+        "or a schedule's accumulator = dense, takes 9-17 bytes per column of "
+        "C per thread, and auto or hash may take less; one pass, by "
+        "passes = one, stages a coordinate and a value per product): ");
     vector::PrintOp::create(t, loc, bytes);
     func::CallOp::create(
         t, loc, exitFn,

@@ -56,9 +56,6 @@ public:
            std::string(et);
   }
   std::string whyUnsupportedBody(const KernelDescriptor &d) const override {
-    if (d.shapeName() == "spgemm")
-      return "the nvvm target has no sparse x sparse product kernel (MLIR's "
-             "GPU code generation does not insert into a sparse result)";
     if (!d.scaled)
       return "";
     return "the nvvm target's cuSPARSE path and measurer compute plain "

@@ -36,8 +36,6 @@ public:
     return whyNotSpadeElementType(et);
   }
   std::string whyUnsupportedBody(const KernelDescriptor &d) const override {
-    if (d.shapeName() == "spgemm")
-      return "SPADE runs SpMM and SDDMM only, not sparse x sparse products";
     return d.scaled ? whyNotSpadeScaledBody() : "";
   }
 

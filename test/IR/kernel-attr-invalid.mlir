@@ -271,3 +271,12 @@
 // expected-error @below {{operand #1 dense(k, j) does not fit a 'spgemm' kernel}}
 #k = #sptune.kernel<spgemm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), sparse_out(i, j)],
                     type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Its operands are not transposed.
+// expected-error @below {{operand #0 of a 'spgemm' kernel is (k, i): its operands are (i, k), (k, j) and (i, j), none transposed}}
+#k = #sptune.kernel<spgemm, loops = [i : 8, j : 8, k : 4], operands = [sparse(k, i), sparse(k, j), sparse_out(i, j)],
+                    type = f32, encoding = #CSR>

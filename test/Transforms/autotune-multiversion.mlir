@@ -96,3 +96,24 @@ func.func @taken(%a: tensor<?x?xf64, #CSR>, %x: tensor<?xf64>, %y: tensor<?xf64>
   return %0 : tensor<?xf64>
 }
 func.func private @taken__sptune_v0(tensor<?x?xf64, #CSR>) -> index
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// An SpGEMM gets one schedule; and next to it, an SpMV is not multi-versioned
+// either (its function holds two kernels).
+// CHECK-LABEL: func.func @spgemm(
+// CHECK-NOT:     sptune.dispatch
+func.func @spgemm(%a: tensor<?x?xf64, #CSR>, %b: tensor<?x?xf64, #CSR>, %x: tensor<?xf64>, %y: tensor<?xf64>) -> (tensor<?x?xf64, #CSR>, tensor<?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf64, #CSR>
+  %n = tensor.dim %b, %c1 : tensor<?x?xf64, #CSR>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf64, #CSR>
+  // expected-remark @+1 {{using the heuristic schedule (not multi-versioned: SpGEMM kernels get one schedule (the cost model has no SpGEMM features to pick variants with))}}
+  %0 = linalg.matmul ins(%a, %b : tensor<?x?xf64, #CSR>, tensor<?x?xf64, #CSR>) outs(%e : tensor<?x?xf64, #CSR>) -> tensor<?x?xf64, #CSR>
+  // expected-remark @+1 {{not multi-versioned: its function @spgemm holds 2 kernels}}
+  %1 = linalg.matvec ins(%a, %x : tensor<?x?xf64, #CSR>, tensor<?xf64>) outs(%y : tensor<?xf64>) -> tensor<?xf64>
+  return %0, %1 : tensor<?x?xf64, #CSR>, tensor<?xf64>
+}

@@ -4,6 +4,9 @@
 // lowering is told not to use it.
 //
 // RUN: sptune-opt %s -split-input-file -verify-diagnostics --sptune-apply-schedule --sptune-cpu-sparsify=gustavson-spgemm=false
+// The runtime library leaves SpGEMM to upstream too.
+// RUN: not sptune-opt %s -split-input-file --sptune-apply-schedule --sptune-cpu-sparsify=enable-runtime-library=true 2>&1 | FileCheck %s --check-prefix=RUNTIME
+// RUNTIME: error: sptune: this SpGEMM's schedule is for sptune's Gustavson kernel, which the runtime library does not use
 
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
@@ -71,6 +74,34 @@ func.func @valid(%a: tensor<8x5xf64, #CSR>, %b: tensor<5x6xf64, #CSR>) -> tensor
   %e = tensor.empty() : tensor<8x6xf64, #CSR>
   // expected-error @+1 {{sptune: this SpGEMM's schedule is for sptune's Gustavson kernel, which gustavson-spgemm=false turns off}}
   %r = linalg.matmul {sptune.kernel = #K, sptune.schedule = #sptune.schedule<cpu spgemm, parallel = outer, accumulator = hash>}
+    ins(%a, %b : tensor<8x5xf64, #CSR>, tensor<5x6xf64, #CSR>) outs(%e : tensor<8x6xf64, #CSR>) -> tensor<8x6xf64, #CSR>
+  return %r : tensor<8x6xf64, #CSR>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#K = #sptune.kernel<spgemm, loops = [i : 8, j : 6, k : 5], operands = [sparse(i, k), sparse(k, j), sparse_out(i, j)], type = f64, encoding = #CSR>
+
+// A hand-written kernel attribute on a product the Gustavson kernel cannot
+// compute (its result is no fresh tensor).
+func.func @not_fresh(%a: tensor<8x5xf64, #CSR>, %b: tensor<5x6xf64, #CSR>, %c: tensor<8x6xf64, #CSR>) -> tensor<8x6xf64, #CSR> {
+  // expected-error @+1 {{sptune: this SpGEMM's schedule is for sptune's Gustavson kernel, which cannot compute it: its result is not a fresh tensor (its init is no tensor.empty)}}
+  %r = linalg.matmul {sptune.kernel = #K, sptune.schedule = #sptune.schedule<cpu spgemm>}
+    ins(%a, %b : tensor<8x5xf64, #CSR>, tensor<5x6xf64, #CSR>) outs(%c : tensor<8x6xf64, #CSR>) -> tensor<8x6xf64, #CSR>
+  return %r : tensor<8x6xf64, #CSR>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#K = #sptune.kernel<spgemm, loops = [i : 8, j : 6, k : 5], operands = [sparse(i, k), sparse(k, j), sparse_out(i, j)], type = f64, encoding = #CSR>
+
+// A target without a sparse x sparse product kernel.
+func.func @nvvm(%a: tensor<8x5xf64, #CSR>, %b: tensor<5x6xf64, #CSR>) -> tensor<8x6xf64, #CSR> {
+  %e = tensor.empty() : tensor<8x6xf64, #CSR>
+  // expected-error @+1 {{sptune: cannot apply schedule: target 'nvvm' has no sparse x sparse product kernel}}
+  %r = linalg.matmul {sptune.kernel = #K, sptune.schedule = #sptune.schedule<nvvm spgemm>}
     ins(%a, %b : tensor<8x5xf64, #CSR>, tensor<5x6xf64, #CSR>) outs(%e : tensor<8x6xf64, #CSR>) -> tensor<8x6xf64, #CSR>
   return %r : tensor<8x6xf64, #CSR>
 }

@@ -33,10 +33,10 @@
 //
 // The GPU and SPADE targets leave SpGEMM unscheduled, with a remark.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=target=nvvm --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=NVVM
-// NVVM: remark: sptune-autotune: left unscheduled: the nvvm target has no sparse x sparse product kernel
+// NVVM: remark: sptune-autotune: left unscheduled: target 'nvvm' has no sparse x sparse product kernel
 // NVVM-NOT: sptune.schedule
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=target=spade --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SPADE
-// SPADE: remark: sptune-autotune: left unscheduled: SPADE runs SpMM and SDDMM only, not sparse x sparse products
+// SPADE: remark: sptune-autotune: left unscheduled: target 'spade' has no sparse x sparse product kernel
 // SPADE-NOT: sptune.schedule
 //
 // Applied: the op is generalized, on its own storage, with its schedule.
@@ -62,6 +62,34 @@
 // LOWERED: arith.constant -7046029254386353131 : i64
 // LOWERED-NOT: math.cttz
 // LOWERED-LABEL: func.func @ab(
+//
+// Through the whole lowering: @ab's kernel on a team of three, in one pass
+// whatever its staging buffers take; @ba's on the runtime's team, in one
+// pass within the 1 GiB budget.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e '/@ab(/,/return/s/parallel = outer, threads = 0/parallel = outer, threads = 3/' -e '/@ab(/,/return/s/simd32 = false/simd32 = false, passes = one/' | sptune-opt --sptune-apply-schedule --sptune-lower-cpu | FileCheck %s --check-prefix=THREADS
+// THREADS-LABEL: llvm.func @sptune_gustavson_spgemm_0(
+// THREADS: llvm.mlir.constant(1073741824 : index)
+// THREADS-NOT: num_threads
+// THREADS-LABEL: llvm.func @sptune_gustavson_spgemm(
+// THREADS: llvm.mlir.constant(9223372036854775807 : index)
+// THREADS: %[[N:.+]] = llvm.mlir.constant(3 : i32) : i32
+// THREADS: omp.parallel num_threads(%[[N]] : i32)
+//
+// Options given explicitly win over the schedules: threads=2 over @ba's
+// team (not over @ab's one thread: a sequential product stays one block),
+// gustavson-accumulator=dense over @ab's hash table; parallelization=none
+// makes both sequential.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e '/@ab(/,/return/s/parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false/parallel = none, accumulator = hash/' | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify="threads=2 gustavson-accumulator=dense" | FileCheck %s --check-prefix=OPTIONS
+// OPTIONS-LABEL: func.func private @sptune_gustavson_spgemm_0(
+// OPTIONS-SAME: attributes {sptune.omp_threads = 2 : i32}
+// OPTIONS-LABEL: func.func private @sptune_gustavson_spgemm(
+// OPTIONS-SAME: attributes {sptune.omp_threads = 1 : i32}
+// OPTIONS-NOT: -7046029254386353131
+// OPTIONS: math.cttz
+// OPTIONS-NOT: -7046029254386353131
+// OPTIONS-LABEL: func.func @ab(
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule 2>/dev/null | sptune-opt --linalg-generalize-named-ops --sptune-cpu-sparsify=parallelization=none | FileCheck %s --check-prefix=SEQUENTIAL
+// SEQUENTIAL-COUNT-2: attributes {sptune.omp_threads = 1 : i32}
 //
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e 's/simd32 = false/simd32 = false, accumulator = hash/' | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify | FileCheck %s --check-prefix=HASH
 // HASH-COUNT-2: arith.constant -7046029254386353131 : i64

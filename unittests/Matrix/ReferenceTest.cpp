@@ -60,4 +60,30 @@ TEST(Reference, ValuesAreReadAtTheKernelsWidth) {
   EXPECT_EQ(kValueBits<double>, 64);
 }
 
+/// The SpGEMM checksum is sum_ij (A B)_ij w(i, j) over the product's entries,
+/// computed here by hand: a cancelling sum is an entry that adds nothing,
+/// and its terms still widen the bound.
+TEST(Reference, SpgemmChecksumOfAHandProduct) {
+  // A = [[1, 2], [0, 3]], B = [[4, 0], [-2, 5]] as 2 x 2 CSR:
+  // A B = [[1*4 + 2*-2, 2*5], [3*-2, 3*5]] = [[0, 10], [-6, 15]].
+  CooMatrix a, b;
+  a.rows = a.cols = b.rows = b.cols = 2;
+  a.add(0, 0, 1);
+  a.add(0, 1, 2);
+  a.add(1, 1, 3);
+  b.add(0, 0, 4);
+  b.add(1, 0, -2);
+  b.add(1, 1, 5);
+  CsrMatrix ca = CsrMatrix::fromCoo(a), cb = CsrMatrix::fromCoo(b);
+  ReferenceResult r = referenceSpGEMMChecksum(ca, cb, 64);
+  double expected = 0 * checksumWeight(0, 0) + 10 * checksumWeight(0, 1) -
+                    6 * checksumWeight(1, 0) + 15 * checksumWeight(1, 1);
+  ASSERT_EQ(r.values.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.values[0], expected);
+  // |4| + |-4| over 2 products at (0, 0), widened by (count + 2).
+  EXPECT_GE(r.bounds[0], 8 * checksumWeight(0, 0) * 4);
+  // A different product gives a different checksum.
+  EXPECT_NE(referenceSpGEMMChecksum(ca, ca, 64).values[0], expected);
+}
+
 } // namespace

@@ -53,8 +53,8 @@ enum class Part : uint8_t { Whole, Outer, Inner };
 
 /// "cpu", "nvvm", "spade" (or the name a run-time target was added with).
 const char *toString(TargetKind);
-/// "spmm", "sddmm", "spmv", "hadamard" (or the name a run-time kernel type was
-/// added with).
+/// "spmm", "sddmm", "spmv", "hadamard", "spgemm" (or the name a run-time
+/// kernel type was added with).
 const char *toString(KernelType);
 /// "i", "j", "k".
 const char *toString(Role);
