@@ -3,7 +3,9 @@
 
 How much faster than sptune's heuristic schedule can a kernel run at all?
 That bounds what any cost model can win over it. Per matrix, kernel and free
-size (N of SpMM, K of SDDMM):
+size (N of SpMM, K of SDDMM; SpMV and SpGEMM have none, and SpGEMM, measured
+as A A on square matrices, varies its kernel's knobs only: step 2's new knobs
+are not its):
 
 1. `sptune-collect` measures the heuristic, a broad sample of the tuner's
    space (--samples) and the heuristic's nearest knob settings
@@ -75,18 +77,26 @@ NEW_KNOBS = [
 ]
 
 
+#: Kernels without a free size: SpMV, and SpGEMM (measured as A A, the
+#: matrix square; its schedules vary the Gustavson kernel's knobs only).
+NO_FREE_SIZE = ("spmv", "spgemm")
+
+
 def parse_problems(text):
-    """[(kernel, free)] of 'spmm:64,sddmm:16,spmv' (SpMV has no free size)."""
+    """[(kernel, free)] of 'spmm:64,sddmm:16,spmv,spgemm' (SpMV and SpGEMM
+    have no free size)."""
     out = []
     for part in text.split(","):
         kernel, sep, free = part.strip().partition(":")
-        if kernel not in ("spmm", "sddmm", "spmv"):
+        if kernel not in ("spmm", "sddmm", "spmv", "spgemm"):
             raise SystemExit(f"cpu-headroom: unknown kernel '{kernel}' in --problems")
-        if kernel == "spmv":
+        if kernel in NO_FREE_SIZE:
             if sep:
-                raise SystemExit(f"cpu-headroom: '{part}': SpMV has no free size, write spmv")
-            if ("spmv", 1) not in out:
-                out.append(("spmv", 1))
+                name = {"spmv": "SpMV", "spgemm": "SpGEMM"}[kernel]
+                raise SystemExit(f"cpu-headroom: '{part}': {name} has no free size, "
+                                 f"write {kernel}")
+            if (kernel, 1) not in out:
+                out.append((kernel, 1))
             continue
         try:
             n = int(free)
@@ -116,17 +126,19 @@ def read_jsonl(path):
 
 def collect(args, kernel, free, matrices):
     """Step 1 for one kernel and free size; the dataset's path."""
-    name = "collect-spmv.jsonl" if kernel == "spmv" else f"collect-{kernel}-{free}.jsonl"
+    name = (f"collect-{kernel}.jsonl" if kernel in NO_FREE_SIZE
+            else f"collect-{kernel}-{free}.jsonl")
     out = os.path.join(args.work, name)
     cmd = [os.path.join(args.build, "bin", "sptune-collect"), "--kernel", kernel,
-           "--free", str(free if kernel != "spmv" else 64), "--samples", str(args.samples),
+           "--free", str(free if kernel not in NO_FREE_SIZE else 64),
+           "--samples", str(args.samples),
            "--neighbours", str(args.neighbours), "--baselines", "heuristic",
            "--min-seconds", str(args.min_seconds), "--timeout", str(args.timeout),
            "--seed", str(args.seed), "--by-name", "--out", out] + matrices
     # A schedule that timed out or failed is a result of the sample (too
     # slow, or refused), not a fault to measure again on resume.
     cmd.insert(-len(matrices), "--no-retry")
-    print(f"cpu-headroom: step 1, {kernel}" + (f" at {free}" if kernel != "spmv" else "")
+    print(f"cpu-headroom: step 1, {kernel}" + (f" at {free}" if kernel not in NO_FREE_SIZE else "")
           + f": {' '.join(cmd[:3])} ...", flush=True)
     if subprocess.run(cmd).returncode != 0:
         raise SystemExit(f"cpu-headroom: sptune-collect failed for {kernel} {free}")
@@ -223,7 +235,7 @@ def holdout(args, source, kernel, free, schedule):
     """`schedule` against the heuristic, alternated in one worker
     (paired_compare's protocol): its stats, or its failure."""
     return compare(os.path.join(args.build, "bin", "sptune-measure"), source, kernel,
-                   free if kernel != "spmv" else 64, ("schedule", schedule),
+                   free if kernel not in NO_FREE_SIZE else 64, ("schedule", schedule),
                    ("baseline", "heuristic"), args.pairs, args.min_seconds, args.timeout)
 
 
@@ -238,7 +250,8 @@ def measure_problem(args, kernel, free, source, records):
                heuristic_s=heur["time_s"]["median"], single_run_oracle=single,
                machine=heur.get("machine"))
     cands = [{"from": role, "schedule": s, "single_run_speedup": x} for role, s, x in step1]
-    for label, fields, min_free in NEW_KNOBS:
+    # (SpGEMM takes none of them: its schedules vary its kernel's knobs only.)
+    for label, fields, min_free in NEW_KNOBS if kernel != "spgemm" else []:
         if (kernel != "spmv" and free < min_free) or (kernel == "spmv" and min_free > 1):
             continue
         try:
@@ -251,7 +264,7 @@ def measure_problem(args, kernel, free, source, records):
             cands.append({"from": "new knob: " + label, "schedule": s})
     screened = [c for c in cands if "status" not in c]
     base = {"target": "cpu", "matrix": source, "kernel": kernel,
-            "free": free if kernel != "spmv" else 64, "bits": 32,
+            "free": free if kernel not in NO_FREE_SIZE else 64, "bits": 32,
             "options": {"min_seconds": args.min_seconds, "timeout_s": args.timeout}}
     h, results = interleaved(os.path.join(args.build, "bin", "sptune-measure"), base,
                              [c["schedule"] for c in screened], args.rounds, args.timeout)
@@ -299,7 +312,8 @@ def geomean(xs):
 
 
 def problem_label(kernel, free):
-    return "spmv" if kernel == "spmv" else f"{kernel} {'N' if kernel == 'spmm' else 'K'}={free}"
+    return kernel if kernel in NO_FREE_SIZE else \
+        f"{kernel} {'N' if kernel == 'spmm' else 'K'}={free}"
 
 
 def summarize(rows, problems):
@@ -387,7 +401,8 @@ def main(argv=None):
                     help="with --matrices-from: at least this many stored entries")
     ap.add_argument("--build", default="build", help="sptune's build directory")
     ap.add_argument("--problems", default="spmm:64,sddmm:64,spmv",
-                    help="kernel:free,... (spmm, sddmm, spmv)")
+                    help="kernel:free,... (spmm, sddmm; spmv and spgemm without a free "
+                         "size)")
     ap.add_argument("--samples", type=int, default=8, help="sampled schedules per problem")
     ap.add_argument("--neighbours", type=int, default=16,
                     help="the heuristic and its nearest knob settings per problem")

@@ -86,7 +86,9 @@ sptune::planMatrix(const std::string &source, const std::string &matrixId,
                                         targetBaselines.end(),
                                         b) == targetBaselines.end())
         continue;
-      if (target && !target->baselineComputes(b, kernel))
+      // (The heuristic computes every kernel type the target schedules: an
+      // SpGEMM's, a Hadamard product's, which no library computes.)
+      if (b != "heuristic" && target && !target->baselineComputes(b, kernel))
         continue;
       make(dataset::baselineRole(b), "", b);
     }
