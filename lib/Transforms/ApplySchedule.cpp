@@ -333,6 +333,19 @@ std::string mlir::sptune::whyTargetRefusesKernel(linalg::LinalgOp op,
   return target.whyUnsupportedBody(*d);
 }
 
+/// `op` as a linalg.generic: itself, or its generalization (an error on the
+/// op when it has none).
+static FailureOr<linalg::GenericOp> asGeneric(RewriterBase &rewriter,
+                                              linalg::LinalgOp op) {
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+    return generic;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
+  if (failed(g))
+    return op->emitError("sptune: cannot generalize the kernel op");
+  return *g;
+}
+
 LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
                                           const ::sptune::Schedule &schedule,
                                           const ScheduleRewriteOptions &options) {
@@ -371,16 +384,11 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
   // is (generalizing a named op later would drop its schedule). Its function
   // takes no schedule: the kernel gets a function of its own there.
   if (kernel.getKind() == KernelKind::SpGEMM) {
-    Operation *scheduled = op;
-    if (!isa<linalg::GenericOp>(scheduled)) {
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
-      if (failed(g))
-        return op->emitError("sptune: cannot generalize the kernel op");
-      scheduled = *g;
-    }
-    scheduled->removeAttr(SptuneDialect::kKernelAttrName);
-    scheduled->setAttr(SptuneDialect::kScheduleAttrName, scheduleAttr);
+    FailureOr<linalg::GenericOp> scheduled = asGeneric(rewriter, op);
+    if (failed(scheduled))
+      return failure();
+    (*scheduled)->removeAttr(SptuneDialect::kKernelAttrName);
+    (*scheduled)->setAttr(SptuneDialect::kScheduleAttrName, scheduleAttr);
     return success();
   }
   auto func = op->getParentOfType<func::FuncOp>();
@@ -442,14 +450,10 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
   }
 
   // 2. Generic form, then level space (and upstream's sort) for this op.
-  linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic) {
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
-    if (failed(g))
-      return op->emitError("sptune: cannot generalize the kernel op");
-    generic = *g;
-  }
+  FailureOr<linalg::GenericOp> asGenericOp = asGeneric(rewriter, op);
+  if (failed(asGenericOp))
+    return failure();
+  linalg::GenericOp generic = *asGenericOp;
   generic->removeAttr(SptuneDialect::kKernelAttrName);
   generic->removeAttr(SptuneDialect::kScheduleAttrName);
   generic->removeAttr(kSortedAttrName);
