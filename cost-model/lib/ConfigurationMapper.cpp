@@ -17,13 +17,12 @@
 using namespace sptune;
 
 namespace {
-/// Offsets of the common feature groups after the target one-hot (one
-/// position per target of the layout, first).
+/// Offsets of the common feature groups after the target and kernel
+/// one-hots (one position per target, then per kernel, of the layout).
 enum : int {
-  kKernelOff = 0,
-  kFreeOff = kKernelOff + kKernelFeatures, // log2 free, free unknown
-  kSplitOff = kFreeOff + 2,                // log2 row, log2 col, row>1, col>1
-  kOrderOff = kSplitOff + 4,               // vocabulary x positions
+  kFreeOff = 0,              // log2 free, free unknown
+  kSplitOff = kFreeOff + 2,  // log2 row, log2 col, row>1, col>1
+  kOrderOff = kSplitOff + 4, // vocabulary x positions
   kFormatOff = kOrderOff + kLoopVocabulary * kMaxLoops, // vocabulary x 4
   kLevelsOff = kFormatOff + kLoopVocabulary * 4,        // number of levels
   kWidthOff = kLevelsOff + 1,                           // pos32, crd32
@@ -44,13 +43,17 @@ static float log2p(int64_t x, float scaleBits) {
   return knobLog2(x, scaleBits);
 }
 
-/// The common features' names after the target one-hot.
+/// The names of SpgemmFeatures, in order.
+static const char *const kSpgemmFeatureNames[] = {
+    "spgemm_hash_accumulator", "spgemm_accumulator_auto", "spgemm_two_passes",
+    "spgemm_passes_auto"};
+
+/// The common features' names after the target and kernel one-hots.
 static const std::vector<std::string> &sharedFeatureNames() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> n = {
-        "kernel_spmm",    "kernel_sddmm", "kernel_spmv",
-        "log2_free",      "free_unknown", "log2_split_row",
-        "log2_split_col", "split_row",    "split_col"};
+    std::vector<std::string> n = {"log2_free",      "free_unknown",
+                                  "log2_split_row", "log2_split_col",
+                                  "split_row",      "split_col"};
     for (const char *loop : kLoopNames)
       for (int p = 0; p < kMaxLoops; ++p)
         n.push_back(std::string("order_") + loop + "_" + std::to_string(p));
@@ -109,12 +112,13 @@ void FeatureLayout::mapCanonical(const Schedule &s, int64_t free, float *common,
         llvm::Twine("sptune cost model: target '") + toString(s.target) +
         "' has no slot in the feature layout (" + str() + ")");
   common[*slot] = 1.0f;
-  float *out = common + numTargets();
-  if (!hasKernelFeature(s.kernel))
+  auto kernel = std::find(kernels.begin(), kernels.end(), s.kernel);
+  if (kernel == kernels.end())
     llvm::report_fatal_error(
         llvm::Twine("sptune cost model: kernel '") + toString(s.kernel) +
-        "' has no feature (the model knows " + "spmm, sddmm and spmv)");
-  out[kKernelOff + static_cast<int>(s.kernel)] = 1.0f;
+        "' has no feature in the layout (it knows " + kernelsStr() + ")");
+  common[numTargets() + (kernel - kernels.begin())] = 1.0f;
+  float *out = common + numTargets() + kernels.size();
   bool hasFree = s.freeRole().has_value();
   if (hasFree && free > 0)
     out[kFreeOff] = log2p(free, 14);
@@ -153,6 +157,14 @@ void FeatureLayout::mapCanonical(const Schedule &s, int64_t free, float *common,
     out[kDerivedOff + 1] =
         s.loopOrder.front().role == Schedule::reductionRole(s.kernel);
   }
+  if (spgemmOffset > 0) {
+    SpgemmFeatures g = encoding.spgemm(s);
+    float *f = common + spgemmOffset;
+    f[0] = g.hashAccumulator;
+    f[1] = g.accumulatorAuto;
+    f[2] = g.twoPasses;
+    f[3] = g.passesAuto;
+  }
   encoding.encode(s, knobs);
 }
 
@@ -178,8 +190,26 @@ FeatureLayout FeatureLayout::ofRegisteredTargets() {
   return std::move(*layout);
 }
 
+const std::vector<std::string> &sptune::defaultModelKernels() {
+  static const std::vector<std::string> kernels = {"spmm", "sddmm", "spmv"};
+  return kernels;
+}
+
+std::vector<std::string>
+sptune::modelKernelsFor(const std::vector<KernelType> &kernels) {
+  std::vector<std::string> names = defaultModelKernels();
+  for (KernelType k : kernels) {
+    std::string name = toString(k);
+    if (hasKernelFeature(k) &&
+        std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(name);
+  }
+  return names;
+}
+
 llvm::Expected<FeatureLayout>
-FeatureLayout::of(const std::vector<std::string> &names) {
+FeatureLayout::of(const std::vector<std::string> &names,
+                  const std::vector<std::string> &kernelNames) {
   if (names.empty())
     return makeError("a model needs at least one target (none registered: "
                      "call sptune::registerAllTargets() first)");
@@ -199,9 +229,39 @@ FeatureLayout::of(const std::vector<std::string> &names) {
         static_cast<int>(t->knobEncoding().featureNames().size()));
     layout.common.push_back("target_" + name);
   }
+  if (kernelNames.empty())
+    return makeError("a model needs at least one kernel");
+  for (const std::string &name : kernelNames) {
+    std::optional<KernelType> kernel = parseKernelType(name);
+    if (!kernel || !hasKernelFeature(*kernel))
+      return makeError("kernel '" + name +
+                       "' has no model features (a model can be built for "
+                       "spmm, sddmm, spmv and spgemm)");
+    if (layout.hasKernel(*kernel))
+      return makeError("kernel '" + name + "' is listed twice");
+    layout.kernelNames_.push_back(name);
+    layout.kernels.push_back(*kernel);
+    layout.common.push_back("kernel_" + name);
+  }
   const std::vector<std::string> &shared = sharedFeatureNames();
   layout.common.insert(layout.common.end(), shared.begin(), shared.end());
+  if (layout.hasKernel(KernelType::SpGEMM)) {
+    layout.spgemmOffset = static_cast<int>(layout.common.size());
+    for (const char *n : kSpgemmFeatureNames)
+      layout.common.push_back(n);
+  }
   return std::move(layout);
+}
+
+bool FeatureLayout::hasKernel(KernelType kernel) const {
+  return std::find(kernels.begin(), kernels.end(), kernel) != kernels.end();
+}
+
+std::string FeatureLayout::kernelsStr() const {
+  std::string out;
+  for (const std::string &n : kernelNames_)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
 std::optional<size_t> FeatureLayout::slotOf(TargetKind target) const {

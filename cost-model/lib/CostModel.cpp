@@ -19,6 +19,7 @@
 #include "sptune/CostModel/ModelFile.h"
 #include "sptune/CostModel/PlainModel.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -273,7 +274,7 @@ public:
     return model->isTrainedFor(target);
   }
   bool supportsKernel(KernelType kernel) const override {
-    return hasKernelFeature(kernel);
+    return model->hasKernel(kernel);
   }
   llvm::Expected<Ranking> rank(const MatrixFeatures &features,
                                const std::vector<Schedule> &candidates,
@@ -285,11 +286,11 @@ public:
     if (llvm::Error e = checkCandidates(candidates, target))
       return std::move(e);
     for (const Schedule &s : candidates)
-      if (!hasKernelFeature(s.kernel))
+      if (!model->hasKernel(s.kernel))
         return makeError("the model '" + path +
                          "' has no feature for kernel '" + toString(s.kernel) +
-                         "' (it knows spmm, sddmm and "
-                         "spmv)");
+                         "' (it knows " +
+                         llvm::join(model->info().config.kernels, ", ") + ")");
     if (!features.isWellFormed())
       return makeError("matrix features have the wrong sizes for this build");
     std::vector<double> scores;

@@ -206,6 +206,11 @@ torchimpl::makeScheduleBatch(const FeatureLayout &layout,
       throw std::invalid_argument(
           std::string("the model has no knob coding for target '") +
           toString(canon.back().target) + "' (built for " + layout.str() + ")");
+    if (!layout.hasKernel(canon.back().kernel))
+      throw std::invalid_argument(
+          std::string("the model has no feature for kernel '") +
+          toString(canon.back().kernel) + "' (built for " +
+          layout.kernelsStr() + ")");
     slots.push_back(*slot);
     rows[*slot].push_back(static_cast<int64_t>(n));
   }
@@ -270,15 +275,19 @@ static std::mutex &seedMutex() {
   return m;
 }
 
-/// The layout of `config.targets` (every registered target when empty).
+/// The layout of `config.targets` (every registered target when empty) and
+/// `config.kernels` (spmm, sddmm and spmv when empty).
 static llvm::Expected<FeatureLayout> layoutOf(const ModelConfig &config) {
-  if (config.targets.empty()) {
+  ModelConfig c = config;
+  if (c.targets.empty()) {
     if (TargetRegistry::all().empty())
       return makeError("no target is registered (call "
                        "sptune::registerAllTargets() first)");
-    return FeatureLayout::ofRegisteredTargets();
+    c.targets = FeatureLayout::ofRegisteredTargets().targetNames();
   }
-  return FeatureLayout::of(config.targets);
+  if (c.kernels.empty())
+    c.kernels = defaultModelKernels();
+  return FeatureLayout::of(c.targets, c.kernels);
 }
 
 std::unique_ptr<Model> Model::create(const ModelConfig &config, uint64_t seed,
@@ -290,6 +299,7 @@ std::unique_ptr<Model> Model::create(const ModelConfig &config, uint64_t seed,
   }
   ModelConfig resolved = config;
   resolved.targets = layout->targetNames();
+  resolved.kernels = layout->kernelNames();
   llvm::Expected<std::unique_ptr<Model>> model =
       guardTorch("creating the model failed", [&] {
         std::lock_guard<std::mutex> lock(seedMutex());
@@ -321,6 +331,10 @@ ModelInfo &Model::info() { return impl_->info; }
 bool Model::isTrainedFor(TargetKind target) const {
   const auto &t = impl_->info.trainedTargets;
   return std::find(t.begin(), t.end(), target) != t.end();
+}
+
+bool Model::hasKernel(KernelType kernel) const {
+  return impl_->net->layout.hasKernel(kernel);
 }
 
 void Model::markTrained(TargetKind target) {
@@ -529,7 +543,7 @@ torchimpl::modelFromSections(const ModelFileSections &sections,
     error = "'" + what + "': " + error;
     return nullptr;
   }
-  llvm::Expected<FeatureLayout> layout = modelLayout(info.config.targets, what);
+  llvm::Expected<FeatureLayout> layout = modelLayout(info.config, what);
   if (!layout) {
     error = llvm::toString(layout.takeError());
     return nullptr;

@@ -76,6 +76,14 @@ std::string sptune::modelConfigJson(const ModelInfo &info,
       names.push_back(name);
     o["targets"] = std::move(names);
   }
+  // Only models of other kernels carry the key: other files stay
+  // byte-identical.
+  if (layout.kernelNames() != defaultModelKernels()) {
+    llvm::json::Array names;
+    for (const std::string &name : layout.kernelNames())
+      names.push_back(name);
+    o["kernels"] = std::move(names);
+  }
   // Only ablated models carry the key: other files stay byte-identical.
   if (info.config.hasAblations()) {
     llvm::json::Array ablations;
@@ -113,6 +121,26 @@ configTargets(const llvm::json::Object &o) {
   return std::move(names);
 }
 
+/// The "kernels" of a configuration object (spmm, sddmm and spmv when it
+/// has none).
+static llvm::Expected<std::vector<std::string>>
+configKernels(const llvm::json::Object &o) {
+  const llvm::json::Value *v = o.get("kernels");
+  if (!v)
+    return defaultModelKernels();
+  const llvm::json::Array *list = v->getAsArray();
+  if (!list || list->empty())
+    return makeError("bad configuration: 'kernels' is not a non-empty list");
+  std::vector<std::string> names;
+  for (const llvm::json::Value &item : *list) {
+    auto name = item.getAsString();
+    if (!name)
+      return makeError("bad configuration: 'kernels' holds a non-string");
+    names.push_back(name->str());
+  }
+  return std::move(names);
+}
+
 static bool parseConfig(const std::string &text, ModelInfo &info,
                         std::string &error) {
   llvm::Expected<llvm::json::Value> v = parseJson(text);
@@ -126,6 +154,8 @@ static bool parseConfig(const std::string &text, ModelInfo &info,
     return false;
   }
   if (takeErrorMessage(configTargets(*o).moveInto(info.config.targets), error))
+    return false;
+  if (takeErrorMessage(configKernels(*o).moveInto(info.config.kernels), error))
     return false;
   auto size = [&](const char *key, int &out) {
     auto x = o->getInteger(key);
@@ -185,15 +215,24 @@ static bool parseConfig(const std::string &text, ModelInfo &info,
   return true;
 }
 
-llvm::Expected<FeatureLayout>
-sptune::modelLayout(const std::vector<std::string> &targets,
-                    const std::string &what) {
-  llvm::Expected<FeatureLayout> layout = FeatureLayout::of(targets);
+llvm::Expected<FeatureLayout> sptune::modelLayout(const ModelConfig &config,
+                                                  const std::string &what) {
+  const std::vector<std::string> &kernels =
+      config.kernels.empty() ? defaultModelKernels() : config.kernels;
+  llvm::Expected<FeatureLayout> layout =
+      FeatureLayout::of(config.targets, kernels);
   if (!layout) {
-    std::string list;
-    for (const std::string &t : targets)
-      list += (list.empty() ? "" : ", ") + t;
-    return makeError("'" + what + "' was built for targets " + list + ": " +
+    auto join = [](const std::vector<std::string> &names) {
+      std::string list;
+      for (const std::string &n : names)
+        list += (list.empty() ? "" : ", ") + n;
+      return list;
+    };
+    std::string kernelList = kernels == defaultModelKernels()
+                                 ? std::string()
+                                 : " and kernels " + join(kernels);
+    return makeError("'" + what + "' was built for targets " +
+                     join(config.targets) + kernelList + ": " +
                      llvm::toString(layout.takeError()));
   }
   return layout;
@@ -206,23 +245,12 @@ llvm::Error sptune::parseModelConfig(const std::string &text, ModelInfo &info) {
   return llvm::Error::success();
 }
 
-llvm::Expected<std::vector<std::string>>
-sptune::modelConfigTargets(const std::string &text) {
-  llvm::Expected<llvm::json::Value> v = parseJson(text);
-  if (!v)
-    return makeError("bad configuration: " + llvm::toString(v.takeError()));
-  const llvm::json::Object *o = v->getAsObject();
-  if (!o)
-    return makeError("bad configuration: not a JSON object");
-  return configTargets(*o);
-}
-
 llvm::Error sptune::checkModelFeatureSpec(const ModelFileContents &file,
                                           const std::string &what) {
-  // The feature specification depends on the model's targets: read them
-  // first and check the specification before the rest is decoded. A
-  // configuration that is not a JSON object is for the full parse to
-  // report.
+  // The feature specification depends on the model's targets and kernels:
+  // read them first and check the specification before the rest is
+  // decoded. A configuration that is not a JSON object is for the full
+  // parse to report.
   auto config = file.sections.find("config");
   if (config == file.sections.end())
     return llvm::Error::success();
@@ -234,10 +262,12 @@ llvm::Error sptune::checkModelFeatureSpec(const ModelFileContents &file,
   const llvm::json::Object *o = v->getAsObject();
   if (!o)
     return llvm::Error::success();
-  std::vector<std::string> targets;
-  if (llvm::Error e = configTargets(*o).moveInto(targets))
+  ModelConfig built;
+  if (llvm::Error e = configTargets(*o).moveInto(built.targets))
     return makeError("'" + what + "': " + llvm::toString(std::move(e)));
-  llvm::Expected<FeatureLayout> layout = modelLayout(targets, what);
+  if (llvm::Error e = configKernels(*o).moveInto(built.kernels))
+    return makeError("'" + what + "': " + llvm::toString(std::move(e)));
+  llvm::Expected<FeatureLayout> layout = modelLayout(built, what);
   if (!layout)
     return layout.takeError();
   return checkFeatureSpec(file.featureSpecHash, featureSpecHash(*layout), what);

@@ -452,11 +452,12 @@ llvm::Expected<std::string> sptune::attachGuard(
       return makeError("the member '" + what +
                        "': " + llvm::toString(std::move(e)));
     if (info.config.targets != mainInfo.config.targets ||
+        info.config.kernels != mainInfo.config.kernels ||
         info.trainedTargets != mainInfo.trainedTargets ||
         ablationList(info.config) != ablationList(mainInfo.config) ||
         info.calibrated != mainInfo.calibrated)
       return makeError("the member '" + what +
-                       "' was trained for other targets, ablations or "
+                       "' was trained for other targets, kernels, ablations or "
                        "losses than the model");
     main.sections[guardMemberSection(n + 1)] = weights->second;
   }

@@ -199,8 +199,7 @@ PlainModel::fromContents(const ModelFileContents &file, const std::string &what,
   if (llvm::Error e = parseModelConfig(config->second, model->info_)) {
     return makeError("'" + what + "': " + llvm::toString(std::move(e)));
   }
-  llvm::Expected<FeatureLayout> layout =
-      modelLayout(model->info_.config.targets, what);
+  llvm::Expected<FeatureLayout> layout = modelLayout(model->info_.config, what);
   if (!layout)
     return layout.takeError();
   model->layout_ = std::move(*layout);
@@ -304,6 +303,10 @@ PlainModel::score(const MatrixFeatures &features,
                                    "'") +
                        toString(canon.target) + "' (built for " + layout.str() +
                        ")");
+    if (!layout.hasKernel(canon.kernel))
+      return makeError(std::string("the model has no feature for kernel '") +
+                       toString(canon.kernel) + "' (built for " +
+                       layout.kernelsStr() + ")");
     knobs.assign(layout.knobSize(*slot), 0.0f);
     layout.mapCanonical(canon, free, input.data(), knobs.data());
     if (c.noConfigMapper)

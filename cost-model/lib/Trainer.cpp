@@ -95,6 +95,19 @@ prepare(const std::vector<SampleGroup> &groups, const FeatureTable &features,
   return out;
 }
 
+/// Why `layout` cannot train on `prepared` ("" when it can): a group of a
+/// kernel it has no features for.
+static std::string
+whyNoKernelFeatures(const FeatureLayout &layout,
+                    const std::vector<PreparedGroup> &prepared) {
+  for (const PreparedGroup &p : prepared)
+    if (!layout.hasKernel(p.group->kernel))
+      return std::string("the model has no feature for kernel '") +
+             toString(p.group->kernel) + "' (built for " + layout.kernelsStr() +
+             "), whose samples the data hold; train a model created for it";
+  return "";
+}
+
 /// Standardization statistics of the matrix vector features over the
 /// distinct training matrices.
 static void fitNormalization(CostNet &net,
@@ -485,6 +498,11 @@ TrainResult sptune::train(Model &model, const std::vector<SampleGroup> &groups,
                    "); train a model created with it registered";
     return result;
   }
+  if (std::string why = whyNoKernelFeatures(model.impl().net->layout, prepared);
+      !why.empty()) {
+    result.error = why;
+    return result;
+  }
   // Runs the training; false when it stopped early (an error in
   // `result.error`, or an interruption).
   llvm::Expected<bool> completed = guardTorch("training failed", [&] {
@@ -664,6 +682,9 @@ sptune::lossGradient(const Model &model, const std::vector<SampleGroup> &groups,
       prepare(groups, features, o.target, &missing);
   if (!missing.empty())
     return failure("no features for matrix '" + missing + "'");
+  if (std::string why = whyNoKernelFeatures(model.impl().net->layout, prepared);
+      !why.empty())
+    return failure(why);
   std::string error;
   // On a copy: the gradients left in the parameters are no one's business.
   std::unique_ptr<Model> copy = model.clone(&error);

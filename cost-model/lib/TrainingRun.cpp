@@ -379,6 +379,10 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
   ModelConfig config;
   if (llvm::Error e = parseAblationList(options.ablations, config))
     return failure("--ablate: " + llvm::toString(std::move(e)));
+  std::vector<KernelType> kernels;
+  for (const SampleGroup &g : train)
+    kernels.push_back(g.kernel);
+  config.kernels = modelKernelsFor(kernels);
   if (config.hasAblations())
     report.note("ablations: " + ablationList(config));
   std::unique_ptr<Model> model = Model::create(config, options.seed, &error);

@@ -60,6 +60,18 @@ ParallelismFeatures CpuKnobEncoding::parallelism(const Schedule &s) const {
   return p;
 }
 
+SpgemmFeatures CpuKnobEncoding::spgemm(const Schedule &s) const {
+  SpgemmFeatures f;
+  if (s.kernel != KernelType::SpGEMM)
+    return f;
+  const CpuKnobs &c = cpuKnobs(s);
+  f.hashAccumulator = c.accumulator == SpgemmAccumulator::Hash ? 1.0f : 0.0f;
+  f.accumulatorAuto = c.accumulator == SpgemmAccumulator::Auto ? 1.0f : 0.0f;
+  f.twoPasses = c.passes == SpgemmPasses::Two ? 1.0f : 0.0f;
+  f.passesAuto = c.passes == SpgemmPasses::Auto ? 1.0f : 0.0f;
+  return f;
+}
+
 std::vector<Schedule> CpuKnobEncoding::sampleKnobs(KernelType kernel,
                                                    size_t count,
                                                    uint64_t seed) const {

@@ -197,3 +197,82 @@ TEST(ConfigurationMapperTest, FeatureSpecHashIsStable) {
   EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ull);
   EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cull);
 }
+
+TEST(ConfigurationMapperTest, DefaultKernelsKeepTheShapeOfEarlierModels) {
+  // A new model's layout, and that of every model file without a kernel
+  // list, has the one-hots of the first three kernels and no SpGEMM
+  // features: the shipped model's feature specification is unchanged.
+  EXPECT_EQ(layout().kernelNames(), defaultModelKernels());
+  const std::vector<std::string> &names = layout().commonNames();
+  ASSERT_GE(names.size(), 7u);
+  EXPECT_EQ(names[3], "kernel_spmm");
+  EXPECT_EQ(names[5], "kernel_spmv");
+  EXPECT_EQ(names[6], "log2_free");
+  for (const std::string &n : names)
+    EXPECT_EQ(n.find("spgemm"), std::string::npos) << n;
+  EXPECT_TRUE(layout().hasKernel(KernelType::SpMV));
+  EXPECT_FALSE(layout().hasKernel(KernelType::SpGEMM));
+  EXPECT_EQ(modelKernelsFor({KernelType::SpMM, KernelType::SpMV}),
+            defaultModelKernels());
+  EXPECT_EQ(modelKernelsFor({KernelType::Hadamard}), defaultModelKernels());
+}
+
+TEST(ConfigurationMapperTest, SpgemmLayoutSeesItsChoices) {
+  llvm::Expected<FeatureLayout> withSpgemm = FeatureLayout::of(
+      layout().targetNames(), modelKernelsFor({KernelType::SpGEMM}));
+  ASSERT_TRUE(static_cast<bool>(withSpgemm))
+      << llvm::toString(withSpgemm.takeError());
+  EXPECT_TRUE(withSpgemm->hasKernel(KernelType::SpGEMM));
+  EXPECT_EQ(withSpgemm->kernelsStr(), "spmm, sddmm, spmv, spgemm");
+  const std::vector<std::string> &names = withSpgemm->commonNames();
+  EXPECT_EQ(withSpgemm->commonSize(), layout().commonSize() + 1 + 4);
+  EXPECT_EQ(names.back(), "spgemm_passes_auto");
+  EXPECT_NE(featureSpecHash(*withSpgemm), featureSpecHash(layout()));
+
+  // Every SpGEMM schedule of the CPU's space maps to its own vector, and
+  // the same schedule of another kernel has no SpGEMM features.
+  std::map<std::vector<float>, std::string> seen;
+  for (SpgemmAccumulator a : {SpgemmAccumulator::Auto, SpgemmAccumulator::Dense,
+                              SpgemmAccumulator::Hash})
+    for (SpgemmPasses p :
+         {SpgemmPasses::Auto, SpgemmPasses::One, SpgemmPasses::Two})
+      for (ParallelKind par : {ParallelKind::None, ParallelKind::Outer}) {
+        Schedule s = Schedule::csr(TargetKind::CPU, KernelType::SpGEMM);
+        cpuKnobs(s).accumulator = a;
+        cpuKnobs(s).passes = p;
+        cpuKnobs(s).parallel = par;
+        s = canonicalize(s);
+        ASSERT_TRUE(isLegal(s)) << s.str();
+        MappedSchedule m = withSpgemm->map(s, 0);
+        EXPECT_EQ(static_cast<int>(m.common.size()), withSpgemm->commonSize());
+        EXPECT_FLOAT_EQ(m.common[3 + 3], 1.0f) << "kernel_spgemm";
+        auto [it, inserted] = seen.emplace(flat(m), s.str());
+        EXPECT_TRUE(inserted) << s.str() << "\ncollides with\n" << it->second;
+      }
+  EXPECT_EQ(seen.size(), 18u);
+  MappedSchedule spmm =
+      withSpgemm->map(Schedule::csr(TargetKind::CPU, KernelType::SpMM), 64);
+  for (int n = 1; n <= 4; ++n)
+    EXPECT_EQ(spmm.common[spmm.common.size() - n], 0.0f);
+  // The shared features sit after the kernel one-hots in both layouts.
+  MappedSchedule old =
+      layout().map(Schedule::csr(TargetKind::CPU, KernelType::SpMM), 64);
+  EXPECT_TRUE(std::equal(old.common.begin() + 6, old.common.end(),
+                         spmm.common.begin() + 7));
+  EXPECT_EQ(old.knobs, spmm.knobs);
+}
+
+TEST(ConfigurationMapperTest, LayoutsRefuseBadKernelLists) {
+  auto expectRefused = [](const std::vector<std::string> &kernels,
+                          const std::string &why) {
+    llvm::Expected<FeatureLayout> l =
+        FeatureLayout::of(layout().targetNames(), kernels);
+    ASSERT_FALSE(static_cast<bool>(l));
+    std::string msg = llvm::toString(l.takeError());
+    EXPECT_NE(msg.find(why), std::string::npos) << msg;
+  };
+  expectRefused({}, "at least one kernel");
+  expectRefused({"spmm", "spmm"}, "listed twice");
+  expectRefused({"hadamard"}, "kernel 'hadamard' has no model features");
+  expectRefused({"spgemv"}, "kernel 'spgemv' has no model features");
+}

@@ -98,8 +98,8 @@ TEST(DatasetTest, ReadsGroupsAndCountsSkippedLines) {
 
 TEST(DatasetTest, KernelsTheModelHasNoFeatureForAreLeftOut) {
   // sptune-collect measures the Hadamard product (and kernel types added at
-  // run time); the model's kernel one-hot names SpMM, SDDMM and SpMV, so
-  // their records are left out of training, counted and said.
+  // run time); a model's kernel one-hot names SpMM, SDDMM, SpMV and SpGEMM
+  // at most, so their records are left out of training, counted and said.
   DatasetReader reader;
   std::string hadamard =
       Schedule::csr(TargetKind::CPU, KernelType::Hadamard).str();

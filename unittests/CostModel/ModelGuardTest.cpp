@@ -497,7 +497,7 @@ TEST(ModelGuard, RefusesBadGuardsAndMismatchedMembers) {
   ablated.noAutoencoder = true;
   parts[1] = {"ablated.pt", modelBytes(5, ablated)};
   EXPECT_EQ(attach(parts, settings),
-            "the member 'ablated.pt' was trained for other targets, "
+            "the member 'ablated.pt' was trained for other targets, kernels, "
             "ablations or losses than the model");
   ModelConfig wider;
   wider.hidden = 64;

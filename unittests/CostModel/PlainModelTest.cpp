@@ -10,6 +10,7 @@
 
 #include "sptune/CostModel/PlainModel.h"
 
+#include "cpu/CpuKnobs.h"
 #include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/EmbeddedModels.h"
 #include "sptune/CostModel/FeatureSpec.h"
@@ -144,6 +145,71 @@ TEST(PlainModel, ScoresAblatedModelsAsLibTorchDoes) {
   size_t problems = 0, scores = 0;
   EXPECT_LE(compare(*model, **plain, TargetKind::CPU, problems, scores), 1e-5);
   EXPECT_EQ(problems, matrixSpecs().size() * 7);
+}
+
+TEST(PlainModel, ScoresSpgemmModelsAsLibTorchDoes) {
+  // A model created for SpGEMM lists its kernels in the file, keeps them on
+  // loading, and both forward passes see the SpGEMM choices alike; a model
+  // of the default kernels refuses SpGEMM candidates in both.
+  ModelConfig config;
+  config.kernels = modelKernelsFor({KernelType::SpGEMM});
+  std::string error;
+  std::unique_ptr<Model> model = Model::create(config, 5, &error);
+  ASSERT_TRUE(model) << error;
+  EXPECT_TRUE(model->hasKernel(KernelType::SpGEMM));
+  std::string bytes = withPlainWeights(*model);
+  std::unique_ptr<Model> back = Model::loadFromBytes(bytes, "spgemm.pt", error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->info().config.kernels, config.kernels);
+  llvm::Expected<std::unique_ptr<PlainModel>> plain =
+      PlainModel::loadFromBytes(bytes, "spgemm.pt");
+  ASSERT_TRUE(static_cast<bool>(plain)) << llvm::toString(plain.takeError());
+  EXPECT_TRUE((*plain)->hasKernel(KernelType::SpGEMM));
+
+  std::vector<Schedule> candidates;
+  for (SpgemmAccumulator a : {SpgemmAccumulator::Auto, SpgemmAccumulator::Dense,
+                              SpgemmAccumulator::Hash})
+    for (SpgemmPasses p :
+         {SpgemmPasses::Auto, SpgemmPasses::One, SpgemmPasses::Two})
+      for (ParallelKind par : {ParallelKind::None, ParallelKind::Outer}) {
+        Schedule s = Schedule::csr(TargetKind::CPU, KernelType::SpGEMM);
+        cpuKnobs(s).accumulator = a;
+        cpuKnobs(s).passes = p;
+        cpuKnobs(s).parallel = par;
+        candidates.push_back(s);
+      }
+  for (const std::string &spec : matrixSpecs()) {
+    MatrixFeatures f = features(spec);
+    std::vector<double> expected = back->score(f, candidates, 0, &error);
+    ASSERT_EQ(expected.size(), candidates.size()) << error;
+    llvm::Expected<std::vector<double>> got = (*plain)->score(f, candidates, 0);
+    ASSERT_TRUE(static_cast<bool>(got)) << llvm::toString(got.takeError());
+    for (size_t c = 0; c < expected.size(); ++c)
+      EXPECT_NEAR((*got)[c], expected[c],
+                  1e-5 * std::max(1.0, std::fabs(expected[c])));
+    // Untrained, yet the choices reach the score: not all alike.
+    EXPECT_NE(*std::min_element(expected.begin(), expected.end()),
+              *std::max_element(expected.begin(), expected.end()));
+  }
+
+  std::unique_ptr<Model> plainKernels = Model::create(ModelConfig(), 5, &error);
+  ASSERT_TRUE(plainKernels) << error;
+  EXPECT_FALSE(plainKernels->hasKernel(KernelType::SpGEMM));
+  MatrixFeatures f = features(matrixSpecs().front());
+  EXPECT_TRUE(plainKernels->score(f, candidates, 0, &error).empty());
+  EXPECT_NE(error.find("no feature for kernel 'spgemm' (built for spmm, "
+                       "sddmm, spmv)"),
+            std::string::npos)
+      << error;
+  llvm::Expected<std::unique_ptr<PlainModel>> defaultPlain =
+      PlainModel::loadFromBytes(withPlainWeights(*plainKernels), "default.pt");
+  ASSERT_TRUE(static_cast<bool>(defaultPlain))
+      << llvm::toString(defaultPlain.takeError());
+  llvm::Expected<std::vector<double>> refused =
+      (*defaultPlain)->score(f, candidates, 0);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  EXPECT_NE(llvm::toString(refused.takeError()).find("kernel 'spgemm'"),
+            std::string::npos);
 }
 
 TEST(PlainModel, RefusesAFileWithoutPlainWeights) {

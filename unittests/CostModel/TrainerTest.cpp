@@ -377,6 +377,20 @@ TEST(TrainerTest, ClearErrors) {
   EXPECT_FALSE(untrainedBase.ok);
   EXPECT_NE(untrainedBase.error.find("trained base model"), std::string::npos)
       << untrainedBase.error;
+
+  // SpGEMM samples need a model created for SpGEMM (modelKernelsFor).
+  std::vector<SampleGroup> spgemm(d.train.begin(), d.train.begin() + 2);
+  for (SampleGroup &g : spgemm) {
+    g.kernel = KernelType::SpGEMM;
+    for (MeasuredSchedule &s : g.samples)
+      s.schedule = Schedule::csr(TargetKind::CPU, KernelType::SpGEMM);
+  }
+  TrainResult noKernel = train(*m, spgemm, d.features, quickOptions());
+  EXPECT_FALSE(noKernel.ok);
+  EXPECT_NE(noKernel.error.find("the model has no feature for kernel 'spgemm' "
+                                "(built for spmm, sddmm, spmv)"),
+            std::string::npos)
+      << noKernel.error;
 }
 
 TEST(TrainerTest, LibTorchErrorsAreReportedNotThrown) {

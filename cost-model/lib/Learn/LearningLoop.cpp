@@ -482,12 +482,17 @@ Driver::trainModel(const Model *warm, int epochs, uint64_t seed,
     if (!m)
       return failure(error);
   } else {
-    m = Model::create(ModelConfig(), seed, &error);
+    std::vector<Schedule> schedules;
+    std::vector<KernelType> kernels;
+    for (const PoolCandidate &c : pool.candidates()) {
+      schedules.push_back(c.schedule);
+      kernels.push_back(c.schedule.kernel);
+    }
+    ModelConfig config;
+    config.kernels = modelKernelsFor(kernels);
+    m = Model::create(config, seed, &error);
     if (!m)
       return failure(error);
-    std::vector<Schedule> schedules;
-    for (const PoolCandidate &c : pool.candidates())
-      schedules.push_back(c.schedule);
     PretrainOptions pre;
     pre.seed = seed;
     if (llvm::Error e = pretrainAutoencoders(*m, schedules, pre).takeError())
@@ -566,6 +571,12 @@ llvm::Expected<LearnResult> Driver::run() {
       return failure("the base model '" + o.baseModelName +
                      "' was not trained for target '" + toString(o.target) +
                      "'");
+    for (const PoolCandidate &c : pool.candidates())
+      if (!model->hasKernel(c.schedule.kernel))
+        return failure("the base model '" + o.baseModelName +
+                       "' has no feature for kernel '" +
+                       toString(c.schedule.kernel) +
+                       "' (learn it from no data: without a base model)");
     note("starting from the base model '" + o.baseModelName + "' (" +
          modelIdentity(o.baseModelBytes) + ")");
   }

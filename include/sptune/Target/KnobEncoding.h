@@ -41,6 +41,19 @@ struct ParallelismFeatures {
   float vectorized = 0;  ///< 1 when vectorized
 };
 
+/// A row-wise (Gustavson) sparse x sparse product's algorithmic choices in
+/// target-neutral terms, for the common feature space of a model built for
+/// SpGEMM: every row-wise product picks a workspace for a row's partial sums
+/// and whether it sizes the output first (a symbolic pass) or grows it; a
+/// target that computes the product makes these choices with knobs of its
+/// own. All zero for other kernels.
+struct SpgemmFeatures {
+  float hashAccumulator = 0; ///< 1 for a hash-table workspace
+  float accumulatorAuto = 0; ///< 1 when the lowering picks the workspace
+  float twoPasses = 0;       ///< 1 for a symbolic pass before the numeric one
+  float passesAuto = 0;      ///< 1 when the lowering picks the pass count
+};
+
 /// log2(1 + x) scaled by 1 / scaleBits: about [0, 1] for x up to
 /// 2^scaleBits (negative x counts as 0).
 inline float knobLog2(int64_t x, float scaleBits) {
@@ -77,6 +90,10 @@ public:
   /// `s`'s parallelism and vectorization for the common feature space.
   virtual ParallelismFeatures parallelism(const Schedule &s) const = 0;
 
+  /// `s`'s SpGEMM choices for the common feature space (a kernel of
+  /// another type, or a target that does not compute sparse x sparse
+  /// products: all zero).
+  virtual SpgemmFeatures spgemm(const Schedule &s) const { return {}; }
   /// The model-free cost estimate's view of the knobs (heuristic mode ranks
   /// candidates by sptune::analyticalCost): `work`, estimated from the
   /// shared part of `s` for a matrix with `stats` and a free loop of

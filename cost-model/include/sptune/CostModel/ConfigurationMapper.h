@@ -42,13 +42,25 @@ struct MappedSchedule {
   std::vector<float> knobs;
 };
 
-/// The kernel one-hot: SpMM, SDDMM and SpMV. A kernel type added at run
-/// time (sptune/Schedule/KernelTypes.h) has no feature of its own, so a
-/// model does not rank its schedules (CostModel::supportsKernel).
-constexpr int kKernelFeatures = 3;
+/// Whether a model can be built for `k`: SpMM, SDDMM, SpMV and SpGEMM. A
+/// model's FeatureLayout lists the kernels it has a one-hot position for; a
+/// kernel type added at run time (sptune/Schedule/KernelTypes.h) and the
+/// Hadamard product have no features, so no model ranks their schedules
+/// (CostModel::supportsKernel).
 inline bool hasKernelFeature(KernelType k) {
-  return static_cast<int>(k) < kKernelFeatures;
+  return k == KernelType::SpMM || k == KernelType::SDDMM ||
+         k == KernelType::SpMV || k == KernelType::SpGEMM;
 }
+
+/// The kernels of a model file that lists none (every model before SpGEMM
+/// got features): spmm, sddmm and spmv, the default of a new model.
+const std::vector<std::string> &defaultModelKernels();
+
+/// The kernels of a new model for samples of `kernels`: the default three,
+/// then SpGEMM when `kernels` has it. Data of the default kernels only give
+/// a model the shape of every model before SpGEMM.
+std::vector<std::string>
+modelKernelsFor(const std::vector<KernelType> &kernels);
 
 /// Fixed vocabulary of loop names: i, i1, i0, j, j1, j0, k, k1, k0.
 constexpr int kLoopVocabulary = 9;
@@ -69,15 +81,22 @@ int loopVocabularyIndex(DimPart d);
 /// so a model keeps its shape whatever targets a later build registers, and
 /// a target registered after the built-in ones (a plug-in) gets a slot in
 /// the models created once it is registered.
+///
+/// Likewise the kernels it is built for: each has a one-hot position, and
+/// SpGEMM adds its algorithmic choices (SpgemmFeatures) at the end of the
+/// common features. A layout without SpGEMM has the common features of
+/// every model before it, so those models keep their shape.
 class FeatureLayout {
 public:
   /// Every registered target, in registration order: the layout of a new
   /// model.
   static FeatureLayout ofRegisteredTargets();
-  /// The layout of `names`; fails for an empty list, a repeated name or a
-  /// name no registered target has.
+  /// The layout of targets `names` and kernels `kernels`; fails for an
+  /// empty list, a repeated name, a name no registered target has or a
+  /// kernel no model can be built for (hasKernelFeature).
   static llvm::Expected<FeatureLayout>
-  of(const std::vector<std::string> &names);
+  of(const std::vector<std::string> &names,
+     const std::vector<std::string> &kernels = defaultModelKernels());
 
   const std::vector<std::string> &targetNames() const { return names; }
   const std::vector<TargetKind> &targets() const { return kinds; }
@@ -89,6 +108,13 @@ public:
   int knobSize(size_t slot) const { return knobSizes[slot]; }
   /// The target names joined by ", ".
   std::string str() const;
+
+  /// The kernels, by name, in the order of their one-hot positions.
+  const std::vector<std::string> &kernelNames() const { return kernelNames_; }
+  /// Whether the layout has a one-hot position for `kernel`.
+  bool hasKernel(KernelType kernel) const;
+  /// The kernel names joined by ", ".
+  std::string kernelsStr() const;
 
   /// Width of `MappedSchedule::common`.
   int commonSize() const { return static_cast<int>(common.size()); }
@@ -117,6 +143,10 @@ private:
   std::vector<TargetKind> kinds;
   std::vector<const KnobEncoding *> encodings;
   std::vector<int> knobSizes;
+  std::vector<std::string> kernelNames_;
+  std::vector<KernelType> kernels;
+  /// Offset of the SpGEMM features in the common vector (0: none).
+  int spgemmOffset = 0;
   std::vector<std::string> common;
 };
 

@@ -63,6 +63,8 @@ public:
   const ModelInfo &info() const;
   ModelInfo &info();
   bool isTrainedFor(TargetKind target) const;
+  /// Whether the model has features for `kernel` (its layout lists it).
+  bool hasKernel(KernelType kernel) const;
   void markTrained(TargetKind target);
 
   /// Scores `candidates` on a matrix for a free size (0 = unknown), in one

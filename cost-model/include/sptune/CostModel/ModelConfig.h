@@ -52,6 +52,11 @@ struct ModelConfig {
   /// given to Model::create: every registered target. A model file without
   /// the list was built for the three built-in targets (Model.cpp).
   std::vector<std::string> targets;
+  /// The kernels the model is built for, by name, in the order of their
+  /// one-hot positions (sptune::FeatureLayout). Empty in a config given to
+  /// Model::create: spmm, sddmm and spmv. A model file without the list
+  /// was built for those three.
+  std::vector<std::string> kernels;
 
   bool hasAblations() const {
     return noConfigMapper || noAutoencoder || singleScale;
@@ -87,15 +92,10 @@ std::string modelConfigJson(const ModelInfo &info, const FeatureLayout &layout);
 /// ablations known); the error names what is wrong.
 llvm::Error parseModelConfig(const std::string &text, ModelInfo &info);
 
-/// The targets a "config" section lists (the first format version's three,
-/// cpu, nvvm and spade, when it lists none), without checking the rest.
-llvm::Expected<std::vector<std::string>>
-modelConfigTargets(const std::string &text);
-
-/// The feature layout of a model file's `targets`, or an error naming
-/// `what`.
-llvm::Expected<FeatureLayout>
-modelLayout(const std::vector<std::string> &targets, const std::string &what);
+/// The feature layout of a model built with `config` (its targets and
+/// kernels), or an error naming `what`.
+llvm::Expected<FeatureLayout> modelLayout(const ModelConfig &config,
+                                          const std::string &what);
 
 /// Checks a decoded model file's feature specification against this
 /// build's for the targets its configuration lists (a configuration that

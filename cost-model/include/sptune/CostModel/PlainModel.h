@@ -52,6 +52,8 @@ public:
 
   const ModelInfo &info() const { return info_; }
   bool isTrainedFor(TargetKind target) const;
+  /// Whether the model has features for `kernel` (its layout lists it).
+  bool hasKernel(KernelType kernel) const { return layout_->hasKernel(kernel); }
 
   /// Scores `candidates` on a matrix for a free size (0 = unknown), as
   /// Model::score does; an error for malformed features or a candidate of a
