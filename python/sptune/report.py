@@ -49,6 +49,7 @@ BUILDERS = {
     "mttkrp": ("MTTKRP: sptune against a hand CSF kernel", "mttkrp"),
     "batched-spmm": ("Batched SpMM: sptune against loops over the SpMM baselines",
                      "batched_spmm"),
+    "spgemm-learn": ("An SpGEMM model learned from no data", "spgemm_learn"),
 }
 WRITERS = dict(report_formats.FORMATS)
 

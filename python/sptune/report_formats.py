@@ -38,6 +38,8 @@ FORMATS = [
     ("mttkrp", "bench/mttkrp.py --json (sptune's MTTKRP against a hand CSF kernel)"),
     ("batched-spmm", "bench/batched-spmm.py --json (sptune's batched SpMM against loops "
                      "over the SpMM baselines)"),
+    ("spgemm-learn", "bench/spgemm-learn.py --json (an SpGEMM model learned from no data: "
+                     "validation fraction of the best schedule per round)"),
 ]
 
 
@@ -103,6 +105,8 @@ def detect(doc):
         if (doc.get("bench") == "batched-spmm" and isinstance(doc.get("rows"), list) and
                 isinstance(doc.get("summary"), dict)):
             return "batched-spmm", doc
+        if doc.get("bench") == "spgemm-learn" and isinstance(doc.get("runs"), dict):
+            return "spgemm-learn", doc
         if (doc.get("bench") == "cpu-headroom" and isinstance(doc.get("rows"), list) and
                 isinstance(doc.get("summary"), dict)):
             return "cpu-headroom", doc

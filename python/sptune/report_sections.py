@@ -951,3 +951,30 @@ def cpu_headroom(sec, doc):
                     r.get("after_from", "-")] for r in ok],
                   caption="per matrix"))
     not_measured(sec, doc["rows"])
+
+
+def spgemm_learn(sec, doc):
+    """bench/spgemm-learn.py: sptune-learn --kernel spgemm from no data, in
+    replay and live; each round's validation fraction of the best measured
+    schedule, against the heuristic's."""
+    machine = doc.get("machine") or {}
+    heuristic = doc.get("heuristic_fraction_of_best")
+    runs = doc.get("runs") or {}
+    sec.add(paragraph(f"Measured on {machine.get('cpu', 'an unknown machine')} "
+                      f"({machine.get('cores', '?')} cores); "
+                      f"{doc.get('validation_matrices', '?')} validation matrices; "
+                      f"the heuristic's fraction of the best: {num(heuristic, '.3f')}."))
+    lines = [(name, [r.get("cost_s") for r in rounds],
+              [r.get("fraction_of_best") for r in rounds], None, None)
+             for name, rounds in runs.items()]
+    sec.add(figure(plots.curves(
+        [("validation: fraction of the best schedule", "fraction of the best", lines,
+          [("heuristic", heuristic), ("bar", 0.9)])],
+        xlabel="cumulative measurement cost (s)", logx=True), "learning curves"))
+    sec.add(table(["run", "round", "cumulative (s)", "measured", "arm", "fraction of best",
+                   "tau"],
+                  [[name, r.get("round"), num(r.get("cost_s"), ".1f"), num(r.get("measured")),
+                    r.get("arm") or "-", num(r.get("fraction_of_best"), ".3f"),
+                    num(r.get("tau"), ".3f")]
+                   for name, rounds in runs.items() for r in rounds],
+                  caption=f"{len(runs)} runs"))

@@ -80,7 +80,7 @@ static BoundOpt<std::string> target(cl::cat(category), "target", at(run.target),
                                cl::desc("A registered target (cpu)"));
 static BoundList kernels(cl::cat(category), "kernel", at(run.kernels),
                     cl::CommaSeparated,
-                    cl::desc("Live: spmm, sddmm, spmv (default spmm)"));
+                    cl::desc("Live: spmm, sddmm, spmv, spgemm (default spmm)"));
 static BoundOpt<int64_t> freeSize(cl::cat(category), "free", at(run.free),
                              cl::desc("Live: N of SpMM, K of SDDMM (64)"));
 static BoundOpt<unsigned> candidates(cl::cat(category), "candidates",
