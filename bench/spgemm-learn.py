@@ -82,7 +82,9 @@ def split(records, validation, reward, work):
 
 def heuristic_fraction(records):
     """Geometric mean over the problems of best / heuristic, the best over
-    the sampled schedules and the heuristic; with the problem count."""
+    the sampled schedules (the denominator of sptune-learn's validation
+    oracle, so the model's and the heuristic's figures compare); with the
+    problem count."""
     ratios = []
     for _, group in dataset.problems(records).items():
         samples = [dataset.ok_time(r) for r in group if r["role"] == "sample"]
@@ -91,8 +93,7 @@ def heuristic_fraction(records):
         samples = [t for t in samples if t]
         if not samples or not heuristic or not heuristic[0]:
             continue
-        best = min(samples + [heuristic[0]])
-        ratios.append(best / heuristic[0])
+        ratios.append(min(samples) / heuristic[0])
     return dataset.geomean(ratios), len(ratios)
 
 
@@ -113,6 +114,10 @@ def rounds_of(state):
                 if line.strip():
                     r = json.loads(line)
                     v = r["validation"]
+                    if not v.get("top1_speedup") or not v.get("oracle_speedup"):
+                        sys.exit("%s: round %s has no validation speedups (a "
+                                 "validation problem without a reference "
+                                 "time?)" % (path, r.get("round")))
                     out.append({"round": r["round"],
                                 "cost_s": r["cumulative_cost_s"],
                                 "measured": r["total_measured"],
@@ -145,8 +150,13 @@ def main(argv=None):
                            a.reward_fraction, a.work)
     val_records, _ = dataset.load([paths["validation"]])
     heuristic, problems = heuristic_fraction(val_records)
+    if not problems:
+        sys.exit("spgemm-learn: no validation problem has the heuristic's "
+                 "time and the samples' (collect with --baselines heuristic)")
     print("validation: %d problems; the heuristic's fraction of the best "
           "%.3f" % (problems, heuristic))
+    # --kernel spgemm: live, what is measured; in replay the split above
+    # already kept SpGEMM records only.
     common = ["--kernel", "spgemm", "--validation", paths["validation"],
               "--reward-validation", paths["reward"],
               "--rounds-at", a.rounds_at]

@@ -789,13 +789,16 @@ pretrainUnguarded(Model &model, const std::vector<Schedule> &schedules,
       errors.push_back(0.0);
       continue;
     }
-    // Settings drawn for one kernel type: the autoencoder sees the knob
-    // block only.
-    std::vector<Schedule> data =
-        sampleKnobSettings(t, kDefaultKernelType, o.sampledPerTarget,
-                           o.seed + static_cast<uint64_t>(t));
+    // Settings drawn for one kernel type the layout has: the autoencoder
+    // sees the knob block only. Given schedules of a kernel the layout
+    // lacks are not the model's (its training refuses them).
+    KernelType sampled = layout.hasKernel(kDefaultKernelType)
+                             ? kDefaultKernelType
+                             : layout.kernelTypes().front();
+    std::vector<Schedule> data = sampleKnobSettings(
+        t, sampled, o.sampledPerTarget, o.seed + static_cast<uint64_t>(t));
     for (const Schedule &s : schedules)
-      if (s.target == t)
+      if (s.target == t && layout.hasKernel(s.kernel))
         data.push_back(s);
     int d = layout.knobSize(slot);
     auto rows = static_cast<int64_t>(data.size());
@@ -871,12 +874,16 @@ ModelEvaluation sptune::evaluate(const Model &model,
                                  const std::vector<SampleGroup> &groups,
                                  const FeatureTable &features) {
   std::vector<GroupEvaluation> evals;
-  size_t failed = 0;
+  size_t failed = 0, unmodeled = 0;
   std::string firstError;
   for (const SampleGroup &g : groups) {
     auto f = features.find(g.matrix.id);
     if (f == features.end() || g.samples.empty())
       continue;
+    if (!model.hasKernel(g.kernel)) {
+      ++unmodeled;
+      continue;
+    }
     std::vector<Schedule> schedules;
     std::vector<double> times;
     for (const MeasuredSchedule &m : g.samples) {
@@ -904,5 +911,6 @@ ModelEvaluation sptune::evaluate(const Model &model,
   static_cast<EvaluationReport &>(out) = summarize(std::move(evals));
   out.failedGroups = failed;
   out.firstError = std::move(firstError);
+  out.unmodeledGroups = unmodeled;
   return out;
 }

@@ -110,6 +110,11 @@ public:
   /// Warns about the problems of `which` the model failed to score (left
   /// out of the metrics); says nothing when it scored them all.
   void failedGroups(const ModelEvaluation &r, const char *which) const {
+    if (r.unmodeledGroups)
+      note(llvm::Twine(static_cast<uint64_t>(r.unmodeledGroups)) +
+           " problem(s) of the " + which +
+           " are of kernels the model has no feature for; they are left "
+           "out of the metrics");
     if (r.failedGroups)
       warning(llvm::Twine("the model failed to score ") +
               llvm::Twine(static_cast<uint64_t>(r.failedGroups)) +
@@ -309,7 +314,8 @@ size_t targetSlot(const Model &model, TargetKind target) {
 /// autoencoders pre-trained on the training schedules.
 llvm::Expected<std::unique_ptr<Model>>
 baseModel(const TrainingRunOptions &options, TargetKind target,
-          const std::vector<SampleGroup> &train, TrainingRunResult &result,
+          const std::vector<SampleGroup> &train,
+          const std::vector<SampleGroup> &all, TrainingRunResult &result,
           const Reporter &report) {
   std::string error;
   if (!options.finetuneFrom.empty()) {
@@ -379,8 +385,9 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
   ModelConfig config;
   if (llvm::Error e = parseAblationList(options.ablations, config))
     return failure("--ablate: " + llvm::toString(std::move(e)));
+  // Every kernel of the data, held-out problems' too, gets a position.
   std::vector<KernelType> kernels;
-  for (const SampleGroup &g : train)
+  for (const SampleGroup &g : all)
     kernels.push_back(g.kernel);
   config.kernels = modelKernelsFor(kernels);
   if (config.hasAblations())
@@ -519,10 +526,30 @@ sptune::runTraining(const TrainingRunOptions &options) {
 
   // The model.
   llvm::Expected<std::unique_ptr<Model>> loaded =
-      baseModel(options, *target, train, result, report);
+      baseModel(options, *target, train, groups, result, report);
   if (!loaded)
     return loaded.takeError();
   std::unique_ptr<Model> model = std::move(*loaded);
+  // A base model keeps its kernels: problems of kernels it has no feature
+  // for (SpGEMM, for a model of the default three) are left out, as a
+  // dataset leaves out those of kernels no model has.
+  size_t unmodeled = 0;
+  for (std::vector<SampleGroup> *part : {&train, &test}) {
+    size_t before = part->size();
+    llvm::erase_if(*part, [&](const SampleGroup &g) {
+      return !model->hasKernel(g.kernel);
+    });
+    unmodeled += before - part->size();
+  }
+  if (unmodeled)
+    report.note(llvm::formatv(
+        "left out {0} problem(s) of kernels the model has no feature for "
+        "(it is built for {1})",
+        unmodeled, llvm::join(model->info().config.kernels, ", ")));
+  if (train.empty())
+    return failure("no training problem of a kernel the model has a feature "
+                   "for (it is built for " +
+                   llvm::join(model->info().config.kernels, ", ") + ")");
 
   // Training.
   std::unique_ptr<llvm::raw_fd_ostream> log;

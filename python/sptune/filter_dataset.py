@@ -18,6 +18,10 @@ import json
 import sys
 
 
+#: The built-in kernel types sptune-collect measures.
+KERNELS = ("spmm", "sddmm", "spmv", "hadamard", "spgemm")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("inp")
@@ -27,13 +31,14 @@ def main(argv=None):
     ap.add_argument("--only-files", action="store_true",
                     help="apply the nnz rule to .mtx matrices only")
     ap.add_argument("--drop-kernel", default="",
-                    help="comma-separated kernels whose records are dropped (spmm, sddmm, spmv)")
+                    help="comma-separated kernels whose records are dropped (" +
+                    ", ".join(KERNELS) + ")")
     args = ap.parse_args(argv)
     drop_kernels = {k.strip() for k in args.drop_kernel.split(",") if k.strip()}
-    unknown = drop_kernels - {"spmm", "sddmm", "spmv"}
+    unknown = drop_kernels - set(KERNELS)
     if unknown:
         ap.error(f"--drop-kernel: unknown kernel(s) {', '.join(sorted(unknown))} "
-                 "(expected spmm, sddmm, spmv)")
+                 f"(expected {', '.join(KERNELS)})")
     kept = dropped = bad = 0
     with open(args.inp) as f, open(args.out, "w") as out:
         for line in f:

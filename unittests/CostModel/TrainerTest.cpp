@@ -350,6 +350,26 @@ TEST(TrainerTest, PretrainingReducesReconstructionError) {
   }
 }
 
+TEST(TrainerTest, PretrainingLeavesOutKernelsTheModelLacks) {
+  // Fine-tuning a model of the default kernels may pre-train its knob
+  // autoencoder on data holding SpGEMM schedules: they are not the
+  // model's, and mapping them would abort.
+  auto m = Model::create(ModelConfig(), 1);
+  ASSERT_TRUE(m);
+  Schedule spgemm = Schedule::csr(TargetKind::CPU, KernelType::SpGEMM);
+  PretrainOptions quick;
+  quick.steps = 5;
+  EXPECT_EQ(test::value(pretrainAutoencoders(*m, {spgemm}, quick)).size(),
+            m->info().config.targets.size());
+  // A layout without SpMM samples settings of a kernel it has.
+  ModelConfig only;
+  only.kernels = {"spgemm"};
+  auto s = Model::create(only, 1);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(test::value(pretrainAutoencoders(*s, {spgemm}, quick)).size(),
+            s->info().config.targets.size());
+}
+
 TEST(TrainerTest, ClearErrors) {
   const Synthetic &d = synthetic();
   auto m = Model::create(ModelConfig(), 1);
@@ -439,6 +459,17 @@ TEST(TrainerTest, EvaluateCountsGroupsItFailedToScore) {
       << r.firstError;
   EXPECT_NE(r.firstError.find("wrong sizes"), std::string::npos)
       << r.firstError;
+
+  // A group of a kernel the model has no feature for is left out and
+  // counted, not failed.
+  std::vector<SampleGroup> withSpgemm = d.test;
+  withSpgemm[0].kernel = KernelType::SpGEMM;
+  for (MeasuredSchedule &s : withSpgemm[0].samples)
+    s.schedule = Schedule::csr(TargetKind::CPU, KernelType::SpGEMM);
+  ModelEvaluation u = evaluate(*m, withSpgemm, d.features);
+  EXPECT_EQ(u.groups, d.test.size() - 1);
+  EXPECT_EQ(u.unmodeledGroups, 1u);
+  EXPECT_EQ(u.failedGroups, 0u);
 
   // A LibTorch error while scoring (the configuration no longer matches the
   // network, and the group mixes two targets' schedules).

@@ -241,6 +241,17 @@ private:
   MeasurementOracle &oracle;
   const std::vector<SampleGroup> &validation;
   const std::vector<SampleGroup> &rewardSet;
+
+  /// The kernels of the pool, the validation problems and the reward set.
+  std::vector<KernelType> kernels() const {
+    std::vector<KernelType> out;
+    for (const PoolCandidate &c : pool.candidates())
+      out.push_back(c.schedule.kernel);
+    for (const std::vector<SampleGroup> *groups : {&validation, &rewardSet})
+      for (const SampleGroup &g : *groups)
+        out.push_back(g.kernel);
+    return out;
+  }
   const FeatureTable &features;
   const LearnOptions &o;
 
@@ -483,13 +494,10 @@ Driver::trainModel(const Model *warm, int epochs, uint64_t seed,
       return failure(error);
   } else {
     std::vector<Schedule> schedules;
-    std::vector<KernelType> kernels;
-    for (const PoolCandidate &c : pool.candidates()) {
+    for (const PoolCandidate &c : pool.candidates())
       schedules.push_back(c.schedule);
-      kernels.push_back(c.schedule.kernel);
-    }
     ModelConfig config;
-    config.kernels = modelKernelsFor(kernels);
+    config.kernels = modelKernelsFor(kernels());
     m = Model::create(config, seed, &error);
     if (!m)
       return failure(error);
@@ -571,12 +579,12 @@ llvm::Expected<LearnResult> Driver::run() {
       return failure("the base model '" + o.baseModelName +
                      "' was not trained for target '" + toString(o.target) +
                      "'");
-    for (const PoolCandidate &c : pool.candidates())
-      if (!model->hasKernel(c.schedule.kernel))
+    for (KernelType k : kernels())
+      if (!model->hasKernel(k))
         return failure("the base model '" + o.baseModelName +
-                       "' has no feature for kernel '" +
-                       toString(c.schedule.kernel) +
-                       "' (learn it from no data: without a base model)");
+                       "' has no feature for kernel '" + toString(k) +
+                       "' (learn it from no data: without a base model, or "
+                       "leave it out with --kernel)");
     note("starting from the base model '" + o.baseModelName + "' (" +
          modelIdentity(o.baseModelBytes) + ")");
   }

@@ -111,6 +111,8 @@ public:
 
   /// The kernels, by name, in the order of their one-hot positions.
   const std::vector<std::string> &kernelNames() const { return kernelNames_; }
+  /// The kernels, in the same order (never empty).
+  const std::vector<KernelType> &kernelTypes() const { return kernels; }
   /// Whether the layout has a one-hot position for `kernel`.
   bool hasKernel(KernelType kernel) const;
   /// The kernel names joined by ", ".

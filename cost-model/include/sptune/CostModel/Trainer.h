@@ -59,6 +59,9 @@ struct ModelEvaluation : EvaluationReport {
   size_t failedGroups = 0;
   /// The first of them: "<group key>: <message>" (empty when none failed).
   std::string firstError;
+  /// Groups of kernels the model has no feature for (left out, as a
+  /// dataset leaves out records of kernels no model has).
+  size_t unmodeledGroups = 0;
 };
 
 /// Reported after every epoch.
