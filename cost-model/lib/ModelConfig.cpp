@@ -101,44 +101,41 @@ std::string sptune::modelConfigJson(const ModelInfo &info,
   return out;
 }
 
-/// The "targets" of a configuration object (the first version's three when
-/// it has none).
+/// The list of names under `key` of a configuration object (`absent` when
+/// it has none): a non-empty list of strings.
 static llvm::Expected<std::vector<std::string>>
-configTargets(const llvm::json::Object &o) {
-  const llvm::json::Value *v = o.get("targets");
+configNames(const llvm::json::Object &o, llvm::StringRef key,
+            const std::vector<std::string> &absent) {
+  const llvm::json::Value *v = o.get(key);
   if (!v)
-    return targetsOfUnlistedModels();
+    return absent;
   const llvm::json::Array *list = v->getAsArray();
   if (!list || list->empty())
-    return makeError("bad configuration: 'targets' is not a non-empty list");
+    return makeError("bad configuration: '" + key.str() +
+                     "' is not a non-empty list");
   std::vector<std::string> names;
   for (const llvm::json::Value &item : *list) {
     auto name = item.getAsString();
     if (!name)
-      return makeError("bad configuration: 'targets' holds a non-string");
+      return makeError("bad configuration: '" + key.str() +
+                       "' holds a non-string");
     names.push_back(name->str());
   }
   return std::move(names);
+}
+
+/// The "targets" of a configuration object (the first version's three when
+/// it has none).
+static llvm::Expected<std::vector<std::string>>
+configTargets(const llvm::json::Object &o) {
+  return configNames(o, "targets", targetsOfUnlistedModels());
 }
 
 /// The "kernels" of a configuration object (spmm, sddmm and spmv when it
 /// has none).
 static llvm::Expected<std::vector<std::string>>
 configKernels(const llvm::json::Object &o) {
-  const llvm::json::Value *v = o.get("kernels");
-  if (!v)
-    return defaultModelKernels();
-  const llvm::json::Array *list = v->getAsArray();
-  if (!list || list->empty())
-    return makeError("bad configuration: 'kernels' is not a non-empty list");
-  std::vector<std::string> names;
-  for (const llvm::json::Value &item : *list) {
-    auto name = item.getAsString();
-    if (!name)
-      return makeError("bad configuration: 'kernels' holds a non-string");
-    names.push_back(name->str());
-  }
-  return std::move(names);
+  return configNames(o, "kernels", defaultModelKernels());
 }
 
 static bool parseConfig(const std::string &text, ModelInfo &info,

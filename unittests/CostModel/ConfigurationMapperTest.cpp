@@ -6,6 +6,8 @@
 #include "cpu/CpuKnobs.h"
 #include "sptune/CostModel/FeatureSpec.h"
 
+#include "Support/SpgemmTesting.h"
+
 #include "sptune/Target/KnobEncoding.h"
 #include "sptune/Target/Target.h"
 
@@ -232,23 +234,15 @@ TEST(ConfigurationMapperTest, SpgemmLayoutSeesItsChoices) {
   // Every SpGEMM schedule of the CPU's space maps to its own vector, and
   // the same schedule of another kernel has no SpGEMM features.
   std::map<std::vector<float>, std::string> seen;
-  for (SpgemmAccumulator a : {SpgemmAccumulator::Auto, SpgemmAccumulator::Dense,
-                              SpgemmAccumulator::Hash})
-    for (SpgemmPasses p :
-         {SpgemmPasses::Auto, SpgemmPasses::One, SpgemmPasses::Two})
-      for (ParallelKind par : {ParallelKind::None, ParallelKind::Outer}) {
-        Schedule s = Schedule::csr(TargetKind::CPU, KernelType::SpGEMM);
-        cpuKnobs(s).accumulator = a;
-        cpuKnobs(s).passes = p;
-        cpuKnobs(s).parallel = par;
-        s = canonicalize(s);
-        ASSERT_TRUE(isLegal(s)) << s.str();
-        MappedSchedule m = withSpgemm->map(s, 0);
-        EXPECT_EQ(static_cast<int>(m.common.size()), withSpgemm->commonSize());
-        EXPECT_FLOAT_EQ(m.common[3 + 3], 1.0f) << "kernel_spgemm";
-        auto [it, inserted] = seen.emplace(flat(m), s.str());
-        EXPECT_TRUE(inserted) << s.str() << "\ncollides with\n" << it->second;
-      }
+  for (Schedule s : test::cpuSpgemmKnobGrid()) {
+    s = canonicalize(s);
+    ASSERT_TRUE(isLegal(s)) << s.str();
+    MappedSchedule m = withSpgemm->map(s, 0);
+    EXPECT_EQ(static_cast<int>(m.common.size()), withSpgemm->commonSize());
+    EXPECT_FLOAT_EQ(m.common[3 + 3], 1.0f) << "kernel_spgemm";
+    auto [it, inserted] = seen.emplace(flat(m), s.str());
+    EXPECT_TRUE(inserted) << s.str() << "\ncollides with\n" << it->second;
+  }
   EXPECT_EQ(seen.size(), 18u);
   MappedSchedule spmm =
       withSpgemm->map(Schedule::csr(TargetKind::CPU, KernelType::SpMM), 64);

@@ -10,7 +10,6 @@
 
 #include "sptune/CostModel/PlainModel.h"
 
-#include "cpu/CpuKnobs.h"
 #include "sptune/CostModel/ConfigurationMapper.h"
 #include "sptune/CostModel/EmbeddedModels.h"
 #include "sptune/CostModel/FeatureSpec.h"
@@ -21,6 +20,7 @@
 #include "sptune/Target/DefaultSchedule.h"
 
 #include "Support/FeatureTesting.h"
+#include "Support/SpgemmTesting.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -166,18 +166,7 @@ TEST(PlainModel, ScoresSpgemmModelsAsLibTorchDoes) {
   ASSERT_TRUE(static_cast<bool>(plain)) << llvm::toString(plain.takeError());
   EXPECT_TRUE((*plain)->hasKernel(KernelType::SpGEMM));
 
-  std::vector<Schedule> candidates;
-  for (SpgemmAccumulator a : {SpgemmAccumulator::Auto, SpgemmAccumulator::Dense,
-                              SpgemmAccumulator::Hash})
-    for (SpgemmPasses p :
-         {SpgemmPasses::Auto, SpgemmPasses::One, SpgemmPasses::Two})
-      for (ParallelKind par : {ParallelKind::None, ParallelKind::Outer}) {
-        Schedule s = Schedule::csr(TargetKind::CPU, KernelType::SpGEMM);
-        cpuKnobs(s).accumulator = a;
-        cpuKnobs(s).passes = p;
-        cpuKnobs(s).parallel = par;
-        candidates.push_back(s);
-      }
+  std::vector<Schedule> candidates = test::cpuSpgemmKnobGrid();
   for (const std::string &spec : matrixSpecs()) {
     MatrixFeatures f = features(spec);
     std::vector<double> expected = back->score(f, candidates, 0, &error);
