@@ -12,6 +12,8 @@
 #include "sptune/Target/DefaultSchedule.h"
 #include "sptune/Target/Target.h"
 
+#include "Support/SpgemmTesting.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -22,6 +24,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 
 using namespace sptune;
 
@@ -204,6 +207,56 @@ TEST_F(TrainingRunTest, EvaluatesAndFineTunesTheTrainedModel) {
   EXPECT_NE(message(TrainingMessageKind::Note,
                     "fine-tuning '" + f.finetuneFrom + "' for target 'cpu'"),
             "");
+}
+
+TEST_F(TrainingRunTest, SpgemmRecordsGetAModelOfTheirOwnOrAreLeftOut) {
+  // A model of the default kernels, trained on the SpMM data.
+  TrainingRunOptions o = options();
+  ASSERT_TRUE(static_cast<bool>(runTraining(o)));
+  // The data plus SpGEMM measurements of two of its matrices.
+  std::string mixed = path("mixed.jsonl");
+  {
+    std::ifstream in(data);
+    std::ofstream out(mixed);
+    out << in.rdbuf();
+    std::set<std::string> distinct;
+    for (const Schedule &s : test::cpuSpgemmKnobGrid())
+      distinct.insert(canonicalize(s).str());
+    for (int m = 0; m < 2; ++m) {
+      std::string source = "gen:uniform:rows=" + std::to_string(32 << (m % 2)) +
+                           ",density=0.1,seed=" + std::to_string(m + 1);
+      int i = 0;
+      for (const std::string &s : distinct) {
+        std::string line = record(source, "sample", s, 1e-4 * (1 + i++));
+        line.replace(line.find("\"spmm\""), 6, "\"spgemm\"");
+        out << line << "\n";
+      }
+    }
+  }
+  // Fine-tuning it (its knob autoencoder pre-trained on the data's
+  // schedules too) leaves the SpGEMM problems out, and says so.
+  TrainingRunOptions f = options();
+  f.dataFiles = {mixed};
+  f.finetuneFrom = o.outPath;
+  f.finetunePretrainAutoencoder = true;
+  f.outPath = path("tuned.pt");
+  f.epochs = 1;
+  llvm::Expected<TrainingRunResult> ft = runTraining(f);
+  ASSERT_TRUE(static_cast<bool>(ft)) << errorText(ft.takeError());
+  EXPECT_NE(message(TrainingMessageKind::Note,
+                    "left out 2 problem(s) of kernels the model has no "
+                    "feature for (it is built for spmm, sddmm, spmv)"),
+            "");
+  // A fresh model on the same data is built for SpGEMM as well.
+  TrainingRunOptions fresh = options();
+  fresh.dataFiles = {mixed};
+  fresh.outPath = path("fresh.pt");
+  ASSERT_TRUE(static_cast<bool>(runTraining(fresh)));
+  std::string error;
+  std::unique_ptr<Model> model = Model::load(fresh.outPath, error);
+  ASSERT_TRUE(model) << error;
+  EXPECT_TRUE(model->hasKernel(KernelType::SpGEMM));
+  EXPECT_TRUE(model->hasKernel(KernelType::SpMM));
 }
 
 TEST_F(TrainingRunTest, StopFlagInterruptsBeforeWritingAnything) {
