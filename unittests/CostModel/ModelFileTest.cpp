@@ -298,6 +298,24 @@ TEST(ModelFileTest, ClearErrors) {
                          "\"hidden\":99999999");
   expectError(encode("model", huge), "out of range");
 
+  // A kernel list no model can have, repeated, empty or not a list: the
+  // feature specification cannot be built, said before the weights are
+  // read.
+  for (const char *kernels :
+       {"[\"spmm\",\"hadamard\"]", "[\"spmm\",\"spmm\"]", "[]", "7"}) {
+    ModelFileSections listed = sections;
+    std::string &c = listed["config"];
+    c.insert(c.rfind('}'), std::string(",\"kernels\":") + kernels);
+    error.clear();
+    EXPECT_FALSE(Model::loadFromBytes(encode("model", listed), "f.pt", error));
+    EXPECT_TRUE(error.find("kernel 'hadamard' has no model features") !=
+                    std::string::npos ||
+                error.find("listed twice") != std::string::npos ||
+                error.find("'kernels' is not a non-empty list") !=
+                    std::string::npos)
+        << kernels << ": " << error;
+  }
+
   EXPECT_FALSE(Model::load(tempPath("does-not-exist.pt"), error));
   EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
 }
