@@ -191,6 +191,11 @@ MeasureResponse MeasureWorker::measure(const MeasureRequest &request) {
         stop(/*kill=*/true);
         m.status = MeasureStatus::Error;
         m.reason = "garbled worker reply: " + error;
+      } else if (m.status == MeasureStatus::Timeout) {
+        // Its watchdog answered and the worker is ending (its stuck thread
+        // cannot be stopped): the next request must not be written to it,
+        // or it is recorded as a crash without having been measured.
+        stop(/*kill=*/true);
       }
       response.id = request.id;
       return finish();

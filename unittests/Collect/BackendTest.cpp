@@ -276,4 +276,34 @@ TEST(Worker, StartsAgainAfterAWorkerThatEndedOnItsOwn) {
   }
 }
 
+TEST(Worker, ANextRequestNeverGoesToAWorkerEndingAfterItsTimeout) {
+  // The watchdog's `timeout` answer comes before its worker exits; a
+  // request written in between was recorded as a crash ("worker exited
+  // with status 3") without having been measured.
+  std::string dir = tempDir();
+  std::string script = dir + "/timing-out-worker";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\nread line\n"
+         "echo '{\"id\":0,\"status\":\"timeout\",\"reason\":\"stuck\"}'\n"
+         "sleep 0.3\nexit 3\n";
+  }
+  llvm::sys::fs::setPermissions(script, llvm::sys::fs::perms(0755));
+  WorkerOptions options;
+  options.executable = script;
+  options.timeoutSeconds = 30;
+  MeasureWorker worker(options);
+  MeasureRequest request;
+  request.target = "cpu";
+  request.matrix = "gen:uniform:rows=8,nnz=8";
+  request.kernel = "spmm";
+  request.baseline = "heuristic";
+  for (int n = 0; n < 3; ++n) {
+    request.id = n;
+    MeasureResponse response = worker.measure(request);
+    EXPECT_EQ(response.measurement.status, MeasureStatus::Timeout)
+        << "request " << n << ": " << response.measurement.reason;
+  }
+}
+
 } // namespace
