@@ -242,65 +242,61 @@ TEST(Collection, KeysRecordedBeforeTheLockAreNotMeasuredAgain) {
 
 namespace {
 
-/// A worker that answered and then ended (sptune-measure's watchdog answers
-/// a request still running past its timeout_s, then exits) is started again
-/// for the next request, which used to be reported as a crash ("could not
-/// send the request").
-TEST(Worker, StartsAgainAfterAWorkerThatEndedOnItsOwn) {
-  std::string dir = tempDir();
-  std::string script = dir + "/one-answer-worker";
+/// Worker options running the shell script `body` (after a `#!/bin/sh`
+/// line), written under a fresh temporary directory.
+WorkerOptions scriptWorker(const std::string &name, const std::string &body) {
+  std::string script = tempDir() + "/" + name;
   {
     std::ofstream f(script);
-    f << "#!/bin/sh\nread line\n"
-         "echo '{\"id\":0,\"status\":\"ok\",\"time_s\":{\"median\":0.001,"
-         "\"reps\":1}}'\nexit 3\n";
+    f << "#!/bin/sh\n" << body;
   }
   llvm::sys::fs::setPermissions(script, llvm::sys::fs::perms(0755));
   WorkerOptions options;
   options.executable = script;
   options.timeoutSeconds = 30;
-  MeasureWorker worker(options);
+  return options;
+}
+
+/// A CPU SpMM heuristic request on a tiny generated matrix.
+MeasureRequest heuristicRequest(int id) {
   MeasureRequest request;
+  request.id = id;
   request.target = "cpu";
   request.matrix = "gen:uniform:rows=8,nnz=8";
   request.kernel = "spmm";
   request.baseline = "heuristic";
+  return request;
+}
+
+/// A worker that answered and then ended (sptune-measure's watchdog answers
+/// a request still running past its timeout_s, then exits) is started again
+/// for the next request, which used to be reported as a crash ("could not
+/// send the request").
+TEST(Worker, StartsAgainAfterAWorkerThatEndedOnItsOwn) {
+  MeasureWorker worker(scriptWorker(
+      "one-answer-worker",
+      "read line\necho '{\"id\":0,\"status\":\"ok\",\"time_s\":{\"median\":"
+      "0.001,\"reps\":1}}'\nexit 3\n"));
   for (int n = 0; n < 3; ++n) {
-    request.id = n;
     // Let the worker end before the next request is written.
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    MeasureResponse response = worker.measure(request);
+    MeasureResponse response = worker.measure(heuristicRequest(n));
     EXPECT_EQ(response.measurement.status, MeasureStatus::Ok)
         << "request " << n << ": " << response.measurement.reason;
     EXPECT_EQ(response.id, n);
   }
 }
 
+/// The watchdog's `timeout` answer comes before its worker exits; a request
+/// written in between was recorded as a crash ("worker exited with status
+/// 3") without having been measured.
 TEST(Worker, ANextRequestNeverGoesToAWorkerEndingAfterItsTimeout) {
-  // The watchdog's `timeout` answer comes before its worker exits; a
-  // request written in between was recorded as a crash ("worker exited
-  // with status 3") without having been measured.
-  std::string dir = tempDir();
-  std::string script = dir + "/timing-out-worker";
-  {
-    std::ofstream f(script);
-    f << "#!/bin/sh\nread line\n"
-         "echo '{\"id\":0,\"status\":\"timeout\",\"reason\":\"stuck\"}'\n"
-         "sleep 0.3\nexit 3\n";
-  }
-  llvm::sys::fs::setPermissions(script, llvm::sys::fs::perms(0755));
-  WorkerOptions options;
-  options.executable = script;
-  options.timeoutSeconds = 30;
-  MeasureWorker worker(options);
-  MeasureRequest request;
-  request.target = "cpu";
-  request.matrix = "gen:uniform:rows=8,nnz=8";
-  request.kernel = "spmm";
-  request.baseline = "heuristic";
+  MeasureWorker worker(scriptWorker(
+      "timing-out-worker",
+      "read line\necho '{\"id\":0,\"status\":\"timeout\",\"reason\":"
+      "\"stuck\"}'\nsleep 0.3\nexit 3\n"));
   for (int n = 0; n < 3; ++n) {
-    request.id = n;
-    MeasureResponse response = worker.measure(request);
+    MeasureResponse response = worker.measure(heuristicRequest(n));
     EXPECT_EQ(response.measurement.status, MeasureStatus::Timeout)
         << "request " << n << ": " << response.measurement.reason;
   }
