@@ -82,8 +82,9 @@ def split(records, validation, reward, work):
 
 def heuristic_fraction(records):
     """Geometric mean over the problems of best / heuristic, the best over
-    the sampled schedules (the denominator of sptune-learn's validation
-    oracle, so the model's and the heuristic's figures compare); with the
+    the sampled schedules and the heuristic (sptune-learn's validation
+    problems hold the heuristic's schedule as a candidate too, so the
+    model's and the heuristic's figures share the denominator); with the
     problem count."""
     ratios = []
     for _, group in dataset.problems(records).items():
@@ -93,7 +94,7 @@ def heuristic_fraction(records):
         samples = [t for t in samples if t]
         if not samples or not heuristic or not heuristic[0]:
             continue
-        ratios.append(min(samples) / heuristic[0])
+        ratios.append(min(samples + [heuristic[0]]) / heuristic[0])
     return dataset.geomean(ratios), len(ratios)
 
 

@@ -500,6 +500,30 @@ sptune::runTraining(const TrainingRunOptions &options) {
     result.interrupted = true;
     return std::move(result);
   }
+  // A base model keeps its kernels: problems of kernels it has no feature
+  // for (SpGEMM, for a model of the default three) leave the data before
+  // it is split and counted, as a dataset leaves out those of kernels no
+  // model has.
+  if (!options.finetuneFrom.empty()) {
+    std::string error;
+    std::unique_ptr<Model> base = Model::load(options.finetuneFrom, error);
+    if (!base)
+      return failure(error);
+    size_t before = data->groups.size();
+    llvm::erase_if(data->groups, [&](const SampleGroup &g) {
+      return !base->hasKernel(g.kernel);
+    });
+    const std::vector<std::string> &kernels = base->info().config.kernels;
+    if (size_t unmodeled = before - data->groups.size())
+      report.note(llvm::formatv(
+          "left out {0} problem(s) of kernels the model has no feature for "
+          "(it is built for {1})",
+          unmodeled, llvm::join(kernels, ", ")));
+    if (data->groups.empty())
+      return failure("no problem of a kernel '" + options.finetuneFrom +
+                     "' has a feature for (it is built for " +
+                     llvm::join(kernels, ", ") + ")");
+  }
   const std::vector<SampleGroup> &groups = data->groups;
   const FeatureTable &features = data->features;
 
@@ -533,23 +557,6 @@ sptune::runTraining(const TrainingRunOptions &options) {
   // A base model keeps its kernels: problems of kernels it has no feature
   // for (SpGEMM, for a model of the default three) are left out, as a
   // dataset leaves out those of kernels no model has.
-  size_t unmodeled = 0;
-  for (std::vector<SampleGroup> *part : {&train, &test}) {
-    size_t before = part->size();
-    llvm::erase_if(*part, [&](const SampleGroup &g) {
-      return !model->hasKernel(g.kernel);
-    });
-    unmodeled += before - part->size();
-  }
-  if (unmodeled)
-    report.note(llvm::formatv(
-        "left out {0} problem(s) of kernels the model has no feature for "
-        "(it is built for {1})",
-        unmodeled, llvm::join(model->info().config.kernels, ", ")));
-  if (train.empty())
-    return failure("no training problem of a kernel the model has a feature "
-                   "for (it is built for " +
-                   llvm::join(model->info().config.kernels, ", ") + ")");
 
   // Training.
   std::unique_ptr<llvm::raw_fd_ostream> log;

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -300,6 +301,26 @@ TEST(Worker, ANextRequestNeverGoesToAWorkerEndingAfterItsTimeout) {
     EXPECT_EQ(response.measurement.status, MeasureStatus::Timeout)
         << "request " << n << ": " << response.measurement.reason;
   }
+}
+
+/// A worker that answers a timeout of its own and goes on (the SPADE
+/// simulator's limit) is kept: no new process for the next request.
+TEST(Worker, AWorkerThatGoesOnAfterATimeoutAnswerIsKept) {
+  std::string starts = tempDir() + "/starts";
+  MeasureWorker worker(scriptWorker(
+      "timeout-answering-worker",
+      "echo started >> " + starts +
+          "\nwhile read line; do echo '{\"id\":0,\"status\":\"timeout\","
+          "\"reason\":\"simulated cycles over the limit\"}'; done\n"));
+  for (int n = 0; n < 3; ++n) {
+    MeasureResponse response = worker.measure(heuristicRequest(n));
+    EXPECT_EQ(response.measurement.status, MeasureStatus::Timeout)
+        << "request " << n << ": " << response.measurement.reason;
+  }
+  std::ifstream in(starts);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "started\n");
 }
 
 } // namespace

@@ -301,19 +301,17 @@ TEST(ModelFileTest, ClearErrors) {
   // A kernel list no model can have, repeated, empty or not a list: the
   // feature specification cannot be built, said before the weights are
   // read.
-  for (const char *kernels :
-       {"[\"spmm\",\"hadamard\"]", "[\"spmm\",\"spmm\"]", "[]", "7"}) {
+  for (auto [kernels, why] : std::vector<std::pair<const char *, const char *>>{
+           {"[\"spmm\",\"hadamard\"]",
+            "kernel 'hadamard' has no model features"},
+           {"[\"spmm\",\"spmm\"]", "kernel 'spmm' is listed twice"},
+           {"[]", "'kernels' is not a non-empty list"},
+           {"7", "'kernels' is not a non-empty list"},
+           {"[7]", "'kernels' holds a non-string"}}) {
     ModelFileSections listed = sections;
     std::string &c = listed["config"];
     c.insert(c.rfind('}'), std::string(",\"kernels\":") + kernels);
-    error.clear();
-    EXPECT_FALSE(Model::loadFromBytes(encode("model", listed), "f.pt", error));
-    EXPECT_TRUE(error.find("kernel 'hadamard' has no model features") !=
-                    std::string::npos ||
-                error.find("listed twice") != std::string::npos ||
-                error.find("'kernels' is not a non-empty list") !=
-                    std::string::npos)
-        << kernels << ": " << error;
+    expectError(encode("model", listed), why);
   }
 
   EXPECT_FALSE(Model::load(tempPath("does-not-exist.pt"), error));

@@ -583,8 +583,10 @@ llvm::Expected<LearnResult> Driver::run() {
       if (!model->hasKernel(k))
         return failure("the base model '" + o.baseModelName +
                        "' has no feature for kernel '" + toString(k) +
-                       "' (learn it from no data: without a base model, or "
-                       "leave it out with --kernel)");
+                       "' (learn it from no data: without a base model; or "
+                       "leave its problems out: --kernel live, "
+                       "`python3 -m sptune.filter_dataset --drop-kernel` on "
+                       "replayed data)");
     note("starting from the base model '" + o.baseModelName + "' (" +
          modelIdentity(o.baseModelBytes) + ")");
   }

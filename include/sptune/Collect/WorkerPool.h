@@ -44,6 +44,12 @@ private:
   llvm::Error start();
   /// Stops the child; returns a description of how it ended.
   std::string stop(bool kill);
+  /// Forgets the worker when it has ended (it starts again on the next
+  /// request); true when it had.
+  bool reapIfEnded();
+  /// After a `timeout` answer: waits up to a second for the worker to end
+  /// (its watchdog exits after answering), and forgets it when it does.
+  void reapIfEnding();
   std::string stderrTail() const;
 
   WorkerOptions options;
