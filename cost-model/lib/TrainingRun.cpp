@@ -310,18 +310,17 @@ size_t targetSlot(const Model &model, TargetKind target) {
       std::find(built.begin(), built.end(), toString(target)) - built.begin());
 }
 
-/// The base model: loaded for fine-tuning, else created and its knob
-/// autoencoders pre-trained on the training schedules.
+/// The base model: for fine-tuning, `loaded` (options.finetuneFrom's)
+/// checked; else created and its knob autoencoders pre-trained on the
+/// training schedules.
 llvm::Expected<std::unique_ptr<Model>>
 baseModel(const TrainingRunOptions &options, TargetKind target,
-          const std::vector<SampleGroup> &train,
+          std::unique_ptr<Model> loaded, const std::vector<SampleGroup> &train,
           const std::vector<SampleGroup> &all, TrainingRunResult &result,
           const Reporter &report) {
   std::string error;
   if (!options.finetuneFrom.empty()) {
-    std::unique_ptr<Model> model = Model::load(options.finetuneFrom, error);
-    if (!model)
-      return failure(error);
+    std::unique_ptr<Model> model = std::move(loaded);
     if (model->info().trainedTargets.empty())
       return failure("'" + options.finetuneFrom +
                      "' is an untrained model; fine-tuning needs a trained "
@@ -504,9 +503,10 @@ sptune::runTraining(const TrainingRunOptions &options) {
   // for (SpGEMM, for a model of the default three) leave the data before
   // it is split and counted, as a dataset leaves out those of kernels no
   // model has.
+  std::unique_ptr<Model> base;
   if (!options.finetuneFrom.empty()) {
     std::string error;
-    std::unique_ptr<Model> base = Model::load(options.finetuneFrom, error);
+    base = Model::load(options.finetuneFrom, error);
     if (!base)
       return failure(error);
     size_t before = data->groups.size();
@@ -549,14 +549,11 @@ sptune::runTraining(const TrainingRunOptions &options) {
       split.testMatrices.size(), test.size(), result.heldOutSamples));
 
   // The model.
-  llvm::Expected<std::unique_ptr<Model>> loaded =
-      baseModel(options, *target, train, groups, result, report);
+  llvm::Expected<std::unique_ptr<Model>> loaded = baseModel(
+      options, *target, std::move(base), train, groups, result, report);
   if (!loaded)
     return loaded.takeError();
   std::unique_ptr<Model> model = std::move(*loaded);
-  // A base model keeps its kernels: problems of kernels it has no feature
-  // for (SpGEMM, for a model of the default three) are left out, as a
-  // dataset leaves out those of kernels no model has.
 
   // Training.
   std::unique_ptr<llvm::raw_fd_ostream> log;
