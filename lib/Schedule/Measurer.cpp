@@ -30,11 +30,11 @@ double sptune::measurementBytes(const KernelSpec &spec, int64_t rows,
   double element = spec.elementBits / 8.0, free = double(spec.free);
   double r = double(rows), c = double(cols), n = double(nnz);
   if (spec.kernel == KernelType::SpGEMM) {
-    // A A's result (a coordinate and a value per entry) and the kernel's
-    // staging buffers of as many, and a dense workspace of 17 bytes per
-    // column on each of two threads. Its entries are at most its products,
-    // sum_k |column k| |row k|, estimated as nnz^2 / rows (rows of equal
-    // length; skewed rows make more), and at most rows x cols.
+    // A A's result (a coordinate and a value per entry) and the one-pass
+    // kernel's capacity beyond it, taken as as many, and a dense workspace of
+    // 17 bytes per column on each of two threads. Its entries are at most its
+    // products, sum_k |column k| |row k|, estimated as nnz^2 / rows (rows of
+    // equal length; skewed rows make more), and at most rows x cols.
     double products = r > 0 ? n * n / r : 0;
     double entries = std::min(products, r * c);
     return 2 * entries * (8 + element) + 2 * 17 * c;

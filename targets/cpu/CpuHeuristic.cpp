@@ -67,11 +67,11 @@ Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
   // equal work per thread; its accumulator and pass count are left auto:
   // to the lowering's options, by default the kernel's run-time rules (the
   // dense workspace unless it passes 1 GiB over all threads, one pass
-  // unless its staging buffers pass 1 GiB). Measured on the AMD EPYC VM over
-  // the 14 large shared matrices (A·A, docs/results.md, "The hash accumulator
-  // of the SpGEMM kernel"): the dense workspace beat the hash table on every
-  // one (the hash table 0.27x-0.96x its speed); the hash table won by at most
-  // 1.10x, on generated products of millions of scattered columns.
+  // unless C's buffers with a slot per product pass 1 GiB). Measured on the AMD
+  // EPYC VM over the 14 large shared matrices (A·A, docs/results.md, "The hash
+  // accumulator of the SpGEMM kernel"): the dense workspace beat the hash table
+  // on every one (the hash table 0.27x-0.96x its speed); the hash table won by
+  // at most 1.10x, on generated products of millions of scattered columns.
   if (kernel == KernelType::SpGEMM) {
     Schedule s = Schedule::csr(TargetKind::CPU, kernel);
     cpuKnobs(s).parallel = ParallelKind::Outer;

@@ -35,10 +35,11 @@ enum class RowOrderKind : uint8_t { Natural, Rcm };
 /// 1 GiB and the tables would be smaller).
 enum class SpgemmAccumulator : uint8_t { Auto, Dense, Hash };
 
-/// How the SpGEMM kernel finds C's positions: in one pass into staging
-/// buffers of a slot per product, in two (count each row's columns, then
-/// compute into place), or auto (one pass when the staging buffers fit the
-/// lowering's gustavson-one-pass-bytes budget, 1 GiB by default).
+/// How the SpGEMM kernel finds C's positions: in one pass into C's buffers
+/// allocated with a slot per product (then moved down into place), in two
+/// (count each row's columns, then compute into place), or auto (one pass
+/// when those buffers fit the lowering's gustavson-one-pass-bytes budget,
+/// 1 GiB by default).
 enum class SpgemmPasses : uint8_t { Auto, One, Two };
 
 /// "none", "outer".

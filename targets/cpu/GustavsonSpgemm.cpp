@@ -113,13 +113,15 @@ public:
     auto [bounds, workPrefix] = blockBounds(blocks);
     work = workPrefix;
     Value rowStart = allocate(b, loc, index, rows1);
-    // One pass when its staging buffers (a slot per product and per row)
-    // fit the budget, else two.
+    // One pass when C's buffers with a slot per product and per row fit the
+    // budget, else two.
     Value slots = load(b, loc, work, rows);
     unsigned valueBytes =
         (cType.getElementType().getIntOrFloatBitWidth() + 7) / 8;
-    Value bytes = arith::MulIOp::create(b, loc, slots,
-                                        constantIndex(b, loc, 8 + valueBytes));
+    unsigned coordinateBytes =
+        (cType.getCrdWidth() ? cType.getCrdWidth() : 64) / 8;
+    Value bytes = arith::MulIOp::create(
+        b, loc, slots, constantIndex(b, loc, coordinateBytes + valueBytes));
     Value fits =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, bytes,
                               constantIndex(b, loc, settings.onePassBytes));
@@ -244,16 +246,21 @@ private:
     return {cPositions, cCoordinates, cValues, entries};
   }
 
-  /// One pass: each block computes its rows into its region of staging
-  /// buffers (the block's products and rows bound its entries: region
-  /// [work[first row], work[end row])), counting them; C's positions by a
-  /// prefix sum; then each block's entries are copied to their place.
+  /// One pass: C's coordinates and values are allocated with a slot per
+  /// product and per row (work[rows]); each block computes its rows into its
+  /// region of them ([work[first row], work[end row])), counting them; C's
+  /// positions by a prefix sum; then each block's entries are moved down to
+  /// their place. There are no staging buffers to allocate and free on every
+  /// call: under glibc's default settings a freed buffer of megabytes comes
+  /// back as fresh pages, whose faults cost more than the second pass (a
+  /// 2.6x slowdown on VDOL_hangGlider_2, docs/results.md). C keeps the
+  /// capacity; the slots past its entries are never touched, so they take
+  /// address space, not memory, and its specifier gives the entries' count.
   SmallVector<Value> onePass(Value blocks, Value bounds, Value work,
                              Value rowStart) {
-    Type index = b.getIndexType();
     Value slots = load(b, loc, work, rows);
-    Value stagedColumns = allocate(b, loc, index, slots);
-    Value stagedValues = allocate(b, loc, cType.getElementType(), slots);
+    Value cCoordinates = allocate(b, loc, cType.getCrdType(), slots);
+    Value cValues = allocate(b, loc, cType.getElementType(), slots);
     overBlocks(
         blocks, bounds, /*withAccumulator=*/true,
         [&](OpBuilder &b, Location loc, Value t) {
@@ -262,19 +269,22 @@ private:
         [&](OpBuilder &b, Location loc, Value row, const Workspace &ws,
             Value cursor) {
           Value length = computeRow(b, loc, row, ws);
-          storeRow(b, loc, length, ws, stagedColumns, stagedValues, cursor);
+          storeRow(b, loc, length, ws, cCoordinates, cValues, cursor);
           store(b, loc, length, rowStart, plusOne(b, loc, row));
           return add(b, loc, cursor, length);
         });
     auto [cPositions, entries] = positionsFromCounts(rowStart);
-    Value cCoordinates = allocate(b, loc, cType.getCrdType(), entries);
-    Value cValues = allocate(b, loc, cType.getElementType(), entries);
-    scf::ParallelOp::create(
-        b, loc, ValueRange{constantIndex(b, loc, 0)}, ValueRange{blocks},
-        ValueRange{constantIndex(b, loc, 1)},
-        [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          Value first = load(b, loc, bounds, ivs[0]);
-          Value end = load(b, loc, bounds, plusOne(b, loc, ivs[0]));
+    // Block 0 is in place (its region and its entries start at 0). The
+    // others move in block order, each entry forward: block t's entries end
+    // where block t + 1's begin, at or below the start of block t + 1's
+    // region (a row's entries are at most its slots), so no move overwrites
+    // an entry still to be moved. In one thread: in parallel, block t could
+    // overwrite block t - 1's entries before they move.
+    forRange(
+        b, loc, constantIndex(b, loc, 1), blocks, {},
+        [&](OpBuilder &b, Location loc, Value t, ValueRange) {
+          Value first = load(b, loc, bounds, t);
+          Value end = load(b, loc, bounds, plusOne(b, loc, t));
           Value from = load(b, loc, work, first);
           Value to = load(b, loc, rowStart, first);
           Value count =
@@ -283,17 +293,13 @@ private:
                    [&](OpBuilder &b, Location loc, Value q, ValueRange) {
                      Value src = add(b, loc, from, q);
                      Value dst = add(b, loc, to, q);
-                     store(b, loc,
-                           indexAs(b, loc, load(b, loc, stagedColumns, src),
-                                   cType.getCrdType()),
+                     store(b, loc, load(b, loc, cCoordinates, src),
                            cCoordinates, dst);
-                     store(b, loc, load(b, loc, stagedValues, src), cValues,
-                           dst);
+                     store(b, loc, load(b, loc, cValues, src), cValues, dst);
                      return SmallVector<Value>{};
                    });
+          return SmallVector<Value>{};
         });
-    memref::DeallocOp::create(b, loc, stagedColumns);
-    memref::DeallocOp::create(b, loc, stagedValues);
     return {cPositions, cCoordinates, cValues, entries};
   }
 
@@ -509,7 +515,8 @@ private:
         "bytes (a dense workspace, asked for by gustavson-accumulator=dense "
         "or a schedule's accumulator = dense, takes 9-17 bytes per column of "
         "C per thread, and auto or hash may take less; one pass, by "
-        "passes = one, stages a coordinate and a value per product): ");
+        "passes = one, allocates C with a coordinate and a value per "
+        "product): ");
     vector::PrintOp::create(t, loc, bytes);
     func::CallOp::create(
         t, loc, exitFn,
@@ -1040,6 +1047,7 @@ LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module) {
       f.removeArgAttr(n, "bufferization.access");
     f->removeAttr(kGustavsonSpgemmAttrName);
     f->removeAttr(kGustavsonSettingsAttrName);
+    f->setAttr(kGustavsonKernelAttrName, UnitAttr::get(ctx));
     Block *entry = f.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockBegin(entry);
     auto csr = [&](unsigned first) {

@@ -8,12 +8,13 @@
 // and a dense accumulator over C's columns. A row's columns are gathered as
 // they first appear and put in order: read off the bit set's words they
 // span (counting trailing zeros) where those are few next to the columns,
-// else sorted; then stored with their sums. In one pass when staging
-// buffers of a slot per product fit a budget:
+// else sorted; then stored with their sums. In one pass when C's buffers
+// with a slot per product fit a budget:
 //
-//   1. each block computes its rows into its region of the staging buffers;
+//   1. each block computes its rows into its region of C's buffers;
 //   2. a prefix sum of the rows' counts gives C's positions;
-//   3. each block copies its entries to their place;
+//   3. each block's entries move down to their place, block by block (C
+//      keeps the capacity: address space its entries never touch);
 //
 // else in two: each row's distinct columns are counted first (with the bit
 // set and a list of the row's columns, or with the hash table alone), a
@@ -82,7 +83,7 @@ constexpr int64_t kDenseWorkspaceBudget = int64_t(1) << 30;
 /// How one kernel is built: the lowering's options, and where the product
 /// has a schedule (KernelType::SpGEMM), its CPU knobs.
 struct GustavsonSettings {
-  /// One pass when the staging buffers (a slot per product and per row: a
+  /// One pass when C's buffers with a slot per product and per row (a
   /// coordinate and a value) take at most this many bytes, else two.
   int64_t onePassBytes = int64_t(1) << 30;
   /// One block of rows per thread: `threads` (> 0, the threads its OpenMP
@@ -102,6 +103,10 @@ constexpr const char *kGustavsonSpgemmAttrName = "sptune.gustavson_spgemm";
 /// dictionary {accumulator = "auto" | "dense" | "hash", one_pass_bytes,
 /// threads}.
 constexpr const char *kGustavsonSettingsAttrName = "sptune.gustavson_settings";
+/// The unit attribute that marks a defined Gustavson kernel (the two above
+/// are spent): sptune-huge-page-buffers advises its large buffers (C, which
+/// the kernel allocates on every call) as it does a scheduled kernel's.
+constexpr const char *kGustavsonKernelAttrName = "sptune.gustavson_kernel";
 
 /// Replaces `op` (for which whyNotRowWiseSpgemm is "",
 /// sptune/Analysis/SpgemmForm.h) with a call to a declared kernel function

@@ -2,6 +2,7 @@
 
 #include "cpu/HugePageBuffers.h"
 #include "cpu/CpuPasses.h"
+#include "cpu/GustavsonSpgemm.h"
 
 #include "sptune/IR/SptuneDialect.h"
 
@@ -93,10 +94,18 @@ FailureOr<int64_t> mlir::sptune::adviseHugePages(ModuleOp module,
                                                  int64_t minBytes) {
   SmallVector<memref::AllocOp> allocs;
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func->hasAttr(SptuneDialect::kScheduleAttrName))
+    // Scheduled kernels, and the SpGEMM kernels sptune writes itself (C's
+    // buffers, GustavsonSpgemm.h).
+    if (!func->hasAttr(SptuneDialect::kScheduleAttrName) &&
+        !func->hasAttr(kGustavsonKernelAttrName))
       continue;
     DataLayout layout = DataLayout::closest(func);
+    bool gustavson = func->hasAttr(kGustavsonKernelAttrName);
     func.walk([&](memref::AllocOp alloc) {
+      // A Gustavson kernel's blocks allocate their workspaces inside its
+      // parallel loops: left as they are (only C's buffers are advised).
+      if (gustavson && alloc->getParentOfType<scf::ParallelOp>())
+        return;
       MemRefType type = alloc.getType();
       if (type.getRank() == 0 || !type.getLayout().isIdentity() ||
           !alloc.getSymbolOperands().empty() ||

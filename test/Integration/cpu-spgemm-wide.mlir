@@ -16,7 +16,7 @@
 // exits with status 1 instead of writing through a null pointer.
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=dense -o %t.dense.mlir
 // RUN: not bash -c "ulimit -v 8000000 && OMP_NUM_THREADS=2 mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib %t.dense.mlir" | FileCheck %s --check-prefix=OOM
-// OOM: sptune: the SpGEMM kernel ran out of memory allocating this many bytes (a dense workspace, asked for by gustavson-accumulator=dense or a schedule's accumulator = dense, takes 9-17 bytes per column of C per thread, and auto or hash may take less; one pass, by passes = one, stages a coordinate and a value per product): {{[0-9]+}}
+// OOM: sptune: the SpGEMM kernel ran out of memory allocating this many bytes (a dense workspace, asked for by gustavson-accumulator=dense or a schedule's accumulator = dense, takes 9-17 bytes per column of C per thread, and auto or hash may take less; one pass, by passes = one, allocates C with a coordinate and a value per product): {{[0-9]+}}
 // OOM-NOT: Sparse Tensor
 //
 // Row 0 = 1 B(0, :) + 2 B(1, :); row 1 = 3 B(1, :) + 4 B(2, :).

@@ -7,7 +7,8 @@
 // read from a file (empty rows and columns), an all-zero product, and a
 // DCSR result, which the kernel leaves to upstream. Every kernel runs with
 // one and with four OpenMP threads (more blocks than some matrices have
-// rows), in one pass (staging buffers) and in two, with a row's sums in a
+// rows), in one pass (into C's buffers of a slot per product, moved into place
+// block by block) and in two, with a row's sums in a
 // dense workspace and in a hash table.
 //
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
@@ -16,7 +17,7 @@
 // RUN: sptune-opt %s --sptune-lower-cpu | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
 // Three blocks of rows, as many as the threads the OpenMP loops are given.
 // RUN: sptune-opt %s --sptune-lower-cpu=threads=3 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
-// Two passes (no staging buffers).
+// Two passes (C's buffers of its entries only).
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
 // The hash accumulator, in one pass and in two, with one and four threads.

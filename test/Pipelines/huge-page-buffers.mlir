@@ -50,6 +50,15 @@
 // CHECK-LABEL: func.func @unscheduled
 // CHECK-NEXT:    memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK-NOT:     madvise
+// A Gustavson SpGEMM kernel (sptune.gustavson_kernel): C's buffers are
+// advised; its blocks' workspaces, allocated in its parallel loop, are not.
+// CHECK-LABEL: func.func @gustavson
+// CHECK:         memref.alloc(%{{.*}}) {alignment = 2097152 : i64} : memref<?xf32>
+// CHECK:         func.call @madvise
+// CHECK:         scf.parallel
+// CHECK-NEXT:      memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK-NOT:       madvise
+// CHECK:         scf.reduce
 func.func @dynamic(%n: index) attributes {sptune.schedule = #sptune.schedule<cpu sddmm>} {
   %b = memref.alloc(%n) {alignment = 64 : i64} : memref<?x64xf32>
   memref.dealloc %b : memref<?x64xf32>
@@ -62,6 +71,19 @@ func.func @small() attributes {sptune.schedule = #sptune.schedule<cpu sddmm>} {
 }
 func.func @unscheduled(%n: index) {
   %b = memref.alloc(%n) : memref<?xf32>
+  memref.dealloc %b : memref<?xf32>
+  return
+}
+func.func @gustavson(%n: index) attributes {sptune.gustavson_kernel} {
+  %b = memref.alloc(%n) : memref<?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.parallel (%t) = (%c0) to (%c2) step (%c1) {
+    %w = memref.alloc(%n) : memref<?xf32>
+    memref.dealloc %w : memref<?xf32>
+    scf.reduce
+  }
   memref.dealloc %b : memref<?xf32>
   return
 }

@@ -53,19 +53,19 @@
 // (@ba's kernel, the f32 one on 32-bit storage, is declared first: dense,
 // the runtime's team; then @ab's: hashed, a team of one.)
 // LOWERED-LABEL: func.func private @sptune_gustavson_spgemm_0(%arg0: memref<?xi32>
-// LOWERED-SAME: -> (memref<?xi32>, memref<?xi32>, memref<?xf32>, !sparse_tensor.storage_specifier<#{{[a-z0-9_]+}}>) {{{$}}
+// LOWERED-SAME: -> (memref<?xi32>, memref<?xi32>, memref<?xf32>, !sparse_tensor.storage_specifier<#{{[a-z0-9_]+}}>) attributes {sptune.gustavson_kernel} {{{$}}
 // LOWERED-NOT: -7046029254386353131
 // LOWERED: math.cttz
 // LOWERED-LABEL: func.func private @sptune_gustavson_spgemm(%arg0: memref<?xindex>
-// LOWERED-SAME: attributes {sptune.omp_threads = 1 : i32}
+// LOWERED-SAME: attributes {sptune.gustavson_kernel, sptune.omp_threads = 1 : i32}
 // LOWERED-NOT: math.cttz
 // LOWERED: arith.constant -7046029254386353131 : i64
 // LOWERED-NOT: math.cttz
 // LOWERED-LABEL: func.func @ab(
 //
 // Through the whole lowering: @ab's kernel on a team of three, in one pass
-// whatever its staging buffers take; @ba's on the runtime's team, in one
-// pass within the 1 GiB budget.
+// whatever C's capacity of a slot per product takes; @ba's on the runtime's
+// team, in one pass within the 1 GiB budget.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e '/@ab(/,/return/s/parallel = outer, threads = 0/parallel = outer, threads = 3/' -e '/@ab(/,/return/s/simd32 = false/simd32 = false, passes = one/' | sptune-opt --sptune-apply-schedule --sptune-lower-cpu | FileCheck %s --check-prefix=THREADS
 // THREADS-LABEL: llvm.func @sptune_gustavson_spgemm_0(
 // THREADS: llvm.mlir.constant(1073741824 : index)
@@ -81,15 +81,15 @@
 // makes both sequential.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e '/@ab(/,/return/s/parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false/parallel = none, accumulator = hash/' | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify="threads=2 gustavson-accumulator=dense" | FileCheck %s --check-prefix=OPTIONS
 // OPTIONS-LABEL: func.func private @sptune_gustavson_spgemm_0(
-// OPTIONS-SAME: attributes {sptune.omp_threads = 2 : i32}
+// OPTIONS-SAME: attributes {sptune.gustavson_kernel, sptune.omp_threads = 2 : i32}
 // OPTIONS-LABEL: func.func private @sptune_gustavson_spgemm(
-// OPTIONS-SAME: attributes {sptune.omp_threads = 1 : i32}
+// OPTIONS-SAME: attributes {sptune.gustavson_kernel, sptune.omp_threads = 1 : i32}
 // OPTIONS-NOT: -7046029254386353131
 // OPTIONS: math.cttz
 // OPTIONS-NOT: -7046029254386353131
 // OPTIONS-LABEL: func.func @ab(
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule 2>/dev/null | sptune-opt --linalg-generalize-named-ops --sptune-cpu-sparsify=parallelization=none | FileCheck %s --check-prefix=SEQUENTIAL
-// SEQUENTIAL-COUNT-2: attributes {sptune.omp_threads = 1 : i32}
+// SEQUENTIAL-COUNT-2: attributes {sptune.gustavson_kernel, sptune.omp_threads = 1 : i32}
 //
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e 's/simd32 = false/simd32 = false, accumulator = hash/' | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify | FileCheck %s --check-prefix=HASH
 // HASH-COUNT-2: arith.constant -7046029254386353131 : i64
