@@ -274,33 +274,83 @@ private:
           return add(b, loc, cursor, length);
         });
     auto [cPositions, entries] = positionsFromCounts(rowStart);
-    // Block 0 is in place (its region and its entries start at 0). The
-    // others move in block order, each entry forward: block t's entries end
-    // where block t + 1's begin, at or below the start of block t + 1's
-    // region (a row's entries are at most its slots), so no move overwrites
-    // an entry still to be moved. In one thread: in parallel, block t could
-    // overwrite block t - 1's entries before they move.
-    forRange(
-        b, loc, constantIndex(b, loc, 1), blocks, {},
-        [&](OpBuilder &b, Location loc, Value t, ValueRange) {
-          Value first = load(b, loc, bounds, t);
-          Value end = load(b, loc, bounds, plusOne(b, loc, t));
-          Value from = load(b, loc, work, first);
-          Value to = load(b, loc, rowStart, first);
-          Value count =
-              arith::SubIOp::create(b, loc, load(b, loc, rowStart, end), to);
-          forRange(b, loc, constantIndex(b, loc, 0), count, {},
-                   [&](OpBuilder &b, Location loc, Value q, ValueRange) {
-                     Value src = add(b, loc, from, q);
-                     Value dst = add(b, loc, to, q);
-                     store(b, loc, load(b, loc, cCoordinates, src),
-                           cCoordinates, dst);
-                     store(b, loc, load(b, loc, cValues, src), cValues, dst);
-                     return SmallVector<Value>{};
-                   });
-          return SmallVector<Value>{};
-        });
+    // Each block's entries move forward from its region's start to their
+    // place (block 0's are in place: both start at 0). Within a block that
+    // is safe in any overlap, the place being at or below the region. Across
+    // blocks, block t's place ends where block t + 1's begins, at or below
+    // block t + 1's region; but it may begin inside block t - 1's entries,
+    // which a parallel move could overwrite before they move. So the blocks
+    // move in parallel, each in the thread that computed it, when every
+    // block's place begins past the entries of the block before it (always
+    // so for two blocks); else one after the other, in one thread.
+    Value zero = constantIndex(b, loc, 0);
+    auto move = [&](OpBuilder &b, Location loc, Value t) {
+      auto [from, to, count] = blockEntries(b, loc, t, bounds, rowStart);
+      // Nothing to move where they are in place (block 0).
+      Value moved = arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, from, to),
+          zero, count);
+      forRange(b, loc, zero, moved, {},
+               [&](OpBuilder &b, Location loc, Value q, ValueRange) {
+                 Value src = add(b, loc, from, q);
+                 Value dst = add(b, loc, to, q);
+                 store(b, loc, load(b, loc, cCoordinates, src), cCoordinates,
+                       dst);
+                 store(b, loc, load(b, loc, cValues, src), cValues, dst);
+                 return SmallVector<Value>{};
+               });
+    };
+    Value disjoint =
+        forRange(
+            b, loc, constantIndex(b, loc, 1), blocks,
+            ValueRange{arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)},
+            [&](OpBuilder &b, Location loc, Value t, ValueRange all) {
+              auto [from, to, count] = blockEntries(
+                  b, loc,
+                  arith::SubIOp::create(b, loc, t, constantIndex(b, loc, 1)),
+                  bounds, rowStart);
+              Value place = load(b, loc, rowStart, load(b, loc, bounds, t));
+              Value past =
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                        place, add(b, loc, from, count));
+              return SmallVector<Value>{
+                  arith::AndIOp::create(b, loc, all[0], past)};
+            })
+            .front();
+    auto choice = scf::IfOp::create(b, loc, TypeRange{}, disjoint,
+                                    /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(choice.thenBlock());
+      scf::ParallelOp::create(b, loc, ValueRange{zero}, ValueRange{blocks},
+                              ValueRange{constantIndex(b, loc, 1)},
+                              [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                                move(b, loc, ivs[0]);
+                              });
+      b.setInsertionPointToStart(choice.elseBlock());
+      forRange(b, loc, constantIndex(b, loc, 1), blocks, {},
+               [&](OpBuilder &b, Location loc, Value t, ValueRange) {
+                 move(b, loc, t);
+                 return SmallVector<Value>{};
+               });
+    }
     return {cPositions, cCoordinates, cValues, entries};
+  }
+
+  /// Where block `t`'s entries are after one pass's first phase (`from`,
+  /// the start of its region: the work before its first row), where they
+  /// go (`to`, C's position of its first row) and how many there are.
+  std::tuple<Value, Value, Value> blockEntries(OpBuilder &b, Location loc,
+                                               Value t, Value bounds,
+                                               Value rowStart) {
+    Value first = load(b, loc, bounds, t);
+    Value end = load(b, loc, bounds, plusOne(b, loc, t));
+    Value from = load(b, loc, work, first);
+    Value to = load(b, loc, rowStart, first);
+    Value count =
+        arith::SubIOp::create(b, loc, load(b, loc, rowStart, end), to);
+    return {from, to, count};
   }
 
   /// Row `row` of C into the block's workspace: its sums in `acc` (at their

@@ -15,7 +15,10 @@
 // RUN: sptune-opt %s --sparsifier | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=4 %{run} | FileCheck %s
-// Three blocks of rows, as many as the threads the OpenMP loops are given.
+// Two blocks of rows (their entries move into place in parallel), and three
+// (one after the other where a block's place overlaps the entries before
+// it): as many as the threads the OpenMP loops are given.
+// RUN: sptune-opt %s --sptune-lower-cpu=threads=2 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=threads=3 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx %{run} | FileCheck %s
 // Two passes (C's buffers of its entries only).
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env TENSOR0=%S/Inputs/spgemm-7x5.mtx OMP_NUM_THREADS=1 %{run} | FileCheck %s
