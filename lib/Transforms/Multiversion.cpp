@@ -51,11 +51,12 @@ std::string mlir::sptune::whyNotMultiversioned(const KernelTuningContext &k) {
   if (!k.target->rewritesIR())
     return "target '" + std::string(k.target->name()) +
            "' emits programs, not IR variants";
-  // Variants are the model's picks for training matrices, and it scores
-  // no schedule of a kernel it has no feature for.
+  // Variants are the model's picks for training matrices. The shipped
+  // model has no SpGEMM feature; one learned with `sptune-learn --kernel
+  // spgemm` has, but SpGEMM variants are neither built nor tested.
   if (k.type == ::sptune::KernelType::SpGEMM)
-    return "SpGEMM kernels get one schedule (the cost model has no SpGEMM "
-           "features to pick variants with)";
+    return "SpGEMM kernels get one schedule (multi-versioning picks no "
+           "SpGEMM variants; the shipped cost model has no SpGEMM feature)";
   auto func = k.op->getParentOfType<func::FuncOp>();
   if (!func)
     return "the kernel is not in a function";

@@ -13,8 +13,9 @@
 //
 //   1. each block computes its rows into its region of C's buffers;
 //   2. a prefix sum of the rows' counts gives C's positions;
-//   3. each block's entries move down to their place, block by block (C
-//      keeps the capacity: address space its entries never touch);
+//   3. each block's entries move down to their place (in parallel where no
+//      block's place overlaps the entries of the block before it; C keeps
+//      the capacity: address space its entries never touch);
 //
 // else in two: each row's distinct columns are counted first (with the bit
 // set and a list of the row's columns, or with the hash table alone), a

@@ -111,7 +111,7 @@ func.func @spgemm(%a: tensor<?x?xf64, #CSR>, %b: tensor<?x?xf64, #CSR>, %x: tens
   %m = tensor.dim %a, %c0 : tensor<?x?xf64, #CSR>
   %n = tensor.dim %b, %c1 : tensor<?x?xf64, #CSR>
   %e = tensor.empty(%m, %n) : tensor<?x?xf64, #CSR>
-  // expected-remark @+1 {{using the heuristic schedule (not multi-versioned: SpGEMM kernels get one schedule (the cost model has no SpGEMM features to pick variants with))}}
+  // expected-remark @+1 {{using the heuristic schedule (not multi-versioned: SpGEMM kernels get one schedule (multi-versioning picks no SpGEMM variants; the shipped cost model has no SpGEMM feature))}}
   %0 = linalg.matmul ins(%a, %b : tensor<?x?xf64, #CSR>, tensor<?x?xf64, #CSR>) outs(%e : tensor<?x?xf64, #CSR>) -> tensor<?x?xf64, #CSR>
   // expected-remark @+1 {{not multi-versioned: its function @spgemm holds 2 kernels}}
   %1 = linalg.matvec ins(%a, %x : tensor<?x?xf64, #CSR>, tensor<?xf64>) outs(%y : tensor<?xf64>) -> tensor<?xf64>
