@@ -13,9 +13,10 @@
 //
 //   1. each block computes its rows into its region of C's buffers;
 //   2. a prefix sum of the rows' counts gives C's positions;
-//   3. each block's entries move down to their place (in parallel where no
-//      block's place overlaps the entries of the block before it; C keeps
-//      the capacity: address space its entries never touch);
+//   3. each block's entries move down to their place: with two blocks in
+//      parallel, with more one block after the other (a block's entries
+//      split across the threads where their place does not overlap them);
+//      C keeps the capacity;
 //
 // else in two: each row's distinct columns are counted first (with the bit
 // set and a list of the row's columns, or with the hash table alone), a
@@ -81,6 +82,11 @@ enum class GustavsonAccumulator { Auto, Dense, Hash };
 /// The bytes over all blocks up to which `auto` takes the dense workspace.
 constexpr int64_t kDenseWorkspaceBudget = int64_t(1) << 30;
 
+/// One pass with more than two blocks moves a block's entries into place
+/// across the threads when they are at least this many (and their place does
+/// not overlap them); fewer move in one thread, cheaper than a fork-join.
+constexpr int64_t kParallelMoveEntries = int64_t(1) << 14;
+
 /// How one kernel is built: the lowering's options, and where the product
 /// has a schedule (KernelType::SpGEMM), its CPU knobs.
 struct GustavsonSettings {
@@ -105,8 +111,9 @@ constexpr const char *kGustavsonSpgemmAttrName = "sptune.gustavson_spgemm";
 /// threads}.
 constexpr const char *kGustavsonSettingsAttrName = "sptune.gustavson_settings";
 /// The unit attribute that marks a defined Gustavson kernel (the two above
-/// are spent): sptune-huge-page-buffers advises its large buffers (C, which
-/// the kernel allocates on every call) as it does a scheduled kernel's.
+/// are spent): sptune-huge-page-buffers advises its large buffers outside
+/// its parallel loops (C, which the kernel allocates on every call, and the
+/// row-sized work and row starts) as it does a scheduled kernel's.
 constexpr const char *kGustavsonKernelAttrName = "sptune.gustavson_kernel";
 
 /// Replaces `op` (for which whyNotRowWiseSpgemm is "",

@@ -94,8 +94,8 @@ FailureOr<int64_t> mlir::sptune::adviseHugePages(ModuleOp module,
                                                  int64_t minBytes) {
   SmallVector<memref::AllocOp> allocs;
   for (auto func : module.getOps<func::FuncOp>()) {
-    // Scheduled kernels, and the SpGEMM kernels sptune writes itself (C's
-    // buffers, GustavsonSpgemm.h).
+    // Scheduled kernels, and the SpGEMM kernels sptune writes itself
+    // (GustavsonSpgemm.h).
     if (!func->hasAttr(SptuneDialect::kScheduleAttrName) &&
         !func->hasAttr(kGustavsonKernelAttrName))
       continue;
@@ -103,7 +103,8 @@ FailureOr<int64_t> mlir::sptune::adviseHugePages(ModuleOp module,
     bool gustavson = func->hasAttr(kGustavsonKernelAttrName);
     func.walk([&](memref::AllocOp alloc) {
       // A Gustavson kernel's blocks allocate their workspaces inside its
-      // parallel loops: left as they are (only C's buffers are advised).
+      // parallel loops: left as they are (C's buffers, the work and the row
+      // starts are advised).
       if (gustavson && alloc->getParentOfType<scf::ParallelOp>())
         return;
       MemRefType type = alloc.getType();

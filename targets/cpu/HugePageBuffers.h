@@ -36,7 +36,8 @@ constexpr int64_t kHugePageBytes = 2 << 20;
 /// For each `memref.alloc` (identity layout, integer, index or float
 /// elements) in the functions of `module` that carry a `#sptune.schedule`,
 /// and outside the parallel loops of the Gustavson SpGEMM kernels
-/// (`sptune.gustavson_kernel`: C's buffers, not the blocks' workspaces),
+/// (`sptune.gustavson_kernel`: C's buffers, the work and the row starts, not
+/// the blocks' workspaces),
 /// when the buffer has at least `minBytes` bytes (at run time, for dynamic
 /// sizes): allocates it aligned to 2 MiB (the allocation is padded by that
 /// much address space, never touched) and calls madvise(MADV_HUGEPAGE) on
