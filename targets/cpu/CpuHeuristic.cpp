@@ -141,12 +141,17 @@ Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
   // schedule beats the best untransposed one on 41 of 46 SDDMMs, 1.85x in
   // geometric mean; with fewer columns on 17 of 27, 1.16x, and it loses
   // most on the smallest matrices (0.06x on 46 entries), where allocating
-  // and filling B^T costs more than the kernel.
+  // and filling B^T costs more than the kernel. Without the matrix (a
+  // kernel compiled without `matrix=`) B^T too: 58 of those 73 SDDMMs won
+  // with it, and a kernel worth compiling ahead for any graph is rarely one
+  // of the smallest (the SDDMM module of bench/gat-layer.py, compiled
+  // without a matrix, under mlir-runner: 1.21x on email-Enron, 1.13x on
+  // cage11 with B^T; Intel Xeon VM, 2026-12-06).
   // The rule applies to every dense operand read across its rows by an
   // innermost free loop along the sparse operand's columns: SDDMM's B.
-  if (stats && stats->cols > 0 &&
-      (static_cast<double>(stats->nnz) >= 16.0 * stats->cols ||
-       stats->cols >= 1024)) {
+  if (!stats || (stats->cols > 0 &&
+                 (static_cast<double>(stats->nnz) >= 16.0 * stats->cols ||
+                  stats->cols >= 1024))) {
     const std::vector<DenseOperandInfo> &dense =
         Schedule::denseOperands(kernel);
     for (size_t n = 0; n < dense.size(); ++n)
