@@ -128,8 +128,9 @@ Value mlir::sptune::maxThreads(OpBuilder &b, Location loc, Operation *within) {
 std::string mlir::sptune::balanceRowsByEntries(RewriterBase &rewriter,
                                                scf::ParallelOp loop,
                                                int threads) {
-  // Only the sparsifier's loops: their positions arrays are non-decreasing,
-  // which the binary searches rely on.
+  // Only the sparsifier's loops (and sptune's fused SDDMM-SpMM kernel's,
+  // marked alike): their positions arrays are non-decreasing, which the
+  // binary searches rely on.
   if (!loop->hasAttr(kSparsifierLoopAttrName))
     return "the loop is not one the sparsifier emitted";
   if (loop.getNumLoops() != 1 || loop.getNumReductions() != 0)

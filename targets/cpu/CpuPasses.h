@@ -109,6 +109,11 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       llvm::cl::desc("CSR x CSR -> CSR products by sptune's parallel "
                      "Gustavson kernel (false: upstream's, one thread)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseSddmmSpmm{
+      *this, "fuse-sddmm-spmm",
+      llvm::cl::desc("An SDDMM and the SpMM that alone consumes its result "
+                     "in one loop over the rows (false: two kernels)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> parallelizeUnscheduled{
       *this, "parallelize-unscheduled",
       llvm::cl::desc("Sparse kernels without a schedule get the CPU "

@@ -39,6 +39,12 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     `gustavson-spgemm=false` or the runtime library would leave to
     upstream, is an error.
 
+    A scheduled SDDMM whose result feeds only a scheduled SpMM (an
+    attention layer: scores, then their weighted sum of H's rows) is
+    computed with it in one loop over the rows, each score consumed as it
+    is made (cpu/SampledAggregation.h says when), unless
+    `fuse-sddmm-spmm=false`.
+
     A kernel whose schedule has `reorder = rcm` gets its row order computed
     here, from the matrix named by the `sptune.matrix` attribute of its
     sparse argument or by the `matrix` option, embedded as a private
@@ -64,6 +70,10 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "Compute CSR x CSR -> CSR products with sptune's parallel "
            "Gustavson kernel (false: upstream's sparsifier, one thread; "
            "not with the runtime library)">,
+    Option<"fuseSddmmSpmm", "fuse-sddmm-spmm", "bool", /*default=*/"true",
+           "Compute a scheduled SDDMM and the scheduled SpMM that alone "
+           "consumes its result in one loop over the rows, the scores never "
+           "stored (cpu/SampledAggregation.h; false: two kernels)">,
     Option<"gustavsonOnePassBytes", "gustavson-one-pass-bytes", "int64_t",
            /*default=*/"1073741824",
            "The Gustavson kernel computes a product in one pass when its "

@@ -40,6 +40,7 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   sparsify.simdIndex32 = opts.simdIndex32;
   sparsify.enableRuntimeLibrary = opts.enableRuntimeLibrary;
   sparsify.gustavsonSpgemm = opts.gustavsonSpgemm;
+  sparsify.fuseSddmmSpmm = opts.fuseSddmmSpmm;
   sparsify.gustavsonOnePassBytes = opts.gustavsonOnePassBytes;
   sparsify.gustavsonAccumulator = opts.gustavsonAccumulator;
   sparsify.threads = opts.threads;

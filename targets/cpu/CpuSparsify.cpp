@@ -12,6 +12,7 @@
 #include "cpu/GustavsonSpgemm.h"
 #include "cpu/KernelOutlining.h"
 #include "cpu/RowOrder.h"
+#include "cpu/SampledAggregation.h"
 #include "cpu/UnscheduledKernels.h"
 
 #include "sptune/Analysis/ScheduleMapping.h"
@@ -284,6 +285,17 @@ struct CpuSparsifyPass
     IRRewriter rewriter(module.getContext());
     for (auto [op, attr] : products)
       outlineGustavsonSpgemm(rewriter, op, gustavsonSettings(attr));
+    // An SDDMM and the SpMM that alone consumes its scores: one fused
+    // kernel, called here and defined on its buffers after sparsification.
+    SmallVector<SampledAggregation> pairs;
+    if (fuseSddmmSpmm && !enableRuntimeLibrary)
+      module->walk([&](linalg::LinalgOp op) {
+        SampledAggregation pair;
+        if (whyNotSampledAggregation(op, pair).empty())
+          pairs.push_back(pair);
+      });
+    for (const SampledAggregation &pair : pairs)
+      outlineSampledAggregation(rewriter, pair, runsInParallel(pair.schedule));
     // MLIR's sparsifier takes one setting per module; sptune gives each
     // function its own (functionSettings), and when functions ask for
     // different ones, sparsifies a copy of the module per setting and takes
@@ -312,6 +324,20 @@ struct CpuSparsifyPass
     }
     if (!products.empty() && failed(defineGustavsonKernels(module)))
       return signalPassFailure();
+    // (Declarations written by hand are checked too.)
+    if (failed(defineSampledAggregationKernels(module)))
+      return signalPassFailure();
+  }
+
+  /// Whether a kernel with the schedule `attr` runs its rows in parallel:
+  /// `parallelization` when given, else the schedule's `parallel`.
+  bool runsInParallel(ScheduleAttr attr) {
+    if (parallelization == ParallelizationChoice::None)
+      return false;
+    if (parallelization != ParallelizationChoice::Auto)
+      return true;
+    return cpuKnobs(attr.getSchedule()).parallel ==
+           ::sptune::ParallelKind::Outer;
   }
 
   /// How the Gustavson kernel of a product with the schedule `attr` (or

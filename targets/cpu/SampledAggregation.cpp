@@ -1,0 +1,487 @@
+//===- SampledAggregation.cpp - An SDDMM and its SpMM in one pass ---------===//
+
+#include "cpu/SampledAggregation.h"
+
+#include "cpu/BalancedRows.h"
+#include "cpu/CpuKnobs.h"
+
+#include "sptune/IR/SptuneDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::sptune;
+namespace st = mlir::sparse_tensor;
+
+namespace {
+
+/// The CPU schedule of `op` when it is one for `kernel`, else null.
+ScheduleAttr cpuSchedule(Operation *op, ::sptune::KernelType kernel) {
+  auto attr = dyn_cast_or_null<ScheduleAttr>(
+      op->getAttr(SptuneDialect::kScheduleAttrName));
+  if (!attr || attr.getSchedule().target != ::sptune::TargetKind::CPU ||
+      attr.getSchedule().kernel != kernel)
+    return {};
+  return attr;
+}
+
+/// Whether `type` is a CSR matrix: dense rows over compressed, unique and
+/// ordered columns, no dimension permutation.
+bool isCsr(Type type) {
+  st::SparseTensorType t(cast<RankedTensorType>(type));
+  return t.hasEncoding() && t.getLvlRank() == 2 && t.getDimRank() == 2 &&
+         t.isIdentity() && t.isDenseLvl(0) && t.isCompressedLvl(1) &&
+         t.isUniqueLvl(1) && t.isOrderedLvl(1);
+}
+
+/// The static size of dimension 1 of a ranked tensor `v`, or -1.
+int64_t innerSize(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() != 2 || type.isDynamicDim(1))
+    return -1;
+  return type.getDimSize(1);
+}
+
+using Dims = std::vector<unsigned>;
+
+/// The value `v` is filled with when it is a linalg.fill's result, or the
+/// generic the fill is generalized into (a scalar input yielded as it is);
+/// null otherwise.
+Value filledValue(Value v) {
+  if (auto fill = v.getDefiningOp<linalg::FillOp>())
+    return fill.getInputs()[0];
+  auto generic = v.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic->getNumResults() != 1)
+    return {};
+  Value scalar = generic.getDpsInputOperand(0)->get();
+  Block *body = generic.getBody();
+  if (isa<ShapedType>(scalar.getType()) ||
+      body->getTerminator()->getOperand(0) != body->getArgument(0))
+    return {};
+  return scalar;
+}
+
+/// Collects the factors of `v`, a product in `op`'s body: each value of
+/// `pending` (the stored value and the body's inputs) exactly once, and
+/// invariant factors (values defined outside `op`, or constants), which may
+/// divide when constant and non-zero. False for anything else.
+bool collectSampledFactors(Value v, linalg::LinalgOp op,
+                           SmallVector<Value> &pending,
+                           SmallVector<InvariantFactor> &factors) {
+  if (auto *it = llvm::find(pending, v); it != pending.end()) {
+    pending.erase(it);
+    return true;
+  }
+  Operation *def = v.getDefiningOp();
+  Operation *scope =
+      def ? def : cast<BlockArgument>(v).getOwner()->getParentOp();
+  if (!op->isAncestor(scope) || isa<arith::ConstantOp>(scope)) {
+    factors.push_back({v, /*divides=*/false});
+    return true;
+  }
+  if (!def)
+    return false; // an input met twice, or another argument
+  if (auto mul = dyn_cast<arith::MulFOp>(def))
+    return collectSampledFactors(mul.getLhs(), op, pending, factors) &&
+           collectSampledFactors(mul.getRhs(), op, pending, factors);
+  FloatAttr divisor;
+  if (auto div = dyn_cast<arith::DivFOp>(def);
+      div && matchPattern(div.getRhs(), m_Constant(&divisor)) &&
+      !divisor.getValue().isZero()) {
+    factors.push_back({div.getRhs(), /*divides=*/true});
+    return collectSampledFactors(div.getLhs(), op, pending, factors);
+  }
+  return false;
+}
+
+/// The invariant factors of `op`'s product when its body is the in-place
+/// sampled product sptune-apply-schedule writes (ApplySchedule.cpp,
+/// rewriteIntoCopiedSample): reduce(out, unary(out){present: out * the
+/// inputs * invariants}, 0){+}; failure otherwise.
+FailureOr<SmallVector<InvariantFactor>>
+sampledProductFactors(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  auto reduce = yield && yield.getNumOperands() == 1
+                    ? yield.getOperand(0).getDefiningOp<st::ReduceOp>()
+                    : nullptr;
+  Value out = body->getArguments().back();
+  if (!reduce || reduce.getX() != out ||
+      !matchPattern(reduce.getIdentity(), m_AnyZeroFloat()))
+    return failure();
+  Block &sum = reduce.getRegion().front();
+  auto add = dyn_cast<arith::AddFOp>(
+      sum.getTerminator()->getOperand(0).getDefiningOp());
+  if (!add || add.getLhs() == add.getRhs() ||
+      llvm::any_of(add->getOperands(), [&](Value v) {
+        return !llvm::is_contained(sum.getArguments(), v);
+      }))
+    return failure();
+  auto unary = reduce.getY().getDefiningOp<st::UnaryOp>();
+  if (!unary || unary.getX() != out || !unary.getAbsentRegion().empty() ||
+      !unary.getPresentRegion().hasOneBlock())
+    return failure();
+  Block &present = unary.getPresentRegion().front();
+  // The stored value and each input exactly once.
+  SmallVector<Value> pending(body->getArguments().drop_back());
+  pending.push_back(present.getArgument(0));
+  SmallVector<InvariantFactor> factors;
+  if (present.getNumArguments() != 1 ||
+      !collectSampledFactors(present.getTerminator()->getOperand(0), op,
+                             pending, factors) ||
+      !pending.empty())
+    return failure();
+  return factors;
+}
+
+/// Why the SDDMM half of a pair cannot be fused, or "" (filling the
+/// SDDMM's operands into `pair`).
+std::string whyNotFusableSddmm(linalg::LinalgOp op, SampledAggregation &pair,
+                               Type &element) {
+  pair.schedule = cpuSchedule(op, ::sptune::KernelType::SDDMM);
+  if (!pair.schedule)
+    return "it has no CPU SDDMM schedule";
+  if (::sptune::cpuKnobs(pair.schedule.getSchedule()).rowOrder !=
+      ::sptune::RowOrderKind::Natural)
+    return "its schedule visits the rows in another order";
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return "it is not the in-place SDDMM sptune-apply-schedule gives";
+  auto copy = op.getDpsInitOperand(0)
+                  ->get()
+                  .getDefiningOp<bufferization::AllocTensorOp>();
+  if (!copy || !copy.getCopy() ||
+      copy.getCopy().getType() != op->getResult(0).getType())
+    return "its output is not a copy of the sampling matrix";
+  if (!isCsr(op->getResult(0).getType()))
+    return "the sampling matrix is not CSR";
+  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
+  if (!d) {
+    llvm::consumeError(d.takeError());
+    return "its body cannot be described";
+  }
+  const auto &ops = d->operands;
+  FailureOr<SmallVector<InvariantFactor>> factors = sampledProductFactors(op);
+  if (failed(factors) || d->loops.size() != 3 || ops.size() != 3 ||
+      d->numReductions() != 1)
+    return "it is not a sampled product over one reduction";
+  pair.factors = *factors;
+  unsigned i = ops[2].dims[0], j = ops[2].dims[1], k = 0;
+  while (k < 3 && !d->loops[k].reduction)
+    ++k;
+  if (ops[0].dims != Dims{i, k} || ops[1].dims != Dims{j, k})
+    return "it does not read A(i, k) and B^T(j, k) with k contiguous (the "
+           "fused kernel needs the schedule's layout [a : k, b : k])";
+  element = getElementTypeOrSelf(op->getResult(0).getType());
+  if (!element.isF32() && !element.isF64())
+    return "its element type is not f32 or f64";
+  pair.sample = copy.getCopy();
+  pair.a = op.getDpsInputOperand(0)->get();
+  pair.bt = op.getDpsInputOperand(1)->get();
+  int64_t width = innerSize(pair.a);
+  if (width < 1 || width != innerSize(pair.bt) || width > kMaxFusedWidth)
+    return "its K is dynamic or above " + std::to_string(kMaxFusedWidth);
+  for (Value v : {pair.a, pair.bt})
+    if (getElementTypeOrSelf(v.getType()) != element)
+      return "its operands' element types differ";
+  return "";
+}
+
+/// Why the SpMM half of a pair (the op reading the SDDMM's result `e`)
+/// cannot be fused, or "" (filling its operands into `pair`).
+std::string whyNotFusableSpmm(linalg::LinalgOp op, Value e,
+                              SampledAggregation &pair, Type element) {
+  if (!cpuSchedule(op, ::sptune::KernelType::SpMM))
+    return "the SDDMM's result feeds an op without a CPU SpMM schedule";
+  ScheduleAttr own =
+      cast<ScheduleAttr>(op->getAttr(SptuneDialect::kScheduleAttrName));
+  if (::sptune::cpuKnobs(own.getSchedule()).rowOrder !=
+      ::sptune::RowOrderKind::Natural)
+    return "the SpMM's schedule visits the rows in another order";
+  if (op->getBlock() != pair.sddmm->getBlock())
+    return "the SpMM is in another block";
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return "the SpMM does not have two inputs and one output";
+  unsigned eIdx = op.getDpsInputOperand(0)->get() == e ? 0 : 1;
+  if (op.getDpsInputOperand(eIdx)->get() != e ||
+      op.getDpsInputOperand(1 - eIdx)->get() == e)
+    return "the SpMM reads the SDDMM's result twice";
+  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
+  if (!d) {
+    llvm::consumeError(d.takeError());
+    return "the SpMM's body cannot be described";
+  }
+  const auto &ops = d->operands;
+  if (d->body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
+      d->loops.size() != 3 || ops.size() != 3 || d->numReductions() != 1 ||
+      ops[2].kind != ::sptune::KernelOperand::Kind::Output)
+    return "the SpMM is not a multiply-accumulate into a dense output";
+  unsigned i = ops[2].dims[0], n = ops[2].dims[1];
+  const Dims &eDims = ops[eIdx].dims;
+  if (eDims.size() != 2 || eDims[0] != i || !d->loops[eDims[1]].reduction ||
+      ops[1 - eIdx].dims != Dims{eDims[1], n})
+    return "the SpMM does not compute Y(i, n) += E(i, j) H(j, n) with n "
+           "contiguous";
+  pair.h = op.getDpsInputOperand(1 - eIdx)->get();
+  pair.init = op.getDpsInitOperand(0)->get();
+  // Y starts from a fill (the kernel allocates Y and starts each row's sums
+  // from the value): a buffer passed in and returned as another would be
+  // one the caller cannot tell is free after the call.
+  pair.fillValue = filledValue(pair.init);
+  if (!pair.fillValue)
+    return "the SpMM's output does not start from a linalg.fill";
+  int64_t width = innerSize(pair.init);
+  if (width < 1 || width != innerSize(pair.h) || width > kMaxFusedWidth)
+    return "the SpMM's N is dynamic or above " + std::to_string(kMaxFusedWidth);
+  for (Value v : {pair.h, pair.init, pair.fillValue})
+    if (getElementTypeOrSelf(v.getType()) != element)
+      return "the SpMM's element types differ from the SDDMM's";
+  return "";
+}
+
+} // namespace
+
+std::string mlir::sptune::whyNotSampledAggregation(linalg::LinalgOp sddmm,
+                                                   SampledAggregation &pair) {
+  pair = SampledAggregation();
+  pair.sddmm = sddmm;
+  Type element;
+  if (std::string why = whyNotFusableSddmm(sddmm, pair, element); !why.empty())
+    return why;
+  Value e = sddmm->getResult(0);
+  linalg::LinalgOp consumer;
+  for (Operation *user : e.getUsers()) {
+    if (isa<bufferization::DeallocTensorOp>(user))
+      continue;
+    auto op = dyn_cast<linalg::LinalgOp>(user);
+    if (!op || (consumer && consumer != op))
+      return "the SDDMM's result has uses besides one SpMM";
+    consumer = op;
+  }
+  if (!consumer)
+    return "the SDDMM's result feeds no SpMM";
+  pair.spmm = consumer;
+  if (std::string why = whyNotFusableSpmm(consumer, e, pair, element);
+      !why.empty())
+    return why;
+  llvm::append_range(pair.factors, invariantFactors(consumer));
+  return "";
+}
+
+void mlir::sptune::outlineSampledAggregation(RewriterBase &rewriter,
+                                             const SampledAggregation &pair,
+                                             bool parallel) {
+  Operation *sddmm = pair.sddmm, *spmm = pair.spmm;
+  Location loc = spmm->getLoc();
+  Type element = getElementTypeOrSelf(pair.init.getType());
+  rewriter.setInsertionPoint(spmm);
+  // f: the product of the invariant factors (a constant of a body is made
+  // again before the call).
+  Value scale;
+  for (const InvariantFactor &f : pair.factors) {
+    Value v = f.value;
+    if (Operation *def = v.getDefiningOp();
+        def && (sddmm->isProperAncestor(def) || spmm->isProperAncestor(def)))
+      v = rewriter.clone(*def)->getResult(0);
+    if (!scale)
+      scale = arith::ConstantOp::create(rewriter, loc,
+                                        rewriter.getFloatAttr(element, 1.0));
+    scale = f.divides
+                ? arith::DivFOp::create(rewriter, loc, scale, v).getResult()
+                : arith::MulFOp::create(rewriter, loc, scale, v).getResult();
+  }
+  if (!scale)
+    scale = arith::ConstantOp::create(rewriter, loc,
+                                      rewriter.getFloatAttr(element, 1.0));
+  SmallVector<Value> operands = {pair.sample, pair.a,         pair.bt,
+                                 pair.h,      pair.fillValue, scale};
+  Type y = spmm->getResult(0).getType();
+  FunctionType type =
+      rewriter.getFunctionType(ValueRange(operands).getTypes(), {y});
+  // One declaration per signature, schedule and parallelism.
+  auto module = spmm->getParentOfType<ModuleOp>();
+  // S, A, B^T, H and Y.
+  SmallVector<Attribute> types;
+  for (Value v : ValueRange(operands).take_front(4))
+    types.push_back(TypeAttr::get(v.getType()));
+  types.push_back(TypeAttr::get(y));
+  DictionaryAttr marks = rewriter.getDictionaryAttr(
+      {rewriter.getNamedAttr("parallel", rewriter.getBoolAttr(parallel)),
+       rewriter.getNamedAttr("types", rewriter.getArrayAttr(types))});
+  func::FuncOp callee;
+  for (func::FuncOp f : module.getOps<func::FuncOp>())
+    if (f->getAttr(kSampledAggregationAttrName) == marks &&
+        f->getAttr(SptuneDialect::kScheduleAttrName) == pair.schedule &&
+        f.getFunctionType() == type)
+      callee = f;
+  if (!callee) {
+    callee = func::FuncOp::create(loc, "sptune_sampled_aggregation", type);
+    callee.setPrivate();
+    // Renamed when the name is taken.
+    SymbolTable(module).insert(callee, module.getBody()->begin());
+    callee->setAttr(kSampledAggregationAttrName, marks);
+    callee->setAttr(SptuneDialect::kScheduleAttrName, pair.schedule);
+    for (unsigned n = 0; n < 4; ++n)
+      callee.setArgAttr(n, "bufferization.access",
+                        rewriter.getStringAttr("read"));
+  }
+  auto call = func::CallOp::create(rewriter, loc, callee, operands);
+  // Deallocations of the call's operands between the two kernels (B^T's,
+  // which sptune-apply-schedule frees after the SDDMM) move after the call.
+  SmallVector<Operation *> deallocs;
+  for (Operation *op = sddmm->getNextNode(); op && op != call;
+       op = op->getNextNode())
+    if (auto dealloc = dyn_cast<bufferization::DeallocTensorOp>(op);
+        dealloc && llvm::is_contained(operands, dealloc.getTensor()))
+      deallocs.push_back(op);
+  for (Operation *op : llvm::reverse(deallocs))
+    op->moveAfter(call);
+  rewriter.replaceOp(spmm, call.getResults());
+  for (Operation *user : llvm::make_early_inc_range(sddmm->getUsers()))
+    rewriter.eraseOp(user); // E's deallocations
+  Operation *copy =
+      linalg::LinalgOp(pair.sddmm).getDpsInitOperand(0)->get().getDefiningOp();
+  rewriter.eraseOp(sddmm);
+  // S's copy (an allocation: never trivially dead), Y's fill and the tensor
+  // it fills (values, on tensors), where nothing else uses them.
+  Operation *fill = pair.init.getDefiningOp();
+  Operation *filled =
+      cast<DestinationStyleOpInterface>(fill).getDpsInits()[0].getDefiningOp();
+  for (Operation *dead : {copy, fill, filled})
+    if (dead && dead->use_empty())
+      rewriter.eraseOp(dead);
+}
+
+namespace {
+
+/// The fused kernel's body on its buffers (the file header's loop).
+void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType yType,
+               int64_t k, bool parallel) {
+  Type element = yType.getElementType();
+  int64_t n = yType.getDimSize(1);
+  Value positions = args[0], coordinates = args[1], values = args[2];
+  Value specifier = args[3], a = args[4], bt = args[5], h = args[6],
+        fill = args[7], scale = args[8];
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  // S's rows (its first level's size).
+  Value rows = st::GetStorageSpecifierOp::create(
+      b, loc, specifier,
+      st::StorageSpecifierKindAttr::get(b.getContext(),
+                                        st::StorageSpecifierKind::LvlSize),
+      b.getIndexAttr(0));
+  Value y = memref::AllocOp::create(
+      b, loc, yType, yType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{});
+  auto rowType = VectorType::get({k}, element);
+  auto outType = VectorType::get({n}, element);
+  auto fastmath =
+      arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
+  auto row = [&](OpBuilder &b, Location loc, Value i) {
+    Value lo = loadPosition(b, loc, positions, i);
+    Value hi =
+        loadPosition(b, loc, positions, arith::AddIOp::create(b, loc, i, c1));
+    Value ai = vector::LoadOp::create(b, loc, rowType, a, ValueRange{i, c0});
+    Value yi = vector::BroadcastOp::create(b, loc, outType, fill);
+    auto entries = scf::ForOp::create(
+        b, loc, lo, hi, c1, ValueRange{yi},
+        [&](OpBuilder &b, Location loc, Value p, ValueRange acc) {
+          Value j = memref::LoadOp::create(b, loc, coordinates, p);
+          if (!j.getType().isIndex())
+            j = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), j);
+          Value bj =
+              vector::LoadOp::create(b, loc, rowType, bt, ValueRange{j, c0});
+          Value products = arith::MulFOp::create(b, loc, ai, bj, fastmath);
+          Value dot = vector::ReductionOp::create(
+              b, loc, vector::CombiningKind::ADD, products, fastmath);
+          Value s = arith::MulFOp::create(
+              b, loc, memref::LoadOp::create(b, loc, values, p), dot, fastmath);
+          s = arith::MulFOp::create(b, loc, s, scale, fastmath);
+          Value hj =
+              vector::LoadOp::create(b, loc, outType, h, ValueRange{j, c0});
+          Value splat = vector::BroadcastOp::create(b, loc, outType, s);
+          Value next = vector::FMAOp::create(b, loc, splat, hj, acc[0]);
+          scf::YieldOp::create(b, loc, next);
+        });
+    vector::StoreOp::create(b, loc, entries.getResult(0), y, ValueRange{i, c0});
+  };
+  if (parallel) {
+    auto loop = scf::ParallelOp::create(
+        b, loc, ValueRange{c0}, ValueRange{rows}, ValueRange{c1},
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          row(b, loc, ivs[0]);
+        });
+    // Marked as the sparsifier marks its loops: sptune-balance-rows cuts
+    // such a loop over rows of compressed storage (S's positions) into
+    // blocks of equal stored entries when the schedule says omp = balanced.
+    loop->setAttr(kSparsifierLoopAttrName,
+                  b.getStringAttr(kSampledAggregationAttrName));
+  } else {
+    scf::ForOp::create(b, loc, c0, rows, c1, ValueRange{},
+                       [&](OpBuilder &b, Location loc, Value i, ValueRange) {
+                         row(b, loc, i);
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+  func::ReturnOp::create(b, loc, y);
+}
+
+} // namespace
+
+LogicalResult mlir::sptune::defineSampledAggregationKernels(ModuleOp module) {
+  for (func::FuncOp f : module.getOps<func::FuncOp>()) {
+    auto marks = f->getAttrOfType<DictionaryAttr>(kSampledAggregationAttrName);
+    if (!marks || !f.isDeclaration())
+      continue;
+    auto parallel = marks.getAs<BoolAttr>("parallel");
+    auto types = marks.getAs<ArrayAttr>("types");
+    SmallVector<RankedTensorType> tensors;
+    if (types)
+      for (Attribute t : types)
+        if (auto ta = dyn_cast<TypeAttr>(t))
+          if (auto rt = dyn_cast<RankedTensorType>(ta.getValue()))
+            tensors.push_back(rt);
+    if (!parallel || !types || tensors.size() != 5 || types.size() != 5 ||
+        !isCsr(tensors[0]))
+      return f.emitError("sptune: the fused SDDMM-SpMM kernel's '")
+             << kSampledAggregationAttrName
+             << "' must be {parallel = bool, types = [S (CSR), A, B^T, H, "
+                "Y]}";
+    st::SparseTensorType s(tensors[0]);
+    Type element = s.getElementType();
+    auto buffer = [](Type e) {
+      return MemRefType::get({ShapedType::kDynamic}, e);
+    };
+    SmallVector<Type> inputs = {buffer(s.getPosType()), buffer(s.getCrdType()),
+                                buffer(element),
+                                st::StorageSpecifierType::get(s.getEncoding())};
+    // A, B^T, H, Y's fill value, f; Y.
+    for (RankedTensorType t : ArrayRef(tensors).slice(1, 3))
+      inputs.push_back(MemRefType::get(t.getShape(), t.getElementType()));
+    inputs.append({element, element});
+    FunctionType expected =
+        FunctionType::get(module.getContext(), inputs,
+                          {MemRefType::get(tensors[4].getShape(), element)});
+    if (f.getFunctionType() != expected)
+      return f.emitError("sptune: the fused SDDMM-SpMM kernel's signature "
+                         "after sparsification is ")
+             << f.getFunctionType() << ", not " << expected;
+    // The marks are spent; the schedule stays for the OpenMP passes.
+    for (unsigned n = 0; n < f.getNumArguments(); ++n)
+      f.removeArgAttr(n, "bufferization.access");
+    f->removeAttr(kSampledAggregationAttrName);
+    Block *entry = f.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    buildBody(b, f.getLoc(), entry->getArguments(),
+              cast<MemRefType>(expected.getResult(0)), tensors[1].getDimSize(1),
+              parallel.getValue());
+  }
+  return success();
+}
