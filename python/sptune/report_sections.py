@@ -702,18 +702,31 @@ def gat_layer(sec, doc):
                       f"{speedup(summary.get('geomean_speedup'))}; checksums "
                       f"{'agree' if summary.get('all_checksums_agree') else 'DIFFER'}."))
     separate = all("separate_s" in r for r in doc["rows"])
+    # Runs since the fused SDDMM-SpMM kernel also time the function with it
+    # turned off (fuse-sddmm-spmm=false: two kernels in one function).
+    two = all("two_kernels_s" in r for r in doc["rows"])
     if separate:
         sec.add(paragraph(f"Against the same two kernels tuned in separate modules "
                           f"(their times added): one function is "
                           f"{speedup(summary.get('geomean_one_function_speedup'))} "
                           f"(geometric mean)."))
+    if two:
+        sec.add(paragraph(f"Against the same function with its SDDMM and SpMM as two "
+                          f"kernels (fuse-sddmm-spmm=false): "
+                          f"{speedup(summary.get('geomean_fusion_speedup'))} "
+                          f"(geometric mean). Programs compiled "
+                          f"{'with clang -O3 -march=native' if doc.get('native') else 'by mlir-runner'}."))
     header = ["matrix", "scale in its own op (s)", "scale folded (s)", "speedup"]
+    if two:
+        header += ["two kernels (s)", "fusion's speedup"]
     if separate:
         header += ["separate modules (s)", "one function's speedup"]
 
     def cells(r):
         row = [r.get("matrix", "?"), num(r.get("unfused_s"), ".4f"),
                num(r.get("fused_s"), ".4f"), speedup(r.get("speedup"))]
+        if two:
+            row += [num(r.get("two_kernels_s"), ".4f"), speedup(r.get("fusion_speedup"))]
         if separate:
             row += [num(r.get("separate_s"), ".4f"), speedup(r.get("one_function_speedup"))]
         return row
