@@ -287,15 +287,23 @@ struct CpuSparsifyPass
       outlineGustavsonSpgemm(rewriter, op, gustavsonSettings(attr));
     // An SDDMM and the SpMM that alone consumes its scores: one fused
     // kernel, called here and defined on its buffers after sparsification.
-    SmallVector<SampledAggregation> pairs;
+    // Each pair is matched again when it is outlined: outlining one replaces
+    // its SpMM's result, which a later pair may read (stacked layers).
+    SmallVector<linalg::LinalgOp> sddmms;
     if (fuseSddmmSpmm && !enableRuntimeLibrary)
       module->walk([&](linalg::LinalgOp op) {
-        SampledAggregation pair;
-        if (whyNotSampledAggregation(op, pair).empty())
-          pairs.push_back(pair);
+        // (Only SDDMMs: an SpMM goes with its pair.)
+        auto attr = dyn_cast_or_null<ScheduleAttr>(
+            op->getAttr(SptuneDialect::kScheduleAttrName));
+        if (attr && attr.getSchedule().kernel == ::sptune::KernelType::SDDMM)
+          sddmms.push_back(op);
       });
-    for (const SampledAggregation &pair : pairs)
-      outlineSampledAggregation(rewriter, pair, runsInParallel(pair.schedule));
+    for (linalg::LinalgOp op : sddmms) {
+      SampledAggregation pair;
+      if (whyNotSampledAggregation(op, pair).empty())
+        outlineSampledAggregation(rewriter, pair,
+                                  runsInParallel(pair.schedule));
+    }
     // MLIR's sparsifier takes one setting per module; sptune gives each
     // function its own (functionSettings), and when functions ask for
     // different ones, sparsifies a copy of the module per setting and takes

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -51,6 +52,22 @@ int64_t innerSize(Value v) {
 }
 
 using Dims = std::vector<unsigned>;
+
+/// The source of `v` when `v` is a sparse_tensor.convert between CSR
+/// matrices that differ only in their position and coordinate widths (what
+/// sptune-apply-schedule inserts for a schedule's `widths`): the same
+/// entries, which the fused kernel reads as they are. Null otherwise.
+Value widthsOnlySource(Value v) {
+  auto convert = v.getDefiningOp<st::ConvertOp>();
+  if (!convert)
+    return {};
+  auto from = cast<RankedTensorType>(convert.getSource().getType());
+  auto to = cast<RankedTensorType>(v.getType());
+  if (!isCsr(from) || !isCsr(to) || from.getShape() != to.getShape() ||
+      from.getElementType() != to.getElementType())
+    return {};
+  return convert.getSource();
+}
 
 /// The value `v` is filled with when it is a linalg.fill's result, or the
 /// generic the fill is generalized into (a scalar input yielded as it is);
@@ -119,8 +136,7 @@ sampledProductFactors(linalg::LinalgOp op) {
       !matchPattern(reduce.getIdentity(), m_AnyZeroFloat()))
     return failure();
   Block &sum = reduce.getRegion().front();
-  auto add = dyn_cast<arith::AddFOp>(
-      sum.getTerminator()->getOperand(0).getDefiningOp());
+  auto add = sum.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
   if (!add || add.getLhs() == add.getRhs() ||
       llvm::any_of(add->getOperands(), [&](Value v) {
         return !llvm::is_contained(sum.getArguments(), v);
@@ -177,18 +193,26 @@ std::string whyNotFusableSddmm(linalg::LinalgOp op, SampledAggregation &pair,
   unsigned i = ops[2].dims[0], j = ops[2].dims[1], k = 0;
   while (k < 3 && !d->loops[k].reduction)
     ++k;
+  using Kind = ::sptune::KernelOperand::Kind;
+  if (ops[0].kind != Kind::Dense || ops[1].kind != Kind::Dense)
+    return "it reads a sparse A or B";
   if (ops[0].dims != Dims{i, k} || ops[1].dims != Dims{j, k})
     return "it does not read A(i, k) and B^T(j, k) with k contiguous (the "
            "fused kernel needs the schedule's layout [a : k, b : k])";
   element = getElementTypeOrSelf(op->getResult(0).getType());
   if (!element.isF32() && !element.isF64())
     return "its element type is not f32 or f64";
+  // S as the caller stores it, where the schedule only changed its widths.
   pair.sample = copy.getCopy();
+  if (Value stored = widthsOnlySource(pair.sample))
+    pair.sample = stored;
   pair.a = op.getDpsInputOperand(0)->get();
   pair.bt = op.getDpsInputOperand(1)->get();
   int64_t width = innerSize(pair.a);
-  if (width < 1 || width != innerSize(pair.bt) || width > kMaxFusedWidth)
-    return "its K is dynamic or above " + std::to_string(kMaxFusedWidth);
+  if (width < 1 || width != innerSize(pair.bt) ||
+      width * element.getIntOrFloatBitWidth() / 8 > kMaxFusedRowBytes)
+    return "its K is dynamic or its rows of A above " +
+           std::to_string(kMaxFusedRowBytes) + " bytes";
   for (Value v : {pair.a, pair.bt})
     if (getElementTypeOrSelf(v.getType()) != element)
       return "its operands' element types differ";
@@ -203,9 +227,15 @@ std::string whyNotFusableSpmm(linalg::LinalgOp op, Value e,
     return "the SDDMM's result feeds an op without a CPU SpMM schedule";
   ScheduleAttr own =
       cast<ScheduleAttr>(op->getAttr(SptuneDialect::kScheduleAttrName));
-  if (::sptune::cpuKnobs(own.getSchedule()).rowOrder !=
-      ::sptune::RowOrderKind::Natural)
+  const ::sptune::CpuKnobs &knobs = ::sptune::cpuKnobs(own.getSchedule());
+  const ::sptune::CpuKnobs &sddmmKnobs =
+      ::sptune::cpuKnobs(pair.schedule.getSchedule());
+  if (knobs.rowOrder != ::sptune::RowOrderKind::Natural)
     return "the SpMM's schedule visits the rows in another order";
+  if (knobs.parallel != sddmmKnobs.parallel ||
+      knobs.threads != sddmmKnobs.threads)
+    return "the SDDMM's and the SpMM's schedules disagree on parallel or "
+           "threads";
   if (op->getBlock() != pair.sddmm->getBlock())
     return "the SpMM is in another block";
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
@@ -226,6 +256,8 @@ std::string whyNotFusableSpmm(linalg::LinalgOp op, Value e,
     return "the SpMM is not a multiply-accumulate into a dense output";
   unsigned i = ops[2].dims[0], n = ops[2].dims[1];
   const Dims &eDims = ops[eIdx].dims;
+  if (ops[1 - eIdx].kind != ::sptune::KernelOperand::Kind::Dense)
+    return "the SpMM's H is sparse";
   if (eDims.size() != 2 || eDims[0] != i || !d->loops[eDims[1]].reduction ||
       ops[1 - eIdx].dims != Dims{eDims[1], n})
     return "the SpMM does not compute Y(i, n) += E(i, j) H(j, n) with n "
@@ -235,12 +267,25 @@ std::string whyNotFusableSpmm(linalg::LinalgOp op, Value e,
   // Y starts from a fill (the kernel allocates Y and starts each row's sums
   // from the value): a buffer passed in and returned as another would be
   // one the caller cannot tell is free after the call.
+  // Y starts from a fill of a fresh tensor: the kernel allocates Y as the
+  // SpMM's own output would be (a fill of a caller's buffer would be
+  // written in place, and a fresh Y would be a second buffer).
   pair.fillValue = filledValue(pair.init);
-  if (!pair.fillValue)
-    return "the SpMM's output does not start from a linalg.fill";
+  Operation *fresh =
+      pair.fillValue
+          ? cast<DestinationStyleOpInterface>(pair.init.getDefiningOp())
+                .getDpsInits()[0]
+                .getDefiningOp()
+          : nullptr;
+  auto alloc = dyn_cast_or_null<bufferization::AllocTensorOp>(fresh);
+  if (!fresh || !(isa<tensor::EmptyOp>(fresh) || (alloc && !alloc.getCopy())))
+    return "the SpMM's output does not start from a linalg.fill of a fresh "
+           "tensor";
   int64_t width = innerSize(pair.init);
-  if (width < 1 || width != innerSize(pair.h) || width > kMaxFusedWidth)
-    return "the SpMM's N is dynamic or above " + std::to_string(kMaxFusedWidth);
+  if (width < 1 || width != innerSize(pair.h) ||
+      width * element.getIntOrFloatBitWidth() / 8 > kMaxFusedRowBytes)
+    return "the SpMM's N is dynamic or its rows of Y above " +
+           std::to_string(kMaxFusedRowBytes) + " bytes";
   for (Value v : {pair.h, pair.init, pair.fillValue})
     if (getElementTypeOrSelf(v.getType()) != element)
       return "the SpMM's element types differ from the SDDMM's";
@@ -256,15 +301,34 @@ std::string mlir::sptune::whyNotSampledAggregation(linalg::LinalgOp sddmm,
   Type element;
   if (std::string why = whyNotFusableSddmm(sddmm, pair, element); !why.empty())
     return why;
+  // E, or E in other widths (the SpMM's schedule's), as the SpMM reads it.
   Value e = sddmm->getResult(0);
   linalg::LinalgOp consumer;
-  for (Operation *user : e.getUsers()) {
+  for (Operation *user : llvm::to_vector(e.getUsers())) {
     if (isa<bufferization::DeallocTensorOp>(user))
       continue;
+    if (user->getNumResults() == 1 && !pair.rewidening &&
+        widthsOnlySource(user->getResult(0)) == e) {
+      pair.rewidening = user;
+      continue;
+    }
     auto op = dyn_cast<linalg::LinalgOp>(user);
-    if (!op || (consumer && consumer != op))
+    if (!op || consumer)
       return "the SDDMM's result has uses besides one SpMM";
     consumer = op;
+  }
+  if (pair.rewidening) {
+    if (consumer)
+      return "the SDDMM's result has uses besides one SpMM";
+    e = pair.rewidening->getResult(0);
+    for (Operation *user : e.getUsers()) {
+      if (isa<bufferization::DeallocTensorOp>(user))
+        continue;
+      auto op = dyn_cast<linalg::LinalgOp>(user);
+      if (!op || consumer)
+        return "the SDDMM's result has uses besides one SpMM";
+      consumer = op;
+    }
   }
   if (!consumer)
     return "the SDDMM's result feeds no SpMM";
@@ -345,19 +409,31 @@ void mlir::sptune::outlineSampledAggregation(RewriterBase &rewriter,
   for (Operation *op : llvm::reverse(deallocs))
     op->moveAfter(call);
   rewriter.replaceOp(spmm, call.getResults());
+  // E in other widths, E, and their deallocations.
+  if (Operation *rewidening = pair.rewidening) {
+    for (Operation *user : llvm::make_early_inc_range(rewidening->getUsers()))
+      rewriter.eraseOp(user);
+    rewriter.eraseOp(rewidening);
+  }
   for (Operation *user : llvm::make_early_inc_range(sddmm->getUsers()))
-    rewriter.eraseOp(user); // E's deallocations
+    rewriter.eraseOp(user);
   Operation *copy =
       linalg::LinalgOp(pair.sddmm).getDpsInitOperand(0)->get().getDefiningOp();
+  Operation *narrowing = cast<bufferization::AllocTensorOp>(copy)
+                             .getCopy()
+                             .getDefiningOp<st::ConvertOp>();
   rewriter.eraseOp(sddmm);
-  // S's copy (an allocation: never trivially dead), Y's fill and the tensor
-  // it fills (values, on tensors), where nothing else uses them.
+  // S's copy (an allocation: never trivially dead), Y's fill and the fresh
+  // tensor it fills (whyNotFusableSpmm), where nothing else uses them.
   Operation *fill = pair.init.getDefiningOp();
   Operation *filled =
       cast<DestinationStyleOpInterface>(fill).getDpsInits()[0].getDefiningOp();
   for (Operation *dead : {copy, fill, filled})
     if (dead && dead->use_empty())
       rewriter.eraseOp(dead);
+  // S in the SDDMM's widths, where only S's copy read it.
+  if (narrowing && narrowing->use_empty())
+    rewriter.eraseOp(narrowing);
 }
 
 namespace {
@@ -480,14 +556,28 @@ LogicalResult mlir::sptune::defineSampledAggregationKernels(ModuleOp module) {
         if (auto ta = dyn_cast<TypeAttr>(t))
           if (auto rt = dyn_cast<RankedTensorType>(ta.getValue()))
             tensors.push_back(rt);
-    if (!parallel || !types || tensors.size() != 5 || types.size() != 5 ||
-        !isCsr(tensors[0]))
+    // S CSR; A and B^T rows of one static K, H and Y of one static N, all
+    // of S's element type (f32 or f64), within kMaxFusedRowBytes.
+    auto rowsOf = [&](RankedTensorType t, RankedTensorType u, Type element) {
+      return t.getRank() == 2 && u.getRank() == 2 && !t.isDynamicDim(1) &&
+             t.getDimSize(1) > 0 && t.getDimSize(1) == u.getDimSize(1) &&
+             t.getElementType() == element && u.getElementType() == element &&
+             t.getDimSize(1) * element.getIntOrFloatBitWidth() / 8 <=
+                 kMaxFusedRowBytes;
+    };
+    bool wellFormed = parallel && types && tensors.size() == 5 &&
+                      types.size() == 5 && isCsr(tensors[0]);
+    Type element = wellFormed ? tensors[0].getElementType() : Type();
+    if (!wellFormed || !(element.isF32() || element.isF64()) ||
+        !rowsOf(tensors[1], tensors[2], element) ||
+        !rowsOf(tensors[3], tensors[4], element))
       return f.emitError("sptune: the fused SDDMM-SpMM kernel's '")
              << kSampledAggregationAttrName
              << "' must be {parallel = bool, types = [S (CSR), A, B^T, H, "
-                "Y]}";
+                "Y]} with rows of A and B^T of one static size, of H and Y "
+                "of another, f32 or f64, at most "
+             << kMaxFusedRowBytes << " bytes";
     st::SparseTensorType s(tensors[0]);
-    Type element = s.getElementType();
     auto buffer = [](Type e) {
       return MemRefType::get({ShapedType::kDynamic}, e);
     };

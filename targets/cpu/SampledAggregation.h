@@ -18,7 +18,9 @@
 // whyNotSampledAggregation says why):
 //   - both carry CPU schedules, neither visits its rows in another order,
 //     they are in one block, and E's only uses are the SpMM and
-//     bufferization.dealloc_tensor;
+//     bufferization.dealloc_tensor (E converted to other position and
+//     coordinate widths for the SpMM counts as E; S converted to other
+//     widths for the SDDMM is read as the caller stores it);
 //   - the SDDMM has the in-place form sptune-apply-schedule gives it (its
 //     output a copy of S, CSR) and reads A(i, k) and B^T(j, k) with k
 //     contiguous (layout [a : k, b : k]: the schedule stores B transposed),
@@ -26,7 +28,11 @@
 //   - the SpMM reads E as its sparse operand, H(j, n) and Y(i, n) with n
 //     contiguous, N static, Y starting from a linalg.fill (the kernel
 //     allocates Y, each row's sums starting from the fill's value);
-//   - one element type, f32 or f64, and K, N at most kMaxFusedWidth.
+//   - one element type, f32 or f64, and rows of A and Y of at most
+//     kMaxFusedRowBytes;
+//   - the two schedules agree on `parallel` and `threads` (the fused loop
+//     takes the SDDMM's OpenMP knobs; it is vectorized over whole rows of
+//     A and Y whatever either schedule's `vl`).
 //
 // The pair is replaced, before sparsification, by a call to a declared
 // function (one per signature, schedule and parallelism in the module),
@@ -55,9 +61,10 @@ namespace mlir {
 namespace sptune {
 
 /// The widest A row (K) and Y row (N) the fused kernel keeps in vector
-/// registers, in elements (32 AVX-512 registers of 16 floats); wider pairs
-/// run as two kernels.
-constexpr int64_t kMaxFusedWidth = 256;
+/// registers, in bytes: 128 f32 or 64 f64 each, 16 of the 32 AVX-512
+/// registers for both (AVX2's 16 spill some); wider pairs run as two
+/// kernels.
+constexpr int64_t kMaxFusedRowBytes = 512;
 
 /// The attribute that marks a declared fused kernel: a dictionary
 /// {types = [S, A, B^T, H, Y], parallel = bool}.
@@ -75,6 +82,9 @@ struct SampledAggregation {
   Value fillValue;       ///< the value Y's fill writes
   /// Both products' invariant factors (the SDDMM's first).
   SmallVector<InvariantFactor> factors;
+  /// The sparse_tensor.convert that gives E the SpMM's position and
+  /// coordinate widths, if any (E is never stored: it goes too).
+  Operation *rewidening = nullptr;
 };
 
 /// Why `sddmm` and the op that consumes its result cannot run as one fused

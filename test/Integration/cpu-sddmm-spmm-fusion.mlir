@@ -30,16 +30,29 @@
 // IR-LABEL: func.func private @sptune_sampled_aggregation(
 // IR-SAME:    -> memref<8x8xf32>
 // IR:         scf.parallel
+// S is read as it is (no copy of its positions, coordinates or values),
+// and B^T freed after the call that reads it.
 // IR-LABEL: func.func @layer32(
-// IR-NOT:     call @_insert
-// IR:         call @sptune_sampled_aggregation(
+// IR:         %[[BT:.*]] = memref.alloc() {{.*}} : memref<8x4xf32>
+// IR-NOT:     memref.copy {{.*}} memref<?xindex>
+// IR-NOT:     memref.dealloc %[[BT]]
+// IR:         call @sptune_sampled_aggregation({{.*}}, %[[BT]],
+// IR-NEXT:    memref.dealloc %[[BT]]
 // IR-LABEL: func.func @layer64(
 // IR:         call @sptune_sampled_aggregation_0(
+// The scale: 1 / 4 (folded), times alpha.
+// IR-LABEL: func.func @alpha(
+// IR:         %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f32
+// IR:         %[[SCALE:.*]] = arith.mulf %arg7, %[[QUARTER]]
+// IR:         call @sptune_sampled_aggregation({{.*}}, %[[SCALE]])
 // IR-LABEL: func.func @kept(
 // IR-NOT:     call @sptune_sampled_aggregation
 // IR:         return
 //
-// SEQ-LABEL: func.func private @sptune_sampled_aggregation
+// SEQ-LABEL: func.func private @sptune_sampled_aggregation_0(
+// SEQ-NOT:     scf.parallel
+// SEQ:         vector.reduction <add>
+// SEQ-LABEL: func.func private @sptune_sampled_aggregation(
 // SEQ-NOT:     scf.parallel
 // SEQ:         vector.reduction <add>
 // SEQ-LABEL: func.func @layer32(
@@ -47,6 +60,7 @@
 // OFF-NOT: sptune_sampled_aggregation
 //
 // CHECK:      ( ( 0.82, 0.98, 1.14, 1.3, 1.46, 1.62, 1.78, 1.94 ), ( 3.22, 4.42, 5.62, 6.82, 8.02, 9.22, 10.42, 11.62 ), ( 8.5, 10.7, 12.9, 15.1, 17.3, 19.5, 21.7, 23.9 ), ( 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5 ), ( 12.06, 15.46, 18.86, 22.26, 25.66, 29.06, 32.46, 35.86 ), ( 14.9, 18.5, 22.1, 25.7, 29.3, 32.9, 36.5, 40.1 ), ( 13.38, 15.22, 17.06, 18.9, 20.74, 22.58, 24.42, 26.26 ), ( 13, 15.5, 18, 20.5, 23, 25.5, 28, 30.5 ) )
+// CHECK-NEXT: ( ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ) )
 // CHECK-NEXT: ( ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ) )
 // CHECK-NEXT: ( ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ) )
 
@@ -99,6 +113,36 @@ module {
     %y = linalg.matmul ins(%scores, %h : tensor<?x?xf64, #CSR>, tensor<?x8xf64>) outs(%init : tensor<?x8xf64>) -> tensor<?x8xf64>
     bufferization.dealloc_tensor %scores : tensor<?x?xf64, #CSR>
     return %y : tensor<?x8xf64>
+  }
+
+  // The SDDMM's product divided by a constant, the SpMM's multiplied by an
+  // argument (alpha): both factors go into the fused kernel's scale.
+  func.func @alpha(%s: tensor<8x8xf32, #CSR>, %a: tensor<8x4xf32>, %b: tensor<4x8xf32>,
+                   %h: tensor<8x8xf32>, %alpha: f32) -> tensor<8x8xf32> {
+    %e = tensor.empty() : tensor<8x8xf32, #CSR>
+    %scores = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s, %a, %b : tensor<8x8xf32, #CSR>, tensor<8x4xf32>, tensor<4x8xf32>) outs(%e : tensor<8x8xf32, #CSR>) {
+    ^bb0(%sv: f32, %av: f32, %bv: f32, %xv: f32):
+      %four = arith.constant 4.0 : f32
+      %p = arith.mulf %av, %bv : f32
+      %q = arith.mulf %sv, %p : f32
+      %w = arith.divf %q, %four : f32
+      %r = arith.addf %xv, %w : f32
+      linalg.yield %r : f32
+    } -> tensor<8x8xf32, #CSR>
+    %zero = arith.constant 0.0 : f32
+    %o = tensor.empty() : tensor<8x8xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%o : tensor<8x8xf32>) -> tensor<8x8xf32>
+    %y = linalg.generic {indexing_maps = [affine_map<(i, k, n) -> (i, k)>, affine_map<(i, k, n) -> (k, n)>, affine_map<(i, k, n) -> (i, n)>], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%scores, %h : tensor<8x8xf32, #CSR>, tensor<8x8xf32>) outs(%init : tensor<8x8xf32>) {
+    ^bb0(%ev: f32, %hv: f32, %yv: f32):
+      %p = arith.mulf %ev, %hv : f32
+      %q = arith.mulf %p, %alpha : f32
+      %r = arith.addf %yv, %q : f32
+      linalg.yield %r : f32
+    } -> tensor<8x8xf32>
+    bufferization.dealloc_tensor %scores : tensor<8x8xf32, #CSR>
+    return %y : tensor<8x8xf32>
   }
 
   // The scores are returned as well: two kernels.
@@ -247,6 +291,25 @@ module {
     } : tensor<8x8xf32>
     %v2 = vector.transfer_read %diff2[%c0, %c0], %z : tensor<8x8xf32>, vector<8x8xf32>
     vector.print %v2 : vector<8x8xf32>
+    // alpha's Y with alpha = 8 is layer32's without the fill (1 / 4 * 8 = 2,
+    // layer32's scale): printed is 1000 |alpha - (layer32 - 0.5)| rounded.
+    %eight = arith.constant 8.0 : f32
+    %y3 = call @alpha(%s, %a, %b, %h, %eight) : (tensor<8x8xf32, #CSR>, tensor<8x4xf32>, tensor<4x8xf32>, tensor<8x8xf32>, f32) -> tensor<8x8xf32>
+    %diff3 = tensor.generate {
+    ^bb0(%i: index, %n: index):
+      %p = tensor.extract %y3[%i, %n] : tensor<8x8xf32>
+      %q = tensor.extract %y[%i, %n] : tensor<8x8xf32>
+      %half = arith.constant 0.5 : f32
+      %qs = arith.subf %q, %half : f32
+      %dd3 = arith.subf %p, %qs : f32
+      %ad = math.absf %dd3 : f32
+      %k = arith.constant 1000.0 : f32
+      %sc = arith.mulf %ad, %k : f32
+      %r = math.round %sc : f32
+      tensor.yield %r : f32
+    } : tensor<8x8xf32>
+    %v3 = vector.transfer_read %diff3[%c0, %c0], %z : tensor<8x8xf32>, vector<8x8xf32>
+    vector.print %v3 : vector<8x8xf32>
     bufferization.dealloc_tensor %s : tensor<8x8xf32, #CSR>
     bufferization.dealloc_tensor %s64 : tensor<?x?xf64, #CSR>
     bufferization.dealloc_tensor %sc2 : tensor<8x8xf32, #CSR>
