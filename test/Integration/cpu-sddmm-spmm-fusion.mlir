@@ -16,6 +16,16 @@
 // RUN: %{schedule} --sptune-lower-cpu=threads=2 | %{run} | FileCheck %s
 // RUN: %{schedule} --sptune-lower-cpu=parallelization=none | %{run} | FileCheck %s
 // RUN: %{schedule} --sptune-lower-cpu=fuse-sddmm-spmm=false | %{run} | FileCheck %s
+// The SDDMM's schedule asks for 32-bit positions and coordinates: S is
+// converted for it and its scores converted back for the SpMM; fused, S is
+// read as stored and neither conversion is left.
+// DEFINE: %{narrow} = sptune-opt %s --sptune-extract-kernels --sptune-default-schedule | sed -e '/cpu sddmm/s/widths = \[64, 64\]/widths = [32, 32]/' | sptune-opt --sptune-apply-schedule
+// RUN: %{narrow} --sptune-lower-cpu | %{run} | FileCheck %s
+// RUN: %{narrow} --sptune-cpu-sparsify | FileCheck %s --check-prefix=WIDTHS
+// WIDTHS-LABEL: func.func @layer32(
+// WIDTHS-NOT:     memref<?xi32>
+// WIDTHS:         call @sptune_sampled_aggregation(%arg0, %arg1, %arg2, %arg3,
+// WIDTHS:         return
 // RUN: %{schedule} --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
 // RUN: %{schedule} --sptune-cpu-sparsify=parallelization=none | FileCheck %s --check-prefix=SEQ
 // RUN: %{schedule} --sptune-cpu-sparsify=fuse-sddmm-spmm=false | FileCheck %s --check-prefix=OFF
