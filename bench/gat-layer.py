@@ -28,7 +28,8 @@ kernels in one function buys.
 
 Each program is compiled as sptune's ahead-of-time path compiles kernels
 (mlir-translate, clang -O3 -march=native; `--no-native`: mlir-runner's JIT,
-which targets the baseline x86-64 ISA), reads the matrix (TENSOR0), runs the
+whose code ran 1.5-2x slower on the Intel Xeon VM, --mattr or not), reads
+the matrix (TENSOR0), runs the
 layer --reps times and reports its fastest call and a checksum of Y; the
 checksums of the layer's programs must agree. With --rounds R every program
 runs R times per matrix, in turn, and keeps its fastest call. Matrices: the graph matrices named in GRAPHS from
@@ -213,14 +214,15 @@ def dense_input(name, size, shape, combine, modulus):
 
 
 def lowered(opt, reps, fused, tmp, name=None, module=LAYER_MODULE, native=True,
-            lower="--sptune-lower-cpu"):
+            lower="--sptune-lower-cpu", schedule="--sptune-default-schedule"):
     """The lowered program: the layer in one function (LAYER_MODULE), or
     one kernel's module of its own (SDDMM_MODULE or SPMM_MODULE); with
     `native`, compiled to an executable as sptune's own ahead-of-time path
     compiles kernels (mlir-translate, clang -O3 -march=native), else the
-    lowered module for mlir-runner's JIT (which targets the baseline x86-64
-    ISA: on AVX-512 machines its code is up to 2x slower). `lower`: the
-    lowering pass with its options."""
+    lowered module for mlir-runner's JIT (its code 1.5-2x slower on the
+    Intel Xeon VM, with AVX-512 features given by --mattr or not). `lower`: the
+    lowering pass with its options; `schedule`: the pass that schedules the
+    kernels."""
     name = name or ("fused" if fused else "unfused")
     src = os.path.join(tmp, "gat-%s.mlir" % name)
     inputs = "\n".join([dense_input("a32", "m", "?x64xf32", "addi", 7),
@@ -234,8 +236,7 @@ def lowered(opt, reps, fused, tmp, name=None, module=LAYER_MODULE, native=True,
         fh.write(text)
     out = os.path.join(tmp, "gat-%s.ll.mlir" % name)
     passes = (["--sptune-fuse-scales"] if fused else []) + [
-        "--sptune-extract-kernels", "--sptune-default-schedule",
-        "--sptune-apply-schedule", lower]
+        "--sptune-extract-kernels", schedule, "--sptune-apply-schedule", lower]
     run.run([opt, src] + passes + ["-o", out], what="sptune-opt")
     if not native:
         return out
@@ -299,7 +300,11 @@ def main(argv=None):
                          "each one's fastest call")
     ap.add_argument("--native", action=argparse.BooleanOptionalAction, default=True,
                     help="compile the programs with clang -O3 -march=native (default: on; "
-                         "off: mlir-runner's JIT, for the baseline x86-64 ISA)")
+                         "off: mlir-runner's JIT, whose code is slower)")
+    ap.add_argument("--autotune", action="store_true",
+                    help="schedule the kernels by sptune-autotune for each matrix (the model "
+                         "in release mode, falling back to the heuristic) instead of the "
+                         "heuristic without a matrix")
     ap.add_argument("mtx", nargs="*", help="matrices (default: GRAPHS or GENERATED)")
     args = ap.parse_args(argv)
     bindir = os.path.join(args.build, "bin")
@@ -317,20 +322,34 @@ def main(argv=None):
                     run.run([gen, "gen", spec, "-o", path], what="sptune-matrix")
                     matrices.append(path)
         native = args.native
-        programs = {"unfused": lowered(opt, args.reps, False, tmp, native=native),
-                    "fused": lowered(opt, args.reps, True, tmp, native=native)}
-        if args.separate:
-            programs["two_kernels"] = lowered(
-                opt, args.reps, True, tmp, "two-kernels", native=native,
-                lower="--sptune-lower-cpu=fuse-sddmm-spmm=false")
-            programs["sddmm_module"] = lowered(opt, args.reps, True, tmp, "sddmm-module",
-                                               SDDMM_MODULE, native=native)
-            programs["spmm_module"] = lowered(opt, args.reps, False, tmp, "spmm-module",
-                                              SPMM_MODULE, native=native)
+
+        def build(matrix=None):
+            """The programs, scheduled by the heuristic without a matrix, or
+            (--autotune) by sptune-autotune for `matrix`."""
+            schedule = ("--sptune-autotune=matrix=%s" % matrix if matrix
+                        else "--sptune-default-schedule")
+            programs = {"unfused": lowered(opt, args.reps, False, tmp, native=native,
+                                           schedule=schedule),
+                        "fused": lowered(opt, args.reps, True, tmp, native=native,
+                                         schedule=schedule)}
+            if args.separate:
+                programs["two_kernels"] = lowered(
+                    opt, args.reps, True, tmp, "two-kernels", native=native,
+                    lower="--sptune-lower-cpu=fuse-sddmm-spmm=false", schedule=schedule)
+                programs["sddmm_module"] = lowered(opt, args.reps, True, tmp, "sddmm-module",
+                                                   SDDMM_MODULE, native=native,
+                                                   schedule=schedule)
+                programs["spmm_module"] = lowered(opt, args.reps, False, tmp, "spmm-module",
+                                                  SPMM_MODULE, native=native,
+                                                  schedule=schedule)
+            return programs
+        programs = None if args.autotune else build()
         rows = []
         for n, matrix in enumerate(matrices):
             # Every program in one run per matrix and round, one after the
             # other; each program's fastest call over the rounds.
+            if args.autotune:
+                programs = build(os.path.abspath(matrix))
             best, sums = {}, {}
             for _ in range(args.rounds):
                 for key, program in programs.items():
@@ -365,7 +384,7 @@ def main(argv=None):
         summary["geomean_one_function_speedup"] = geomean("one_function_speedup")
         summary["geomean_fusion_speedup"] = geomean("fusion_speedup")
     out = {"bench": "gat-layer", "machine": run.machine(), "reps": args.reps,
-           "rounds": args.rounds, "native": args.native,
+           "rounds": args.rounds, "native": args.native, "autotune": args.autotune,
            "steady_malloc": args.steady_malloc, "rows": rows, "summary": summary}
     bench_output.emit(out, args.json, args.plot, plot, indent=2)
     return 0 if out["summary"]["all_checksums_agree"] else 1
