@@ -53,17 +53,19 @@ int64_t innerSize(Value v) {
 
 using Dims = std::vector<unsigned>;
 
-/// The source of `v` when `v` is a sparse_tensor.convert between CSR
-/// matrices that differ only in their position and coordinate widths (what
-/// sptune-apply-schedule inserts for a schedule's `widths`): the same
-/// entries, which the fused kernel reads as they are. Null otherwise.
-Value widthsOnlySource(Value v) {
+/// The source of `v` when `v` is a sparse_tensor.convert from sparse storage
+/// to sparse storage of the same shape and element type (what
+/// sptune-apply-schedule inserts for a schedule's `levels` or `widths`): the
+/// same entries in another format, which the fused kernel reads, or does not
+/// store, as they are. Null otherwise.
+Value sameEntriesSource(Value v) {
   auto convert = v.getDefiningOp<st::ConvertOp>();
   if (!convert)
     return {};
   auto from = cast<RankedTensorType>(convert.getSource().getType());
   auto to = cast<RankedTensorType>(v.getType());
-  if (!isCsr(from) || !isCsr(to) || from.getShape() != to.getShape() ||
+  if (!st::getSparseTensorEncoding(from) || !st::getSparseTensorEncoding(to) ||
+      from.getShape() != to.getShape() ||
       from.getElementType() != to.getElementType())
     return {};
   return convert.getSource();
@@ -177,8 +179,6 @@ std::string whyNotFusableSddmm(linalg::LinalgOp op, SampledAggregation &pair,
   if (!copy || !copy.getCopy() ||
       copy.getCopy().getType() != op->getResult(0).getType())
     return "its output is not a copy of the sampling matrix";
-  if (!isCsr(op->getResult(0).getType()))
-    return "the sampling matrix is not CSR";
   llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
   if (!d) {
     llvm::consumeError(d.takeError());
@@ -202,10 +202,13 @@ std::string whyNotFusableSddmm(linalg::LinalgOp op, SampledAggregation &pair,
   element = getElementTypeOrSelf(op->getResult(0).getType());
   if (!element.isF32() && !element.isF64())
     return "its element type is not f32 or f64";
-  // S as the caller stores it, where the schedule only changed its widths.
+  // S as the caller stores it, where the schedule converted it: the fused
+  // kernel reads S's rows in CSR.
   pair.sample = copy.getCopy();
-  if (Value stored = widthsOnlySource(pair.sample))
+  while (Value stored = sameEntriesSource(pair.sample))
     pair.sample = stored;
+  if (!isCsr(pair.sample.getType()))
+    return "the sampling matrix is not CSR";
   pair.a = op.getDpsInputOperand(0)->get();
   pair.bt = op.getDpsInputOperand(1)->get();
   int64_t width = innerSize(pair.a);
@@ -301,34 +304,30 @@ std::string mlir::sptune::whyNotSampledAggregation(linalg::LinalgOp sddmm,
   Type element;
   if (std::string why = whyNotFusableSddmm(sddmm, pair, element); !why.empty())
     return why;
-  // E, or E in other widths (the SpMM's schedule's), as the SpMM reads it.
+  // E, or E converted to other formats (the SpMM's schedule's), as the SpMM
+  // reads it: each value's one use besides deallocations.
   Value e = sddmm->getResult(0);
   linalg::LinalgOp consumer;
-  for (Operation *user : llvm::to_vector(e.getUsers())) {
-    if (isa<bufferization::DeallocTensorOp>(user))
-      continue;
-    if (user->getNumResults() == 1 && !pair.rewidening &&
-        widthsOnlySource(user->getResult(0)) == e) {
-      pair.rewidening = user;
-      continue;
-    }
-    auto op = dyn_cast<linalg::LinalgOp>(user);
-    if (!op || consumer)
-      return "the SDDMM's result has uses besides one SpMM";
-    consumer = op;
-  }
-  if (pair.rewidening) {
-    if (consumer)
-      return "the SDDMM's result has uses besides one SpMM";
-    e = pair.rewidening->getResult(0);
+  while (!consumer) {
+    Operation *next = nullptr;
     for (Operation *user : e.getUsers()) {
       if (isa<bufferization::DeallocTensorOp>(user))
         continue;
-      auto op = dyn_cast<linalg::LinalgOp>(user);
-      if (!op || consumer)
+      if (next)
         return "the SDDMM's result has uses besides one SpMM";
-      consumer = op;
+      next = user;
     }
+    if (!next)
+      break;
+    if (next->getNumResults() == 1 &&
+        sameEntriesSource(next->getResult(0)) == e) {
+      pair.conversions.push_back(next);
+      e = next->getResult(0);
+      continue;
+    }
+    consumer = dyn_cast<linalg::LinalgOp>(next);
+    if (!consumer)
+      return "the SDDMM's result has uses besides one SpMM";
   }
   if (!consumer)
     return "the SDDMM's result feeds no SpMM";
@@ -409,19 +408,17 @@ void mlir::sptune::outlineSampledAggregation(RewriterBase &rewriter,
   for (Operation *op : llvm::reverse(deallocs))
     op->moveAfter(call);
   rewriter.replaceOp(spmm, call.getResults());
-  // E in other widths, E, and their deallocations.
-  if (Operation *rewidening = pair.rewidening) {
-    for (Operation *user : llvm::make_early_inc_range(rewidening->getUsers()))
+  // E in other formats, E, and their deallocations, last first.
+  for (Operation *conversion : llvm::reverse(pair.conversions)) {
+    for (Operation *user : llvm::make_early_inc_range(conversion->getUsers()))
       rewriter.eraseOp(user);
-    rewriter.eraseOp(rewidening);
+    rewriter.eraseOp(conversion);
   }
   for (Operation *user : llvm::make_early_inc_range(sddmm->getUsers()))
     rewriter.eraseOp(user);
   Operation *copy =
       linalg::LinalgOp(pair.sddmm).getDpsInitOperand(0)->get().getDefiningOp();
-  Operation *narrowing = cast<bufferization::AllocTensorOp>(copy)
-                             .getCopy()
-                             .getDefiningOp<st::ConvertOp>();
+  Value converted = cast<bufferization::AllocTensorOp>(copy).getCopy();
   rewriter.eraseOp(sddmm);
   // S's copy (an allocation: never trivially dead), Y's fill and the fresh
   // tensor it fills (whyNotFusableSpmm), where nothing else uses them.
@@ -431,9 +428,14 @@ void mlir::sptune::outlineSampledAggregation(RewriterBase &rewriter,
   for (Operation *dead : {copy, fill, filled})
     if (dead && dead->use_empty())
       rewriter.eraseOp(dead);
-  // S in the SDDMM's widths, where only S's copy read it.
-  if (narrowing && narrowing->use_empty())
-    rewriter.eraseOp(narrowing);
+  // S in the SDDMM's formats, where only S's copy read them.
+  while (Value source = sameEntriesSource(converted)) {
+    Operation *conversion = converted.getDefiningOp();
+    if (!conversion->use_empty())
+      break;
+    rewriter.eraseOp(conversion);
+    converted = source;
+  }
 }
 
 namespace {

@@ -18,11 +18,11 @@
 // whyNotSampledAggregation says why):
 //   - both carry CPU schedules, neither visits its rows in another order,
 //     they are in one block, and E's only uses are the SpMM and
-//     bufferization.dealloc_tensor (E converted to other position and
-//     coordinate widths for the SpMM counts as E; S converted to other
-//     widths for the SDDMM is read as the caller stores it);
+//     bufferization.dealloc_tensor (E converted to another format for the
+//     SpMM counts as E; S converted for the SDDMM is read as the caller
+//     stores it, which must be CSR);
 //   - the SDDMM has the in-place form sptune-apply-schedule gives it (its
-//     output a copy of S, CSR) and reads A(i, k) and B^T(j, k) with k
+//     output a copy of S) and reads A(i, k) and B^T(j, k) with k
 //     contiguous (layout [a : k, b : k]: the schedule stores B transposed),
 //     K static;
 //   - the SpMM reads E as its sparse operand, H(j, n) and Y(i, n) with n
@@ -82,9 +82,9 @@ struct SampledAggregation {
   Value fillValue;       ///< the value Y's fill writes
   /// Both products' invariant factors (the SDDMM's first).
   SmallVector<InvariantFactor> factors;
-  /// The sparse_tensor.convert that gives E the SpMM's position and
-  /// coordinate widths, if any (E is never stored: it goes too).
-  Operation *rewidening = nullptr;
+  /// The sparse_tensor.converts that give E the SpMM's format (levels or
+  /// widths), first to last (E is never stored: they go too).
+  SmallVector<Operation *> conversions;
 };
 
 /// Why `sddmm` and the op that consumes its result cannot run as one fused

@@ -16,10 +16,11 @@
 // RUN: %{schedule} --sptune-lower-cpu=threads=2 | %{run} | FileCheck %s
 // RUN: %{schedule} --sptune-lower-cpu=parallelization=none | %{run} | FileCheck %s
 // RUN: %{schedule} --sptune-lower-cpu=fuse-sddmm-spmm=false | %{run} | FileCheck %s
-// The SDDMM's schedule asks for 32-bit positions and coordinates: S is
-// converted for it and its scores converted back for the SpMM; fused, S is
-// read as stored and neither conversion is left.
-// DEFINE: %{narrow} = sptune-opt %s --sptune-extract-kernels --sptune-default-schedule | sed -e '/cpu sddmm/s/widths = \[64, 64\]/widths = [32, 32]/' | sptune-opt --sptune-apply-schedule
+// The SDDMM's schedule asks for 32-bit positions and coordinates and the
+// SpMM's for DCSR: S is converted for the SDDMM and its scores converted
+// back, then to DCSR, for the SpMM; fused, S is read as stored and no
+// conversion is left.
+// DEFINE: %{narrow} = sptune-opt %s --sptune-extract-kernels --sptune-default-schedule | sed -e '/cpu sddmm/s/widths = \[64, 64\]/widths = [32, 32]/' -e '/cpu spmm/s/levels = \[i : dense, k : compressed\]/levels = [i : compressed, k : compressed]/' -e '/cpu spmm/s/omp = balanced/omp = static/' | sptune-opt --sptune-apply-schedule
 // RUN: %{narrow} --sptune-lower-cpu | %{run} | FileCheck %s
 // RUN: %{narrow} --sptune-cpu-sparsify | FileCheck %s --check-prefix=WIDTHS
 // WIDTHS-LABEL: func.func @layer32(
