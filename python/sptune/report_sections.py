@@ -696,9 +696,13 @@ def gat_layer(sec, doc):
     by sptune-fuse-scales, fastest call of each per matrix."""
     summary = doc.get("summary", {})
     machine = doc.get("machine", {})
+    rounds = doc.get("rounds", 1)
+    scheduled = ("by sptune-autotune for each matrix" if doc.get("autotune")
+                 else "by the heuristic without the matrix")
     sec.add(paragraph(f"Measured on {machine.get('cpu', 'an unknown machine')} "
                       f"({machine.get('cores', '?')} cores), fastest of {doc.get('reps', '?')} "
-                      f"calls. Geometric mean of the speedups: "
+                      f"calls{f' in each of {rounds} rounds' if rounds != 1 else ''}, kernels "
+                      f"scheduled {scheduled}. Geometric mean of the speedups: "
                       f"{speedup(summary.get('geomean_speedup'))}; checksums "
                       f"{'agree' if summary.get('all_checksums_agree') else 'DIFFER'}."))
     separate = all("separate_s" in r for r in doc["rows"])

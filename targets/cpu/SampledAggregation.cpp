@@ -202,12 +202,13 @@ std::string whyNotFusableSddmm(linalg::LinalgOp op, SampledAggregation &pair,
   element = getElementTypeOrSelf(op->getResult(0).getType());
   if (!element.isF32() && !element.isF64())
     return "its element type is not f32 or f64";
-  // S as the caller stores it, where the schedule converted it: the fused
-  // kernel reads S's rows in CSR.
-  pair.sample = copy.getCopy();
-  while (Value stored = sameEntriesSource(pair.sample))
-    pair.sample = stored;
-  if (!isCsr(pair.sample.getType()))
+  // S as the caller stores it, where the schedule converted it: the value
+  // furthest back on the chain of conversions that is CSR (each value after
+  // it holds the same entries), which the fused kernel reads row by row.
+  for (Value v = copy.getCopy(); v; v = sameEntriesSource(v))
+    if (isCsr(v.getType()))
+      pair.sample = v;
+  if (!pair.sample)
     return "the sampling matrix is not CSR";
   pair.a = op.getDpsInputOperand(0)->get();
   pair.bt = op.getDpsInputOperand(1)->get();
@@ -227,7 +228,8 @@ std::string whyNotFusableSddmm(linalg::LinalgOp op, SampledAggregation &pair,
 std::string whyNotFusableSpmm(linalg::LinalgOp op, Value e,
                               SampledAggregation &pair, Type element) {
   if (!cpuSchedule(op, ::sptune::KernelType::SpMM))
-    return "the SDDMM's result feeds an op without a CPU SpMM schedule";
+    return "the SDDMM's result feeds an op that is not a scheduled CPU SpMM "
+           "(a blocked SDDMM's result is copied back to S's storage first)";
   ScheduleAttr own =
       cast<ScheduleAttr>(op->getAttr(SptuneDialect::kScheduleAttrName));
   const ::sptune::CpuKnobs &knobs = ::sptune::cpuKnobs(own.getSchedule());
@@ -397,15 +399,17 @@ void mlir::sptune::outlineSampledAggregation(RewriterBase &rewriter,
                         rewriter.getStringAttr("read"));
   }
   auto call = func::CallOp::create(rewriter, loc, callee, operands);
-  // Deallocations of the call's operands between the two kernels (B^T's,
-  // which sptune-apply-schedule frees after the SDDMM) move after the call.
+  // Deallocations of the call's operands before it move after it: B^T's,
+  // which sptune-apply-schedule frees after the SDDMM, and that of S in
+  // another width, freed after its conversion for the SDDMM (ConvertStorage).
   SmallVector<Operation *> deallocs;
-  for (Operation *op = sddmm->getNextNode(); op && op != call;
-       op = op->getNextNode())
-    if (auto dealloc = dyn_cast<bufferization::DeallocTensorOp>(op);
-        dealloc && llvm::is_contained(operands, dealloc.getTensor()))
-      deallocs.push_back(op);
-  for (Operation *op : llvm::reverse(deallocs))
+  for (Value v : operands)
+    for (Operation *user : v.getUsers())
+      if (isa<bufferization::DeallocTensorOp>(user) &&
+          user->getBlock() == call->getBlock() && user->isBeforeInBlock(call) &&
+          !llvm::is_contained(deallocs, user))
+        deallocs.push_back(user);
+  for (Operation *op : deallocs)
     op->moveAfter(call);
   rewriter.replaceOp(spmm, call.getResults());
   // E in other formats, E, and their deallocations, last first.
