@@ -10,24 +10,26 @@
 //   s = S(i, j) (A(i, :) · B^T(j, :)) f,   then   Y(i, :) += s H(j, :),
 //
 // f the product of both kernels' invariant factors (a folded scale), with
-// A's row and Y's row in vector registers across the row. E is never
-// stored: no copy of S, no second pass over it, one fork-join instead of
-// two.
+// A's row and Y's row in vector registers across the row and the rows of
+// B^T and H a few entries ahead prefetched. E is never stored: no copy of
+// S, no second pass over it, one fork-join instead of two.
 //
 // The pair is fused when (else both run as scheduled, and
 // whyNotSampledAggregation says why):
 //   - both carry CPU schedules, neither visits its rows in another order,
 //     they are in one block, and E's only uses are the SpMM and
-//     bufferization.dealloc_tensor (E converted to another format for the
-//     SpMM counts as E; S converted for the SDDMM is read as the caller
-//     stores it, which must be CSR);
+//     bufferization.dealloc_tensor (E converted to other formats for the
+//     SpMM counts as E; of S and its conversions for the SDDMM, the kernel
+//     reads the one furthest back that is CSR, and the conversions after it
+//     go);
 //   - the SDDMM has the in-place form sptune-apply-schedule gives it (its
 //     output a copy of S) and reads A(i, k) and B^T(j, k) with k
 //     contiguous (layout [a : k, b : k]: the schedule stores B transposed),
 //     K static;
 //   - the SpMM reads E as its sparse operand, H(j, n) and Y(i, n) with n
-//     contiguous, N static, Y starting from a linalg.fill (the kernel
-//     allocates Y, each row's sums starting from the fill's value);
+//     contiguous, N static, Y starting from a linalg.fill of a fresh tensor
+//     (the kernel allocates Y, each row's sums starting from the fill's
+//     value);
 //   - one element type, f32 or f64, and rows of A and Y of at most
 //     kMaxFusedRowBytes;
 //   - the two schedules agree on `parallel` and `threads` (the fused loop
