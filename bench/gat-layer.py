@@ -46,13 +46,15 @@ matrix ("rows") the fastest unfused and fused times and their ratio
 (speedup of folding the scale), the two kernels' time in one function
 (two_kernels_s) and two_kernels_s / fused_s (fusion_speedup), the
 separate modules' times (sddmm_module_s, spmm_module_s, their sum
-separate_s) and separate_s / fused_s, and a summary with the geometric
-means; `sptune report` shows it.
+separate_s) and separate_s / fused_s, the layer's schedules and whether
+its SDDMM and SpMM were fused (fused_kernel), and a summary with the
+geometric means; `sptune report` shows it.
 """
 
 import argparse
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -214,7 +216,7 @@ def dense_input(name, size, shape, combine, modulus):
 
 
 def lowered(opt, reps, fused, tmp, name=None, module=LAYER_MODULE, native=True,
-            lower="--sptune-lower-cpu", schedule="--sptune-default-schedule"):
+            lower="--sptune-lower-cpu", schedule="--sptune-default-schedule", info=None):
     """The lowered program: the layer in one function (LAYER_MODULE), or
     one kernel's module of its own (SDDMM_MODULE or SPMM_MODULE); with
     `native`, compiled to an executable as sptune's own ahead-of-time path
@@ -222,7 +224,9 @@ def lowered(opt, reps, fused, tmp, name=None, module=LAYER_MODULE, native=True,
     lowered module for mlir-runner's JIT (its code 1.5-2x slower on the
     Intel Xeon VM, with AVX-512 features given by --mattr or not). `lower`: the
     lowering pass with its options; `schedule`: the pass that schedules the
-    kernels."""
+    kernels. `info` (a dict), when given, gets the kernels' schedules
+    ("schedules", as printed) and whether the lowered program has the fused
+    SDDMM-SpMM kernel ("fused_kernel")."""
     name = name or ("fused" if fused else "unfused")
     src = os.path.join(tmp, "gat-%s.mlir" % name)
     inputs = "\n".join([dense_input("a32", "m", "?x64xf32", "addi", 7),
@@ -238,6 +242,13 @@ def lowered(opt, reps, fused, tmp, name=None, module=LAYER_MODULE, native=True,
     passes = (["--sptune-fuse-scales"] if fused else []) + [
         "--sptune-extract-kernels", schedule, "--sptune-apply-schedule", lower]
     run.run([opt, src] + passes + ["-o", out], what="sptune-opt")
+    if info is not None:
+        scheduled = os.path.join(tmp, "gat-%s.scheduled.mlir" % name)
+        run.run([opt, src] + passes[:-2] + ["-o", scheduled], what="sptune-opt")
+        with open(scheduled) as fh:
+            info["schedules"] = sorted(set(re.findall(r"#sptune\.schedule<([^>]*)>", fh.read())))
+        with open(out) as fh:
+            info["fused_kernel"] = "sptune_sampled_aggregation" in fh.read()
     if not native:
         return out
     ll = os.path.join(tmp, "gat-%s.ll" % name)
@@ -328,10 +339,11 @@ def main(argv=None):
             (--autotune) by sptune-autotune for `matrix`."""
             schedule = ("--sptune-autotune=matrix=%s" % matrix if matrix
                         else "--sptune-default-schedule")
+            layer.clear()
             programs = {"unfused": lowered(opt, args.reps, False, tmp, native=native,
                                            schedule=schedule),
                         "fused": lowered(opt, args.reps, True, tmp, native=native,
-                                         schedule=schedule)}
+                                         schedule=schedule, info=layer)}
             if args.separate:
                 programs["two_kernels"] = lowered(
                     opt, args.reps, True, tmp, "two-kernels", native=native,
@@ -343,6 +355,8 @@ def main(argv=None):
                                                   SPMM_MODULE, native=native,
                                                   schedule=schedule)
             return programs
+        # The layer's schedules and whether its pair was fused.
+        layer = {}
         programs = None if args.autotune else build()
         rows = []
         for n, matrix in enumerate(matrices):
@@ -365,7 +379,8 @@ def main(argv=None):
             agree = all(abs(sums[k] - sums["unfused"]) <= 1e-4 * max(1.0, abs(sums["unfused"]))
                         for k in ("fused", "two_kernels") if k in sums)
             row = {"matrix": os.path.basename(matrix), "unfused_s": t_u,
-                   "fused_s": t_f, "speedup": t_u / t_f, "checksums_agree": agree}
+                   "fused_s": t_f, "speedup": t_u / t_f, "checksums_agree": agree,
+                   "fused_kernel": layer["fused_kernel"], "schedules": layer["schedules"]}
             line = ""
             if args.separate:
                 t_sd, t_sp, t_two = best["sddmm_module"], best["spmm_module"], best["two_kernels"]

@@ -721,6 +721,10 @@ def gat_layer(sec, doc):
                           f"(geometric mean). Programs compiled "
                           f"{'with clang -O3 -march=native' if doc.get('native') else 'by mlir-runner'}."))
     header = ["matrix", "scale in its own op (s)", "scale folded (s)", "speedup"]
+    # Runs since the bench records it: whether the pair ran as one kernel.
+    fused = all("fused_kernel" in r for r in doc["rows"])
+    if fused:
+        header += ["SDDMM and SpMM fused"]
     if two:
         header += ["two kernels (s)", "fusion's speedup"]
     if separate:
@@ -729,6 +733,8 @@ def gat_layer(sec, doc):
     def cells(r):
         row = [r.get("matrix", "?"), num(r.get("unfused_s"), ".4f"),
                num(r.get("fused_s"), ".4f"), speedup(r.get("speedup"))]
+        if fused:
+            row += ["yes" if r.get("fused_kernel") else "no"]
         if two:
             row += [num(r.get("two_kernels_s"), ".4f"), speedup(r.get("fusion_speedup"))]
         if separate:
