@@ -337,12 +337,14 @@ struct CpuSparsifyPass
       return signalPassFailure();
   }
 
-  /// Whether a kernel with the schedule `attr` runs its rows in parallel:
-  /// `parallelization` when given, else the schedule's `parallel`.
+  /// Whether a kernel sptune writes itself (Gustavson, the fused
+  /// SDDMM-SpMM) with the schedule `attr` (or none) runs its rows in
+  /// parallel: `parallelization` when given, else the schedule's
+  /// `parallel`, else yes.
   bool runsInParallel(ScheduleAttr attr) {
     if (parallelization == ParallelizationChoice::None)
       return false;
-    if (parallelization != ParallelizationChoice::Auto)
+    if (parallelization != ParallelizationChoice::Auto || !attr)
       return true;
     return cpuKnobs(attr.getSchedule()).parallel ==
            ::sptune::ParallelKind::Outer;
@@ -360,7 +362,7 @@ struct CpuSparsifyPass
     GustavsonSettings settings;
     settings.onePassBytes = gustavsonOnePassBytes;
     settings.accumulator = gustavsonAccumulator;
-    bool parallel = true;
+    bool parallel = runsInParallel(attr);
     int scheduleThreads = 0;
     if (attr) {
       const ::sptune::CpuKnobs &knobs = cpuKnobs(attr.getSchedule());
@@ -374,13 +376,8 @@ struct CpuSparsifyPass
         settings.onePassBytes = std::numeric_limits<int64_t>::max();
       else if (knobs.passes == ::sptune::SpgemmPasses::Two)
         settings.onePassBytes = 0;
-      parallel = knobs.parallel == ::sptune::ParallelKind::Outer;
       scheduleThreads = knobs.threads;
     }
-    if (parallelization == ParallelizationChoice::None)
-      parallel = false;
-    else if (parallelization != ParallelizationChoice::Auto)
-      parallel = true;
     settings.threads = !parallel      ? 1
                        : threads >= 0 ? static_cast<int>(threads)
                                       : scheduleThreads;

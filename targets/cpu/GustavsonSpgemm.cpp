@@ -65,6 +65,16 @@ ValueRange forRange(
   return loop.getResults();
 }
 
+/// scf.parallel (v = 0; v < hi; ++v) body(v).
+void parallelFor(OpBuilder &b, Location loc, Value hi,
+                 function_ref<void(OpBuilder &, Location, Value)> body) {
+  scf::ParallelOp::create(b, loc, ValueRange{constantIndex(b, loc, 0)},
+                          ValueRange{hi}, ValueRange{constantIndex(b, loc, 1)},
+                          [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                            body(b, loc, ivs[0]);
+                          });
+}
+
 /// The CSR operands of a kernel function, as code generation passes them.
 struct CsrBuffers {
   Value positions, coordinates, values, specifier;
@@ -310,12 +320,10 @@ private:
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(choice.thenBlock());
-      scf::ParallelOp::create(
-          b, loc, ValueRange{zero}, ValueRange{blocks},
-          ValueRange{constantIndex(b, loc, 1)},
-          [&](OpBuilder &b, Location loc, ValueRange ivs) {
+      parallelFor(
+          b, loc, blocks, [&](OpBuilder &b, Location loc, Value block) {
             auto [from, to, count] =
-                blockEntries(b, loc, ivs[0], bounds, rowStart);
+                blockEntries(b, loc, block, bounds, rowStart);
             // Nothing to move where they are in place (block 0).
             Value moved = arith::SelectOp::create(
                 b, loc,
@@ -340,12 +348,10 @@ private:
                 /*withElseRegion=*/true);
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(split.thenBlock());
-            scf::ParallelOp::create(
-                b, loc, ValueRange{zero}, ValueRange{count},
-                ValueRange{constantIndex(b, loc, 1)},
-                [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                  copy(b, loc, from, to, ivs[0]);
-                });
+            parallelFor(b, loc, count,
+                        [&](OpBuilder &b, Location loc, Value q) {
+                          copy(b, loc, from, to, q);
+                        });
             b.setInsertionPointToStart(split.elseBlock());
             moveInOneThread(b, loc, from, to, count);
             return SmallVector<Value>{};
@@ -835,10 +841,8 @@ private:
     Type i64 = b.getI64Type();
     Value failed = allocate(b, loc, i64, one);
     store(b, loc, arith::ConstantIntOp::create(b, loc, i64, 0), failed, zero);
-    scf::ParallelOp::create(
-        b, loc, ValueRange{zero}, ValueRange{blocks}, ValueRange{one},
-        [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          Value t = ivs[0];
+    parallelFor(
+        b, loc, blocks, [&](OpBuilder &b, Location loc, Value t) {
           Workspace ws;
           SmallVector<Value> owned;
           Value lost = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);

@@ -53,6 +53,16 @@ int64_t innerSize(Value v) {
 
 using Dims = std::vector<unsigned>;
 
+/// What `op` computes, or nullopt (the error dropped: the caller says why).
+std::optional<::sptune::KernelDescriptor> described(linalg::LinalgOp op) {
+  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
+  if (!d) {
+    llvm::consumeError(d.takeError());
+    return std::nullopt;
+  }
+  return std::move(*d);
+}
+
 /// The source of `v` when `v` is a sparse_tensor.convert from sparse storage
 /// to sparse storage of the same shape and element type (what
 /// sptune-apply-schedule inserts for a schedule's `levels` or `widths`): the
@@ -179,11 +189,9 @@ std::string whyNotFusableSddmm(linalg::LinalgOp op, SampledAggregation &pair,
   if (!copy || !copy.getCopy() ||
       copy.getCopy().getType() != op->getResult(0).getType())
     return "its output is not a copy of the sampling matrix";
-  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
-  if (!d) {
-    llvm::consumeError(d.takeError());
+  std::optional<::sptune::KernelDescriptor> d = described(op);
+  if (!d)
     return "its body cannot be described";
-  }
   const auto &ops = d->operands;
   FailureOr<SmallVector<InvariantFactor>> factors = sampledProductFactors(op);
   if (failed(factors) || d->loops.size() != 3 || ops.size() != 3 ||
@@ -249,11 +257,9 @@ std::string whyNotFusableSpmm(linalg::LinalgOp op, Value e,
   if (op.getDpsInputOperand(eIdx)->get() != e ||
       op.getDpsInputOperand(1 - eIdx)->get() == e)
     return "the SpMM reads the SDDMM's result twice";
-  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
-  if (!d) {
-    llvm::consumeError(d.takeError());
+  std::optional<::sptune::KernelDescriptor> d = described(op);
+  if (!d)
     return "the SpMM's body cannot be described";
-  }
   const auto &ops = d->operands;
   if (d->body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
       d->loops.size() != 3 || ops.size() != 3 || d->numReductions() != 1 ||
