@@ -9,7 +9,9 @@ other. For each batch, in interleaved rounds:
 
 - sptune: the program below through `sptune-opt --sptune-extract-kernels
   --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu` as
-  users run it. sptune has no schedule for 3-D kernels: the batched product
+  users run it, compiled as sptune's ahead-of-time path compiles kernels
+  (clang -O3 -march=native; `--no-native`: mlir-runner's JIT; so is the
+  real loop below). sptune has no schedule for 3-D kernels: the batched product
   passes through with a remark and gets the CPU target's rule for kernels
   without a schedule (targets/cpu/UnscheduledKernels.h: the batch loop in
   parallel, j in 8 lanes);
@@ -38,7 +40,7 @@ compared with numpy's (1e-4 relative: f32 sums); sptune-measure checks each
 baseline against its reference.
 
     bench/batched-spmm.py [--build build] [--rounds 3] [--reps 5] [--free 64]
-        [--json OUT] [--plot OUT.png] [BATCH ...]
+        [--no-native] [--json OUT] [--plot OUT.png] [BATCH ...]
 
 A BATCH is `COUNT*MATRIX`: COUNT matrices, for a `gen:` spec with seeds
 seed, seed + 1, ... (graphs of one size, as a minibatch of GNN graphs
@@ -321,18 +323,21 @@ def time_baseline(measure, baseline, source, free, env, timeout):
                                                 record.get("reason", "")))
 
 
-def lower(opt, arguments, reps, free, path):
+def lower(opt, arguments, reps, free, path, native):
     return lower_text(opt, PROGRAM.replace("CALLS", str(reps + 1)).replace("FREE", str(free)),
-                      arguments, path)
+                      arguments, path, native)
 
 
-def lower_text(opt, text, arguments, path):
-    """`text` lowered by sptune-opt with `arguments` into `path`."""
+def lower_text(opt, text, arguments, path, native):
+    """`text` lowered by sptune-opt with `arguments` into `path`.ll.mlir;
+    with `native`, compiled to the executable `path`
+    (runner_bench.compile_native). Returns (program, lowered module)."""
     src = path + ".src.mlir"
     with open(src, "w") as fh:
         fh.write(text)
-    run.run([opt, src] + arguments + ["-o", path], what="sptune-opt")
-    return path
+    lowered = path + ".ll.mlir"
+    run.run([opt, src] + arguments + ["-o", lowered], what="sptune-opt")
+    return (runner_bench.compile_native(lowered, path) if native else lowered), lowered
 
 
 def write_general(matrix, path):
@@ -352,6 +357,10 @@ def main(argv=None):
                     help="glibc keeps the memory the programs free, so that page faults "
                     "of C, allocated in each call, do not decide the comparison "
                     "(default: on)")
+    ap.add_argument("--native", action=argparse.BooleanOptionalAction, default=True,
+                    help="compile the programs with clang -O3 -march=native, as sptune's "
+                    "ahead-of-time path and the baselines are built (default: on; "
+                    "--no-native: mlir-runner's JIT)")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--plot", help="write a bar chart of the speedups here (.png)")
     ap.add_argument("batches", nargs="*", help="COUNT*MATRIX (gen: spec or .mtx file)")
@@ -376,10 +385,11 @@ def measure_batches(args):
     batches = [(spec,) + members(spec) for spec in args.batches or DEFAULT_BATCHES]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        programs = {name: lower(opt, arguments, args.reps, args.free,
-                                os.path.join(tmp, name + ".ll.mlir"))
-                    for name, arguments in VARIANTS.items()}
-        with open(programs["sptune"]) as fh:
+        programs, modules = {}, {}
+        for name, arguments in VARIANTS.items():
+            programs[name], modules[name] = lower(opt, arguments, args.reps, args.free,
+                                                  os.path.join(tmp, name), args.native)
+        with open(modules["sptune"]) as fh:
             lowered = fh.read()
         # The rule for kernels without a schedule parallelizes and
         # vectorizes the batched product (targets/cpu/UnscheduledKernels.h).
@@ -394,9 +404,9 @@ def measure_batches(args):
             for b, matrix in enumerate(matrices):
                 member_files.append(os.path.join(tmp, "batch-%d-%d.mtx" % (n, b)))
                 write_general(matrix, member_files[-1])
-            loop = lower_text(opt, loop_program(count, args.free, args.reps),
-                              VARIANTS["sptune"],
-                              os.path.join(tmp, "loop-%d.ll.mlir" % n))
+            loop, _ = lower_text(opt, loop_program(count, args.free, args.reps),
+                                 VARIANTS["sptune"], os.path.join(tmp, "loop-%d" % n),
+                                 args.native)
             expected = reference_checksum(matrices, args.free)
             distinct = sorted(set(sources))
             best, agreeing, missing = {}, {}, set()
@@ -446,7 +456,7 @@ def measure_batches(args):
                                       for b in BASELINES + [REAL_LOOP]},
                "rule_applied": rule_applied,
                "all_agree": all(all(r["agree"].values()) for r in rows)}
-    out = {"bench": "batched-spmm", "machine": run.machine(), "rounds": args.rounds,
+    out = {"bench": "batched-spmm", "machine": run.machine(), "rounds": args.rounds, "native": args.native,
            "reps": args.reps, "free": args.free, "steady_malloc": args.steady_malloc,
            "threads": int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count()),
            "variants": {k: " ".join(v) for k, v in VARIANTS.items()},

@@ -61,7 +61,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-from sptune import bench_output, run, tools  # noqa: E402
+from sptune import bench_output, run, runner_bench  # noqa: E402
 
 GRAPHS = ["SNAP_ego-Twitter_undirected.mtx", "vanHeukelum_cage11.mtx",
           "SNAP_email-Enron.mtx", "DIMACS10_ct2010.mtx",
@@ -251,16 +251,7 @@ def lowered(opt, reps, fused, tmp, name=None, module=LAYER_MODULE, native=True,
             info["fused_kernel"] = "sptune_sampled_aggregation" in fh.read()
     if not native:
         return out
-    ll = os.path.join(tmp, "gat-%s.ll" % name)
-    exe = os.path.join(tmp, "gat-%s" % name)
-    run.run([tools.llvm_tool("mlir-translate"), "--mlir-to-llvmir", out, "-o", ll],
-            what="mlir-translate")
-    libdir = tools.llvm_lib_dir()
-    run.run([tools.llvm_tool("clang"), "-O3", "-march=native", "-Wno-override-module",
-             ll, "-o", exe, "-L" + libdir, "-lmlir_c_runner_utils", "-lmlir_runner_utils",
-             "-lomp", "-Wl,-rpath," + libdir] + tools.clang_builtins_flags(),
-            what="clang")
-    return exe
+    return runner_bench.compile_native(out, os.path.join(tmp, "gat-%s" % name))
 
 
 # glibc returns freed memory to the OS (heap trimming, mmap for large
@@ -277,17 +268,13 @@ STEADY_MALLOC = run.STEADY_MALLOC
 def time_layer(module, matrix, timeout, steady_malloc=True):
     """The fastest call and the checksum of `module`, an executable
     (lowered(native=True)) or a lowered module run by mlir-runner."""
-    libs = ",".join("/usr/lib/llvm-22/lib/" + l for l in (
-        "libmlir_c_runner_utils.so", "libmlir_runner_utils.so", "libomp.so"))
     env = dict(os.environ, TENSOR0=matrix)
     if steady_malloc:
         env["GLIBC_TUNABLES"] = STEADY_MALLOC
-    command = [module] if not module.endswith(".mlir") else [
-        "/usr/lib/llvm-22/bin/mlir-runner", "-e", "main", "-entry-point-result=void",
-        "-shared-libs=" + libs, module]
-    p = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+    p = subprocess.run(runner_bench.program_command(module), env=env, capture_output=True,
+                       text=True, timeout=timeout)
     if p.returncode != 0:
-        sys.exit("gat-layer: mlir-runner failed on %s:\n%s" % (matrix, p.stderr[-2000:]))
+        sys.exit("gat-layer: %s failed on %s:\n%s" % (module, matrix, p.stderr[-2000:]))
     best, checksum = p.stdout.split()[:2]
     return float(best), float(checksum)
 

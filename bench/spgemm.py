@@ -7,7 +7,8 @@ CSR, f64). For each matrix, in interleaved rounds:
 
 - sptune: the program below (`linalg.matmul` on CSR tensors) lowered by
   `sptune-opt --sptune-lower-cpu` (the kernel of cpu/GustavsonSpgemm.h) and
-  run by mlir-runner;
+  compiled as sptune's ahead-of-time path compiles kernels (clang -O3
+  -march=native; `--no-native`: run by mlir-runner's JIT);
 - MLIR's default: the same lowered with `gustavson-spgemm=false`
   (upstream's sparsifier: one thread, insertion through an expanded access
   pattern);
@@ -23,6 +24,7 @@ faults of re-allocated outputs do not decide the comparison.
 
     bench/spgemm.py [--build build] [--rounds 3] [--reps 5] [--json OUT]
         [--plot OUT.png] [--variant NAME=OPTIONS ...] [--no-mlir-default]
+        [--no-native]
         [MATRIX ...]
 
 `--variant hash=gustavson-accumulator=hash` times sptune's kernel lowered
@@ -109,14 +111,17 @@ func.func @spgemm(%a: tensor<?x?xf64, #CSR>, %b: tensor<?x?xf64, #CSR>) -> tenso
 """
 
 
-def lower(opt, reps, options, path):
-    """The program lowered by sptune-lower-cpu with `options`."""
-    src = path + ".mlir"
+def lower(opt, reps, options, path, native):
+    """The program lowered by sptune-lower-cpu with `options`; with `native`,
+    compiled to an executable (runner_bench.compile_native), else the
+    lowered module for mlir-runner."""
+    src = path + ".src.mlir"
     with open(src, "w") as fh:
         fh.write(PROGRAM.replace("CALLS", str(reps + 1)))
+    lowered = path + ".ll.mlir"
     run.run([opt, src, "--sptune-lower-cpu" + ("=" + options if options else ""),
-             "-o", path], what="sptune-opt")
-    return path
+             "-o", lowered], what="sptune-opt")
+    return runner_bench.compile_native(lowered, path) if native else lowered
 
 
 def time_program(lowered, matrix, env, timeout):
@@ -171,6 +176,10 @@ def main(argv=None):
     ap.add_argument("--plot", help="write a bar chart of the speedups here (.png)")
     ap.add_argument("--steady-malloc", action=argparse.BooleanOptionalAction, default=True,
                     help="glibc keeps freed memory (default: on)")
+    ap.add_argument("--native", action=argparse.BooleanOptionalAction, default=True,
+                    help="compile sptune's programs with clang -O3 -march=native, as "
+                    "sptune's ahead-of-time path and the libraries are built (default: "
+                    "on; --no-native: mlir-runner's JIT)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME=OPTIONS",
                     help="also time sptune lowered with these --sptune-lower-cpu options")
     ap.add_argument("--mlir-default", action=argparse.BooleanOptionalAction, default=True,
@@ -196,14 +205,14 @@ def main(argv=None):
     matrices = args.mtx or default_matrices(args.matrices)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        sptune = lower(opt, args.reps, "", os.path.join(tmp, "sptune.ll.mlir"))
+        sptune = lower(opt, args.reps, "", os.path.join(tmp, "sptune"), args.native)
         programs = [("sptune", sptune)]
         if args.mlir_default:
             programs.append(("mlir_default", lower(opt, args.reps, "gustavson-spgemm=false",
-                                                   os.path.join(tmp, "default.ll.mlir"))))
+                                                   os.path.join(tmp, "default"), args.native)))
         for name, options in variants:
             programs.append((name, lower(opt, args.reps, options,
-                                         os.path.join(tmp, name + ".ll.mlir"))))
+                                         os.path.join(tmp, "variant-" + name), args.native)))
         for n, source in enumerate(matrices):
             general = os.path.join(tmp, "general.mtx")
             best = {}
@@ -259,7 +268,7 @@ def main(argv=None):
         summary["geomean_variant_speedup"] = {
             name: geomean(r["variant_speedup"][name] for r in rows) for name, _ in variants}
     out = {"bench": "spgemm", "machine": run.machine(), "rounds": args.rounds,
-           "reps": args.reps, "steady_malloc": args.steady_malloc,
+           "reps": args.reps, "steady_malloc": args.steady_malloc, "native": args.native,
            "variants": dict(variants),
            "threads": info["threads"] if rows else None,
            "rows": rows, "summary": summary}

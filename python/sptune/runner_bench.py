@@ -1,40 +1,74 @@
-"""Timing lowered MLIR programs with mlir-runner, for the benches that
-compare a whole sptune program with hand or library kernels
-(bench/spgemm.py, bench/mttkrp.py, bench/batched-spmm.py).
+"""Timing lowered MLIR programs, for the benches that compare a whole
+sptune program with hand or library kernels (bench/spgemm.py,
+bench/mttkrp.py, bench/batched-spmm.py, bench/gat-layer.py).
 
 Such a program times its own calls (`rtclock`), prints what it measured
 with `vector.print` as its last lines, and reads its sparse operand from
-the file named by TENSOR0.
+the file named by TENSOR0. It runs compiled to an executable as sptune's
+ahead-of-time path compiles kernels (`compile_native`: mlir-translate,
+clang -O3 -march=native, as the hand and library baselines are built), or
+under mlir-runner's JIT (a lowered module passed as it is), whose code was
+1.5-2x slower for the sparsifier's kernels on the Intel Xeon VM of issue
+33's GAT figures.
 """
 
 import math
+import os
 import struct
 import subprocess
 import sys
+
+from sptune import run, tools
 
 RUNNER = "/usr/lib/llvm-22/bin/mlir-runner"
 RUNNER_LIBS = ",".join("/usr/lib/llvm-22/lib/" + lib for lib in (
     "libmlir_c_runner_utils.so", "libmlir_runner_utils.so", "libomp.so"))
 
 
-def run_program(lowered, tensor, env, timeout, what, last=2):
-    """The last `last` whitespace-separated words a lowered program prints,
+def compile_native(lowered, exe):
+    """`lowered` (a module lowered to the LLVM dialect, with @main) compiled
+    to the executable `exe` as sptune's ahead-of-time path compiles
+    kernels: mlir-translate, then clang -O3 -march=native, linked with
+    MLIR's runner utilities and libomp. Returns `exe`."""
+    ll = exe + ".ll"
+    run.run([tools.llvm_tool("mlir-translate"), "--mlir-to-llvmir", lowered, "-o", ll],
+            what="mlir-translate")
+    libdir = tools.llvm_lib_dir()
+    run.run([tools.llvm_tool("clang"), "-O3", "-march=native", "-Wno-override-module",
+             ll, "-o", exe, "-L" + libdir, "-lmlir_c_runner_utils", "-lmlir_runner_utils",
+             "-lomp", "-Wl,-rpath," + libdir] + tools.clang_builtins_flags(),
+            what="clang")
+    return exe
+
+
+def program_command(program):
+    """The command that runs `program`: an executable from compile_native
+    as it is, a lowered module (.mlir) under mlir-runner."""
+    if not program.endswith(".mlir"):
+        return [program]
+    return [RUNNER, "-O3", "-e", "main", "-entry-point-result=void",
+            "-shared-libs=" + RUNNER_LIBS, program]
+
+
+def run_program(program, tensor, env, timeout, what, last=2):
+    """The last `last` whitespace-separated words `program` prints (an
+    executable from compile_native, or a lowered module run by mlir-runner),
     run on `tensor` (TENSOR0; a list: TENSOR0, TENSOR1, ...); exits with
-    `what` and the runner's stderr on failure."""
+    `what` and the program's stderr on failure."""
     tensors = [tensor] if isinstance(tensor, str) else list(tensor)
     files = {"TENSOR%d" % n: t for n, t in enumerate(tensors)}
     tensor = tensors[0]
+    command = program_command(program)
     try:
-        p = subprocess.run([RUNNER, "-O3", "-e", "main", "-entry-point-result=void",
-                            "-shared-libs=" + RUNNER_LIBS, lowered],
-                           env=dict(env, **files), capture_output=True,
+        p = subprocess.run(command, env=dict(env, **files), capture_output=True,
                            text=True, timeout=timeout)
     except OSError as e:
-        sys.exit("%s: cannot run %s: %s" % (what, RUNNER, e))
+        sys.exit("%s: cannot run %s: %s" % (what, command[0], e))
     except subprocess.TimeoutExpired:
         sys.exit("%s: the program ran past %s s on %s" % (what, timeout, tensor))
     if p.returncode != 0:
-        sys.exit("%s: mlir-runner failed on %s:\n%s" % (what, tensor, p.stderr[-2000:]))
+        sys.exit("%s: %s failed on %s:\n%s" % (what, os.path.basename(command[0]), tensor,
+                                                p.stderr[-2000:]))
     words = p.stdout.split()
     if len(words) < last:
         sys.exit("%s: the program printed %d values on %s, expected %d" % (
