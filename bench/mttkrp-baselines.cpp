@@ -6,12 +6,12 @@
 // from an extended FROSTT file (the format MLIR's sparse_tensor.new reads:
 // "3 NNZ", then the three sizes, then one-based "i k l value" lines) and
 // stored as CSF (slices i, fibers (i, k), entries l). Threads take slices
-// in dynamic chunks of 16; per fiber of several entries a thread sums B(i, k,
-// l) D(l, :) into a row of its own and adds that row times C(k, :) to A(i, :)
-// (one multiply per entry and column fewer than the loop nest as written), a
-// fiber of one entry it adds directly; A's rows start on cache lines, and
-// ranks 8, 16, 32 and 64 are compiled for (a fiber's row on the stack, in
-// registers where the compiler can). C and D
+// in dynamic chunks of 16; per fiber a thread sums B(i, k, l) D(l, :) and
+// adds that sum times C(k, :) to A(i, :) (one multiply per entry and column
+// fewer than the loop nest as written); A's rows start on cache lines.
+// Ranks 8, 16, 32 and 64 are compiled for, with the slice's row of A and
+// the fiber's sum in vector registers; other ranks run the same loops on
+// scalars. C and D
 // are the factor matrices bench/mttkrp.py's program builds (C(k, j) = ((k + 2j)
 // mod 7 + 1) / 8, D(l, j) = ((3l + j) mod 5 + 1) / 8); A is zeroed inside each
 // call, as in sptune's program. The fastest of --reps calls after a warm-up is
@@ -127,15 +127,17 @@ Csf readTensor(const std::string &path) {
   return t;
 }
 
-/// A rows x rank matrix whose rows start on cache lines when rank * 8 is a
-/// multiple of 64 (no two threads' rows share a line).
+/// A rows x rank matrix starting on a cache line, whose rows start on
+/// cache lines when rank * 8 is a multiple of 64 (no two threads' rows of A
+/// share a line; a factor's row of rank 32 spans four lines, not five).
 struct AlignedMatrix {
   AlignedMatrix(int64_t rows, int64_t rank)
       : size(static_cast<size_t>(rows * rank)),
         data(static_cast<double *>(std::aligned_alloc(
             64, ((size * sizeof(double) + 63) / 64) * 64 + 64))) {
     if (!data)
-      fail("out of memory for the result");
+      fail("out of memory for a " + std::to_string(rows) + " x " +
+           std::to_string(rank) + " matrix");
   }
   ~AlignedMatrix() { std::free(data); }
   AlignedMatrix(const AlignedMatrix &) = delete;
@@ -144,34 +146,80 @@ struct AlignedMatrix {
   double *data;
 };
 
-/// The SPLATT-style kernel: A (dims[0] x rank, row-major) from B, C, D.
-/// Slices are handed out in dynamic chunks of 16 (SPLATT's choice: balance
-/// on skewed slices, neighbouring rows of A mostly in one thread's chunk). A
-/// fiber of one entry adds B(i, k, l) C(k, :) D(l, :) directly; a longer one
-/// first sums B(i, k, l) D(l, :) over its entries into a row of the thread's
-/// own.
-template <int64_t StaticRank>
-void mttkrpKernel(const Csf &b, const std::vector<double> &c,
-                  const std::vector<double> &d, int64_t runtimeRank,
-                  AlignedMatrix &a) {
-  // A rank known at compile time keeps a fiber's row in registers.
-  const int64_t rank = StaticRank ? StaticRank : runtimeRank;
+/// Eight doubles: one AVX-512 register (two AVX2 ones), as GCC's and
+/// clang's vector extensions give them; loads and stores need only a
+/// double's alignment.
+typedef double Vec8 __attribute__((vector_size(64), aligned(8)));
+
+/// The SPLATT-style kernel for a rank known at compile time (`Vectors` x 8
+/// columns): A (dims[0] x rank, row-major) from B, C, D. Slices are handed
+/// out in dynamic chunks of 16 (SPLATT's choice: balance on skewed slices,
+/// neighbouring rows of A mostly in one thread's chunk). A slice's row of A
+/// and a fiber's sum of B(i, k, l) D(l, :) stay in vector registers: a
+/// fiber's sum is multiplied by C(k, :) once and added to the slice's row,
+/// which is stored once. Written with vector types because neither GCC nor
+/// clang kept both rows in registers from the scalar loops of the kernel
+/// below on every rank (issue 33's MTTKRP section in docs/results.md: up
+/// to 2x apart on one tensor, by compiler).
+template <int64_t Vectors>
+void mttkrpVectorKernel(const Csf &b, const AlignedMatrix &c,
+                        const AlignedMatrix &d, AlignedMatrix &a) {
+  constexpr int64_t rank = Vectors * 8;
+  std::fill(a.data, a.data + a.size, 0.0);
+  const int64_t slices = static_cast<int64_t>(b.sliceI.size());
+  const int64_t *slicePtr = b.slicePtr.data(), *sliceI = b.sliceI.data();
+  const int64_t *fiberPtr = b.fiberPtr.data(), *fiberK = b.fiberK.data();
+  const int64_t *entryL = b.entryL.data();
+  const double *values = b.values.data(), *cData = c.data, *dData = d.data;
+  double *aData = a.data;
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int64_t s = 0; s < slices; ++s) {
+    Vec8 out[Vectors];
+    for (int64_t q = 0; q < Vectors; ++q)
+      out[q] = Vec8{};
+    for (int64_t f = slicePtr[s]; f < slicePtr[s + 1]; ++f) {
+      const Vec8 *ck = reinterpret_cast<const Vec8 *>(cData + fiberK[f] * rank);
+      const int64_t first = fiberPtr[f], end = fiberPtr[f + 1];
+      const Vec8 *d0 =
+          reinterpret_cast<const Vec8 *>(dData + entryL[first] * rank);
+      Vec8 row[Vectors];
+      for (int64_t q = 0; q < Vectors; ++q)
+        row[q] = values[first] * d0[q];
+      for (int64_t p = first + 1; p < end; ++p) {
+        const Vec8 *dl =
+            reinterpret_cast<const Vec8 *>(dData + entryL[p] * rank);
+        for (int64_t q = 0; q < Vectors; ++q)
+          row[q] += values[p] * dl[q];
+      }
+      for (int64_t q = 0; q < Vectors; ++q)
+        out[q] += row[q] * ck[q];
+    }
+    Vec8 *dst = reinterpret_cast<Vec8 *>(aData + sliceI[s] * rank);
+    for (int64_t q = 0; q < Vectors; ++q)
+      dst[q] = out[q];
+  }
+}
+
+/// The kernel for other ranks, known at run time: the same loops on
+/// scalars. A fiber of one entry adds B(i, k, l) C(k, :) D(l, :) directly;
+/// a longer one first sums B(i, k, l) D(l, :) over its entries into a row
+/// of the thread's own.
+void mttkrpScalarKernel(const Csf &b, const AlignedMatrix &c,
+                        const AlignedMatrix &d, int64_t rank,
+                        AlignedMatrix &a) {
   std::fill(a.data, a.data + a.size, 0.0);
   int64_t slices = static_cast<int64_t>(b.sliceI.size());
 #pragma omp parallel
   {
-    // A fiber's row: on the stack when the rank is compiled for.
-    double rowStatic[StaticRank ? StaticRank : 1];
-    std::vector<double> rowBuffer(StaticRank ? 0 : static_cast<size_t>(rank));
-    double *row = StaticRank ? rowStatic : rowBuffer.data();
+    std::vector<double> row(static_cast<size_t>(rank));
 #pragma omp for schedule(dynamic, 16)
     for (int64_t s = 0; s < slices; ++s) {
       double *out = a.data + b.sliceI[s] * rank;
       for (int64_t f = b.slicePtr[s]; f < b.slicePtr[s + 1]; ++f) {
-        const double *ck = c.data() + b.fiberK[f] * rank;
+        const double *ck = c.data + b.fiberK[f] * rank;
         int64_t first = b.fiberPtr[f], end = b.fiberPtr[f + 1];
         const double v0 = b.values[first];
-        const double *d0 = d.data() + b.entryL[first] * rank;
+        const double *d0 = d.data + b.entryL[first] * rank;
         if (end - first == 1) {
 #pragma omp simd
           for (int64_t j = 0; j < rank; ++j)
@@ -183,7 +231,7 @@ void mttkrpKernel(const Csf &b, const std::vector<double> &c,
           row[j] = v0 * d0[j];
         for (int64_t p = first + 1; p < end; ++p) {
           const double v = b.values[p];
-          const double *dl = d.data() + b.entryL[p] * rank;
+          const double *dl = d.data + b.entryL[p] * rank;
 #pragma omp simd
           for (int64_t j = 0; j < rank; ++j)
             row[j] += v * dl[j];
@@ -196,20 +244,20 @@ void mttkrpKernel(const Csf &b, const std::vector<double> &c,
   }
 }
 
-/// The kernel for `rank`, specialized for the common ranks 8 to 64.
-void mttkrp(const Csf &b, const std::vector<double> &c,
-            const std::vector<double> &d, int64_t rank, AlignedMatrix &a) {
+/// The kernel for `rank`: in vector registers for the common ranks 8 to 64.
+void mttkrp(const Csf &b, const AlignedMatrix &c, const AlignedMatrix &d,
+            int64_t rank, AlignedMatrix &a) {
   switch (rank) {
   case 8:
-    return mttkrpKernel<8>(b, c, d, rank, a);
+    return mttkrpVectorKernel<1>(b, c, d, a);
   case 16:
-    return mttkrpKernel<16>(b, c, d, rank, a);
+    return mttkrpVectorKernel<2>(b, c, d, a);
   case 32:
-    return mttkrpKernel<32>(b, c, d, rank, a);
+    return mttkrpVectorKernel<4>(b, c, d, a);
   case 64:
-    return mttkrpKernel<64>(b, c, d, rank, a);
+    return mttkrpVectorKernel<8>(b, c, d, a);
   default:
-    return mttkrpKernel<0>(b, c, d, rank, a);
+    return mttkrpScalarKernel(b, c, d, rank, a);
   }
 }
 
@@ -242,15 +290,18 @@ int main(int argc, char **argv) {
     fail("no tensor given (usage: sptune-mttkrp-baselines <file.tns> "
          "[--rank R] [--reps N])");
   Csf b = readTensor(path);
-  std::vector<double> c(static_cast<size_t>(b.dims[1] * rank)),
-      d(static_cast<size_t>(b.dims[2] * rank));
+  // The factors start on cache lines, as sptune's buffers do (MLIR's
+  // bufferization aligns them to 64 bytes): from malloc a 256-byte row of
+  // rank 32 spans five cache lines, and whether D did decided 25% of this
+  // kernel's time on the 200-slice tensor (docs/results.md).
+  AlignedMatrix c(b.dims[1], rank), d(b.dims[2], rank);
   AlignedMatrix a(b.dims[0], rank);
   for (int64_t k = 0; k < b.dims[1]; ++k)
     for (int64_t j = 0; j < rank; ++j)
-      c[k * rank + j] = static_cast<double>((k + 2 * j) % 7 + 1) / 8.0;
+      c.data[k * rank + j] = static_cast<double>((k + 2 * j) % 7 + 1) / 8.0;
   for (int64_t l = 0; l < b.dims[2]; ++l)
     for (int64_t j = 0; j < rank; ++j)
-      d[l * rank + j] = static_cast<double>((3 * l + j) % 5 + 1) / 8.0;
+      d.data[l * rank + j] = static_cast<double>((3 * l + j) % 5 + 1) / 8.0;
 
   double best = std::numeric_limits<double>::infinity();
   for (int64_t r = 0; r <= reps; ++r) { // call 0 is the warm-up
