@@ -114,6 +114,12 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       llvm::cl::desc("An SDDMM and the SpMM that alone consumes its result "
                      "in one loop over the rows (false: two kernels)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> factoredMttkrp{
+      *this, "factored-mttkrp",
+      llvm::cl::desc("MTTKRP over CSF without a schedule by sptune's kernel, "
+                     "each fiber's sum formed once (false: the "
+                     "sparsifier's loop nest)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> parallelizeUnscheduled{
       *this, "parallelize-unscheduled",
       llvm::cl::desc("Sparse kernels without a schedule get the CPU "

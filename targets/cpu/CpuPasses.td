@@ -45,6 +45,13 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     is made (cpu/SampledAggregation.h says when), unless
     `fuse-sddmm-spmm=false`.
 
+    An MTTKRP without a schedule on a CSF tensor is computed by sptune's
+    kernel (cpu/FactoredMttkrp.h says when): per fiber, the sum of its
+    entries times the rows of the last factor, multiplied once by the row of
+    the other, A's row in vector registers across the slice, slices in
+    parallel; unless `factored-mttkrp=false` or
+    `parallelize-unscheduled=false` (upstream's defaults).
+
     A kernel whose schedule has `reorder = rcm` gets its row order computed
     here, from the matrix named by the `sptune.matrix` attribute of its
     sparse argument or by the `matrix` option, embedded as a private
@@ -74,6 +81,11 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "Compute a scheduled SDDMM and the scheduled SpMM that alone "
            "consumes its result in one loop over the rows, the scores never "
            "stored (cpu/SampledAggregation.h; false: two kernels)">,
+    Option<"factoredMttkrp", "factored-mttkrp", "bool", /*default=*/"true",
+           "Compute an MTTKRP over CSF that has no schedule with sptune's "
+           "kernel, each fiber's sum formed once and A's row kept in "
+           "registers (cpu/FactoredMttkrp.h; false: the sparsifier's loop "
+           "nest, with the rule for kernels without a schedule)">,
     Option<"gustavsonOnePassBytes", "gustavson-one-pass-bytes", "int64_t",
            /*default=*/"1073741824",
            "The Gustavson kernel computes a product in one pass when its "

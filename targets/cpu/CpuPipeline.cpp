@@ -41,6 +41,7 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   sparsify.enableRuntimeLibrary = opts.enableRuntimeLibrary;
   sparsify.gustavsonSpgemm = opts.gustavsonSpgemm;
   sparsify.fuseSddmmSpmm = opts.fuseSddmmSpmm;
+  sparsify.factoredMttkrp = opts.factoredMttkrp;
   sparsify.gustavsonOnePassBytes = opts.gustavsonOnePassBytes;
   sparsify.gustavsonAccumulator = opts.gustavsonAccumulator;
   sparsify.threads = opts.threads;

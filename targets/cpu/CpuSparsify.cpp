@@ -9,6 +9,7 @@
 #include "cpu/CpuPasses.h"
 
 #include "cpu/CpuKnobs.h"
+#include "cpu/FactoredMttkrp.h"
 #include "cpu/GustavsonSpgemm.h"
 #include "cpu/KernelOutlining.h"
 #include "cpu/RowOrder.h"
@@ -304,6 +305,17 @@ struct CpuSparsifyPass
         outlineSampledAggregation(rewriter, pair,
                                   runsInParallel(pair.schedule));
     }
+    // MTTKRPs over CSF without a schedule: sptune's factored kernel, called
+    // here and defined on its buffers after sparsification.
+    SmallVector<FactoredMttkrp> mttkrps;
+    if (factoredMttkrp && parallelizeUnscheduled && !enableRuntimeLibrary)
+      module->walk([&](linalg::LinalgOp op) {
+        FactoredMttkrp mttkrp;
+        if (whyNotFactoredMttkrp(op, mttkrp).empty())
+          mttkrps.push_back(mttkrp);
+      });
+    for (const FactoredMttkrp &mttkrp : mttkrps)
+      outlineFactoredMttkrp(rewriter, mttkrp, runsInParallel(ScheduleAttr()));
     // MLIR's sparsifier takes one setting per module; sptune gives each
     // function its own (functionSettings), and when functions ask for
     // different ones, sparsifies a copy of the module per setting and takes
@@ -333,7 +345,8 @@ struct CpuSparsifyPass
     if (!products.empty() && failed(defineGustavsonKernels(module)))
       return signalPassFailure();
     // (Declarations written by hand are checked too.)
-    if (failed(defineSampledAggregationKernels(module)))
+    if (failed(defineSampledAggregationKernels(module)) ||
+        failed(defineFactoredMttkrpKernels(module)))
       return signalPassFailure();
   }
 

@@ -4,6 +4,7 @@
 
 #include "cpu/BalancedRows.h"
 #include "cpu/CpuKnobs.h"
+#include "cpu/FilledOutput.h"
 
 #include "sptune/IR/SptuneDialect.h"
 
@@ -79,24 +80,6 @@ Value sameEntriesSource(Value v) {
       from.getElementType() != to.getElementType())
     return {};
   return convert.getSource();
-}
-
-/// The value `v` is filled with when it is a linalg.fill's result, or the
-/// generic the fill is generalized into (a scalar input yielded as it is);
-/// null otherwise.
-Value filledValue(Value v) {
-  if (auto fill = v.getDefiningOp<linalg::FillOp>())
-    return fill.getInputs()[0];
-  auto generic = v.getDefiningOp<linalg::GenericOp>();
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 || generic->getNumResults() != 1)
-    return {};
-  Value scalar = generic.getDpsInputOperand(0)->get();
-  Block *body = generic.getBody();
-  if (isa<ShapedType>(scalar.getType()) ||
-      body->getTerminator()->getOperand(0) != body->getArgument(0))
-    return {};
-  return scalar;
 }
 
 /// Collects the factors of `v`, a product in `op`'s body: each value of
@@ -275,21 +258,10 @@ std::string whyNotFusableSpmm(linalg::LinalgOp op, Value e,
            "contiguous";
   pair.h = op.getDpsInputOperand(1 - eIdx)->get();
   pair.init = op.getDpsInitOperand(0)->get();
-  // Y starts from a fill (the kernel allocates Y and starts each row's sums
-  // from the value): a buffer passed in and returned as another would be
-  // one the caller cannot tell is free after the call.
-  // Y starts from a fill of a fresh tensor: the kernel allocates Y as the
-  // SpMM's own output would be (a fill of a caller's buffer would be
-  // written in place, and a fresh Y would be a second buffer).
-  pair.fillValue = filledValue(pair.init);
-  Operation *fresh =
-      pair.fillValue
-          ? cast<DestinationStyleOpInterface>(pair.init.getDefiningOp())
-                .getDpsInits()[0]
-                .getDefiningOp()
-          : nullptr;
-  auto alloc = dyn_cast_or_null<bufferization::AllocTensorOp>(fresh);
-  if (!fresh || !(isa<tensor::EmptyOp>(fresh) || (alloc && !alloc.getCopy())))
+  // Y starts from a fill of a fresh tensor: the kernel allocates Y
+  // (cpu/FilledOutput.h).
+  pair.fillValue = freshFillValue(pair.init);
+  if (!pair.fillValue)
     return "the SpMM's output does not start from a linalg.fill of a fresh "
            "tensor";
   int64_t width = innerSize(pair.init);

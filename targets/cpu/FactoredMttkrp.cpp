@@ -1,0 +1,329 @@
+//===- FactoredMttkrp.cpp - MTTKRP over CSF, each fiber summed once -------===//
+
+#include "cpu/FactoredMttkrp.h"
+
+#include "cpu/BalancedRows.h"
+#include "cpu/FilledOutput.h"
+
+#include "sptune/Analysis/KernelMatcher.h"
+#include "sptune/IR/SptuneDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::sptune;
+namespace st = mlir::sparse_tensor;
+
+namespace {
+
+/// Whether `type` is a 3-D tensor the kernel reads as CSF: levels in
+/// dimension order, the first dense or compressed, the others compressed,
+/// every compressed level unique.
+bool isCsf(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    return false;
+  st::SparseTensorType t(ranked);
+  auto compressed = [&](st::Level l) {
+    return t.isCompressedLvl(l) && t.isUniqueLvl(l);
+  };
+  return t.hasEncoding() && t.getDimRank() == 3 && t.getLvlRank() == 3 &&
+         t.isIdentity() && (t.isDenseLvl(0) || compressed(0)) &&
+         compressed(1) && compressed(2);
+}
+
+/// The rank R when `type` is a dense R-column matrix of `element` (R static,
+/// within kMaxMttkrpRowBytes), else -1.
+int64_t factorRank(Type type, Type element) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || t.getEncoding() || t.getRank() != 2 || t.isDynamicDim(1) ||
+      t.getDimSize(1) < 1 || t.getElementType() != element ||
+      t.getDimSize(1) * element.getIntOrFloatBitWidth() / 8 >
+          kMaxMttkrpRowBytes)
+    return -1;
+  return t.getDimSize(1);
+}
+
+} // namespace
+
+std::string mlir::sptune::whyNotFactoredMttkrp(linalg::LinalgOp op,
+                                               FactoredMttkrp &mttkrp) {
+  if (op->hasAttr(SptuneDialect::kScheduleAttrName))
+    return "it has a schedule";
+  llvm::Expected<::sptune::KernelDescriptor> described = describeKernel(op);
+  if (!described) {
+    llvm::consumeError(described.takeError());
+    return "its body cannot be described";
+  }
+  const ::sptune::KernelDescriptor &d = *described;
+  if (d.shapeName() != "mttkrp" ||
+      d.body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
+      d.scaled || op.getNumDpsInputs() != 3 || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1)
+    return "it is not an MTTKRP with a plain multiply-accumulate body";
+  const auto &ops = d.operands;
+  unsigned sparse = 0;
+  while (sparse < 3 && !ops[sparse].sparse())
+    ++sparse;
+  if (sparse == 3 || ops[3].kind != ::sptune::KernelOperand::Kind::Output)
+    return "its output is sparse";
+  const std::vector<unsigned> &ikl = ops[sparse].dims;
+  if (ops[3].dims.size() != 2 || ops[3].dims[0] != ikl[0] ||
+      llvm::is_contained(ikl, ops[3].dims[1]))
+    return "it does not write A(i, j) with i the sparse operand's first "
+           "dimension";
+  unsigned j = ops[3].dims[1];
+  int cIdx = -1, dIdx = -1;
+  for (unsigned n = 0; n < 3; ++n) {
+    if (n == sparse)
+      continue;
+    if (ops[n].dims == std::vector<unsigned>{ikl[1], j})
+      cIdx = static_cast<int>(n);
+    else if (ops[n].dims == std::vector<unsigned>{ikl[2], j})
+      dIdx = static_cast<int>(n);
+  }
+  if (cIdx < 0 || dIdx < 0)
+    return "it does not read C(k, j) and D(l, j) with j contiguous, k and l "
+           "the sparse operand's second and third dimensions";
+  mttkrp.op = op;
+  mttkrp.b = op.getDpsInputOperand(sparse)->get();
+  mttkrp.c = op.getDpsInputOperand(cIdx)->get();
+  mttkrp.d = op.getDpsInputOperand(dIdx)->get();
+  if (!isCsf(mttkrp.b.getType()))
+    return "its sparse operand is not CSF (levels in dimension order, the "
+           "first dense or compressed, the others compressed, unique)";
+  Type element = getElementTypeOrSelf(mttkrp.b.getType());
+  if (!element.isF32() && !element.isF64())
+    return "its element type is not f32 or f64";
+  Value init = op.getDpsInitOperand(0)->get();
+  int64_t rank = factorRank(init.getType(), element);
+  if (rank < 0 || factorRank(mttkrp.c.getType(), element) != rank ||
+      factorRank(mttkrp.d.getType(), element) != rank)
+    return "its rank is dynamic, its rows above " +
+           std::to_string(kMaxMttkrpRowBytes) +
+           " bytes, or its operands of different element types";
+  mttkrp.fillValue = freshFillValue(init);
+  if (!mttkrp.fillValue || mttkrp.fillValue.getType() != element)
+    return "its output does not start from a linalg.fill of a fresh tensor";
+  return "";
+}
+
+void mlir::sptune::outlineFactoredMttkrp(RewriterBase &rewriter,
+                                         const FactoredMttkrp &mttkrp,
+                                         bool parallel) {
+  Operation *op = mttkrp.op;
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> operands = {mttkrp.b, mttkrp.c, mttkrp.d,
+                                 mttkrp.fillValue};
+  Type a = op->getResult(0).getType();
+  FunctionType type =
+      rewriter.getFunctionType(ValueRange(operands).getTypes(), {a});
+  auto module = op->getParentOfType<ModuleOp>();
+  SmallVector<Attribute> types;
+  for (Value v : ValueRange(operands).take_front(3))
+    types.push_back(TypeAttr::get(v.getType()));
+  types.push_back(TypeAttr::get(a));
+  DictionaryAttr marks = rewriter.getDictionaryAttr(
+      {rewriter.getNamedAttr("parallel", rewriter.getBoolAttr(parallel)),
+       rewriter.getNamedAttr("types", rewriter.getArrayAttr(types))});
+  // One declaration per signature and parallelism.
+  func::FuncOp callee;
+  for (func::FuncOp f : module.getOps<func::FuncOp>())
+    if (f->getAttr(kFactoredMttkrpAttrName) == marks &&
+        f.getFunctionType() == type)
+      callee = f;
+  if (!callee) {
+    callee = func::FuncOp::create(loc, "sptune_mttkrp", type);
+    callee.setPrivate();
+    // Renamed when the name is taken.
+    SymbolTable(module).insert(callee, module.getBody()->begin());
+    callee->setAttr(kFactoredMttkrpAttrName, marks);
+    for (unsigned n = 0; n < 3; ++n)
+      callee.setArgAttr(n, "bufferization.access",
+                        rewriter.getStringAttr("read"));
+  }
+  auto call = func::CallOp::create(rewriter, loc, callee, operands);
+  Operation *fill =
+      linalg::LinalgOp(op).getDpsInitOperand(0)->get().getDefiningOp();
+  rewriter.replaceOp(op, call.getResults());
+  // A's fill and the fresh tensor it fills, where nothing else uses them.
+  Operation *fresh =
+      cast<DestinationStyleOpInterface>(fill).getDpsInits()[0].getDefiningOp();
+  for (Operation *dead : {fill, fresh})
+    if (dead && dead->use_empty())
+      rewriter.eraseOp(dead);
+}
+
+namespace {
+
+/// The kernel's body on its buffers (the file header's loop). `args`: B's
+/// buffers (positions and coordinates of each compressed level, values,
+/// specifier), C, D and A's fill value.
+void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
+               bool denseSlices, bool parallel) {
+  Type element = aType.getElementType();
+  int64_t rank = aType.getDimSize(1);
+  unsigned n = 0;
+  Value slicePositions, sliceCoordinates;
+  if (!denseSlices) {
+    slicePositions = args[n++];
+    sliceCoordinates = args[n++];
+  }
+  Value fiberPositions = args[n++], fiberCoordinates = args[n++];
+  Value entryPositions = args[n++], entryCoordinates = args[n++];
+  Value values = args[n++], specifier = args[n++];
+  Value c = args[n++], d = args[n++], fill = args[n++];
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  Value rows = st::GetStorageSpecifierOp::create(
+      b, loc, specifier,
+      st::StorageSpecifierKindAttr::get(b.getContext(),
+                                        st::StorageSpecifierKind::LvlSize),
+      b.getIndexAttr(0));
+  // A's rows on cache lines, as bufferization allocates them.
+  Value a = memref::AllocOp::create(
+      b, loc, aType, aType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{},
+      b.getI64IntegerAttr(64));
+  auto rowType = VectorType::get({rank}, element);
+  Value filled = vector::BroadcastOp::create(b, loc, rowType, fill);
+  Value zero = vector::BroadcastOp::create(
+      b, loc, rowType,
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0)));
+  auto coordinate = [&](OpBuilder &b, Location loc, Value coordinates,
+                        Value p) -> Value {
+    Value x = memref::LoadOp::create(b, loc, coordinates, p);
+    if (x.getType().isIndex())
+      return x;
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x);
+  };
+  Value slices = rows;
+  if (!denseSlices) {
+    // Rows of no slice hold the fill's value.
+    scf::ForOp::create(
+        b, loc, c0, rows, c1, ValueRange{},
+        [&](OpBuilder &b, Location loc, Value i, ValueRange) {
+          vector::StoreOp::create(b, loc, filled, a, ValueRange{i, c0});
+          scf::YieldOp::create(b, loc);
+        });
+    slices = loadPosition(b, loc, slicePositions, c1);
+  }
+  // Slice s: A(i, :) = fill + sum over its fibers (k) of
+  // C(k, :) (sum over the fiber's entries (l) of B(i, k, l) D(l, :)).
+  auto slice = [&](OpBuilder &b, Location loc, Value s) {
+    Value i = denseSlices ? s : coordinate(b, loc, sliceCoordinates, s);
+    Value firstFiber = loadPosition(b, loc, fiberPositions, s);
+    Value endFiber = loadPosition(b, loc, fiberPositions,
+                                  arith::AddIOp::create(b, loc, s, c1));
+    auto fibers = scf::ForOp::create(
+        b, loc, firstFiber, endFiber, c1, ValueRange{filled},
+        [&](OpBuilder &b, Location loc, Value f, ValueRange out) {
+          Value k = coordinate(b, loc, fiberCoordinates, f);
+          Value first = loadPosition(b, loc, entryPositions, f);
+          Value end = loadPosition(b, loc, entryPositions,
+                                   arith::AddIOp::create(b, loc, f, c1));
+          auto entries = scf::ForOp::create(
+              b, loc, first, end, c1, ValueRange{zero},
+              [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
+                Value l = coordinate(b, loc, entryCoordinates, p);
+                Value v = vector::BroadcastOp::create(
+                    b, loc, rowType, memref::LoadOp::create(b, loc, values, p));
+                Value dl = vector::LoadOp::create(b, loc, rowType, d,
+                                                  ValueRange{l, c0});
+                scf::YieldOp::create(
+                    b, loc,
+                    vector::FMAOp::create(b, loc, v, dl, sum[0]).getResult());
+              });
+          Value ck =
+              vector::LoadOp::create(b, loc, rowType, c, ValueRange{k, c0});
+          scf::YieldOp::create(
+              b, loc,
+              vector::FMAOp::create(b, loc, entries.getResult(0), ck, out[0])
+                  .getResult());
+        });
+    vector::StoreOp::create(b, loc, fibers.getResult(0), a, ValueRange{i, c0});
+  };
+  if (parallel) {
+    scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{slices},
+                            ValueRange{c1},
+                            [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                              slice(b, loc, ivs[0]);
+                            });
+  } else {
+    scf::ForOp::create(b, loc, c0, slices, c1, ValueRange{},
+                       [&](OpBuilder &b, Location loc, Value s, ValueRange) {
+                         slice(b, loc, s);
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+  func::ReturnOp::create(b, loc, a);
+}
+
+} // namespace
+
+LogicalResult mlir::sptune::defineFactoredMttkrpKernels(ModuleOp module) {
+  for (func::FuncOp f : module.getOps<func::FuncOp>()) {
+    auto marks = f->getAttrOfType<DictionaryAttr>(kFactoredMttkrpAttrName);
+    if (!marks || !f.isDeclaration())
+      continue;
+    auto parallel = marks.getAs<BoolAttr>("parallel");
+    auto types = marks.getAs<ArrayAttr>("types");
+    SmallVector<RankedTensorType> tensors;
+    if (types)
+      for (Attribute t : types)
+        if (auto ta = dyn_cast<TypeAttr>(t))
+          if (auto rt = dyn_cast<RankedTensorType>(ta.getValue()))
+            tensors.push_back(rt);
+    bool wellFormed = parallel && types && tensors.size() == 4 &&
+                      types.size() == 4 && isCsf(tensors[0]);
+    Type element = wellFormed ? tensors[0].getElementType() : Type();
+    int64_t rank = wellFormed && (element.isF32() || element.isF64())
+                       ? factorRank(tensors[3], element)
+                       : -1;
+    if (rank < 0 || factorRank(tensors[1], element) != rank ||
+        factorRank(tensors[2], element) != rank)
+      return f.emitError("sptune: the factored MTTKRP kernel's '")
+             << kFactoredMttkrpAttrName
+             << "' must be {parallel = bool, types = [B (CSF), C, D, A]} "
+                "with C, D and A of one static number of columns, f32 or "
+                "f64, rows of at most "
+             << kMaxMttkrpRowBytes << " bytes";
+    st::SparseTensorType csf(tensors[0]);
+    auto buffer = [](Type e) {
+      return MemRefType::get({ShapedType::kDynamic}, e);
+    };
+    bool denseSlices = csf.isDenseLvl(0);
+    SmallVector<Type> inputs;
+    for (st::Level l = denseSlices ? 1 : 0; l < 3; ++l)
+      inputs.append({buffer(csf.getPosType()), buffer(csf.getCrdType())});
+    inputs.append(
+        {buffer(element), st::StorageSpecifierType::get(csf.getEncoding())});
+    // C, D, A's fill value; A.
+    for (RankedTensorType t : ArrayRef(tensors).slice(1, 2))
+      inputs.push_back(MemRefType::get(t.getShape(), element));
+    inputs.push_back(element);
+    auto aType = MemRefType::get(tensors[3].getShape(), element);
+    FunctionType expected =
+        FunctionType::get(module.getContext(), inputs, {aType});
+    if (f.getFunctionType() != expected)
+      return f.emitError("sptune: the factored MTTKRP kernel's signature "
+                         "after sparsification is ")
+             << f.getFunctionType() << ", not " << expected;
+    // The marks are spent.
+    for (unsigned n = 0; n < f.getNumArguments(); ++n)
+      f.removeArgAttr(n, "bufferization.access");
+    f->removeAttr(kFactoredMttkrpAttrName);
+    Block *entry = f.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    buildBody(b, f.getLoc(), entry->getArguments(), aType, denseSlices,
+              parallel.getValue());
+  }
+  return success();
+}

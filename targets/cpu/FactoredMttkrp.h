@@ -1,0 +1,87 @@
+//===- FactoredMttkrp.h - MTTKRP over CSF, each fiber summed once -*- C++
+//-*-===//
+//
+// MTTKRP (mode 1), A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j),
+// with B in CSF (slices i, fibers (i, k), entries l), is what CP
+// decompositions spend their time in. MLIR's sparsifier computes it as the
+// loop nest is written: for each stored entry, B(i, k, l) C(k, :) D(l, :)
+// added to A(i, :), two multiplies per entry and column, A's row loaded and
+// stored per entry. sptune computes it as SPLATT does (Smith et al., IPDPS
+// 2015): per fiber, the sum over its entries of B(i, k, l) D(l, :), then
+// multiplied by C(k, :) once, A's row and the fiber's sum held in vector
+// registers across the slice and the fiber, A's row stored once per slice;
+// slices in parallel (each writes its own row of A).
+//
+// An MTTKRP is computed so (else the sparsifier computes it, with the CPU
+// target's rule for kernels without a schedule; whyNotFactoredMttkrp says
+// why) when
+//   - it has no schedule and its body is a plain multiply-accumulate (no
+//     invariant factor);
+//   - B is its only sparse operand: rank 3, levels in dimension order, the
+//     first dense or compressed, the two others compressed, every
+//     compressed level unique;
+//   - it reads C(k, j) and D(l, j) with j contiguous and writes A(i, j),
+//     i, k, l B's dimensions in order, and j of one static size (the rank)
+//     with a row of at most kMaxMttkrpRowBytes;
+//   - A starts from a linalg.fill of a fresh tensor (cpu/FilledOutput.h:
+//     the kernel allocates A, rows of no slice hold the fill's value, the
+//     others start from it);
+//   - one element type, f32 or f64.
+//
+// The op is replaced, before sparsification, by a call to a declared
+// function (one per signature and parallelism in the module), whose body is
+// written on the buffers that code generation gives its arguments
+// (defineFactoredMttkrpKernels), as for the fused SDDMM-SpMM kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TARGETS_CPU_FACTOREDMTTKRP_H
+#define SPTUNE_TARGETS_CPU_FACTOREDMTTKRP_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir {
+namespace sptune {
+
+/// The widest row of A (the rank) the kernel keeps in vector registers, in
+/// bytes: 64 f64 or 128 f32, 8 AVX-512 registers for A's row and 8 for the
+/// fiber's sum; wider ranks are left to the sparsifier.
+constexpr int64_t kMaxMttkrpRowBytes = 512;
+
+/// The attribute that marks a declared kernel: a dictionary
+/// {types = [B, C, D, A], parallel = bool}.
+constexpr const char *kFactoredMttkrpAttrName = "sptune.factored_mttkrp";
+
+/// An MTTKRP as the kernel reads it.
+struct FactoredMttkrp {
+  linalg::LinalgOp op;
+  Value b;         ///< B(i, k, l), the CSF tensor
+  Value c, d;      ///< C(k, j), D(l, j)
+  Value fillValue; ///< the value A's fill writes
+};
+
+/// Why `op` cannot run as the factored kernel (the file header's
+/// conditions), or "" when it can, with `mttkrp` filled in.
+std::string whyNotFactoredMttkrp(linalg::LinalgOp op, FactoredMttkrp &mttkrp);
+
+/// Replaces `mttkrp.op` with a call to a declared kernel that computes A;
+/// A's fill and fresh tensor go where nothing else uses them. `parallel`:
+/// the slice loop runs in parallel (else in one thread).
+void outlineFactoredMttkrp(RewriterBase &rewriter, const FactoredMttkrp &mttkrp,
+                           bool parallel);
+
+/// After the sparsifier's code generation: gives every declared kernel of
+/// `module` its body on the buffers its signature now has. Fails (with an
+/// error on the function) when its marks or signature are not the ones
+/// outlineFactoredMttkrp and code generation give.
+LogicalResult defineFactoredMttkrpKernels(ModuleOp module);
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_TARGETS_CPU_FACTOREDMTTKRP_H

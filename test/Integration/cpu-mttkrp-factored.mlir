@@ -1,0 +1,207 @@
+// MTTKRP over CSF, A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j),
+// computed by sptune-lower-cpu's factored kernel (targets/cpu/
+// FactoredMttkrp.h), against upstream's sparsifier on the same program: f64
+// with static shapes, rank 3, every level compressed, A filled with 0.5 (an
+// empty slice keeps it); f32 with dynamic shapes, rank 8, dense slices and
+// D read before C; 32-bit positions and coordinates; and an MTTKRP that
+// accumulates into its argument, which the sparsifier computes. Each with
+// one and three OpenMP threads, in one thread by option, and with the
+// kernel turned off.
+//
+// DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
+// RUN: sptune-opt %s --sparsifier | %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu | env OMP_NUM_THREADS=1 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu | env OMP_NUM_THREADS=3 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=parallelization=none | %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=factored-mttkrp=false | %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
+// RUN: sptune-opt %s --sptune-cpu-sparsify=parallelization=none | FileCheck %s --check-prefix=SEQ
+// RUN: sptune-opt %s --sptune-cpu-sparsify=factored-mttkrp=false | FileCheck %s --check-prefix=OFF
+// RUN: sptune-opt %s --sptune-cpu-sparsify=parallelize-unscheduled=false | FileCheck %s --check-prefix=OFF
+//
+// A = 0.5 + ... (slice 1 empty).
+// CHECK:      ( ( 13.5, 2.5, -20.5 ), ( 0.5, 0.5, 0.5 ), ( 4.5, 0.5, -7.5 ), ( 39.5, 28.5, 5.5 ), ( -11.5, -9.5, -1.5 ) )
+// f32, rank 8: rows 0, 2 (no fiber) and 4.
+// CHECK-NEXT: ( 0, 1, 4, 9, 0, 5, 12, 21 )
+// CHECK-NEXT: ( 0, 0, 0, 0, 0, 0, 0, 0 )
+// CHECK-NEXT: ( 4, 16, 36, 12, 16, 44, 80, 24 )
+// 32-bit positions and coordinates: as the first, less 0.5.
+// CHECK-NEXT: ( ( 13, 2, -21 ), ( 0, 0, 0 ), ( 4, 0, -8 ), ( 39, 28, 5 ), ( -12, -10, -2 ) )
+// Accumulated into A = 1: as the first, plus 0.5.
+// CHECK-NEXT: ( ( 14, 3, -20 ), ( 1, 1, 1 ), ( 5, 1, -7 ), ( 40, 29, 6 ), ( -11, -9, -1 ) )
+//
+// IR-LABEL: func.func private @sptune_mttkrp_1(
+// IR-SAME:    memref<?xi32>
+// IR-SAME:    -> memref<5x3xf64>
+// IR-LABEL: func.func private @sptune_mttkrp_0(
+// IR-SAME:    -> memref<?x8xf32>
+// IR:         scf.parallel
+// IR:           scf.for
+// IR:             scf.for
+// IR:               vector.fma {{.*}} : vector<8xf32>
+// IR:             vector.fma {{.*}} : vector<8xf32>
+// IR:           vector.store {{.*}} : memref<?x8xf32>, vector<8xf32>
+// IR-LABEL: func.func private @sptune_mttkrp(
+// IR-SAME:    -> memref<5x3xf64>
+// IR:         memref.alloc() {alignment = 64 : i64} : memref<5x3xf64>
+// Rows of no slice hold the fill's value.
+// IR:         scf.for
+// IR:           vector.store
+// IR:         scf.parallel
+// IR-LABEL: func.func @mttkrp64(
+// IR:         call @sptune_mttkrp(
+// IR-LABEL: func.func @mttkrp32(
+// IR:         call @sptune_mttkrp_0(
+// IR-LABEL: func.func @accumulate(
+// IR-NOT:     call @sptune_mttkrp
+// IR:         return
+//
+// SEQ-LABEL: func.func private @sptune_mttkrp(
+// SEQ-NOT:     scf.parallel
+// SEQ:         return
+//
+// OFF-NOT: @sptune_mttkrp
+
+#CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
+#CSF32 = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed), posWidth = 32, crdWidth = 32 }>
+#DCSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : dense, k : compressed, l : compressed) }>
+
+#B = affine_map<(i, j, k, l) -> (i, k, l)>
+#C = affine_map<(i, j, k, l) -> (k, j)>
+#D = affine_map<(i, j, k, l) -> (l, j)>
+#A = affine_map<(i, j, k, l) -> (i, j)>
+
+module {
+  func.func @mttkrp64(%b: tensor<5x3x4xf64, #CSF>, %c: tensor<3x3xf64>, %d: tensor<4x3xf64>) -> tensor<5x3xf64> {
+    %half = arith.constant 0.5 : f64
+    %e = tensor.empty() : tensor<5x3xf64>
+    %a = linalg.fill ins(%half : f64) outs(%e : tensor<5x3xf64>) -> tensor<5x3xf64>
+    %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%b, %c, %d : tensor<5x3x4xf64, #CSF>, tensor<3x3xf64>, tensor<4x3xf64>) outs(%a : tensor<5x3xf64>) {
+    ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+      %p = arith.mulf %x, %y : f64
+      %q = arith.mulf %p, %z : f64
+      %s = arith.addf %o, %q : f64
+      linalg.yield %s : f64
+    } -> tensor<5x3xf64>
+    return %r : tensor<5x3xf64>
+  }
+
+  // Dense slices, dynamic shapes, D before C in the operands and the body.
+  func.func @mttkrp32(%b: tensor<?x?x?xf32, #DCSF>, %d: tensor<?x8xf32>, %c: tensor<?x8xf32>) -> tensor<?x8xf32> {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %n = tensor.dim %b, %c0 : tensor<?x?x?xf32, #DCSF>
+    %e = tensor.empty(%n) : tensor<?x8xf32>
+    %a = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+    %r = linalg.generic {indexing_maps = [#B, #D, #C, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%b, %d, %c : tensor<?x?x?xf32, #DCSF>, tensor<?x8xf32>, tensor<?x8xf32>) outs(%a : tensor<?x8xf32>) {
+    ^bb0(%x: f32, %z: f32, %y: f32, %o: f32):
+      %p = arith.mulf %z, %x : f32
+      %q = arith.mulf %y, %p : f32
+      %s = arith.addf %q, %o : f32
+      linalg.yield %s : f32
+    } -> tensor<?x8xf32>
+    return %r : tensor<?x8xf32>
+  }
+
+  func.func @narrow(%b: tensor<5x3x4xf64, #CSF32>, %c: tensor<3x3xf64>, %d: tensor<4x3xf64>) -> tensor<5x3xf64> {
+    %zero = arith.constant 0.0 : f64
+    %e = tensor.empty() : tensor<5x3xf64>
+    %a = linalg.fill ins(%zero : f64) outs(%e : tensor<5x3xf64>) -> tensor<5x3xf64>
+    %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%b, %c, %d : tensor<5x3x4xf64, #CSF32>, tensor<3x3xf64>, tensor<4x3xf64>) outs(%a : tensor<5x3xf64>) {
+    ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+      %p = arith.mulf %x, %y : f64
+      %q = arith.mulf %p, %z : f64
+      %s = arith.addf %o, %q : f64
+      linalg.yield %s : f64
+    } -> tensor<5x3xf64>
+    return %r : tensor<5x3xf64>
+  }
+
+  // Into the caller's A: the sparsifier's loop nest.
+  func.func @accumulate(%b: tensor<5x3x4xf64, #CSF>, %c: tensor<3x3xf64>, %d: tensor<4x3xf64>, %a: tensor<5x3xf64>) -> tensor<5x3xf64> {
+    %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%b, %c, %d : tensor<5x3x4xf64, #CSF>, tensor<3x3xf64>, tensor<4x3xf64>) outs(%a : tensor<5x3xf64>) {
+    ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+      %p = arith.mulf %x, %y : f64
+      %q = arith.mulf %p, %z : f64
+      %s = arith.addf %o, %q : f64
+      linalg.yield %s : f64
+    } -> tensor<5x3xf64>
+    return %r : tensor<5x3xf64>
+  }
+
+  func.func @main() {
+    %c0 = arith.constant 0 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %z64 = arith.constant 0.0 : f64
+    %z32 = arith.constant 0.0 : f32
+    // Slice 0: two fibers; 1: empty; 2: one fiber of one entry; 3: a fiber
+    // of three entries; 4: two fibers, negative values.
+    %dense = arith.constant dense<[
+      [[1.0, 0.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 3.0, 0.0, 0.0]],
+      [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]],
+      [[0.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]],
+      [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 4.0]],
+      [[-1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, -2.0], [0.0, 0.0, 0.0, 0.0]]]> : tensor<5x3x4xf64>
+    // C(k, j) = k + j + 1; D(l, j) = l - j.
+    %c = arith.constant dense<[[1.0, 2.0, 3.0], [2.0, 3.0, 4.0], [3.0, 4.0, 5.0]]> : tensor<3x3xf64>
+    %d = arith.constant dense<[[0.0, -1.0, -2.0], [1.0, 0.0, -1.0], [2.0, 1.0, 0.0], [3.0, 2.0, 1.0]]> : tensor<4x3xf64>
+    %b = sparse_tensor.convert %dense : tensor<5x3x4xf64> to tensor<5x3x4xf64, #CSF>
+    %a = call @mttkrp64(%b, %c, %d) : (tensor<5x3x4xf64, #CSF>, tensor<3x3xf64>, tensor<4x3xf64>) -> tensor<5x3xf64>
+    %va = vector.transfer_read %a[%c0, %c0], %z64 : tensor<5x3xf64>, vector<5x3xf64>
+    vector.print %va : vector<5x3xf64>
+
+    %dense32 = arith.constant dense<[
+      [[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]],
+      [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]],
+      [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]],
+      [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]],
+      [[0.0, 0.0], [1.0, 2.0], [0.0, 1.0]]]> : tensor<5x3x2xf32>
+    %b32 = sparse_tensor.convert %dense32 : tensor<5x3x2xf32> to tensor<?x?x?xf32, #DCSF>
+    // C32(k, j) = k + j; D32(l, j) = (l + j) mod 4.
+    %c32 = tensor.generate %c3 {
+    ^bb0(%k: index, %j: index):
+      %v = arith.addi %k, %j : index
+      %w = arith.index_cast %v : index to i64
+      %f = arith.sitofp %w : i64 to f32
+      tensor.yield %f : f32
+    } : tensor<?x8xf32>
+    %c2 = arith.constant 2 : index
+    %d32 = tensor.generate %c2 {
+    ^bb0(%l: index, %j: index):
+      %v = arith.addi %l, %j : index
+      %m = arith.remui %v, %c4 : index
+      %w = arith.index_cast %m : index to i64
+      %f = arith.sitofp %w : i64 to f32
+      tensor.yield %f : f32
+    } : tensor<?x8xf32>
+    %a32 = call @mttkrp32(%b32, %d32, %c32) : (tensor<?x?x?xf32, #DCSF>, tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %r0 = vector.transfer_read %a32[%c0, %c0], %z32 : tensor<?x8xf32>, vector<8xf32>
+    vector.print %r0 : vector<8xf32>
+    %r2 = vector.transfer_read %a32[%c2, %c0], %z32 : tensor<?x8xf32>, vector<8xf32>
+    vector.print %r2 : vector<8xf32>
+    %c4i = arith.constant 4 : index
+    %r4 = vector.transfer_read %a32[%c4i, %c0], %z32 : tensor<?x8xf32>, vector<8xf32>
+    vector.print %r4 : vector<8xf32>
+
+    %bn = sparse_tensor.convert %dense : tensor<5x3x4xf64> to tensor<5x3x4xf64, #CSF32>
+    %an = call @narrow(%bn, %c, %d) : (tensor<5x3x4xf64, #CSF32>, tensor<3x3xf64>, tensor<4x3xf64>) -> tensor<5x3xf64>
+    %vn = vector.transfer_read %an[%c0, %c0], %z64 : tensor<5x3xf64>, vector<5x3xf64>
+    vector.print %vn : vector<5x3xf64>
+
+    %ones = arith.constant dense<1.0> : tensor<5x3xf64>
+    %aa = call @accumulate(%b, %c, %d, %ones) : (tensor<5x3x4xf64, #CSF>, tensor<3x3xf64>, tensor<4x3xf64>, tensor<5x3xf64>) -> tensor<5x3xf64>
+    %vaa = vector.transfer_read %aa[%c0, %c0], %z64 : tensor<5x3xf64>, vector<5x3xf64>
+    vector.print %vaa : vector<5x3xf64>
+
+    bufferization.dealloc_tensor %b : tensor<5x3x4xf64, #CSF>
+    bufferization.dealloc_tensor %b32 : tensor<?x?x?xf32, #DCSF>
+    bufferization.dealloc_tensor %bn : tensor<5x3x4xf64, #CSF32>
+    bufferization.dealloc_tensor %a32 : tensor<?x8xf32>
+    return
+  }
+}
