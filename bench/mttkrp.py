@@ -8,16 +8,23 @@ tensor, in interleaved rounds:
 
 - sptune: the program below, through `sptune-opt --sptune-extract-kernels
   --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu` as
-  users run it. sptune has no schedule for 3-D kernels: MTTKRP passes
-  through with a remark and gets the CPU target's rule for kernels without
-  a schedule (targets/cpu/UnscheduledKernels.h: here the slice loop
-  parallel, the rank loop in 8 lanes);
+  users run it, compiled as sptune's ahead-of-time path compiles kernels
+  (clang -O3 -march=native; `--no-native`: mlir-runner's JIT). sptune has
+  no schedule for 3-D kernels: MTTKRP passes through with a remark, and
+  sptune-lower-cpu computes it with its factored kernel
+  (targets/cpu/FactoredMttkrp.h: each fiber's sum formed once, A's row in
+  vector registers, slices in parallel);
+- sptune, the sparsifier's loop nest: the same with
+  `--sptune-lower-cpu=factored-mttkrp=false`, the CPU target's rule for
+  kernels without a schedule (targets/cpu/UnscheduledKernels.h: here the
+  slice loop parallel, the rank loop in 8 lanes);
 - sptune, upstream's defaults: the same with
   `--sptune-lower-cpu=parallelize-unscheduled=false` (one thread, scalar:
   what sptune did before the rule);
 - hand: `sptune-mttkrp-baselines` (bench/mttkrp-baselines.cpp, -O3
   -march=native -fopenmp): slices in dynamic chunks of 16, each fiber's sum of
-  B(i, k, :) D(:, j) formed once and multiplied by C(k, j).
+  B(i, k, :) D(:, j) formed once and multiplied by C(k, j), A's row and the
+  fiber's sum in vector registers, the factors on cache lines.
 
 sptune's program allocates A in each call (a fresh tensor, as a program on
 tensors does); the hand kernel writes into A allocated once.
@@ -26,7 +33,7 @@ Each program reports the fastest of --reps calls after a warm-up and a
 checksum of A (sum of A(i, j) ((i + j) mod 3 + 1)); the fastest over the
 rounds is kept, and the checksums must agree (1e-9 relative).
 
-    bench/mttkrp.py [--build build] [--rounds 3] [--reps 5] [--rank 32]
+    bench/mttkrp.py [--build build] [--rounds 3] [--reps 5] [--rank 32] [--no-native]
         [--json OUT] [--plot OUT.png] [TENSOR ...]
 
 A TENSOR is an extended FROSTT file (`3 NNZ`, the sizes, one-based
@@ -62,7 +69,10 @@ VARIANTS = {"sptune": ["--sptune-extract-kernels", "--sptune-default-schedule",
             "sptune_upstream": ["--sptune-extract-kernels",
                                 "--sptune-default-schedule",
                                 "--sptune-apply-schedule",
-                                "--sptune-lower-cpu=parallelize-unscheduled=false"]}
+                                "--sptune-lower-cpu=parallelize-unscheduled=false"],
+            "sptune_loop_nest": ["--sptune-extract-kernels", "--sptune-default-schedule",
+                                 "--sptune-apply-schedule",
+                                 "--sptune-lower-cpu=factored-mttkrp=false"]}
 
 PROGRAM = """
 #CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
@@ -179,13 +189,16 @@ def generate(spec, path):
             fh.write("%d %d %d %.4f\n" % (i + 1, k + 1, l + 1, rng.uniform(-1.0, 1.0)))
 
 
-def lower(opt, arguments, reps, rank, path):
-    """The program lowered by sptune-opt with `arguments`."""
+def lower(opt, arguments, reps, rank, path, native):
+    """The program lowered by sptune-opt with `arguments`; with `native`,
+    compiled to an executable (runner_bench.compile_native), else the
+    lowered module for mlir-runner."""
     src = path + ".src.mlir"
     with open(src, "w") as fh:
         fh.write(PROGRAM.replace("CALLS", str(reps + 1)).replace("RANK", str(rank)))
-    run.run([opt, src] + arguments + ["-o", path], what="sptune-opt")
-    return path
+    lowered = path + ".ll.mlir"
+    run.run([opt, src] + arguments + ["-o", lowered], what="sptune-opt")
+    return runner_bench.compile_native(lowered, path) if native else lowered
 
 
 def time_program(lowered, tensor, timeout):
@@ -211,6 +224,10 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rank", type=int, default=32)
     ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--native", action=argparse.BooleanOptionalAction, default=True,
+                    help="compile sptune's programs with clang -O3 -march=native, as "
+                    "sptune's ahead-of-time path and the hand kernel are built (default: "
+                    "on; --no-native: mlir-runner's JIT)")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--plot", help="write a bar chart of the speedups here (.png)")
     ap.add_argument("tensors", nargs="*", help="extended FROSTT files or gen3: specs "
@@ -227,7 +244,7 @@ def main(argv=None):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         programs = {name: lower(opt, arguments, args.reps, args.rank,
-                                os.path.join(tmp, name + ".ll.mlir"))
+                                os.path.join(tmp, name), args.native)
                     for name, arguments in VARIANTS.items()}
         for n, spec in enumerate(tensors):
             path = spec
@@ -252,10 +269,11 @@ def main(argv=None):
                    "seconds": best, "agree": agreeing,
                    "speedup_vs_hand": {k: best["hand"] / best[k] for k in VARIANTS}}
             rows.append(row)
-            print("mttkrp: %d/%d %s: hand %.4f s, sptune %.4f s (%.2fx), with upstream's "
-                  "defaults %.4f s (%.2fx)%s" % (
+            print("mttkrp: %d/%d %s: hand %.4f s, sptune %.4f s (%.2fx), the sparsifier's "
+                  "loop nest %.4f s (%.2fx), with upstream's defaults %.4f s (%.2fx)%s" % (
                       n + 1, len(tensors), spec, best["hand"], best["sptune"],
-                      row["speedup_vs_hand"]["sptune"], best["sptune_upstream"],
+                      row["speedup_vs_hand"]["sptune"], best["sptune_loop_nest"],
+                      row["speedup_vs_hand"]["sptune_loop_nest"], best["sptune_upstream"],
                       row["speedup_vs_hand"]["sptune_upstream"],
                       "" if all(agreeing.values()) else "  RESULTS DIFFER %s" % agreeing),
                   file=sys.stderr, flush=True)
@@ -263,7 +281,7 @@ def main(argv=None):
                                            for k in VARIANTS},
                "all_agree": all(all(r["agree"].values()) for r in rows)}
     out = {"bench": "mttkrp", "machine": run.machine(), "rounds": args.rounds,
-           "reps": args.reps, "rank": args.rank,
+           "reps": args.reps, "rank": args.rank, "native": args.native,
            "threads": info["threads"] if rows else None,
            "variants": {k: " ".join(v) for k, v in VARIANTS.items()},
            "rows": rows, "summary": summary}
@@ -275,7 +293,8 @@ def plot(out, path):
     """The report's chart of the speedups over the hand kernel, per tensor."""
     from sptune import report_plots
     rows = out["rows"]
-    labels = {"sptune": "sptune as users run it (rule for unscheduled kernels)",
+    labels = {"sptune": "sptune as users run it (its factored kernel)",
+              "sptune_loop_nest": "sptune, the sparsifier's loop nest (rule for unscheduled kernels)",
               "sptune_upstream": "sptune with upstream's defaults"}
     fig = report_plots.grouped_bars(
         [r["tensor"].replace("gen3:", "").split(",seed")[0]

@@ -796,6 +796,7 @@ def spgemm(sec, doc):
 #: rule for unscheduled kernels had "sptune_options" instead of
 #: "sptune_upstream").
 MTTKRP_VARIANTS = [("sptune", "as users run it"),
+                   ("sptune_loop_nest", "the sparsifier's loop nest"),
                    ("sptune_upstream", "upstream's defaults"),
                    ("sptune_options", "options by hand")]
 
