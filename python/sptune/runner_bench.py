@@ -14,30 +14,55 @@ under mlir-runner's JIT (a lowered module passed as it is), whose code was
 
 import math
 import os
+import re
 import struct
 import subprocess
 import sys
 
 from sptune import run, tools
+from sptune.errors import SptuneError
 
 RUNNER = "/usr/lib/llvm-22/bin/mlir-runner"
 RUNNER_LIBS = ",".join("/usr/lib/llvm-22/lib/" + lib for lib in (
     "libmlir_c_runner_utils.so", "libmlir_runner_utils.so", "libomp.so"))
 
 
+#: The C entry point of a native program: @main returns nothing (as
+#: mlir-runner's -entry-point-result=void wants it), so the process's exit
+#: status would be whatever the last call left in the return register.
+_NATIVE_MAIN = """void sptune_bench_main(void);
+int main(void) {
+  sptune_bench_main();
+  return 0;
+}
+"""
+
+
 def compile_native(lowered, exe):
-    """`lowered` (a module lowered to the LLVM dialect, with @main) compiled
-    to the executable `exe` as sptune's ahead-of-time path compiles
-    kernels: mlir-translate, then clang -O3 -march=native, linked with
-    MLIR's runner utilities and libomp. Returns `exe`."""
+    """`lowered` (a module lowered to the LLVM dialect, with a @main that
+    takes and returns nothing) compiled to the executable `exe` as sptune's
+    ahead-of-time path compiles kernels: mlir-translate, then clang -O3
+    -march=native, linked with MLIR's runner utilities and libomp; @main is
+    called from a C main that exits with 0. Returns `exe`."""
     ll = exe + ".ll"
     run.run([tools.llvm_tool("mlir-translate"), "--mlir-to-llvmir", lowered, "-o", ll],
             what="mlir-translate")
+    with open(ll) as fh:
+        text = fh.read()
+    text, renamed = re.subn(r"^(define\b[^@\n]*\bvoid )@main\(\)", r"\1@sptune_bench_main()",
+                            text, flags=re.M)
+    if renamed != 1:
+        raise SptuneError("%s: no 'define void @main()' to call from a native main" % lowered)
+    with open(ll, "w") as fh:
+        fh.write(text)
+    stub = exe + ".main.c"
+    with open(stub, "w") as fh:
+        fh.write(_NATIVE_MAIN)
     libdir = tools.llvm_lib_dir()
     run.run([tools.llvm_tool("clang"), "-O3", "-march=native", "-Wno-override-module",
-             ll, "-o", exe, "-L" + libdir, "-lmlir_c_runner_utils", "-lmlir_runner_utils",
-             "-lomp", "-Wl,-rpath," + libdir] + tools.clang_builtins_flags(),
-            what="clang")
+             ll, stub, "-o", exe, "-L" + libdir, "-lmlir_c_runner_utils",
+             "-lmlir_runner_utils", "-lomp", "-Wl,-rpath," + libdir] +
+            tools.clang_builtins_flags(), what="clang")
     return exe
 
 

@@ -306,16 +306,20 @@ struct CpuSparsifyPass
                                   runsInParallel(pair.schedule));
     }
     // MTTKRPs over CSF without a schedule: sptune's factored kernel, called
-    // here and defined on its buffers after sparsification.
-    SmallVector<FactoredMttkrp> mttkrps;
+    // here and defined on its buffers after sparsification. Each is matched
+    // again when it is outlined: outlining one replaces its result, which a
+    // later one may read as a factor (CP-ALS's updates in turn).
+    SmallVector<linalg::LinalgOp> mttkrps;
     if (factoredMttkrp && parallelizeUnscheduled && !enableRuntimeLibrary)
       module->walk([&](linalg::LinalgOp op) {
-        FactoredMttkrp mttkrp;
-        if (whyNotFactoredMttkrp(op, mttkrp).empty())
-          mttkrps.push_back(mttkrp);
+        if (!op->hasAttr(SptuneDialect::kScheduleAttrName))
+          mttkrps.push_back(op);
       });
-    for (const FactoredMttkrp &mttkrp : mttkrps)
-      outlineFactoredMttkrp(rewriter, mttkrp, runsInParallel(ScheduleAttr()));
+    for (linalg::LinalgOp op : mttkrps) {
+      FactoredMttkrp mttkrp;
+      if (whyNotFactoredMttkrp(op, mttkrp).empty())
+        outlineFactoredMttkrp(rewriter, mttkrp, runsInParallel(ScheduleAttr()));
+    }
     // MLIR's sparsifier takes one setting per module; sptune gives each
     // function its own (functionSettings), and when functions ask for
     // different ones, sparsifies a copy of the module per setting and takes
@@ -351,9 +355,9 @@ struct CpuSparsifyPass
   }
 
   /// Whether a kernel sptune writes itself (Gustavson, the fused
-  /// SDDMM-SpMM) with the schedule `attr` (or none) runs its rows in
-  /// parallel: `parallelization` when given, else the schedule's
-  /// `parallel`, else yes.
+  /// SDDMM-SpMM, the factored MTTKRP) with the schedule `attr` (or none)
+  /// runs its rows in parallel: `parallelization` when given (any strategy
+  /// but `none`), else the schedule's `parallel`, else yes.
   bool runsInParallel(ScheduleAttr attr) {
     if (parallelization == ParallelizationChoice::None)
       return false;

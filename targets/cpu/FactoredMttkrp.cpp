@@ -25,7 +25,9 @@ namespace {
 
 /// Whether `type` is a 3-D tensor the kernel reads as CSF: levels in
 /// dimension order, the first dense or compressed, the others compressed,
-/// every compressed level unique.
+/// every compressed level unique; not a slice (whose buffers are its
+/// parent's), and its stored values the values (no explicit or implicit
+/// value in the encoding).
 bool isCsf(Type type) {
   auto ranked = dyn_cast<RankedTensorType>(type);
   if (!ranked)
@@ -34,7 +36,8 @@ bool isCsf(Type type) {
   auto compressed = [&](st::Level l) {
     return t.isCompressedLvl(l) && t.isUniqueLvl(l);
   };
-  return t.hasEncoding() && t.getDimRank() == 3 && t.getLvlRank() == 3 &&
+  return t.hasEncoding() && !t.getEncoding().isSlice() && !t.getExplicitVal() &&
+         !t.getImplicitVal() && t.getDimRank() == 3 && t.getLvlRank() == 3 &&
          t.isIdentity() && (t.isDenseLvl(0) || compressed(0)) &&
          compressed(1) && compressed(2);
 }
@@ -204,7 +207,8 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
       return x;
     return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x);
   };
-  Value slices = rows;
+  // The slices are positions [first, slices) of the first level.
+  Value first = c0, slices = rows;
   if (!denseSlices) {
     // Rows of no slice hold the fill's value.
     scf::ForOp::create(
@@ -213,6 +217,7 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
           vector::StoreOp::create(b, loc, filled, a, ValueRange{i, c0});
           scf::YieldOp::create(b, loc);
         });
+    first = loadPosition(b, loc, slicePositions, c0);
     slices = loadPosition(b, loc, slicePositions, c1);
   }
   // Slice s: A(i, :) = fill + sum over its fibers (k) of
@@ -251,13 +256,13 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
     vector::StoreOp::create(b, loc, fibers.getResult(0), a, ValueRange{i, c0});
   };
   if (parallel) {
-    scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{slices},
+    scf::ParallelOp::create(b, loc, ValueRange{first}, ValueRange{slices},
                             ValueRange{c1},
                             [&](OpBuilder &b, Location loc, ValueRange ivs) {
                               slice(b, loc, ivs[0]);
                             });
   } else {
-    scf::ForOp::create(b, loc, c0, slices, c1, ValueRange{},
+    scf::ForOp::create(b, loc, first, slices, c1, ValueRange{},
                        [&](OpBuilder &b, Location loc, Value s, ValueRange) {
                          slice(b, loc, s);
                          scf::YieldOp::create(b, loc);

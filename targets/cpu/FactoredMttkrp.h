@@ -19,7 +19,7 @@
 //     invariant factor);
 //   - B is its only sparse operand: rank 3, levels in dimension order, the
 //     first dense or compressed, the two others compressed, every
-//     compressed level unique;
+//     compressed level unique, not a slice, no explicit or implicit value;
 //   - it reads C(k, j) and D(l, j) with j contiguous and writes A(i, j),
 //     i, k, l B's dimensions in order, and j of one static size (the rank)
 //     with a row of at most kMaxMttkrpRowBytes;
@@ -50,7 +50,8 @@ namespace sptune {
 
 /// The widest row of A (the rank) the kernel keeps in vector registers, in
 /// bytes: 64 f64 or 128 f32, 8 AVX-512 registers for A's row and 8 for the
-/// fiber's sum; wider ranks are left to the sparsifier.
+/// fiber's sum (AVX2's 16 registers spill some); wider ranks are left to
+/// the sparsifier.
 constexpr int64_t kMaxMttkrpRowBytes = 512;
 
 /// The attribute that marks a declared kernel: a dictionary

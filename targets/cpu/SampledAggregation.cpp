@@ -36,10 +36,13 @@ ScheduleAttr cpuSchedule(Operation *op, ::sptune::KernelType kernel) {
 }
 
 /// Whether `type` is a CSR matrix: dense rows over compressed, unique and
-/// ordered columns, no dimension permutation.
+/// ordered columns, no dimension permutation; not a slice (whose buffers
+/// are its parent's), and its stored values the values (no explicit or
+/// implicit value in the encoding).
 bool isCsr(Type type) {
   st::SparseTensorType t(cast<RankedTensorType>(type));
-  return t.hasEncoding() && t.getLvlRank() == 2 && t.getDimRank() == 2 &&
+  return t.hasEncoding() && !t.getEncoding().isSlice() && !t.getExplicitVal() &&
+         !t.getImplicitVal() && t.getLvlRank() == 2 && t.getDimRank() == 2 &&
          t.isIdentity() && t.isDenseLvl(0) && t.isCompressedLvl(1) &&
          t.isUniqueLvl(1) && t.isOrderedLvl(1);
 }

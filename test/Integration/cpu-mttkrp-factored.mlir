@@ -2,8 +2,8 @@
 // computed by sptune-lower-cpu's factored kernel (targets/cpu/
 // FactoredMttkrp.h), against upstream's sparsifier on the same program: f64
 // with static shapes, rank 3, every level compressed, A filled with 0.5 (an
-// empty slice keeps it); f32 with dynamic shapes, rank 8, dense slices and
-// D read before C; 32-bit positions and coordinates; and an MTTKRP that
+// empty slice keeps it); f32 with dynamic shapes, rank 8, dense slices (one
+// without a fiber), A filled with 0.25 and D read before C; 32-bit positions and coordinates; and an MTTKRP that
 // accumulates into its argument, which the sparsifier computes. Each with
 // one and three OpenMP threads, in one thread by option, and with the
 // kernel turned off.
@@ -21,10 +21,10 @@
 //
 // A = 0.5 + ... (slice 1 empty).
 // CHECK:      ( ( 13.5, 2.5, -20.5 ), ( 0.5, 0.5, 0.5 ), ( 4.5, 0.5, -7.5 ), ( 39.5, 28.5, 5.5 ), ( -11.5, -9.5, -1.5 ) )
-// f32, rank 8: rows 0, 2 (no fiber) and 4.
-// CHECK-NEXT: ( 0, 1, 4, 9, 0, 5, 12, 21 )
-// CHECK-NEXT: ( 0, 0, 0, 0, 0, 0, 0, 0 )
-// CHECK-NEXT: ( 4, 16, 36, 12, 16, 44, 80, 24 )
+// f32, rank 8, A filled with 0.25: rows 0, 2 (no fiber) and 4.
+// CHECK-NEXT: ( 0.25, 1.25, 4.25, 9.25, 0.25, 5.25, 12.25, 21.25 )
+// CHECK-NEXT: ( 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25 )
+// CHECK-NEXT: ( 4.25, 16.25, 36.25, 12.25, 16.25, 44.25, 80.25, 24.25 )
 // 32-bit positions and coordinates: as the first, less 0.5.
 // CHECK-NEXT: ( ( 13, 2, -21 ), ( 0, 0, 0 ), ( 4, 0, -8 ), ( 39, 28, 5 ), ( -12, -10, -2 ) )
 // Accumulated into A = 1: as the first, plus 0.5.
@@ -90,10 +90,10 @@ module {
   // Dense slices, dynamic shapes, D before C in the operands and the body.
   func.func @mttkrp32(%b: tensor<?x?x?xf32, #DCSF>, %d: tensor<?x8xf32>, %c: tensor<?x8xf32>) -> tensor<?x8xf32> {
     %c0 = arith.constant 0 : index
-    %zero = arith.constant 0.0 : f32
+    %quarter = arith.constant 0.25 : f32
     %n = tensor.dim %b, %c0 : tensor<?x?x?xf32, #DCSF>
     %e = tensor.empty(%n) : tensor<?x8xf32>
-    %a = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+    %a = linalg.fill ins(%quarter : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
     %r = linalg.generic {indexing_maps = [#B, #D, #C, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
       ins(%b, %d, %c : tensor<?x?x?xf32, #DCSF>, tensor<?x8xf32>, tensor<?x8xf32>) outs(%a : tensor<?x8xf32>) {
     ^bb0(%x: f32, %z: f32, %y: f32, %o: f32):
@@ -202,6 +202,8 @@ module {
     bufferization.dealloc_tensor %b32 : tensor<?x?x?xf32, #DCSF>
     bufferization.dealloc_tensor %bn : tensor<5x3x4xf64, #CSF32>
     bufferization.dealloc_tensor %a32 : tensor<?x8xf32>
+    bufferization.dealloc_tensor %a : tensor<5x3xf64>
+    bufferization.dealloc_tensor %an : tensor<5x3xf64>
     return
   }
 }

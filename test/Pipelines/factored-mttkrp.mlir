@@ -1,8 +1,11 @@
 // Which MTTKRPs sptune-cpu-sparsify computes with its factored kernel
 // (targets/cpu/FactoredMttkrp.h): two of one signature share one
-// declaration; a scaled body, B in COO, C read by columns, rows above 512
-// bytes and integer elements are left to the sparsifier (no call), as the
-// rule for kernels without a schedule lowers them. Executed results are
+// declaration, each given its C and D whichever order the op reads them
+// in; one that reads another's result (CP-ALS) is matched after that one is
+// outlined; a scaled body, B in COO, C read by columns, rows above 512
+// bytes, integer elements, B's levels in another order than its dimensions
+// A filled in the caller's buffer and a slice of B are left to the sparsifier (no
+// call), as the rule for kernels without a schedule lowers them. Executed results are
 // compared in test/Integration/cpu-mttkrp-factored.mlir.
 //
 // RUN: sptune-opt %s --sptune-cpu-sparsify | FileCheck %s
@@ -10,9 +13,11 @@
 // CHECK-LABEL: func.func private @sptune_mttkrp(
 // CHECK-SAME:    -> memref<?x16xf64>
 // CHECK-NOT:   func.func private @sptune_mttkrp
+// The second reads D as its C: the call passes them the other way round.
 // CHECK-LABEL: func.func @twice(
-// CHECK:         call @sptune_mttkrp(
-// CHECK:         call @sptune_mttkrp(
+// CHECK-SAME:    %[[C:arg6]]: memref<?x16xf64>, %[[D:arg7]]: memref<?x16xf64>
+// CHECK:         call @sptune_mttkrp(%arg0, %arg1, %arg2, %arg3, %arg4, %arg5, %[[C]], %[[D]],
+// CHECK:         call @sptune_mttkrp(%arg0, %arg1, %arg2, %arg3, %arg4, %arg5, %[[D]], %[[C]],
 // CHECK-LABEL: func.func @scaled(
 // CHECK-NOT:     call @sptune_mttkrp
 // CHECK:         scf.parallel
@@ -28,10 +33,25 @@
 // CHECK-LABEL: func.func @integers(
 // CHECK-NOT:     call @sptune_mttkrp
 // CHECK:         return
+// A CP-ALS step: the second MTTKRP reads the first's result as its C.
+// CHECK-LABEL: func.func @chained(
+// CHECK:         %[[A1:.*]] = call @sptune_mttkrp(
+// CHECK:         call @sptune_mttkrp({{.*}}, %[[A1]], %arg12,
+// CHECK-LABEL: func.func @levels_permuted(
+// CHECK-NOT:     call @sptune_mttkrp
+// CHECK:         return
+// CHECK-LABEL: func.func @fill_of_argument(
+// CHECK-NOT:     call @sptune_mttkrp
+// CHECK:         return
+// CHECK-LABEL: func.func @sliced(
+// CHECK-NOT:     call @sptune_mttkrp
+// CHECK:         return
 
 #DCSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : dense, k : compressed, l : compressed) }>
 #CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
 #COO = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique), k : singleton(nonunique), l : singleton) }>
+#CSFS = #sparse_tensor.encoding<{ map = (i : #sparse_tensor<slice(1, 4, 1)>, k : #sparse_tensor<slice(0, 3, 1)>, l : #sparse_tensor<slice(0, 4, 1)>) -> (i : compressed, k : compressed, l : compressed) }>
+#KIL = #sparse_tensor.encoding<{ map = (i, k, l) -> (k : compressed, i : compressed, l : compressed) }>
 
 #B = affine_map<(i, j, k, l) -> (i, k, l)>
 #C = affine_map<(i, j, k, l) -> (k, j)>
@@ -145,4 +165,74 @@ func.func @integers(%b: tensor<?x?x?xi32, #CSF>, %c: tensor<?x16xi32>, %d: tenso
     linalg.yield %s : i32
   } -> tensor<?x16xi32>
   return %r : tensor<?x16xi32>
+}
+
+func.func @chained(%b: tensor<?x?x?xf64, #DCSF>, %b2: tensor<?x?x?xf64, #DCSF>, %d: tensor<?x16xf64>) -> tensor<?x16xf64> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f64
+  %n = tensor.dim %b, %c0 : tensor<?x?x?xf64, #DCSF>
+  %e = tensor.empty(%n) : tensor<?x16xf64>
+  %a = linalg.fill ins(%zero : f64) outs(%e : tensor<?x16xf64>) -> tensor<?x16xf64>
+  %r = linalg.generic #trait ins(%b, %d, %d : tensor<?x?x?xf64, #DCSF>, tensor<?x16xf64>, tensor<?x16xf64>) outs(%a : tensor<?x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<?x16xf64>
+  %n2 = tensor.dim %b2, %c0 : tensor<?x?x?xf64, #DCSF>
+  %e2 = tensor.empty(%n2) : tensor<?x16xf64>
+  %a2 = linalg.fill ins(%zero : f64) outs(%e2 : tensor<?x16xf64>) -> tensor<?x16xf64>
+  %r2 = linalg.generic #trait ins(%b2, %r, %d : tensor<?x?x?xf64, #DCSF>, tensor<?x16xf64>, tensor<?x16xf64>) outs(%a2 : tensor<?x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<?x16xf64>
+  bufferization.dealloc_tensor %r : tensor<?x16xf64>
+  return %r2 : tensor<?x16xf64>
+}
+
+func.func @levels_permuted(%b: tensor<?x?x?xf64, #KIL>, %c: tensor<?x16xf64>, %d: tensor<?x16xf64>) -> tensor<?x16xf64> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f64
+  %n = tensor.dim %b, %c0 : tensor<?x?x?xf64, #KIL>
+  %e = tensor.empty(%n) : tensor<?x16xf64>
+  %a = linalg.fill ins(%zero : f64) outs(%e : tensor<?x16xf64>) -> tensor<?x16xf64>
+  %r = linalg.generic #trait ins(%b, %c, %d : tensor<?x?x?xf64, #KIL>, tensor<?x16xf64>, tensor<?x16xf64>) outs(%a : tensor<?x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<?x16xf64>
+  return %r : tensor<?x16xf64>
+}
+
+func.func @fill_of_argument(%b: tensor<?x?x?xf64, #CSF>, %c: tensor<?x16xf64>, %d: tensor<?x16xf64>, %out: tensor<?x16xf64>) -> tensor<?x16xf64> {
+  %zero = arith.constant 0.0 : f64
+  %a = linalg.fill ins(%zero : f64) outs(%out : tensor<?x16xf64>) -> tensor<?x16xf64>
+  %r = linalg.generic #trait ins(%b, %c, %d : tensor<?x?x?xf64, #CSF>, tensor<?x16xf64>, tensor<?x16xf64>) outs(%a : tensor<?x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<?x16xf64>
+  return %r : tensor<?x16xf64>
+}
+
+func.func @sliced(%b: tensor<4x3x4xf64, #CSFS>, %c: tensor<3x16xf64>, %d: tensor<4x16xf64>) -> tensor<4x16xf64> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<4x16xf64>
+  %a = linalg.fill ins(%zero : f64) outs(%e : tensor<4x16xf64>) -> tensor<4x16xf64>
+  %r = linalg.generic #trait ins(%b, %c, %d : tensor<4x3x4xf64, #CSFS>, tensor<3x16xf64>, tensor<4x16xf64>) outs(%a : tensor<4x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<4x16xf64>
+  return %r : tensor<4x16xf64>
 }
