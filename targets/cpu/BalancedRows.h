@@ -32,7 +32,8 @@ constexpr const char *kSparsifierLoopAttrName = "Emitted from";
 /// dense level above a compressed one. Null when there is none.
 Value rowPositionsOf(Operation *loop, Value row);
 
-/// `positions[i]` as an index (positions are unsigned: zero-extended).
+/// `positions[i]` as an index (positions are unsigned: zero-extended); as
+/// well a coordinate of a coordinates buffer, unsigned too.
 Value loadPosition(OpBuilder &b, Location loc, Value positions, Value i);
 
 /// The first row r in [lo, hi) with positions[r] >= target (hi when none):

@@ -4,6 +4,7 @@
 
 #include "cpu/BalancedRows.h"
 #include "cpu/FilledOutput.h"
+#include "cpu/KernelOutlining.h"
 
 #include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/IR/SptuneDialect.h"
@@ -138,21 +139,9 @@ void mlir::sptune::outlineFactoredMttkrp(RewriterBase &rewriter,
       {rewriter.getNamedAttr("parallel", rewriter.getBoolAttr(parallel)),
        rewriter.getNamedAttr("types", rewriter.getArrayAttr(types))});
   // One declaration per signature and parallelism.
-  func::FuncOp callee;
-  for (func::FuncOp f : module.getOps<func::FuncOp>())
-    if (f->getAttr(kFactoredMttkrpAttrName) == marks &&
-        f.getFunctionType() == type)
-      callee = f;
-  if (!callee) {
-    callee = func::FuncOp::create(loc, "sptune_mttkrp", type);
-    callee.setPrivate();
-    // Renamed when the name is taken.
-    SymbolTable(module).insert(callee, module.getBody()->begin());
-    callee->setAttr(kFactoredMttkrpAttrName, marks);
-    for (unsigned n = 0; n < 3; ++n)
-      callee.setArgAttr(n, "bufferization.access",
-                        rewriter.getStringAttr("read"));
-  }
+  func::FuncOp callee =
+      declareKernel(module, loc, "sptune_mttkrp", type,
+                    {rewriter.getNamedAttr(kFactoredMttkrpAttrName, marks)}, 3);
   auto call = func::CallOp::create(rewriter, loc, callee, operands);
   Operation *fill =
       linalg::LinalgOp(op).getDpsInitOperand(0)->get().getDefiningOp();
@@ -200,13 +189,6 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
   Value zero = vector::BroadcastOp::create(
       b, loc, rowType,
       arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0)));
-  auto coordinate = [&](OpBuilder &b, Location loc, Value coordinates,
-                        Value p) -> Value {
-    Value x = memref::LoadOp::create(b, loc, coordinates, p);
-    if (x.getType().isIndex())
-      return x;
-    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x);
-  };
   // The slices are positions [first, slices) of the first level.
   Value first = c0, slices = rows;
   if (!denseSlices) {
@@ -223,21 +205,21 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
   // Slice s: A(i, :) = fill + sum over its fibers (k) of
   // C(k, :) (sum over the fiber's entries (l) of B(i, k, l) D(l, :)).
   auto slice = [&](OpBuilder &b, Location loc, Value s) {
-    Value i = denseSlices ? s : coordinate(b, loc, sliceCoordinates, s);
+    Value i = denseSlices ? s : loadPosition(b, loc, sliceCoordinates, s);
     Value firstFiber = loadPosition(b, loc, fiberPositions, s);
     Value endFiber = loadPosition(b, loc, fiberPositions,
                                   arith::AddIOp::create(b, loc, s, c1));
     auto fibers = scf::ForOp::create(
         b, loc, firstFiber, endFiber, c1, ValueRange{filled},
         [&](OpBuilder &b, Location loc, Value f, ValueRange out) {
-          Value k = coordinate(b, loc, fiberCoordinates, f);
+          Value k = loadPosition(b, loc, fiberCoordinates, f);
           Value first = loadPosition(b, loc, entryPositions, f);
           Value end = loadPosition(b, loc, entryPositions,
                                    arith::AddIOp::create(b, loc, f, c1));
           auto entries = scf::ForOp::create(
               b, loc, first, end, c1, ValueRange{zero},
               [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
-                Value l = coordinate(b, loc, entryCoordinates, p);
+                Value l = loadPosition(b, loc, entryCoordinates, p);
                 Value v = vector::BroadcastOp::create(
                     b, loc, rowType, memref::LoadOp::create(b, loc, values, p));
                 Value dl = vector::LoadOp::create(b, loc, rowType, d,

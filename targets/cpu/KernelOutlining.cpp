@@ -22,6 +22,28 @@ template <typename... Ops> static Operation *definedOnlyFor(Value v) {
   return def && isa<Ops...>(def) && def->hasOneUse() ? def : nullptr;
 }
 
+func::FuncOp mlir::sptune::declareKernel(ModuleOp module, Location loc,
+                                         StringRef name, FunctionType type,
+                                         ArrayRef<NamedAttribute> attrs,
+                                         unsigned readOnly) {
+  for (func::FuncOp f : module.getOps<func::FuncOp>())
+    if (f.isDeclaration() && f.getFunctionType() == type &&
+        llvm::all_of(attrs, [&](NamedAttribute a) {
+          return f->getAttr(a.getName()) == a.getValue();
+        }))
+      return f;
+  auto callee = func::FuncOp::create(loc, name, type);
+  callee.setPrivate();
+  // Renamed when the name is taken.
+  SymbolTable(module).insert(callee, module.getBody()->begin());
+  for (NamedAttribute a : attrs)
+    callee->setAttr(a.getName(), a.getValue());
+  Builder b(module.getContext());
+  for (unsigned n = 0; n < readOnly; ++n)
+    callee.setArgAttr(n, "bufferization.access", b.getStringAttr("read"));
+  return callee;
+}
+
 FailureOr<func::FuncOp> mlir::sptune::outlineKernel(linalg::LinalgOp op,
                                                     StringRef name) {
   auto parent = op->getParentOfType<func::FuncOp>();

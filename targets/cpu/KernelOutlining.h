@@ -25,6 +25,17 @@ namespace sptune {
 /// when `name` is taken.
 FailureOr<func::FuncOp> outlineKernel(linalg::LinalgOp op, StringRef name);
 
+/// The kernels sptune writes itself on a sparse tensor's buffers (the fused
+/// SDDMM-SpMM, the factored MTTKRP, the batched SpMM) replace an op with a
+/// call to a declared function, defined after sparsification: the private
+/// function `name` of type `type` carrying `attrs` in `module` (renamed
+/// when the name is taken, placed first), its first `readOnly` arguments
+/// marked `bufferization.access = "read"`. A declaration of that type with
+/// those attributes is reused.
+func::FuncOp declareKernel(ModuleOp module, Location loc, StringRef name,
+                           FunctionType type, ArrayRef<NamedAttribute> attrs,
+                           unsigned readOnly);
+
 } // namespace sptune
 } // namespace mlir
 

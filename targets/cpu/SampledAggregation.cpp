@@ -5,6 +5,7 @@
 #include "cpu/BalancedRows.h"
 #include "cpu/CpuKnobs.h"
 #include "cpu/FilledOutput.h"
+#include "cpu/KernelOutlining.h"
 
 #include "sptune/IR/SptuneDialect.h"
 
@@ -362,23 +363,11 @@ void mlir::sptune::outlineSampledAggregation(RewriterBase &rewriter,
   DictionaryAttr marks = rewriter.getDictionaryAttr(
       {rewriter.getNamedAttr("parallel", rewriter.getBoolAttr(parallel)),
        rewriter.getNamedAttr("types", rewriter.getArrayAttr(types))});
-  func::FuncOp callee;
-  for (func::FuncOp f : module.getOps<func::FuncOp>())
-    if (f->getAttr(kSampledAggregationAttrName) == marks &&
-        f->getAttr(SptuneDialect::kScheduleAttrName) == pair.schedule &&
-        f.getFunctionType() == type)
-      callee = f;
-  if (!callee) {
-    callee = func::FuncOp::create(loc, "sptune_sampled_aggregation", type);
-    callee.setPrivate();
-    // Renamed when the name is taken.
-    SymbolTable(module).insert(callee, module.getBody()->begin());
-    callee->setAttr(kSampledAggregationAttrName, marks);
-    callee->setAttr(SptuneDialect::kScheduleAttrName, pair.schedule);
-    for (unsigned n = 0; n < 4; ++n)
-      callee.setArgAttr(n, "bufferization.access",
-                        rewriter.getStringAttr("read"));
-  }
+  func::FuncOp callee = declareKernel(
+      module, loc, "sptune_sampled_aggregation", type,
+      {rewriter.getNamedAttr(kSampledAggregationAttrName, marks),
+       rewriter.getNamedAttr(SptuneDialect::kScheduleAttrName, pair.schedule)},
+      4);
   auto call = func::CallOp::create(rewriter, loc, callee, operands);
   // Deallocations of the call's operands before it move after it: B^T's,
   // which sptune-apply-schedule frees after the SDDMM, and that of S in
@@ -460,11 +449,8 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType yType,
   Value prefetchDistance =
       arith::ConstantIndexOp::create(b, loc, kPrefetchEntries);
   int64_t lineElements = 64 / (element.getIntOrFloatBitWidth() / 8);
-  auto coordinate = [&](OpBuilder &b, Location loc, Value p) -> Value {
-    Value j = memref::LoadOp::create(b, loc, coordinates, p);
-    if (j.getType().isIndex())
-      return j;
-    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), j);
+  auto coordinate = [&](OpBuilder &b, Location loc, Value p) {
+    return loadPosition(b, loc, coordinates, p);
   };
   auto row = [&](OpBuilder &b, Location loc, Value i) {
     Value lo = loadPosition(b, loc, positions, i);
