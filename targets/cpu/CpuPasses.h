@@ -120,6 +120,12 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
                      "each fiber's sum formed once (false: the "
                      "sparsifier's loop nest)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> batchedRowsSpmm{
+      *this, "batched-rows-spmm",
+      llvm::cl::desc("Batched SpMM over dense batches of CSR rows without a "
+                     "schedule by sptune's kernel, all rows in parallel "
+                     "(false: the sparsifier's loop nest)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> parallelizeUnscheduled{
       *this, "parallelize-unscheduled",
       llvm::cl::desc("Sparse kernels without a schedule get the CPU "

@@ -50,7 +50,9 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     entries times the rows of the last factor, multiplied once by the row of
     the other, A's row in vector registers across the slice, slices in
     parallel; unless `factored-mttkrp=false` or
-    `parallelize-unscheduled=false` (upstream's defaults).
+    `parallelize-unscheduled=false` (upstream's defaults). So is a batched
+    SpMM over dense batches of CSR rows (cpu/BatchedRowsSpmm.h): its rows
+    as one CSR matrix, all in parallel, unless `batched-rows-spmm=false`.
 
     A kernel whose schedule has `reorder = rcm` gets its row order computed
     here, from the matrix named by the `sptune.matrix` attribute of its
@@ -86,6 +88,12 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "kernel, each fiber's sum formed once and A's row kept in "
            "registers (cpu/FactoredMttkrp.h; false: the sparsifier's loop "
            "nest, with the rule for kernels without a schedule)">,
+    Option<"batchedRowsSpmm", "batched-rows-spmm", "bool", /*default=*/"true",
+           "Compute a batched SpMM over dense batches of CSR rows that has "
+           "no schedule with sptune's kernel, the batches' rows as one CSR "
+           "matrix, all in parallel, each row's sums in registers "
+           "(cpu/BatchedRowsSpmm.h; false: the sparsifier's loop nest, with "
+           "the rule for kernels without a schedule)">,
     Option<"gustavsonOnePassBytes", "gustavson-one-pass-bytes", "int64_t",
            /*default=*/"1073741824",
            "The Gustavson kernel computes a product in one pass when its "

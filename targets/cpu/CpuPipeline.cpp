@@ -42,6 +42,7 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   sparsify.gustavsonSpgemm = opts.gustavsonSpgemm;
   sparsify.fuseSddmmSpmm = opts.fuseSddmmSpmm;
   sparsify.factoredMttkrp = opts.factoredMttkrp;
+  sparsify.batchedRowsSpmm = opts.batchedRowsSpmm;
   sparsify.gustavsonOnePassBytes = opts.gustavsonOnePassBytes;
   sparsify.gustavsonAccumulator = opts.gustavsonAccumulator;
   sparsify.threads = opts.threads;

@@ -8,6 +8,7 @@
 
 #include "cpu/CpuPasses.h"
 
+#include "cpu/BatchedRowsSpmm.h"
 #include "cpu/CpuKnobs.h"
 #include "cpu/FactoredMttkrp.h"
 #include "cpu/GustavsonSpgemm.h"
@@ -309,16 +310,22 @@ struct CpuSparsifyPass
     // here and defined on its buffers after sparsification. Each is matched
     // again when it is outlined: outlining one replaces its result, which a
     // later one may read as a factor (CP-ALS's updates in turn).
-    SmallVector<linalg::LinalgOp> mttkrps;
-    if (factoredMttkrp && parallelizeUnscheduled && !enableRuntimeLibrary)
+    // So are batched SpMMs over dense batches of CSR rows
+    // (cpu/BatchedRowsSpmm.h).
+    SmallVector<linalg::LinalgOp> unscheduled;
+    if (parallelizeUnscheduled && !enableRuntimeLibrary)
       module->walk([&](linalg::LinalgOp op) {
         if (!op->hasAttr(SptuneDialect::kScheduleAttrName))
-          mttkrps.push_back(op);
+          unscheduled.push_back(op);
       });
-    for (linalg::LinalgOp op : mttkrps) {
+    for (linalg::LinalgOp op : unscheduled) {
       FactoredMttkrp mttkrp;
-      if (whyNotFactoredMttkrp(op, mttkrp).empty())
+      BatchedRowsSpmm batched;
+      if (factoredMttkrp && whyNotFactoredMttkrp(op, mttkrp).empty())
         outlineFactoredMttkrp(rewriter, mttkrp, runsInParallel(ScheduleAttr()));
+      else if (batchedRowsSpmm && whyNotBatchedRowsSpmm(op, batched).empty())
+        outlineBatchedRowsSpmm(rewriter, batched,
+                               runsInParallel(ScheduleAttr()));
     }
     // MLIR's sparsifier takes one setting per module; sptune gives each
     // function its own (functionSettings), and when functions ask for
@@ -350,14 +357,15 @@ struct CpuSparsifyPass
       return signalPassFailure();
     // (Declarations written by hand are checked too.)
     if (failed(defineSampledAggregationKernels(module)) ||
-        failed(defineFactoredMttkrpKernels(module)))
+        failed(defineFactoredMttkrpKernels(module)) ||
+        failed(defineBatchedRowsSpmmKernels(module)))
       return signalPassFailure();
   }
 
   /// Whether a kernel sptune writes itself (Gustavson, the fused
-  /// SDDMM-SpMM, the factored MTTKRP) with the schedule `attr` (or none)
-  /// runs its rows in parallel: `parallelization` when given (any strategy
-  /// but `none`), else the schedule's `parallel`, else yes.
+  /// SDDMM-SpMM, the factored MTTKRP, the batched SpMM) with the schedule
+  /// `attr` (or none) runs its rows in parallel: `parallelization` when given
+  /// (any strategy but `none`), else the schedule's `parallel`, else yes.
   bool runsInParallel(ScheduleAttr attr) {
     if (parallelization == ParallelizationChoice::None)
       return false;

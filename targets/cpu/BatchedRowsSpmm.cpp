@@ -1,0 +1,253 @@
+//===- BatchedRowsSpmm.cpp - Batched SpMM over all rows of a batch --------===//
+
+#include "cpu/BatchedRowsSpmm.h"
+
+#include "cpu/BalancedRows.h"
+#include "cpu/FilledOutput.h"
+#include "cpu/KernelOutlining.h"
+
+#include "sptune/Analysis/KernelMatcher.h"
+#include "sptune/IR/SptuneDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::sptune;
+namespace st = mlir::sparse_tensor;
+
+namespace {
+
+/// Whether `type` is a 3-D tensor of dense batches of CSR rows: levels in
+/// dimension order, dense, dense, then compressed and unique; not a slice,
+/// and its stored values the values (no explicit or implicit value).
+bool isBatchedCsr(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    return false;
+  st::SparseTensorType t(ranked);
+  return t.hasEncoding() && !t.getEncoding().isSlice() && !t.getExplicitVal() &&
+         !t.getImplicitVal() && t.getDimRank() == 3 && t.getLvlRank() == 3 &&
+         t.isIdentity() && t.isDenseLvl(0) && t.isDenseLvl(1) &&
+         t.isCompressedLvl(2) && t.isUniqueLvl(2);
+}
+
+/// N when `type` is a dense rank-3 tensor of `element` with N static
+/// innermost (within kMaxBatchedRowBytes), else -1.
+int64_t rowWidth(Type type, Type element) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || t.getEncoding() || t.getRank() != 3 || t.isDynamicDim(2) ||
+      t.getDimSize(2) < 1 || t.getElementType() != element ||
+      t.getDimSize(2) * element.getIntOrFloatBitWidth() / 8 >
+          kMaxBatchedRowBytes)
+    return -1;
+  return t.getDimSize(2);
+}
+
+} // namespace
+
+std::string mlir::sptune::whyNotBatchedRowsSpmm(linalg::LinalgOp op,
+                                                BatchedRowsSpmm &spmm) {
+  if (op->hasAttr(SptuneDialect::kScheduleAttrName))
+    return "it has a schedule";
+  llvm::Expected<::sptune::KernelDescriptor> described = describeKernel(op);
+  if (!described) {
+    llvm::consumeError(described.takeError());
+    return "its body cannot be described";
+  }
+  const ::sptune::KernelDescriptor &d = *described;
+  if (d.shapeName() != "batched-spmm" ||
+      d.body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
+      d.scaled || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1)
+    return "it is not a batched SpMM with a plain multiply-accumulate body";
+  const auto &ops = d.operands;
+  unsigned sparse = ops[0].sparse() ? 0 : 1;
+  if (!ops[sparse].sparse() || ops[1 - sparse].sparse() ||
+      ops[2].kind != ::sptune::KernelOperand::Kind::Output)
+    return "it does not have one sparse input and a dense output";
+  const std::vector<unsigned> &bik = ops[sparse].dims;
+  const std::vector<unsigned> &out = ops[2].dims;
+  if (out.size() != 3 || out[0] != bik[0] || out[1] != bik[1] ||
+      llvm::is_contained(bik, out[2]) ||
+      ops[1 - sparse].dims != std::vector<unsigned>{bik[0], bik[2], out[2]})
+    return "it does not compute C(b, i, j) += A(b, i, k) B(b, k, j) with j "
+           "contiguous";
+  spmm.op = op;
+  spmm.a = op.getDpsInputOperand(sparse)->get();
+  spmm.b = op.getDpsInputOperand(1 - sparse)->get();
+  if (!isBatchedCsr(spmm.a.getType()))
+    return "its sparse operand is not dense batches of CSR rows";
+  Type element = getElementTypeOrSelf(spmm.a.getType());
+  if (!element.isF32() && !element.isF64())
+    return "its element type is not f32 or f64";
+  Value init = op.getDpsInitOperand(0)->get();
+  int64_t width = rowWidth(init.getType(), element);
+  if (width < 0 || rowWidth(spmm.b.getType(), element) != width)
+    return "its N is dynamic, its rows above " +
+           std::to_string(kMaxBatchedRowBytes) +
+           " bytes, or its operands of different element types";
+  spmm.fillValue = freshFillValue(init);
+  if (!spmm.fillValue || spmm.fillValue.getType() != element)
+    return "its output does not start from a linalg.fill of a fresh tensor";
+  return "";
+}
+
+void mlir::sptune::outlineBatchedRowsSpmm(RewriterBase &rewriter,
+                                          const BatchedRowsSpmm &spmm,
+                                          bool parallel) {
+  Operation *op = spmm.op;
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> operands = {spmm.a, spmm.b, spmm.fillValue};
+  Type c = op->getResult(0).getType();
+  FunctionType type =
+      rewriter.getFunctionType(ValueRange(operands).getTypes(), {c});
+  DictionaryAttr marks = rewriter.getDictionaryAttr(
+      {rewriter.getNamedAttr("parallel", rewriter.getBoolAttr(parallel)),
+       rewriter.getNamedAttr(
+           "types", rewriter.getArrayAttr({TypeAttr::get(spmm.a.getType()),
+                                           TypeAttr::get(spmm.b.getType()),
+                                           TypeAttr::get(c)}))});
+  // One declaration per signature and parallelism.
+  func::FuncOp callee = declareKernel(
+      op->getParentOfType<ModuleOp>(), loc, "sptune_batched_spmm", type,
+      {rewriter.getNamedAttr(kBatchedRowsSpmmAttrName, marks)}, 2);
+  auto call = func::CallOp::create(rewriter, loc, callee, operands);
+  Operation *fill =
+      linalg::LinalgOp(op).getDpsInitOperand(0)->get().getDefiningOp();
+  rewriter.replaceOp(op, call.getResults());
+  // C's fill and the fresh tensor it fills, where nothing else uses them.
+  Operation *fresh =
+      cast<DestinationStyleOpInterface>(fill).getDpsInits()[0].getDefiningOp();
+  for (Operation *dead : {fill, fresh})
+    if (dead && dead->use_empty())
+      rewriter.eraseOp(dead);
+}
+
+namespace {
+
+/// The kernel's body on its buffers (the file header's loop). `args`: A's
+/// positions, coordinates, values and specifier, B and C's fill value.
+void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType cType,
+               bool parallel) {
+  Type element = cType.getElementType();
+  Value positions = args[0], coordinates = args[1], values = args[2];
+  Value specifier = args[3], bMat = args[4], fill = args[5];
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  auto lvlSize = [&](int64_t level) -> Value {
+    return st::GetStorageSpecifierOp::create(
+        b, loc, specifier,
+        st::StorageSpecifierKindAttr::get(b.getContext(),
+                                          st::StorageSpecifierKind::LvlSize),
+        b.getIndexAttr(level));
+  };
+  Value batches = lvlSize(0), rowsPerBatch = lvlSize(1);
+  SmallVector<Value> sizes;
+  if (cType.isDynamicDim(0))
+    sizes.push_back(batches);
+  if (cType.isDynamicDim(1))
+    sizes.push_back(rowsPerBatch);
+  // C's rows on cache lines, as bufferization allocates them.
+  Value c =
+      memref::AllocOp::create(b, loc, cType, sizes, b.getI64IntegerAttr(64));
+  auto rowType = VectorType::get({cType.getDimSize(2)}, element);
+  Value filled = vector::BroadcastOp::create(b, loc, rowType, fill);
+  Value rows = arith::MulIOp::create(b, loc, batches, rowsPerBatch);
+  // Row r = batch * rowsPerBatch + i: C(batch, i, :) = fill + sum over its
+  // stored (k, v) of v B(batch, k, :).
+  auto row = [&](OpBuilder &b, Location loc, Value r) {
+    Value batch = arith::DivUIOp::create(b, loc, r, rowsPerBatch);
+    Value i = arith::RemUIOp::create(b, loc, r, rowsPerBatch);
+    Value first = loadPosition(b, loc, positions, r);
+    Value end =
+        loadPosition(b, loc, positions, arith::AddIOp::create(b, loc, r, c1));
+    auto entries = scf::ForOp::create(
+        b, loc, first, end, c1, ValueRange{filled},
+        [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
+          Value k = loadPosition(b, loc, coordinates, p);
+          Value v = vector::BroadcastOp::create(
+              b, loc, rowType, memref::LoadOp::create(b, loc, values, p));
+          Value bk = vector::LoadOp::create(b, loc, rowType, bMat,
+                                            ValueRange{batch, k, c0});
+          scf::YieldOp::create(
+              b, loc, vector::FMAOp::create(b, loc, v, bk, sum[0]).getResult());
+        });
+    vector::StoreOp::create(b, loc, entries.getResult(0), c,
+                            ValueRange{batch, i, c0});
+  };
+  if (parallel) {
+    scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{rows},
+                            ValueRange{c1},
+                            [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                              row(b, loc, ivs[0]);
+                            });
+  } else {
+    scf::ForOp::create(b, loc, c0, rows, c1, ValueRange{},
+                       [&](OpBuilder &b, Location loc, Value r, ValueRange) {
+                         row(b, loc, r);
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+  func::ReturnOp::create(b, loc, c);
+}
+
+} // namespace
+
+LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module) {
+  for (func::FuncOp f : module.getOps<func::FuncOp>()) {
+    auto marks = f->getAttrOfType<DictionaryAttr>(kBatchedRowsSpmmAttrName);
+    if (!marks || !f.isDeclaration())
+      continue;
+    auto parallel = marks.getAs<BoolAttr>("parallel");
+    auto types = marks.getAs<ArrayAttr>("types");
+    SmallVector<RankedTensorType> tensors;
+    if (types)
+      for (Attribute t : types)
+        if (auto ta = dyn_cast<TypeAttr>(t))
+          if (auto rt = dyn_cast<RankedTensorType>(ta.getValue()))
+            tensors.push_back(rt);
+    bool wellFormed = parallel && types && tensors.size() == 3 &&
+                      types.size() == 3 && isBatchedCsr(tensors[0]);
+    Type element = wellFormed ? tensors[0].getElementType() : Type();
+    int64_t width = wellFormed && (element.isF32() || element.isF64())
+                        ? rowWidth(tensors[2], element)
+                        : -1;
+    if (width < 0 || rowWidth(tensors[1], element) != width)
+      return f.emitError("sptune: the batched SpMM kernel's '")
+             << kBatchedRowsSpmmAttrName
+             << "' must be {parallel = bool, types = [A (dense batches of "
+                "CSR rows), B, C]} with B and C of one static innermost "
+                "size, f32 or f64, rows of at most "
+             << kMaxBatchedRowBytes << " bytes";
+    st::SparseTensorType a(tensors[0]);
+    auto buffer = [](Type e) {
+      return MemRefType::get({ShapedType::kDynamic}, e);
+    };
+    auto cType = MemRefType::get(tensors[2].getShape(), element);
+    FunctionType expected = FunctionType::get(
+        module.getContext(),
+        {buffer(a.getPosType()), buffer(a.getCrdType()), buffer(element),
+         st::StorageSpecifierType::get(a.getEncoding()),
+         MemRefType::get(tensors[1].getShape(), element), element},
+        {cType});
+    if (f.getFunctionType() != expected)
+      return f.emitError("sptune: the batched SpMM kernel's signature after "
+                         "sparsification is ")
+             << f.getFunctionType() << ", not " << expected;
+    // The marks are spent.
+    for (unsigned n = 0; n < f.getNumArguments(); ++n)
+      f.removeArgAttr(n, "bufferization.access");
+    f->removeAttr(kBatchedRowsSpmmAttrName);
+    Block *entry = f.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    buildBody(b, f.getLoc(), entry->getArguments(), cType, parallel.getValue());
+  }
+  return success();
+}

@@ -1,0 +1,81 @@
+//===- BatchedRowsSpmm.h - Batched SpMM over all rows of a batch -*- C++
+//-*-===//
+//
+// A batched SpMM, C(b, i, j) = sum over k of A(b, i, k) B(b, k, j) with A
+// in dense batches of CSR rows (levels b : dense, i : dense, k :
+// compressed), is what a multi-head attention layer or a minibatch of graphs
+// of one size computes. MLIR's sparsifier runs it as the loop nest is
+// written, with the CPU target's rule for kernels without a schedule: the
+// batches in parallel (a handful of iterations for two threads to share),
+// each batch's rows in turn, C's row loaded and stored per stored entry.
+// Its rows are one array of positions over the flattened (b, i): sptune
+// walks them as one CSR matrix of nb x m rows, all rows in parallel, each
+// row's sums in vector registers (the row r = b m + i reads B's batch b),
+// as its scheduled 2-D SpMM keeps a row of C.
+//
+// A batched SpMM is computed so (else by the sparsifier; whyNotBatchedRowsSpmm
+// says why) when
+//   - it has no schedule and its body is a plain multiply-accumulate;
+//   - A is its only sparse operand, levels in dimension order (b : dense,
+//     i : dense, k : compressed and unique), not a slice, no explicit or
+//     implicit value;
+//   - it reads B(b, k, j) and writes C(b, i, j), j of one static size with
+//     rows of at most kMaxBatchedRowBytes, C starting from a linalg.fill of
+//     a fresh tensor (cpu/FilledOutput.h);
+//   - one element type, f32 or f64.
+//
+// As the factored MTTKRP kernel, the op is replaced, before sparsification,
+// by a call to a declared function whose body is written on the buffers
+// that code generation gives its arguments (defineBatchedRowsSpmmKernels).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TARGETS_CPU_BATCHEDROWSSPMM_H
+#define SPTUNE_TARGETS_CPU_BATCHEDROWSSPMM_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir {
+namespace sptune {
+
+/// The widest row of C the kernel keeps in vector registers, in bytes: 128
+/// f32 or 64 f64, 8 AVX-512 registers; wider rows are left to the
+/// sparsifier.
+constexpr int64_t kMaxBatchedRowBytes = 512;
+
+/// The attribute that marks a declared kernel: a dictionary
+/// {types = [A, B, C], parallel = bool}.
+constexpr const char *kBatchedRowsSpmmAttrName = "sptune.batched_rows_spmm";
+
+/// A batched SpMM as the kernel reads it.
+struct BatchedRowsSpmm {
+  linalg::LinalgOp op;
+  Value a, b;      ///< A(b, i, k), sparse; B(b, k, j)
+  Value fillValue; ///< the value C's fill writes
+};
+
+/// Why `op` cannot run as the batched-rows kernel (the file header's
+/// conditions), or "" when it can, with `spmm` filled in.
+std::string whyNotBatchedRowsSpmm(linalg::LinalgOp op, BatchedRowsSpmm &spmm);
+
+/// Replaces `spmm.op` with a call to a declared kernel that computes C; C's
+/// fill and fresh tensor go where nothing else uses them. `parallel`: the
+/// row loop runs in parallel (else in one thread).
+void outlineBatchedRowsSpmm(RewriterBase &rewriter, const BatchedRowsSpmm &spmm,
+                            bool parallel);
+
+/// After the sparsifier's code generation: gives every declared kernel of
+/// `module` its body on the buffers its signature now has. Fails (with an
+/// error on the function) when its marks or signature are not the ones
+/// outlineBatchedRowsSpmm and code generation give.
+LogicalResult defineBatchedRowsSpmmKernels(ModuleOp module);
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_TARGETS_CPU_BATCHEDROWSSPMM_H
