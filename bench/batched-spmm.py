@@ -11,10 +11,15 @@ other. For each batch, in interleaved rounds:
   --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu` as
   users run it, compiled as sptune's ahead-of-time path compiles kernels
   (clang -O3 -march=native; `--no-native`: mlir-runner's JIT; so is the
-  real loop below). sptune has no schedule for 3-D kernels: the batched product
-  passes through with a remark and gets the CPU target's rule for kernels
-  without a schedule (targets/cpu/UnscheduledKernels.h: the batch loop in
-  parallel, j in 8 lanes);
+  real loop below). sptune has no schedule for 3-D kernels: the batched
+  product passes through with a remark, and sptune-lower-cpu computes it
+  with its kernel over the batches' rows (targets/cpu/BatchedRowsSpmm.h:
+  all rows in parallel, each row's sums in registers; "kernel_applied" in
+  the JSON);
+- sptune, the sparsifier's loop nest: the same with
+  `--sptune-lower-cpu=batched-rows-spmm=false`, the CPU target's rule for
+  kernels without a schedule (targets/cpu/UnscheduledKernels.h: the batch
+  loop in parallel, j in 8 lanes; "rule_applied" in the JSON);
 - sptune, upstream's defaults: the same with
   `--sptune-lower-cpu=parallelize-unscheduled=false` (one thread, scalar);
 - loops over the SpMM baselines: `sptune-measure --baseline eigen | rsb |
@@ -31,8 +36,8 @@ other. For each batch, in interleaved rounds:
 
 Every time is the fastest of its calls (of --reps calls after a warm-up for
 the programs; of sptune-measure's repetitions for the baselines), the
-fastest over the rounds kept. The lowered program must show the rule's
-parallel loop and vectors ("rule_applied" in the JSON). The programs
+fastest over the rounds kept. The lowered programs must show sptune's
+kernel and the rule's parallel loop and vectors. The programs
 allocate C in each call (a fresh tensor) and run with glibc keeping freed
 memory (--steady-malloc, on by default; so does sptune-measure). Every
 round's checksum of the programs (sum of C(b, i, j) ((i + j) mod 3 + 1)) is
@@ -82,7 +87,10 @@ VARIANTS = {"sptune": ["--sptune-extract-kernels", "--sptune-default-schedule",
             "sptune_upstream": ["--sptune-extract-kernels",
                                 "--sptune-default-schedule",
                                 "--sptune-apply-schedule",
-                                "--sptune-lower-cpu=parallelize-unscheduled=false"]}
+                                "--sptune-lower-cpu=parallelize-unscheduled=false"],
+            "sptune_loop_nest": ["--sptune-extract-kernels", "--sptune-default-schedule",
+                                 "--sptune-apply-schedule",
+                                 "--sptune-lower-cpu=batched-rows-spmm=false"]}
 
 #: B(b, k, j) = ((3 (b K + k) + j) mod 7 + 1) / 8 from %b, %k, %j and %nk
 #: (K): the body of both programs' factor functions.
@@ -390,9 +398,12 @@ def measure_batches(args):
             programs[name], modules[name] = lower(opt, arguments, args.reps, args.free,
                                                   os.path.join(tmp, name), args.native)
         with open(modules["sptune"]) as fh:
+            # sptune's kernel over the batches' rows (cpu/BatchedRowsSpmm.h).
+            kernel_applied = "sptune_batched_spmm" in fh.read()
+        with open(modules["sptune_loop_nest"]) as fh:
             lowered = fh.read()
-        # The rule for kernels without a schedule parallelizes and
-        # vectorizes the batched product (targets/cpu/UnscheduledKernels.h).
+        # Without it, the rule for kernels without a schedule parallelizes
+        # and vectorizes the loop nest (targets/cpu/UnscheduledKernels.h).
         rule_applied = "omp.wsloop" in lowered and "vector<8xf32>" in lowered
         for n, (spec, count, sources) in enumerate(batches):
             matrices = [load(bindir, s, tmp) for s in sources]
@@ -442,9 +453,10 @@ def measure_batches(args):
                    "speedup_vs": {b: best[b] / best["sptune"] for b in loops}}
             rows.append(row)
             print("batched-spmm: %d/%d %s: sptune %.4f s, best loop (%s) %.4f s, %.2fx; "
-                  "upstream's defaults %.2fx%s%s" % (
+                  "the sparsifier's loop nest %.2fx, upstream's defaults %.2fx%s%s" % (
                       n + 1, len(batches), spec, best["sptune"], fastest, best[fastest],
                       row["speedup_vs_best_loop"]["sptune"],
+                      row["speedup_vs_best_loop"]["sptune_loop_nest"],
                       row["speedup_vs_best_loop"]["sptune_upstream"],
                       "; not built: " + ", ".join(sorted(missing)) if missing else "",
                       "" if all(agreeing.values()) else "  RESULTS DIFFER %s" % agreeing),
@@ -454,7 +466,7 @@ def measure_batches(args):
                "geomean_speedup_vs": {b: geomean(r["speedup_vs"][b] for r in rows
                                                  if b in r["speedup_vs"])
                                       for b in BASELINES + [REAL_LOOP]},
-               "rule_applied": rule_applied,
+               "kernel_applied": kernel_applied, "rule_applied": rule_applied,
                "all_agree": all(all(r["agree"].values()) for r in rows)}
     out = {"bench": "batched-spmm", "machine": run.machine(), "rounds": args.rounds, "native": args.native,
            "reps": args.reps, "free": args.free, "steady_malloc": args.steady_malloc,

@@ -838,6 +838,7 @@ def mttkrp(sec, doc):
 #: bench/batched-spmm.py's programs and loops of baselines, by the key of
 #: their times.
 BATCHED_PROGRAMS = [("sptune", "sptune as users run it"),
+                    ("sptune_loop_nest", "sptune, the sparsifier's loop nest"),
                     ("sptune_upstream", "sptune, upstream's defaults")]
 BATCHED_LOOPS = [("eigen", "Eigen's SpMM, hot, summed"),
                  ("rsb", "librsb's SpMM, hot, summed"),
@@ -883,7 +884,9 @@ def batched_spmm(sec, doc):
         ", ".join(f"{speedup(geo.get(k))} {label}" for k, label in BATCHED_PROGRAMS) +
         f"; results {'agree' if summary.get('all_agree') else 'DIFFER'}" +
         ("" if summary.get("rule_applied", True) else
-         "; the rule for kernels without a schedule was NOT applied") + "."))
+         "; the rule for kernels without a schedule was NOT applied") +
+        ("" if summary.get("kernel_applied", True) else
+         "; sptune's batched kernel was NOT applied") + "."))
     sec.add(figure(batched_spmm_figure(doc), "speedups per batch and loop"))
 
     def cells(r):
