@@ -15,7 +15,7 @@ other. For each batch, in interleaved rounds:
   product passes through with a remark, and sptune-lower-cpu computes it
   with its kernel over the batches' rows (targets/cpu/BatchedRowsSpmm.h:
   all rows in parallel, each row's sums in registers; "kernel_applied" in
-  the JSON);
+  the JSON; not for rows of C above 512 bytes, N > 128);
 - sptune, the sparsifier's loop nest: the same with
   `--sptune-lower-cpu=batched-rows-spmm=false`, the CPU target's rule for
   kernels without a schedule (targets/cpu/UnscheduledKernels.h: the batch
@@ -404,7 +404,8 @@ def measure_batches(args):
             lowered = fh.read()
         # Without it, the rule for kernels without a schedule parallelizes
         # and vectorizes the loop nest (targets/cpu/UnscheduledKernels.h).
-        rule_applied = "omp.wsloop" in lowered and "vector<8xf32>" in lowered
+        rule_applied = ("sptune_batched_spmm" not in lowered and "omp.wsloop" in lowered
+                        and "vector<8xf32>" in lowered)
         for n, (spec, count, sources) in enumerate(batches):
             matrices = [load(bindir, s, tmp) for s in sources]
             tensor = os.path.join(tmp, "batch-%d.tns" % n)

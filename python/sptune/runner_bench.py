@@ -51,8 +51,9 @@ def compile_native(lowered, exe):
         text = fh.read()
     text, renamed = re.subn(r"^(define\b[^@\n]*\bvoid )@main\(\)", r"\1@sptune_bench_main()",
                             text, flags=re.M)
-    if renamed != 1:
-        raise SptuneError("%s: no 'define void @main()' to call from a native main" % lowered)
+    if renamed != 1 or re.search(r"@main\b", text):
+        raise SptuneError("%s: not one 'define void @main()', referred to nowhere else, to "
+                          "call from a native main" % lowered)
     with open(ll, "w") as fh:
         fh.write(text)
     stub = exe + ".main.c"

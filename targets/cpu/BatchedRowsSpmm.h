@@ -14,7 +14,8 @@
 // as its scheduled 2-D SpMM keeps a row of C.
 //
 // A batched SpMM is computed so (else by the sparsifier; whyNotBatchedRowsSpmm
-// says why) when
+// says why; `batched-rows-spmm=false` and `parallelize-unscheduled=false`
+// turn the kernel off) when
 //   - it has no schedule and its body is a plain multiply-accumulate;
 //   - A is its only sparse operand, levels in dimension order (b : dense,
 //     i : dense, k : compressed and unique), not a slice, no explicit or

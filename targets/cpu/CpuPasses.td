@@ -52,7 +52,9 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     parallel; unless `factored-mttkrp=false` or
     `parallelize-unscheduled=false` (upstream's defaults). So is a batched
     SpMM over dense batches of CSR rows (cpu/BatchedRowsSpmm.h): its rows
-    as one CSR matrix, all in parallel, unless `batched-rows-spmm=false`.
+    as one CSR matrix, all in parallel, unless `batched-rows-spmm=false` or
+    `parallelize-unscheduled=false`. Neither kernel is used with the
+    runtime library.
 
     A kernel whose schedule has `reorder = rcm` gets its row order computed
     here, from the matrix named by the `sptune.matrix` attribute of its

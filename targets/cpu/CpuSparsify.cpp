@@ -297,7 +297,8 @@ struct CpuSparsifyPass
         // (Only SDDMMs: an SpMM goes with its pair.)
         auto attr = dyn_cast_or_null<ScheduleAttr>(
             op->getAttr(SptuneDialect::kScheduleAttrName));
-        if (attr && attr.getSchedule().kernel == ::sptune::KernelType::SDDMM)
+        if (attr && attr.getSchedule().kernel == ::sptune::KernelType::SDDMM &&
+            inThisModule(op))
           sddmms.push_back(op);
       });
     for (linalg::LinalgOp op : sddmms) {
@@ -315,7 +316,7 @@ struct CpuSparsifyPass
     SmallVector<linalg::LinalgOp> unscheduled;
     if (parallelizeUnscheduled && !enableRuntimeLibrary)
       module->walk([&](linalg::LinalgOp op) {
-        if (!op->hasAttr(SptuneDialect::kScheduleAttrName))
+        if (!op->hasAttr(SptuneDialect::kScheduleAttrName) && inThisModule(op))
           unscheduled.push_back(op);
       });
     for (linalg::LinalgOp op : unscheduled) {
@@ -360,6 +361,13 @@ struct CpuSparsifyPass
         failed(defineFactoredMttkrpKernels(module)) ||
         failed(defineBatchedRowsSpmmKernels(module)))
       return signalPassFailure();
+  }
+
+  /// Whether `op` is in the module this pass runs on, not in a module nested
+  /// in it: the kernels sptune writes itself are declared in the op's module
+  /// and defined among the top module's functions.
+  bool inThisModule(Operation *op) {
+    return op->getParentOfType<ModuleOp>() == getOperation();
   }
 
   /// Whether a kernel sptune writes itself (Gustavson, the fused

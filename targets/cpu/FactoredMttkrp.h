@@ -14,7 +14,8 @@
 //
 // An MTTKRP is computed so (else the sparsifier computes it, with the CPU
 // target's rule for kernels without a schedule; whyNotFactoredMttkrp says
-// why) when
+// why; `factored-mttkrp=false` and `parallelize-unscheduled=false` turn the
+// kernel off) when
 //   - it has no schedule and its body is a plain multiply-accumulate (no
 //     invariant factor);
 //   - B is its only sparse operand: rank 3, levels in dimension order, the

@@ -1,8 +1,9 @@
 // Which batched SpMMs sptune-cpu-sparsify computes with its kernel over the
 // batches' rows (targets/cpu/BatchedRowsSpmm.h): two of one signature share
 // one declaration; batches of DCSR, COO, a scaled body, B read with k
-// innermost, a dynamic N, C filled in the caller's buffer and integer
-// elements are left to the sparsifier (no call), as the rule for kernels
+// innermost, a dynamic N, C filled in the caller's buffer, integer
+// elements, A's levels in another order than its dimensions, a slice of A
+// and rows of C above 512 bytes are left to the sparsifier (no call), as the rule for kernels
 // without a schedule lowers them. Executed results are compared in
 // test/Integration/cpu-batched-rows-spmm.mlir.
 //
@@ -35,9 +36,20 @@
 // CHECK-LABEL: func.func @integers(
 // CHECK-NOT:     call @sptune_batched_spmm
 // CHECK:         return
+// CHECK-LABEL: func.func @levels_permuted(
+// CHECK-NOT:     call @sptune_batched_spmm
+// CHECK:         return
+// CHECK-LABEL: func.func @sliced(
+// CHECK-NOT:     call @sptune_batched_spmm
+// CHECK:         return
+// CHECK-LABEL: func.func @wide(
+// CHECK-NOT:     call @sptune_batched_spmm
+// CHECK:         return
 
 #BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
 #BDCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : compressed, k : compressed) }>
+#IBK = #sparse_tensor.encoding<{ map = (b, i, k) -> (i : dense, b : dense, k : compressed) }>
+#BCSRS = #sparse_tensor.encoding<{ map = (b : #sparse_tensor<slice(0, 2, 1)>, i : #sparse_tensor<slice(1, 4, 1)>, k : #sparse_tensor<slice(0, 8, 1)>) -> (b : dense, i : dense, k : compressed) }>
 #COO = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : compressed(nonunique), i : singleton(nonunique), k : singleton) }>
 
 func.func @twice(%a: tensor<?x?x?xf32, #BCSR>, %b: tensor<?x?x16xf32>, %b2: tensor<?x?x16xf32>) -> (tensor<?x?x16xf32>, tensor<?x?x16xf32>) {
@@ -123,4 +135,28 @@ func.func @integers(%a: tensor<2x8x8xi32, #BCSR>, %b: tensor<2x8x16xi32>) -> ten
   %c = linalg.fill ins(%zero : i32) outs(%e : tensor<2x8x16xi32>) -> tensor<2x8x16xi32>
   %r = linalg.batch_matmul ins(%a, %b : tensor<2x8x8xi32, #BCSR>, tensor<2x8x16xi32>) outs(%c : tensor<2x8x16xi32>) -> tensor<2x8x16xi32>
   return %r : tensor<2x8x16xi32>
+}
+
+func.func @levels_permuted(%a: tensor<2x8x8xf32, #IBK>, %b: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x16xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x8x8xf32, #IBK>, tensor<2x8x16xf32>) outs(%c : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %r : tensor<2x8x16xf32>
+}
+
+func.func @sliced(%a: tensor<2x4x8xf32, #BCSRS>, %b: tensor<2x8x16xf32>) -> tensor<2x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x16xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x4x8xf32, #BCSRS>, tensor<2x8x16xf32>) outs(%c : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  return %r : tensor<2x4x16xf32>
+}
+
+func.func @wide(%a: tensor<2x8x8xf32, #BCSR>, %b: tensor<2x8x256xf32>) -> tensor<2x8x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x256xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x256xf32>) -> tensor<2x8x256xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x8x8xf32, #BCSR>, tensor<2x8x256xf32>) outs(%c : tensor<2x8x256xf32>) -> tensor<2x8x256xf32>
+  return %r : tensor<2x8x256xf32>
 }
