@@ -78,6 +78,16 @@ Value mlir::sptune::loadPosition(OpBuilder &b, Location loc, Value positions,
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
 }
 
+std::pair<Value, Value> mlir::sptune::loadPositionRange(OpBuilder &b,
+                                                        Location loc,
+                                                        Value positions,
+                                                        Value i) {
+  Value next = arith::AddIOp::create(b, loc, i,
+                                     arith::ConstantIndexOp::create(b, loc, 1));
+  return {loadPosition(b, loc, positions, i),
+          loadPosition(b, loc, positions, next)};
+}
+
 Value mlir::sptune::firstRowReaching(OpBuilder &b, Location loc,
                                      Value positions, Value lo, Value hi,
                                      Value target) {

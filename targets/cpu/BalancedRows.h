@@ -36,6 +36,11 @@ Value rowPositionsOf(Operation *loop, Value row);
 /// well a coordinate of a coordinates buffer, unsigned too.
 Value loadPosition(OpBuilder &b, Location loc, Value positions, Value i);
 
+/// [positions[i], positions[i + 1]): the stored entries below position i
+/// of the level above, as indices.
+std::pair<Value, Value> loadPositionRange(OpBuilder &b, Location loc,
+                                          Value positions, Value i);
+
 /// The first row r in [lo, hi) with positions[r] >= target (hi when none):
 /// a binary search, `positions` (any rank-1 integer buffer) being
 /// non-decreasing.

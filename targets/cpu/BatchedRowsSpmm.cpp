@@ -23,49 +23,33 @@ namespace st = mlir::sparse_tensor;
 
 namespace {
 
-/// Whether `type` is a 3-D tensor of dense batches of CSR rows: levels in
-/// dimension order, dense, dense, then compressed and unique; not a slice,
-/// and its stored values the values (no explicit or implicit value).
+/// Whether `type` is a 3-D tensor of dense batches of CSR rows: plain
+/// storage (isPlainSparseStorage), levels dense, dense, then compressed and
+/// unique.
 bool isBatchedCsr(Type type) {
-  auto ranked = dyn_cast<RankedTensorType>(type);
-  if (!ranked)
+  if (!isPlainSparseStorage(type, 3))
     return false;
-  st::SparseTensorType t(ranked);
-  return t.hasEncoding() && !t.getEncoding().isSlice() && !t.getExplicitVal() &&
-         !t.getImplicitVal() && t.getDimRank() == 3 && t.getLvlRank() == 3 &&
-         t.isIdentity() && t.isDenseLvl(0) && t.isDenseLvl(1) &&
-         t.isCompressedLvl(2) && t.isUniqueLvl(2);
+  st::SparseTensorType t(cast<RankedTensorType>(type));
+  return t.isDenseLvl(0) && t.isDenseLvl(1) && t.isCompressedLvl(2) &&
+         t.isUniqueLvl(2);
 }
 
 /// N when `type` is a dense rank-3 tensor of `element` with N static
 /// innermost (within kMaxBatchedRowBytes), else -1.
 int64_t rowWidth(Type type, Type element) {
-  auto t = dyn_cast<RankedTensorType>(type);
-  if (!t || t.getEncoding() || t.getRank() != 3 || t.isDynamicDim(2) ||
-      t.getDimSize(2) < 1 || t.getElementType() != element ||
-      t.getDimSize(2) * element.getIntOrFloatBitWidth() / 8 >
-          kMaxBatchedRowBytes)
-    return -1;
-  return t.getDimSize(2);
+  return staticRowWidth(type, element, 3, kMaxBatchedRowBytes);
 }
 
 } // namespace
 
 std::string mlir::sptune::whyNotBatchedRowsSpmm(linalg::LinalgOp op,
                                                 BatchedRowsSpmm &spmm) {
-  if (op->hasAttr(SptuneDialect::kScheduleAttrName))
-    return "it has a schedule";
-  llvm::Expected<::sptune::KernelDescriptor> described = describeKernel(op);
-  if (!described) {
-    llvm::consumeError(described.takeError());
-    return "its body cannot be described";
-  }
+  std::string why;
+  std::optional<::sptune::KernelDescriptor> described =
+      describedPlainKernel(op, "batched-spmm", 2, why);
+  if (!described)
+    return why;
   const ::sptune::KernelDescriptor &d = *described;
-  if (d.shapeName() != "batched-spmm" ||
-      d.body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
-      d.scaled || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1)
-    return "it is not a batched SpMM with a plain multiply-accumulate body";
   const auto &ops = d.operands;
   unsigned sparse = ops[0].sparse() ? 0 : 1;
   if (!ops[sparse].sparse() || ops[1 - sparse].sparse() ||
@@ -108,12 +92,8 @@ void mlir::sptune::outlineBatchedRowsSpmm(RewriterBase &rewriter,
   Type c = op->getResult(0).getType();
   FunctionType type =
       rewriter.getFunctionType(ValueRange(operands).getTypes(), {c});
-  DictionaryAttr marks = rewriter.getDictionaryAttr(
-      {rewriter.getNamedAttr("parallel", rewriter.getBoolAttr(parallel)),
-       rewriter.getNamedAttr(
-           "types", rewriter.getArrayAttr({TypeAttr::get(spmm.a.getType()),
-                                           TypeAttr::get(spmm.b.getType()),
-                                           TypeAttr::get(c)}))});
+  DictionaryAttr marks =
+      kernelMarks(rewriter, parallel, {spmm.a.getType(), spmm.b.getType(), c});
   // One declaration per signature and parallelism.
   func::FuncOp callee = declareKernel(
       op->getParentOfType<ModuleOp>(), loc, "sptune_batched_spmm", type,
@@ -122,12 +102,7 @@ void mlir::sptune::outlineBatchedRowsSpmm(RewriterBase &rewriter,
   Operation *fill =
       linalg::LinalgOp(op).getDpsInitOperand(0)->get().getDefiningOp();
   rewriter.replaceOp(op, call.getResults());
-  // C's fill and the fresh tensor it fills, where nothing else uses them.
-  Operation *fresh =
-      cast<DestinationStyleOpInterface>(fill).getDpsInits()[0].getDefiningOp();
-  for (Operation *dead : {fill, fresh})
-    if (dead && dead->use_empty())
-      rewriter.eraseOp(dead);
+  eraseUnusedFill(rewriter, fill);
 }
 
 namespace {
@@ -165,9 +140,7 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType cType,
   auto row = [&](OpBuilder &b, Location loc, Value r) {
     Value batch = arith::DivUIOp::create(b, loc, r, rowsPerBatch);
     Value i = arith::RemUIOp::create(b, loc, r, rowsPerBatch);
-    Value first = loadPosition(b, loc, positions, r);
-    Value end =
-        loadPosition(b, loc, positions, arith::AddIOp::create(b, loc, r, c1));
+    auto [first, end] = loadPositionRange(b, loc, positions, r);
     auto entries = scf::ForOp::create(
         b, loc, first, end, c1, ValueRange{filled},
         [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
@@ -182,72 +155,47 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType cType,
     vector::StoreOp::create(b, loc, entries.getResult(0), c,
                             ValueRange{batch, i, c0});
   };
-  if (parallel) {
-    scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{rows},
-                            ValueRange{c1},
-                            [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                              row(b, loc, ivs[0]);
-                            });
-  } else {
-    scf::ForOp::create(b, loc, c0, rows, c1, ValueRange{},
-                       [&](OpBuilder &b, Location loc, Value r, ValueRange) {
-                         row(b, loc, r);
-                         scf::YieldOp::create(b, loc);
-                       });
-  }
+  rowLoop(b, loc, c0, rows, parallel, row);
   func::ReturnOp::create(b, loc, c);
 }
 
 } // namespace
 
 LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module) {
-  for (func::FuncOp f : module.getOps<func::FuncOp>()) {
-    auto marks = f->getAttrOfType<DictionaryAttr>(kBatchedRowsSpmmAttrName);
-    if (!marks || !f.isDeclaration())
-      continue;
-    auto parallel = marks.getAs<BoolAttr>("parallel");
-    auto types = marks.getAs<ArrayAttr>("types");
-    SmallVector<RankedTensorType> tensors;
-    if (types)
-      for (Attribute t : types)
-        if (auto ta = dyn_cast<TypeAttr>(t))
-          if (auto rt = dyn_cast<RankedTensorType>(ta.getValue()))
-            tensors.push_back(rt);
-    bool wellFormed = parallel && types && tensors.size() == 3 &&
-                      types.size() == 3 && isBatchedCsr(tensors[0]);
-    Type element = wellFormed ? tensors[0].getElementType() : Type();
-    int64_t width = wellFormed && (element.isF32() || element.isF64())
-                        ? rowWidth(tensors[2], element)
-                        : -1;
-    if (width < 0 || rowWidth(tensors[1], element) != width)
-      return f.emitError("sptune: the batched SpMM kernel's '")
-             << kBatchedRowsSpmmAttrName
-             << "' must be {parallel = bool, types = [A (dense batches of "
-                "CSR rows), B, C]} with B and C of one static innermost "
-                "size, f32 or f64, rows of at most "
-             << kMaxBatchedRowBytes << " bytes";
-    st::SparseTensorType a(tensors[0]);
-    auto buffer = [](Type e) {
-      return MemRefType::get({ShapedType::kDynamic}, e);
-    };
-    auto cType = MemRefType::get(tensors[2].getShape(), element);
-    FunctionType expected = FunctionType::get(
-        module.getContext(),
-        {buffer(a.getPosType()), buffer(a.getCrdType()), buffer(element),
-         st::StorageSpecifierType::get(a.getEncoding()),
-         MemRefType::get(tensors[1].getShape(), element), element},
-        {cType});
-    if (f.getFunctionType() != expected)
-      return f.emitError("sptune: the batched SpMM kernel's signature after "
-                         "sparsification is ")
-             << f.getFunctionType() << ", not " << expected;
-    // The marks are spent.
-    for (unsigned n = 0; n < f.getNumArguments(); ++n)
-      f.removeArgAttr(n, "bufferization.access");
-    f->removeAttr(kBatchedRowsSpmmAttrName);
-    Block *entry = f.addEntryBlock();
-    OpBuilder b = OpBuilder::atBlockBegin(entry);
-    buildBody(b, f.getLoc(), entry->getArguments(), cType, parallel.getValue());
-  }
-  return success();
+  return defineDeclaredKernels(
+      module, kBatchedRowsSpmmAttrName, 3,
+      [&](func::FuncOp f, bool parallel,
+          ArrayRef<RankedTensorType> tensors) -> LogicalResult {
+        bool wellFormed = !tensors.empty() && isBatchedCsr(tensors[0]);
+        Type element = wellFormed ? tensors[0].getElementType() : Type();
+        int64_t width = wellFormed && (element.isF32() || element.isF64())
+                            ? rowWidth(tensors[2], element)
+                            : -1;
+        if (width < 0 || rowWidth(tensors[1], element) != width)
+          return f.emitError("sptune: the batched SpMM kernel's '")
+                 << kBatchedRowsSpmmAttrName
+                 << "' must be {parallel = bool, types = [A (dense batches of "
+                    "CSR rows), B, C]} with B and C of one static innermost "
+                    "size, f32 or f64, rows of at most "
+                 << kMaxBatchedRowBytes << " bytes";
+        st::SparseTensorType a(tensors[0]);
+        auto buffer = [](Type e) {
+          return MemRefType::get({ShapedType::kDynamic}, e);
+        };
+        auto cType = MemRefType::get(tensors[2].getShape(), element);
+        FunctionType expected = FunctionType::get(
+            module.getContext(),
+            {buffer(a.getPosType()), buffer(a.getCrdType()), buffer(element),
+             st::StorageSpecifierType::get(a.getEncoding()),
+             MemRefType::get(tensors[1].getShape(), element), element},
+            {cType});
+        if (f.getFunctionType() != expected)
+          return f.emitError(
+                     "sptune: the batched SpMM kernel's signature after "
+                     "sparsification is ")
+                 << f.getFunctionType() << ", not " << expected;
+        OpBuilder b = startKernelBody(f, kBatchedRowsSpmmAttrName);
+        buildBody(b, f.getLoc(), f.getArguments(), cType, parallel);
+        return success();
+      });
 }

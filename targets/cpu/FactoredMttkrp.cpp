@@ -24,54 +24,35 @@ namespace st = mlir::sparse_tensor;
 
 namespace {
 
-/// Whether `type` is a 3-D tensor the kernel reads as CSF: levels in
-/// dimension order, the first dense or compressed, the others compressed,
-/// every compressed level unique; not a slice (whose buffers are its
-/// parent's), and its stored values the values (no explicit or implicit
-/// value in the encoding).
+/// Whether `type` is a 3-D tensor the kernel reads as CSF: plain storage
+/// (isPlainSparseStorage), the first level dense or compressed, the others
+/// compressed, every compressed level unique.
 bool isCsf(Type type) {
-  auto ranked = dyn_cast<RankedTensorType>(type);
-  if (!ranked)
+  if (!isPlainSparseStorage(type, 3))
     return false;
-  st::SparseTensorType t(ranked);
+  st::SparseTensorType t(cast<RankedTensorType>(type));
   auto compressed = [&](st::Level l) {
     return t.isCompressedLvl(l) && t.isUniqueLvl(l);
   };
-  return t.hasEncoding() && !t.getEncoding().isSlice() && !t.getExplicitVal() &&
-         !t.getImplicitVal() && t.getDimRank() == 3 && t.getLvlRank() == 3 &&
-         t.isIdentity() && (t.isDenseLvl(0) || compressed(0)) &&
-         compressed(1) && compressed(2);
+  return (t.isDenseLvl(0) || compressed(0)) && compressed(1) && compressed(2);
 }
 
 /// The rank R when `type` is a dense R-column matrix of `element` (R static,
 /// within kMaxMttkrpRowBytes), else -1.
 int64_t factorRank(Type type, Type element) {
-  auto t = dyn_cast<RankedTensorType>(type);
-  if (!t || t.getEncoding() || t.getRank() != 2 || t.isDynamicDim(1) ||
-      t.getDimSize(1) < 1 || t.getElementType() != element ||
-      t.getDimSize(1) * element.getIntOrFloatBitWidth() / 8 >
-          kMaxMttkrpRowBytes)
-    return -1;
-  return t.getDimSize(1);
+  return staticRowWidth(type, element, 2, kMaxMttkrpRowBytes);
 }
 
 } // namespace
 
 std::string mlir::sptune::whyNotFactoredMttkrp(linalg::LinalgOp op,
                                                FactoredMttkrp &mttkrp) {
-  if (op->hasAttr(SptuneDialect::kScheduleAttrName))
-    return "it has a schedule";
-  llvm::Expected<::sptune::KernelDescriptor> described = describeKernel(op);
-  if (!described) {
-    llvm::consumeError(described.takeError());
-    return "its body cannot be described";
-  }
+  std::string why;
+  std::optional<::sptune::KernelDescriptor> described =
+      describedPlainKernel(op, "mttkrp", 3, why);
+  if (!described)
+    return why;
   const ::sptune::KernelDescriptor &d = *described;
-  if (d.shapeName() != "mttkrp" ||
-      d.body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
-      d.scaled || op.getNumDpsInputs() != 3 || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1)
-    return "it is not an MTTKRP with a plain multiply-accumulate body";
   const auto &ops = d.operands;
   unsigned sparse = 0;
   while (sparse < 3 && !ops[sparse].sparse())
@@ -130,28 +111,18 @@ void mlir::sptune::outlineFactoredMttkrp(RewriterBase &rewriter,
   Type a = op->getResult(0).getType();
   FunctionType type =
       rewriter.getFunctionType(ValueRange(operands).getTypes(), {a});
-  auto module = op->getParentOfType<ModuleOp>();
-  SmallVector<Attribute> types;
-  for (Value v : ValueRange(operands).take_front(3))
-    types.push_back(TypeAttr::get(v.getType()));
-  types.push_back(TypeAttr::get(a));
-  DictionaryAttr marks = rewriter.getDictionaryAttr(
-      {rewriter.getNamedAttr("parallel", rewriter.getBoolAttr(parallel)),
-       rewriter.getNamedAttr("types", rewriter.getArrayAttr(types))});
+  DictionaryAttr marks = kernelMarks(
+      rewriter, parallel,
+      {mttkrp.b.getType(), mttkrp.c.getType(), mttkrp.d.getType(), a});
   // One declaration per signature and parallelism.
   func::FuncOp callee =
-      declareKernel(module, loc, "sptune_mttkrp", type,
+      declareKernel(op->getParentOfType<ModuleOp>(), loc, "sptune_mttkrp", type,
                     {rewriter.getNamedAttr(kFactoredMttkrpAttrName, marks)}, 3);
   auto call = func::CallOp::create(rewriter, loc, callee, operands);
   Operation *fill =
       linalg::LinalgOp(op).getDpsInitOperand(0)->get().getDefiningOp();
   rewriter.replaceOp(op, call.getResults());
-  // A's fill and the fresh tensor it fills, where nothing else uses them.
-  Operation *fresh =
-      cast<DestinationStyleOpInterface>(fill).getDpsInits()[0].getDefiningOp();
-  for (Operation *dead : {fill, fresh})
-    if (dead && dead->use_empty())
-      rewriter.eraseOp(dead);
+  eraseUnusedFill(rewriter, fill);
 }
 
 namespace {
@@ -193,12 +164,10 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
   Value first = c0, slices = rows;
   if (!denseSlices) {
     // Rows of no slice hold the fill's value.
-    scf::ForOp::create(
-        b, loc, c0, rows, c1, ValueRange{},
-        [&](OpBuilder &b, Location loc, Value i, ValueRange) {
-          vector::StoreOp::create(b, loc, filled, a, ValueRange{i, c0});
-          scf::YieldOp::create(b, loc);
-        });
+    rowLoop(b, loc, c0, rows, /*parallel=*/false,
+            [&](OpBuilder &b, Location loc, Value i) {
+              vector::StoreOp::create(b, loc, filled, a, ValueRange{i, c0});
+            });
     first = loadPosition(b, loc, slicePositions, c0);
     slices = loadPosition(b, loc, slicePositions, c1);
   }
@@ -206,16 +175,12 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
   // C(k, :) (sum over the fiber's entries (l) of B(i, k, l) D(l, :)).
   auto slice = [&](OpBuilder &b, Location loc, Value s) {
     Value i = denseSlices ? s : loadPosition(b, loc, sliceCoordinates, s);
-    Value firstFiber = loadPosition(b, loc, fiberPositions, s);
-    Value endFiber = loadPosition(b, loc, fiberPositions,
-                                  arith::AddIOp::create(b, loc, s, c1));
+    auto [firstFiber, endFiber] = loadPositionRange(b, loc, fiberPositions, s);
     auto fibers = scf::ForOp::create(
         b, loc, firstFiber, endFiber, c1, ValueRange{filled},
         [&](OpBuilder &b, Location loc, Value f, ValueRange out) {
           Value k = loadPosition(b, loc, fiberCoordinates, f);
-          Value first = loadPosition(b, loc, entryPositions, f);
-          Value end = loadPosition(b, loc, entryPositions,
-                                   arith::AddIOp::create(b, loc, f, c1));
+          auto [first, end] = loadPositionRange(b, loc, entryPositions, f);
           auto entries = scf::ForOp::create(
               b, loc, first, end, c1, ValueRange{zero},
               [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
@@ -237,80 +202,54 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
         });
     vector::StoreOp::create(b, loc, fibers.getResult(0), a, ValueRange{i, c0});
   };
-  if (parallel) {
-    scf::ParallelOp::create(b, loc, ValueRange{first}, ValueRange{slices},
-                            ValueRange{c1},
-                            [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                              slice(b, loc, ivs[0]);
-                            });
-  } else {
-    scf::ForOp::create(b, loc, first, slices, c1, ValueRange{},
-                       [&](OpBuilder &b, Location loc, Value s, ValueRange) {
-                         slice(b, loc, s);
-                         scf::YieldOp::create(b, loc);
-                       });
-  }
+  rowLoop(b, loc, first, slices, parallel, slice);
   func::ReturnOp::create(b, loc, a);
 }
 
 } // namespace
 
 LogicalResult mlir::sptune::defineFactoredMttkrpKernels(ModuleOp module) {
-  for (func::FuncOp f : module.getOps<func::FuncOp>()) {
-    auto marks = f->getAttrOfType<DictionaryAttr>(kFactoredMttkrpAttrName);
-    if (!marks || !f.isDeclaration())
-      continue;
-    auto parallel = marks.getAs<BoolAttr>("parallel");
-    auto types = marks.getAs<ArrayAttr>("types");
-    SmallVector<RankedTensorType> tensors;
-    if (types)
-      for (Attribute t : types)
-        if (auto ta = dyn_cast<TypeAttr>(t))
-          if (auto rt = dyn_cast<RankedTensorType>(ta.getValue()))
-            tensors.push_back(rt);
-    bool wellFormed = parallel && types && tensors.size() == 4 &&
-                      types.size() == 4 && isCsf(tensors[0]);
-    Type element = wellFormed ? tensors[0].getElementType() : Type();
-    int64_t rank = wellFormed && (element.isF32() || element.isF64())
-                       ? factorRank(tensors[3], element)
-                       : -1;
-    if (rank < 0 || factorRank(tensors[1], element) != rank ||
-        factorRank(tensors[2], element) != rank)
-      return f.emitError("sptune: the factored MTTKRP kernel's '")
-             << kFactoredMttkrpAttrName
-             << "' must be {parallel = bool, types = [B (CSF), C, D, A]} "
-                "with C, D and A of one static number of columns, f32 or "
-                "f64, rows of at most "
-             << kMaxMttkrpRowBytes << " bytes";
-    st::SparseTensorType csf(tensors[0]);
-    auto buffer = [](Type e) {
-      return MemRefType::get({ShapedType::kDynamic}, e);
-    };
-    bool denseSlices = csf.isDenseLvl(0);
-    SmallVector<Type> inputs;
-    for (st::Level l = denseSlices ? 1 : 0; l < 3; ++l)
-      inputs.append({buffer(csf.getPosType()), buffer(csf.getCrdType())});
-    inputs.append(
-        {buffer(element), st::StorageSpecifierType::get(csf.getEncoding())});
-    // C, D, A's fill value; A.
-    for (RankedTensorType t : ArrayRef(tensors).slice(1, 2))
-      inputs.push_back(MemRefType::get(t.getShape(), element));
-    inputs.push_back(element);
-    auto aType = MemRefType::get(tensors[3].getShape(), element);
-    FunctionType expected =
-        FunctionType::get(module.getContext(), inputs, {aType});
-    if (f.getFunctionType() != expected)
-      return f.emitError("sptune: the factored MTTKRP kernel's signature "
-                         "after sparsification is ")
-             << f.getFunctionType() << ", not " << expected;
-    // The marks are spent.
-    for (unsigned n = 0; n < f.getNumArguments(); ++n)
-      f.removeArgAttr(n, "bufferization.access");
-    f->removeAttr(kFactoredMttkrpAttrName);
-    Block *entry = f.addEntryBlock();
-    OpBuilder b = OpBuilder::atBlockBegin(entry);
-    buildBody(b, f.getLoc(), entry->getArguments(), aType, denseSlices,
-              parallel.getValue());
-  }
-  return success();
+  return defineDeclaredKernels(
+      module, kFactoredMttkrpAttrName, 4,
+      [&](func::FuncOp f, bool parallel,
+          ArrayRef<RankedTensorType> tensors) -> LogicalResult {
+        bool wellFormed = !tensors.empty() && isCsf(tensors[0]);
+        Type element = wellFormed ? tensors[0].getElementType() : Type();
+        int64_t rank = wellFormed && (element.isF32() || element.isF64())
+                           ? factorRank(tensors[3], element)
+                           : -1;
+        if (rank < 0 || factorRank(tensors[1], element) != rank ||
+            factorRank(tensors[2], element) != rank)
+          return f.emitError("sptune: the factored MTTKRP kernel's '")
+                 << kFactoredMttkrpAttrName
+                 << "' must be {parallel = bool, types = [B (CSF), C, D, A]} "
+                    "with C, D and A of one static number of columns, f32 or "
+                    "f64, rows of at most "
+                 << kMaxMttkrpRowBytes << " bytes";
+        st::SparseTensorType csf(tensors[0]);
+        auto buffer = [](Type e) {
+          return MemRefType::get({ShapedType::kDynamic}, e);
+        };
+        bool denseSlices = csf.isDenseLvl(0);
+        SmallVector<Type> inputs;
+        for (st::Level l = denseSlices ? 1 : 0; l < 3; ++l)
+          inputs.append({buffer(csf.getPosType()), buffer(csf.getCrdType())});
+        inputs.append({buffer(element),
+                       st::StorageSpecifierType::get(csf.getEncoding())});
+        // C, D, A's fill value; A.
+        for (RankedTensorType t : ArrayRef(tensors).slice(1, 2))
+          inputs.push_back(MemRefType::get(t.getShape(), element));
+        inputs.push_back(element);
+        auto aType = MemRefType::get(tensors[3].getShape(), element);
+        FunctionType expected =
+            FunctionType::get(module.getContext(), inputs, {aType});
+        if (f.getFunctionType() != expected)
+          return f.emitError("sptune: the factored MTTKRP kernel's signature "
+                             "after sparsification is ")
+                 << f.getFunctionType() << ", not " << expected;
+        OpBuilder b = startKernelBody(f, kFactoredMttkrpAttrName);
+        buildBody(b, f.getLoc(), f.getArguments(), aType, denseSlices,
+                  parallel);
+        return success();
+      });
 }

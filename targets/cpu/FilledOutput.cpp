@@ -23,6 +23,14 @@ Value mlir::sptune::filledValue(Value v) {
   return scalar;
 }
 
+void mlir::sptune::eraseUnusedFill(RewriterBase &rewriter, Operation *fill) {
+  Operation *fresh =
+      cast<DestinationStyleOpInterface>(fill).getDpsInits()[0].getDefiningOp();
+  for (Operation *dead : {fill, fresh})
+    if (dead && dead->use_empty())
+      rewriter.eraseOp(dead);
+}
+
 Value mlir::sptune::freshFillValue(Value init) {
   Value value = filledValue(init);
   if (!value)

@@ -12,6 +12,7 @@
 #ifndef SPTUNE_TARGETS_CPU_FILLEDOUTPUT_H
 #define SPTUNE_TARGETS_CPU_FILLEDOUTPUT_H
 
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Value.h"
 
 namespace mlir {
@@ -26,6 +27,10 @@ Value filledValue(Value v);
 /// (`tensor.empty`, or `bufferization.alloc_tensor` without a copy); null
 /// otherwise.
 Value freshFillValue(Value init);
+
+/// Erases `fill` (such a fill, whose op was replaced) and the fresh tensor
+/// it fills, where nothing else uses them.
+void eraseUnusedFill(RewriterBase &rewriter, Operation *fill);
 
 } // namespace sptune
 } // namespace mlir

@@ -2,10 +2,14 @@
 
 #include "cpu/KernelOutlining.h"
 
+#include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/IR/SptuneDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -42,6 +46,111 @@ func::FuncOp mlir::sptune::declareKernel(ModuleOp module, Location loc,
   for (unsigned n = 0; n < readOnly; ++n)
     callee.setArgAttr(n, "bufferization.access", b.getStringAttr("read"));
   return callee;
+}
+
+DictionaryAttr mlir::sptune::kernelMarks(Builder &b, bool parallel,
+                                         TypeRange types) {
+  SmallVector<Attribute> typeAttrs;
+  for (Type t : types)
+    typeAttrs.push_back(TypeAttr::get(t));
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("parallel", b.getBoolAttr(parallel)),
+       b.getNamedAttr("types", b.getArrayAttr(typeAttrs))});
+}
+
+LogicalResult mlir::sptune::defineDeclaredKernels(
+    ModuleOp module, StringRef attrName, size_t count,
+    function_ref<LogicalResult(func::FuncOp, bool, ArrayRef<RankedTensorType>)>
+        define) {
+  for (func::FuncOp f : module.getOps<func::FuncOp>()) {
+    auto marks = f->getAttrOfType<DictionaryAttr>(attrName);
+    if (!marks || !f.isDeclaration())
+      continue;
+    auto parallel = marks.getAs<BoolAttr>("parallel");
+    auto types = marks.getAs<ArrayAttr>("types");
+    SmallVector<RankedTensorType> read;
+    if (types)
+      for (Attribute t : types)
+        if (auto ta = dyn_cast<TypeAttr>(t))
+          if (auto rt = dyn_cast<RankedTensorType>(ta.getValue()))
+            read.push_back(rt);
+    if (!parallel || !types || types.size() != count || read.size() != count)
+      read.clear();
+    if (failed(define(f, parallel && parallel.getValue(), read)))
+      return failure();
+  }
+  return success();
+}
+
+bool mlir::sptune::isPlainSparseStorage(Type type, unsigned rank) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    return false;
+  sparse_tensor::SparseTensorType t(ranked);
+  return t.hasEncoding() && !t.getEncoding().isSlice() && !t.getExplicitVal() &&
+         !t.getImplicitVal() && t.getDimRank() == rank &&
+         t.getLvlRank() == rank && t.isIdentity();
+}
+
+int64_t mlir::sptune::staticRowWidth(Type type, Type element, unsigned rank,
+                                     int64_t maxBytes) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || t.getEncoding() || t.getRank() != rank ||
+      t.isDynamicDim(rank - 1) || t.getDimSize(rank - 1) < 1 ||
+      t.getElementType() != element ||
+      t.getDimSize(rank - 1) * element.getIntOrFloatBitWidth() / 8 > maxBytes)
+    return -1;
+  return t.getDimSize(rank - 1);
+}
+
+std::optional<::sptune::KernelDescriptor>
+mlir::sptune::describedPlainKernel(linalg::LinalgOp op, StringRef shape,
+                                   unsigned inputs, std::string &why) {
+  if (op->hasAttr(SptuneDialect::kScheduleAttrName)) {
+    why = "it has a schedule";
+    return std::nullopt;
+  }
+  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
+  if (!d) {
+    llvm::consumeError(d.takeError());
+    why = "its body cannot be described";
+    return std::nullopt;
+  }
+  if (d->shapeName() != shape ||
+      d->body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
+      d->scaled || op.getNumDpsInputs() != inputs || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1) {
+    why =
+        ("it is not " + shape + " with a plain multiply-accumulate body").str();
+    return std::nullopt;
+  }
+  return std::move(*d);
+}
+
+OpBuilder mlir::sptune::startKernelBody(func::FuncOp f, StringRef attrName) {
+  for (unsigned n = 0; n < f.getNumArguments(); ++n)
+    f.removeArgAttr(n, "bufferization.access");
+  f->removeAttr(attrName);
+  return OpBuilder::atBlockBegin(f.addEntryBlock());
+}
+
+Operation *
+mlir::sptune::rowLoop(OpBuilder &b, Location loc, Value lo, Value hi,
+                      bool parallel,
+                      function_ref<void(OpBuilder &, Location, Value)> body) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  if (parallel)
+    return scf::ParallelOp::create(
+        b, loc, ValueRange{lo}, ValueRange{hi}, ValueRange{one},
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          body(b, loc, ivs[0]);
+        });
+  return scf::ForOp::create(
+      b, loc, lo, hi, one, ValueRange{},
+      [&](OpBuilder &b, Location loc, Value i, ValueRange) {
+        body(b, loc, i);
+        scf::YieldOp::create(b, loc);
+      });
 }
 
 FailureOr<func::FuncOp> mlir::sptune::outlineKernel(linalg::LinalgOp op,

@@ -11,6 +11,8 @@
 #define SPTUNE_TARGETS_CPU_KERNELOUTLINING_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "sptune/Schedule/KernelDescriptor.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 namespace mlir {
@@ -35,6 +37,52 @@ FailureOr<func::FuncOp> outlineKernel(linalg::LinalgOp op, StringRef name);
 func::FuncOp declareKernel(ModuleOp module, Location loc, StringRef name,
                            FunctionType type, ArrayRef<NamedAttribute> attrs,
                            unsigned readOnly);
+
+/// The mark {parallel = `parallel`, types = `types`}.
+DictionaryAttr kernelMarks(Builder &b, bool parallel, TypeRange types);
+
+/// Calls `define` on each declaration of `module` that carries the mark
+/// `attrName`, with the mark's `parallel` and `types` when it has the form
+/// {parallel = bool, types = [...]} with `count` ranked tensor types, else
+/// with no types (`define` then reports the error). Fails when a `define`
+/// fails.
+LogicalResult defineDeclaredKernels(
+    ModuleOp module, StringRef attrName, size_t count,
+    function_ref<LogicalResult(func::FuncOp, bool parallel,
+                               ArrayRef<RankedTensorType> types)>
+        define);
+
+/// Whether `type` is sparse storage a kernel sptune writes itself can read
+/// from its buffers: rank `rank`, levels in dimension order, not a slice
+/// (whose buffers are its parent's), its stored values the values (no
+/// explicit or implicit value in the encoding). The level types are the
+/// caller's to check.
+bool isPlainSparseStorage(Type type, unsigned rank);
+
+/// N when `type` is a dense tensor of rank `rank` and element type
+/// `element` whose innermost dimension is static, N, with rows of at most
+/// `maxBytes`; else -1.
+int64_t staticRowWidth(Type type, Type element, unsigned rank,
+                       int64_t maxBytes);
+
+/// The descriptor of `op` when it has no schedule, is of the shape `shape`
+/// (KernelDescriptor::shapeName) with a plain multiply-accumulate body (no
+/// invariant factor), `inputs` inputs and one result; else nullopt, with
+/// the reason in `why`.
+std::optional<::sptune::KernelDescriptor>
+describedPlainKernel(linalg::LinalgOp op, StringRef shape, unsigned inputs,
+                     std::string &why);
+
+/// Gives the declaration `f` an entry block for its body, its mark
+/// `attrName` and its arguments' bufferization marks spent; the builder is
+/// at the block's start.
+OpBuilder startKernelBody(func::FuncOp f, StringRef attrName);
+
+/// A loop over [lo, hi) calling `body` with the induction variable: an
+/// scf.parallel when `parallel`, else an scf.for. Returns the loop.
+Operation *rowLoop(OpBuilder &b, Location loc, Value lo, Value hi,
+                   bool parallel,
+                   function_ref<void(OpBuilder &, Location, Value)> body);
 
 } // namespace sptune
 } // namespace mlir

@@ -36,16 +36,14 @@ ScheduleAttr cpuSchedule(Operation *op, ::sptune::KernelType kernel) {
   return attr;
 }
 
-/// Whether `type` is a CSR matrix: dense rows over compressed, unique and
-/// ordered columns, no dimension permutation; not a slice (whose buffers
-/// are its parent's), and its stored values the values (no explicit or
-/// implicit value in the encoding).
+/// Whether `type` is a CSR matrix: plain storage (isPlainSparseStorage),
+/// dense rows over compressed, unique and ordered columns.
 bool isCsr(Type type) {
+  if (!isPlainSparseStorage(type, 2))
+    return false;
   st::SparseTensorType t(cast<RankedTensorType>(type));
-  return t.hasEncoding() && !t.getEncoding().isSlice() && !t.getExplicitVal() &&
-         !t.getImplicitVal() && t.getLvlRank() == 2 && t.getDimRank() == 2 &&
-         t.isIdentity() && t.isDenseLvl(0) && t.isCompressedLvl(1) &&
-         t.isUniqueLvl(1) && t.isOrderedLvl(1);
+  return t.isDenseLvl(0) && t.isCompressedLvl(1) && t.isUniqueLvl(1) &&
+         t.isOrderedLvl(1);
 }
 
 /// The static size of dimension 1 of a ranked tensor `v`, or -1.
@@ -354,17 +352,13 @@ void mlir::sptune::outlineSampledAggregation(RewriterBase &rewriter,
   FunctionType type =
       rewriter.getFunctionType(ValueRange(operands).getTypes(), {y});
   // One declaration per signature, schedule and parallelism.
-  auto module = spmm->getParentOfType<ModuleOp>();
   // S, A, B^T, H and Y.
-  SmallVector<Attribute> types;
-  for (Value v : ValueRange(operands).take_front(4))
-    types.push_back(TypeAttr::get(v.getType()));
-  types.push_back(TypeAttr::get(y));
-  DictionaryAttr marks = rewriter.getDictionaryAttr(
-      {rewriter.getNamedAttr("parallel", rewriter.getBoolAttr(parallel)),
-       rewriter.getNamedAttr("types", rewriter.getArrayAttr(types))});
+  DictionaryAttr marks = kernelMarks(rewriter, parallel,
+                                     {pair.sample.getType(), pair.a.getType(),
+                                      pair.bt.getType(), pair.h.getType(), y});
   func::FuncOp callee = declareKernel(
-      module, loc, "sptune_sampled_aggregation", type,
+      spmm->getParentOfType<ModuleOp>(), loc, "sptune_sampled_aggregation",
+      type,
       {rewriter.getNamedAttr(kSampledAggregationAttrName, marks),
        rewriter.getNamedAttr(SptuneDialect::kScheduleAttrName, pair.schedule)},
       4);
@@ -453,9 +447,7 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType yType,
     return loadPosition(b, loc, coordinates, p);
   };
   auto row = [&](OpBuilder &b, Location loc, Value i) {
-    Value lo = loadPosition(b, loc, positions, i);
-    Value hi =
-        loadPosition(b, loc, positions, arith::AddIOp::create(b, loc, i, c1));
+    auto [lo, hi] = loadPositionRange(b, loc, positions, i);
     Value ai = vector::LoadOp::create(b, loc, rowType, a, ValueRange{i, c0});
     Value yi = vector::BroadcastOp::create(b, loc, outType, fill);
     auto entries = scf::ForOp::create(
@@ -493,90 +485,68 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType yType,
         });
     vector::StoreOp::create(b, loc, entries.getResult(0), y, ValueRange{i, c0});
   };
-  if (parallel) {
-    auto loop = scf::ParallelOp::create(
-        b, loc, ValueRange{c0}, ValueRange{rows}, ValueRange{c1},
-        [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          row(b, loc, ivs[0]);
-        });
-    // Marked as the sparsifier marks its loops: sptune-balance-rows cuts
-    // such a loop over rows of compressed storage (S's positions) into
-    // blocks of equal stored entries when the schedule says omp = balanced.
+  Operation *loop = rowLoop(b, loc, c0, rows, parallel, row);
+  // Marked as the sparsifier marks its loops: sptune-balance-rows cuts
+  // such a loop over rows of compressed storage (S's positions) into
+  // blocks of equal stored entries when the schedule says omp = balanced.
+  if (parallel)
     loop->setAttr(kSparsifierLoopAttrName,
                   b.getStringAttr(kSampledAggregationAttrName));
-  } else {
-    scf::ForOp::create(b, loc, c0, rows, c1, ValueRange{},
-                       [&](OpBuilder &b, Location loc, Value i, ValueRange) {
-                         row(b, loc, i);
-                         scf::YieldOp::create(b, loc);
-                       });
-  }
   func::ReturnOp::create(b, loc, y);
 }
 
 } // namespace
 
 LogicalResult mlir::sptune::defineSampledAggregationKernels(ModuleOp module) {
-  for (func::FuncOp f : module.getOps<func::FuncOp>()) {
-    auto marks = f->getAttrOfType<DictionaryAttr>(kSampledAggregationAttrName);
-    if (!marks || !f.isDeclaration())
-      continue;
-    auto parallel = marks.getAs<BoolAttr>("parallel");
-    auto types = marks.getAs<ArrayAttr>("types");
-    SmallVector<RankedTensorType> tensors;
-    if (types)
-      for (Attribute t : types)
-        if (auto ta = dyn_cast<TypeAttr>(t))
-          if (auto rt = dyn_cast<RankedTensorType>(ta.getValue()))
-            tensors.push_back(rt);
-    // S CSR; A and B^T rows of one static K, H and Y of one static N, all
-    // of S's element type (f32 or f64), within kMaxFusedRowBytes.
-    auto rowsOf = [&](RankedTensorType t, RankedTensorType u, Type element) {
-      return t.getRank() == 2 && u.getRank() == 2 && !t.isDynamicDim(1) &&
-             t.getDimSize(1) > 0 && t.getDimSize(1) == u.getDimSize(1) &&
-             t.getElementType() == element && u.getElementType() == element &&
-             t.getDimSize(1) * element.getIntOrFloatBitWidth() / 8 <=
-                 kMaxFusedRowBytes;
-    };
-    bool wellFormed = parallel && types && tensors.size() == 5 &&
-                      types.size() == 5 && isCsr(tensors[0]);
-    Type element = wellFormed ? tensors[0].getElementType() : Type();
-    if (!wellFormed || !(element.isF32() || element.isF64()) ||
-        !rowsOf(tensors[1], tensors[2], element) ||
-        !rowsOf(tensors[3], tensors[4], element))
-      return f.emitError("sptune: the fused SDDMM-SpMM kernel's '")
-             << kSampledAggregationAttrName
-             << "' must be {parallel = bool, types = [S (CSR), A, B^T, H, "
-                "Y]} with rows of A and B^T of one static size, of H and Y "
-                "of another, f32 or f64, at most "
-             << kMaxFusedRowBytes << " bytes";
-    st::SparseTensorType s(tensors[0]);
-    auto buffer = [](Type e) {
-      return MemRefType::get({ShapedType::kDynamic}, e);
-    };
-    SmallVector<Type> inputs = {buffer(s.getPosType()), buffer(s.getCrdType()),
-                                buffer(element),
-                                st::StorageSpecifierType::get(s.getEncoding())};
-    // A, B^T, H, Y's fill value, f; Y.
-    for (RankedTensorType t : ArrayRef(tensors).slice(1, 3))
-      inputs.push_back(MemRefType::get(t.getShape(), t.getElementType()));
-    inputs.append({element, element});
-    FunctionType expected =
-        FunctionType::get(module.getContext(), inputs,
-                          {MemRefType::get(tensors[4].getShape(), element)});
-    if (f.getFunctionType() != expected)
-      return f.emitError("sptune: the fused SDDMM-SpMM kernel's signature "
-                         "after sparsification is ")
-             << f.getFunctionType() << ", not " << expected;
-    // The marks are spent; the schedule stays for the OpenMP passes.
-    for (unsigned n = 0; n < f.getNumArguments(); ++n)
-      f.removeArgAttr(n, "bufferization.access");
-    f->removeAttr(kSampledAggregationAttrName);
-    Block *entry = f.addEntryBlock();
-    OpBuilder b = OpBuilder::atBlockBegin(entry);
-    buildBody(b, f.getLoc(), entry->getArguments(),
-              cast<MemRefType>(expected.getResult(0)), tensors[1].getDimSize(1),
-              parallel.getValue());
-  }
-  return success();
+  return defineDeclaredKernels(
+      module, kSampledAggregationAttrName, 5,
+      [&](func::FuncOp f, bool parallel,
+          ArrayRef<RankedTensorType> tensors) -> LogicalResult {
+        // S CSR; A and B^T rows of one static K, H and Y of one static N, all
+        // of S's element type (f32 or f64), within kMaxFusedRowBytes.
+        auto rowsOf = [&](RankedTensorType t, RankedTensorType u,
+                          Type element) {
+          return t.getRank() == 2 && u.getRank() == 2 && !t.isDynamicDim(1) &&
+                 t.getDimSize(1) > 0 && t.getDimSize(1) == u.getDimSize(1) &&
+                 t.getElementType() == element &&
+                 u.getElementType() == element &&
+                 t.getDimSize(1) * element.getIntOrFloatBitWidth() / 8 <=
+                     kMaxFusedRowBytes;
+        };
+        bool wellFormed = !tensors.empty() && isCsr(tensors[0]);
+        Type element = wellFormed ? tensors[0].getElementType() : Type();
+        if (!wellFormed || !(element.isF32() || element.isF64()) ||
+            !rowsOf(tensors[1], tensors[2], element) ||
+            !rowsOf(tensors[3], tensors[4], element))
+          return f.emitError("sptune: the fused SDDMM-SpMM kernel's '")
+                 << kSampledAggregationAttrName
+                 << "' must be {parallel = bool, types = [S (CSR), A, B^T, H, "
+                    "Y]} with rows of A and B^T of one static size, of H and Y "
+                    "of another, f32 or f64, at most "
+                 << kMaxFusedRowBytes << " bytes";
+        st::SparseTensorType s(tensors[0]);
+        auto buffer = [](Type e) {
+          return MemRefType::get({ShapedType::kDynamic}, e);
+        };
+        SmallVector<Type> inputs = {
+            buffer(s.getPosType()), buffer(s.getCrdType()), buffer(element),
+            st::StorageSpecifierType::get(s.getEncoding())};
+        // A, B^T, H, Y's fill value, f; Y.
+        for (RankedTensorType t : tensors.slice(1, 3))
+          inputs.push_back(MemRefType::get(t.getShape(), t.getElementType()));
+        inputs.append({element, element});
+        FunctionType expected = FunctionType::get(
+            module.getContext(), inputs,
+            {MemRefType::get(tensors[4].getShape(), element)});
+        if (f.getFunctionType() != expected)
+          return f.emitError("sptune: the fused SDDMM-SpMM kernel's signature "
+                             "after sparsification is ")
+                 << f.getFunctionType() << ", not " << expected;
+        // The marks are spent; the schedule stays for the OpenMP passes.
+        OpBuilder b = startKernelBody(f, kSampledAggregationAttrName);
+        buildBody(b, f.getLoc(), f.getArguments(),
+                  cast<MemRefType>(expected.getResult(0)),
+                  tensors[1].getDimSize(1), parallel);
+        return success();
+      });
 }
