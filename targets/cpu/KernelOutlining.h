@@ -4,6 +4,10 @@
 // length per module; sptune-cpu-sparsify gives each function its own. Two
 // scheduled kernels of one function that ask for different settings get
 // theirs when each is moved into a function of its own first: this file.
+// So do the kernels sptune writes itself on a sparse tensor's buffers (the
+// fused SDDMM-SpMM, the factored MTTKRP, the batched SpMM): the op becomes
+// a call to a declared function, given its body after sparsification; what
+// they share is here too.
 //
 //===----------------------------------------------------------------------===//
 
