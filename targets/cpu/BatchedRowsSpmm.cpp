@@ -44,11 +44,10 @@ int64_t rowWidth(Type type, Type element) {
 
 std::string mlir::sptune::whyNotBatchedRowsSpmm(linalg::LinalgOp op,
                                                 BatchedRowsSpmm &spmm) {
-  std::string why;
-  std::optional<::sptune::KernelDescriptor> described =
-      describedPlainKernel(op, "batched-spmm", 2, why);
+  llvm::Expected<::sptune::KernelDescriptor> described =
+      describedPlainKernel(op, "batched-spmm", "a batched SpMM", 2);
   if (!described)
-    return why;
+    return llvm::toString(described.takeError());
   const ::sptune::KernelDescriptor &d = *described;
   const auto &ops = d.operands;
   unsigned sparse = ops[0].sparse() ? 0 : 1;

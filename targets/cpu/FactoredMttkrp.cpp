@@ -47,11 +47,10 @@ int64_t factorRank(Type type, Type element) {
 
 std::string mlir::sptune::whyNotFactoredMttkrp(linalg::LinalgOp op,
                                                FactoredMttkrp &mttkrp) {
-  std::string why;
-  std::optional<::sptune::KernelDescriptor> described =
-      describedPlainKernel(op, "mttkrp", 3, why);
+  llvm::Expected<::sptune::KernelDescriptor> described =
+      describedPlainKernel(op, "mttkrp", "an MTTKRP", 3);
   if (!described)
-    return why;
+    return llvm::toString(described.takeError());
   const ::sptune::KernelDescriptor &d = *described;
   const auto &ops = d.operands;
   unsigned sparse = 0;

@@ -4,6 +4,7 @@
 
 #include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/IR/SptuneDialect.h"
+#include "sptune/Support/Error.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -103,28 +104,23 @@ int64_t mlir::sptune::staticRowWidth(Type type, Type element, unsigned rank,
   return t.getDimSize(rank - 1);
 }
 
-std::optional<::sptune::KernelDescriptor>
+llvm::Expected<::sptune::KernelDescriptor>
 mlir::sptune::describedPlainKernel(linalg::LinalgOp op, StringRef shape,
-                                   unsigned inputs, std::string &why) {
-  if (op->hasAttr(SptuneDialect::kScheduleAttrName)) {
-    why = "it has a schedule";
-    return std::nullopt;
-  }
+                                   StringRef what, unsigned inputs) {
+  if (op->hasAttr(SptuneDialect::kScheduleAttrName))
+    return ::sptune::makeError("it has a schedule");
   llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
   if (!d) {
     llvm::consumeError(d.takeError());
-    why = "its body cannot be described";
-    return std::nullopt;
+    return ::sptune::makeError("its body cannot be described");
   }
   if (d->shapeName() != shape ||
       d->body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
       d->scaled || op.getNumDpsInputs() != inputs || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1) {
-    why =
-        ("it is not " + shape + " with a plain multiply-accumulate body").str();
-    return std::nullopt;
-  }
-  return std::move(*d);
+      op->getNumResults() != 1)
+    return ::sptune::makeError("it is not " + what +
+                               " with a plain multiply-accumulate body");
+  return d;
 }
 
 OpBuilder mlir::sptune::startKernelBody(func::FuncOp f, StringRef attrName) {

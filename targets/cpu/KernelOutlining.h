@@ -69,13 +69,13 @@ bool isPlainSparseStorage(Type type, unsigned rank);
 int64_t staticRowWidth(Type type, Type element, unsigned rank,
                        int64_t maxBytes);
 
-/// The descriptor of `op` when it has no schedule, is of the shape `shape`
-/// (KernelDescriptor::shapeName) with a plain multiply-accumulate body (no
-/// invariant factor), `inputs` inputs and one result; else nullopt, with
-/// the reason in `why`.
-std::optional<::sptune::KernelDescriptor>
-describedPlainKernel(linalg::LinalgOp op, StringRef shape, unsigned inputs,
-                     std::string &why);
+/// The descriptor of `op` when it has no schedule and is `what`: of the
+/// shape `shape` (KernelDescriptor::shapeName) with a plain
+/// multiply-accumulate body (no invariant factor), `inputs` inputs and one
+/// result; else an error saying why.
+llvm::Expected<::sptune::KernelDescriptor>
+describedPlainKernel(linalg::LinalgOp op, StringRef shape, StringRef what,
+                     unsigned inputs);
 
 /// Gives the declaration `f` an entry block for its body, its mark
 /// `attrName` and its arguments' bufferization marks spent; the builder is
