@@ -84,24 +84,9 @@ std::string mlir::sptune::whyNotBatchedRowsSpmm(linalg::LinalgOp op,
 void mlir::sptune::outlineBatchedRowsSpmm(RewriterBase &rewriter,
                                           const BatchedRowsSpmm &spmm,
                                           bool parallel) {
-  Operation *op = spmm.op;
-  Location loc = op->getLoc();
-  rewriter.setInsertionPoint(op);
-  SmallVector<Value> operands = {spmm.a, spmm.b, spmm.fillValue};
-  Type c = op->getResult(0).getType();
-  FunctionType type =
-      rewriter.getFunctionType(ValueRange(operands).getTypes(), {c});
-  DictionaryAttr marks =
-      kernelMarks(rewriter, parallel, {spmm.a.getType(), spmm.b.getType(), c});
-  // One declaration per signature and parallelism.
-  func::FuncOp callee = declareKernel(
-      op->getParentOfType<ModuleOp>(), loc, "sptune_batched_spmm", type,
-      {rewriter.getNamedAttr(kBatchedRowsSpmmAttrName, marks)}, 2);
-  auto call = func::CallOp::create(rewriter, loc, callee, operands);
-  Operation *fill =
-      linalg::LinalgOp(op).getDpsInitOperand(0)->get().getDefiningOp();
-  rewriter.replaceOp(op, call.getResults());
-  eraseUnusedFill(rewriter, fill);
+  replaceWithKernelCall(rewriter, spmm.op, "sptune_batched_spmm",
+                        kBatchedRowsSpmmAttrName, {spmm.a, spmm.b},
+                        spmm.fillValue, parallel);
 }
 
 namespace {
@@ -165,11 +150,8 @@ LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module) {
       module, kBatchedRowsSpmmAttrName, 3,
       [&](func::FuncOp f, bool parallel,
           ArrayRef<RankedTensorType> tensors) -> LogicalResult {
-        bool wellFormed = !tensors.empty() && isBatchedCsr(tensors[0]);
-        Type element = wellFormed ? tensors[0].getElementType() : Type();
-        int64_t width = wellFormed && (element.isF32() || element.isF64())
-                            ? rowWidth(tensors[2], element)
-                            : -1;
+        Type element = floatElementOf(tensors, isBatchedCsr);
+        int64_t width = element ? rowWidth(tensors[2], element) : -1;
         if (width < 0 || rowWidth(tensors[1], element) != width)
           return f.emitError("sptune: the batched SpMM kernel's '")
                  << kBatchedRowsSpmmAttrName
@@ -177,24 +159,18 @@ LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module) {
                     "CSR rows), B, C]} with B and C of one static innermost "
                     "size, f32 or f64, rows of at most "
                  << kMaxBatchedRowBytes << " bytes";
-        st::SparseTensorType a(tensors[0]);
-        auto buffer = [](Type e) {
-          return MemRefType::get({ShapedType::kDynamic}, e);
-        };
+        SmallVector<Type> inputs = sparseBufferTypes(tensors[0]);
+        // B, C's fill value; C.
+        inputs.append(
+            {MemRefType::get(tensors[1].getShape(), element), element});
         auto cType = MemRefType::get(tensors[2].getShape(), element);
-        FunctionType expected = FunctionType::get(
-            module.getContext(),
-            {buffer(a.getPosType()), buffer(a.getCrdType()), buffer(element),
-             st::StorageSpecifierType::get(a.getEncoding()),
-             MemRefType::get(tensors[1].getShape(), element), element},
-            {cType});
-        if (f.getFunctionType() != expected)
-          return f.emitError(
-                     "sptune: the batched SpMM kernel's signature after "
-                     "sparsification is ")
-                 << f.getFunctionType() << ", not " << expected;
-        OpBuilder b = startKernelBody(f, kBatchedRowsSpmmAttrName);
-        buildBody(b, f.getLoc(), f.getArguments(), cType, parallel);
+        FailureOr<OpBuilder> b = startKernelBody(
+            f, kBatchedRowsSpmmAttrName,
+            FunctionType::get(module.getContext(), inputs, {cType}),
+            "batched SpMM");
+        if (failed(b))
+          return failure();
+        buildBody(*b, f.getLoc(), f.getArguments(), cType, parallel);
         return success();
       });
 }

@@ -16,7 +16,6 @@
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
 using namespace mlir::sptune;
@@ -102,26 +101,9 @@ std::string mlir::sptune::whyNotFactoredMttkrp(linalg::LinalgOp op,
 void mlir::sptune::outlineFactoredMttkrp(RewriterBase &rewriter,
                                          const FactoredMttkrp &mttkrp,
                                          bool parallel) {
-  Operation *op = mttkrp.op;
-  Location loc = op->getLoc();
-  rewriter.setInsertionPoint(op);
-  SmallVector<Value> operands = {mttkrp.b, mttkrp.c, mttkrp.d,
-                                 mttkrp.fillValue};
-  Type a = op->getResult(0).getType();
-  FunctionType type =
-      rewriter.getFunctionType(ValueRange(operands).getTypes(), {a});
-  DictionaryAttr marks = kernelMarks(
-      rewriter, parallel,
-      {mttkrp.b.getType(), mttkrp.c.getType(), mttkrp.d.getType(), a});
-  // One declaration per signature and parallelism.
-  func::FuncOp callee =
-      declareKernel(op->getParentOfType<ModuleOp>(), loc, "sptune_mttkrp", type,
-                    {rewriter.getNamedAttr(kFactoredMttkrpAttrName, marks)}, 3);
-  auto call = func::CallOp::create(rewriter, loc, callee, operands);
-  Operation *fill =
-      linalg::LinalgOp(op).getDpsInitOperand(0)->get().getDefiningOp();
-  rewriter.replaceOp(op, call.getResults());
-  eraseUnusedFill(rewriter, fill);
+  replaceWithKernelCall(rewriter, mttkrp.op, "sptune_mttkrp",
+                        kFactoredMttkrpAttrName, {mttkrp.b, mttkrp.c, mttkrp.d},
+                        mttkrp.fillValue, parallel);
 }
 
 namespace {
@@ -212,11 +194,8 @@ LogicalResult mlir::sptune::defineFactoredMttkrpKernels(ModuleOp module) {
       module, kFactoredMttkrpAttrName, 4,
       [&](func::FuncOp f, bool parallel,
           ArrayRef<RankedTensorType> tensors) -> LogicalResult {
-        bool wellFormed = !tensors.empty() && isCsf(tensors[0]);
-        Type element = wellFormed ? tensors[0].getElementType() : Type();
-        int64_t rank = wellFormed && (element.isF32() || element.isF64())
-                           ? factorRank(tensors[3], element)
-                           : -1;
+        Type element = floatElementOf(tensors, isCsf);
+        int64_t rank = element ? factorRank(tensors[3], element) : -1;
         if (rank < 0 || factorRank(tensors[1], element) != rank ||
             factorRank(tensors[2], element) != rank)
           return f.emitError("sptune: the factored MTTKRP kernel's '")
@@ -225,29 +204,20 @@ LogicalResult mlir::sptune::defineFactoredMttkrpKernels(ModuleOp module) {
                     "with C, D and A of one static number of columns, f32 or "
                     "f64, rows of at most "
                  << kMaxMttkrpRowBytes << " bytes";
-        st::SparseTensorType csf(tensors[0]);
-        auto buffer = [](Type e) {
-          return MemRefType::get({ShapedType::kDynamic}, e);
-        };
-        bool denseSlices = csf.isDenseLvl(0);
-        SmallVector<Type> inputs;
-        for (st::Level l = denseSlices ? 1 : 0; l < 3; ++l)
-          inputs.append({buffer(csf.getPosType()), buffer(csf.getCrdType())});
-        inputs.append({buffer(element),
-                       st::StorageSpecifierType::get(csf.getEncoding())});
+        bool denseSlices = st::SparseTensorType(tensors[0]).isDenseLvl(0);
+        SmallVector<Type> inputs = sparseBufferTypes(tensors[0]);
         // C, D, A's fill value; A.
-        for (RankedTensorType t : ArrayRef(tensors).slice(1, 2))
+        for (RankedTensorType t : tensors.slice(1, 2))
           inputs.push_back(MemRefType::get(t.getShape(), element));
         inputs.push_back(element);
         auto aType = MemRefType::get(tensors[3].getShape(), element);
-        FunctionType expected =
-            FunctionType::get(module.getContext(), inputs, {aType});
-        if (f.getFunctionType() != expected)
-          return f.emitError("sptune: the factored MTTKRP kernel's signature "
-                             "after sparsification is ")
-                 << f.getFunctionType() << ", not " << expected;
-        OpBuilder b = startKernelBody(f, kFactoredMttkrpAttrName);
-        buildBody(b, f.getLoc(), f.getArguments(), aType, denseSlices,
+        FailureOr<OpBuilder> b = startKernelBody(
+            f, kFactoredMttkrpAttrName,
+            FunctionType::get(module.getContext(), inputs, {aType}),
+            "factored MTTKRP");
+        if (failed(b))
+          return failure();
+        buildBody(*b, f.getLoc(), f.getArguments(), aType, denseSlices,
                   parallel);
         return success();
       });

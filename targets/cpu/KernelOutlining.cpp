@@ -2,6 +2,8 @@
 
 #include "cpu/KernelOutlining.h"
 
+#include "cpu/FilledOutput.h"
+
 #include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Support/Error.h"
@@ -49,6 +51,29 @@ func::FuncOp mlir::sptune::declareKernel(ModuleOp module, Location loc,
   return callee;
 }
 
+void mlir::sptune::replaceWithKernelCall(RewriterBase &rewriter,
+                                         linalg::LinalgOp op, StringRef name,
+                                         StringRef attrName, ValueRange inputs,
+                                         Value fillValue, bool parallel) {
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> operands(inputs);
+  operands.push_back(fillValue);
+  Type result = op->getResult(0).getType();
+  SmallVector<Type> types(inputs.getTypes());
+  types.push_back(result);
+  // One declaration per signature and parallelism.
+  func::FuncOp callee = declareKernel(
+      op->getParentOfType<ModuleOp>(), loc, name,
+      rewriter.getFunctionType(ValueRange(operands).getTypes(), {result}),
+      {rewriter.getNamedAttr(attrName, kernelMarks(rewriter, parallel, types))},
+      inputs.size());
+  auto call = func::CallOp::create(rewriter, loc, callee, operands);
+  Operation *fill = op.getDpsInitOperand(0)->get().getDefiningOp();
+  rewriter.replaceOp(op, call.getResults());
+  eraseUnusedFill(rewriter, fill);
+}
+
 DictionaryAttr mlir::sptune::kernelMarks(Builder &b, bool parallel,
                                          TypeRange types) {
   SmallVector<Attribute> typeAttrs;
@@ -81,6 +106,14 @@ LogicalResult mlir::sptune::defineDeclaredKernels(
       return failure();
   }
   return success();
+}
+
+Type mlir::sptune::floatElementOf(ArrayRef<RankedTensorType> types,
+                                  function_ref<bool(Type)> isStorage) {
+  if (types.empty() || !isStorage(types[0]))
+    return {};
+  Type element = types[0].getElementType();
+  return element.isF32() || element.isF64() ? element : Type();
 }
 
 bool mlir::sptune::isPlainSparseStorage(Type type, unsigned rank) {
@@ -123,7 +156,28 @@ mlir::sptune::describedPlainKernel(linalg::LinalgOp op, StringRef shape,
   return d;
 }
 
-OpBuilder mlir::sptune::startKernelBody(func::FuncOp f, StringRef attrName) {
+SmallVector<Type> mlir::sptune::sparseBufferTypes(RankedTensorType tensor) {
+  sparse_tensor::SparseTensorType t(tensor);
+  auto buffer = [](Type e) {
+    return MemRefType::get({ShapedType::kDynamic}, e);
+  };
+  SmallVector<Type> types;
+  for (sparse_tensor::Level l = 0; l < t.getLvlRank(); ++l)
+    if (t.isCompressedLvl(l))
+      types.append({buffer(t.getPosType()), buffer(t.getCrdType())});
+  types.append({buffer(t.getElementType()),
+                sparse_tensor::StorageSpecifierType::get(t.getEncoding())});
+  return types;
+}
+
+FailureOr<OpBuilder> mlir::sptune::startKernelBody(func::FuncOp f,
+                                                   StringRef attrName,
+                                                   FunctionType expected,
+                                                   StringRef kernel) {
+  if (f.getFunctionType() != expected)
+    return f.emitError("sptune: the ")
+           << kernel << " kernel's signature after sparsification is "
+           << f.getFunctionType() << ", not " << expected;
   for (unsigned n = 0; n < f.getNumArguments(); ++n)
     f.removeArgAttr(n, "bufferization.access");
   f->removeAttr(attrName);

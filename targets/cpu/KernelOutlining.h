@@ -18,6 +18,7 @@
 #include "sptune/Schedule/KernelDescriptor.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
 namespace sptune {
@@ -42,6 +43,16 @@ func::FuncOp declareKernel(ModuleOp module, Location loc, StringRef name,
                            FunctionType type, ArrayRef<NamedAttribute> attrs,
                            unsigned readOnly);
 
+/// Replaces `op`, whose output starts from a fill of a fresh tensor
+/// (cpu/FilledOutput.h), with a call to the kernel `name` (declareKernel)
+/// marked `attrName` = {parallel = `parallel`, types = the types of
+/// `inputs` then of `op`'s result}, taking `inputs` (read only) and then
+/// the fill's value `fillValue`; the fill and its fresh tensor go where
+/// nothing else uses them.
+void replaceWithKernelCall(RewriterBase &rewriter, linalg::LinalgOp op,
+                           StringRef name, StringRef attrName,
+                           ValueRange inputs, Value fillValue, bool parallel);
+
 /// The mark {parallel = `parallel`, types = `types`}.
 DictionaryAttr kernelMarks(Builder &b, bool parallel, TypeRange types);
 
@@ -55,6 +66,12 @@ LogicalResult defineDeclaredKernels(
     function_ref<LogicalResult(func::FuncOp, bool parallel,
                                ArrayRef<RankedTensorType> types)>
         define);
+
+/// The element type of `types[0]`, a declared kernel's sparse operand, when
+/// `types` were read (not empty), `isStorage(types[0])` holds and the type
+/// is f32 or f64 (the kernels' element types); else null.
+Type floatElementOf(ArrayRef<RankedTensorType> types,
+                    function_ref<bool(Type)> isStorage);
 
 /// Whether `type` is sparse storage a kernel sptune writes itself can read
 /// from its buffers: rank `rank`, levels in dimension order, not a slice
@@ -77,10 +94,18 @@ llvm::Expected<::sptune::KernelDescriptor>
 describedPlainKernel(linalg::LinalgOp op, StringRef shape, StringRef what,
                      unsigned inputs);
 
-/// Gives the declaration `f` an entry block for its body, its mark
-/// `attrName` and its arguments' bufferization marks spent; the builder is
-/// at the block's start.
-OpBuilder startKernelBody(func::FuncOp f, StringRef attrName);
+/// The types sparse code generation gives the buffers of `tensor`, sparse
+/// storage of dense and compressed levels: each compressed level's
+/// positions and coordinates, then the values, then the storage specifier.
+SmallVector<Type> sparseBufferTypes(RankedTensorType tensor);
+
+/// When the declaration `f` has the type `expected` after sparsification:
+/// gives it an entry block for its body, its mark `attrName` and its
+/// arguments' bufferization marks spent, and returns a builder at the
+/// block's start. Else an error on `f` ("the `kernel` kernel's signature
+/// after sparsification is ..."), and failure.
+FailureOr<OpBuilder> startKernelBody(func::FuncOp f, StringRef attrName,
+                                     FunctionType expected, StringRef kernel);
 
 /// A loop over [lo, hi) calling `body` with the induction variable: an
 /// scf.parallel when `parallel`, else an scf.for. Returns the loop.

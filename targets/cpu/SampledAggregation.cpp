@@ -513,10 +513,8 @@ LogicalResult mlir::sptune::defineSampledAggregationKernels(ModuleOp module) {
                  t.getDimSize(1) * element.getIntOrFloatBitWidth() / 8 <=
                      kMaxFusedRowBytes;
         };
-        bool wellFormed = !tensors.empty() && isCsr(tensors[0]);
-        Type element = wellFormed ? tensors[0].getElementType() : Type();
-        if (!wellFormed || !(element.isF32() || element.isF64()) ||
-            !rowsOf(tensors[1], tensors[2], element) ||
+        Type element = floatElementOf(tensors, isCsr);
+        if (!element || !rowsOf(tensors[1], tensors[2], element) ||
             !rowsOf(tensors[3], tensors[4], element))
           return f.emitError("sptune: the fused SDDMM-SpMM kernel's '")
                  << kSampledAggregationAttrName
@@ -524,13 +522,7 @@ LogicalResult mlir::sptune::defineSampledAggregationKernels(ModuleOp module) {
                     "Y]} with rows of A and B^T of one static size, of H and Y "
                     "of another, f32 or f64, at most "
                  << kMaxFusedRowBytes << " bytes";
-        st::SparseTensorType s(tensors[0]);
-        auto buffer = [](Type e) {
-          return MemRefType::get({ShapedType::kDynamic}, e);
-        };
-        SmallVector<Type> inputs = {
-            buffer(s.getPosType()), buffer(s.getCrdType()), buffer(element),
-            st::StorageSpecifierType::get(s.getEncoding())};
+        SmallVector<Type> inputs = sparseBufferTypes(tensors[0]);
         // A, B^T, H, Y's fill value, f; Y.
         for (RankedTensorType t : tensors.slice(1, 3))
           inputs.push_back(MemRefType::get(t.getShape(), t.getElementType()));
@@ -538,13 +530,12 @@ LogicalResult mlir::sptune::defineSampledAggregationKernels(ModuleOp module) {
         FunctionType expected = FunctionType::get(
             module.getContext(), inputs,
             {MemRefType::get(tensors[4].getShape(), element)});
-        if (f.getFunctionType() != expected)
-          return f.emitError("sptune: the fused SDDMM-SpMM kernel's signature "
-                             "after sparsification is ")
-                 << f.getFunctionType() << ", not " << expected;
         // The marks are spent; the schedule stays for the OpenMP passes.
-        OpBuilder b = startKernelBody(f, kSampledAggregationAttrName);
-        buildBody(b, f.getLoc(), f.getArguments(),
+        FailureOr<OpBuilder> b = startKernelBody(f, kSampledAggregationAttrName,
+                                                 expected, "fused SDDMM-SpMM");
+        if (failed(b))
+          return failure();
+        buildBody(*b, f.getLoc(), f.getArguments(),
                   cast<MemRefType>(expected.getResult(0)),
                   tensors[1].getDimSize(1), parallel);
         return success();
