@@ -91,6 +91,17 @@ std::pair<Value, Value> mlir::sptune::loadPositionRange(OpBuilder &b,
 Value mlir::sptune::firstRowReaching(OpBuilder &b, Location loc,
                                      Value positions, Value lo, Value hi,
                                      Value target) {
+  return firstRowReaching(
+      b, loc,
+      [&](OpBuilder &b, Location loc, Value r) {
+        return loadPosition(b, loc, positions, r);
+      },
+      lo, hi, target);
+}
+
+Value mlir::sptune::firstRowReaching(OpBuilder &b, Location loc,
+                                     WorkBefore workBefore, Value lo, Value hi,
+                                     Value target) {
   Type index = b.getIndexType();
   auto search = scf::WhileOp::create(
       b, loc, TypeRange{index, index}, ValueRange{lo, hi},
@@ -104,9 +115,8 @@ Value mlir::sptune::firstRowReaching(OpBuilder &b, Location loc,
         Value half = arith::ShRUIOp::create(
             b, loc, arith::SubIOp::create(b, loc, args[1], args[0]), one);
         Value mid = arith::AddIOp::create(b, loc, args[0], half);
-        Value below =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                  loadPosition(b, loc, positions, mid), target);
+        Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            workBefore(b, loc, mid), target);
         Value next = arith::AddIOp::create(b, loc, mid, one);
         scf::YieldOp::create(
             b, loc,
@@ -135,6 +145,47 @@ Value mlir::sptune::maxThreads(OpBuilder &b, Location loc, Operation *within) {
   return arith::MaxUIOp::create(b, loc, n, one);
 }
 
+scf::ParallelOp mlir::sptune::balancedRowBlocks(
+    OpBuilder &b, Location loc, Value lo, Value hi, Value blocks,
+    WorkBefore workBefore,
+    function_ref<void(OpBuilder &, Location, Value, Value)> block) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  // The loop may be empty (hi <= lo): then no work is read.
+  Value nonEmpty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, hi);
+  auto ends = scf::IfOp::create(
+      b, loc, nonEmpty,
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(
+            b, loc, ValueRange{workBefore(b, loc, lo), workBefore(b, loc, hi)});
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, ValueRange{zero, zero});
+      });
+  Value first = ends.getResult(0);
+  Value work = arith::SubIOp::create(b, loc, ends.getResult(1), first);
+  return scf::ParallelOp::create(
+      b, loc, ValueRange{zero}, ValueRange{blocks}, ValueRange{one},
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        Value t = ivs.front();
+        auto share = [&](Value k) {
+          Value scaled = arith::MulIOp::create(b, loc, work, k);
+          return arith::AddIOp::create(
+              b, loc, first, arith::DivUIOp::create(b, loc, scaled, blocks));
+        };
+        Value next = arith::AddIOp::create(b, loc, t, one);
+        Value begin = firstRowReaching(b, loc, workBefore, lo, hi, share(t));
+        Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           next, blocks);
+        Value end = arith::SelectOp::create(
+            b, loc, last, hi,
+            firstRowReaching(b, loc, workBefore, begin, hi, share(next)));
+        block(b, loc, begin, end);
+        scf::ReduceOp::create(b, loc);
+      });
+}
+
 std::string mlir::sptune::balanceRowsByEntries(RewriterBase &rewriter,
                                                scf::ParallelOp loop,
                                                int threads) {
@@ -154,50 +205,19 @@ std::string mlir::sptune::balanceRowsByEntries(RewriterBase &rewriter,
   Location loc = loop.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(loop);
-  Value lb = loop.getLowerBound().front(), ub = loop.getUpperBound().front();
-  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value blocks = threads > 0
                      ? arith::ConstantIndexOp::create(rewriter, loc, threads)
                      : maxThreads(rewriter, loc, loop);
-  // The loop may be empty (ub <= lb): then no position is read.
-  Value nonEmpty =
-      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, lb, ub);
-  auto ends = scf::IfOp::create(
-      rewriter, loc, nonEmpty,
-      [&](OpBuilder &b, Location loc) {
-        scf::YieldOp::create(b, loc,
-                             ValueRange{loadPosition(b, loc, positions, lb),
-                                        loadPosition(b, loc, positions, ub)});
-      },
-      [&](OpBuilder &b, Location loc) {
-        scf::YieldOp::create(b, loc, ValueRange{zero, zero});
-      });
-  Value first = ends.getResult(0);
-  Value entries =
-      arith::SubIOp::create(rewriter, loc, ends.getResult(1), first);
-
   Block *body = loop.getBody();
   Value row = loop.getInductionVars().front();
-  auto blocked = scf::ParallelOp::create(
-      rewriter, loc, ValueRange{zero}, ValueRange{blocks}, ValueRange{one},
-      [&](OpBuilder &b, Location loc, ValueRange ivs) {
-        Value t = ivs.front();
-        // Block t takes the rows whose first entry lies in
-        // [first + entries * t / blocks, first + entries * (t + 1) / blocks);
-        // the last block also takes trailing empty rows.
-        auto share = [&](Value k) {
-          Value scaled = arith::MulIOp::create(b, loc, entries, k);
-          return arith::AddIOp::create(
-              b, loc, first, arith::DivUIOp::create(b, loc, scaled, blocks));
-        };
-        Value next = arith::AddIOp::create(b, loc, t, one);
-        Value begin = firstRowReaching(b, loc, positions, lb, ub, share(t));
-        Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           next, blocks);
-        Value end = arith::SelectOp::create(
-            b, loc, last, ub,
-            firstRowReaching(b, loc, positions, begin, ub, share(next)));
+  scf::ParallelOp blocked = balancedRowBlocks(
+      rewriter, loc, loop.getLowerBound().front(), loop.getUpperBound().front(),
+      blocks,
+      [&](OpBuilder &b, Location loc, Value r) {
+        return loadPosition(b, loc, positions, r);
+      },
+      [&](OpBuilder &b, Location loc, Value begin, Value end) {
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
         scf::ForOp::create(
             b, loc, begin, end, one, ValueRange{},
             [&](OpBuilder &b, Location loc, Value r, ValueRange) {
@@ -207,7 +227,6 @@ std::string mlir::sptune::balanceRowsByEntries(RewriterBase &rewriter,
                 b.clone(op, map);
               scf::YieldOp::create(b, loc);
             });
-        scf::ReduceOp::create(b, loc);
       });
   // Keep the sparsifier's marks (e.g. "Emitted from") on the new loop.
   for (NamedAttribute a : loop->getDiscardableAttrs())

@@ -41,15 +41,35 @@ Value loadPosition(OpBuilder &b, Location loc, Value positions, Value i);
 std::pair<Value, Value> loadPositionRange(OpBuilder &b, Location loc,
                                           Value positions, Value i);
 
-/// The first row r in [lo, hi) with positions[r] >= target (hi when none):
-/// a binary search, `positions` (any rank-1 integer buffer) being
-/// non-decreasing.
+/// The work before row r (stored entries, and whatever else a kernel
+/// counts), built at the builder's point; non-decreasing in r over
+/// [lo, hi] of the loop it measures.
+using WorkBefore = function_ref<Value(OpBuilder &, Location, Value)>;
+
+/// The first row r in [lo, hi) with workBefore(r) >= target (hi when none):
+/// a binary search.
+Value firstRowReaching(OpBuilder &b, Location loc, WorkBefore workBefore,
+                       Value lo, Value hi, Value target);
+
+/// The same with workBefore(r) = positions[r], `positions` any rank-1
+/// integer buffer, non-decreasing.
 Value firstRowReaching(OpBuilder &b, Location loc, Value positions, Value lo,
                        Value hi, Value target);
 
 /// The OpenMP runtime's default team size as an index, at least 1
 /// (omp_get_max_threads(), declared in `within`'s module when needed).
 Value maxThreads(OpBuilder &b, Location loc, Operation *within);
+
+/// An scf.parallel over `blocks` blocks of the rows [lo, hi) (`blocks`
+/// an index value, at least 1), block t taking the rows whose work before
+/// them lies in [w(lo) + W t / blocks, w(lo) + W (t + 1) / blocks), where
+/// W = w(hi) - w(lo) (the last block also takes trailing rows of no work);
+/// `block` builds the loop over a block's rows [begin, end). Nothing is
+/// read when lo >= hi. Returns the scf.parallel.
+scf::ParallelOp balancedRowBlocks(
+    OpBuilder &b, Location loc, Value lo, Value hi, Value blocks,
+    WorkBefore workBefore,
+    function_ref<void(OpBuilder &, Location, Value, Value)> block);
 
 /// Rewrites `loop` (a one-dimensional scf.parallel over rows with unit step
 /// and no reductions, whose body reads a positions array at the row and the

@@ -203,6 +203,19 @@ mlir::sptune::rowLoop(OpBuilder &b, Location loc, Value lo, Value hi,
       });
 }
 
+void mlir::sptune::rowBlocks(
+    OpBuilder &b, Location loc, Value lo, Value hi, bool parallel, int threads,
+    Operation *within, WorkBefore workBefore,
+    function_ref<void(OpBuilder &, Location, Value, Value)> block) {
+  if (!parallel) {
+    block(b, loc, lo, hi);
+    return;
+  }
+  Value blocks = threads > 0 ? arith::ConstantIndexOp::create(b, loc, threads)
+                             : maxThreads(b, loc, within);
+  balancedRowBlocks(b, loc, lo, hi, blocks, workBefore, block);
+}
+
 FailureOr<func::FuncOp> mlir::sptune::outlineKernel(linalg::LinalgOp op,
                                                     StringRef name) {
   auto parent = op->getParentOfType<func::FuncOp>();

@@ -14,6 +14,8 @@
 #ifndef SPTUNE_TARGETS_CPU_KERNELOUTLINING_H
 #define SPTUNE_TARGETS_CPU_KERNELOUTLINING_H
 
+#include "cpu/BalancedRows.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "sptune/Schedule/KernelDescriptor.h"
 
@@ -112,6 +114,17 @@ FailureOr<OpBuilder> startKernelBody(func::FuncOp f, StringRef attrName,
 Operation *rowLoop(OpBuilder &b, Location loc, Value lo, Value hi,
                    bool parallel,
                    function_ref<void(OpBuilder &, Location, Value)> body);
+
+/// The rows [lo, hi) of a kernel whose rows differ in work, as blocks:
+/// when `parallel`, one block per thread, of equal work (balancedRowBlocks;
+/// `threads` blocks when > 0, the team sptune-omp-schedule gives for the
+/// pipeline's `threads` option, else omp_get_max_threads() at run time,
+/// declared in `within`'s module); else one block of every row. `block`
+/// builds the loop over a block's rows [begin, end), which may carry what
+/// a row's index would otherwise be divided for.
+void rowBlocks(OpBuilder &b, Location loc, Value lo, Value hi, bool parallel,
+               int threads, Operation *within, WorkBefore workBefore,
+               function_ref<void(OpBuilder &, Location, Value, Value)> block);
 
 } // namespace sptune
 } // namespace mlir
