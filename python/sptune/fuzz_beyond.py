@@ -117,9 +117,14 @@ class BeyondCase:
         (targets/cpu/UnscheduledKernels.h) must leave a parallel loop: the
         3-D kernels' outer loop (i, or the batch) indexes the output and
         comes first, except under COO (upstream walks its non-unique level
-        in a while loop, never in parallel) and where a dense outer level of
-        one position is folded away."""
+        in a while loop, never in parallel), where a dense outer level of
+        one position is folded away, and where sptune's batched kernel
+        (cpu/BatchedRowsSpmm.h) cuts its rows into threads=1 block: one
+        iteration of its loop over blocks, folded away."""
         if self.kind == "half" or self.encoding == "coo":
+            return False
+        if (self.kind == "batched" and self.encoding == "dense-dense-compressed"
+                and self.threads == 1):
             return False
         outer_dense = ENCODINGS_3D[self.encoding].startswith("(i : dense")
         return not (outer_dense and self.shape[0] == 1)

@@ -94,7 +94,7 @@ namespace {
 /// The kernel's body on its buffers (the file header's loop). `args`: A's
 /// positions, coordinates, values and specifier, B and C's fill value.
 void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType cType,
-               bool parallel) {
+               bool parallel, int threads, Operation *within) {
   Type element = cType.getElementType();
   Value positions = args[0], coordinates = args[1], values = args[2];
   Value specifier = args[3], bMat = args[4], fill = args[5];
@@ -120,32 +120,60 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType cType,
   Value filled = vector::BroadcastOp::create(b, loc, rowType, fill);
   Value rows = arith::MulIOp::create(b, loc, batches, rowsPerBatch);
   // Row r = batch * rowsPerBatch + i: C(batch, i, :) = fill + sum over its
-  // stored (k, v) of v B(batch, k, :).
-  auto row = [&](OpBuilder &b, Location loc, Value r) {
-    Value batch = arith::DivUIOp::create(b, loc, r, rowsPerBatch);
-    Value i = arith::RemUIOp::create(b, loc, r, rowsPerBatch);
-    auto [first, end] = loadPositionRange(b, loc, positions, r);
-    auto entries = scf::ForOp::create(
-        b, loc, first, end, c1, ValueRange{filled},
-        [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
-          Value k = loadPosition(b, loc, coordinates, p);
-          Value v = vector::BroadcastOp::create(
-              b, loc, rowType, memref::LoadOp::create(b, loc, values, p));
-          Value bk = vector::LoadOp::create(b, loc, rowType, bMat,
-                                            ValueRange{batch, k, c0});
+  // stored (k, v) of v B(batch, k, :). A block divides its first row into
+  // (batch, i) and carries them over its rows, instead of a division per
+  // row (as costly as a row's few entries). (At least 1: with no rows per
+  // batch there are no rows, but every block still divides its first.)
+  Value perBatch = arith::MaxUIOp::create(b, loc, rowsPerBatch, c1);
+  auto block = [&](OpBuilder &b, Location loc, Value begin, Value end) {
+    Value batch = arith::DivUIOp::create(b, loc, begin, perBatch);
+    Value i = arith::RemUIOp::create(b, loc, begin, perBatch);
+    scf::ForOp::create(
+        b, loc, begin, end, c1, ValueRange{batch, i},
+        [&](OpBuilder &b, Location loc, Value r, ValueRange at) {
+          Value batch = at[0], i = at[1];
+          auto [first, end] = loadPositionRange(b, loc, positions, r);
+          auto entries = scf::ForOp::create(
+              b, loc, first, end, c1, ValueRange{filled},
+              [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
+                Value k = loadPosition(b, loc, coordinates, p);
+                Value v = vector::BroadcastOp::create(
+                    b, loc, rowType, memref::LoadOp::create(b, loc, values, p));
+                Value bk = vector::LoadOp::create(b, loc, rowType, bMat,
+                                                  ValueRange{batch, k, c0});
+                scf::YieldOp::create(
+                    b, loc,
+                    vector::FMAOp::create(b, loc, v, bk, sum[0]).getResult());
+              });
+          vector::StoreOp::create(b, loc, entries.getResult(0), c,
+                                  ValueRange{batch, i, c0});
+          Value nextI = arith::AddIOp::create(b, loc, i, c1);
+          Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              nextI, perBatch);
           scf::YieldOp::create(
-              b, loc, vector::FMAOp::create(b, loc, v, bk, sum[0]).getResult());
+              b, loc,
+              ValueRange{arith::SelectOp::create(
+                             b, loc, wraps,
+                             arith::AddIOp::create(b, loc, batch, c1), batch),
+                         arith::SelectOp::create(b, loc, wraps, c0, nextI)});
         });
-    vector::StoreOp::create(b, loc, entries.getResult(0), c,
-                            ValueRange{batch, i, c0});
   };
-  rowLoop(b, loc, c0, rows, parallel, row);
+  // Blocks of equal work for the threads: a row's entries and its store of
+  // C's row, counted as one more.
+  rowBlocks(
+      b, loc, c0, rows, parallel, threads, within,
+      [&](OpBuilder &b, Location loc, Value r) -> Value {
+        return arith::AddIOp::create(b, loc, loadPosition(b, loc, positions, r),
+                                     r);
+      },
+      block);
   func::ReturnOp::create(b, loc, c);
 }
 
 } // namespace
 
-LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module) {
+LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module,
+                                                         int threads) {
   return defineDeclaredKernels(
       module, kBatchedRowsSpmmAttrName, 3,
       [&](func::FuncOp f, bool parallel,
@@ -170,7 +198,8 @@ LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module) {
             "batched SpMM");
         if (failed(b))
           return failure();
-        buildBody(*b, f.getLoc(), f.getArguments(), cType, parallel);
+        buildBody(*b, f.getLoc(), f.getArguments(), cType, parallel, threads,
+                  f);
         return success();
       });
 }

@@ -9,9 +9,11 @@
 // batches in parallel (a handful of iterations for two threads to share),
 // each batch's rows in turn, C's row loaded and stored per stored entry.
 // Its rows are one array of positions over the flattened (b, i): sptune
-// walks them as one CSR matrix of nb x m rows, all rows in parallel, each
-// row's sums in vector registers (the row r = b m + i reads B's batch b),
-// as its scheduled 2-D SpMM keeps a row of C.
+// walks them as one CSR matrix of nb x m rows, all rows in parallel in
+// blocks of equal work (a row's entries, plus one), each row's sums in
+// vector registers (the row r = b m + i reads B's batch b, carried over a
+// block's rows rather than divided out of each), as its scheduled 2-D SpMM
+// keeps a row of C.
 //
 // A batched SpMM is computed so (else by the sparsifier; whyNotBatchedRowsSpmm
 // says why; `batched-rows-spmm=false` and `parallelize-unscheduled=false`
@@ -73,8 +75,11 @@ void outlineBatchedRowsSpmm(RewriterBase &rewriter, const BatchedRowsSpmm &spmm,
 /// After the sparsifier's code generation: gives every declared kernel of
 /// `module` its body on the buffers its signature now has. Fails (with an
 /// error on the function) when its marks or signature are not the ones
-/// outlineBatchedRowsSpmm and code generation give.
-LogicalResult defineBatchedRowsSpmmKernels(ModuleOp module);
+/// outlineBatchedRowsSpmm and code generation give. A parallel kernel cuts
+/// its rows into blocks of equal work, `threads` of them when > 0 (the
+/// pipeline's `threads` option), else one per thread of OpenMP's default
+/// team (rowBlocks).
+LogicalResult defineBatchedRowsSpmmKernels(ModuleOp module, int threads);
 
 } // namespace sptune
 } // namespace mlir

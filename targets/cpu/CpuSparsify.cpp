@@ -359,7 +359,7 @@ struct CpuSparsifyPass
     // (Declarations written by hand are checked too.)
     if (failed(defineSampledAggregationKernels(module)) ||
         failed(defineFactoredMttkrpKernels(module)) ||
-        failed(defineBatchedRowsSpmmKernels(module)))
+        failed(defineBatchedRowsSpmmKernels(module, threads)))
       return signalPassFailure();
   }
 

@@ -5,17 +5,23 @@
 // shapes, N = 4, C filled with 0.5 (rows without entries keep it); f64 as a
 // generic reading B before A, dynamic batch and row counts, N = 8, 32-bit
 // positions and coordinates; and one into the caller's C, which the
-// sparsifier computes. Each with one and three OpenMP threads, in one
-// thread by option, and with the kernel turned off.
+// sparsifier computes. Each with one and three OpenMP threads, four and
+// five blocks of rows by option, in one thread by option, and with the
+// kernel turned off. The six rows cut into three or more blocks start
+// blocks inside a batch and carry (batch, row) across the batches'
+// boundary.
 //
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
 // RUN: sptune-opt %s --sparsifier | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env OMP_NUM_THREADS=3 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=threads=4 | %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=threads=5 | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=parallelization=none | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=batched-rows-spmm=false | %{run} | FileCheck %s
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=parallelization=none | FileCheck %s --check-prefix=SEQ
+// RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=threads=3 | FileCheck %s --check-prefix=TEAM
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=batched-rows-spmm=false | FileCheck %s --check-prefix=OFF
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=parallelize-unscheduled=false | FileCheck %s --check-prefix=OFF
 //
@@ -31,12 +37,21 @@
 // IR-LABEL: func.func private @sptune_batched_spmm(
 // IR-SAME:    -> memref<2x3x4xf32>
 // IR:         memref.alloc() {alignment = 64 : i64} : memref<2x3x4xf32>
-// IR:         scf.parallel
-// IR:           arith.divui
-// IR:           arith.remui
-// IR:           scf.for
-// IR:             vector.fma {{.*}} : vector<4xf32>
-// IR:           vector.store {{.*}} : memref<2x3x4xf32>, vector<4xf32>
+// IR:         %[[PER_BATCH:.*]] = arith.maxui
+// IR:         %[[THREADS:.*]] = call @omp_get_max_threads()
+// IR:         scf.parallel ({{.*}}) = ({{.*}}) to ({{.*}})
+// IR:           scf.while
+// IR:           scf.while
+// IR:           %[[BATCH:.*]] = arith.divui %[[FIRST:.*]], %[[PER_BATCH]]
+// IR:           %[[ROW:.*]] = arith.remui %[[FIRST]], %[[PER_BATCH]]
+// IR:           scf.for {{.*}} = %[[FIRST]] to {{.*}} iter_args({{.*}} = %[[BATCH]], {{.*}} = %[[ROW]])
+// IR-NOT:         arith.divui
+// IR:             scf.for
+// IR:               vector.fma {{.*}} : vector<4xf32>
+// IR:             vector.store {{.*}} : memref<2x3x4xf32>, vector<4xf32>
+// IR-NOT:         arith.divui
+// IR:             scf.yield
+// IR:         return
 // IR-LABEL: func.func @batched32(
 // IR:         call @sptune_batched_spmm(
 // IR-LABEL: func.func @batched64(
@@ -49,6 +64,11 @@
 // SEQ-NOT:     scf.parallel
 // SEQ:         return
 //
+// TEAM-LABEL: func.func private @sptune_batched_spmm(
+// TEAM-NOT:     omp_get_max_threads
+// TEAM:         %[[BLOCKS:.*]] = arith.constant 3 : index
+// TEAM:         scf.parallel ({{.*}}) = ({{.*}}) to (%[[BLOCKS]])
+
 // OFF-NOT: @sptune_batched_spmm
 
 #BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
