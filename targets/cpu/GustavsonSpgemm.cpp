@@ -617,8 +617,9 @@ private:
   /// kWordsPerColumn times the columns (most rows of a product with
   /// locality, and long rows), the set bits are read off those words in
   /// order (counting trailing zeros) and the words zeroed; elsewhere the
-  /// columns are sorted (upstream's sort: `scratch` has identity layout) and
-  /// their words zeroed.
+  /// columns are sorted (rankSortShortRow up to kRankSortColumns, else
+  /// upstream's sort: `scratch` has identity layout) and their words
+  /// zeroed.
   void orderColumns(OpBuilder &b, Location loc, Value seen, Value scratch,
                     Value length) {
     constexpr int64_t kWordsPerColumn = 4;
@@ -679,11 +680,62 @@ private:
           return SmallVector<Value>{bits.getResult(1)};
         });
     b.setInsertionPointToStart(branch.elseBlock());
+    auto shortRow = scf::IfOp::create(
+        b, loc, TypeRange{},
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, length,
+                              constantIndex(b, loc, kRankSortColumns)),
+        /*withElseRegion=*/true);
+    b.setInsertionPointToStart(shortRow.thenBlock());
+    rankSortShortRow(b, loc, scratch, length);
+    b.setInsertionPointToStart(shortRow.elseBlock());
     st::SortOp::create(b, loc, length, scratch, ValueRange{},
                        AffineMap::getMultiDimIdentityMap(1, b.getContext()),
                        IntegerAttr(),
                        st::SparseTensorSortKind::HybridQuickSort);
+    b.setInsertionPointAfter(shortRow);
     clearSeen(b, loc, seen, scratch, length);
+  }
+
+  /// The longest row rankSortShortRow sorts: two AVX-512 registers of
+  /// 64-bit columns.
+  static constexpr int64_t kRankSortColumns = 16;
+
+  /// Sorts the `length` (at most kRankSortColumns) distinct columns at the
+  /// start of `scratch` in place, without a branch on their values: all are
+  /// loaded into one vector, and each goes to its rank, the number of the
+  /// row's columns below it (one vector compare and a population count).
+  /// Upstream's sort of rows this short (a binary insertion sort) spends
+  /// its time in mispredicted branches: 38% of a mesh's product (cs4, whose
+  /// rows of C have ~11 columns spread too far for the bit set's read-off).
+  void rankSortShortRow(OpBuilder &b, Location loc, Value scratch,
+                        Value length) {
+    Type index = b.getIndexType();
+    auto columnsType = VectorType::get({kRankSortColumns}, index);
+    Value mask = vector::CreateMaskOp::create(
+        b, loc, VectorType::get({kRankSortColumns}, b.getI1Type()),
+        ValueRange{length});
+    // Lanes past the row hold the largest index, below no column.
+    Value past = vector::BroadcastOp::create(b, loc, columnsType,
+                                             constantIndex(b, loc, -1));
+    Value zero = constantIndex(b, loc, 0);
+    Value columns = vector::MaskedLoadOp::create(b, loc, columnsType, scratch,
+                                                 ValueRange{zero}, mask, past);
+    auto bitsType = VectorType::get({1}, b.getIntegerType(kRankSortColumns));
+    forRange(b, loc, zero, length, {},
+             [&](OpBuilder &b, Location loc, Value q, ValueRange) {
+               Value col = vector::ExtractOp::create(b, loc, columns,
+                                                     ArrayRef<OpFoldResult>{q});
+               Value below = arith::CmpIOp::create(
+                   b, loc, arith::CmpIPredicate::ult, columns,
+                   vector::BroadcastOp::create(b, loc, columnsType, col));
+               Value bits = vector::ExtractOp::create(
+                   b, loc, vector::BitCastOp::create(b, loc, bitsType, below),
+                   ArrayRef<int64_t>{0});
+               Value rank = arith::IndexCastUIOp::create(
+                   b, loc, index, math::CtPopOp::create(b, loc, bits));
+               store(b, loc, col, scratch, rank);
+               return SmallVector<Value>{};
+             });
   }
 
   /// Zeroes the words of `seen` that hold the `length` columns of `scratch`.

@@ -1,0 +1,82 @@
+// Rows of C whose columns lie too far apart for the Gustavson kernel's bit
+// set to be read off (more than four words of 64 columns per column), so
+// they are sorted: up to 16 columns by the kernel's rank sort (each column
+// placed at the count of the row's columns below it), more by upstream's
+// sort (targets/cpu/GustavsonSpgemm.cpp, orderColumns). C = A B with B of
+// 100,000 columns: row 0 takes all three rows of B (17 columns: upstream's
+// sort), row 1 the first two (16: the longest rank-sorted row), row 2 the
+// second (8, B's own order), row 3 the first and third (9), row 4 none.
+// The products of one row come in B's row order, so their columns arrive
+// interleaved, out of order. Against upstream's sparsifier, and the values
+// printed below: each value follows its column.
+//
+// DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
+// RUN: sptune-opt %s --sparsifier | %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu | env OMP_NUM_THREADS=1 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu | env OMP_NUM_THREADS=4 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=gustavson-one-pass-bytes=0 | env OMP_NUM_THREADS=2 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=hash | env OMP_NUM_THREADS=2 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=dense | env OMP_NUM_THREADS=3 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
+//
+// IR:      %[[SHORT:.*]] = arith.cmpi ule, %[[LENGTH:.*]], %c16 : index
+// IR-NEXT: scf.if %[[SHORT]] {
+// IR-NEXT:   %[[MASK:.*]] = vector.create_mask %[[LENGTH]] : vector<16xi1>
+// IR-NEXT:   %[[COLUMNS:.*]] = vector.maskedload %[[SCRATCH:.*]][%c0], %[[MASK]]
+// IR-NEXT:   scf.for %[[Q:.*]] = %c0 to %[[LENGTH]]
+// IR-NEXT:     %[[COLUMN:.*]] = vector.extract %[[COLUMNS]][%[[Q]]]
+// IR-NEXT:     %[[ALL:.*]] = vector.broadcast %[[COLUMN]]
+// IR-NEXT:     %[[BELOW:.*]] = arith.cmpi ult, %[[COLUMNS]], %[[ALL]] : vector<16xindex>
+// IR-NEXT:     %[[BITS:.*]] = vector.bitcast %[[BELOW]] : vector<16xi1> to vector<1xi16>
+// IR-NEXT:     %[[WORD:.*]] = vector.extract %[[BITS]][0]
+// IR-NEXT:     %[[COUNT:.*]] = math.ctpop %[[WORD]] : i16
+// IR-NEXT:     %[[RANK:.*]] = arith.index_castui %[[COUNT]] : i16 to index
+// IR-NEXT:     memref.store %[[COLUMN]], %[[SCRATCH]][%[[RANK]]]
+// IR-NEXT:   }
+// IR-NEXT: } else {
+// IR:        func.call @_sparse_hybrid_qsort_{{.*}}(%c0, %[[LENGTH]], %[[SCRATCH]],
+//
+// CHECK:      ---- Sparse Tensor ----
+// CHECK-NEXT: nse = 50
+// CHECK-NEXT: dim = ( 5, 100000 )
+// CHECK-NEXT: lvl = ( 5, 100000 )
+// CHECK-NEXT: pos[1] : ( 0, 17, 33, 41, 50, 50 )
+// CHECK-NEXT: crd[1] : ( 0, 5, 1000, 9000, 10000, 20000, 25000, 30000, 40000, 50000, 60000, 70001, 77777, 80000, 85000, 99990, 99999,
+// CHECK-SAME:   0, 5, 1000, 9000, 10000, 20000, 25000, 30000, 40000, 50000, 60000, 70001, 80000, 85000, 99990, 99999,
+// CHECK-SAME:   0, 1000, 10000, 25000, 40000, 60000, 85000, 99999,
+// CHECK-SAME:   5, 9000, 20000, 30000, 50000, 70001, 77777, 80000, 99990 )
+// CHECK-NEXT: values : ( 21, 1, 22, 2, 23, 3, 24, 4, 25, 5, 26, 6, 100, 7, 27, 8, 28,
+// CHECK-SAME:   21, 1, 22, 2, 23, 3, 24, 4, 25, 5, 26, 6, 7, 27, 8, 28,
+// CHECK-SAME:   42, 44, 46, 48, 50, 52, 54, 56,
+// CHECK-SAME:   3, 6, 9, 12, 15, 18, 400, 21, 24 )
+// CHECK-NEXT: ----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+func.func @spgemm(%a: tensor<5x3xf64, #CSR>, %b: tensor<3x100000xf64, #CSR>) -> tensor<5x100000xf64, #CSR> {
+  %e = tensor.empty() : tensor<5x100000xf64, #CSR>
+  %r = linalg.matmul ins(%a, %b : tensor<5x3xf64, #CSR>, tensor<3x100000xf64, #CSR>)
+                     outs(%e : tensor<5x100000xf64, #CSR>) -> tensor<5x100000xf64, #CSR>
+  return %r : tensor<5x100000xf64, #CSR>
+}
+
+func.func @main() {
+  %da = arith.constant dense<[[1.0, 1.0, 1.0], [1.0, 1.0, 0.0], [0.0, 2.0, 0.0],
+                              [3.0, 0.0, 4.0], [0.0, 0.0, 0.0]]> : tensor<5x3xf64>
+  // B's row 0: 8 columns, values 1-8; row 1: 8 others, values 21-28; row 2:
+  // one more column, 100.
+  %cb = arith.constant sparse<[[0, 5], [0, 9000], [0, 20000], [0, 30000], [0, 50000], [0, 70001], [0, 80000], [0, 99990],
+                               [1, 0], [1, 1000], [1, 10000], [1, 25000], [1, 40000], [1, 60000], [1, 85000], [1, 99999],
+                               [2, 77777]],
+                              [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0,
+                               21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0,
+                               100.0]> : tensor<3x100000xf64>
+  %a = sparse_tensor.convert %da : tensor<5x3xf64> to tensor<5x3xf64, #CSR>
+  %b = sparse_tensor.convert %cb : tensor<3x100000xf64> to tensor<3x100000xf64, #CSR>
+  %c = call @spgemm(%a, %b) : (tensor<5x3xf64, #CSR>, tensor<3x100000xf64, #CSR>) -> tensor<5x100000xf64, #CSR>
+  sparse_tensor.print %c : tensor<5x100000xf64, #CSR>
+  bufferization.dealloc_tensor %a : tensor<5x3xf64, #CSR>
+  bufferization.dealloc_tensor %b : tensor<3x100000xf64, #CSR>
+  bufferization.dealloc_tensor %c : tensor<5x100000xf64, #CSR>
+  return
+}
