@@ -126,15 +126,15 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType cType,
   // batch there are no rows, but every block still divides its first.)
   Value perBatch = arith::MaxUIOp::create(b, loc, rowsPerBatch, c1);
   auto block = [&](OpBuilder &b, Location loc, Value begin, Value end) {
-    Value batch = arith::DivUIOp::create(b, loc, begin, perBatch);
-    Value i = arith::RemUIOp::create(b, loc, begin, perBatch);
+    Value firstBatch = arith::DivUIOp::create(b, loc, begin, perBatch);
+    Value firstI = arith::RemUIOp::create(b, loc, begin, perBatch);
     scf::ForOp::create(
-        b, loc, begin, end, c1, ValueRange{batch, i},
+        b, loc, begin, end, c1, ValueRange{firstBatch, firstI},
         [&](OpBuilder &b, Location loc, Value r, ValueRange at) {
           Value batch = at[0], i = at[1];
-          auto [first, end] = loadPositionRange(b, loc, positions, r);
+          auto [firstEntry, endEntry] = loadPositionRange(b, loc, positions, r);
           auto entries = scf::ForOp::create(
-              b, loc, first, end, c1, ValueRange{filled},
+              b, loc, firstEntry, endEntry, c1, ValueRange{filled},
               [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
                 Value k = loadPosition(b, loc, coordinates, p);
                 Value v = vector::BroadcastOp::create(

@@ -107,7 +107,8 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "Where the Gustavson kernel keeps a row's sums",
            "SPTUNE_GUSTAVSON_ACCUMULATOR_VALUES">,
     Option<"threads", "threads", "int", /*default=*/"-1",
-           "The OpenMP threads the Gustavson kernel cuts its rows for, as "
+           "The OpenMP threads the Gustavson and batched SpMM kernels cut "
+           "their rows for, as "
            "sptune-omp-schedule's option (-1: from the schedules, the "
            "runtime's default team without one; 0: the runtime's default "
            "team)">,

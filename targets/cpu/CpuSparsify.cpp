@@ -201,7 +201,8 @@ struct CpuSparsifyPass
   void getDependentDialects(DialectRegistry &registry) const override {
     CpuSparsifyBase::getDependentDialects(registry);
     createSparsificationAndBufferizationPass()->getDependentDialects(registry);
-    // The Gustavson kernel's bodies (counting trailing zeros).
+    // The Gustavson kernel's bodies (counting trailing zeros, population
+    // counts).
     registry.insert<math::MathDialect>();
   }
 

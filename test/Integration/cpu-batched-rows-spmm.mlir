@@ -39,7 +39,9 @@
 // IR:         memref.alloc() {alignment = 64 : i64} : memref<2x3x4xf32>
 // IR:         %[[PER_BATCH:.*]] = arith.maxui
 // IR:         %[[THREADS:.*]] = call @omp_get_max_threads()
-// IR:         scf.parallel ({{.*}}) = ({{.*}}) to ({{.*}})
+// IR-NEXT:    %[[DEFAULT:.*]] = arith.index_cast %[[THREADS]]
+// IR:         %[[BLOCKS:.*]] = arith.maxui %[[DEFAULT]]
+// IR:         scf.parallel ({{.*}}) = ({{.*}}) to (%[[BLOCKS]])
 // IR:           scf.while
 // IR:           scf.while
 // IR:           %[[BATCH:.*]] = arith.divui %[[FIRST:.*]], %[[PER_BATCH]]

@@ -5,7 +5,8 @@
 // sort (targets/cpu/GustavsonSpgemm.cpp, orderColumns). C = A B with B of
 // 100,000 columns: row 0 takes all three rows of B (17 columns: upstream's
 // sort), row 1 the first two (16: the longest rank-sorted row), row 2 the
-// second (8, B's own order), row 3 the first and third (9), row 4 none.
+// second (8, B's own order), row 3 the first and third (9), row 4 none;
+// with the hash accumulator too (its rows sorted with their slots).
 // The products of one row come in B's row order, so their columns arrive
 // interleaved, out of order. Against upstream's sparsifier, and the values
 // printed below: each value follows its column.
@@ -19,6 +20,25 @@
 // RUN: sptune-opt %s --sptune-lower-cpu=gustavson-accumulator=dense | env OMP_NUM_THREADS=3 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
 //
+// `auto` builds both workspaces: the hash table's rows first, sorted with
+// their slots,
+// IR:      %[[HSHORT:.*]] = arith.cmpi ule, %[[HLENGTH:.*]], %c16 : index
+// IR-NEXT: scf.if %[[HSHORT]] {
+// IR-NEXT:   %[[HMASK:.*]] = vector.create_mask %[[HLENGTH]] : vector<16xi1>
+// IR-NEXT:   %[[HCOLUMNS:.*]] = vector.maskedload %[[HSCRATCH:.*]][%c0], %[[HMASK]]
+// IR-NEXT:   %[[HSLOTS:.*]] = vector.maskedload %[[HSLOTBUF:.*]][%c0], %[[HMASK]]
+// IR-NEXT:   scf.for %[[HQ:.*]] = %c0 to %[[HLENGTH]]
+// IR:          %[[HRANK:.*]] = arith.index_castui
+// IR-NEXT:     memref.store {{.*}}, %[[HSCRATCH]][%[[HRANK]]]
+// IR-NEXT:     %[[HSLOT:.*]] = vector.extract %[[HSLOTS]][%[[HQ]]]
+// IR-NEXT:     memref.store %[[HSLOT]], %[[HSLOTBUF]][%[[HRANK]]]
+// IR-NEXT:   }
+// IR-NEXT: } else {
+// IR:        func.call @_sparse_hybrid_qsort_{{.*}}(%c0, %[[HLENGTH]], %[[HSCRATCH]], %[[HSLOTBUF]],
+// (in the two-pass kernel and in the one-pass one),
+// IR:      arith.cmpi ule, %{{.*}}, %c16 : index
+// IR:      func.call @_sparse_hybrid_qsort_0_index_coo_0_index(
+// then the dense workspace's.
 // IR:      %[[SHORT:.*]] = arith.cmpi ule, %[[LENGTH:.*]], %c16 : index
 // IR-NEXT: scf.if %[[SHORT]] {
 // IR-NEXT:   %[[MASK:.*]] = vector.create_mask %[[LENGTH]] : vector<16xi1>
