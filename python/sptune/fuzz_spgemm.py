@@ -6,8 +6,10 @@ meant to be exactly upstream's. A case is a random program
 (`linalg.matmul`, or the generic with the operands in the other order, or
 two products chained, the first one's result the second one's input) on
 random small matrices with awkward structure (empty rows, all-zero or full
-matrices, rows wider than a 64-bit word of the kernel's bit set, sums that
-cancel to zero), element types f32 / f64 / i32 / i64, positions and
+matrices, rows wider than a 64-bit word of the kernel's bit set, at times
+a B of a few entries a row scattered over 3,000-12,000 columns, whose
+products' rows the kernel sorts instead of reading them off its bit set,
+sums that cancel to zero), element types f32 / f64 / i32 / i64, positions and
 coordinates of 8, 16, 32 or 64 bits, static or dynamic shapes; lowered by
 `--sptune-lower-cpu` with random `threads=`, `gustavson-one-pass-bytes=`
 (one pass or two) and `gustavson-accumulator=` (a row's sums in a dense
@@ -183,7 +185,8 @@ class SpgemmCase:
         # scattered (a few entries a row over 3,000-12,000 columns), so that a
         # row of C has a few columns too far apart for the kernel's bit set
         # to read off: sorted by rank up to 16 columns, else by upstream.
-        # (B stays at most 48 rows: the program holds it as a dense constant.)
+        # (B stays at most 48 rows: a B without entries is still written as
+        # a dense constant.)
         if self.form != "chain" and self.b.nrows <= 48 and rng.random() < 0.15:
             wide = rng.randint(3000, 12000)
             self.b = scattered_matrix(rng, self.b.nrows, wide, self.elt, self.exact)

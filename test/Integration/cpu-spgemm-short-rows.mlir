@@ -35,7 +35,7 @@
 // IR-NEXT:   }
 // IR-NEXT: } else {
 // IR:        func.call @_sparse_hybrid_qsort_{{.*}}(%c0, %[[HLENGTH]], %[[HSCRATCH]], %[[HSLOTBUF]],
-// (in the two-pass kernel and in the one-pass one),
+// (in the one-pass kernel and in the two-pass one),
 // IR:      arith.cmpi ule, %{{.*}}, %c16 : index
 // IR:      func.call @_sparse_hybrid_qsort_0_index_coo_0_index(
 // then the dense workspace's.
