@@ -184,7 +184,7 @@ class SpgemmCase:
         # Drawn after it, for the same reason: sometimes B is made wide and
         # scattered (a few entries a row over 3,000-12,000 columns), so that a
         # row of C has a few columns too far apart for the kernel's bit set
-        # to read off: sorted by rank up to 16 columns, else by upstream.
+        # to read off: sorted by rank up to 32 columns, else by upstream.
         # (B stays at most 48 rows: a B without entries is still written as
         # a dense constant.)
         if self.form != "chain" and self.b.nrows <= 48 and rng.random() < 0.15:

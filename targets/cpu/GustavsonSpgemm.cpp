@@ -614,7 +614,7 @@ private:
   /// kWordsPerColumn times the columns (most rows of a product with
   /// locality, and long rows), the set bits are read off those words in
   /// order (counting trailing zeros) and the words zeroed; elsewhere the
-  /// columns are sorted (rankSortShortRow up to kRankSortColumns, else
+  /// columns are sorted (rankSortShortRow up to 2 kRankSortColumns, else
   /// upstream's sort: `scratch` has identity layout) and their words
   /// zeroed.
   void orderColumns(OpBuilder &b, Location loc, Value seen, Value scratch,
@@ -682,8 +682,8 @@ private:
   }
 
   /// Sorts the `length` columns of `scratch`, and `slots` (when given) with
-  /// them: rankSortShortRow up to kRankSortColumns, else upstream's sort
-  /// (`scratch` has identity layout).
+  /// them: rankSortShortRow in one vector up to kRankSortColumns, in two up
+  /// to twice that, else upstream's sort (`scratch` has identity layout).
   void sortColumns(OpBuilder &b, Location loc, Value scratch, Value slots,
                    Value length) {
     auto shortRow = scf::IfOp::create(
@@ -693,65 +693,89 @@ private:
         /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(shortRow.thenBlock());
-    rankSortShortRow(b, loc, scratch, slots, length);
+    rankSortShortRow(b, loc, scratch, slots, length, /*halves=*/1);
     b.setInsertionPointToStart(shortRow.elseBlock());
+    auto twoHalves = scf::IfOp::create(
+        b, loc, TypeRange{},
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, length,
+                              constantIndex(b, loc, 2 * kRankSortColumns)),
+        /*withElseRegion=*/true);
+    b.setInsertionPointToStart(twoHalves.thenBlock());
+    rankSortShortRow(b, loc, scratch, slots, length, /*halves=*/2);
+    b.setInsertionPointToStart(twoHalves.elseBlock());
     st::SortOp::create(
         b, loc, length, scratch, slots ? ValueRange{slots} : ValueRange{},
         AffineMap::getMultiDimIdentityMap(1, b.getContext()), IntegerAttr(),
         st::SparseTensorSortKind::HybridQuickSort);
   }
 
-  /// The longest row rankSortShortRow sorts: two AVX-512 registers of
-  /// 64-bit columns.
+  /// The columns of one of rankSortShortRow's vectors: two AVX-512
+  /// registers of 64-bit columns.
   static constexpr int64_t kRankSortColumns = 16;
 
-  /// Sorts the `length` (at most kRankSortColumns) distinct columns at the
-  /// start of `scratch` in place, and `slots` (when given) with them,
-  /// without a branch on their values: all are loaded into one vector, and
-  /// each goes to its rank, the number of the row's columns below it (one
-  /// vector compare and a population count).
+  /// Sorts the `length` (at most `halves` x kRankSortColumns) distinct
+  /// columns at the start of `scratch` in place, and `slots` (when given)
+  /// with them, without a branch on their values: all are loaded into
+  /// `halves` vectors, and each goes to its rank, the number of the row's
+  /// columns below it (a vector compare and a population count per vector).
+  /// One vector of 32 lanes instead of two of 16 made cs4's product 1.4x
+  /// slower although its rows never took it (its loop of products slowed).
   /// Upstream's sort of rows this short (a binary insertion sort) spends
   /// its time in mispredicted branches: 38% of a mesh's product (cs4, whose
   /// rows of C have ~11 columns spread too far for the bit set's read-off).
   void rankSortShortRow(OpBuilder &b, Location loc, Value scratch, Value slots,
-                        Value length) {
+                        Value length, int64_t halves) {
     Type index = b.getIndexType();
     auto columnsType = VectorType::get({kRankSortColumns}, index);
-    Value mask = vector::CreateMaskOp::create(
-        b, loc, VectorType::get({kRankSortColumns}, b.getI1Type()),
-        ValueRange{length});
+    auto maskType = VectorType::get({kRankSortColumns}, b.getI1Type());
     // Lanes past the row hold the largest index, below no column.
     Value past = vector::BroadcastOp::create(b, loc, columnsType,
                                              constantIndex(b, loc, -1));
-    Value zero = constantIndex(b, loc, 0);
-    Value columns = vector::MaskedLoadOp::create(b, loc, columnsType, scratch,
-                                                 ValueRange{zero}, mask, past);
-    Value slotsAt =
-        slots ? vector::MaskedLoadOp::create(b, loc, columnsType, slots,
-                                             ValueRange{zero}, mask, past)
-                    .getResult()
-              : Value();
+    SmallVector<Value> columns, slotsAt;
+    for (int64_t h = 0; h < halves; ++h) {
+      Value at = constantIndex(b, loc, h * kRankSortColumns);
+      Value mask = vector::CreateMaskOp::create(
+          b, loc, maskType,
+          ValueRange{arith::SubIOp::create(
+              b, loc, arith::MaxUIOp::create(b, loc, length, at), at)});
+      columns.push_back(vector::MaskedLoadOp::create(
+          b, loc, columnsType, scratch, ValueRange{at}, mask, past));
+      if (slots)
+        slotsAt.push_back(vector::MaskedLoadOp::create(
+            b, loc, columnsType, slots, ValueRange{at}, mask, past));
+    }
     auto bitsType = VectorType::get({1}, b.getIntegerType(kRankSortColumns));
-    forRange(b, loc, zero, length, {},
-             [&](OpBuilder &b, Location loc, Value q, ValueRange) {
-               Value col = vector::ExtractOp::create(b, loc, columns,
-                                                     ArrayRef<OpFoldResult>{q});
-               Value below = arith::CmpIOp::create(
-                   b, loc, arith::CmpIPredicate::ult, columns,
-                   vector::BroadcastOp::create(b, loc, columnsType, col));
-               Value bits = vector::ExtractOp::create(
-                   b, loc, vector::BitCastOp::create(b, loc, bitsType, below),
-                   ArrayRef<int64_t>{0});
-               Value rank = arith::IndexCastUIOp::create(
-                   b, loc, index, math::CtPopOp::create(b, loc, bits));
-               store(b, loc, col, scratch, rank);
-               if (slots)
-                 store(b, loc,
-                       vector::ExtractOp::create(b, loc, slotsAt,
-                                                 ArrayRef<OpFoldResult>{q}),
-                       slots, rank);
-               return SmallVector<Value>{};
-             });
+    for (int64_t h = 0; h < halves; ++h) {
+      Value lo = constantIndex(b, loc, h * kRankSortColumns);
+      Value hi = arith::MinUIOp::create(
+          b, loc, length, constantIndex(b, loc, (h + 1) * kRankSortColumns));
+      forRange(
+          b, loc, lo, hi, {},
+          [&](OpBuilder &b, Location loc, Value q, ValueRange) {
+            Value lane = arith::SubIOp::create(b, loc, q, lo);
+            Value col = vector::ExtractOp::create(b, loc, columns[h],
+                                                  ArrayRef<OpFoldResult>{lane});
+            Value all = vector::BroadcastOp::create(b, loc, columnsType, col);
+            Value rank;
+            for (Value half : columns) {
+              Value below = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::ult, half, all);
+              Value bits = vector::ExtractOp::create(
+                  b, loc, vector::BitCastOp::create(b, loc, bitsType, below),
+                  ArrayRef<int64_t>{0});
+              Value count = arith::IndexCastUIOp::create(
+                  b, loc, index, math::CtPopOp::create(b, loc, bits));
+              rank = rank ? arith::AddIOp::create(b, loc, rank, count) : count;
+            }
+            store(b, loc, col, scratch, rank);
+            if (slots)
+              store(b, loc,
+                    vector::ExtractOp::create(b, loc, slotsAt[h],
+                                              ArrayRef<OpFoldResult>{lane}),
+                    slots, rank);
+            return SmallVector<Value>{};
+          });
+    }
   }
 
   /// Zeroes the words of `seen` that hold the `length` columns of `scratch`.
