@@ -133,20 +133,13 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType cType,
         [&](OpBuilder &b, Location loc, Value r, ValueRange at) {
           Value batch = at[0], i = at[1];
           auto [firstEntry, endEntry] = loadPositionRange(b, loc, positions, r);
-          auto entries = scf::ForOp::create(
-              b, loc, firstEntry, endEntry, c1, ValueRange{filled},
-              [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
-                Value k = loadPosition(b, loc, coordinates, p);
-                Value v = vector::BroadcastOp::create(
-                    b, loc, rowType, memref::LoadOp::create(b, loc, values, p));
-                Value bk = vector::LoadOp::create(b, loc, rowType, bMat,
-                                                  ValueRange{batch, k, c0});
-                scf::YieldOp::create(
-                    b, loc,
-                    vector::FMAOp::create(b, loc, v, bk, sum[0]).getResult());
+          Value sum = scaledRowSum(
+              b, loc, firstEntry, endEntry, filled, coordinates, values,
+              rowType, [&](OpBuilder &b, Location loc, Value k) -> Value {
+                return vector::LoadOp::create(b, loc, rowType, bMat,
+                                              ValueRange{batch, k, c0});
               });
-          vector::StoreOp::create(b, loc, entries.getResult(0), c,
-                                  ValueRange{batch, i, c0});
+          vector::StoreOp::create(b, loc, sum, c, ValueRange{batch, i, c0});
           Value nextI = arith::AddIOp::create(b, loc, i, c1);
           Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                               nextI, perBatch);

@@ -162,24 +162,17 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
         [&](OpBuilder &b, Location loc, Value f, ValueRange out) {
           Value k = loadPosition(b, loc, fiberCoordinates, f);
           auto [first, end] = loadPositionRange(b, loc, entryPositions, f);
-          auto entries = scf::ForOp::create(
-              b, loc, first, end, c1, ValueRange{zero},
-              [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
-                Value l = loadPosition(b, loc, entryCoordinates, p);
-                Value v = vector::BroadcastOp::create(
-                    b, loc, rowType, memref::LoadOp::create(b, loc, values, p));
-                Value dl = vector::LoadOp::create(b, loc, rowType, d,
-                                                  ValueRange{l, c0});
-                scf::YieldOp::create(
-                    b, loc,
-                    vector::FMAOp::create(b, loc, v, dl, sum[0]).getResult());
+          Value fiberSum = scaledRowSum(
+              b, loc, first, end, zero, entryCoordinates, values, rowType,
+              [&](OpBuilder &b, Location loc, Value l) -> Value {
+                return vector::LoadOp::create(b, loc, rowType, d,
+                                              ValueRange{l, c0});
               });
           Value ck =
               vector::LoadOp::create(b, loc, rowType, c, ValueRange{k, c0});
           scf::YieldOp::create(
               b, loc,
-              vector::FMAOp::create(b, loc, entries.getResult(0), ck, out[0])
-                  .getResult());
+              vector::FMAOp::create(b, loc, fiberSum, ck, out[0]).getResult());
         });
     vector::StoreOp::create(b, loc, fibers.getResult(0), a, ValueRange{i, c0});
   };

@@ -10,10 +10,12 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -291,4 +293,22 @@ FailureOr<func::FuncOp> mlir::sptune::outlineKernel(linalg::LinalgOp op,
   for (Operation *m : llvm::reverse(moved))
     m->erase();
   return outlined;
+}
+
+Value mlir::sptune::scaledRowSum(
+    OpBuilder &b, Location loc, Value first, Value end, Value init,
+    Value coordinates, Value values, VectorType rowType,
+    function_ref<Value(OpBuilder &, Location, Value)> loadRow) {
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  auto entries = scf::ForOp::create(
+      b, loc, first, end, c1, ValueRange{init},
+      [&](OpBuilder &b, Location loc, Value p, ValueRange sum) {
+        Value coordinate = loadPosition(b, loc, coordinates, p);
+        Value v = vector::BroadcastOp::create(
+            b, loc, rowType, memref::LoadOp::create(b, loc, values, p));
+        Value row = loadRow(b, loc, coordinate);
+        scf::YieldOp::create(
+            b, loc, vector::FMAOp::create(b, loc, v, row, sum[0]).getResult());
+      });
+  return entries.getResult(0);
 }

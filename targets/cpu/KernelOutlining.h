@@ -20,6 +20,7 @@
 #include "sptune/Schedule/KernelDescriptor.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
@@ -125,6 +126,15 @@ Operation *rowLoop(OpBuilder &b, Location loc, Value lo, Value hi,
 void rowBlocks(OpBuilder &b, Location loc, Value lo, Value hi, bool parallel,
                int threads, Operation *within, WorkBefore workBefore,
                function_ref<void(OpBuilder &, Location, Value, Value)> block);
+
+/// The sum `init` + sum over the stored entries p in [first, end) of
+/// values[p] x (the vector `loadRow` reads for coordinates[p]): a CSR row (or
+/// fiber) times the dense rows it selects, one fused multiply-add per entry.
+/// `rowType` is the vector type of `init` and of what `loadRow` returns.
+Value scaledRowSum(OpBuilder &b, Location loc, Value first, Value end,
+                   Value init, Value coordinates, Value values,
+                   VectorType rowType,
+                   function_ref<Value(OpBuilder &, Location, Value)> loadRow);
 
 } // namespace sptune
 } // namespace mlir
