@@ -75,6 +75,13 @@ std::string sptune::whyNotReorderable(const Schedule &s) {
     return "needs the rows of the output walked densely by the outermost "
            "loop, above compressed storage (levels = [x : dense, y : "
            "compressed, ...] with x a loop of the output, outermost)";
+  // The order is embedded for the matrix's rows and checked against every
+  // dimension of the kernel's sparse operand, which a split makes 3-D or
+  // 4-D (found measuring twins of sampled schedules; the lowering then
+  // refused them).
+  if (s.splitRow != 1 || s.splitCol != 1)
+    return "needs unsplit levels (split = [1, 1]): the order is computed "
+           "for the matrix's rows, not for blocks of them";
   // A sparse output (SDDMM) is updated in place, row by row independently,
   // only in the form that copies the sample (usesCopiedSampleForm): the
   // reduction innermost, no column panels, unsplit CSR over i. Otherwise

@@ -215,6 +215,13 @@ TEST(Schedule, LegalityExplainsItself) {
   s = parseOrDie("cpu spmv, parallel = outer, omp = balanced, reorder = rcm");
   EXPECT_NE(whyIllegal(s).find("not combined with omp = balanced"),
             std::string::npos);
+  // Split columns make the sparse operand 3-D, and the order is computed
+  // for the matrix's rows (the lowering refused such twins of sampled
+  // schedules): refused here.
+  s = parseOrDie("cpu spmm, levels = [i : dense, k1 : compressed, k0 : "
+                 "dense], split = [1, 4], order = [i, k1, k0, j], "
+                 "reorder = rcm");
+  EXPECT_NE(whyIllegal(s).find("needs unsplit levels"), std::string::npos);
   // CSC: the outer loop is SpMM's reduction.
   s = parseOrDie("cpu spmm, levels = [k : dense, i : compressed], "
                  "order = [k, i, j], reorder = rcm");
