@@ -165,6 +165,8 @@ void FeatureLayout::mapCanonical(const Schedule &s, int64_t free, float *common,
     f[2] = g.twoPasses;
     f[3] = g.passesAuto;
   }
+  if (rowOrderOffset > 0)
+    common[rowOrderOffset] = encoding.rowOrder(s);
   encoding.encode(s, knobs);
 }
 
@@ -190,6 +192,11 @@ FeatureLayout FeatureLayout::ofRegisteredTargets() {
   return std::move(*layout);
 }
 
+const std::vector<std::string> &sptune::sharedKnobNames() {
+  static const std::vector<std::string> names = {"row-order"};
+  return names;
+}
+
 const std::vector<std::string> &sptune::defaultModelKernels() {
   static const std::vector<std::string> kernels = {"spmm", "sddmm", "spmv"};
   return kernels;
@@ -209,7 +216,8 @@ sptune::modelKernelsFor(const std::vector<KernelType> &kernels) {
 
 llvm::Expected<FeatureLayout>
 FeatureLayout::of(const std::vector<std::string> &names,
-                  const std::vector<std::string> &kernelNames) {
+                  const std::vector<std::string> &kernelNames,
+                  const std::vector<std::string> &sharedKnobs) {
   if (names.empty())
     return makeError("a model needs at least one target (none registered: "
                      "call sptune::registerAllTargets() first)");
@@ -249,6 +257,18 @@ FeatureLayout::of(const std::vector<std::string> &names,
     layout.spgemmOffset = static_cast<int>(layout.common.size());
     for (const char *n : kSpgemmFeatureNames)
       layout.common.push_back(n);
+  }
+  for (const std::string &knob : sharedKnobs) {
+    const std::vector<std::string> &known = sharedKnobNames();
+    if (std::find(known.begin(), known.end(), knob) == known.end())
+      return makeError("'" + knob +
+                       "' is not a knob targets share (known: row-order)");
+    if (std::find(layout.shared_.begin(), layout.shared_.end(), knob) !=
+        layout.shared_.end())
+      return makeError("shared knob '" + knob + "' is listed twice");
+    layout.shared_.push_back(knob);
+    layout.rowOrderOffset = static_cast<int>(layout.common.size());
+    layout.common.push_back("rows_reordered");
   }
   return std::move(layout);
 }

@@ -287,7 +287,7 @@ static llvm::Expected<FeatureLayout> layoutOf(const ModelConfig &config) {
   }
   if (c.kernels.empty())
     c.kernels = defaultModelKernels();
-  return FeatureLayout::of(c.targets, c.kernels);
+  return FeatureLayout::of(c.targets, c.kernels, c.sharedKnobs);
 }
 
 std::unique_ptr<Model> Model::create(const ModelConfig &config, uint64_t seed,
@@ -300,6 +300,7 @@ std::unique_ptr<Model> Model::create(const ModelConfig &config, uint64_t seed,
   ModelConfig resolved = config;
   resolved.targets = layout->targetNames();
   resolved.kernels = layout->kernelNames();
+  resolved.sharedKnobs = layout->sharedKnobs();
   llvm::Expected<std::unique_ptr<Model>> model =
       guardTorch("creating the model failed", [&] {
         std::lock_guard<std::mutex> lock(seedMutex());

@@ -84,6 +84,14 @@ std::string sptune::modelConfigJson(const ModelInfo &info,
       names.push_back(name);
     o["kernels"] = std::move(names);
   }
+  // Only models with shared knobs carry the key: other files stay
+  // byte-identical.
+  if (!layout.sharedKnobs().empty()) {
+    llvm::json::Array names;
+    for (const std::string &name : layout.sharedKnobs())
+      names.push_back(name);
+    o["shared_knobs"] = std::move(names);
+  }
   // Only ablated models carry the key: other files stay byte-identical.
   if (info.config.hasAblations()) {
     llvm::json::Array ablations;
@@ -138,6 +146,12 @@ configKernels(const llvm::json::Object &o) {
   return configNames(o, "kernels", defaultModelKernels());
 }
 
+/// The "shared_knobs" of a configuration object (none when it has none).
+static llvm::Expected<std::vector<std::string>>
+configSharedKnobs(const llvm::json::Object &o) {
+  return configNames(o, "shared_knobs", {});
+}
+
 static bool parseConfig(const std::string &text, ModelInfo &info,
                         std::string &error) {
   llvm::Expected<llvm::json::Value> v = parseJson(text);
@@ -153,6 +167,9 @@ static bool parseConfig(const std::string &text, ModelInfo &info,
   if (takeErrorMessage(configTargets(*o).moveInto(info.config.targets), error))
     return false;
   if (takeErrorMessage(configKernels(*o).moveInto(info.config.kernels), error))
+    return false;
+  if (takeErrorMessage(configSharedKnobs(*o).moveInto(info.config.sharedKnobs),
+                       error))
     return false;
   auto size = [&](const char *key, int &out) {
     auto x = o->getInteger(key);
@@ -217,7 +234,7 @@ llvm::Expected<FeatureLayout> sptune::modelLayout(const ModelConfig &config,
   const std::vector<std::string> &kernels =
       config.kernels.empty() ? defaultModelKernels() : config.kernels;
   llvm::Expected<FeatureLayout> layout =
-      FeatureLayout::of(config.targets, kernels);
+      FeatureLayout::of(config.targets, kernels, config.sharedKnobs);
   if (!layout) {
     auto join = [](const std::vector<std::string> &names) {
       std::string list;
@@ -263,6 +280,8 @@ llvm::Error sptune::checkModelFeatureSpec(const ModelFileContents &file,
   if (llvm::Error e = configTargets(*o).moveInto(built.targets))
     return makeError("'" + what + "': " + llvm::toString(std::move(e)));
   if (llvm::Error e = configKernels(*o).moveInto(built.kernels))
+    return makeError("'" + what + "': " + llvm::toString(std::move(e)));
+  if (llvm::Error e = configSharedKnobs(*o).moveInto(built.sharedKnobs))
     return makeError("'" + what + "': " + llvm::toString(std::move(e)));
   llvm::Expected<FeatureLayout> layout = modelLayout(built, what);
   if (!layout)

@@ -453,6 +453,7 @@ llvm::Expected<std::string> sptune::attachGuard(
                        "': " + llvm::toString(std::move(e)));
     if (info.config.targets != mainInfo.config.targets ||
         info.config.kernels != mainInfo.config.kernels ||
+        info.config.sharedKnobs != mainInfo.config.sharedKnobs ||
         info.trainedTargets != mainInfo.trainedTargets ||
         ablationList(info.config) != ablationList(mainInfo.config) ||
         info.calibrated != mainInfo.calibrated)

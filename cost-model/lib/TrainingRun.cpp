@@ -52,6 +52,17 @@ llvm::Error failure(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// The items of a comma-separated list (none for an empty string).
+std::vector<std::string> splitList(llvm::StringRef list) {
+  std::vector<std::string> items;
+  llvm::SmallVector<llvm::StringRef> parts;
+  if (!list.empty())
+    list.split(parts, ',');
+  for (llvm::StringRef part : parts)
+    items.push_back(part.trim().str());
+  return items;
+}
+
 llvm::json::Value optional(std::optional<double> v) {
   return v ? llvm::json::Value(*v) : llvm::json::Value(nullptr);
 }
@@ -192,6 +203,16 @@ llvm::Expected<TargetKind> checkOptions(const TrainingRunOptions &options,
   if (!training && !options.ablations.empty())
     return failure("--ablate applies to training; an evaluated model uses "
                    "the ablations recorded in its file");
+  for (const std::string &knob : splitList(options.sharedKnobs)) {
+    const std::vector<std::string> &known = sharedKnobNames();
+    if (std::find(known.begin(), known.end(), knob) == known.end())
+      return failure("--shared-knobs: '" + knob +
+                     "' is not a knob targets share (known: " +
+                     llvm::join(known, ", ") + ")");
+  }
+  if (!training && !options.sharedKnobs.empty())
+    return failure("--shared-knobs applies to training; an evaluated model "
+                   "uses the shared knobs recorded in its file");
   if (training) {
     // Fail now rather than after training when the model cannot be written.
     llvm::SmallString<256> dir(options.outPath);
@@ -345,6 +366,14 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
             "): fine-tuning keeps the base's architecture; pre-train a base "
             "with the same --ablate");
     }
+    if (!options.sharedKnobs.empty() &&
+        splitList(options.sharedKnobs) != model->info().config.sharedKnobs)
+      return failure("--shared-knobs " + options.sharedKnobs +
+                     " differs from the base model's (" +
+                     (model->info().config.sharedKnobs.empty()
+                          ? std::string("none")
+                          : llvm::join(model->info().config.sharedKnobs, ",")) +
+                     "): fine-tuning keeps the base's architecture");
     if (options.finetunePretrainAutoencoder &&
         !model->info().config.noAutoencoder) {
       std::vector<Schedule> schedules = schedulesOf(train);
@@ -389,6 +418,9 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
   for (const SampleGroup &g : all)
     kernels.push_back(g.kernel);
   config.kernels = modelKernelsFor(kernels);
+  config.sharedKnobs = splitList(options.sharedKnobs);
+  if (!config.sharedKnobs.empty())
+    report.note("shared knobs: " + llvm::join(config.sharedKnobs, ","));
   if (config.hasAblations())
     report.note("ablations: " + ablationList(config));
   std::unique_ptr<Model> model = Model::create(config, options.seed, &error);
@@ -695,6 +727,10 @@ sptune::runTraining(const TrainingRunOptions &options) {
       {"train_samples", static_cast<int64_t>(result.trainSamples)},
       {"heldout_matrices", std::move(heldOut)},
       {"heldout", metricsObject(result.heldOut)}};
+  // (Only in models that have shared knobs, as their configuration's key.)
+  if (!model->info().config.sharedKnobs.empty())
+    provenance["shared_knobs"] =
+        llvm::join(model->info().config.sharedKnobs, ",");
   std::string provenanceText;
   llvm::raw_string_ostream(provenanceText)
       << llvm::json::Value(llvm::json::Object(provenance));

@@ -72,6 +72,10 @@ SpgemmFeatures CpuKnobEncoding::spgemm(const Schedule &s) const {
   return f;
 }
 
+float CpuKnobEncoding::rowOrder(const Schedule &s) const {
+  return cpuKnobs(s).rowOrder != RowOrderKind::Natural ? 1.0f : 0.0f;
+}
+
 std::vector<Schedule> CpuKnobEncoding::sampleKnobs(KernelType kernel,
                                                    size_t count,
                                                    uint64_t seed) const {

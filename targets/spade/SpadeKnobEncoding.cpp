@@ -27,6 +27,10 @@ void SpadeKnobEncoding::encode(const Schedule &s, float *k) const {
   k[8] = p.reorder == RowReorder::BySimilarity ? 1.0f : 0.0f;
 }
 
+float SpadeKnobEncoding::rowOrder(const Schedule &s) const {
+  return spadeKnobs(s).reorder != RowReorder::None ? 1.0f : 0.0f;
+}
+
 ParallelismFeatures SpadeKnobEncoding::parallelism(const Schedule &s) const {
   ParallelismFeatures p;
   p.parallel = 1.0f;

@@ -18,6 +18,7 @@ public:
   const std::vector<std::string> &featureNames() const override;
   void encode(const Schedule &s, float *features) const override;
   ParallelismFeatures parallelism(const Schedule &s) const override;
+  float rowOrder(const Schedule &s) const override;
   double scaleAnalyticalWork(const Schedule &s, double work,
                              const MatrixStats &stats,
                              double freeSize) const override;

@@ -103,6 +103,14 @@ static cl::opt<std::string, true> ablate(
              "128x128 density image). Fine-tuning keeps the base's ablations"),
     cl::value_desc("list"), cl::cat(category),
     cl::location(options.ablations));
+static cl::opt<std::string, true> sharedKnobs(
+    "shared-knobs",
+    cl::desc("knobs the schedule's common features represent alike for "
+             "every target, comma-separated, recorded in the model file: "
+             "row-order (the CPU's reorder = rcm and SPADE's reorder set one "
+             "feature, rows_reordered). Fine-tuning keeps the base's"),
+    cl::value_desc("list"), cl::cat(category),
+    cl::location(options.sharedKnobs));
 static cl::opt<std::string, true>
     evaluateModel("evaluate",
                   cl::desc("evaluate this model on all the data (no "

@@ -270,3 +270,50 @@ TEST(ConfigurationMapperTest, LayoutsRefuseBadKernelLists) {
   expectRefused({"hadamard"}, "kernel 'hadamard' has no model features");
   expectRefused({"spgemv"}, "kernel 'spgemv' has no model features");
 }
+
+TEST(ConfigurationMapperTest, SharedRowOrderIsOneFeatureForEveryTarget) {
+  llvm::Expected<FeatureLayout> shared = FeatureLayout::of(
+      layout().targetNames(), defaultModelKernels(), {"row-order"});
+  ASSERT_TRUE(static_cast<bool>(shared)) << llvm::toString(shared.takeError());
+  EXPECT_EQ(shared->sharedKnobs(), std::vector<std::string>{"row-order"});
+  EXPECT_EQ(shared->commonSize(), layout().commonSize() + 1);
+  EXPECT_EQ(shared->commonNames().back(), "rows_reordered");
+  EXPECT_NE(featureSpecHash(*shared), featureSpecHash(layout()));
+
+  Schedule cpu = Schedule::csr(TargetKind::CPU, KernelType::SpMM);
+  cpuKnobs(cpu).parallel = ParallelKind::Outer;
+  Schedule cpuRcm = cpu;
+  cpuKnobs(cpuRcm).rowOrder = RowOrderKind::Rcm;
+  ASSERT_TRUE(isLegal(cpuRcm)) << whyIllegal(cpuRcm);
+  Schedule spade = Schedule::csr(TargetKind::SPADE, KernelType::SpMM);
+  Schedule spadeByLength = spade;
+  spadeKnobs(spadeByLength).reorder = RowReorder::ByLength;
+  Schedule spadeBySimilarity = spade;
+  spadeKnobs(spadeBySimilarity).reorder = RowReorder::BySimilarity;
+  EXPECT_EQ(shared->map(cpu, 64).common.back(), 0.0f);
+  EXPECT_EQ(shared->map(cpuRcm, 64).common.back(), 1.0f);
+  EXPECT_EQ(shared->map(spade, 64).common.back(), 0.0f);
+  EXPECT_EQ(shared->map(spadeByLength, 64).common.back(), 1.0f);
+  EXPECT_EQ(shared->map(spadeBySimilarity, 64).common.back(), 1.0f);
+  // Without the shared knob the layout is the one models were built with,
+  // where the CPU's row order is not seen at all (its knob code has none).
+  EXPECT_EQ(flat(layout().map(cpu, 64)), flat(layout().map(cpuRcm, 64)));
+  // Every other feature is the same in both layouts.
+  MappedSchedule plain = layout().map(spadeByLength, 64);
+  MappedSchedule withRowOrder = shared->map(spadeByLength, 64);
+  EXPECT_TRUE(std::equal(plain.common.begin(), plain.common.end(),
+                         withRowOrder.common.begin()));
+  EXPECT_EQ(plain.knobs, withRowOrder.knobs);
+
+  auto refused = [](const std::vector<std::string> &knobs) {
+    llvm::Expected<FeatureLayout> l =
+        FeatureLayout::of(layout().targetNames(), defaultModelKernels(), knobs);
+    if (l)
+      return std::string();
+    return llvm::toString(l.takeError());
+  };
+  EXPECT_NE(refused({"row-order", "row-order"}).find("listed twice"),
+            std::string::npos);
+  EXPECT_NE(refused({"bypass"}).find("'bypass' is not a knob targets share"),
+            std::string::npos);
+}

@@ -244,6 +244,32 @@ TEST(ModelFileTest, OtherArchitecturesRoundTrip) {
   EXPECT_EQ(loaded->weightHash(), m->weightHash());
 }
 
+TEST(ModelFileTest, SharedKnobsRoundTrip) {
+  ModelConfig c;
+  c.sharedKnobs = {"row-order"};
+  auto m = Model::create(c, 3);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->info().config.sharedKnobs, c.sharedKnobs);
+  std::string error;
+  auto loaded = Model::loadFromBytes(m->serialize(), "shared", error);
+  ASSERT_TRUE(loaded) << error;
+  EXPECT_EQ(loaded->info().config.sharedKnobs, c.sharedKnobs);
+  EXPECT_EQ(loaded->weightHash(), m->weightHash());
+  // A file without the key (every model built before it) has none.
+  auto plain = Model::loadFromBytes(
+      Model::create(ModelConfig(), 3)->serialize(), "plain", error);
+  ASSERT_TRUE(plain) << error;
+  EXPECT_TRUE(plain->info().config.sharedKnobs.empty());
+  // An unknown shared knob is a clear error at creation.
+  ModelConfig bad;
+  bad.sharedKnobs = {"bypass"};
+  error.clear();
+  EXPECT_FALSE(Model::create(bad, 3, &error));
+  EXPECT_NE(error.find("'bypass' is not a knob targets share"),
+            std::string::npos)
+      << error;
+}
+
 TEST(ModelFileTest, ClearErrors) {
   auto m = Model::create(ModelConfig(), 5);
   const std::string good = m->serialize();

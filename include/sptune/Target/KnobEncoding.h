@@ -94,6 +94,12 @@ public:
   /// another type, or a target that does not compute sparse x sparse
   /// products: all zero).
   virtual SpgemmFeatures spgemm(const Schedule &s) const { return {}; }
+  /// 1 when `s` visits the sparse operand's rows in another order than
+  /// storage order (the CPU's `reorder = rcm`, SPADE's `reorder`), else 0:
+  /// the common feature `rows_reordered` of a model built with the shared
+  /// knob "row-order" (FeatureLayout), through which a model pre-trained on
+  /// one target's reordering data can say something of another's.
+  virtual float rowOrder(const Schedule &s) const { return 0; }
   /// The model-free cost estimate's view of the knobs (heuristic mode ranks
   /// candidates by sptune::analyticalCost): `work`, estimated from the
   /// shared part of `s` for a matrix with `stats` and a free loop of

@@ -63,6 +63,10 @@ std::vector<std::string>
 modelKernelsFor(const std::vector<KernelType> &kernels);
 
 /// Fixed vocabulary of loop names: i, i1, i0, j, j1, j0, k, k1, k0.
+/// The knobs a layout may share between targets (FeatureLayout::of):
+/// "row-order" (KnobEncoding::rowOrder).
+const std::vector<std::string> &sharedKnobNames();
+
 constexpr int kLoopVocabulary = 9;
 /// Most loops a kernel has (two split roles and the free loop).
 constexpr int kMaxLoops = 5;
@@ -94,9 +98,14 @@ public:
   /// The layout of targets `names` and kernels `kernels`; fails for an
   /// empty list, a repeated name, a name no registered target has or a
   /// kernel no model can be built for (hasKernelFeature).
+  /// `sharedKnobs`: knobs of several targets that the common vector
+  /// represents alike (sharedKnobNames(); none by default, so that models
+  /// built without them keep their layout); fails for an unknown or
+  /// repeated one.
   static llvm::Expected<FeatureLayout>
   of(const std::vector<std::string> &names,
-     const std::vector<std::string> &kernels = defaultModelKernels());
+     const std::vector<std::string> &kernels = defaultModelKernels(),
+     const std::vector<std::string> &sharedKnobs = {});
 
   const std::vector<std::string> &targetNames() const { return names; }
   const std::vector<TargetKind> &targets() const { return kinds; }
@@ -117,6 +126,9 @@ public:
   bool hasKernel(KernelType kernel) const;
   /// The kernel names joined by ", ".
   std::string kernelsStr() const;
+
+  /// The shared knobs of the layout (see `of`), in the order given.
+  const std::vector<std::string> &sharedKnobs() const { return shared_; }
 
   /// Width of `MappedSchedule::common`.
   int commonSize() const { return static_cast<int>(common.size()); }
@@ -149,6 +161,10 @@ private:
   std::vector<KernelType> kernels;
   /// Offset of the SpGEMM features in the common vector (0: none).
   int spgemmOffset = 0;
+  std::vector<std::string> shared_;
+  /// Offset of the `rows_reordered` feature (shared knob "row-order"; 0:
+  /// none).
+  int rowOrderOffset = 0;
   std::vector<std::string> common;
 };
 

@@ -57,6 +57,10 @@ struct ModelConfig {
   /// Model::create: spmm, sddmm and spmv. A model file without the list
   /// was built for those three.
   std::vector<std::string> kernels;
+  /// Knobs of several targets the common features represent alike
+  /// (sptune::sharedKnobNames(): "row-order"), recorded in the model file.
+  /// Empty (the default, and every file without the list): none.
+  std::vector<std::string> sharedKnobs;
 
   bool hasAblations() const {
     return noConfigMapper || noAutoencoder || singleScale;

@@ -87,6 +87,11 @@ struct TrainingRunOptions {
   /// fine-tuning, the base model's ablations are kept; a list given then
   /// must equal them.
   std::string ablations;
+  /// Knobs the common features represent alike for every target
+  /// (comma-separated sptune::sharedKnobNames(): "row-order") in a model
+  /// trained from scratch, recorded in its file. When fine-tuning, the base
+  /// model's are kept; a list given then must equal them.
+  std::string sharedKnobs;
   /// The model `runEvaluation` evaluates.
   std::string evaluateModel;
   /// A model file to write again, unchanged, in this build's format to
