@@ -114,7 +114,8 @@ uint64_t CpuScheduleSpace::knobCombinations(KernelType kernel) const {
   for (int vl : cfg.vectorLengths)
     vector += vl == 0 ? 1 : 2;
   return cfg.tiles.size() * cfg.widths.size() * parallel * vector *
-         layoutCombinations(cfg, kernel) * spgemmCombinations(cfg, kernel);
+         layoutCombinations(cfg, kernel) * spgemmCombinations(cfg, kernel) *
+         std::max<uint64_t>(1, cfg.rowOrders.size());
 }
 
 void CpuScheduleSpace::applyKnobs(Schedule &s, uint64_t index) const {
@@ -124,6 +125,11 @@ void CpuScheduleSpace::applyKnobs(Schedule &s, uint64_t index) const {
   uint64_t spgemm = spgemmCombinations(cfg, s.kernel);
   uint64_t spgemmIndex = index % spgemm;
   index /= spgemm;
+  // (The row order first: with one order, every other knob keeps the index
+  // it had before the knob joined the space.)
+  uint64_t orders = std::max<uint64_t>(1, cfg.rowOrders.size());
+  uint64_t orderIndex = index % orders;
+  index /= orders;
   s.denseTransposed = static_cast<uint8_t>(index % layouts);
   index /= layouts;
   s.tile = cfg.tiles[index % cfg.tiles.size()];
@@ -143,6 +149,9 @@ void CpuScheduleSpace::applyKnobs(Schedule &s, uint64_t index) const {
     cpuKnobs(s).omp = kind;
     cpuKnobs(s).chunk = chunk;
   }
+  if (!cfg.rowOrders.empty() &&
+      cfg.rowOrders[orderIndex] != RowOrderKind::Natural)
+    cpuKnobs(s).rowOrder = cfg.rowOrders[orderIndex];
   if (s.kernel == KernelType::SpGEMM) {
     if (!cfg.accumulators.empty())
       cpuKnobs(s).accumulator =
@@ -192,6 +201,10 @@ bool CpuScheduleSpace::admits(const ProblemShape &shape,
   if (s.tile > 0 && cpuKnobs(s).vectorLength > 0 && !cfg.vectorizedTiles)
     return false;
   if (!fitsFreeSize(s, shape.free))
+    return false;
+  // Reverse Cuthill-McKee orders the graph of a square matrix.
+  if (cpuKnobs(s).rowOrder != RowOrderKind::Natural && shape.rows > 0 &&
+      shape.rows != shape.cols)
     return false;
   if (!isLegal(s) || canonicalize(s) != s)
     return false;

@@ -38,6 +38,12 @@ struct CpuSpaceConfig {
       {OmpScheduleKind::Dynamic, 16},
       {OmpScheduleKind::Dynamic, 64}};
   std::vector<int> vectorLengths = {0, 4, 8, 16};
+  /// Orders the rows are visited in. Natural only by default: reverse
+  /// Cuthill-McKee in the kernel lost on every matrix measured (0.37-0.56x
+  /// the heuristic on the 14 large shared matrices, 0.52-0.56x on SPADE's
+  /// 160 generated ones, docs/results.md), so the tuner's space leaves it
+  /// out; the fuzzer's space has it (a square matrix's only).
+  std::vector<RowOrderKind> rowOrders = {RowOrderKind::Natural};
   /// SpGEMM's kernel knobs (its only storage is CSR, and it takes no OpenMP
   /// schedule, chunk or vectors): every accumulator and pass count chosen
   /// outright (`auto`, the lowering's options and their run-time rules, is

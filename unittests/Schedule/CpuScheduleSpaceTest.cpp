@@ -102,6 +102,41 @@ TEST(CpuScheduleSpace, VectorizedPanelsOnlyWhenAsked) {
   EXPECT_GT(count(CpuScheduleSpace(c)).second, 0u);
 }
 
+TEST(CpuScheduleSpace, RowOrdersOnlyWhenAskedAndOnSquareMatrices) {
+  // The tuner's space never visits rows in RCM order (it never won); the
+  // fuzzer's does, wherever the schedule can and the matrix is square.
+  ProblemShape square{KernelType::SpMM, 64, 64, 64, 500};
+  ProblemShape wide{KernelType::SpMM, 64, 128, 64, 500};
+  auto reordered = [](const CpuScheduleSpace &space, const ProblemShape &p) {
+    size_t all = 0, rcm = 0;
+    space.enumerate(p, [&](const Schedule &s) {
+      ++all;
+      if (cpuKnobs(s).rowOrder != RowOrderKind::Natural) {
+        ++rcm;
+        EXPECT_EQ(whyNotReorderable(s), "") << s.str();
+      }
+      return true;
+    });
+    return std::make_pair(all, rcm);
+  };
+  CpuScheduleSpace plain(smallConfig());
+  auto [plainAll, plainRcm] = reordered(plain, square);
+  EXPECT_EQ(plainRcm, 0u);
+  CpuSpaceConfig c = smallConfig();
+  c.rowOrders = {RowOrderKind::Natural, RowOrderKind::Rcm};
+  CpuScheduleSpace withOrders(c);
+  auto [all, rcm] = reordered(withOrders, square);
+  EXPECT_GT(rcm, 0u);
+  EXPECT_EQ(all, plainAll + rcm);
+  EXPECT_EQ(reordered(withOrders, wide).second, 0u);
+  // (About one schedule in 200 of this space can visit its rows in another
+  // order.)
+  size_t sampled = 0;
+  for (const Schedule &s : withOrders.sample(square, 2000, 3))
+    sampled += cpuKnobs(s).rowOrder == RowOrderKind::Rcm;
+  EXPECT_GT(sampled, 0u) << all << " " << rcm;
+}
+
 TEST(CpuScheduleSpace, NoMoreThreadsThanTheMachineRuns) {
   CpuScheduleSpace space(smallConfig());
   space.setUsableCpus(2);
