@@ -10,9 +10,10 @@
 #      with `reorder = rcm` (cost-model/row-order-twins.py);
 #   2. two CPU bases, the CPU recipe (60 epochs, 15% held out, seed 1):
 #      `cpu92` on the 92 matrices of cpu-2026-11-30 (the base of the
-#      curve in docs/results.md), and `rowfeat` on those plus step 1's data,
-#      built with `--shared-knobs row-order` (the CPU's reorder = rcm and
-#      SPADE's reorder set one common feature, rows_reordered);
+#      curve in docs/results.md), `pool` on those plus step 1's first
+#      records (the control for more data), and `rowfeat` on those plus
+#      the twins, built with `--shared-knobs row-order` (the CPU's reorder =
+#      rcm and SPADE's reorder set one common feature, rows_reordered);
 #   3. COGNATE's curve from each base (sptune.transfer_curve: k = 0 and 5,
 #      3 seeds, fine-tuned with everything training, against the all-data
 #      model from scratch), on the stored SPADE data.
@@ -37,6 +38,10 @@ export PYTHONPATH="$root/python"
 zcat "$data/cpu-2026-11-30.jsonl.gz" > "$work/cpu92.jsonl"
 [ -f "$work/cpu92.pt" ] || "$bin/sptune-train" --data "$work/cpu92.jsonl" \
   --out "$work/cpu92.pt" --epochs 60 --holdout 0.15 --seed 1 --quiet
+# The control for more CPU data: the same records without twins or feature.
+[ -f "$work/pool.pt" ] || "$bin/sptune-train" --data "$work/cpu92.jsonl" \
+  --data "$work/cpu-pool.jsonl" --out "$work/pool.pt" --epochs 60 \
+  --holdout 0.15 --seed 1 --quiet
 [ -f "$work/rowfeat.pt" ] || "$bin/sptune-train" --data "$work/cpu92.jsonl" \
   --data "$work/cpu-pool.jsonl" --data "$work/cpu-pool-rcm.jsonl" \
   --shared-knobs row-order --out "$work/rowfeat.pt" --epochs 60 \
@@ -45,8 +50,10 @@ zcat "$data/cpu-2026-11-30.jsonl.gz" > "$work/cpu92.jsonl"
 zcat "$data/spade-2026-12-01-train.jsonl.gz" > "$work/spade-train.jsonl"
 zcat "$data/spade-2026-12-01-heldout.jsonl.gz" > "$work/spade-eval.jsonl"
 /usr/bin/python3 -m sptune.transfer_curve --build "$root/build" --target spade \
-  --base cpu92="$work/cpu92.pt" --base rowfeat="$work/rowfeat.pt" \
+  --base cpu92="$work/cpu92.pt" --base rowfeat="$work/rowfeat.pt" --base pool="$work/pool.pt" \
   --train "$work/spade-train.jsonl" --eval "$work/spade-eval.jsonl" \
   --k 0,5 --seeds 3 --epochs 40 --min-steps 200 --jobs 2 \
-  --variants finetune-none@cpu92,finetune-none@rowfeat,all \
-  --out "$work/transfer" --json "$work/transfer.json" --table "$work/transfer.md"
+  --variants finetune-none@cpu92,finetune-none@rowfeat,finetune-none@pool,finetune@cpu92,finetune@rowfeat,all \
+  --gaps finetune-none@cpu92@5,finetune-none@rowfeat@5 \
+  --out "$work/transfer" --json "$work/transfer.json" --table "$work/transfer.md" \
+  --plot "$work/transfer.png"

@@ -14,9 +14,11 @@ rows), its twin with `reorder = rcm`, as a request file for
 
     sptune-collect --run-requests FILE --task 0/1 --out OUT
 
-(measured with OUT's settings below: f32 as the pool's data, at least 3
-repetitions and 0.05 s, 60 s per measurement). A schedule the worker finds
-illegal after all is recorded as such, not measured.
+(measured with the settings below: the element type of the record, at
+least 3 repetitions and 0.05 s, 60 s per measurement). Only square matrices
+(RCM orders the graph of one). A schedule the worker finds illegal after all
+is recorded as such, not measured. A twin of an `omp = balanced` schedule
+differs from it in two knobs (dynamic chunks and the order).
 
     /usr/bin/python3 cost-model/row-order-twins.py DATASET.jsonl REQUESTS.jsonl
 """
@@ -63,6 +65,9 @@ def main(argv):
             r = json.loads(line)
             if r.get("target") != "cpu" or r.get("status") != "ok" or \
                     not reorderable(r["kernel"], r.get("schedule", "")):
+                continue
+            # Reverse Cuthill-McKee orders the graph of a square matrix.
+            if r["matrix"].get("rows") != r["matrix"].get("cols"):
                 continue
             s = twin(r["schedule"])
             m = r["matrix"]

@@ -458,8 +458,8 @@ llvm::Expected<std::string> sptune::attachGuard(
         ablationList(info.config) != ablationList(mainInfo.config) ||
         info.calibrated != mainInfo.calibrated)
       return makeError("the member '" + what +
-                       "' was trained for other targets, kernels, ablations or "
-                       "losses than the model");
+                       "' was trained for other targets, kernels, shared knobs, "
+                       "ablations or losses than the model");
     main.sections[guardMemberSection(n + 1)] = weights->second;
   }
   settings.members = members.size();

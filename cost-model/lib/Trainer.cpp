@@ -169,6 +169,8 @@ static uint64_t fingerprint(const std::vector<PreparedGroup> &groups,
      << c.autoencoderHidden << ";";
   if (c.hasAblations())
     os << "ablate=" << ablationList(c) << ";";
+  for (const std::string &knob : c.sharedKnobs)
+    os << "shared=" << knob << ";";
   // A fine-tuning run starts from a given model; a fresh one from the seed.
   if (o.finetune)
     os << hex(model.weightHash()) << ";";

@@ -498,7 +498,7 @@ TEST(ModelGuard, RefusesBadGuardsAndMismatchedMembers) {
   parts[1] = {"ablated.pt", modelBytes(5, ablated)};
   EXPECT_EQ(attach(parts, settings),
             "the member 'ablated.pt' was trained for other targets, kernels, "
-            "ablations or losses than the model");
+            "shared knobs, ablations or losses than the model");
   ModelConfig wider;
   wider.hidden = 64;
   parts[1] = {"wider.pt", modelBytes(5, wider)};

@@ -62,11 +62,11 @@ const std::vector<std::string> &defaultModelKernels();
 std::vector<std::string>
 modelKernelsFor(const std::vector<KernelType> &kernels);
 
-/// Fixed vocabulary of loop names: i, i1, i0, j, j1, j0, k, k1, k0.
 /// The knobs a layout may share between targets (FeatureLayout::of):
 /// "row-order" (KnobEncoding::rowOrder).
 const std::vector<std::string> &sharedKnobNames();
 
+/// Fixed vocabulary of loop names: i, i1, i0, j, j1, j0, k, k1, k0.
 constexpr int kLoopVocabulary = 9;
 /// Most loops a kernel has (two split roles and the free loop).
 constexpr int kMaxLoops = 5;
