@@ -7,6 +7,7 @@
 
 #include "sptune/Support/Error.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
 
@@ -258,11 +259,11 @@ FeatureLayout::of(const std::vector<std::string> &names,
     for (const char *n : kSpgemmFeatureNames)
       layout.common.push_back(n);
   }
+  const std::vector<std::string> &known = sharedKnobNames();
   for (const std::string &knob : sharedKnobs) {
-    const std::vector<std::string> &known = sharedKnobNames();
     if (std::find(known.begin(), known.end(), knob) == known.end())
-      return makeError("'" + knob +
-                       "' is not a knob targets share (known: row-order)");
+      return makeError("'" + knob + "' is not a knob targets share (known: " +
+                       llvm::join(known, ", ") + ")");
     if (std::find(layout.shared_.begin(), layout.shared_.end(), knob) !=
         layout.shared_.end())
       return makeError("shared knob '" + knob + "' is listed twice");
