@@ -34,6 +34,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 
 using namespace sptune;
 
@@ -447,6 +448,22 @@ baseModel(const TrainingRunOptions &options, TargetKind target,
 llvm::Error sptune::upgradeModelFile(const TrainingRunOptions &options) {
   if (options.outPath.empty())
     return failure("--upgrade needs --out (the file to write)");
+  // An upgrade rewrites the file's weights and configuration unchanged:
+  // options that would shape a model are refused rather than ignored.
+  for (const auto &[given, name] :
+       {std::pair{!options.sharedKnobs.empty(), "--shared-knobs"},
+        std::pair{!options.ablations.empty(), "--ablate"},
+        std::pair{!options.finetuneFrom.empty(), "--finetune-from"},
+        std::pair{!options.finetuneFreeze.empty(), "--finetune-freeze"},
+        std::pair{options.finetuneScheduleEncoder,
+                  "--finetune-schedule-encoder"},
+        std::pair{options.finetunePretrainAutoencoder,
+                  "--finetune-pretrain-autoencoder"},
+        std::pair{!options.evaluateModel.empty(), "--evaluate"}})
+    if (given)
+      return failure(std::string(name) +
+                     " does not combine with --upgrade (an upgraded model "
+                     "keeps the configuration recorded in its file)");
   std::string error;
   std::unique_ptr<Model> model = Model::load(options.upgradeModel, error);
   if (!model || !model->save(options.outPath, error))

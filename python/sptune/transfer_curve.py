@@ -33,8 +33,9 @@ Variants (comma-separated, `KIND[-FREEZE][@BASE][+ABLATION...]`):
                      no-autoencoder, single-scale. A fine-tuned ablation
                      needs a base pre-trained with the same ablation: the
                      driver trains it from --cpu-data NAME=FILE (the CPU
-                     recipe: --epochs 60 --holdout 0.15 --seed 1) once,
-                     under OUT/bases/.
+                     recipe: --epochs 60 --holdout 0.15 --seed 1, and
+                     the named base's --shared-knobs) once, under
+                     OUT/bases/.
 
   e.g. finetune-matrix@large, scratch+no-config-mapper,
   finetune+single-scale+no-autoencoder
@@ -63,6 +64,8 @@ import subprocess
 import sys
 import threading
 import time
+
+from sptune import model_file
 
 KINDS = ("finetune", "scratch", "all")
 FREEZES = ("encoders", "matrix", "none")
@@ -504,6 +507,14 @@ def named(items, default_name):
     return out
 
 
+def base_shared_knobs(path):
+    """The shared knobs recorded in the base model at `path` ([] for none)."""
+    try:
+        return model_file.shared_knobs(path)
+    except (OSError, ValueError) as e:
+        raise UsageError(f"base '{path}': {e}") from None
+
+
 def experiment(args):
     train_bin = os.path.join(args.build, "bin", "sptune-train")
     if not os.access(train_bin, os.X_OK):
@@ -560,12 +571,22 @@ def experiment(args):
                              f"--ablate {','.join(abl)}: give --cpu-data {base}=CPU.jsonl")
         path = os.path.join(out_dir, "bases", f"{base}+{'+'.join(abl)}.pt")
         base_of[(base, abl)] = path
+        # The ablated base differs from the named one by its ablations only:
+        # it keeps the knobs whose features the named base shares across targets.
+        shared = base_shared_knobs(bases[base])
+        if os.path.exists(path) and base_shared_knobs(path) != shared:
+            raise UsageError(f"{path} was pre-trained with shared knobs "
+                             f"{base_shared_knobs(path) or 'none'}, the base '{base}' has "
+                             f"{shared or 'none'}: remove it to pre-train it again")
         if not os.path.exists(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             print(f"pre-training the {base} base with --ablate {','.join(abl)}", file=sys.stderr)
-            run_cmd([train_bin, "--data", cpu_data[base], "--target", "cpu", "--out", path,
-                     "--epochs", str(args.base_epochs), "--holdout", "0.15", "--seed", "1",
-                     "--ablate", ",".join(abl), "--quiet"], path + ".log")
+            cmd = [train_bin, "--data", cpu_data[base], "--target", "cpu", "--out", path,
+                   "--epochs", str(args.base_epochs), "--holdout", "0.15", "--seed", "1",
+                   "--ablate", ",".join(abl), "--quiet"]
+            if shared:
+                cmd += ["--shared-knobs", ",".join(shared)]
+            run_cmd(cmd, path + ".log")
 
     pool_set = set(pool)
     records = [r for r in records if r["matrix"]["id"] in pool_set]

@@ -6,10 +6,64 @@
 import json
 import math
 import os
+import struct
 import tempfile
 import unittest
 
 from sptune import transfer_curve as tc
+
+
+def write_model_file(path, config, kind=b"model"):
+    """A file in the layout of cost-model/lib/ModelFile.cpp (checksum not
+    computed: only the C++ loader checks it)."""
+    payload = struct.pack("<I", len(kind)) + kind + struct.pack("<I", 1)
+    body = json.dumps(config).encode()
+    payload += struct.pack("<I", 6) + b"config" + struct.pack("<Q", len(body)) + body
+    with open(path, "wb") as f:
+        f.write(b"SPTUNECM" + struct.pack("<IQQQ", 1, 0, len(payload), 0) + payload)
+
+
+class BaseSharedKnobsTest(unittest.TestCase):
+    """An ablated base is pre-trained with the named base's shared knobs."""
+
+    def test_read(self):
+        with tempfile.TemporaryDirectory() as d:
+            with_knobs, without = os.path.join(d, "a.pt"), os.path.join(d, "b.pt")
+            write_model_file(with_knobs, {"hidden": 8, "shared_knobs": ["row-order"]})
+            write_model_file(without, {"hidden": 8})
+            self.assertEqual(tc.base_shared_knobs(with_knobs), ["row-order"])
+            self.assertEqual(tc.base_shared_knobs(without), [])
+
+    def test_shipped_model(self):
+        shipped = os.path.join(os.path.dirname(__file__), "..", "..", "cost-model",
+                               "models", "cpu-default.pt")
+        self.assertEqual(tc.base_shared_knobs(shipped), [])
+
+    def test_bad_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.pt")
+            with open(bad, "wb") as f:
+                f.write(b"not a model")
+            with self.assertRaisesRegex(tc.UsageError, "bad magic"):
+                tc.base_shared_knobs(bad)
+            cut = os.path.join(d, "cut.pt")
+            write_model_file(cut, {"hidden": 8})
+            with open(cut, "rb") as f:
+                data = f.read()
+            with open(cut, "wb") as f:
+                f.write(data[:-5])
+            with self.assertRaisesRegex(tc.UsageError, "cut short"):
+                tc.base_shared_knobs(cut)
+            checkpoint = os.path.join(d, "checkpoint.pt")
+            write_model_file(checkpoint, {"hidden": 8}, kind=b"checkpoint")
+            with self.assertRaisesRegex(tc.UsageError, "is a checkpoint file"):
+                tc.base_shared_knobs(checkpoint)
+            odd = os.path.join(d, "odd.pt")
+            write_model_file(odd, {"shared_knobs": "row-order"})
+            with self.assertRaisesRegex(tc.UsageError, "not a list of names"):
+                tc.base_shared_knobs(odd)
+            with self.assertRaisesRegex(tc.UsageError, "No such file"):
+                tc.base_shared_knobs(os.path.join(d, "missing.pt"))
 
 
 class VariantTest(unittest.TestCase):

@@ -23,6 +23,8 @@
 #include "Support/SpgemmTesting.h"
 #include "gtest/gtest.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -291,6 +293,18 @@ TEST(PlainModel, UpgradeAddsThePlainWeightsOfAnOlderFile) {
   EXPECT_EQ(llvm::toString(upgradeModelFile(options)),
             "--upgrade needs --out (the file to write)");
   options.outPath = upgraded;
+  // Options that would shape a model are refused, not ignored.
+  llvm::sys::fs::remove(upgraded);
+  options.sharedKnobs = "row-order";
+  EXPECT_EQ(llvm::toString(upgradeModelFile(options)),
+            "--shared-knobs does not combine with --upgrade (an upgraded "
+            "model keeps the configuration recorded in its file)");
+  EXPECT_FALSE(llvm::sys::fs::exists(upgraded));
+  options.sharedKnobs.clear();
+  options.ablations = "single-scale";
+  EXPECT_NE(llvm::toString(upgradeModelFile(options)).find("--ablate "),
+            std::string::npos);
+  options.ablations.clear();
   ASSERT_FALSE(static_cast<bool>(upgradeModelFile(options)));
   llvm::Expected<std::unique_ptr<PlainModel>> after =
       PlainModel::load(upgraded);
