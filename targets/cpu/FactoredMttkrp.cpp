@@ -132,7 +132,7 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
       st::StorageSpecifierKindAttr::get(b.getContext(),
                                         st::StorageSpecifierKind::LvlSize),
       b.getIndexAttr(0));
-  // A's rows on cache lines, as bufferization allocates them.
+  // A on a cache line, as bufferization allocates it.
   Value a = memref::AllocOp::create(
       b, loc, aType, aType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{},
       b.getI64IntegerAttr(64));
@@ -170,9 +170,16 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
               });
           Value ck =
               vector::LoadOp::create(b, loc, rowType, c, ValueRange{k, c0});
+          // A fiber without entries (possible in assembled storage) adds
+          // nothing, as in the sparsifier's loops: 0 * C(k, :) would turn an
+          // infinite or NaN C(k, :) into NaN.
+          Value added = vector::FMAOp::create(b, loc, fiberSum, ck, out[0]);
+          Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              first, end);
           scf::YieldOp::create(
               b, loc,
-              vector::FMAOp::create(b, loc, fiberSum, ck, out[0]).getResult());
+              arith::SelectOp::create(b, loc, empty, out[0], added)
+                  .getResult());
         });
     vector::StoreOp::create(b, loc, fibers.getResult(0), a, ValueRange{i, c0});
   };

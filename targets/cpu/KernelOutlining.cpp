@@ -134,7 +134,9 @@ int64_t mlir::sptune::staticRowWidth(Type type, Type element, unsigned rank,
   if (!t || t.getEncoding() || t.getRank() != rank ||
       t.isDynamicDim(rank - 1) || t.getDimSize(rank - 1) < 1 ||
       t.getElementType() != element ||
-      t.getDimSize(rank - 1) * element.getIntOrFloatBitWidth() / 8 > maxBytes)
+      // Compared as elements: a huge static size must not overflow.
+      t.getDimSize(rank - 1) >
+          maxBytes * 8 / static_cast<int64_t>(element.getIntOrFloatBitWidth()))
     return -1;
   return t.getDimSize(rank - 1);
 }

@@ -4,7 +4,8 @@
 // with static shapes, rank 3, every level compressed, A filled with 0.5 (an
 // empty slice keeps it); f32 with dynamic shapes, rank 8, dense slices (one
 // without a fiber), A filled with 0.25 and D read before C; 32-bit positions and coordinates; and an MTTKRP that
-// accumulates into its argument, which the sparsifier computes. Each with
+// accumulates into its argument, which the sparsifier computes; an
+// assembled tensor with a fiber of no entries. Each with
 // one and three OpenMP threads, in one thread by option, and with the
 // kernel turned off.
 //
@@ -29,6 +30,9 @@
 // CHECK-NEXT: ( ( 13, 2, -21 ), ( 0, 0, 0 ), ( 4, 0, -8 ), ( 39, 28, 5 ), ( -12, -10, -2 ) )
 // Accumulated into A = 1: as the first, plus 0.5.
 // CHECK-NEXT: ( ( 14, 3, -20 ), ( 1, 1, 1 ), ( 5, 1, -7 ), ( 40, 29, 6 ), ( -11, -9, -1 ) )
+// Assembled with a fiber of no entries whose row of C is infinite: it adds
+// nothing (not 0 * inf).
+// CHECK-NEXT: ( ( 2, 4, 6 ), ( 0, 0, 0 ) )
 //
 // IR-LABEL: func.func private @sptune_mttkrp_1(
 // IR-SAME:    memref<?xi32>
@@ -40,6 +44,8 @@
 // IR:             scf.for
 // IR:               vector.fma {{.*}} : vector<8xf32>
 // IR:             vector.fma {{.*}} : vector<8xf32>
+// A fiber without entries adds nothing.
+// IR:             arith.select {{.*}} : vector<8xf32>
 // IR:           vector.store {{.*}} : memref<?x8xf32>, vector<8xf32>
 // IR-LABEL: func.func private @sptune_mttkrp(
 // IR-SAME:    -> memref<5x3xf64>
@@ -133,6 +139,21 @@ module {
     return %r : tensor<5x3xf64>
   }
 
+  func.func @mttkrpSmall(%b: tensor<2x2x2xf64, #CSF>, %c: tensor<2x3xf64>, %d: tensor<2x3xf64>) -> tensor<2x3xf64> {
+    %zero = arith.constant 0.0 : f64
+    %e = tensor.empty() : tensor<2x3xf64>
+    %a = linalg.fill ins(%zero : f64) outs(%e : tensor<2x3xf64>) -> tensor<2x3xf64>
+    %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%b, %c, %d : tensor<2x2x2xf64, #CSF>, tensor<2x3xf64>, tensor<2x3xf64>) outs(%a : tensor<2x3xf64>) {
+    ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+      %p = arith.mulf %x, %y : f64
+      %q = arith.mulf %p, %z : f64
+      %s = arith.addf %o, %q : f64
+      linalg.yield %s : f64
+    } -> tensor<2x3xf64>
+    return %r : tensor<2x3xf64>
+  }
+
   func.func @main() {
     %c0 = arith.constant 0 : index
     %c3 = arith.constant 3 : index
@@ -197,6 +218,26 @@ module {
     %aa = call @accumulate(%b, %c, %d, %ones) : (tensor<5x3x4xf64, #CSF>, tensor<3x3xf64>, tensor<4x3xf64>, tensor<5x3xf64>) -> tensor<5x3xf64>
     %vaa = vector.transfer_read %aa[%c0, %c0], %z64 : tensor<5x3xf64>, vector<5x3xf64>
     vector.print %vaa : vector<5x3xf64>
+
+    // Slice 0 (i = 0) has fibers k = 0 (no entries) and k = 1 (B(0, 1, 0) =
+    // 2); C(0, 0) is infinite, C(1, :) = (1, 2, 3), D = 1.
+    %p0 = arith.constant dense<[0, 1]> : tensor<2xindex>
+    %i0 = arith.constant dense<[0]> : tensor<1xindex>
+    %p1 = arith.constant dense<[0, 2]> : tensor<2xindex>
+    %i1 = arith.constant dense<[0, 1]> : tensor<2xindex>
+    %p2 = arith.constant dense<[0, 0, 1]> : tensor<3xindex>
+    %i2 = arith.constant dense<[0]> : tensor<1xindex>
+    %vals = arith.constant dense<[2.0]> : tensor<1xf64>
+    %bs = sparse_tensor.assemble (%p0, %i0, %p1, %i1, %p2, %i2), %vals
+      : (tensor<2xindex>, tensor<1xindex>, tensor<2xindex>, tensor<2xindex>, tensor<3xindex>, tensor<1xindex>), tensor<1xf64> to tensor<2x2x2xf64, #CSF>
+    %one = arith.constant 1.0 : f64
+    %inf = arith.divf %one, %z64 : f64
+    %cs0 = arith.constant dense<[[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]]> : tensor<2x3xf64>
+    %cs = tensor.insert %inf into %cs0[%c0, %c0] : tensor<2x3xf64>
+    %ds = arith.constant dense<1.0> : tensor<2x3xf64>
+    %as = call @mttkrpSmall(%bs, %cs, %ds) : (tensor<2x2x2xf64, #CSF>, tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+    %vas = vector.transfer_read %as[%c0, %c0], %z64 : tensor<2x3xf64>, vector<2x3xf64>
+    vector.print %vas : vector<2x3xf64>
 
     bufferization.dealloc_tensor %b : tensor<5x3x4xf64, #CSF>
     bufferization.dealloc_tensor %b32 : tensor<?x?x?xf32, #DCSF>

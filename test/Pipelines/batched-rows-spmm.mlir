@@ -3,7 +3,8 @@
 // one declaration; batches of DCSR, COO, a scaled body, B read with k
 // innermost, a dynamic N, C filled in the caller's buffer, integer
 // elements, A's levels in another order than its dimensions, a slice of A
-// and rows of C above 512 bytes are left to the sparsifier (no call), as the rule for kernels
+// rows of C above 512 bytes and repeated coordinates (a non-unique level)
+// are left to the sparsifier (no call), as the rule for kernels
 // without a schedule lowers them. Executed results are compared in
 // test/Integration/cpu-batched-rows-spmm.mlir.
 //
@@ -45,12 +46,16 @@
 // CHECK-LABEL: func.func @wide(
 // CHECK-NOT:     call @sptune_batched_spmm
 // CHECK:         return
+// CHECK-LABEL: func.func @non_unique(
+// CHECK-NOT:     call @sptune_batched_spmm
+// CHECK:         return
 
 #BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
 #BDCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : compressed, k : compressed) }>
 #IBK = #sparse_tensor.encoding<{ map = (b, i, k) -> (i : dense, b : dense, k : compressed) }>
 #BCSRS = #sparse_tensor.encoding<{ map = (b : #sparse_tensor<slice(0, 2, 1)>, i : #sparse_tensor<slice(1, 4, 1)>, k : #sparse_tensor<slice(0, 8, 1)>) -> (b : dense, i : dense, k : compressed) }>
 #COO = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : compressed(nonunique), i : singleton(nonunique), k : singleton) }>
+#NU = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed(nonunique)) }>
 
 func.func @twice(%a: tensor<?x?x?xf32, #BCSR>, %b: tensor<?x?x16xf32>, %b2: tensor<?x?x16xf32>) -> (tensor<?x?x16xf32>, tensor<?x?x16xf32>) {
   %c0 = arith.constant 0 : index
@@ -159,4 +164,12 @@ func.func @wide(%a: tensor<2x8x8xf32, #BCSR>, %b: tensor<2x8x256xf32>) -> tensor
   %c = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x256xf32>) -> tensor<2x8x256xf32>
   %r = linalg.batch_matmul ins(%a, %b : tensor<2x8x8xf32, #BCSR>, tensor<2x8x256xf32>) outs(%c : tensor<2x8x256xf32>) -> tensor<2x8x256xf32>
   return %r : tensor<2x8x256xf32>
+}
+
+func.func @non_unique(%a: tensor<2x8x8xf32, #NU>, %b: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x16xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x8x8xf32, #NU>, tensor<2x8x16xf32>) outs(%c : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return %r : tensor<2x8x16xf32>
 }

@@ -4,7 +4,8 @@
 // in; one that reads another's result (CP-ALS) is matched after that one is
 // outlined; a scaled body, B in COO, C read by columns, rows above 512
 // bytes, integer elements, B's levels in another order than its dimensions
-// A filled in the caller's buffer and a slice of B are left to the sparsifier (no
+// A filled in the caller's buffer, a slice of B and B with repeated slices
+// (a non-unique first level) are left to the sparsifier (no
 // call), as the rule for kernels without a schedule lowers them. Executed results are
 // compared in test/Integration/cpu-mttkrp-factored.mlir.
 //
@@ -46,12 +47,16 @@
 // CHECK-LABEL: func.func @sliced(
 // CHECK-NOT:     call @sptune_mttkrp
 // CHECK:         return
+// CHECK-LABEL: func.func @non_unique(
+// CHECK-NOT:     call @sptune_mttkrp
+// CHECK:         return
 
 #DCSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : dense, k : compressed, l : compressed) }>
 #CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
 #COO = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique), k : singleton(nonunique), l : singleton) }>
 #CSFS = #sparse_tensor.encoding<{ map = (i : #sparse_tensor<slice(1, 4, 1)>, k : #sparse_tensor<slice(0, 3, 1)>, l : #sparse_tensor<slice(0, 4, 1)>) -> (i : compressed, k : compressed, l : compressed) }>
 #KIL = #sparse_tensor.encoding<{ map = (i, k, l) -> (k : compressed, i : compressed, l : compressed) }>
+#NU = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique), k : compressed, l : compressed) }>
 
 #B = affine_map<(i, j, k, l) -> (i, k, l)>
 #C = affine_map<(i, j, k, l) -> (k, j)>
@@ -235,4 +240,21 @@ func.func @sliced(%b: tensor<4x3x4xf64, #CSFS>, %c: tensor<3x16xf64>, %d: tensor
     linalg.yield %s : f64
   } -> tensor<4x16xf64>
   return %r : tensor<4x16xf64>
+}
+
+// Two slices of one row would store A's row twice, in parallel.
+func.func @non_unique(%b: tensor<?x?x?xf64, #NU>, %c: tensor<?x16xf64>, %d: tensor<?x16xf64>) -> tensor<?x16xf64> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f64
+  %n = tensor.dim %b, %c0 : tensor<?x?x?xf64, #NU>
+  %e = tensor.empty(%n) : tensor<?x16xf64>
+  %a = linalg.fill ins(%zero : f64) outs(%e : tensor<?x16xf64>) -> tensor<?x16xf64>
+  %r = linalg.generic #trait ins(%b, %c, %d : tensor<?x?x?xf64, #NU>, tensor<?x16xf64>, tensor<?x16xf64>) outs(%a : tensor<?x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<?x16xf64>
+  return %r : tensor<?x16xf64>
 }
