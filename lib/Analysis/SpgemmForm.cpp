@@ -12,9 +12,7 @@ using namespace mlir;
 using namespace mlir::sptune;
 namespace st = mlir::sparse_tensor;
 
-/// Why `type` is not ordered, unique CSR of positions and coordinates at
-/// least `minWidth` bits wide (0 = index), or "".
-static std::string whyNotCsr(Type type, unsigned minWidth) {
+std::string mlir::sptune::whyNotPlainCsr(Type type, unsigned minWidth) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !st::getSparseTensorEncoding(tensor))
     return "it is not a sparse tensor";
@@ -23,6 +21,9 @@ static std::string whyNotCsr(Type type, unsigned minWidth) {
       stt.getEncoding().isSlice() || !stt.isDenseLvl(0) ||
       !stt.isCompressedLvl(1) || !stt.isOrderedLvl(1) || !stt.isUniqueLvl(1))
     return "it is not stored as CSR ([dense, compressed], rows first)";
+  // The kernel reads every stored value from the values buffer.
+  if (stt.getExplicitVal() || stt.getImplicitVal())
+    return "its encoding declares an explicit or implicit value";
   auto narrow = [&](unsigned w) { return w != 0 && w < minWidth; };
   if (narrow(stt.getPosWidth()) || narrow(stt.getCrdWidth()))
     return "its positions or coordinates are narrower than " +
@@ -86,7 +87,7 @@ std::string mlir::sptune::whyNotRowWiseSpgemm(linalg::LinalgOp op) {
     Type type = op->getOperand(n).getType();
     if (getElementTypeOrSelf(type) != element)
       return "its operands' element types differ";
-    if (std::string why = whyNotCsr(type, n == 2 ? 32 : 0); !why.empty())
+    if (std::string why = whyNotPlainCsr(type, n == 2 ? 32 : 0); !why.empty())
       return (n == 2 ? "its result: " : "operand #" + std::to_string(n) + ": ") +
              why;
   }

@@ -268,7 +268,12 @@ struct CpuSparsifyPass
           attr && attr.getSchedule().kernel == ::sptune::KernelType::SpGEMM;
       if (attr && !scheduled)
         return;
-      std::string why = whyNotRowWiseSpgemm(op);
+      // (A nested module's products are left to the sparsifier: the kernel
+      // is defined among the top module's functions.)
+      std::string why = !inThisModule(op)
+                            ? "it is in a module nested in the one "
+                              "sptune-cpu-sparsify runs on"
+                            : whyNotRowWiseSpgemm(op);
       if (scheduled && (!gustavson || !why.empty())) {
         // Its schedule's knobs are the Gustavson kernel's.
         op->emitError("sptune: this SpGEMM's schedule is for sptune's "
@@ -355,9 +360,10 @@ struct CpuSparsifyPass
     } else if (failed(sparsifyPerSetting(module, functions, distinct))) {
       return signalPassFailure();
     }
-    if (!products.empty() && failed(defineGustavsonKernels(module)))
-      return signalPassFailure();
     // (Declarations written by hand are checked too.)
+    if (hasGustavsonDeclarations(module) &&
+        failed(defineGustavsonKernels(module)))
+      return signalPassFailure();
     if (failed(defineSampledAggregationKernels(module)) ||
         failed(defineFactoredMttkrpKernels(module)) ||
         failed(defineBatchedRowsSpmmKernels(module, threads)))

@@ -19,6 +19,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 
+#include <array>
+
 using namespace mlir;
 using namespace mlir::sptune;
 namespace st = mlir::sparse_tensor;
@@ -1115,6 +1117,34 @@ static FailureOr<GustavsonSettings> readSettings(func::FuncOp f) {
   return s;
 }
 
+/// The types of A, B and C recorded on the kernel `f`'s declaration, or an
+/// error on it when they are not those of a product the kernel computes
+/// (whyNotRowWiseSpgemm's operands): plain CSR tensors of one element type,
+/// C's positions and coordinates of 32 bits or more. A declaration written
+/// by hand is checked before a body is written on its buffers.
+static FailureOr<std::array<st::SparseTensorType, 3>>
+readTensorTypes(func::FuncOp f) {
+  auto types = f->getAttrOfType<ArrayAttr>(kGustavsonSpgemmAttrName);
+  std::array<RankedTensorType, 3> tensors;
+  bool ok = types && types.size() == 3;
+  for (unsigned n = 0; ok && n < 3; ++n) {
+    auto attr = dyn_cast<TypeAttr>(types[n]);
+    tensors[n] = attr ? dyn_cast<RankedTensorType>(attr.getValue()) : nullptr;
+    ok = tensors[n] && whyNotPlainCsr(tensors[n], n == 2 ? 32 : 0).empty() &&
+         tensors[n].getElementType() == tensors[0].getElementType();
+  }
+  if (!ok) {
+    f.emitError("sptune: the Gustavson kernel's '")
+        << kGustavsonSpgemmAttrName
+        << "' must be [A, B, C]: three plain CSR tensors of one element "
+           "type, C's positions and coordinates of 32 bits or more";
+    return failure();
+  }
+  return std::array<st::SparseTensorType, 3>{st::SparseTensorType(tensors[0]),
+                                             st::SparseTensorType(tensors[1]),
+                                             st::SparseTensorType(tensors[2])};
+}
+
 void mlir::sptune::outlineGustavsonSpgemm(RewriterBase &rewriter,
                                           linalg::LinalgOp op,
                                           const GustavsonSettings &settings) {
@@ -1151,10 +1181,19 @@ void mlir::sptune::outlineGustavsonSpgemm(RewriterBase &rewriter,
   rewriter.replaceOp(op, call.getResults());
 }
 
+/// Whether `f` is a Gustavson kernel still to be given its body.
+static bool isGustavsonDeclaration(func::FuncOp f) {
+  return f->hasAttr(kGustavsonSpgemmAttrName) && f.isDeclaration();
+}
+
+bool mlir::sptune::hasGustavsonDeclarations(ModuleOp module) {
+  return llvm::any_of(module.getOps<func::FuncOp>(), isGustavsonDeclaration);
+}
+
 LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module) {
   SmallVector<func::FuncOp> kernels;
   for (func::FuncOp f : module.getOps<func::FuncOp>())
-    if (f->hasAttr(kGustavsonSpgemmAttrName) && f.isDeclaration())
+    if (isGustavsonDeclaration(f))
       kernels.push_back(f);
   if (kernels.empty())
     return success();
@@ -1178,13 +1217,10 @@ LogicalResult mlir::sptune::defineGustavsonSpgemmKernels(ModuleOp module) {
     FailureOr<GustavsonSettings> settings = readSettings(f);
     if (failed(settings))
       return failure();
-    auto types = f->getAttrOfType<ArrayAttr>(kGustavsonSpgemmAttrName);
-    auto tensorType = [&](unsigned n) {
-      return st::SparseTensorType(
-          cast<RankedTensorType>(cast<TypeAttr>(types[n]).getValue()));
-    };
-    st::SparseTensorType aType = tensorType(0), bType = tensorType(1),
-                         cType = tensorType(2);
+    FailureOr<std::array<st::SparseTensorType, 3>> types = readTensorTypes(f);
+    if (failed(types))
+      return failure();
+    auto [aType, bType, cType] = *types;
     // Code generation's fields of a CSR tensor: positions and coordinates
     // of level 1, values, the specifier.
     auto fields = [](st::SparseTensorType t) {

@@ -127,11 +127,16 @@ void outlineGustavsonSpgemm(RewriterBase &rewriter, linalg::LinalgOp op,
 
 /// After the sparsifier's code generation: gives every declared kernel
 /// function of `module` its body, on the buffers its signature now has,
-/// built as its settings say. Fails (with an error on the function) when a
+/// built as its settings say. Fails (with an error on the function) when its
+/// recorded types are not those of a product the kernel computes, or its
 /// signature is not the one code generation gives CSR tensors. The body
 /// uses sparse_tensor.sort, which sparse-buffer-rewrite lowers, and storage
 /// specifier ops.
 LogicalResult defineGustavsonSpgemmKernels(ModuleOp module);
+
+/// Whether `module` declares a Gustavson kernel still without a body (one
+/// outlined by outlineGustavsonSpgemm, or written by hand).
+bool hasGustavsonDeclarations(ModuleOp module);
 
 } // namespace sptune
 } // namespace mlir

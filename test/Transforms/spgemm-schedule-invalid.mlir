@@ -1,7 +1,7 @@
 // SpGEMM schedules that cannot be: knobs the Gustavson kernel does not take,
 // storage other than its operands' own CSR, SpGEMM knobs on other kernels,
-// an unknown accumulator, and a schedule for the Gustavson kernel when the
-// lowering is told not to use it.
+// an unknown accumulator, a schedule for the Gustavson kernel when the
+// lowering is told not to use it, or on a product in a nested module.
 //
 // RUN: sptune-opt %s -split-input-file -verify-diagnostics --sptune-apply-schedule --sptune-cpu-sparsify=gustavson-spgemm=false
 // The runtime library leaves SpGEMM to upstream too.
@@ -90,6 +90,26 @@ func.func @not_fresh(%a: tensor<8x5xf64, #CSR>, %b: tensor<5x6xf64, #CSR>, %c: t
   %r = linalg.matmul {sptune.kernel = #K, sptune.schedule = #sptune.schedule<cpu spgemm>}
     ins(%a, %b : tensor<8x5xf64, #CSR>, tensor<5x6xf64, #CSR>) outs(%c : tensor<8x6xf64, #CSR>) -> tensor<8x6xf64, #CSR>
   return %r : tensor<8x6xf64, #CSR>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+#K = #sptune.kernel<spgemm, loops = [i : 8, j : 6, k : 5], operands = [sparse(i, k), sparse(k, j), sparse_out(i, j)], type = f64, encoding = #CSR>
+
+// A scheduled product in a nested module (the kernel is defined among the
+// top module's functions; a function beside it keeps the module nested).
+func.func @outer() {
+  return
+}
+module @nested {
+  func.func @inner(%a: tensor<8x5xf64, #CSR>, %b: tensor<5x6xf64, #CSR>) -> tensor<8x6xf64, #CSR> {
+    %e = tensor.empty() : tensor<8x6xf64, #CSR>
+    // expected-error @+1 {{sptune: this SpGEMM's schedule is for sptune's Gustavson kernel, which cannot compute it: it is in a module nested in the one sptune-cpu-sparsify runs on}}
+    %r = linalg.matmul {sptune.kernel = #K, sptune.schedule = #sptune.schedule<cpu spgemm>}
+      ins(%a, %b : tensor<8x5xf64, #CSR>, tensor<5x6xf64, #CSR>) outs(%e : tensor<8x6xf64, #CSR>) -> tensor<8x6xf64, #CSR>
+    return %r : tensor<8x6xf64, #CSR>
+  }
 }
 
 // -----

@@ -24,13 +24,18 @@ namespace sptune {
 /// transposed), else -1.
 int spgemmLeftFactor(linalg::LinalgOp op);
 
+/// Why `type` is not a sparse tensor stored as ordered, unique CSR
+/// ([dense, compressed], rows first, no slice) whose values are all stored
+/// (no explicit or implicit value) and whose positions and coordinates are
+/// at least `minWidth` bits wide (0 = index, always wide enough), or "".
+std::string whyNotPlainCsr(Type type, unsigned minWidth);
+
 /// Why `op` is not a sparse x sparse product that a row-wise kernel computes,
 /// or "" when it is: a multiply-accumulate C(i, j) += A(i, k) * B(k, j)
 /// (inputs in either order) without invariant factors; A, B and C of one
-/// integer or float element type, stored as ordered, unique CSR
-/// ([dense, compressed], rows first, no slices), C with positions and
-/// coordinates of 32 bits or more; C a fresh tensor (its init a
-/// tensor.empty).
+/// integer or float element type, each plain CSR (whyNotPlainCsr), C with
+/// positions and coordinates of 32 bits or more; C a fresh tensor (its init
+/// a tensor.empty).
 std::string whyNotRowWiseSpgemm(linalg::LinalgOp op);
 
 } // namespace sptune
