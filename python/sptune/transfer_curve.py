@@ -571,12 +571,13 @@ def experiment(args):
                              f"--ablate {','.join(abl)}: give --cpu-data {base}=CPU.jsonl")
         path = os.path.join(out_dir, "bases", f"{base}+{'+'.join(abl)}.pt")
         base_of[(base, abl)] = path
-        # The ablated base differs from the named one by its ablations only:
-        # it keeps the knobs whose features the named base shares across targets.
+        # The ablated base keeps the knobs whose features the named base
+        # shares across targets (its recipe is the CPU one above).
         shared = base_shared_knobs(bases[base])
-        if os.path.exists(path) and base_shared_knobs(path) != shared:
+        cached = base_shared_knobs(path) if os.path.exists(path) else shared
+        if cached != shared:
             raise UsageError(f"{path} was pre-trained with shared knobs "
-                             f"{base_shared_knobs(path) or 'none'}, the base '{base}' has "
+                             f"{cached or 'none'}, the base '{base}' has "
                              f"{shared or 'none'}: remove it to pre-train it again")
         if not os.path.exists(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)

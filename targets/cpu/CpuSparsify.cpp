@@ -360,7 +360,8 @@ struct CpuSparsifyPass
     } else if (failed(sparsifyPerSetting(module, functions, distinct))) {
       return signalPassFailure();
     }
-    // (Declarations written by hand are checked too.)
+    // Every kernel sptune writes itself is defined on its declarations,
+    // those written by hand checked too.
     if (hasGustavsonDeclarations(module) &&
         failed(defineGustavsonKernels(module)))
       return signalPassFailure();

@@ -1119,9 +1119,10 @@ static FailureOr<GustavsonSettings> readSettings(func::FuncOp f) {
 
 /// The types of A, B and C recorded on the kernel `f`'s declaration, or an
 /// error on it when they are not those of a product the kernel computes
-/// (whyNotRowWiseSpgemm's operands): plain CSR tensors of one element type,
-/// C's positions and coordinates of 32 bits or more. A declaration written
-/// by hand is checked before a body is written on its buffers.
+/// (whyNotRowWiseSpgemm's operands): plain CSR tensors of one integer or
+/// float element type, C's positions and coordinates of 32 bits or more,
+/// static sizes that agree (A m x k, B k x n, C m x n). A declaration
+/// written by hand is checked before a body is written on its buffers.
 static FailureOr<std::array<st::SparseTensorType, 3>>
 readTensorTypes(func::FuncOp f) {
   auto types = f->getAttrOfType<ArrayAttr>(kGustavsonSpgemmAttrName);
@@ -1131,13 +1132,21 @@ readTensorTypes(func::FuncOp f) {
     auto attr = dyn_cast<TypeAttr>(types[n]);
     tensors[n] = attr ? dyn_cast<RankedTensorType>(attr.getValue()) : nullptr;
     ok = tensors[n] && whyNotPlainCsr(tensors[n], n == 2 ? 32 : 0).empty() &&
+         isa<FloatType, IntegerType>(tensors[n].getElementType()) &&
          tensors[n].getElementType() == tensors[0].getElementType();
   }
+  // Sizes known on both sides agree.
+  auto agree = [&](unsigned t, unsigned d, unsigned u, unsigned e) {
+    int64_t x = tensors[t].getDimSize(d), y = tensors[u].getDimSize(e);
+    return ShapedType::isDynamic(x) || ShapedType::isDynamic(y) || x == y;
+  };
+  ok = ok && agree(0, 1, 1, 0) && agree(2, 0, 0, 0) && agree(2, 1, 1, 1);
   if (!ok) {
     f.emitError("sptune: the Gustavson kernel's '")
         << kGustavsonSpgemmAttrName
-        << "' must be [A, B, C]: three plain CSR tensors of one element "
-           "type, C's positions and coordinates of 32 bits or more";
+        << "' must be [A, B, C]: three plain CSR tensors of one integer or "
+           "float element type, C's positions and coordinates of 32 bits or "
+           "more, sizes m x k, k x n and m x n";
     return failure();
   }
   return std::array<st::SparseTensorType, 3>{st::SparseTensorType(tensors[0]),

@@ -202,7 +202,10 @@ llvm::Expected<TrainingRunResult>
 runTraining(const TrainingRunOptions &options);
 
 /// Reads `options.upgradeModel` and writes it to `options.outPath` in this
-/// build's format, weights and configuration unchanged.
+/// build's format, weights and configuration unchanged. Options that would
+/// shape a model (shared knobs, ablations, fine-tuning, an evaluated model)
+/// are refused rather than ignored; those of data and training (datasets,
+/// epochs, ...) play no part.
 llvm::Error upgradeModelFile(const TrainingRunOptions &options);
 
 /// Evaluates `options.evaluateModel` on all the data (no training; writes
