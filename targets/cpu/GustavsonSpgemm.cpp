@@ -112,6 +112,18 @@ public:
         isFloat(isa<FloatType>(cType.getElementType())) {
     rows = dimension(aType, a, 0);
     cols = dimension(bType, bm, 1);
+    // C's coordinates hold its columns, B's coordinates; B's, being its own
+    // width, cannot exceed it, but a C narrower than B could wrap them.
+    if (cType.getCrdWidth() != 0 &&
+        (bType.getCrdWidth() == 0 || bType.getCrdWidth() > cType.getCrdWidth()))
+      failIfUnrepresentable(
+          arith::SubIOp::create(
+              b, loc,
+              arith::MaxUIOp::create(b, loc, cols, constantIndex(b, loc, 1)),
+              constantIndex(b, loc, 1)),
+          cType.getCrdType(),
+          "sptune: the SpGEMM kernel cannot store C's columns in its "
+          "coordinates' width; its last column is ");
   }
 
   /// Builds the body; returns C's buffers.
@@ -577,21 +589,41 @@ private:
   /// When `lost`: prints that `bytes` could not be allocated and exits with
   /// status 1, as the sparse runtime's fatal errors do.
   void exitIf(OpBuilder &b, Location loc, Value lost, Value bytes) {
-    auto check = scf::IfOp::create(b, loc, TypeRange{}, lost,
+    failIf(b, loc, lost,
+           "sptune: the SpGEMM kernel ran out of memory allocating this many "
+           "bytes (a dense workspace, asked for by gustavson-accumulator=dense "
+           "or a schedule's accumulator = dense, takes 9-17 bytes per column "
+           "of C per thread, and auto or hash may take less; one pass, by "
+           "passes = one, allocates C with a coordinate and a value per "
+           "product): ",
+           bytes);
+  }
+
+  /// When `condition`: prints `message` and `number`, and exits with status
+  /// 1.
+  void failIf(OpBuilder &b, Location loc, Value condition, StringRef message,
+              Value number) {
+    auto check = scf::IfOp::create(b, loc, TypeRange{}, condition,
                                    /*withElseRegion=*/false);
     OpBuilder t = check.getThenBodyBuilder();
-    vector::PrintOp::create(
-        t, loc,
-        "sptune: the SpGEMM kernel ran out of memory allocating this many "
-        "bytes (a dense workspace, asked for by gustavson-accumulator=dense "
-        "or a schedule's accumulator = dense, takes 9-17 bytes per column of "
-        "C per thread, and auto or hash may take less; one pass, by "
-        "passes = one, allocates C with a coordinate and a value per "
-        "product): ");
-    vector::PrintOp::create(t, loc, bytes);
+    vector::PrintOp::create(t, loc, message);
+    vector::PrintOp::create(t, loc, number);
     func::CallOp::create(
         t, loc, exitFn,
         ValueRange{arith::ConstantIntOp::create(t, loc, t.getI32Type(), 1)});
+  }
+
+  /// Exits with a message when `count` (index) exceeds what an unsigned
+  /// integer of `type` holds (nothing to check for index or 64 bits):
+  /// C's positions and coordinates would wrap, a silently wrong result.
+  void failIfUnrepresentable(Value count, Type type, StringRef message) {
+    if (type.isIndex() || type.getIntOrFloatBitWidth() >= 64)
+      return;
+    uint64_t largest = (uint64_t(1) << type.getIntOrFloatBitWidth()) - 1;
+    failIf(b, loc,
+           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, count,
+                                 constantIndex(b, loc, int64_t(largest))),
+           message, count);
   }
 
   /// `then()` or `otherwise()` by `condition`, each building its branch's
@@ -830,7 +862,13 @@ private:
                store(b, loc, indexAs(b, loc, sum, posType), positions, next);
                return SmallVector<Value>{};
              });
-    return {positions, load(b, loc, counts, rows)};
+    Value entries = load(b, loc, counts, rows);
+    // Checked before any position is read back (the one pass moves entries
+    // by them).
+    failIfUnrepresentable(entries, posType,
+                          "sptune: the SpGEMM kernel's product has more "
+                          "entries than C's positions' width holds: ");
+    return {positions, entries};
   }
 
   /// Dimension `d` of a CSR operand: static, or its level's size.
