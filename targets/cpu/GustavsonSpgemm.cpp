@@ -112,18 +112,27 @@ public:
         isFloat(isa<FloatType>(cType.getElementType())) {
     rows = dimension(aType, a, 0);
     cols = dimension(bType, bm, 1);
-    // C's coordinates hold its columns, B's coordinates; B's, being its own
-    // width, cannot exceed it, but a C narrower than B could wrap them.
+    // C's coordinates are B's; a C narrower than B could wrap them. Its
+    // largest stored coordinate (a pass over B's coordinates, only for
+    // such a C) is what must fit, as in upstream's result, not C's size.
     if (cType.getCrdWidth() != 0 &&
-        (bType.getCrdWidth() == 0 || bType.getCrdWidth() > cType.getCrdWidth()))
-      failIfUnrepresentable(
-          arith::SubIOp::create(
-              b, loc,
-              arith::MaxUIOp::create(b, loc, cols, constantIndex(b, loc, 1)),
-              constantIndex(b, loc, 1)),
-          cType.getCrdType(),
-          "sptune: the SpGEMM kernel cannot store C's columns in its "
-          "coordinates' width; its last column is ");
+        (bType.getCrdWidth() == 0 ||
+         bType.getCrdWidth() > cType.getCrdWidth())) {
+      Value c0 = constantIndex(b, loc, 0);
+      Value bEntries =
+          loadPosition(b, loc, bm.positions, dimension(bType, bm, 0));
+      Value widest = forRange(
+          b, loc, c0, bEntries, ValueRange{c0},
+          [&](OpBuilder &b, Location loc, Value q,
+              ValueRange largest) -> SmallVector<Value> {
+            return {arith::MaxUIOp::create(
+                b, loc, largest[0], loadPosition(b, loc, bm.coordinates, q))};
+          })[0];
+      failIfUnrepresentable(widest, cType.getCrdType(),
+                            "sptune: the SpGEMM kernel cannot store B's "
+                            "columns in C's coordinates' width; B's largest "
+                            "column is ");
+    }
   }
 
   /// Builds the body; returns C's buffers.

@@ -41,8 +41,8 @@
 // less (decided when the kernel runs, from C's columns, the longest row and
 // the threads). A failed allocation prints the bytes it asked for and exits
 // with status 1 (the process that called the kernel, too), and so does a
-// product whose entries or columns C's positions or coordinates are too
-// narrow to hold (a 32-bit C of 64-bit inputs).
+// product whose entries, or B's columns, C's positions or coordinates are
+// too narrow to hold (a 32-bit C of 64-bit inputs).
 //
 // Its result is exactly upstream's: the same entries (sums that cancel to
 // zero stay stored, as the sparsifier stores them), columns sorted.

@@ -1,10 +1,11 @@
 // A product stored in a C narrower than its operands: 32-bit positions and
-// coordinates under 64-bit inputs. Where C's coordinates hold every column
-// (2^32 of them, the last 2^32 - 1) the kernel's result is the hand-computed
-// one; where they cannot (2^32 + 1 columns) the program says so and exits
-// with status 1, rather than store wrapped coordinates. (C's positions get
-// the same check against the product's entries, which no test here can
-// reach: it takes 2^32 of them.)
+// coordinates under 64-bit inputs. Where C's coordinates hold B's columns
+// (2^32 columns, the last 2^32 - 1 stored; or 2^32 + 1 columns, only small
+// ones stored) the kernel's result is the hand-computed one; where B stores
+// column 2^32, the program says so and exits with status 1, rather than
+// store wrapped coordinates. (C's positions get the same check against the
+// product's entries, which no test here can reach: it takes 2^32 of
+// them.)
 //
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
 // RUN: sptune-opt %s --sptune-lower-cpu -o %t.mlir
@@ -23,10 +24,26 @@
 // CHECK-NEXT: values : ( 4, 1, 6, 12 )
 // CHECK-NEXT: ----
 //
-// WIDE: sptune: the SpGEMM kernel cannot store C's columns in its coordinates' width; its last column is 4294967296
+// CHECK:      ---- Sparse Tensor ----
+// CHECK-NEXT: nse = 3
+// CHECK-NEXT: dim = ( 2, 4294967297 )
+// CHECK-NEXT: lvl = ( 2, 4294967297 )
+// CHECK-NEXT: pos[1] : ( 0, 2, 3 )
+// CHECK-NEXT: crd[1] : ( 5, 7, 7 )
+// CHECK-NEXT: values : ( 1, 4, 6 )
+// CHECK-NEXT: ----
+//
+// WIDE: sptune: the SpGEMM kernel cannot store B's columns in C's coordinates' width; B's largest column is 4294967296
 // WIDE-NOT: Sparse Tensor
 //
 // IR-LABEL: func.func private @sptune_gustavson_spgemm(
+// B's largest coordinate, against what C's coordinates hold.
+// IR: arith.maxui
+// IR: %[[OUTSIDE:.+]] = arith.cmpi ugt, %[[WIDEST:.+]], %c4294967295 : index
+// IR-NEXT: scf.if %[[OUTSIDE]] {
+// IR-NEXT: vector.print str "sptune: the SpGEMM kernel cannot store B's columns in C's coordinates' width; B's largest column is "
+// IR-NEXT: vector.print %[[WIDEST]] : index
+// IR-NEXT: func.call @exit(
 // IR: %[[OVER:.+]] = arith.cmpi ugt, %[[ENTRIES:.+]], %c4294967295 : index
 // IR-NEXT: scf.if %[[OVER]] {
 // IR-NEXT: vector.print str "sptune: the SpGEMM kernel's product has more entries than C's positions' width holds: "
@@ -54,12 +71,16 @@ func.func @main() {
   %b = sparse_tensor.convert %sb : tensor<3x4294967296xf64> to tensor<3x4294967296xf64, #CSR>
   %c = call @narrow(%a, %b) : (tensor<2x3xf64, #CSR>, tensor<3x4294967296xf64, #CSR>) -> tensor<2x4294967296xf64, #CSR32>
   sparse_tensor.print %c : tensor<2x4294967296xf64, #CSR32>
+  %sw = arith.constant sparse<[[0, 5], [1, 7]], [1.0, 2.0]> : tensor<3x4294967297xf64>
+  %w = sparse_tensor.convert %sw : tensor<3x4294967297xf64> to tensor<3x4294967297xf64, #CSR>
+  %cw = call @wider(%a, %w) : (tensor<2x3xf64, #CSR>, tensor<3x4294967297xf64, #CSR>) -> tensor<2x4294967297xf64, #CSR32>
+  sparse_tensor.print %cw : tensor<2x4294967297xf64, #CSR32>
   return
 }
 func.func @too_wide() {
   %da = arith.constant dense<[[1.0, 2.0, 0.0], [0.0, 3.0, 4.0]]> : tensor<2x3xf64>
   %a = sparse_tensor.convert %da : tensor<2x3xf64> to tensor<2x3xf64, #CSR>
-  %sb = arith.constant sparse<[[0, 5], [1, 7]], [1.0, 2.0]> : tensor<3x4294967297xf64>
+  %sb = arith.constant sparse<[[0, 5], [1, 4294967296]], [1.0, 2.0]> : tensor<3x4294967297xf64>
   %b = sparse_tensor.convert %sb : tensor<3x4294967297xf64> to tensor<3x4294967297xf64, #CSR>
   %c = call @wider(%a, %b) : (tensor<2x3xf64, #CSR>, tensor<3x4294967297xf64, #CSR>) -> tensor<2x4294967297xf64, #CSR32>
   sparse_tensor.print %c : tensor<2x4294967297xf64, #CSR32>
