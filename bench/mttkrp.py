@@ -3,8 +3,8 @@
 
 Issue 33's MTTKRP bar compares sptune with a hand OpenMP CSF kernel on
 generated 3-D tensors: A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j)
-(mode 1, f64, B in CSF: every level compressed; rank R = 32). For each
-tensor, in interleaved rounds:
+(mode 1, f64, B in CSF: every level compressed, or with `--format coo`
+in ordered COO; rank R = 32). For each tensor, in interleaved rounds:
 
 - sptune: the program below, through `sptune-opt --sptune-extract-kernels
   --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu` as
@@ -34,6 +34,7 @@ checksum of A (sum of A(i, j) ((i + j) mod 3 + 1)); the fastest over the
 rounds is kept, and the checksums must agree (1e-9 relative).
 
     bench/mttkrp.py [--build build] [--rounds 3] [--reps 5] [--rank 32] [--no-native]
+        [--format csf|coo]
         [--json OUT] [--plot OUT.png] [TENSOR ...]
 
 A TENSOR is an extended FROSTT file (`3 NNZ`, the sizes, one-based
@@ -75,15 +76,15 @@ VARIANTS = {"sptune": ["--sptune-extract-kernels", "--sptune-default-schedule",
                                  "--sptune-lower-cpu=factored-mttkrp=false"]}
 
 PROGRAM = """
-#CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
-func.func @mttkrp(%b: tensor<?x?x?xf64, #CSF>, %c: tensor<?xRANKxf64>, %d: tensor<?xRANKxf64>) -> tensor<?xRANKxf64> {
+#B = #sparse_tensor.encoding<{ map = (i, k, l) -> ENCODING }>
+func.func @mttkrp(%b: tensor<?x?x?xf64, #B>, %c: tensor<?xRANKxf64>, %d: tensor<?xRANKxf64>) -> tensor<?xRANKxf64> {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f64
-  %ni = tensor.dim %b, %c0 : tensor<?x?x?xf64, #CSF>
+  %ni = tensor.dim %b, %c0 : tensor<?x?x?xf64, #B>
   %ae = tensor.empty(%ni) : tensor<?xRANKxf64>
   %a = linalg.fill ins(%zero : f64) outs(%ae : tensor<?xRANKxf64>) -> tensor<?xRANKxf64>
   %r = linalg.generic {indexing_maps = [affine_map<(i, j, k, l) -> (i, k, l)>, affine_map<(i, j, k, l) -> (k, j)>, affine_map<(i, j, k, l) -> (l, j)>, affine_map<(i, j, k, l) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
-      ins(%b, %c, %d : tensor<?x?x?xf64, #CSF>, tensor<?xRANKxf64>, tensor<?xRANKxf64>) outs(%a : tensor<?xRANKxf64>) {
+      ins(%b, %c, %d : tensor<?x?x?xf64, #B>, tensor<?xRANKxf64>, tensor<?xRANKxf64>) outs(%a : tensor<?xRANKxf64>) {
   ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
     %p = arith.mulf %x, %y : f64
     %q = arith.mulf %p, %z : f64
@@ -118,9 +119,9 @@ func.func @factor(%n: index, %mul: i64, %step: i64, %mod: i64) -> tensor<?xRANKx
 """ + runner_bench.MAIN_START + """  %c2 = arith.constant 2 : index
   %calls = arith.constant CALLS : index
   %fn = call @getTensorFilename(%c0) : (index) -> (!llvm.ptr)
-  %b = sparse_tensor.new %fn : !llvm.ptr to tensor<?x?x?xf64, #CSF>
-  %nk = tensor.dim %b, %c1 : tensor<?x?x?xf64, #CSF>
-  %nl = tensor.dim %b, %c2 : tensor<?x?x?xf64, #CSF>
+  %b = sparse_tensor.new %fn : !llvm.ptr to tensor<?x?x?xf64, #B>
+  %nk = tensor.dim %b, %c1 : tensor<?x?x?xf64, #B>
+  %nl = tensor.dim %b, %c2 : tensor<?x?x?xf64, #B>
   %i1 = arith.constant 1 : i64
   %i2 = arith.constant 2 : i64
   %i3 = arith.constant 3 : i64
@@ -129,7 +130,7 @@ func.func @factor(%n: index, %mul: i64, %step: i64, %mod: i64) -> tensor<?xRANKx
   %c = call @factor(%nk, %i1, %i2, %i7) : (index, i64, i64, i64) -> tensor<?xRANKxf64>
   %d = call @factor(%nl, %i3, %i1, %i5) : (index, i64, i64, i64) -> tensor<?xRANKxf64>
 """ + runner_bench.timed_calls(
-    '%a = func.call @mttkrp(%b, %c, %d) : (tensor<?x?x?xf64, #CSF>, tensor<?xRANKxf64>, tensor<?xRANKxf64>) -> tensor<?xRANKxf64>',
+    '%a = func.call @mttkrp(%b, %c, %d) : (tensor<?x?x?xf64, #B>, tensor<?xRANKxf64>, tensor<?xRANKxf64>) -> tensor<?xRANKxf64>',
     """      %ni = tensor.dim %a, %c0 : tensor<?xRANKxf64>
       %rank = arith.constant RANK : index
       %z = arith.constant 0.0 : f64
@@ -148,10 +149,15 @@ func.func @factor(%n: index, %mul: i64, %step: i64, %mod: i64) -> tensor<?xRANKx
         }
         scf.yield %row : f64
       }""",
-    'bufferization.dealloc_tensor %a : tensor<?xRANKxf64>') + """  bufferization.dealloc_tensor %b : tensor<?x?x?xf64, #CSF>
+    'bufferization.dealloc_tensor %a : tensor<?xRANKxf64>') + """  bufferization.dealloc_tensor %b : tensor<?x?x?xf64, #B>
   return
 }
 """
+
+#: B's storage by --format: CSF (every level compressed) or COO (ordered,
+#: its coordinates an array of structures), as the tensor is read.
+ENCODINGS = {"csf": "(i : compressed, k : compressed, l : compressed)",
+             "coo": "(i : compressed(nonunique), k : singleton(nonunique), l : singleton)"}
 
 GEN = re.compile(r"^gen3:(uniform|powerlaw):dims=(\d+)x(\d+)x(\d+),nnz=(\d+)(?:,seed=(\d+))?$")
 
@@ -189,13 +195,15 @@ def generate(spec, path):
             fh.write("%d %d %d %.4f\n" % (i + 1, k + 1, l + 1, rng.uniform(-1.0, 1.0)))
 
 
-def lower(opt, arguments, reps, rank, path, native):
-    """The program lowered by sptune-opt with `arguments`; with `native`,
-    compiled to an executable (runner_bench.compile_native), else the
-    lowered module for mlir-runner."""
+def lower(opt, arguments, reps, rank, path, native, storage="csf"):
+    """The program lowered by sptune-opt with `arguments`, B stored as
+    `storage` (ENCODINGS); with `native`, compiled to an executable
+    (runner_bench.compile_native), else the lowered module for
+    mlir-runner."""
     src = path + ".src.mlir"
     with open(src, "w") as fh:
-        fh.write(PROGRAM.replace("CALLS", str(reps + 1)).replace("RANK", str(rank)))
+        fh.write(PROGRAM.replace("CALLS", str(reps + 1)).replace("RANK", str(rank))
+                 .replace("ENCODING", ENCODINGS[storage]))
     lowered = path + ".ll.mlir"
     run.run([opt, src] + arguments + ["-o", lowered], what="sptune-opt")
     return runner_bench.compile_native(lowered, path) if native else lowered
@@ -228,6 +236,10 @@ def main(argv=None):
                     help="compile sptune's programs with clang -O3 -march=native, as "
                     "sptune's ahead-of-time path and the hand kernel are built (default: "
                     "on; --no-native: mlir-runner's JIT)")
+    ap.add_argument("--format", choices=sorted(ENCODINGS), default="csf",
+                    help="how sptune's programs store B: csf (every level compressed, "
+                    "the default) or coo (ordered, an array of structures); the hand "
+                    "kernel builds its CSF from the file either way")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--plot", help="write a bar chart of the speedups here (.png)")
     ap.add_argument("tensors", nargs="*", help="extended FROSTT files or gen3: specs "
@@ -244,7 +256,7 @@ def main(argv=None):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         programs = {name: lower(opt, arguments, args.reps, args.rank,
-                                os.path.join(tmp, name), args.native)
+                                os.path.join(tmp, name), args.native, args.format)
                     for name, arguments in VARIANTS.items()}
         for n, spec in enumerate(tensors):
             path = spec
@@ -282,6 +294,7 @@ def main(argv=None):
                "all_agree": all(all(r["agree"].values()) for r in rows)}
     out = {"bench": "mttkrp", "machine": run.machine(), "rounds": args.rounds,
            "reps": args.reps, "rank": args.rank, "native": args.native,
+           "format": args.format,
            "threads": info["threads"] if rows else None,
            "variants": {k: " ".join(v) for k, v in VARIANTS.items()},
            "rows": rows, "summary": summary}
@@ -302,7 +315,9 @@ def plot(out, path):
          for r in rows],
         [(label, [r["speedup_vs_hand"][key] for r in rows])
          for key, label in labels.items()],
-        title="MTTKRP, f64, rank %d, CSF (%s)" % (out["rank"], out["machine"]["cpu"]),
+        title="MTTKRP, f64, rank %d, %s (%s)" % (out["rank"],
+                                                 out.get("format", "csf").upper(),
+                                                 out["machine"]["cpu"]),
         ylabel="speedup over the hand CSF kernel")
     fig.savefig(path, dpi=110)
 

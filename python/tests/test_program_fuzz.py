@@ -206,22 +206,29 @@ class Beyond(unittest.TestCase):
         self.assertIn("expected {'spmm': 1}", beyond("half", (1, 1), {}, 1)
                       .why_kernels_unused("", ""))
 
-    def test_the_3d_kernels_must_run_in_parallel_but_for_coo(self):
+    def test_the_3d_kernels_must_run_in_parallel_but_for_batches_in_coo(self):
         loop = "omp.wsloop {\n"
-        for encoding, shape, parallel in [("csf", (1, 2, 2), True),
-                                          ("dense-csr", (3, 2, 2), True),
-                                          ("dense-csr", (1, 2, 2), False),
-                                          ("coo", (3, 2, 2), False)]:
-            for kind in ["mttkrp", "batched"]:
-                case = beyond(kind, shape, {}, 1, encoding=encoding)
-                self.assertEqual(case.expects_parallel_loop(), parallel,
-                                 (kind, encoding, shape))
-                self.assertEqual(case.why_kernels_unused(loop, ""), "")
-                why = case.why_kernels_unused("scf.for\n", "")
-                if parallel:
-                    self.assertIn("no omp.wsloop", why)
-                else:
-                    self.assertEqual(why, "")
+        cases = [(kind, encoding, shape, None, parallel)
+                 for kind in ["mttkrp", "batched"]
+                 for encoding, shape, parallel in [("csf", (1, 2, 2), True),
+                                                   ("dense-csr", (3, 2, 2), True),
+                                                   ("dense-csr", (1, 2, 2), False)]]
+        # sptune's MTTKRP kernel over COO runs in parallel but in one block
+        # (threads=1); a batched SpMM over COO is upstream's while loop.
+        cases += [("mttkrp", "coo", (3, 2, 2), None, True),
+                  ("mttkrp", "coo", (3, 2, 2), 2, True),
+                  ("mttkrp", "coo", (3, 2, 2), 1, False),
+                  ("batched", "coo", (3, 2, 2), None, False)]
+        for kind, encoding, shape, threads, parallel in cases:
+            case = beyond(kind, shape, {}, 1, encoding=encoding, threads=threads)
+            self.assertEqual(case.expects_parallel_loop(), parallel,
+                             (kind, encoding, shape, threads))
+            self.assertEqual(case.why_kernels_unused(loop, ""), "")
+            why = case.why_kernels_unused("scf.for\n", "")
+            if parallel:
+                self.assertIn("no omp.wsloop", why)
+            else:
+                self.assertEqual(why, "")
         self.assertFalse(beyond("half", (2, 2), {}, 1).expects_parallel_loop())
 
     def test_a_case_is_its_seed_and_number(self):

@@ -1,8 +1,7 @@
-//===- FactoredMttkrp.h - MTTKRP over CSF, each fiber summed once -*- C++
-//-*-===//
+//===- FactoredMttkrp.h - MTTKRP, each fiber summed once -------*- C++ -*-===//
 //
 // MTTKRP (mode 1), A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j),
-// with B in CSF (slices i, fibers (i, k), entries l), is what CP
+// with B in CSF or COO (slices i, fibers (i, k), entries l), is what CP
 // decompositions spend their time in. MLIR's sparsifier computes it as the
 // loop nest is written: for each stored entry, B(i, k, l) C(k, :) D(l, :)
 // added to A(i, :), two multiplies per entry and column, A's row loaded and
@@ -22,9 +21,18 @@
 // kernel off) when
 //   - it has no schedule and its body is a plain multiply-accumulate (no
 //     invariant factor);
-//   - B is its only sparse operand: rank 3, levels in dimension order, the
-//     first dense or compressed, the two others compressed, every
-//     compressed level unique, not a slice, no explicit or implicit value;
+//   - B is its only sparse operand: rank 3, levels in dimension order, not
+//     a slice, no explicit or implicit value, stored as
+//       - CSF: the first level dense or compressed, the two others
+//         compressed, every compressed level unique; or
+//       - COO: a compressed level and two singleton ones, all ordered, the
+//         last unique, the coordinates one array of structures or (soa)
+//         one buffer per level. There are no positions of slices or
+//         fibers: the entries are cut into one block per thread of equal
+//         entries, each cut moved forward to the start of a slice (so that
+//         no two blocks write one row of A), and a block walks its entries
+//         once, a fiber ending where (i, k) changes and a slice where i
+//         does (one pass: 10-14% faster than finding each end first);
 //   - it reads C(k, j) and D(l, j) with j contiguous and writes A(i, j),
 //     i, k, l B's dimensions in order, and j of one static size (the rank)
 //     with a row of at most kMaxMttkrpRowBytes;
@@ -85,7 +93,9 @@ void outlineFactoredMttkrp(RewriterBase &rewriter, const FactoredMttkrp &mttkrp,
 /// `module` its body on the buffers its signature now has. Fails (with an
 /// error on the function) when its marks or signature are not the ones
 /// outlineFactoredMttkrp and code generation give.
-LogicalResult defineFactoredMttkrpKernels(ModuleOp module);
+/// `threads`: the blocks a COO tensor's entries are cut into when the kernel
+/// runs in parallel (0: omp_get_max_threads() at run time).
+LogicalResult defineFactoredMttkrpKernels(ModuleOp module, int threads);
 
 } // namespace sptune
 } // namespace mlir

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensorStorageLayout.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -161,16 +162,15 @@ mlir::sptune::describedPlainKernel(linalg::LinalgOp op, StringRef shape,
 }
 
 SmallVector<Type> mlir::sptune::sparseBufferTypes(RankedTensorType tensor) {
-  sparse_tensor::SparseTensorType t(tensor);
-  auto buffer = [](Type e) {
-    return MemRefType::get({ShapedType::kDynamic}, e);
-  };
   SmallVector<Type> types;
-  for (sparse_tensor::Level l = 0; l < t.getLvlRank(); ++l)
-    if (t.isCompressedLvl(l))
-      types.append({buffer(t.getPosType()), buffer(t.getCrdType())});
-  types.append({buffer(t.getElementType()),
-                sparse_tensor::StorageSpecifierType::get(t.getEncoding())});
+  sparse_tensor::foreachFieldAndTypeInSparseTensor(
+      sparse_tensor::SparseTensorType(tensor),
+      [&](Type type, sparse_tensor::FieldIndex,
+          sparse_tensor::SparseTensorFieldKind, sparse_tensor::Level,
+          sparse_tensor::LevelType) {
+        types.push_back(type);
+        return true;
+      });
   return types;
 }
 

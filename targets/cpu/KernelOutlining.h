@@ -97,9 +97,11 @@ llvm::Expected<::sptune::KernelDescriptor>
 describedPlainKernel(linalg::LinalgOp op, StringRef shape, StringRef what,
                      unsigned inputs);
 
-/// The types sparse code generation gives the buffers of `tensor`, sparse
-/// storage of dense and compressed levels: each compressed level's
-/// positions and coordinates, then the values, then the storage specifier.
+/// The types sparse code generation gives the buffers of `tensor`, in its
+/// order (MLIR's foreachFieldAndTypeInSparseTensor): each compressed level's
+/// positions and coordinates (one coordinates buffer for a COO region's
+/// levels stored as an array of structures, one per level with `soa`),
+/// then the values, then the storage specifier.
 SmallVector<Type> sparseBufferTypes(RankedTensorType tensor);
 
 /// When the declaration `f` has the type `expected` after sparsification:

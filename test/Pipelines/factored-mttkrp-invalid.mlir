@@ -1,8 +1,9 @@
 // The factored MTTKRP kernel (targets/cpu/FactoredMttkrp.h) is declared by
 // sptune-cpu-sparsify and defined after sparsification; a declaration whose
-// marks are malformed (no `parallel` flag, types that are not B in CSF and
+// marks are malformed (no `parallel` flag, types that are not B in CSF or
+// ordered COO with a unique last level and
 // C, D and A of one static rank, f32 or f64, within the kernel's registers),
-// or whose signature after sparsification is not a CSF tensor's buffers, C,
+// or whose signature after sparsification is not B's buffers, C,
 // D and a scalar, gets an error on it, not a body written on the wrong
 // buffers.
 //
@@ -10,28 +11,28 @@
 
 #CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
 // No parallel flag.
-// expected-error @+1 {{sptune: the factored MTTKRP kernel's 'sptune.factored_mttkrp' must be {parallel = bool, types = [B (CSF), C, D, A]}}}
+// expected-error @+1 {{sptune: the factored MTTKRP kernel's 'sptune.factored_mttkrp' must be {parallel = bool, types = [B (CSF or COO), C, D, A]}}}
 func.func private @k(memref<?xindex>) -> memref<?x8xf32> attributes {sptune.factored_mttkrp = {types = [tensor<?x?x?xf32, #CSF>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>]}}
 
 // -----
 
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 // B a matrix.
-// expected-error @+1 {{must be {parallel = bool, types = [B (CSF), C, D, A]}}}
+// expected-error @+1 {{must be {parallel = bool, types = [B (CSF or COO), C, D, A]}}}
 func.func private @k(memref<?xindex>) -> memref<?x8xf32> attributes {sptune.factored_mttkrp = {parallel = true, types = [tensor<?x?xf32, #CSR>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>]}}
 
 // -----
 
-#COO = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique), k : singleton(nonunique), l : singleton) }>
-// B in COO.
-// expected-error @+1 {{must be {parallel = bool, types = [B (CSF), C, D, A]}}}
+#COO = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique), k : singleton(nonunique), l : singleton(nonunique)) }>
+// B in COO with a non-unique last level.
+// expected-error @+1 {{must be {parallel = bool, types = [B (CSF or COO), C, D, A]}}}
 func.func private @k(memref<?xindex>) -> memref<?x8xf32> attributes {sptune.factored_mttkrp = {parallel = true, types = [tensor<?x?x?xf32, #COO>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>]}}
 
 // -----
 
 #CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
 // Three types.
-// expected-error @+1 {{must be {parallel = bool, types = [B (CSF), C, D, A]}}}
+// expected-error @+1 {{must be {parallel = bool, types = [B (CSF or COO), C, D, A]}}}
 func.func private @k(memref<?xindex>) -> memref<?x8xf32> attributes {sptune.factored_mttkrp = {parallel = true, types = [tensor<?x?x?xf32, #CSF>, tensor<?x8xf32>, tensor<?x8xf32>]}}
 
 // -----

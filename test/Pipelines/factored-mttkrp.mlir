@@ -2,10 +2,13 @@
 // (targets/cpu/FactoredMttkrp.h): two of one signature share one
 // declaration, each given its C and D whichever order the op reads them
 // in; one that reads another's result (CP-ALS) is matched after that one is
-// outlined; a scaled body, B in COO, C read by columns, rows above 512
+// outlined; a scaled body, B in COO with entries repeated (a non-unique
+// last level; ordered COO is computed, test/Integration/cpu-mttkrp-coo.mlir),
+// C read by columns, rows above 512
 // bytes, integer elements, B's levels in another order than its dimensions
 // A filled in the caller's buffer, a slice of B and B with repeated slices
-// (a non-unique first level) are left to the sparsifier (no
+// (a non-unique first level) and COO whose levels are not ordered are left
+// to the sparsifier (no
 // call), as the rule for kernels without a schedule lowers them. Executed results are
 // compared in test/Integration/cpu-mttkrp-factored.mlir.
 //
@@ -22,7 +25,7 @@
 // CHECK-LABEL: func.func @scaled(
 // CHECK-NOT:     call @sptune_mttkrp
 // CHECK:         scf.parallel
-// CHECK-LABEL: func.func @coo(
+// CHECK-LABEL: func.func @coo_repeated(
 // CHECK-NOT:     call @sptune_mttkrp
 // CHECK:         return
 // CHECK-LABEL: func.func @c_by_columns(
@@ -50,13 +53,18 @@
 // CHECK-LABEL: func.func @non_unique(
 // CHECK-NOT:     call @sptune_mttkrp
 // CHECK:         return
+// COO whose levels are not ordered: a slice's entries need not be together.
+// CHECK-LABEL: func.func @coo_unordered(
+// CHECK-NOT:     call @sptune_mttkrp
+// CHECK:         return
 
 #DCSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : dense, k : compressed, l : compressed) }>
 #CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
-#COO = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique), k : singleton(nonunique), l : singleton) }>
+#COO = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique), k : singleton(nonunique), l : singleton(nonunique)) }>
 #CSFS = #sparse_tensor.encoding<{ map = (i : #sparse_tensor<slice(1, 4, 1)>, k : #sparse_tensor<slice(0, 3, 1)>, l : #sparse_tensor<slice(0, 4, 1)>) -> (i : compressed, k : compressed, l : compressed) }>
 #KIL = #sparse_tensor.encoding<{ map = (i, k, l) -> (k : compressed, i : compressed, l : compressed) }>
 #NU = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique), k : compressed, l : compressed) }>
+#UCOO = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique, nonordered), k : singleton(nonunique, nonordered), l : singleton(nonordered)) }>
 
 #B = affine_map<(i, j, k, l) -> (i, k, l)>
 #C = affine_map<(i, j, k, l) -> (k, j)>
@@ -107,7 +115,7 @@ func.func @scaled(%b: tensor<?x?x?xf64, #CSF>, %c: tensor<?x16xf64>, %d: tensor<
   return %r : tensor<?x16xf64>
 }
 
-func.func @coo(%b: tensor<?x?x?xf64, #COO>, %c: tensor<?x16xf64>, %d: tensor<?x16xf64>) -> tensor<?x16xf64> {
+func.func @coo_repeated(%b: tensor<?x?x?xf64, #COO>, %c: tensor<?x16xf64>, %d: tensor<?x16xf64>) -> tensor<?x16xf64> {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f64
   %n = tensor.dim %b, %c0 : tensor<?x?x?xf64, #COO>
@@ -250,6 +258,22 @@ func.func @non_unique(%b: tensor<?x?x?xf64, #NU>, %c: tensor<?x16xf64>, %d: tens
   %e = tensor.empty(%n) : tensor<?x16xf64>
   %a = linalg.fill ins(%zero : f64) outs(%e : tensor<?x16xf64>) -> tensor<?x16xf64>
   %r = linalg.generic #trait ins(%b, %c, %d : tensor<?x?x?xf64, #NU>, tensor<?x16xf64>, tensor<?x16xf64>) outs(%a : tensor<?x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<?x16xf64>
+  return %r : tensor<?x16xf64>
+}
+
+func.func @coo_unordered(%b: tensor<?x?x?xf64, #UCOO>, %c: tensor<?x16xf64>, %d: tensor<?x16xf64>) -> tensor<?x16xf64> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f64
+  %n = tensor.dim %b, %c0 : tensor<?x?x?xf64, #UCOO>
+  %e = tensor.empty(%n) : tensor<?x16xf64>
+  %a = linalg.fill ins(%zero : f64) outs(%e : tensor<?x16xf64>) -> tensor<?x16xf64>
+  %r = linalg.generic #trait ins(%b, %c, %d : tensor<?x?x?xf64, #UCOO>, tensor<?x16xf64>, tensor<?x16xf64>) outs(%a : tensor<?x16xf64>) {
   ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
     %p = arith.mulf %x, %y : f64
     %q = arith.mulf %p, %z : f64
