@@ -3,7 +3,8 @@ beyond SpMM, SDDMM and SpMV in f32 / f64 (issue 33).
 
 - mttkrp: A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j), B a 3-D
   sparse tensor (CSF with every level compressed, dense then compressed,
-  COO, or only its last level compressed);
+  COO with its coordinates as an array of structures or, 32-bit, one
+  buffer per level, or only its last level compressed);
 - batched: C(b, i, j) = sum over k of A(b, i, k) B(b, k, j), A 3-D sparse
   (dense batches of CSR, or of DCSR, or COO), as linalg.batch_matmul;
 - half: SpMM over CSR in f16 or bf16.
@@ -30,6 +31,9 @@ ENCODINGS_3D = {
     "csf": "(i : compressed, j : compressed, k : compressed)",
     "dense-csr": "(i : dense, j : compressed, k : compressed)",
     "coo": "(i : compressed(nonunique), j : singleton(nonunique), k : singleton)",
+    # One coordinates buffer per level, 32-bit positions and coordinates.
+    "coo-soa32": "(i : compressed(nonunique), j : singleton(nonunique, soa), "
+                 "k : singleton(soa)), posWidth = 32, crdWidth = 32",
     "dense-dense-compressed": "(i : dense, j : dense, k : compressed)",
 }
 
@@ -126,7 +130,7 @@ class BeyondCase:
         folded away."""
         if self.kind == "half":
             return False
-        if self.encoding == "coo":
+        if self.encoding.startswith("coo"):
             return self.kind == "mttkrp" and self.threads != 1
         if (self.kind == "batched" and self.encoding == "dense-dense-compressed"
                 and self.threads == 1):

@@ -810,8 +810,10 @@ def mttkrp(sec, doc):
     geo = summary.get("geomean_speedup_vs_hand") or {}
     variants = [(k, label) for k, label in MTTKRP_VARIANTS if k in geo] or MTTKRP_VARIANTS[:1]
     means = ", ".join(f"{speedup(geo.get(k))} {label}" for k, label in variants)
+    storage = {"csf": "CSF", "coo": "ordered COO"}.get(doc.get("format", "csf"), "?")
     sec.add(paragraph(f"Measured on {machine.get('cpu', 'an unknown machine')} "
                       f"({machine.get('cores', '?')} cores, {doc.get('threads', '?')} threads), "
+                      f"B in {storage} in sptune's programs (the hand kernel's in CSF), "
                       f"rank {doc.get('rank', '?')}, fastest of {doc.get('reps', '?')} calls in "
                       f"each of {doc.get('rounds', '?')} interleaved rounds. Geometric means "
                       f"over the hand kernel: {means}; "

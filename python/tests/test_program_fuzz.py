@@ -218,7 +218,9 @@ class Beyond(unittest.TestCase):
         cases += [("mttkrp", "coo", (3, 2, 2), None, True),
                   ("mttkrp", "coo", (3, 2, 2), 2, True),
                   ("mttkrp", "coo", (3, 2, 2), 1, False),
-                  ("batched", "coo", (3, 2, 2), None, False)]
+                  ("mttkrp", "coo-soa32", (3, 2, 2), None, True),
+                  ("batched", "coo", (3, 2, 2), None, False),
+                  ("batched", "coo-soa32", (3, 2, 2), 3, False)]
         for kind, encoding, shape, threads, parallel in cases:
             case = beyond(kind, shape, {}, 1, encoding=encoding, threads=threads)
             self.assertEqual(case.expects_parallel_loop(), parallel,
