@@ -2,7 +2,8 @@
 """Batched SpMM: sptune's lowering against a loop over the SpMM baselines.
 
 C(b, i, j) = sum over k of A(b, i, k) B(b, k, j) (`linalg.batch_matmul`,
-f32, A a 3-D sparse tensor: dense batches of CSR rows, B and C dense,
+f32, A a 3-D sparse tensor: dense batches of CSR rows, or with `--format
+coo` ordered COO, B and C dense,
 j = 0 .. N - 1). Issue 33 asks for batched SpMM's baselines as users build
 them: a loop over the SpMM baselines, one matrix of the batch after the
 other. For each batch, in interleaved rounds:
@@ -45,7 +46,7 @@ compared with numpy's (1e-4 relative: f32 sums); sptune-measure checks each
 baseline against its reference.
 
     bench/batched-spmm.py [--build build] [--rounds 3] [--reps 5] [--free 64]
-        [--no-native] [--json OUT] [--plot OUT.png] [BATCH ...]
+        [--format batched-csr|coo] [--no-native] [--json OUT] [--plot OUT.png] [BATCH ...]
 
 A BATCH is `COUNT*MATRIX`: COUNT matrices, for a `gen:` spec with seeds
 seed, seed + 1, ... (graphs of one size, as a minibatch of GNN graphs
@@ -111,7 +112,7 @@ FACTOR_VALUE = """    %bk = arith.muli %b, %nk : index
 """
 
 PROGRAM = """
-#BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
+#BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> ENCODING }>
 func.func @batched(%a: tensor<?x?x?xf32, #BCSR>, %b: tensor<?x?xFREExf32>) -> tensor<?x?xFREExf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -331,8 +332,15 @@ def time_baseline(measure, baseline, source, free, env, timeout):
                                                 record.get("reason", "")))
 
 
-def lower(opt, arguments, reps, free, path, native):
-    return lower_text(opt, PROGRAM.replace("CALLS", str(reps + 1)).replace("FREE", str(free)),
+#: A's storage in sptune's programs, by --format: dense batches of CSR rows,
+#: or ordered COO (its coordinates an array of structures), as read.
+ENCODINGS = {"batched-csr": "(b : dense, i : dense, k : compressed)",
+             "coo": "(b : compressed(nonunique), i : singleton(nonunique), k : singleton)"}
+
+
+def lower(opt, arguments, reps, free, path, native, storage="batched-csr"):
+    return lower_text(opt, PROGRAM.replace("CALLS", str(reps + 1)).replace("FREE", str(free))
+                      .replace("ENCODING", ENCODINGS[storage]),
                       arguments, path, native)
 
 
@@ -369,6 +377,10 @@ def main(argv=None):
                     help="compile the programs with clang -O3 -march=native, as sptune's "
                     "ahead-of-time path and the baselines are built (default: on; "
                     "--no-native: mlir-runner's JIT)")
+    ap.add_argument("--format", choices=sorted(ENCODINGS), default="batched-csr",
+                    help="how sptune's batched programs store A: batched-csr (dense "
+                    "batches of CSR rows, the default) or coo (ordered); the loops "
+                    "over the SpMM baselines read each matrix as CSR either way")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--plot", help="write a bar chart of the speedups here (.png)")
     ap.add_argument("batches", nargs="*", help="COUNT*MATRIX (gen: spec or .mtx file)")
@@ -396,7 +408,8 @@ def measure_batches(args):
         programs, modules = {}, {}
         for name, arguments in VARIANTS.items():
             programs[name], modules[name] = lower(opt, arguments, args.reps, args.free,
-                                                  os.path.join(tmp, name), args.native)
+                                                  os.path.join(tmp, name), args.native,
+                                                  args.format)
         with open(modules["sptune"]) as fh:
             # sptune's kernel over the batches' rows (cpu/BatchedRowsSpmm.h).
             kernel_applied = "sptune_batched_spmm" in fh.read()
@@ -470,6 +483,7 @@ def measure_batches(args):
                "kernel_applied": kernel_applied, "rule_applied": rule_applied,
                "all_agree": all(all(r["agree"].values()) for r in rows)}
     out = {"bench": "batched-spmm", "machine": run.machine(), "rounds": args.rounds, "native": args.native,
+           "format": args.format,
            "reps": args.reps, "free": args.free, "steady_malloc": args.steady_malloc,
            "threads": int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count()),
            "variants": {k: " ".join(v) for k, v in VARIANTS.items()},

@@ -6,13 +6,13 @@ beyond SpMM, SDDMM and SpMV in f32 / f64 (issue 33).
   COO with its coordinates as an array of structures or, 32-bit, one
   buffer per level, or only its last level compressed);
 - batched: C(b, i, j) = sum over k of A(b, i, k) B(b, k, j), A 3-D sparse
-  (dense batches of CSR, or of DCSR, or COO), as linalg.batch_matmul;
+  (dense batches of CSR, or of DCSR, or COO as for mttkrp), as
+  linalg.batch_matmul;
 - half: SpMM over CSR in f16 or bf16.
 
 sptune tunes the f16 / bf16 SpMM (it must get a schedule) and passes the
-3-D kernels through untuned with a remark (they must get none, and,
-but for a batched SpMM over COO, a parallel loop from the CPU target's
-rule or sptune's own kernels). The
+3-D kernels through untuned with a remark (they must get none, and a
+parallel loop from the CPU target's rule or sptune's own kernels). The
 program runs through extract-kernels, default-schedule or autotune
 (heuristic), apply-schedule and sptune-lower-cpu with a random `threads=`;
 its printed result (f16 / bf16 widened to f32 to print) must match a Python
@@ -121,17 +121,16 @@ class BeyondCase:
         """Whether the CPU target's rule for kernels without a schedule
         (targets/cpu/UnscheduledKernels.h) must leave a parallel loop: the
         3-D kernels' outer loop (i, or the batch) indexes the output and
-        comes first, except for a batched SpMM under COO (upstream walks
-        its non-unique level in a while loop, never in parallel), where a
-        dense outer level of one position is folded away, and where
-        sptune's batched kernel (cpu/BatchedRowsSpmm.h) or its MTTKRP
-        kernel over COO (cpu/FactoredMttkrp.h) cuts its rows or entries
-        into threads=1 block: one iteration of its loop over blocks,
-        folded away."""
+        comes first (under COO, sptune's own kernels walk the entries in
+        blocks: cpu/CooEntries.h), except where a dense outer level of one
+        position is folded away, and where sptune's batched kernel
+        (cpu/BatchedRowsSpmm.h) over dense batches of CSR rows or either
+        kernel over COO cuts its rows or entries into threads=1 block: one
+        iteration of its loop over blocks, folded away."""
         if self.kind == "half":
             return False
         if self.encoding.startswith("coo"):
-            return self.kind == "mttkrp" and self.threads != 1
+            return self.threads != 1
         if (self.kind == "batched" and self.encoding == "dense-dense-compressed"
                 and self.threads == 1):
             return False

@@ -206,21 +206,19 @@ class Beyond(unittest.TestCase):
         self.assertIn("expected {'spmm': 1}", beyond("half", (1, 1), {}, 1)
                       .why_kernels_unused("", ""))
 
-    def test_the_3d_kernels_must_run_in_parallel_but_for_batches_in_coo(self):
+    def test_the_3d_kernels_must_run_in_parallel(self):
         loop = "omp.wsloop {\n"
         cases = [(kind, encoding, shape, None, parallel)
                  for kind in ["mttkrp", "batched"]
                  for encoding, shape, parallel in [("csf", (1, 2, 2), True),
                                                    ("dense-csr", (3, 2, 2), True),
                                                    ("dense-csr", (1, 2, 2), False)]]
-        # sptune's MTTKRP kernel over COO runs in parallel but in one block
-        # (threads=1); a batched SpMM over COO is upstream's while loop.
-        cases += [("mttkrp", "coo", (3, 2, 2), None, True),
-                  ("mttkrp", "coo", (3, 2, 2), 2, True),
-                  ("mttkrp", "coo", (3, 2, 2), 1, False),
-                  ("mttkrp", "coo-soa32", (3, 2, 2), None, True),
-                  ("batched", "coo", (3, 2, 2), None, False),
-                  ("batched", "coo-soa32", (3, 2, 2), 3, False)]
+        # sptune's kernels over COO run in parallel but in one block
+        # (threads=1).
+        cases += [(kind, encoding, (3, 2, 2), threads, threads != 1)
+                  for kind in ["mttkrp", "batched"]
+                  for encoding in ["coo", "coo-soa32"]
+                  for threads in [None, 1, 2]]
         for kind, encoding, shape, threads, parallel in cases:
             case = beyond(kind, shape, {}, 1, encoding=encoding, threads=threads)
             self.assertEqual(case.expects_parallel_loop(), parallel,

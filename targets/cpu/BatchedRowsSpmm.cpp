@@ -3,6 +3,7 @@
 #include "cpu/BatchedRowsSpmm.h"
 
 #include "cpu/BalancedRows.h"
+#include "cpu/CooEntries.h"
 #include "cpu/FilledOutput.h"
 #include "cpu/KernelOutlining.h"
 
@@ -32,6 +33,11 @@ bool isBatchedCsr(Type type) {
   st::SparseTensorType t(cast<RankedTensorType>(type));
   return t.isDenseLvl(0) && t.isDenseLvl(1) && t.isCompressedLvl(2) &&
          t.isUniqueLvl(2);
+}
+
+/// Dense batches of CSR rows, or ordered COO (cpu/CooEntries.h).
+bool isBatchedCsrOrCoo(Type type) {
+  return isBatchedCsr(type) || isOrderedCoo(type, 3);
 }
 
 /// N when `type` is a dense rank-3 tensor of `element` with N static
@@ -64,8 +70,10 @@ std::string mlir::sptune::whyNotBatchedRowsSpmm(linalg::LinalgOp op,
   spmm.op = op;
   spmm.a = op.getDpsInputOperand(sparse)->get();
   spmm.b = op.getDpsInputOperand(1 - sparse)->get();
-  if (!isBatchedCsr(spmm.a.getType()))
-    return "its sparse operand is not dense batches of CSR rows";
+  if (!isBatchedCsrOrCoo(spmm.a.getType()))
+    return "its sparse operand is neither dense batches of CSR rows nor "
+           "ordered COO (a compressed level and two singleton ones, the last "
+           "unique)";
   Type element = getElementTypeOrSelf(spmm.a.getType());
   if (!element.isF32() && !element.isF64())
     return "its element type is not f32 or f64";
@@ -163,6 +171,140 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType cType,
   func::ReturnOp::create(b, loc, c);
 }
 
+/// The kernel's body on COO buffers (cpu/CooEntries.h): A's positions and
+/// coordinates (one buffer of (b, i, k) structures, or three), values and
+/// specifier, B and C's fill value. C is written once, as rows r = b m + i
+/// of its flattened view: the entries are cut into blocks at row starts,
+/// block [from, to) owning the rows [rowAt(from), rowAt(to)) (rowAt: 0 at
+/// the first entry, every row at the end, else the entry's row), each
+/// walked once, a row's sum of A(b, i, k) B(b, k, :) stored where (b, i)
+/// changes and the rows without entries between filled.
+void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
+                  RankedTensorType aType, MemRefType cType, bool parallel,
+                  int threads) {
+  ValueRange args = f.getArguments();
+  Type element = cType.getElementType();
+  CooEntries entries(b, loc, aType, args);
+  unsigned n = entries.consumed();
+  Value values = args[n++], specifier = args[n++];
+  Value bMat = args[n++], fill = args[n++];
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  auto lvlSize = [&](int64_t level) -> Value {
+    return st::GetStorageSpecifierOp::create(
+        b, loc, specifier,
+        st::StorageSpecifierKindAttr::get(b.getContext(),
+                                          st::StorageSpecifierKind::LvlSize),
+        b.getIndexAttr(level));
+  };
+  Value batches = lvlSize(0), rowsPerBatch = lvlSize(1);
+  SmallVector<Value> sizes;
+  if (cType.isDynamicDim(0))
+    sizes.push_back(batches);
+  if (cType.isDynamicDim(1))
+    sizes.push_back(rowsPerBatch);
+  Value c =
+      memref::AllocOp::create(b, loc, cType, sizes, b.getI64IntegerAttr(64));
+  // C's rows, batch after batch.
+  Value rowsOfC = memref::CollapseShapeOp::create(
+      b, loc, c, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  Value allRows = arith::MulIOp::create(b, loc, batches, rowsPerBatch);
+  auto rowType = VectorType::get({cType.getDimSize(2)}, element);
+  Value filled = vector::BroadcastOp::create(b, loc, rowType, fill);
+  auto fillRows = [&](OpBuilder &b, Location loc, Value lo, Value hi) {
+    rowLoop(
+        b, loc, lo, hi, /*parallel=*/false,
+        [&](OpBuilder &b, Location loc, Value r) {
+          vector::StoreOp::create(b, loc, filled, rowsOfC, ValueRange{r, c0});
+        });
+  };
+  auto rowOf = [&](OpBuilder &b, Location loc, Value e) -> Value {
+    return arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, entries.coordinate(b, loc, 0, e),
+                              rowsPerBatch),
+        entries.coordinate(b, loc, 1, e));
+  };
+  // Without entries, no block owns a row.
+  Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     entries.first, entries.end);
+  scf::IfOp::create(b, loc, none, [&](OpBuilder &b, Location loc) {
+    fillRows(b, loc, c0, allRows);
+    scf::YieldOp::create(b, loc);
+  });
+  auto rowAt = [&](OpBuilder &b, Location loc, Value p) -> Value {
+    Value atEnd =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p, entries.end);
+    Value atFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p,
+                                          entries.first);
+    auto row = scf::IfOp::create(
+        b, loc, arith::OrIOp::create(b, loc, atEnd, atFirst),
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(
+              b, loc,
+              arith::SelectOp::create(b, loc, atEnd, allRows, c0).getResult());
+        },
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, rowOf(b, loc, p));
+        });
+    return row.getResult(0);
+  };
+  auto block = [&](OpBuilder &b, Location loc, Value from, Value to) {
+    Value firstRow = rowAt(b, loc, from), endRow = rowAt(b, loc, to);
+    Value any =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, from, to);
+    auto walked = scf::IfOp::create(
+        b, loc, any,
+        [&](OpBuilder &b, Location loc) {
+          Value r0 = rowOf(b, loc, from);
+          fillRows(b, loc, firstRow, r0);
+          auto walk = scf::ForOp::create(
+              b, loc, from, to, c1, ValueRange{r0, filled},
+              [&](OpBuilder &b, Location loc, Value e, ValueRange carried) {
+                Value batch = entries.coordinate(b, loc, 0, e);
+                Value r = arith::AddIOp::create(
+                    b, loc, arith::MulIOp::create(b, loc, batch, rowsPerBatch),
+                    entries.coordinate(b, loc, 1, e));
+                Value newRow = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::ne, r, carried[0]);
+                auto started = scf::IfOp::create(
+                    b, loc, newRow,
+                    [&](OpBuilder &b, Location loc) {
+                      vector::StoreOp::create(b, loc, carried[1], rowsOfC,
+                                              ValueRange{carried[0], c0});
+                      fillRows(b, loc,
+                               arith::AddIOp::create(b, loc, carried[0], c1),
+                               r);
+                      scf::YieldOp::create(b, loc, filled);
+                    },
+                    [&](OpBuilder &b, Location loc) {
+                      scf::YieldOp::create(b, loc, carried[1]);
+                    });
+                Value v = vector::BroadcastOp::create(
+                    b, loc, rowType, memref::LoadOp::create(b, loc, values, e));
+                Value bk = vector::LoadOp::create(
+                    b, loc, rowType, bMat,
+                    ValueRange{batch, entries.coordinate(b, loc, 2, e), c0});
+                Value sum =
+                    vector::FMAOp::create(b, loc, v, bk, started.getResult(0));
+                scf::YieldOp::create(b, loc, ValueRange{r, sum});
+              });
+          ValueRange last = walk.getResults();
+          vector::StoreOp::create(b, loc, last[1], rowsOfC,
+                                  ValueRange{last[0], c0});
+          scf::YieldOp::create(
+              b, loc, arith::AddIOp::create(b, loc, last[0], c1).getResult());
+        },
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, firstRow);
+        });
+    // The rows after the block's last row that it owns.
+    fillRows(b, loc, walked.getResult(0), endRow);
+  };
+  entries.blocks(b, loc, /*groupLevels=*/2, parallel, threads, f, block);
+  func::ReturnOp::create(b, loc, c);
+}
+
 } // namespace
 
 LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module,
@@ -171,13 +313,14 @@ LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module,
       module, kBatchedRowsSpmmAttrName, 3,
       [&](func::FuncOp f, bool parallel,
           ArrayRef<RankedTensorType> tensors) -> LogicalResult {
-        Type element = floatElementOf(tensors, isBatchedCsr);
+        Type element = floatElementOf(tensors, isBatchedCsrOrCoo);
         int64_t width = element ? rowWidth(tensors[2], element) : -1;
         if (width < 0 || rowWidth(tensors[1], element) != width)
           return f.emitError("sptune: the batched SpMM kernel's '")
                  << kBatchedRowsSpmmAttrName
                  << "' must be {parallel = bool, types = [A (dense batches of "
-                    "CSR rows), B, C]} with B and C of one static innermost "
+                    "CSR rows, or COO), B, C]} with B and C of one static "
+                    "innermost "
                     "size, f32 or f64, rows of at most "
                  << kMaxBatchedRowBytes << " bytes";
         SmallVector<Type> inputs = sparseBufferTypes(tensors[0]);
@@ -191,8 +334,11 @@ LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module,
             "batched SpMM");
         if (failed(b))
           return failure();
-        buildBody(*b, f.getLoc(), f.getArguments(), cType, parallel, threads,
-                  f);
+        if (isOrderedCoo(tensors[0], 3))
+          buildCooBody(*b, f.getLoc(), f, tensors[0], cType, parallel, threads);
+        else
+          buildBody(*b, f.getLoc(), f.getArguments(), cType, parallel, threads,
+                    f);
         return success();
       });
 }

@@ -19,9 +19,14 @@
 // says why; `batched-rows-spmm=false` and `parallelize-unscheduled=false`
 // turn the kernel off) when
 //   - it has no schedule and its body is a plain multiply-accumulate;
-//   - A is its only sparse operand, levels in dimension order (b : dense,
-//     i : dense, k : compressed and unique), not a slice, no explicit or
-//     implicit value;
+//   - A is its only sparse operand, levels in dimension order, not a
+//     slice, no explicit or implicit value, stored as dense batches of CSR
+//     rows (b : dense, i : dense, k : compressed and unique) or as ordered
+//     COO (cpu/CooEntries.h: a compressed level and two singleton ones,
+//     the last unique). COO has no positions of rows: every row of C is
+//     filled first, the entries are cut into one block per thread of equal
+//     entries at row starts, and each block walks its entries once, a
+//     row's sum stored where (b, i) changes;
 //   - it reads B(b, k, j) and writes C(b, i, j), j of one static size with
 //     rows of at most kMaxBatchedRowBytes, C starting from a linalg.fill of
 //     a fresh tensor (cpu/FilledOutput.h);

@@ -3,6 +3,7 @@
 #include "cpu/FactoredMttkrp.h"
 
 #include "cpu/BalancedRows.h"
+#include "cpu/CooEntries.h"
 #include "cpu/FilledOutput.h"
 #include "cpu/KernelOutlining.h"
 
@@ -36,28 +37,8 @@ bool isCsf(Type type) {
   return (t.isDenseLvl(0) || compressed(0)) && compressed(1) && compressed(2);
 }
 
-/// Whether `type` is a 3-D tensor the kernel reads as COO: plain storage,
-/// a compressed level and two singleton levels, all ordered (so a slice's
-/// entries, and a fiber's, are contiguous), the last unique; its
-/// coordinates an array of structures or, with `soa`, one buffer per level.
-/// (Where the last level is not unique, the sparsifier's loops take one of
-/// the entries stored at the same coordinates, and the kernel would add
-/// them all: such tensors are left to the sparsifier.)
-bool isCoo(Type type) {
-  if (!isPlainSparseStorage(type, 3))
-    return false;
-  st::SparseTensorType t(cast<RankedTensorType>(type));
-  for (st::Level l = 0; l < 3; ++l)
-    if (!t.isOrderedLvl(l))
-      return false;
-  // Coordinates in one array of structures from the first level, or one
-  // buffer per level.
-  st::Level aosStart = t.getAoSCOOStart();
-  return t.isCompressedLvl(0) && t.isSingletonLvl(1) && t.isSingletonLvl(2) &&
-         t.isUniqueLvl(2) && (aosStart == 0 || aosStart == 3);
-}
-
-bool isCsfOrCoo(Type type) { return isCsf(type) || isCoo(type); }
+/// CSF, or ordered COO (cpu/CooEntries.h).
+bool isCsfOrCoo(Type type) { return isCsf(type) || isOrderedCoo(type, 3); }
 
 /// The rank R when `type` is a dense R-column matrix of `element` (R static,
 /// within kMaxMttkrpRowBytes), else -1.
@@ -212,67 +193,27 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
   func::ReturnOp::create(b, loc, a);
 }
 
-/// The first y in [from, to) where `differs(y)` holds, else `to`
-/// (`differs` is not evaluated at `to`).
-Value firstWhere(OpBuilder &b, Location loc, Value from, Value to,
-                 function_ref<Value(OpBuilder &, Location, Value)> differs) {
-  Type index = b.getIndexType();
-  auto loop = scf::WhileOp::create(
-      b, loc, TypeRange{index}, ValueRange{from},
-      [&](OpBuilder &b, Location loc, ValueRange y) {
-        Value inside =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, y[0], to);
-        auto check = scf::IfOp::create(
-            b, loc, inside,
-            [&](OpBuilder &b, Location loc) {
-              Value same = arith::XOrIOp::create(
-                  b, loc, differs(b, loc, y[0]),
-                  arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
-              scf::YieldOp::create(b, loc, same);
-            },
-            [&](OpBuilder &b, Location loc) {
-              scf::YieldOp::create(
-                  b, loc,
-                  arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0)
-                      .getResult());
-            });
-        scf::ConditionOp::create(b, loc, check.getResult(0), y);
-      },
-      [&](OpBuilder &b, Location loc, ValueRange y) {
-        scf::YieldOp::create(
-            b, loc,
-            arith::AddIOp::create(b, loc, y[0],
-                                  arith::ConstantIndexOp::create(b, loc, 1))
-                .getResult());
-      });
-  return loop.getResult(0);
-}
-
-/// The kernel's body on COO buffers: positions of the first level, the
-/// coordinates (one buffer of (i, k, l) structures, or three), values and
-/// specifier, then C, D and A's fill value. The entries are cut into one
-/// block per thread of equal entries (rowBlocks over the entries), each cut
-/// moved forward to the start of a slice, so that each block writes its own
-/// rows of A; a block walks its slices and their fibers as the CSF kernel
-/// does, finding where each ends by comparing coordinates.
-void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f, MemRefType aType,
-                  bool arrayOfStructures, bool parallel, int threads) {
+/// The kernel's body on COO buffers (cpu/CooEntries.h): positions of the
+/// first level, the coordinates (one buffer of (i, k, l) structures, or
+/// three), values and specifier, then C, D and A's fill value. The entries
+/// are cut into blocks at slice starts, so that each block writes its own
+/// rows of A.
+void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
+                  RankedTensorType bType, MemRefType aType, bool parallel,
+                  int threads) {
   ValueRange args = f.getArguments();
   Type element = aType.getElementType();
   int64_t rank = aType.getDimSize(1);
-  MLIRContext *ctx = b.getContext();
-  Value positions = args[0];
-  unsigned n = 1;
-  Value coordinateBuffers[3];
-  for (unsigned level = 0; level < (arrayOfStructures ? 1u : 3u); ++level)
-    coordinateBuffers[level] = args[n++];
+  CooEntries entries(b, loc, bType, args);
+  unsigned n = entries.consumed();
   Value values = args[n++], specifier = args[n++];
   Value c = args[n++], d = args[n++], fill = args[n++];
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
   Value rows = st::GetStorageSpecifierOp::create(
       b, loc, specifier,
-      st::StorageSpecifierKindAttr::get(ctx, st::StorageSpecifierKind::LvlSize),
+      st::StorageSpecifierKindAttr::get(b.getContext(),
+                                        st::StorageSpecifierKind::LvlSize),
       b.getIndexAttr(0));
   Value a = memref::AllocOp::create(
       b, loc, aType, aType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{},
@@ -287,60 +228,15 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f, MemRefType aType,
           [&](OpBuilder &b, Location loc, Value i) {
             vector::StoreOp::create(b, loc, filled, a, ValueRange{i, c0});
           });
-  Value first = loadPosition(b, loc, positions, c0);
-  Value end = loadPosition(b, loc, positions, c1);
-  // Level `level`'s coordinates, entry p at p: a strided view of the
-  // structures' buffer (its fields interleaved), or the level's own.
-  Value coordinates[3];
-  for (unsigned level = 0; level < 3; ++level) {
-    if (!arrayOfStructures) {
-      coordinates[level] = coordinateBuffers[level];
-      continue;
-    }
-    auto crdType = cast<MemRefType>(coordinateBuffers[0].getType());
-    auto viewType = MemRefType::get(
-        {ShapedType::kDynamic}, crdType.getElementType(),
-        StridedLayoutAttr::get(ctx, static_cast<int64_t>(level), {3}));
-    coordinates[level] = memref::ReinterpretCastOp::create(
-        b, loc, viewType, coordinateBuffers[0],
-        OpFoldResult(b.getIndexAttr(level)), ArrayRef<OpFoldResult>{end},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(3)});
-  }
   auto coordinate = [&](OpBuilder &b, Location loc, unsigned level, Value p) {
-    return loadPosition(b, loc, coordinates[level], p);
-  };
-  // The first slice start at or after p (p itself at the ends): past the
-  // entries of the slice of entry p - 1.
-  auto sliceStart = [&](OpBuilder &b, Location loc, Value p) -> Value {
-    Value inside = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, p, first),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p, end));
-    auto moved = scf::IfOp::create(
-        b, loc, inside,
-        [&](OpBuilder &b, Location loc) {
-          Value slice = coordinate(
-              b, loc, 0, arith::SubIOp::create(b, loc, p, c1).getResult());
-          scf::YieldOp::create(
-              b, loc,
-              firstWhere(b, loc, p, end,
-                         [&](OpBuilder &b, Location loc, Value y) -> Value {
-                           return arith::CmpIOp::create(
-                               b, loc, arith::CmpIPredicate::ne,
-                               coordinate(b, loc, 0, y), slice);
-                         }));
-        },
-        [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, p); });
-    return moved.getResult(0);
+    return entries.coordinate(b, loc, level, p);
   };
   // A block's entries [from, to) in one pass, in order: a fiber's sum of
   // B(i, k, l) D(l, :) grows entry by entry; where (i, k) changes, the
   // fiber ends: C(k, :) times its sum is added to the slice's row, and
   // where i changes the row is stored (A(i, :) = fill + sum over the
   // slice's fibers). The last fiber and slice end after the loop.
-  auto block = [&](OpBuilder &b, Location loc, Value lo, Value hi) {
-    Value from = sliceStart(b, loc, lo);
-    Value to = sliceStart(b, loc, hi);
+  auto block = [&](OpBuilder &b, Location loc, Value from, Value to) {
     Value any =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, from, to);
     scf::IfOp::create(b, loc, any, [&](OpBuilder &b, Location loc) {
@@ -397,10 +293,7 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f, MemRefType aType,
       scf::YieldOp::create(b, loc);
     });
   };
-  // Blocks of equal entries (an entry's work is its index).
-  rowBlocks(
-      b, loc, first, end, parallel, threads, f,
-      [&](OpBuilder &, Location, Value p) -> Value { return p; }, block);
+  entries.blocks(b, loc, /*groupLevels=*/1, parallel, threads, f, block);
   func::ReturnOp::create(b, loc, a);
 }
 
@@ -436,10 +329,8 @@ LogicalResult mlir::sptune::defineFactoredMttkrpKernels(ModuleOp module,
             "factored MTTKRP");
         if (failed(b))
           return failure();
-        if (isCoo(tensors[0]))
-          buildCooBody(*b, f.getLoc(), f, aType,
-                       /*arrayOfStructures=*/bType.getAoSCOOStart() == 0,
-                       parallel, threads);
+        if (isOrderedCoo(tensors[0], 3))
+          buildCooBody(*b, f.getLoc(), f, tensors[0], aType, parallel, threads);
         else
           buildBody(*b, f.getLoc(), f.getArguments(), aType,
                     bType.isDenseLvl(0), parallel);

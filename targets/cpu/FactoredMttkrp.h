@@ -25,14 +25,13 @@
 //     a slice, no explicit or implicit value, stored as
 //       - CSF: the first level dense or compressed, the two others
 //         compressed, every compressed level unique; or
-//       - COO: a compressed level and two singleton ones, all ordered, the
-//         last unique, the coordinates one array of structures or (soa)
-//         one buffer per level. There are no positions of slices or
-//         fibers: the entries are cut into one block per thread of equal
-//         entries, each cut moved forward to the start of a slice (so that
-//         no two blocks write one row of A), and a block walks its entries
-//         once, a fiber ending where (i, k) changes and a slice where i
-//         does (one pass: 10-14% faster than finding each end first);
+//       - ordered COO (cpu/CooEntries.h). There are no positions of
+//         slices or fibers: the entries are cut into one block per thread
+//         of equal entries, each cut moved forward to the start of a slice
+//         (so that no two blocks write one row of A), and a block walks its
+//         entries once, a fiber ending where (i, k) changes and a slice
+//         where i does (one pass: 10-14% faster than finding each end
+//         first);
 //   - it reads C(k, j) and D(l, j) with j contiguous and writes A(i, j),
 //     i, k, l B's dimensions in order, and j of one static size (the rank)
 //     with a row of at most kMaxMttkrpRowBytes;

@@ -1,6 +1,8 @@
 // Which batched SpMMs sptune-cpu-sparsify computes with its kernel over the
 // batches' rows (targets/cpu/BatchedRowsSpmm.h): two of one signature share
-// one declaration; batches of DCSR, COO, a scaled body, B read with k
+// one declaration; batches of DCSR, COO with a repeated entry (a non-unique
+// last level; ordered COO is computed,
+// test/Integration/cpu-batched-rows-spmm-coo.mlir), a scaled body, B read with k
 // innermost, a dynamic N, C filled in the caller's buffer, integer
 // elements, A's levels in another order than its dimensions, a slice of A
 // rows of C above 512 bytes and repeated coordinates (a non-unique level)
@@ -54,7 +56,7 @@
 #BDCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : compressed, k : compressed) }>
 #IBK = #sparse_tensor.encoding<{ map = (b, i, k) -> (i : dense, b : dense, k : compressed) }>
 #BCSRS = #sparse_tensor.encoding<{ map = (b : #sparse_tensor<slice(0, 2, 1)>, i : #sparse_tensor<slice(1, 4, 1)>, k : #sparse_tensor<slice(0, 8, 1)>) -> (b : dense, i : dense, k : compressed) }>
-#COO = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : compressed(nonunique), i : singleton(nonunique), k : singleton) }>
+#COO = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : compressed(nonunique), i : singleton(nonunique), k : singleton(nonunique)) }>
 #NU = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed(nonunique)) }>
 
 func.func @twice(%a: tensor<?x?x?xf32, #BCSR>, %b: tensor<?x?x16xf32>, %b2: tensor<?x?x16xf32>) -> (tensor<?x?x16xf32>, tensor<?x?x16xf32>) {

@@ -1,0 +1,131 @@
+//===- CooEntries.cpp - Walking ordered COO storage in blocks ------------===//
+
+#include "cpu/CooEntries.h"
+
+#include "cpu/BalancedRows.h"
+#include "cpu/KernelOutlining.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
+
+using namespace mlir;
+using namespace mlir::sptune;
+namespace st = mlir::sparse_tensor;
+
+bool mlir::sptune::isOrderedCoo(Type type, unsigned rank) {
+  if (rank < 2 || !isPlainSparseStorage(type, rank))
+    return false;
+  st::SparseTensorType t(cast<RankedTensorType>(type));
+  if (!t.isCompressedLvl(0) || !t.isUniqueLvl(rank - 1))
+    return false;
+  for (st::Level l = 0; l < rank; ++l)
+    if (!t.isOrderedLvl(l) || (l > 0 && !t.isSingletonLvl(l)))
+      return false;
+  // One array of structures from the first level, or one buffer per level.
+  st::Level aosStart = t.getAoSCOOStart();
+  return aosStart == 0 || aosStart == rank;
+}
+
+CooEntries::CooEntries(OpBuilder &b, Location loc, RankedTensorType type,
+                       ValueRange buffers) {
+  st::SparseTensorType t(type);
+  unsigned rank = t.getLvlRank();
+  bool arrayOfStructures = t.getAoSCOOStart() == 0;
+  Value positions = buffers[0];
+  first = loadPosition(b, loc, positions,
+                       arith::ConstantIndexOp::create(b, loc, 0));
+  end = loadPosition(b, loc, positions,
+                     arith::ConstantIndexOp::create(b, loc, 1));
+  numBuffers = 1 + (arrayOfStructures ? 1 : rank);
+  for (unsigned level = 0; level < rank; ++level) {
+    if (!arrayOfStructures) {
+      coordinates.push_back(buffers[1 + level]);
+      continue;
+    }
+    // Entry p's coordinate `level` at rank p + level: a strided view.
+    auto crdType = cast<MemRefType>(buffers[1].getType());
+    auto viewType = MemRefType::get(
+        {ShapedType::kDynamic}, crdType.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), static_cast<int64_t>(level),
+                               {static_cast<int64_t>(rank)}));
+    coordinates.push_back(memref::ReinterpretCastOp::create(
+        b, loc, viewType, buffers[1], OpFoldResult(b.getIndexAttr(level)),
+        ArrayRef<OpFoldResult>{end},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(rank)}));
+  }
+}
+
+Value CooEntries::coordinate(OpBuilder &b, Location loc, unsigned level,
+                             Value p) const {
+  return loadPosition(b, loc, coordinates[level], p);
+}
+
+Value CooEntries::groupStart(OpBuilder &b, Location loc, Value p,
+                             unsigned groupLevels) const {
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  Value inside = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, p, first),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p, end));
+  auto moved = scf::IfOp::create(
+      b, loc, inside,
+      [&](OpBuilder &b, Location loc) {
+        // Past the entries of the group of entry p - 1.
+        Value previous = arith::SubIOp::create(b, loc, p, c1);
+        SmallVector<Value> group;
+        for (unsigned level = 0; level < groupLevels; ++level)
+          group.push_back(coordinate(b, loc, level, previous));
+        Type index = b.getIndexType();
+        auto scan = scf::WhileOp::create(
+            b, loc, TypeRange{index}, ValueRange{p},
+            [&](OpBuilder &b, Location loc, ValueRange y) {
+              Value more = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::ult, y[0], end);
+              // Coordinates are read only below `end`.
+              auto same = scf::IfOp::create(
+                  b, loc, more,
+                  [&](OpBuilder &b, Location loc) {
+                    Value all =
+                        arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+                    for (unsigned level = 0; level < groupLevels; ++level)
+                      all = arith::AndIOp::create(
+                          b, loc, all,
+                          arith::CmpIOp::create(
+                              b, loc, arith::CmpIPredicate::eq,
+                              coordinate(b, loc, level, y[0]), group[level]));
+                    scf::YieldOp::create(b, loc, all);
+                  },
+                  [&](OpBuilder &b, Location loc) {
+                    scf::YieldOp::create(
+                        b, loc,
+                        arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0)
+                            .getResult());
+                  });
+              scf::ConditionOp::create(b, loc, same.getResult(0), y);
+            },
+            [&](OpBuilder &b, Location loc, ValueRange y) {
+              scf::YieldOp::create(
+                  b, loc, arith::AddIOp::create(b, loc, y[0], c1).getResult());
+            });
+        scf::YieldOp::create(b, loc, scan.getResult(0));
+      },
+      [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, p); });
+  return moved.getResult(0);
+}
+
+void CooEntries::blocks(
+    OpBuilder &b, Location loc, unsigned groupLevels, bool parallel,
+    int threads, Operation *within,
+    function_ref<void(OpBuilder &, Location, Value, Value)> block) const {
+  // An entry's work is its index; each block's bounds move to group starts
+  // the same way, so that the blocks still tile the entries.
+  rowBlocks(
+      b, loc, first, end, parallel, threads, within,
+      [&](OpBuilder &, Location, Value p) -> Value { return p; },
+      [&](OpBuilder &b, Location loc, Value lo, Value hi) {
+        block(b, loc, groupStart(b, loc, lo, groupLevels),
+              groupStart(b, loc, hi, groupLevels));
+      });
+}

@@ -1,0 +1,76 @@
+//===- CooEntries.h - Walking ordered COO storage in blocks -----*- C++ -*-===//
+//
+// The kernels sptune writes itself on a COO tensor's buffers (the factored
+// MTTKRP, the batched SpMM) read it as a list of entries sorted by their
+// coordinates: no positions say where a slice or a row starts, so each
+// kernel walks the entries once, a group (a slice, a row) ending where its
+// leading coordinates change. Parallel, the entries are cut into one block
+// per thread of equal entries and each cut moved forward to the start of a
+// group, so that no two blocks write one group's output. MLIR's sparsifier
+// walks COO in one thread, in a while loop.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPTUNE_TARGETS_CPU_COOENTRIES_H
+#define SPTUNE_TARGETS_CPU_COOENTRIES_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+
+namespace mlir {
+namespace sptune {
+
+/// Whether `type` is ordered COO of rank `rank`: plain storage
+/// (isPlainSparseStorage), a compressed level then singleton ones, every
+/// level ordered (a group's entries are contiguous), the last unique (where
+/// it is not, the sparsifier's loops take one of the entries stored at the
+/// same coordinates, and a kernel adding them all would differ), its
+/// coordinates one array of structures or (`soa`) one buffer per level.
+bool isOrderedCoo(Type type, unsigned rank);
+
+/// The entries of an ordered COO tensor (isOrderedCoo), read from its
+/// buffers after code generation.
+class CooEntries {
+public:
+  /// Reads the positions and coordinate buffers at the start of `buffers`
+  /// (code generation's fields of `type`: positions, then one coordinates
+  /// buffer of structures or one per level), builds what reads them at the
+  /// builder's point. `consumed()` tells how many buffers that was.
+  CooEntries(OpBuilder &b, Location loc, RankedTensorType type,
+             ValueRange buffers);
+
+  /// The buffers read from the start of the field list.
+  unsigned consumed() const { return numBuffers; }
+
+  /// The stored entries are [first, end).
+  Value first, end;
+
+  /// Coordinate `level` of entry `p`, as an index.
+  Value coordinate(OpBuilder &b, Location loc, unsigned level, Value p) const;
+
+  /// The entries cut into blocks: when `parallel`, one per thread of equal
+  /// entries (`threads` blocks when > 0, else omp_get_max_threads() at run
+  /// time, declared in `within`'s module), each cut moved forward to the
+  /// first entry whose first `groupLevels` coordinates differ from the
+  /// previous entry's; else one block of every entry. `block` builds the
+  /// walk over a block's entries [from, to).
+  void
+  blocks(OpBuilder &b, Location loc, unsigned groupLevels, bool parallel,
+         int threads, Operation *within,
+         function_ref<void(OpBuilder &, Location, Value, Value)> block) const;
+
+private:
+  /// The first entry at or after p that starts a group (p itself at first
+  /// and end).
+  Value groupStart(OpBuilder &b, Location loc, Value p,
+                   unsigned groupLevels) const;
+
+  SmallVector<Value, 3> coordinates;
+  unsigned numBuffers = 0;
+};
+
+} // namespace sptune
+} // namespace mlir
+
+#endif // SPTUNE_TARGETS_CPU_COOENTRIES_H
