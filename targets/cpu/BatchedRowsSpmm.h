@@ -1,5 +1,4 @@
-//===- BatchedRowsSpmm.h - Batched SpMM over all rows of a batch -*- C++
-//-*-===//
+//===- BatchedRowsSpmm.h - Batched SpMM over a batch's rows ----*- C++ -*-===//
 //
 // A batched SpMM, C(b, i, j) = sum over k of A(b, i, k) B(b, k, j) with A
 // in dense batches of CSR rows (levels b : dense, i : dense, k :
@@ -23,10 +22,11 @@
 //     slice, no explicit or implicit value, stored as dense batches of CSR
 //     rows (b : dense, i : dense, k : compressed and unique) or as ordered
 //     COO (cpu/CooEntries.h: a compressed level and two singleton ones,
-//     the last unique). COO has no positions of rows: every row of C is
-//     filled first, the entries are cut into one block per thread of equal
-//     entries at row starts, and each block walks its entries once, a
-//     row's sum stored where (b, i) changes;
+//     the last unique). COO has no positions of rows: the entries are cut
+//     into one block per thread of equal entries at row starts, and each
+//     block walks its entries once, a row's sum stored where (b, i)
+//     changes and the rows it owns without entries filled as it passes
+//     them (C written once);
 //   - it reads B(b, k, j) and writes C(b, i, j), j of one static size with
 //     rows of at most kMaxBatchedRowBytes, C starting from a linalg.fill of
 //     a fresh tensor (cpu/FilledOutput.h);

@@ -77,37 +77,41 @@ Value CooEntries::groupStart(OpBuilder &b, Location loc, Value p,
         SmallVector<Value> group;
         for (unsigned level = 0; level < groupLevels; ++level)
           group.push_back(coordinate(b, loc, level, previous));
+        // The entries of that group are a prefix of [p, end) (the entries
+        // are in order): a binary search for its end, O(log) where a heavy
+        // slice would make a scan as long as the slice.
         Type index = b.getIndexType();
         auto scan = scf::WhileOp::create(
-            b, loc, TypeRange{index}, ValueRange{p},
-            [&](OpBuilder &b, Location loc, ValueRange y) {
-              Value more = arith::CmpIOp::create(
-                  b, loc, arith::CmpIPredicate::ult, y[0], end);
-              // Coordinates are read only below `end`.
-              auto same = scf::IfOp::create(
-                  b, loc, more,
-                  [&](OpBuilder &b, Location loc) {
-                    Value all =
-                        arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-                    for (unsigned level = 0; level < groupLevels; ++level)
-                      all = arith::AndIOp::create(
-                          b, loc, all,
-                          arith::CmpIOp::create(
-                              b, loc, arith::CmpIPredicate::eq,
-                              coordinate(b, loc, level, y[0]), group[level]));
-                    scf::YieldOp::create(b, loc, all);
-                  },
-                  [&](OpBuilder &b, Location loc) {
-                    scf::YieldOp::create(
-                        b, loc,
-                        arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0)
-                            .getResult());
-                  });
-              scf::ConditionOp::create(b, loc, same.getResult(0), y);
+            b, loc, TypeRange{index, index}, ValueRange{p, end},
+            [&](OpBuilder &b, Location loc, ValueRange range) {
+              scf::ConditionOp::create(
+                  b, loc,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        range[0], range[1]),
+                  range);
             },
-            [&](OpBuilder &b, Location loc, ValueRange y) {
+            [&](OpBuilder &b, Location loc, ValueRange range) {
+              // lo < hi <= end: mid is an entry.
+              Value mid = arith::AddIOp::create(
+                  b, loc, range[0],
+                  arith::ShRUIOp::create(
+                      b, loc, arith::SubIOp::create(b, loc, range[1], range[0]),
+                      c1));
+              Value same =
+                  arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+              for (unsigned level = 0; level < groupLevels; ++level)
+                same = arith::AndIOp::create(
+                    b, loc, same,
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          coordinate(b, loc, level, mid),
+                                          group[level]));
               scf::YieldOp::create(
-                  b, loc, arith::AddIOp::create(b, loc, y[0], c1).getResult());
+                  b, loc,
+                  ValueRange{
+                      arith::SelectOp::create(
+                          b, loc, same, arith::AddIOp::create(b, loc, mid, c1),
+                          range[0]),
+                      arith::SelectOp::create(b, loc, same, range[1], mid)});
             });
         scf::YieldOp::create(b, loc, scan.getResult(0));
       },

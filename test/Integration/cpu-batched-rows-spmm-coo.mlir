@@ -6,7 +6,8 @@
 // against upstream's sparsifier on the same program: f32
 // `linalg.batch_matmul` with static shapes, coordinates as an array of
 // structures, C filled with 0.5 (rows without entries keep it); f64 as a
-// generic reading B before A, dynamic batch and row counts, 32-bit
+// generic reading B before A, dynamic batch and row counts, C filled with
+// 0.25 (a row before the first entry keeps it), 32-bit
 // coordinates one buffer per level (soa), one batch without entries, and
 // a tensor of no entries; and A
 // with a repeated entry (a non-unique last level), left to the sparsifier.
@@ -27,10 +28,11 @@
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=batched-rows-spmm=false | FileCheck %s --check-prefix=OFF
 //
 // CHECK:      ( ( ( 14.5, 17.5, 20.5, 23.5 ), ( 0.5, 0.5, 0.5, 0.5 ), ( 0.5, -0.5, -1.5, -2.5 ) ), ( ( 0.5, 0.5, 0.5, 0.5 ), ( 6.5, 3.5, 0.5, -2.5 ), ( 2.5, 1, -0.5, -2 ) ) )
-// f64, N = 8, C filled with 0; batch 1 has no entries.
-// CHECK-NEXT: ( ( ( 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5 ) ), ( ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ) ) )
+// f64, N = 8, C filled with 0.25: row (0, 0) before the first entry, and
+// batch 1, have no entries.
+// CHECK-NEXT: ( ( ( 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25 ), ( 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3.25, 3.75 ), ( 3.25, 3.75, 4.25, 4.75, 5.25, 5.75, 6.25, 6.75 ) ), ( ( 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25 ), ( 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25 ), ( 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25 ) ) )
 // No entries at all: every row filled.
-// CHECK-NEXT: ( ( ( 0, 0, 0, 0, 0, 0, 0, 0 ), ( 0, 0, 0, 0, 0, 0, 0, 0 ) ) )
+// CHECK-NEXT: ( ( ( 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25 ), ( 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25 ) ) )
 // A(0, 0, 1) = 2 stored twice, A(0, 1, 0) = 3, B(0, k, j) = k + j: the
 // sparsifier takes one copy of the repeated entry.
 // CHECK-NEXT: ( ( ( 2, 4 ), ( 0, 3 ) ) )
@@ -87,11 +89,11 @@ module {
   func.func @coo64(%b: tensor<?x4x8xf64>, %a: tensor<?x?x4xf64, #COO32>) -> tensor<?x?x8xf64> {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
-    %zero = arith.constant 0.0 : f64
+    %quarter = arith.constant 0.25 : f64
     %nb = tensor.dim %a, %c0 : tensor<?x?x4xf64, #COO32>
     %m = tensor.dim %a, %c1 : tensor<?x?x4xf64, #COO32>
     %e = tensor.empty(%nb, %m) : tensor<?x?x8xf64>
-    %c = linalg.fill ins(%zero : f64) outs(%e : tensor<?x?x8xf64>) -> tensor<?x?x8xf64>
+    %c = linalg.fill ins(%quarter : f64) outs(%e : tensor<?x?x8xf64>) -> tensor<?x?x8xf64>
     %r = linalg.generic {indexing_maps = [affine_map<(b, i, j, k) -> (b, k, j)>, affine_map<(b, i, j, k) -> (b, i, k)>, affine_map<(b, i, j, k) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
       ins(%b, %a : tensor<?x4x8xf64>, tensor<?x?x4xf64, #COO32>) outs(%c : tensor<?x?x8xf64>) {
     ^bb0(%x: f64, %y: f64, %o: f64):
@@ -128,7 +130,7 @@ module {
     vector.print %v : vector<2x3x4xf32>
 
     %dense64 = arith.constant dense<[
-      [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.5, 0.0, 0.5, 0.0]],
+      [[0.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.5, 0.0, 0.5, 0.0]],
       [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]]> : tensor<2x3x4xf64>
     %a64 = sparse_tensor.convert %dense64 : tensor<2x3x4xf64> to tensor<?x?x4xf64, #COO32>
     // B64(b, k, j) = 3 k + j / 2 + b.
