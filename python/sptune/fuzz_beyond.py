@@ -79,6 +79,10 @@ class BeyondCase:
         self.tuner = rng.choice(["default-schedule", "heuristic"])
         self.threads = rng.choice([None, None, 1, 2, 3])
         self.omp_threads = rng.choice([1, 2, 3, 4])
+        # What the 3-D kernels' output starts from (sptune's own kernels
+        # write it into the rows without entries themselves; a zero would
+        # hide a row they leave unwritten in freshly mapped memory).
+        self.fill = 0.0 if self.kind == "half" else rng.choice([0.0, 0.5, -1.5])
 
     @staticmethod
     def _random_tensor(rng, shape, density):
@@ -162,15 +166,16 @@ class BeyondCase:
         """The printed values in order; with `magnitude`, the sums of the
         terms' absolute values."""
         f = abs if magnitude else (lambda x: x)
+        fill = f(self.fill)
         if self.kind == "mttkrp":
-            out = [[0.0] * self.free for _ in range(self.shape[0])]
+            out = [[fill] * self.free for _ in range(self.shape[0])]
             for (i, k, l), v in self.sparse.items():
                 for j in range(self.free):
                     out[i][j] += f(v) * f(self.c[k][j]) * f(self.d[l][j])
             return [x for row in out for x in row]
         if self.kind == "batched":
             nb, m, _ = self.shape
-            out = [[[0.0] * self.free for _ in range(m)] for _ in range(nb)]
+            out = [[[fill] * self.free for _ in range(m)] for _ in range(nb)]
             for (b, i, k), v in self.sparse.items():
                 for j in range(self.free):
                     out[b][i][j] += f(v) * f(self.b[b][k][j])
@@ -198,10 +203,10 @@ class BeyondCase:
             name, self.dense_literal(shape, value), self.tensor(shape))
 
     def product_function(self, op, ts, b_shape, out_shape):
-        """@kernel(a, b) = op(a, b) into a zero-filled result."""
+        """@kernel(a, b) = op(a, b) into a result filled with self.fill."""
         T, tb, to = self.elt, self.tensor(b_shape), self.tensor(out_shape)
         return ["func.func @kernel(%%a: %s, %%b: %s) -> %s {" % (ts, tb, to),
-                "  %%zero = arith.constant 0.0 : %s" % T,
+                "  %%zero = arith.constant %s : %s" % (repr(float(self.fill)), T),
                 "  %%e = tensor.empty() : %s" % to,
                 "  %%f = linalg.fill ins(%%zero : %s) outs(%%e : %s) -> %s" % (T, to, to),
                 "  %%r = %s ins(%%a, %%b : %s, %s) outs(%%f : %s) -> %s"
@@ -216,7 +221,7 @@ class BeyondCase:
             enc = "(i, j, k) -> " + ENCODINGS_3D[self.encoding]
         lines = ["#SP = #sparse_tensor.encoding<{ map = %s }>" % enc, ""]
         ts = self.tensor(self.shape, "SP")
-        zero = "  %%zero = arith.constant 0.0 : %s" % T
+        zero = "  %%zero = arith.constant %s : %s" % (repr(float(self.fill)), T)
         if self.kind == "mttkrp":
             i, k, l = self.shape
             tc, td = self.tensor((k, self.free)), self.tensor((l, self.free))

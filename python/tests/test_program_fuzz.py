@@ -173,6 +173,7 @@ def beyond(kind, shape, sparse, free, **operands):
     case = fb.BeyondCase(1, 0)
     case.kind, case.shape, case.sparse, case.free = kind, shape, sparse, free
     case.elt = "f16" if kind == "half" else "f64"
+    case.fill = 0.0
     for k, v in operands.items():
         setattr(case, k, v)
     return case
@@ -186,6 +187,11 @@ class Beyond(unittest.TestCase):
         # A(0, j) = 2 C(1, j) D(0, j); A(1, j) = -C(0, j) D(1, j).
         self.assertEqual(case.reference(False), [3.0, 8.0, -2.0, 2.0])
         self.assertEqual(case.reference(True), [3.0, 8.0, 2.0, 2.0])
+        # The output starts from the fill, rows without entries too.
+        case.fill = -1.5
+        self.assertEqual(case.reference(False), [1.5, 6.5, -3.5, 0.5])
+        self.assertEqual(case.reference(True), [4.5, 9.5, 3.5, 3.5])
+        self.assertIn("arith.constant -1.5 : f64", case.program())
 
     def test_batched_and_half(self):
         case = beyond("batched", (2, 1, 2), {(0, 0, 1): 2.0, (1, 0, 0): 3.0}, 1,
