@@ -99,33 +99,39 @@ void mlir::sptune::outlineBatchedRowsSpmm(RewriterBase &rewriter,
 
 namespace {
 
-/// The kernel's body on its buffers (the file header's loop). `args`: A's
-/// positions, coordinates, values and specifier, B and C's fill value.
-void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType cType,
-               bool parallel, int threads, Operation *within) {
-  Type element = cType.getElementType();
-  Value positions = args[0], coordinates = args[1], values = args[2];
-  Value specifier = args[3], bMat = args[4], fill = args[5];
-  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-  auto lvlSize = [&](int64_t level) -> Value {
-    return st::GetStorageSpecifierOp::create(
-        b, loc, specifier,
-        st::StorageSpecifierKindAttr::get(b.getContext(),
-                                          st::StorageSpecifierKind::LvlSize),
-        b.getIndexAttr(level));
-  };
-  Value batches = lvlSize(0), rowsPerBatch = lvlSize(1);
+/// What both bodies start with: A's batches and rows per batch (its first
+/// levels' sizes), C (its rows on cache lines, as bufferization allocates
+/// them) and a row of C's fill value in vector registers.
+struct OutputC {
+  Value batches, rowsPerBatch, c, filled;
+};
+OutputC allocateC(OpBuilder &b, Location loc, Value specifier, MemRefType cType,
+                  Value fill) {
+  Value batches = levelSize(b, loc, specifier, 0);
+  Value rowsPerBatch = levelSize(b, loc, specifier, 1);
   SmallVector<Value> sizes;
   if (cType.isDynamicDim(0))
     sizes.push_back(batches);
   if (cType.isDynamicDim(1))
     sizes.push_back(rowsPerBatch);
-  // C's rows on cache lines, as bufferization allocates them.
   Value c =
       memref::AllocOp::create(b, loc, cType, sizes, b.getI64IntegerAttr(64));
-  auto rowType = VectorType::get({cType.getDimSize(2)}, element);
-  Value filled = vector::BroadcastOp::create(b, loc, rowType, fill);
+  auto rowType = VectorType::get({cType.getDimSize(2)}, cType.getElementType());
+  return {batches, rowsPerBatch, c,
+          vector::BroadcastOp::create(b, loc, rowType, fill)};
+}
+
+/// The kernel's body on its buffers (the file header's loop). `args`: A's
+/// positions, coordinates, values and specifier, B and C's fill value.
+void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType cType,
+               bool parallel, int threads, Operation *within) {
+  Value positions = args[0], coordinates = args[1], values = args[2];
+  Value specifier = args[3], bMat = args[4], fill = args[5];
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  auto [batches, rowsPerBatch, c, filled] =
+      allocateC(b, loc, specifier, cType, fill);
+  auto rowType = cast<VectorType>(filled.getType());
   Value rows = arith::MulIOp::create(b, loc, batches, rowsPerBatch);
   // Row r = batch * rowsPerBatch + i: C(batch, i, :) = fill + sum over its
   // stored (k, v) of v B(batch, k, :). A block divides its first row into
@@ -183,34 +189,19 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
                   RankedTensorType aType, MemRefType cType, bool parallel,
                   int threads) {
   ValueRange args = f.getArguments();
-  Type element = cType.getElementType();
   CooEntries entries(b, loc, aType, args);
   unsigned n = entries.consumed();
   Value values = args[n++], specifier = args[n++];
   Value bMat = args[n++], fill = args[n++];
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-  auto lvlSize = [&](int64_t level) -> Value {
-    return st::GetStorageSpecifierOp::create(
-        b, loc, specifier,
-        st::StorageSpecifierKindAttr::get(b.getContext(),
-                                          st::StorageSpecifierKind::LvlSize),
-        b.getIndexAttr(level));
-  };
-  Value batches = lvlSize(0), rowsPerBatch = lvlSize(1);
-  SmallVector<Value> sizes;
-  if (cType.isDynamicDim(0))
-    sizes.push_back(batches);
-  if (cType.isDynamicDim(1))
-    sizes.push_back(rowsPerBatch);
-  Value c =
-      memref::AllocOp::create(b, loc, cType, sizes, b.getI64IntegerAttr(64));
+  auto [batches, rowsPerBatch, c, filled] =
+      allocateC(b, loc, specifier, cType, fill);
   // C's rows, batch after batch.
   Value rowsOfC = memref::CollapseShapeOp::create(
       b, loc, c, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   Value allRows = arith::MulIOp::create(b, loc, batches, rowsPerBatch);
-  auto rowType = VectorType::get({cType.getDimSize(2)}, element);
-  Value filled = vector::BroadcastOp::create(b, loc, rowType, fill);
+  auto rowType = cast<VectorType>(filled.getType());
   auto fillRows = [&](OpBuilder &b, Location loc, Value lo, Value hi) {
     rowLoop(
         b, loc, lo, hi, /*parallel=*/false,

@@ -114,13 +114,31 @@ void mlir::sptune::outlineFactoredMttkrp(RewriterBase &rewriter,
 
 namespace {
 
+/// What both bodies start with: B's slices (its first level's size), A
+/// (allocated on a cache line, as bufferization allocates it), and a row of
+/// A's fill value and one of zeros in vector registers.
+struct OutputA {
+  Value rows, a, filled, zero;
+};
+OutputA allocateA(OpBuilder &b, Location loc, Value specifier, MemRefType aType,
+                  Value fill) {
+  Type element = aType.getElementType();
+  Value rows = levelSize(b, loc, specifier, 0);
+  Value a = memref::AllocOp::create(
+      b, loc, aType, aType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{},
+      b.getI64IntegerAttr(64));
+  auto rowType = VectorType::get({aType.getDimSize(1)}, element);
+  return {rows, a, vector::BroadcastOp::create(b, loc, rowType, fill),
+          vector::BroadcastOp::create(
+              b, loc, rowType,
+              arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0)))};
+}
+
 /// The kernel's body on its buffers (the file header's loop). `args`: B's
 /// buffers (positions and coordinates of each compressed level, values,
 /// specifier), C, D and A's fill value.
 void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
                bool denseSlices, bool parallel) {
-  Type element = aType.getElementType();
-  int64_t rank = aType.getDimSize(1);
   unsigned n = 0;
   Value slicePositions, sliceCoordinates;
   if (!denseSlices) {
@@ -133,20 +151,8 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
   Value c = args[n++], d = args[n++], fill = args[n++];
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-  Value rows = st::GetStorageSpecifierOp::create(
-      b, loc, specifier,
-      st::StorageSpecifierKindAttr::get(b.getContext(),
-                                        st::StorageSpecifierKind::LvlSize),
-      b.getIndexAttr(0));
-  // A on a cache line, as bufferization allocates it.
-  Value a = memref::AllocOp::create(
-      b, loc, aType, aType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{},
-      b.getI64IntegerAttr(64));
-  auto rowType = VectorType::get({rank}, element);
-  Value filled = vector::BroadcastOp::create(b, loc, rowType, fill);
-  Value zero = vector::BroadcastOp::create(
-      b, loc, rowType,
-      arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0)));
+  auto [rows, a, filled, zero] = allocateA(b, loc, specifier, aType, fill);
+  auto rowType = cast<VectorType>(filled.getType());
   // The slices are positions [first, slices) of the first level.
   Value first = c0, slices = rows;
   if (!denseSlices) {
@@ -202,27 +208,14 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
                   RankedTensorType bType, MemRefType aType, bool parallel,
                   int threads) {
   ValueRange args = f.getArguments();
-  Type element = aType.getElementType();
-  int64_t rank = aType.getDimSize(1);
   CooEntries entries(b, loc, bType, args);
   unsigned n = entries.consumed();
   Value values = args[n++], specifier = args[n++];
   Value c = args[n++], d = args[n++], fill = args[n++];
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-  Value rows = st::GetStorageSpecifierOp::create(
-      b, loc, specifier,
-      st::StorageSpecifierKindAttr::get(b.getContext(),
-                                        st::StorageSpecifierKind::LvlSize),
-      b.getIndexAttr(0));
-  Value a = memref::AllocOp::create(
-      b, loc, aType, aType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{},
-      b.getI64IntegerAttr(64));
-  auto rowType = VectorType::get({rank}, element);
-  Value filled = vector::BroadcastOp::create(b, loc, rowType, fill);
-  Value zero = vector::BroadcastOp::create(
-      b, loc, rowType,
-      arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0)));
+  auto [rows, a, filled, zero] = allocateA(b, loc, specifier, aType, fill);
+  auto rowType = cast<VectorType>(filled.getType());
   // Rows of no slice hold the fill's value.
   rowLoop(b, loc, c0, rows, /*parallel=*/false,
           [&](OpBuilder &b, Location loc, Value i) {

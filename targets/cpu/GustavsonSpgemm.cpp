@@ -4,6 +4,7 @@
 
 #include "cpu/BalancedRows.h"
 #include "cpu/CpuPasses.h"
+#include "cpu/KernelOutlining.h"
 
 #include "sptune/Analysis/SpgemmForm.h"
 
@@ -886,11 +887,7 @@ private:
     int64_t size = type.getDimShape()[d];
     if (!ShapedType::isDynamic(size))
       return constantIndex(b, loc, size);
-    return st::GetStorageSpecifierOp::create(
-        b, loc, buffers.specifier,
-        st::StorageSpecifierKindAttr::get(b.getContext(),
-                                          st::StorageSpecifierKind::LvlSize),
-        b.getIndexAttr(d));
+    return levelSize(b, loc, buffers.specifier, d);
   }
 
   /// The blocks' bounds and the work prefix: work[i] is the work of the

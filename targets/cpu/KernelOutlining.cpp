@@ -161,6 +161,15 @@ mlir::sptune::describedPlainKernel(linalg::LinalgOp op, StringRef shape,
   return d;
 }
 
+Value mlir::sptune::levelSize(OpBuilder &b, Location loc, Value specifier,
+                              int64_t level) {
+  return sparse_tensor::GetStorageSpecifierOp::create(
+      b, loc, specifier,
+      sparse_tensor::StorageSpecifierKindAttr::get(
+          b.getContext(), sparse_tensor::StorageSpecifierKind::LvlSize),
+      b.getIndexAttr(level));
+}
+
 SmallVector<Type> mlir::sptune::sparseBufferTypes(RankedTensorType tensor) {
   SmallVector<Type> types;
   sparse_tensor::foreachFieldAndTypeInSparseTensor(

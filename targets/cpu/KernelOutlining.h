@@ -97,6 +97,10 @@ llvm::Expected<::sptune::KernelDescriptor>
 describedPlainKernel(linalg::LinalgOp op, StringRef shape, StringRef what,
                      unsigned inputs);
 
+/// The size of level `level` of a sparse tensor, read from its storage
+/// specifier (an index).
+Value levelSize(OpBuilder &b, Location loc, Value specifier, int64_t level);
+
 /// The types sparse code generation gives the buffers of `tensor`, in its
 /// order (MLIR's foreachFieldAndTypeInSparseTensor): each compressed level's
 /// positions and coordinates (one coordinates buffer for a COO region's

@@ -426,11 +426,7 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType yType,
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
   // S's rows (its first level's size).
-  Value rows = st::GetStorageSpecifierOp::create(
-      b, loc, specifier,
-      st::StorageSpecifierKindAttr::get(b.getContext(),
-                                        st::StorageSpecifierKind::LvlSize),
-      b.getIndexAttr(0));
+  Value rows = levelSize(b, loc, specifier, 0);
   Value y = memref::AllocOp::create(
       b, loc, yType, yType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{});
   auto rowType = VectorType::get({k}, element);
