@@ -181,10 +181,9 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType cType,
 /// coordinates (one buffer of (b, i, k) structures, or three), values and
 /// specifier, B and C's fill value. C is written once, as rows r = b m + i
 /// of its flattened view: the entries are cut into blocks at row starts,
-/// block [from, to) owning the rows [rowAt(from), rowAt(to)) (rowAt: 0 at
-/// the first entry, every row at the end, else the entry's row), each
-/// walked once, a row's sum of A(b, i, k) B(b, k, :) stored where (b, i)
-/// changes and the rows without entries between filled.
+/// each owning the rows CooEntries::ownedRow says, each walked once, a
+/// row's sum of A(b, i, k) B(b, k, :) stored where (b, i) changes and the
+/// rows without entries it owns filled.
 void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
                   RankedTensorType aType, MemRefType cType, bool parallel,
                   int threads) {
@@ -223,25 +222,9 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
     fillRows(b, loc, c0, allRows);
     scf::YieldOp::create(b, loc);
   });
-  auto rowAt = [&](OpBuilder &b, Location loc, Value p) -> Value {
-    Value atEnd =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p, entries.end);
-    Value atFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p,
-                                          entries.first);
-    auto row = scf::IfOp::create(
-        b, loc, arith::OrIOp::create(b, loc, atEnd, atFirst),
-        [&](OpBuilder &b, Location loc) {
-          scf::YieldOp::create(
-              b, loc,
-              arith::SelectOp::create(b, loc, atEnd, allRows, c0).getResult());
-        },
-        [&](OpBuilder &b, Location loc) {
-          scf::YieldOp::create(b, loc, rowOf(b, loc, p));
-        });
-    return row.getResult(0);
-  };
   auto block = [&](OpBuilder &b, Location loc, Value from, Value to) {
-    Value firstRow = rowAt(b, loc, from), endRow = rowAt(b, loc, to);
+    Value firstRow = entries.ownedRow(b, loc, from, allRows, rowOf);
+    Value endRow = entries.ownedRow(b, loc, to, allRows, rowOf);
     Value any =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, from, to);
     auto walked = scf::IfOp::create(

@@ -119,6 +119,28 @@ Value CooEntries::groupStart(OpBuilder &b, Location loc, Value p,
   return moved.getResult(0);
 }
 
+Value CooEntries::ownedRow(
+    OpBuilder &b, Location loc, Value p, Value rows,
+    function_ref<Value(OpBuilder &, Location, Value)> rowOf) const {
+  Value atEnd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p, end);
+  Value atFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p, first);
+  auto row = scf::IfOp::create(
+      b, loc, arith::OrIOp::create(b, loc, atEnd, atFirst),
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(
+            b, loc,
+            arith::SelectOp::create(b, loc, atEnd, rows,
+                                    arith::ConstantIndexOp::create(b, loc, 0))
+                .getResult());
+      },
+      [&](OpBuilder &b, Location loc) {
+        // An entry below `end`: its coordinates can be read.
+        scf::YieldOp::create(b, loc, rowOf(b, loc, p));
+      });
+  return row.getResult(0);
+}
+
 void CooEntries::blocks(
     OpBuilder &b, Location loc, unsigned groupLevels, bool parallel,
     int threads, Operation *within,

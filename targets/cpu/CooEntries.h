@@ -60,6 +60,16 @@ public:
          int threads, Operation *within,
          function_ref<void(OpBuilder &, Location, Value, Value)> block) const;
 
+  /// The first output row a block starting at entry `p` owns, for a kernel
+  /// whose entry e writes row rowOf(e) (non-decreasing along the entries)
+  /// of `rows`: 0 at the first entry, `rows` at the end, else rowOf(p).
+  /// The blocks [from, to) of `blocks` then own [ownedRow(from),
+  /// ownedRow(to)), which tile [0, rows) when there are entries: each block
+  /// writes the rows it owns that no entry writes, so that the output is
+  /// written once, in parallel.
+  Value ownedRow(OpBuilder &b, Location loc, Value p, Value rows,
+                 function_ref<Value(OpBuilder &, Location, Value)> rowOf) const;
+
 private:
   /// The first entry at or after p that starts a group (p itself at first
   /// and end).

@@ -114,6 +114,16 @@ void mlir::sptune::outlineFactoredMttkrp(RewriterBase &rewriter,
 
 namespace {
 
+/// Stores `filled` into the rows [lo, hi) of `a`, in order.
+void fillRows(OpBuilder &b, Location loc, Value a, Value filled, Value lo,
+              Value hi) {
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  rowLoop(b, loc, lo, hi, /*parallel=*/false,
+          [&](OpBuilder &b, Location loc, Value i) {
+            vector::StoreOp::create(b, loc, filled, a, ValueRange{i, c0});
+          });
+}
+
 /// What both bodies start with: B's slices (its first level's size), A
 /// (allocated on a cache line, as bufferization allocates it), and a row of
 /// A's fill value and one of zeros in vector registers.
@@ -156,18 +166,48 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
   // The slices are positions [first, slices) of the first level.
   Value first = c0, slices = rows;
   if (!denseSlices) {
-    // Rows of no slice hold the fill's value.
-    rowLoop(b, loc, c0, rows, /*parallel=*/false,
-            [&](OpBuilder &b, Location loc, Value i) {
-              vector::StoreOp::create(b, loc, filled, a, ValueRange{i, c0});
-            });
     first = loadPosition(b, loc, slicePositions, c0);
     slices = loadPosition(b, loc, slicePositions, c1);
+    // Rows of no slice hold the fill's value: without slices, all.
+    scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, slices),
+        [&](OpBuilder &b, Location loc) {
+          fillRows(b, loc, a, filled, c0, rows);
+          scf::YieldOp::create(b, loc);
+        });
   }
   // Slice s: A(i, :) = fill + sum over its fibers (k) of
   // C(k, :) (sum over the fiber's entries (l) of B(i, k, l) D(l, :)).
   auto slice = [&](OpBuilder &b, Location loc, Value s) {
     Value i = denseSlices ? s : loadPosition(b, loc, sliceCoordinates, s);
+    if (!denseSlices) {
+      // Slice s writes the rows of no slice from the previous slice's row
+      // (or the first row) to its own, the last slice those after its own:
+      // A is written once, in parallel.
+      Value previous = arith::SubIOp::create(
+          b, loc, arith::MaxUIOp::create(b, loc, s, c1), c1);
+      Value atFirst =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, first);
+      auto from = scf::IfOp::create(
+          b, loc, atFirst,
+          [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, c0); },
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(
+                b, loc,
+                arith::AddIOp::create(
+                    b, loc, loadPosition(b, loc, sliceCoordinates, previous),
+                    c1)
+                    .getResult());
+          });
+      fillRows(b, loc, a, filled, from.getResult(0), i);
+      Value last =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                arith::AddIOp::create(b, loc, s, c1), slices);
+      Value after = arith::AddIOp::create(b, loc, i, c1);
+      fillRows(b, loc, a, filled, after,
+               arith::SelectOp::create(b, loc, last, rows, after));
+    }
     auto [firstFiber, endFiber] = loadPositionRange(b, loc, fiberPositions, s);
     auto fibers = scf::ForOp::create(
         b, loc, firstFiber, endFiber, c1, ValueRange{filled},
@@ -216,75 +256,100 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
   Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
   auto [rows, a, filled, zero] = allocateA(b, loc, specifier, aType, fill);
   auto rowType = cast<VectorType>(filled.getType());
-  // Rows of no slice hold the fill's value.
-  rowLoop(b, loc, c0, rows, /*parallel=*/false,
-          [&](OpBuilder &b, Location loc, Value i) {
-            vector::StoreOp::create(b, loc, filled, a, ValueRange{i, c0});
-          });
   auto coordinate = [&](OpBuilder &b, Location loc, unsigned level, Value p) {
     return entries.coordinate(b, loc, level, p);
   };
+  auto sliceOf = [&](OpBuilder &b, Location loc, Value e) {
+    return coordinate(b, loc, 0, e);
+  };
+  // Rows of no slice hold the fill's value, each written by the block that
+  // owns it (CooEntries::ownedRow); without entries, all.
+  scf::IfOp::create(b, loc,
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          entries.first, entries.end),
+                    [&](OpBuilder &b, Location loc) {
+                      fillRows(b, loc, a, filled, c0, rows);
+                      scf::YieldOp::create(b, loc);
+                    });
   // A block's entries [from, to) in one pass, in order: a fiber's sum of
   // B(i, k, l) D(l, :) grows entry by entry; where (i, k) changes, the
   // fiber ends: C(k, :) times its sum is added to the slice's row, and
   // where i changes the row is stored (A(i, :) = fill + sum over the
   // slice's fibers). The last fiber and slice end after the loop.
   auto block = [&](OpBuilder &b, Location loc, Value from, Value to) {
+    Value firstRow = entries.ownedRow(b, loc, from, rows, sliceOf);
+    Value endRow = entries.ownedRow(b, loc, to, rows, sliceOf);
     Value any =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, from, to);
-    scf::IfOp::create(b, loc, any, [&](OpBuilder &b, Location loc) {
-      Value i0 = coordinate(b, loc, 0, from), k0 = coordinate(b, loc, 1, from);
-      auto walk = scf::ForOp::create(
-          b, loc, from, to, c1, ValueRange{i0, k0, zero, filled},
-          [&](OpBuilder &b, Location loc, Value e, ValueRange carried) {
-            Value i = coordinate(b, loc, 0, e), k = coordinate(b, loc, 1, e);
-            Value newSlice = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::ne, i, carried[0]);
-            Value newFiber = arith::OrIOp::create(
-                b, loc, newSlice,
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k,
-                                      carried[1]));
-            auto ended = scf::IfOp::create(
-                b, loc, newFiber,
-                [&](OpBuilder &b, Location loc) {
-                  Value ck = vector::LoadOp::create(b, loc, rowType, c,
-                                                    ValueRange{carried[1], c0});
-                  Value row =
-                      vector::FMAOp::create(b, loc, carried[2], ck, carried[3]);
-                  auto stored = scf::IfOp::create(
-                      b, loc, newSlice,
-                      [&](OpBuilder &b, Location loc) {
-                        vector::StoreOp::create(b, loc, row, a,
-                                                ValueRange{carried[0], c0});
-                        scf::YieldOp::create(b, loc, filled);
-                      },
-                      [&](OpBuilder &b, Location loc) {
-                        scf::YieldOp::create(b, loc, row);
-                      });
-                  scf::YieldOp::create(b, loc,
-                                       ValueRange{zero, stored.getResult(0)});
-                },
-                [&](OpBuilder &b, Location loc) {
-                  scf::YieldOp::create(b, loc,
-                                       ValueRange{carried[2], carried[3]});
-                });
-            Value v = vector::BroadcastOp::create(
-                b, loc, rowType, memref::LoadOp::create(b, loc, values, e));
-            Value dl = vector::LoadOp::create(
-                b, loc, rowType, d, ValueRange{coordinate(b, loc, 2, e), c0});
-            Value fiberSum =
-                vector::FMAOp::create(b, loc, v, dl, ended.getResult(0));
-            scf::YieldOp::create(
-                b, loc, ValueRange{i, k, fiberSum, ended.getResult(1)});
-          });
-      ValueRange last = walk.getResults();
-      Value ck =
-          vector::LoadOp::create(b, loc, rowType, c, ValueRange{last[1], c0});
-      vector::StoreOp::create(
-          b, loc, vector::FMAOp::create(b, loc, last[2], ck, last[3]), a,
-          ValueRange{last[0], c0});
-      scf::YieldOp::create(b, loc);
-    });
+    auto walked = scf::IfOp::create(
+        b, loc, any,
+        [&](OpBuilder &b, Location loc) {
+          Value i0 = coordinate(b, loc, 0, from),
+                k0 = coordinate(b, loc, 1, from);
+          fillRows(b, loc, a, filled, firstRow, i0);
+          auto walk = scf::ForOp::create(
+              b, loc, from, to, c1, ValueRange{i0, k0, zero, filled},
+              [&](OpBuilder &b, Location loc, Value e, ValueRange carried) {
+                Value i = coordinate(b, loc, 0, e),
+                      k = coordinate(b, loc, 1, e);
+                Value newSlice = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::ne, i, carried[0]);
+                Value newFiber = arith::OrIOp::create(
+                    b, loc, newSlice,
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k,
+                                          carried[1]));
+                auto ended = scf::IfOp::create(
+                    b, loc, newFiber,
+                    [&](OpBuilder &b, Location loc) {
+                      Value ck = vector::LoadOp::create(
+                          b, loc, rowType, c, ValueRange{carried[1], c0});
+                      Value row = vector::FMAOp::create(b, loc, carried[2], ck,
+                                                        carried[3]);
+                      auto stored = scf::IfOp::create(
+                          b, loc, newSlice,
+                          [&](OpBuilder &b, Location loc) {
+                            vector::StoreOp::create(b, loc, row, a,
+                                                    ValueRange{carried[0], c0});
+                            fillRows(
+                                b, loc, a, filled,
+                                arith::AddIOp::create(b, loc, carried[0], c1),
+                                i);
+                            scf::YieldOp::create(b, loc, filled);
+                          },
+                          [&](OpBuilder &b, Location loc) {
+                            scf::YieldOp::create(b, loc, row);
+                          });
+                      scf::YieldOp::create(
+                          b, loc, ValueRange{zero, stored.getResult(0)});
+                    },
+                    [&](OpBuilder &b, Location loc) {
+                      scf::YieldOp::create(b, loc,
+                                           ValueRange{carried[2], carried[3]});
+                    });
+                Value v = vector::BroadcastOp::create(
+                    b, loc, rowType, memref::LoadOp::create(b, loc, values, e));
+                Value dl = vector::LoadOp::create(
+                    b, loc, rowType, d,
+                    ValueRange{coordinate(b, loc, 2, e), c0});
+                Value fiberSum =
+                    vector::FMAOp::create(b, loc, v, dl, ended.getResult(0));
+                scf::YieldOp::create(
+                    b, loc, ValueRange{i, k, fiberSum, ended.getResult(1)});
+              });
+          ValueRange last = walk.getResults();
+          Value ck = vector::LoadOp::create(b, loc, rowType, c,
+                                            ValueRange{last[1], c0});
+          vector::StoreOp::create(
+              b, loc, vector::FMAOp::create(b, loc, last[2], ck, last[3]), a,
+              ValueRange{last[0], c0});
+          scf::YieldOp::create(
+              b, loc, arith::AddIOp::create(b, loc, last[0], c1).getResult());
+        },
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, firstRow);
+        });
+    // The rows after the block's last slice that it owns.
+    fillRows(b, loc, a, filled, walked.getResult(0), endRow);
   };
   entries.blocks(b, loc, /*groupLevels=*/1, parallel, threads, f, block);
   func::ReturnOp::create(b, loc, a);

@@ -36,9 +36,10 @@
 // CHECK-NEXT: ( ( 2, 4, 6 ), ( 0, 6, 12 ) )
 // 32-bit coordinates as an array of structures, A filled with 1.5: no
 // entries; then B(1, 0, 1) = 2 and B(3, 2, 0) = -1 (C(k, j) = k + j + 1,
-// D(l, j) = l - j as above).
-// CHECK-NEXT: ( ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ) )
-// CHECK-NEXT: ( ( 1.5, 1.5, 1.5 ), ( 3.5, 1.5, -4.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 5.5, 11.5 ) )
+// D(l, j) = l - j as above): rows 0, 2 and 4 (before, between and after
+// the slices) keep the fill.
+// CHECK-NEXT: ( ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ) )
+// CHECK-NEXT: ( ( 1.5, 1.5, 1.5 ), ( 3.5, 1.5, -4.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 5.5, 11.5 ), ( 1.5, 1.5, 1.5 ) )
 //
 // IR-LABEL: func.func private @sptune_mttkrp_1(
 // IR-SAME:    memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xf64>,
@@ -134,19 +135,19 @@ module {
     return %r : tensor<2x3xf64>
   }
 
-  func.func @aos32(%b: tensor<4x3x4xf64, #COOA32>, %c: tensor<3x3xf64>, %d: tensor<4x3xf64>) -> tensor<4x3xf64> {
+  func.func @aos32(%b: tensor<5x3x4xf64, #COOA32>, %c: tensor<3x3xf64>, %d: tensor<4x3xf64>) -> tensor<5x3xf64> {
     %fill = arith.constant 1.5 : f64
-    %e = tensor.empty() : tensor<4x3xf64>
-    %a = linalg.fill ins(%fill : f64) outs(%e : tensor<4x3xf64>) -> tensor<4x3xf64>
+    %e = tensor.empty() : tensor<5x3xf64>
+    %a = linalg.fill ins(%fill : f64) outs(%e : tensor<5x3xf64>) -> tensor<5x3xf64>
     %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
-      ins(%b, %c, %d : tensor<4x3x4xf64, #COOA32>, tensor<3x3xf64>, tensor<4x3xf64>) outs(%a : tensor<4x3xf64>) {
+      ins(%b, %c, %d : tensor<5x3x4xf64, #COOA32>, tensor<3x3xf64>, tensor<4x3xf64>) outs(%a : tensor<5x3xf64>) {
     ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
       %p = arith.mulf %x, %y : f64
       %q = arith.mulf %p, %z : f64
       %s = arith.addf %o, %q : f64
       linalg.yield %s : f64
-    } -> tensor<4x3xf64>
-    return %r : tensor<4x3xf64>
+    } -> tensor<5x3xf64>
+    return %r : tensor<5x3xf64>
   }
 
   func.func @main() {
@@ -215,19 +216,19 @@ module {
     %var = vector.transfer_read %ar[%c0, %c0], %z64 : tensor<2x3xf64>, vector<2x3xf64>
     vector.print %var : vector<2x3xf64>
 
-    %none = arith.constant dense<0.0> : tensor<4x3x4xf64>
-    %be = sparse_tensor.convert %none : tensor<4x3x4xf64> to tensor<4x3x4xf64, #COOA32>
-    %ae = call @aos32(%be, %c, %d) : (tensor<4x3x4xf64, #COOA32>, tensor<3x3xf64>, tensor<4x3xf64>) -> tensor<4x3xf64>
-    %vae = vector.transfer_read %ae[%c0, %c0], %z64 : tensor<4x3xf64>, vector<4x3xf64>
-    vector.print %vae : vector<4x3xf64>
-    %two = arith.constant sparse<[[1, 0, 1], [3, 2, 0]], [2.0, -1.0]> : tensor<4x3x4xf64>
-    %bt = sparse_tensor.convert %two : tensor<4x3x4xf64> to tensor<4x3x4xf64, #COOA32>
-    %at = call @aos32(%bt, %c, %d) : (tensor<4x3x4xf64, #COOA32>, tensor<3x3xf64>, tensor<4x3xf64>) -> tensor<4x3xf64>
-    %vat = vector.transfer_read %at[%c0, %c0], %z64 : tensor<4x3xf64>, vector<4x3xf64>
-    vector.print %vat : vector<4x3xf64>
+    %none = arith.constant dense<0.0> : tensor<5x3x4xf64>
+    %be = sparse_tensor.convert %none : tensor<5x3x4xf64> to tensor<5x3x4xf64, #COOA32>
+    %ae = call @aos32(%be, %c, %d) : (tensor<5x3x4xf64, #COOA32>, tensor<3x3xf64>, tensor<4x3xf64>) -> tensor<5x3xf64>
+    %vae = vector.transfer_read %ae[%c0, %c0], %z64 : tensor<5x3xf64>, vector<5x3xf64>
+    vector.print %vae : vector<5x3xf64>
+    %two = arith.constant sparse<[[1, 0, 1], [3, 2, 0]], [2.0, -1.0]> : tensor<5x3x4xf64>
+    %bt = sparse_tensor.convert %two : tensor<5x3x4xf64> to tensor<5x3x4xf64, #COOA32>
+    %at = call @aos32(%bt, %c, %d) : (tensor<5x3x4xf64, #COOA32>, tensor<3x3xf64>, tensor<4x3xf64>) -> tensor<5x3xf64>
+    %vat = vector.transfer_read %at[%c0, %c0], %z64 : tensor<5x3xf64>, vector<5x3xf64>
+    vector.print %vat : vector<5x3xf64>
 
-    bufferization.dealloc_tensor %be : tensor<4x3x4xf64, #COOA32>
-    bufferization.dealloc_tensor %bt : tensor<4x3x4xf64, #COOA32>
+    bufferization.dealloc_tensor %be : tensor<5x3x4xf64, #COOA32>
+    bufferization.dealloc_tensor %bt : tensor<5x3x4xf64, #COOA32>
     bufferization.dealloc_tensor %b : tensor<5x3x4xf64, #COO>
     bufferization.dealloc_tensor %b32 : tensor<?x?x?xf32, #COO32>
     bufferization.dealloc_tensor %a32 : tensor<?x8xf32>

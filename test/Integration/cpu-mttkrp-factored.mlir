@@ -5,7 +5,8 @@
 // empty slice keeps it); f32 with dynamic shapes, rank 8, dense slices (one
 // without a fiber), A filled with 0.25 and D read before C; 32-bit positions and coordinates; and an MTTKRP that
 // accumulates into its argument, which the sparsifier computes; an
-// assembled tensor with a fiber of no entries. Each with
+// assembled tensor with a fiber of no entries; rows before, between and
+// after the slices filled with 1.5. Each with
 // one and three OpenMP threads, in one thread by option, and with the
 // kernel turned off.
 //
@@ -33,6 +34,10 @@
 // Assembled with a fiber of no entries whose row of C is infinite: it adds
 // nothing (not 0 * inf).
 // CHECK-NEXT: ( ( 2, 4, 6 ), ( 0, 0, 0 ) )
+// A filled with 1.5, B(1, 0, 1) = 2 and B(3, 2, 0) = -1: rows 0, 2 and 4
+// (before, between and after the slices) keep the fill, each written by
+// the slice before it or the first.
+// CHECK-NEXT: ( ( 1.5, 1.5, 1.5 ), ( 3.5, 1.5, -4.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 5.5, 11.5 ), ( 1.5, 1.5, 1.5 ) )
 //
 // IR-LABEL: func.func private @sptune_mttkrp_1(
 // IR-SAME:    memref<?xi32>
@@ -154,6 +159,21 @@ module {
     return %r : tensor<2x3xf64>
   }
 
+  func.func @gaps(%b: tensor<5x3x4xf64, #CSF>, %c: tensor<3x3xf64>, %d: tensor<4x3xf64>) -> tensor<5x3xf64> {
+    %fill = arith.constant 1.5 : f64
+    %e = tensor.empty() : tensor<5x3xf64>
+    %a = linalg.fill ins(%fill : f64) outs(%e : tensor<5x3xf64>) -> tensor<5x3xf64>
+    %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%b, %c, %d : tensor<5x3x4xf64, #CSF>, tensor<3x3xf64>, tensor<4x3xf64>) outs(%a : tensor<5x3xf64>) {
+    ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+      %p = arith.mulf %x, %y : f64
+      %q = arith.mulf %p, %z : f64
+      %s = arith.addf %o, %q : f64
+      linalg.yield %s : f64
+    } -> tensor<5x3xf64>
+    return %r : tensor<5x3xf64>
+  }
+
   func.func @main() {
     %c0 = arith.constant 0 : index
     %c3 = arith.constant 3 : index
@@ -238,6 +258,13 @@ module {
     %as = call @mttkrpSmall(%bs, %cs, %ds) : (tensor<2x2x2xf64, #CSF>, tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
     %vas = vector.transfer_read %as[%c0, %c0], %z64 : tensor<2x3xf64>, vector<2x3xf64>
     vector.print %vas : vector<2x3xf64>
+
+    %two = arith.constant sparse<[[1, 0, 1], [3, 2, 0]], [2.0, -1.0]> : tensor<5x3x4xf64>
+    %bg = sparse_tensor.convert %two : tensor<5x3x4xf64> to tensor<5x3x4xf64, #CSF>
+    %ag = call @gaps(%bg, %c, %d) : (tensor<5x3x4xf64, #CSF>, tensor<3x3xf64>, tensor<4x3xf64>) -> tensor<5x3xf64>
+    %vag = vector.transfer_read %ag[%c0, %c0], %z64 : tensor<5x3xf64>, vector<5x3xf64>
+    vector.print %vag : vector<5x3xf64>
+    bufferization.dealloc_tensor %bg : tensor<5x3x4xf64, #CSF>
 
     bufferization.dealloc_tensor %b : tensor<5x3x4xf64, #CSF>
     bufferization.dealloc_tensor %b32 : tensor<?x?x?xf32, #DCSF>
