@@ -25,8 +25,8 @@ namespace st = mlir::sparse_tensor;
 namespace {
 
 /// Whether `type` is a 3-D tensor the kernel reads as CSF: plain storage
-/// (isPlainSparseStorage), the first level dense or compressed, the others
-/// compressed, every compressed level unique.
+/// (isPlainSparseStorage), the first level dense or compressed and ordered,
+/// the others compressed, every compressed level unique.
 bool isCsf(Type type) {
   if (!isPlainSparseStorage(type, 3))
     return false;
@@ -34,7 +34,9 @@ bool isCsf(Type type) {
   auto compressed = [&](st::Level l) {
     return t.isCompressedLvl(l) && t.isUniqueLvl(l);
   };
-  return (t.isDenseLvl(0) || compressed(0)) && compressed(1) && compressed(2);
+  // Slices in order: each fills the rows of no slice before it.
+  return (t.isDenseLvl(0) || (compressed(0) && t.isOrderedLvl(0))) &&
+         compressed(1) && compressed(2);
 }
 
 /// CSF, or ordered COO (cpu/CooEntries.h).
@@ -85,7 +87,8 @@ std::string mlir::sptune::whyNotFactoredMttkrp(linalg::LinalgOp op,
   mttkrp.d = op.getDpsInputOperand(dIdx)->get();
   if (!isCsfOrCoo(mttkrp.b.getType()))
     return "its sparse operand is neither CSF (levels in dimension order, "
-           "the first dense or compressed, the others compressed, unique) "
+           "the first dense or compressed and ordered, the others "
+           "compressed, unique) "
            "nor ordered COO (a compressed level and two singleton ones, the "
            "last unique)";
   Type element = getElementTypeOrSelf(mttkrp.b.getType());

@@ -23,8 +23,8 @@
 //     invariant factor);
 //   - B is its only sparse operand: rank 3, levels in dimension order, not
 //     a slice, no explicit or implicit value, stored as
-//       - CSF: the first level dense or compressed, the two others
-//         compressed, every compressed level unique; or
+//       - CSF: the first level dense or compressed and ordered, the two
+//         others compressed, every compressed level unique; or
 //       - ordered COO (cpu/CooEntries.h). There are no positions of
 //         slices or fibers: the entries are cut into one block per thread
 //         of equal entries, each cut moved forward to the start of a slice
@@ -37,8 +37,9 @@
 //     with a row of at most kMaxMttkrpRowBytes;
 //   - A starts from a linalg.fill of a fresh tensor (cpu/FilledOutput.h:
 //     the kernel allocates A, rows of no slice hold the fill's value, the
-//     others start from it; each slice, or COO block, fills the rows of no
-//     slice after it up to the next, the first those before it too, so
+//     others start from it; over CSF each slice fills the rows of no slice
+//     between the previous slice and itself (the last also those after
+//     it), over COO each block those it owns (CooEntries::ownedRow), so
 //     that A is written once, in parallel: a tensor of a million slices
 //     took 2.1x less time than with A filled in one thread first);
 //   - one element type, f32 or f64.

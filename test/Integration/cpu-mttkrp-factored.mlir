@@ -36,8 +36,9 @@
 // CHECK-NEXT: ( ( 2, 4, 6 ), ( 0, 0, 0 ) )
 // A filled with 1.5, B(1, 0, 1) = 2 and B(3, 2, 0) = -1: rows 0, 2 and 4
 // (before, between and after the slices) keep the fill, each written by
-// the slice before it or the first.
+// the slice after it or the last; then B without entries.
 // CHECK-NEXT: ( ( 1.5, 1.5, 1.5 ), ( 3.5, 1.5, -4.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 5.5, 11.5 ), ( 1.5, 1.5, 1.5 ) )
+// CHECK-NEXT: ( ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ) )
 //
 // IR-LABEL: func.func private @sptune_mttkrp_1(
 // IR-SAME:    memref<?xi32>
@@ -265,6 +266,12 @@ module {
     %vag = vector.transfer_read %ag[%c0, %c0], %z64 : tensor<5x3xf64>, vector<5x3xf64>
     vector.print %vag : vector<5x3xf64>
     bufferization.dealloc_tensor %bg : tensor<5x3x4xf64, #CSF>
+    %nothing = arith.constant dense<0.0> : tensor<5x3x4xf64>
+    %bz = sparse_tensor.convert %nothing : tensor<5x3x4xf64> to tensor<5x3x4xf64, #CSF>
+    %az = call @gaps(%bz, %c, %d) : (tensor<5x3x4xf64, #CSF>, tensor<3x3xf64>, tensor<4x3xf64>) -> tensor<5x3xf64>
+    %vaz = vector.transfer_read %az[%c0, %c0], %z64 : tensor<5x3xf64>, vector<5x3xf64>
+    vector.print %vaz : vector<5x3xf64>
+    bufferization.dealloc_tensor %bz : tensor<5x3x4xf64, #CSF>
 
     bufferization.dealloc_tensor %b : tensor<5x3x4xf64, #CSF>
     bufferization.dealloc_tensor %b32 : tensor<?x?x?xf32, #DCSF>

@@ -7,7 +7,8 @@
 // C read by columns, rows above 512
 // bytes, integer elements, B's levels in another order than its dimensions
 // A filled in the caller's buffer, a slice of B and B with repeated slices
-// (a non-unique first level) and COO whose levels are not ordered are left
+// (a non-unique first level), CSF whose slices and COO whose levels are not
+// ordered are left
 // to the sparsifier (no
 // call), as the rule for kernels without a schedule lowers them. Executed results are
 // compared in test/Integration/cpu-mttkrp-factored.mlir.
@@ -57,6 +58,11 @@
 // CHECK-LABEL: func.func @coo_unordered(
 // CHECK-NOT:     call @sptune_mttkrp
 // CHECK:         return
+// CSF whose slices are not ordered: a slice fills the rows of no slice
+// between the previous slice and itself.
+// CHECK-LABEL: func.func @csf_unordered(
+// CHECK-NOT:     call @sptune_mttkrp
+// CHECK:         return
 
 #DCSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : dense, k : compressed, l : compressed) }>
 #CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
@@ -64,6 +70,7 @@
 #CSFS = #sparse_tensor.encoding<{ map = (i : #sparse_tensor<slice(1, 4, 1)>, k : #sparse_tensor<slice(0, 3, 1)>, l : #sparse_tensor<slice(0, 4, 1)>) -> (i : compressed, k : compressed, l : compressed) }>
 #KIL = #sparse_tensor.encoding<{ map = (i, k, l) -> (k : compressed, i : compressed, l : compressed) }>
 #NU = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique), k : compressed, l : compressed) }>
+#UCSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonordered), k : compressed, l : compressed) }>
 #UCOO = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique, nonordered), k : singleton(nonunique, nonordered), l : singleton(nonordered)) }>
 
 #B = affine_map<(i, j, k, l) -> (i, k, l)>
@@ -274,6 +281,22 @@ func.func @coo_unordered(%b: tensor<?x?x?xf64, #UCOO>, %c: tensor<?x16xf64>, %d:
   %e = tensor.empty(%n) : tensor<?x16xf64>
   %a = linalg.fill ins(%zero : f64) outs(%e : tensor<?x16xf64>) -> tensor<?x16xf64>
   %r = linalg.generic #trait ins(%b, %c, %d : tensor<?x?x?xf64, #UCOO>, tensor<?x16xf64>, tensor<?x16xf64>) outs(%a : tensor<?x16xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<?x16xf64>
+  return %r : tensor<?x16xf64>
+}
+
+func.func @csf_unordered(%b: tensor<?x?x?xf64, #UCSF>, %c: tensor<?x16xf64>, %d: tensor<?x16xf64>) -> tensor<?x16xf64> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f64
+  %n = tensor.dim %b, %c0 : tensor<?x?x?xf64, #UCSF>
+  %e = tensor.empty(%n) : tensor<?x16xf64>
+  %a = linalg.fill ins(%zero : f64) outs(%e : tensor<?x16xf64>) -> tensor<?x16xf64>
+  %r = linalg.generic #trait ins(%b, %c, %d : tensor<?x?x?xf64, #UCSF>, tensor<?x16xf64>, tensor<?x16xf64>) outs(%a : tensor<?x16xf64>) {
   ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
     %p = arith.mulf %x, %y : f64
     %q = arith.mulf %p, %z : f64
