@@ -44,7 +44,7 @@ CooEntries::CooEntries(OpBuilder &b, Location loc, RankedTensorType type,
       coordinates.push_back(buffers[1 + level]);
       continue;
     }
-    // Entry p's coordinate `level` at rank p + level: a strided view.
+    // Entry p's coordinate `level` at rank * p + level: a strided view.
     auto crdType = cast<MemRefType>(buffers[1].getType());
     auto viewType = MemRefType::get(
         {ShapedType::kDynamic}, crdType.getElementType(),
