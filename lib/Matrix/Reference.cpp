@@ -135,9 +135,11 @@ ReferenceResult sptune::referenceSpGEMMChecksum(const CsrMatrix &a,
     entries += static_cast<int64_t>(touched.size());
   }
   ReferenceResult r;
-  r.values = {sum};
+  // The checksum, C's entries, and its entries in row-major order (all of
+  // them: no duplicate, none out of order), the counts exact.
+  r.values = {sum, static_cast<double>(entries), static_cast<double>(entries)};
   // The checksum itself is summed in double over C's entries.
-  r.bounds = {bound + 1e-12 * static_cast<double>(entries)};
+  r.bounds = {bound + 1e-12 * static_cast<double>(entries), 0.0, 0.0};
   return r;
 }
 

@@ -273,10 +273,26 @@ struct Drivers {
     return text + "    return\n  }\n";
   }
 
+  /// Whether the sparse result is a product of two sparse inputs (SpGEMM),
+  /// whose entries the kernel places itself: the check also counts them and
+  /// those that follow the previous one in row-major order, so that a
+  /// duplicate or out-of-order entry, which the weighted sum cannot see, is
+  /// a wrong result (referenceSpGEMMChecksum's three values).
+  bool countsEntries() const {
+    size_t sparseInputs = 0;
+    for (size_t n = 0; n < numInputs; ++n)
+      sparseInputs += d.operands[n].sparse() ? 1 : 0;
+    return sparseInputs > 1;
+  }
+
   /// One call and the weighted checksum of its rank-2 sparse result (the
-  /// weights are checksumWeight of Reference.h).
+  /// weights are checksumWeight of Reference.h); with countsEntries, the
+  /// entries and the entries in order too.
   std::string checkDriver() const {
-    std::string text = prologue("sptune_check", false, "%sum: memref<1xf64>");
+    bool counted = countsEntries();
+    std::string text = prologue("sptune_check", false,
+                                std::string("%sum: memref<") +
+                                    (counted ? "3" : "1") + "xf64>");
     text += "    " + call("%x", "%s");
     // An in-place result in other storage than the CSR input is summed as
     // a user's program sees it: converted back and restricted to the
@@ -306,12 +322,23 @@ struct Drivers {
       summedType = "!CSR";
     }
     bool f64 = elementType == "f64";
-    text += "    %zero = arith.constant 0.0 : f64\n"
-            "    %total = sparse_tensor.foreach in " +
-            summed + " init(%zero) : " + summedType +
-            ", f64 -> f64 do {\n"
+    // Counted: (sum, entries, entries in order, previous row, previous
+    // column), the previous ones -1 before the first entry.
+    std::string carried = counted ? "f64, i64, i64, i64, i64" : "f64";
+    text += "    %zero = arith.constant 0.0 : f64\n";
+    if (counted)
+      text += "    %none = arith.constant 0 : i64\n"
+              "    %before = arith.constant -1 : i64\n";
+    text += std::string("    %total") + (counted ? ":5" : "") +
+            " = sparse_tensor.foreach in " + summed +
+            (counted ? " init(%zero, %none, %none, %before, %before) : "
+                     : " init(%zero) : ") +
+            summedType + ", " + carried + " -> " + carried +
+            " do {\n"
             "      ^bb0(%i: index, %j: index, %v: " +
-            elementType + ", %acc: f64):\n";
+            elementType + ", %acc: f64" +
+            (counted ? ", %n: i64, %inorder: i64, %pi: i64, %pj: i64" : "") +
+            "):\n";
     if (!f64)
       text += "        %vd = arith.extf %v : " + elementType + " to f64\n";
     text += R"(        %ii = arith.index_cast %i : index to i64
@@ -331,9 +358,29 @@ struct Drivers {
 )";
     text += std::string("        %vw = arith.mulf ") + (f64 ? "%v" : "%vd") +
             ", %w : f64\n"
-            "        %next = arith.addf %acc, %vw : f64\n"
-            "        sparse_tensor.yield %next : f64\n    }\n"
-            "    memref.store %total, %sum[%c0] : memref<1xf64>\n";
+            "        %next = arith.addf %acc, %vw : f64\n";
+    if (!counted) {
+      text += "        sparse_tensor.yield %next : f64\n    }\n"
+              "    memref.store %total, %sum[%c0] : memref<1xf64>\n";
+    } else {
+      text += R"(        %n1 = arith.addi %n, %one : i64
+        %rowAfter = arith.cmpi sgt, %ii, %pi : i64
+        %sameRow = arith.cmpi eq, %ii, %pi : i64
+        %colAfter = arith.cmpi sgt, %jj, %pj : i64
+        %after = arith.andi %sameRow, %colAfter : i1
+        %ordered = arith.ori %rowAfter, %after : i1
+        %step = arith.extui %ordered : i1 to i64
+        %inorder1 = arith.addi %inorder, %step : i64
+        sparse_tensor.yield %next, %n1, %inorder1, %ii, %jj : f64, i64, i64, i64, i64
+    }
+    %c2 = arith.constant 2 : index
+    %entries = arith.uitofp %total#1 : i64 to f64
+    %entriesInOrder = arith.uitofp %total#2 : i64 to f64
+    memref.store %total#0, %sum[%c0] : memref<3xf64>
+    memref.store %entries, %sum[%c1] : memref<3xf64>
+    memref.store %entriesInOrder, %sum[%c2] : memref<3xf64>
+)";
+    }
     // In place, the result is %s itself when no conversion happened, else
     // the converted tensor's storage: free it only then.
     if (!inPlace)

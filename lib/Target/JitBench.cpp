@@ -114,8 +114,10 @@ std::string sptune::checkBench(const CompiledBench &compiled,
   if (in.sparseOutput) {
     if (!compiled.check)
       return "the bench module has no @sptune_check for its sparse output";
-    got.assign(1, 0.0);
-    MemRefArg<double, 1> sum(got.data(), {1});
+    // The checksum, and for SpGEMM its entries and those in order
+    // (referenceSpGEMMChecksum).
+    got.assign(std::max<size_t>(in.reference.values.size(), 1), 0.0);
+    MemRefArg<double, 1> sum(got.data(), {static_cast<int64_t>(got.size())});
     callBench(compiled.check, in, sum.ptr(), vals);
   } else {
     AlignedVector<T> &out = in.dense.back();

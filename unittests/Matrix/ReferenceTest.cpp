@@ -78,10 +78,21 @@ TEST(Reference, SpgemmChecksumOfAHandProduct) {
   ReferenceResult r = referenceSpGEMMChecksum(ca, cb, 64);
   double expected = 0 * checksumWeight(0, 0) + 10 * checksumWeight(0, 1) -
                     6 * checksumWeight(1, 0) + 15 * checksumWeight(1, 1);
-  ASSERT_EQ(r.values.size(), 1u);
+  ASSERT_EQ(r.values.size(), 3u);
   EXPECT_DOUBLE_EQ(r.values[0], expected);
   // |4| + |-4| over 2 products at (0, 0), widened by (count + 2).
   EXPECT_GE(r.bounds[0], 8 * checksumWeight(0, 0) * 4);
+  // Four entries (the cancelled sum at (0, 0) included), all in order,
+  // counted exactly: one entry more, or one out of order, is a mismatch.
+  EXPECT_EQ(r.values[1], 4.0);
+  EXPECT_EQ(r.values[2], 4.0);
+  EXPECT_EQ(r.bounds[1], 0.0);
+  double duplicated[] = {expected, 5.0, 4.0};
+  EXPECT_EQ(firstMismatch(r, duplicated, 1e-6), 1);
+  double unsorted[] = {expected, 4.0, 3.0};
+  EXPECT_EQ(firstMismatch(r, unsorted, 1e-6), 2);
+  double right[] = {expected, 4.0, 4.0};
+  EXPECT_EQ(firstMismatch(r, right, 1e-6), -1);
   // A different product gives a different checksum.
   EXPECT_NE(referenceSpGEMMChecksum(ca, ca, 64).values[0], expected);
 }

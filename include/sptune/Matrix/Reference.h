@@ -51,9 +51,12 @@ ReferenceResult referenceSDDMMChecksum(const CsrMatrix &s,
                                        int valueBits = 32);
 
 /// The checksum of C = A * B (both sparse; A's columns are B's rows) over
-/// C's entries, sum_ij C_ij * w(i,j) (one value, with its bound). Every
-/// (i, j) that some product reaches is an entry, a sum that cancels to zero
-/// too (it adds nothing).
+/// C's entries, sum_ij C_ij * w(i,j) (with its bound), then C's entries and
+/// its entries in row-major order, twice the same exact count (a bench's
+/// check counts the entries it reads and those after the previous one, so
+/// that a duplicate or out-of-order entry is a mismatch). Every (i, j) that
+/// some product reaches is an entry, a sum that cancels to zero too (it
+/// adds nothing).
 ReferenceResult referenceSpGEMMChecksum(const CsrMatrix &a, const CsrMatrix &b,
                                         int valueBits = 32);
 
