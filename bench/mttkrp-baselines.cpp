@@ -1,28 +1,29 @@
 //===- mttkrp-baselines.cpp - MTTKRP as an HPC engineer writes it ---------===//
 //
-// Issue 33's MTTKRP baseline, built as its users build it (-O3
-// -march=native, OpenMP): a hand CSF kernel in the style of SPLATT, for
-// A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j) (mode 1). B is read
-// from an extended FROSTT file (the format MLIR's sparse_tensor.new reads:
-// "3 NNZ", then the three sizes, then one-based "i k l value" lines) and
-// stored as CSF (slices i, fibers (i, k), entries l). Threads take slices
-// in dynamic chunks of 16; per fiber a thread sums B(i, k, l) D(l, :) and
-// adds that sum times C(k, :) to A(i, :) (one multiply per entry and column
-// fewer than the loop nest as written); A's rows start on cache lines.
-// Ranks 8, 16, 32 and 64 are compiled for, with the slice's row of A and
-// the fiber's sum in vector registers; other ranks run the same loops on
-// scalars. C and D
-// are the factor matrices bench/mttkrp.py's program builds (C(k, j) = ((k + 2j)
-// mod 7 + 1) / 8, D(l, j) = ((3l + j) mod 5 + 1) / 8); A is zeroed inside each
-// call, as in sptune's program. The fastest of --reps calls after a warm-up is
-// reported, with a checksum of A (sum of A(i, j) ((i + j) mod 3 + 1)) to
-// compare the results by.
+// Issue 33's MTTKRP baseline, built as its users build it (-O3 -march=native,
+// OpenMP): a hand CSF kernel in the style of SPLATT, for A(i, j) = sum over k,
+// l of B(i, k, l) C(k, j) D(l, j) (mode 1). B is read from a FROSTT file by
+// sptune's reader (the extended form MLIR's sparse_tensor.new reads: "3 NNZ",
+// then the three sizes, then one-based "i k l value" lines; or plain FROSTT)
+// and stored as CSF (slices i, fibers (i, k), entries l). Threads take slices
+// in dynamic chunks of 16; per fiber a thread sums B(i, k, l) D(l, :) and adds
+// that sum times C(k, :) to A(i, :) (one multiply per entry and column fewer
+// than the loop nest as written); A's rows start on cache lines. Ranks 8, 16,
+// 32 and 64 are compiled for, with the slice's row of A and the fiber's sum in
+// vector registers; other ranks run the same loops on scalars. C and D are the
+// factor matrices bench/mttkrp.py's program builds (C(k, j) = ((k + 2j) mod 7 +
+// 1) / 8, D(l, j) = ((3l + j) mod 5 + 1) / 8); A is zeroed inside each call, as
+// in sptune's program. The fastest of --reps calls after a warm-up is reported,
+// with a checksum of A (sum of A(i, j) ((i + j) mod 3 + 1)) to compare the
+// results by.
 //
 //   sptune-mttkrp-baselines <file.tns> [--rank R] [--reps N]
 //
 // prints one JSON object.
 //
 //===----------------------------------------------------------------------===//
+
+#include "sptune/Matrix/Frostt.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -34,12 +35,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <numeric>
-#include <sstream>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace {
@@ -58,69 +56,29 @@ struct Csf {
   std::exit(1);
 }
 
-/// Reads an extended FROSTT file of a 3-D tensor into CSF (duplicates
-/// summed, coordinates checked).
+/// Reads a FROSTT file of a 3-D tensor (sptune/Matrix/Frostt.h: repeated
+/// coordinates summed, every line checked) into CSF.
 Csf readTensor(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    fail("cannot open '" + path + "'");
-  std::string line;
-  auto nextLine = [&]() -> bool {
-    while (std::getline(in, line))
-      if (!line.empty() && line[0] != '#' && line[0] != '%')
-        return true;
-    return false;
-  };
-  int64_t rank = 0, nnz = -1;
-  if (!nextLine() || !(std::istringstream(line) >> rank >> nnz) || rank != 3 ||
-      nnz < 0)
-    fail(path + ": not an extended FROSTT file of a 3-D tensor (its first "
-                "line must be \"3 NNZ\")");
+  llvm::Expected<sptune::CooTensor> read = sptune::readFrostt(path);
+  if (!read)
+    fail(llvm::toString(read.takeError()));
+  const sptune::CooTensor &coo = *read;
   Csf t;
-  if (!nextLine() ||
-      !(std::istringstream(line) >> t.dims[0] >> t.dims[1] >> t.dims[2]) ||
-      t.dims[0] <= 0 || t.dims[1] <= 0 || t.dims[2] <= 0)
-    fail(path + ": bad sizes line");
-  struct Entry {
-    int64_t i, k, l;
-    double v;
-  };
-  std::vector<Entry> entries;
-  // (A header's count is not trusted with memory: the entries are read.)
-  entries.reserve(static_cast<size_t>(std::min<int64_t>(nnz, 1 << 24)));
-  for (int64_t n = 0; n < nnz; ++n) {
-    Entry e;
-    if (!nextLine() || !(std::istringstream(line) >> e.i >> e.k >> e.l >> e.v))
-      fail(path + ": entry " + std::to_string(n + 1) + " of " +
-           std::to_string(nnz) + " is missing or malformed");
-    if (e.i < 1 || e.i > t.dims[0] || e.k < 1 || e.k > t.dims[1] || e.l < 1 ||
-        e.l > t.dims[2])
-      fail(path + ": entry " + std::to_string(n + 1) +
-           " lies outside the tensor");
-    --e.i, --e.k, --e.l;
-    entries.push_back(e);
-  }
-  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
-    return std::tie(a.i, a.k, a.l) < std::tie(b.i, b.k, b.l);
-  });
-  for (size_t p = 0; p < entries.size(); ++p) {
-    const Entry &e = entries[p];
-    if (p > 0 && e.i == entries[p - 1].i && e.k == entries[p - 1].k &&
-        e.l == entries[p - 1].l) {
-      t.values.back() += e.v;
-      continue;
-    }
-    if (t.sliceI.empty() || t.sliceI.back() != e.i) {
-      t.sliceI.push_back(e.i);
+  for (int m = 0; m < 3; ++m)
+    t.dims[m] = coo.dims[m];
+  const auto &I = coo.coords[0], &K = coo.coords[1], &L = coo.coords[2];
+  for (int64_t p = 0; p < coo.nnz(); ++p) {
+    if (t.sliceI.empty() || t.sliceI.back() != I[p]) {
+      t.sliceI.push_back(I[p]);
       t.slicePtr.push_back(static_cast<int64_t>(t.fiberK.size()));
     }
     if (t.fiberK.size() == static_cast<size_t>(t.slicePtr.back()) ||
-        t.fiberK.back() != e.k) {
-      t.fiberK.push_back(e.k);
+        t.fiberK.back() != K[p]) {
+      t.fiberK.push_back(K[p]);
       t.fiberPtr.push_back(static_cast<int64_t>(t.entryL.size()));
     }
-    t.entryL.push_back(e.l);
-    t.values.push_back(e.v);
+    t.entryL.push_back(L[p]);
+    t.values.push_back(coo.values[p]);
   }
   t.slicePtr.push_back(static_cast<int64_t>(t.fiberK.size()));
   t.fiberPtr.push_back(static_cast<int64_t>(t.entryL.size()));

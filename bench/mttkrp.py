@@ -38,11 +38,11 @@ rounds is kept, and the checksums must agree (1e-9 relative).
         [--json OUT] [--plot OUT.png] [TENSOR ...]
 
 A TENSOR is an extended FROSTT file (`3 NNZ`, the sizes, one-based
-`i k l value` lines) or a generator spec written into one:
-`gen3:uniform:dims=IxKxL,nnz=N,seed=S` (coordinates uniform) or
-`gen3:powerlaw:dims=IxKxL,nnz=N,seed=S` (each coordinate Zipf-like:
-heavy slices and fibers, as in FROSTT's tensors). Default: three
-generated tensors. Output: one JSON object ("bench": "mttkrp"); `sptune
+`i k l value` lines) or a generator spec that `sptune-matrix gen` writes
+into one: `gen3:uniform:dims=IxKxL,nnz=N,seed=S` (coordinates uniform) or
+`gen3:powerlaw:dims=IxKxL,nnz=N,seed=S` (each coordinate floor(n u^3),
+relabelled: heavy slices and fibers, as in FROSTT's tensors;
+`sptune-matrix --help`). Default: three generated tensors. Output: one JSON object ("bench": "mttkrp"); `sptune
 report` shows it.
 """
 
@@ -50,8 +50,6 @@ import argparse
 import json
 import math
 import os
-import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -159,40 +157,14 @@ func.func @factor(%n: index, %mul: i64, %step: i64, %mod: i64) -> tensor<?xRANKx
 ENCODINGS = {"csf": "(i : compressed, k : compressed, l : compressed)",
              "coo": "(i : compressed(nonunique), k : singleton(nonunique), l : singleton)"}
 
-GEN = re.compile(r"^gen3:(uniform|powerlaw):dims=(\d+)x(\d+)x(\d+),nnz=(\d+)(?:,seed=(\d+))?$")
-
-
-def generate(spec, path):
-    """Writes the tensor of a gen3: spec as an extended FROSTT file."""
-    m = GEN.match(spec)
-    if not m:
-        sys.exit("mttkrp: bad tensor spec '%s' (expected gen3:uniform|powerlaw:"
-                 "dims=IxKxL,nnz=N[,seed=S])" % spec)
-    kind, dims, nnz = m.group(1), [int(m.group(g)) for g in (2, 3, 4)], int(m.group(5))
-    if min(dims) < 1 or nnz < 1 or nnz > dims[0] * dims[1] * dims[2] // 2:
-        sys.exit("mttkrp: '%s': sizes must be >= 1 and nnz at most half the cells" % spec)
-    rng = random.Random(int(m.group(6) or 1))
-    # Power law: a few heavy indices, scattered over the range by a random
-    # relabelling of each mode.
-    relabel = [rng.sample(range(n), n) if kind == "powerlaw" else None for n in dims]
-
-    def coordinate(mode):
-        n = dims[mode]
-        if kind == "uniform":
-            return rng.randrange(n)
-        return relabel[mode][int(n * rng.random() ** 3)]
-    entries = set()
-    for _ in range(50 * nnz):
-        entries.add((coordinate(0), coordinate(1), coordinate(2)))
-        if len(entries) == nnz:
-            break
-    else:
-        sys.exit("mttkrp: '%s': could not draw %d distinct entries (too dense "
-                 "for its distribution)" % (spec, nnz))
-    with open(path, "w") as fh:
-        fh.write("3 %d\n%d %d %d\n" % (nnz, *dims))
-        for i, k, l in sorted(entries):
-            fh.write("%d %d %d %.4f\n" % (i + 1, k + 1, l + 1, rng.uniform(-1.0, 1.0)))
+def generate(matrix_tool, spec, path, timeout):
+    """Writes the tensor of a gen3: spec as an extended FROSTT file, generated
+    by sptune's own generator (`sptune-matrix gen`: the same tensor for the
+    same spec in every tool)."""
+    result = subprocess.run([matrix_tool, "gen", spec, "-o", path], capture_output=True,
+                            text=True, timeout=timeout)
+    if result.returncode != 0:
+        sys.exit("mttkrp: bad tensor spec '%s': %s" % (spec, result.stderr.strip()))
 
 
 def lower(opt, arguments, reps, rank, path, native, storage="csf"):
@@ -252,6 +224,7 @@ def main(argv=None):
     bindir = os.path.join(args.build, "bin")
     opt = run.executable("sptune-opt", bindir)
     tool = run.executable("sptune-mttkrp-baselines", bindir)
+    matrix_tool = run.executable("sptune-matrix", bindir)
     tensors = args.tensors or DEFAULT_TENSORS
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -262,7 +235,7 @@ def main(argv=None):
             path = spec
             if spec.startswith("gen3:"):
                 path = os.path.join(tmp, "tensor-%d.tns" % n)
-                generate(spec, path)
+                generate(matrix_tool, spec, path, args.timeout)
             elif not os.path.isfile(spec):
                 sys.exit("mttkrp: no tensor file '%s'" % spec)
             best, checksums, info = {}, {}, None

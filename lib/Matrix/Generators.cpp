@@ -4,6 +4,7 @@
 
 #include "sptune/Support/Error.h"
 
+#include "GeneratorSupport.h"
 #include "Random.h"
 
 #include <algorithm>
@@ -14,7 +15,7 @@
 #include <vector>
 
 using namespace sptune;
-using detail::Rng;
+using namespace sptune::detail;
 
 namespace {
 
@@ -22,10 +23,6 @@ constexpr int64_t kMaxDim = kMaxMatrixDim;
 /// Largest nnz a spec may ask for (16 GiB of COO); keeps a typo from
 /// exhausting memory.
 constexpr int64_t kMaxNnz = int64_t(1) << 30;
-
-/// Streams of one seed: structure and values never share random numbers, so
-/// the pattern does not depend on how values are drawn.
-enum Stream : uint64_t { kStructure = 1, kValues = 2, kExtra = 3 };
 
 struct KindInfo {
   GenKind kind;
@@ -50,57 +47,6 @@ const KindInfo &kindInfo(GenKind kind) {
     if (k.kind == kind)
       return k;
   return kinds().front();
-}
-
-template <typename T> void appendNumber(std::string &s, T v) {
-  char buf[32];
-  auto [q, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  (void)ec;
-  s.append(buf, q);
-}
-
-/// Sorts and deduplicates `batch`, then merges it into the sorted, distinct
-/// `out`.
-void mergeDistinct(std::vector<uint64_t> &out, std::vector<uint64_t> &batch) {
-  std::sort(batch.begin(), batch.end());
-  batch.erase(std::unique(batch.begin(), batch.end()), batch.end());
-  if (out.empty()) {
-    out.swap(batch);
-    return;
-  }
-  std::vector<uint64_t> merged;
-  merged.reserve(out.size() + batch.size());
-  std::set_union(out.begin(), out.end(), batch.begin(), batch.end(),
-                 std::back_inserter(merged));
-  out.swap(merged);
-}
-
-/// Sorted distinct values drawn uniformly from [0, n) (k <= n).
-void sampleDistinct(uint64_t n, uint64_t k, Rng &rng,
-                    std::vector<uint64_t> &out) {
-  out.clear();
-  if (k == 0)
-    return;
-  if (n <= 16 * k) {
-    // Selection sampling (Knuth's algorithm S): one pass over [0, n), exact.
-    out.reserve(k);
-    uint64_t needed = k;
-    for (uint64_t i = 0; i < n && needed; ++i)
-      if (rng.below(n - i) < needed) {
-        out.push_back(i);
-        --needed;
-      }
-    return;
-  }
-  // Sparse case: draw, drop repeats, top up. Each round leaves a fraction
-  // below k / n <= 1/16 of the shortfall, so few rounds are needed.
-  std::vector<uint64_t> batch;
-  while (out.size() < k) {
-    batch.resize(k - out.size());
-    for (uint64_t &v : batch)
-      v = rng.below(n);
-    mergeDistinct(out, batch);
-  }
 }
 
 /// Random values in (0, 1] for the (canonical) entries of `m`.
@@ -347,22 +293,6 @@ void genClustered(const GenSpec &s, CooMatrix &m) {
 //===----------------------------------------------------------------------===//
 // Spec parsing
 //===----------------------------------------------------------------------===//
-
-bool parseInt(std::string_view text, int64_t &out) {
-  auto [q, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && q == text.data() + text.size();
-}
-
-bool parseUnsigned(std::string_view text, uint64_t &out) {
-  auto [q, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && q == text.data() + text.size();
-}
-
-bool parseReal(std::string_view text, double &out) {
-  auto [q, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && q == text.data() + text.size() &&
-         std::isfinite(out);
-}
 
 } // namespace
 

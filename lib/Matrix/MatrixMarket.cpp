@@ -10,6 +10,8 @@
 
 #include "sptune/Support/Error.h"
 
+#include "TextFile.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -18,7 +20,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <sys/stat.h>
 
 using namespace sptune;
 
@@ -36,18 +37,6 @@ std::string lowered(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(), toLower);
   return out;
-}
-
-/// A token for a message: printable, quoted, at most 40 characters.
-std::string quoted(std::string_view tok) {
-  std::string out = "'";
-  for (size_t i = 0; i < tok.size() && i < 40; ++i) {
-    unsigned char c = static_cast<unsigned char>(tok[i]);
-    out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
-  }
-  if (tok.size() > 40)
-    out += "...";
-  return out + "'";
 }
 
 /// One-pass Matrix Market parser over an in-memory buffer.
@@ -130,7 +119,7 @@ bool Parser::parseBanner(MatrixMarketHeader &header) {
   if (first.size() < kBanner.size() ||
       lowered(first.substr(0, kBanner.size())) != lowered(kBanner))
     return fail("missing '%%MatrixMarket' banner on the first line (found " +
-                quoted(first) + ")");
+                detail::quotedToken(first) + ")");
   p += kBanner.size();
   std::string tokens[4];
   for (std::string &tok : tokens) {
@@ -143,16 +132,18 @@ bool Parser::parseBanner(MatrixMarketHeader &header) {
   }
   skipBlanks();
   if (!atLineEnd())
-    return fail("unexpected text after the banner: " + quoted(tokenAt(p)));
+    return fail("unexpected text after the banner: " +
+                detail::quotedToken(tokenAt(p)));
 
   if (tokens[0] != "matrix")
-    return fail("unsupported object " + quoted(tokens[0]) +
+    return fail("unsupported object " + detail::quotedToken(tokens[0]) +
                 " (only 'matrix' is supported)");
   if (tokens[1] == "array")
     return fail("unsupported format 'array' (only sparse 'coordinate' files "
                 "are supported)");
   if (tokens[1] != "coordinate")
-    return fail("unknown format " + quoted(tokens[1]) + ": " + kExpected);
+    return fail("unknown format " + detail::quotedToken(tokens[1]) + ": " +
+                kExpected);
   if (tokens[2] == "real")
     header.field = MatrixMarketField::Real;
   else if (tokens[2] == "integer")
@@ -163,7 +154,7 @@ bool Parser::parseBanner(MatrixMarketHeader &header) {
     return fail("unsupported field 'complex' (expected real, integer or "
                 "pattern)");
   else
-    return fail("unknown field " + quoted(tokens[2]) +
+    return fail("unknown field " + detail::quotedToken(tokens[2]) +
                 " (expected real, integer or pattern)");
   if (tokens[3] == "general")
     header.symmetry = MatrixMarketSymmetry::General;
@@ -175,7 +166,7 @@ bool Parser::parseBanner(MatrixMarketHeader &header) {
     return fail("unsupported symmetry 'hermitian' (expected general, "
                 "symmetric or skew-symmetric)");
   else
-    return fail("unknown symmetry " + quoted(tokens[3]) +
+    return fail("unknown symmetry " + detail::quotedToken(tokens[3]) +
                 " (expected general, symmetric or skew-symmetric)");
   skipLine();
   return true;
@@ -184,7 +175,7 @@ bool Parser::parseBanner(MatrixMarketHeader &header) {
 bool Parser::parseSizeLine(int64_t &rows, int64_t &cols, int64_t &entries) {
   const char *lineStart = p;
   auto bad = [&]() {
-    return fail("bad size line " + quoted(restOfLine(lineStart)) +
+    return fail("bad size line " + detail::quotedToken(restOfLine(lineStart)) +
                 ": expected 'rows cols entries' (three non-negative "
                 "integers)");
   };
@@ -197,14 +188,15 @@ bool Parser::parseSizeLine(int64_t &rows, int64_t &cols, int64_t &entries) {
       ++p;
     auto [q, ec] = std::from_chars(p, end, *f);
     if (ec == std::errc::result_out_of_range && endsToken(q))
-      return fail("size " + quoted(tokenAt(p)) + " is too large");
+      return fail("size " + detail::quotedToken(tokenAt(p)) + " is too large");
     if (ec != std::errc() || !endsToken(q) || *f < 0)
       return bad();
     p = q;
   }
   skipBlanks();
   if (!atLineEnd())
-    return fail("unexpected text after the size line: " + quoted(tokenAt(p)));
+    return fail("unexpected text after the size line: " +
+                detail::quotedToken(tokenAt(p)));
   if (rows > kMaxDim || cols > kMaxDim)
     return fail("matrix too large: " + std::to_string(rows) + " x " +
                 std::to_string(cols) + " (at most " + std::to_string(kMaxDim) +
@@ -223,9 +215,9 @@ bool Parser::parseIndex(const char *what, int64_t limit, int32_t &out) {
   if ((ec != std::errc() && ec != std::errc::result_out_of_range) ||
       !endsToken(q))
     return fail(std::string("expected an integer ") + what + ", found " +
-                quoted(tokenAt(tok)));
+                detail::quotedToken(tokenAt(tok)));
   if (ec == std::errc::result_out_of_range || v < 1 || v > limit)
-    return fail(std::string(what) + " " + quoted(tokenAt(tok)) +
+    return fail(std::string(what) + " " + detail::quotedToken(tokenAt(tok)) +
                 " out of range [1, " + std::to_string(limit) + "]");
   out = static_cast<int32_t>(v - 1);
   p = q;
@@ -245,9 +237,11 @@ bool Parser::parseValue(MatrixMarketField field, double &out) {
     int64_t v = 0;
     auto [q, ec] = std::from_chars(num, end, v);
     if (ec == std::errc::result_out_of_range && endsToken(q))
-      return fail("integer value " + quoted(tokenAt(tok)) + " out of range");
+      return fail("integer value " + detail::quotedToken(tokenAt(tok)) +
+                  " out of range");
     if (ec != std::errc() || !endsToken(q))
-      return fail("expected an integer value, found " + quoted(tokenAt(tok)));
+      return fail("expected an integer value, found " +
+                  detail::quotedToken(tokenAt(tok)));
     out = static_cast<double>(v);
     p = q;
     return true;
@@ -266,16 +260,19 @@ bool Parser::parseValue(MatrixMarketField field, double &out) {
     errno = 0;
     out = std::strtod(copy.c_str(), &stop);
     if (stop != copy.c_str() + copy.size())
-      return fail("expected a real value, found " + quoted(tokenAt(tok)));
+      return fail("expected a real value, found " +
+                  detail::quotedToken(tokenAt(tok)));
     if (std::isinf(out))
-      return fail("value " + quoted(tokenAt(tok)) + " out of range");
+      return fail("value " + detail::quotedToken(tokenAt(tok)) +
+                  " out of range");
     p = num + copy.size();
     return true;
   }
   if (ec != std::errc() || !endsToken(q))
-    return fail("expected a real value, found " + quoted(tokenAt(tok)));
+    return fail("expected a real value, found " +
+                detail::quotedToken(tokenAt(tok)));
   if (!std::isfinite(out))
-    return fail("non-finite value " + quoted(tokenAt(tok)));
+    return fail("non-finite value " + detail::quotedToken(tokenAt(tok)));
   p = q;
   return true;
 }
@@ -350,7 +347,8 @@ bool Parser::parse(CooMatrix &out, MatrixMarketHeader &header) {
       return false;
     skipBlanks();
     if (!atLineEnd())
-      return fail("unexpected text after the entry: " + quoted(tokenAt(p)));
+      return fail("unexpected text after the entry: " +
+                  detail::quotedToken(tokenAt(p)));
     ++seen;
     out.add(r, c, v);
     if (symmetric && r != c) {
@@ -395,46 +393,10 @@ sptune::parseMatrixMarket(std::string_view text, std::string_view name,
   return out;
 }
 
-/// Reads a whole file; false with `path: message` on failure.
-static bool readFile(const std::string &path, std::string &text,
-                     std::string &error) {
-  // fopen opens a directory too, and its "size" is not a size.
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    error = path + ": not a regular file" +
-            (S_ISDIR(st.st_mode) ? " (a directory)" : "");
-    return false;
-  }
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  text.clear();
-  if (std::fseek(f, 0, SEEK_END) == 0) {
-    long size = std::ftell(f);
-    if (size > 0)
-      text.reserve(static_cast<size_t>(size));
-    std::fseek(f, 0, SEEK_SET);
-  }
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0)
-    text.append(buffer, n);
-  bool failed = std::ferror(f);
-  int savedErrno = errno;
-  std::fclose(f);
-  if (failed) {
-    error = path + ": read error: " + std::strerror(savedErrno);
-    return false;
-  }
-  return true;
-}
-
 llvm::Expected<CooMatrix> sptune::readMatrixMarket(const std::string &path,
                                                    MatrixMarketHeader *header) {
   std::string text, error;
-  if (!readFile(path, text, error))
+  if (!detail::readTextFile(path, text, error))
     return makeError(error);
   return parseMatrixMarket(text, path, header);
 }
@@ -505,16 +467,5 @@ llvm::Error sptune::writeMatrixMarket(const std::string &path,
   llvm::Expected<std::string> text = formatMatrixMarket(m, options);
   if (!text)
     return makeError(path + ": " + llvm::toString(text.takeError()));
-  const bool toStdout = path == "-";
-  FILE *f = toStdout ? stdout : std::fopen(path.c_str(), "wb");
-  if (!f)
-    return makeError(path +
-                     ": cannot open for writing: " + std::strerror(errno));
-  bool ok = std::fwrite(text->data(), 1, text->size(), f) == text->size();
-  int savedErrno = errno;
-  ok = (toStdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
-  if (!ok)
-    return makeError(path + ": write error: " +
-                     std::strerror(savedErrno ? savedErrno : errno));
-  return llvm::Error::success();
+  return detail::writeTextFile(path, *text);
 }

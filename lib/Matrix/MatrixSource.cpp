@@ -7,8 +7,7 @@
 
 #include "llvm/Support/FileSystem.h"
 
-#include <filesystem>
-#include <system_error>
+#include "TextFile.h"
 
 using namespace sptune;
 
@@ -32,17 +31,7 @@ llvm::Error sptune::loadMatrix(const std::string &source, CooMatrix &m,
   if (!read)
     return read.takeError();
   m = std::move(*read);
-  namespace fs = std::filesystem;
-  fs::path path(source);
-  std::string name = path.filename().string();
-  const std::string ext = ".mtx";
-  if (name.size() > ext.size() &&
-      name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
-    name.resize(name.size() - ext.size());
-  info.id = name;
-  std::error_code ec;
-  fs::path absolute = fs::absolute(path, ec);
-  info.source = ec ? source : absolute.lexically_normal().string();
+  info = detail::fileSourceInfo(source, ".mtx");
   return llvm::Error::success();
 }
 

@@ -1,6 +1,6 @@
 //===- sptune-matrix.cpp - Generate matrices and print their statistics ---===//
 //
-//   sptune-matrix gen <spec> -o <out.mtx>
+//   sptune-matrix gen <spec> -o <out.mtx|out.tns>
 //   sptune-matrix stats [--json] [--time] <path-or-spec>...
 //   sptune-matrix spec <spec>
 //   sptune-matrix reorder <path-or-spec> -o <out.mtx> [--order <order.txt>]
@@ -11,11 +11,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sptune/Matrix/Frostt.h"
 #include "sptune/Matrix/Generators.h"
 #include "sptune/Matrix/MatrixMarket.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Matrix/MatrixStats.h"
 #include "sptune/Matrix/RowOrder.h"
+#include "sptune/Matrix/TensorGenerators.h"
+#include "sptune/Matrix/TensorSource.h"
+#include "sptune/Matrix/TensorStats.h"
 #include "sptune/Support/Error.h"
 
 #include <algorithm>
@@ -34,14 +38,20 @@ namespace {
 const char *kUsage = R"(usage: sptune-matrix <command> [options]
 
 Commands:
-  gen <spec> -o <out.mtx>   generate a synthetic matrix and write it as
-                            Matrix Market ('-o -' writes to stdout)
-      --pattern             write a pattern file (no values)
+  gen <spec> -o <out>       generate a synthetic matrix (gen:) and write it
+                            as Matrix Market, or a 3-D tensor (gen3:) and
+                            write it as extended FROSTT ('-o -' writes to
+                            stdout)
+      --pattern             write a pattern file (no values; matrices only)
   stats [--json] [--time] <path-or-spec>...
                             structural statistics of Matrix Market files or
                             generator specs: a table, or one JSON object per
-                            line with --json; --time adds load and stats time
+                            line with --json; --time adds load and stats time.
+                            Tensors (gen3: specs, .tns FROSTT files) get
+                            their own table after the matrices' (slices,
+                            fibers, entries per slice and fiber)
   spec <spec>               print the canonical form of a generator spec
+                            (gen: or gen3:)
   reorder <path-or-spec> -o <out.mtx> [--order <order.txt>] [--rows-only]
                             renumber a square matrix's rows and columns in
                             reverse Cuthill-McKee order (P A P^T), as a graph
@@ -91,13 +101,27 @@ int runGen(const std::vector<std::string> &args) {
   if (spec.empty())
     return usageError("'gen' needs a spec (see --help)");
   if (output.empty())
-    return usageError("'gen' needs '-o <out.mtx>'");
+    return usageError("'gen' needs '-o <out.mtx>' (or '-o <out.tns>')");
 
   auto fail = [](llvm::Error error) {
     std::fprintf(stderr, "sptune-matrix: error: %s\n",
                  llvm::toString(std::move(error)).c_str());
     return 1;
   };
+  if (isTensorGenSpec(spec)) {
+    if (pattern)
+      return usageError("'--pattern' writes matrices only (FROSTT files "
+                        "have values)");
+    llvm::Expected<TensorGenSpec> parsed = parseTensorGenSpec(spec);
+    if (!parsed)
+      return fail(parsed.takeError());
+    llvm::Expected<CooTensor> t = generateTensor(*parsed);
+    if (!t)
+      return fail(t.takeError());
+    if (llvm::Error error = writeFrostt(output, *t))
+      return fail(std::move(error));
+    return 0;
+  }
   llvm::Expected<GenSpec> parsed = parseGenSpec(spec);
   if (!parsed)
     return fail(parsed.takeError());
@@ -129,18 +153,28 @@ int runStats(const std::vector<std::string> &args) {
   if (sources.empty())
     return usageError("'stats' needs at least one matrix file or spec");
 
-  if (!json)
-    std::fputs(statsTableHeader(timing).c_str(), stdout);
   int status = 0;
+  auto failed = [&](const std::string &error) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "sptune-matrix: error: %s\n", error.c_str());
+    status = 1;
+  };
+  std::vector<std::string> tensors;
+  bool headerPrinted = json;
   for (const std::string &source : sources) {
+    if (isTensorSource(source)) {
+      tensors.push_back(source);
+      continue;
+    }
+    if (!headerPrinted)
+      std::fputs(statsTableHeader(timing).c_str(), stdout);
+    headerPrinted = true;
     CooMatrix coo;
     MatrixInfo info;
     std::string error;
     auto start = std::chrono::steady_clock::now();
     if (takeErrorMessage(loadMatrix(source, coo, info), error)) {
-      std::fflush(stdout);
-      std::fprintf(stderr, "sptune-matrix: error: %s\n", error.c_str());
-      status = 1;
+      failed(error);
       continue;
     }
     CsrMatrix csr = CsrMatrix::fromCoo(std::move(coo));
@@ -157,20 +191,40 @@ int runStats(const std::vector<std::string> &args) {
                stdout);
     std::fflush(stdout);
   }
+  if (!json && !tensors.empty())
+    std::fputs(tensorStatsTableHeader().c_str(), stdout);
+  for (const std::string &source : tensors) {
+    CooTensor t;
+    MatrixInfo info;
+    std::string error;
+    if (takeErrorMessage(loadTensor(source, t, info), error)) {
+      failed(error);
+      continue;
+    }
+    TensorStats stats = computeTensorStats(t);
+    std::fputs((json ? tensorStatsJsonLine(stats, info.id, info.source)
+                     : tensorStatsTableRow(stats, info.id))
+                   .c_str(),
+               stdout);
+    std::fflush(stdout);
+  }
   return status;
 }
 
 int runSpec(const std::vector<std::string> &args) {
   if (args.size() != 1)
     return usageError("'spec' takes exactly one generator spec");
-  llvm::Expected<GenSpec> spec = parseGenSpec(args[0]);
-  if (!spec) {
-    std::fprintf(stderr, "sptune-matrix: error: %s\n",
-                 llvm::toString(spec.takeError()).c_str());
-    return 1;
-  }
-  std::printf("%s\n", spec->str().c_str());
-  return 0;
+  auto print = [](auto spec) {
+    if (!spec) {
+      std::fprintf(stderr, "sptune-matrix: error: %s\n",
+                   llvm::toString(spec.takeError()).c_str());
+      return 1;
+    }
+    std::printf("%s\n", spec->str().c_str());
+    return 0;
+  };
+  return isTensorGenSpec(args[0]) ? print(parseTensorGenSpec(args[0]))
+                                  : print(parseGenSpec(args[0]));
 }
 
 /// The largest |row - column| over `m`'s entries under `position` (identity
@@ -279,6 +333,7 @@ int main(int argc, char **argv) {
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(kUsage, stdout);
     std::fputs(genSpecHelp(), stdout);
+    std::fputs(tensorGenSpecHelp(), stdout);
     return 0;
   }
   if (command == "gen")

@@ -1,0 +1,67 @@
+//===- GeneratorSupport.cpp - What the generators share -------------------===//
+
+#include "GeneratorSupport.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+using namespace sptune::detail;
+
+void sptune::detail::mergeDistinct(std::vector<uint64_t> &out,
+                                   std::vector<uint64_t> &batch) {
+  std::sort(batch.begin(), batch.end());
+  batch.erase(std::unique(batch.begin(), batch.end()), batch.end());
+  if (out.empty()) {
+    out.swap(batch);
+    return;
+  }
+  std::vector<uint64_t> merged;
+  merged.reserve(out.size() + batch.size());
+  std::set_union(out.begin(), out.end(), batch.begin(), batch.end(),
+                 std::back_inserter(merged));
+  out.swap(merged);
+}
+
+void sptune::detail::sampleDistinct(uint64_t n, uint64_t k, Rng &rng,
+                                    std::vector<uint64_t> &out) {
+  out.clear();
+  if (k == 0)
+    return;
+  if (n <= 16 * k) {
+    // Selection sampling (Knuth's algorithm S): one pass over [0, n), exact.
+    out.reserve(k);
+    uint64_t needed = k;
+    for (uint64_t i = 0; i < n && needed; ++i)
+      if (rng.below(n - i) < needed) {
+        out.push_back(i);
+        --needed;
+      }
+    return;
+  }
+  // Sparse case: draw, drop repeats, top up. Each round leaves a fraction
+  // below k / n <= 1/16 of the shortfall, so few rounds are needed.
+  std::vector<uint64_t> batch;
+  while (out.size() < k) {
+    batch.resize(k - out.size());
+    for (uint64_t &v : batch)
+      v = rng.below(n);
+    mergeDistinct(out, batch);
+  }
+}
+
+bool sptune::detail::parseInt(std::string_view text, int64_t &out) {
+  auto [q, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && q == text.data() + text.size();
+}
+
+bool sptune::detail::parseUnsigned(std::string_view text, uint64_t &out) {
+  auto [q, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && q == text.data() + text.size();
+}
+
+bool sptune::detail::parseReal(std::string_view text, double &out) {
+  auto [q, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && q == text.data() + text.size() &&
+         std::isfinite(out);
+}
