@@ -951,9 +951,11 @@ private:
     Type index = b.getIndexType();
     Type element = cType.getElementType();
     // Each block allocates its workspace in its thread (its pages first
-    // touched there). A block whose allocation fails computes nothing and
-    // marks `failed`; after the loop the kernel says so once and exits, so
-    // that no thread calls exit() while others still run.
+    // touched there); a block without rows (more threads than rows, or rows
+    // of no products around a heavy one) allocates none. A block whose
+    // allocation fails computes nothing and marks `failed`; after the loop
+    // the kernel says so once and exits, so that no thread calls exit()
+    // while others still run.
     struct Part {
       Value Workspace::*field;
       Type element;
@@ -984,12 +986,21 @@ private:
           Workspace ws;
           SmallVector<Value> owned;
           Value lost = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+          Value busy = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, load(b, loc, bounds, t),
+              load(b, loc, bounds, plusOne(b, loc, t)));
+          // `size`, or nothing in a block without rows.
+          auto sizeHere = [&](Value size) -> Value {
+            return arith::SelectOp::create(b, loc, busy, size,
+                                           constantIndex(b, loc, 0));
+          };
           for (const Part &part : parts) {
-            Value buffer = allocateUnchecked(b, loc, part.element, part.size);
+            Value size = sizeHere(part.size);
+            Value buffer = allocateUnchecked(b, loc, part.element, size);
             ws.*part.field = buffer;
             owned.push_back(buffer);
             lost = arith::OrIOp::create(b, loc, lost,
-                                        isLost(b, loc, buffer, part.size));
+                                        isLost(b, loc, buffer, size));
           }
           auto branch = scf::IfOp::create(b, loc, TypeRange{}, lost,
                                           /*withElseRegion=*/true);
@@ -1010,9 +1021,9 @@ private:
             };
             if (hashed)
               // No row is all ones.
-              fill(ws.stamps, tableSize, constantIndex(b, loc, -1));
+              fill(ws.stamps, sizeHere(tableSize), constantIndex(b, loc, -1));
             else
-              fill(ws.seen, words,
+              fill(ws.seen, sizeHere(words),
                    arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
             SmallVector<Value> carried;
             if (initial)
