@@ -50,6 +50,29 @@ void sptune::detail::sampleDistinct(uint64_t n, uint64_t k, Rng &rng,
   }
 }
 
+bool sptune::detail::splitSpecItems(std::string_view params,
+                                    std::vector<SpecItem> &items,
+                                    std::string &error) {
+  items.clear();
+  while (!params.empty()) {
+    size_t comma = params.find(',');
+    std::string_view item = params.substr(0, comma);
+    params = comma == std::string_view::npos ? std::string_view()
+                                             : params.substr(comma + 1);
+    if (item.empty() || (comma != std::string_view::npos && params.empty())) {
+      error = "empty parameter (stray ',')";
+      return false;
+    }
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      error = "expected key=value, found '" + std::string(item) + "'";
+      return false;
+    }
+    items.push_back({std::string(item.substr(0, eq)), item.substr(eq + 1)});
+  }
+  return true;
+}
+
 bool sptune::detail::parseInt(std::string_view text, int64_t &out) {
   auto [q, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc() && q == text.data() + text.size();

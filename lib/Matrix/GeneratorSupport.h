@@ -40,6 +40,18 @@ void mergeDistinct(std::vector<uint64_t> &out, std::vector<uint64_t> &batch);
 void sampleDistinct(uint64_t n, uint64_t k, Rng &rng,
                     std::vector<uint64_t> &out);
 
+/// One `key=value` of a spec's parameters.
+struct SpecItem {
+  std::string key;
+  std::string_view value;
+};
+
+/// Splits a spec's parameters `key=value,key=value,...` (empty: none) into
+/// `items`; false with the message in `error` on an empty parameter (a stray
+/// ',') or one without '='. Keys are not checked here.
+bool splitSpecItems(std::string_view params, std::vector<SpecItem> &items,
+                    std::string &error);
+
 /// The whole of `text` as a number (no sign for parseUnsigned; parseReal
 /// takes finite values only).
 bool parseInt(std::string_view text, int64_t &out);

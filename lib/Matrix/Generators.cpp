@@ -398,18 +398,13 @@ static bool parseGenSpecInto(std::string_view text, GenSpec &spec,
   bool hasNnz = false, hasDensity = false;
   double density = 0;
 
-  while (!params.empty()) {
-    size_t comma = params.find(',');
-    std::string_view item = params.substr(0, comma);
-    params = comma == std::string_view::npos ? std::string_view()
-                                             : params.substr(comma + 1);
-    if (item.empty() || (comma != std::string_view::npos && params.empty()))
-      return fail("empty parameter (stray ',')");
-    size_t eq = item.find('=');
-    if (eq == std::string_view::npos)
-      return fail("expected key=value, found '" + std::string(item) + "'");
-    std::string key(item.substr(0, eq));
-    std::string_view value = item.substr(eq + 1);
+  std::vector<SpecItem> items;
+  std::string itemError;
+  if (!splitSpecItems(params, items, itemError))
+    return fail(itemError);
+  for (const SpecItem &item : items) {
+    const std::string &key = item.key;
+    std::string_view value = item.value;
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       std::string list;
       for (const std::string &k : allowed)

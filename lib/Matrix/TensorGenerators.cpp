@@ -72,18 +72,13 @@ bool parseInto(std::string_view text, TensorGenSpec &spec, std::string &error) {
     return fail("unknown kind '" + std::string(kindName) +
                 "' (expected uniform, powerlaw)");
   bool hasDims = false, hasNnz = false, hasSeed = false;
-  while (!params.empty()) {
-    size_t comma = params.find(',');
-    std::string_view item = params.substr(0, comma);
-    params = comma == std::string_view::npos ? std::string_view()
-                                             : params.substr(comma + 1);
-    if (item.empty() || (comma != std::string_view::npos && params.empty()))
-      return fail("empty parameter (stray ',')");
-    size_t eq = item.find('=');
-    if (eq == std::string_view::npos)
-      return fail("expected key=value, found '" + std::string(item) + "'");
-    std::string key(item.substr(0, eq));
-    std::string_view value = item.substr(eq + 1);
+  std::vector<SpecItem> items;
+  std::string itemError;
+  if (!splitSpecItems(params, items, itemError))
+    return fail(itemError);
+  for (const SpecItem &item : items) {
+    const std::string &key = item.key;
+    std::string_view value = item.value;
     bool *seen = key == "dims"   ? &hasDims
                  : key == "nnz"  ? &hasNnz
                  : key == "seed" ? &hasSeed
@@ -98,7 +93,7 @@ bool parseInto(std::string_view text, TensorGenSpec &spec, std::string &error) {
         size_t x = value.find('x');
         if ((m < 2) == (x == std::string_view::npos) ||
             !parseInt(value.substr(0, x), s.dims[m]))
-          return fail("bad value '" + std::string(item.substr(eq + 1)) +
+          return fail("bad value '" + std::string(item.value) +
                       "' for 'dims' (expected three sizes IxJxK)");
         value = m < 2 ? value.substr(x + 1) : std::string_view();
       }
