@@ -50,6 +50,16 @@ void sptune::detail::sampleDistinct(uint64_t n, uint64_t k, Rng &rng,
   }
 }
 
+void sptune::detail::splitSpec(std::string_view text, size_t prefixLength,
+                               std::string_view &kind,
+                               std::string_view &params) {
+  std::string_view rest = text.substr(prefixLength);
+  size_t colon = rest.find(':');
+  kind = rest.substr(0, colon);
+  params = colon == std::string_view::npos ? std::string_view()
+                                           : rest.substr(colon + 1);
+}
+
 bool sptune::detail::splitSpecItems(std::string_view params,
                                     std::vector<SpecItem> &items,
                                     std::string &error) {

@@ -40,6 +40,12 @@ void mergeDistinct(std::vector<uint64_t> &out, std::vector<uint64_t> &batch);
 void sampleDistinct(uint64_t n, uint64_t k, Rng &rng,
                     std::vector<uint64_t> &out);
 
+/// A spec `<prefix><kind>:<params>` split after its `prefixLength`
+/// characters (the prefix is checked by the caller): its kind and its
+/// parameters (empty without a ':').
+void splitSpec(std::string_view text, size_t prefixLength,
+               std::string_view &kind, std::string_view &params);
+
 /// One `key=value` of a spec's parameters.
 struct SpecItem {
   std::string key;

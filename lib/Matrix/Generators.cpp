@@ -370,12 +370,8 @@ static bool parseGenSpecInto(std::string_view text, GenSpec &spec,
   };
   if (!isGenSpec(text))
     return fail("expected 'gen:<kind>:key=value,...'");
-  std::string_view rest = text.substr(4);
-  size_t colon = rest.find(':');
-  std::string_view kindName = rest.substr(0, colon);
-  std::string_view params = colon == std::string_view::npos
-                                ? std::string_view()
-                                : rest.substr(colon + 1);
+  std::string_view kindName, params;
+  splitSpec(text, 4, kindName, params);
 
   std::string kindList;
   const KindInfo *info = nullptr;

@@ -55,12 +55,8 @@ bool parseInto(std::string_view text, TensorGenSpec &spec, std::string &error) {
   };
   if (!isTensorGenSpec(text))
     return fail("expected 'gen3:<kind>:dims=IxJxK,nnz=N[,seed=S]'");
-  std::string_view rest = text.substr(5);
-  size_t colon = rest.find(':');
-  std::string_view kindName = rest.substr(0, colon);
-  std::string_view params = colon == std::string_view::npos
-                                ? std::string_view()
-                                : rest.substr(colon + 1);
+  std::string_view kindName, params;
+  splitSpec(text, 5, kindName, params);
   TensorGenSpec s;
   bool known = false;
   for (const KindName &k : kKinds)
