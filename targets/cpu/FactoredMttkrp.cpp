@@ -150,8 +150,9 @@ OutputA allocateA(OpBuilder &b, Location loc, Value specifier, MemRefType aType,
 /// The kernel's body on its buffers (the file header's loop). `args`: B's
 /// buffers (positions and coordinates of each compressed level, values,
 /// specifier), C, D and A's fill value.
-void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
-               bool denseSlices, bool parallel) {
+void buildBody(OpBuilder &b, Location loc, func::FuncOp f, MemRefType aType,
+               bool denseSlices, bool parallel, int threads) {
+  ValueRange args = f.getArguments();
   unsigned n = 0;
   Value slicePositions, sliceCoordinates;
   if (!denseSlices) {
@@ -238,7 +239,23 @@ void buildBody(OpBuilder &b, Location loc, ValueRange args, MemRefType aType,
         });
     vector::StoreOp::create(b, loc, fibers.getResult(0), a, ValueRange{i, c0});
   };
-  rowLoop(b, loc, first, slices, parallel, slice);
+  // Blocks of slices of equal work, one per thread: a slice's entries and
+  // fibers.
+  rowBlocks(
+      b, loc, first, slices, parallel, threads, f,
+      [&](OpBuilder &b, Location loc, Value s) -> Value {
+        Value fiber = loadPosition(b, loc, fiberPositions, s);
+        return arith::AddIOp::create(
+            b, loc, loadPosition(b, loc, entryPositions, fiber), fiber);
+      },
+      [&](OpBuilder &b, Location loc, Value from, Value to) {
+        scf::ForOp::create(b, loc, from, to, c1, ValueRange{},
+                           [&](OpBuilder &b, Location loc, Value s,
+                               ValueRange) {
+                             slice(b, loc, s);
+                             scf::YieldOp::create(b, loc);
+                           });
+      });
   func::ReturnOp::create(b, loc, a);
 }
 
@@ -393,8 +410,8 @@ LogicalResult mlir::sptune::defineFactoredMttkrpKernels(ModuleOp module,
         if (isOrderedCoo(tensors[0], 3))
           buildCooBody(*b, f.getLoc(), f, tensors[0], aType, parallel, threads);
         else
-          buildBody(*b, f.getLoc(), f.getArguments(), aType,
-                    bType.isDenseLvl(0), parallel);
+          buildBody(*b, f.getLoc(), f, aType, bType.isDenseLvl(0), parallel,
+                    threads);
         return success();
       });
 }

@@ -9,11 +9,14 @@
 // 2015): per fiber, the sum over its entries of B(i, k, l) D(l, :), then
 // multiplied by C(k, :) once, A's row and the fiber's sum held in vector
 // registers across the slice and the fiber, A's row stored once per slice;
-// slices in parallel (each writes its own row of A), with OpenMP's static
-// schedule. (Blocks of slices of equal entries plus fibers, as the batched
-// SpMM kernel cuts its rows, were 10% slower on a power-law tensor of 200
-// slices, 24.8 against 22.6 ms on the Intel Xeon VM; dynamic chunks of 1, 4
-// and 16 slices no faster than static.)
+// slices in parallel (each writes its own row of A), in one block per thread
+// of equal work (a slice's entries plus its fibers; rowBlocks). (On a
+// power-law tensor of 200 slices whose two halves hold 55% and 45% of the
+// entries, OpenMP's static halves of the slices took 5-14% longer, 21.0
+// and 23.2 ms against 19.9 and 20.2 in two runs on the Intel Xeon VM; on
+// the uniform, the other power-law and the tall tensor of docs/results.md,
+// static over blocks was 0.98-1.05x. A first try, on a tensor of another
+// generator, had found blocks 10% slower: 24.8 against 22.6 ms.)
 //
 // An MTTKRP is computed so (else the sparsifier computes it, with the CPU
 // target's rule for kernels without a schedule; whyNotFactoredMttkrp says

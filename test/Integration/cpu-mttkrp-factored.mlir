@@ -7,13 +7,15 @@
 // accumulates into its argument, which the sparsifier computes; an
 // assembled tensor with a fiber of no entries; rows before, between and
 // after the slices filled with 1.5. Each with
-// one and three OpenMP threads, in one thread by option, and with the
-// kernel turned off.
+// one and three OpenMP threads, in seven blocks of slices of equal work by
+// option (more blocks than some tensors have slices), in one thread by
+// option, and with the kernel turned off.
 //
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
 // RUN: sptune-opt %s --sparsifier | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env OMP_NUM_THREADS=3 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=threads=7 | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=parallelization=none | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=factored-mttkrp=false | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
@@ -45,10 +47,12 @@
 // IR-SAME:    -> memref<5x3xf64>
 // IR-LABEL: func.func private @sptune_mttkrp_0(
 // IR-SAME:    -> memref<?x8xf32>
+// Blocks of slices, each a loop over its slices, its fibers, its entries.
 // IR:         scf.parallel
 // IR:           scf.for
 // IR:             scf.for
-// IR:               vector.fma {{.*}} : vector<8xf32>
+// IR:               scf.for
+// IR:                 vector.fma {{.*}} : vector<8xf32>
 // IR:             vector.fma {{.*}} : vector<8xf32>
 // A fiber without entries adds nothing.
 // IR:             arith.select {{.*}} : vector<8xf32>
