@@ -3,6 +3,7 @@
 #ifndef SPTUNE_TARGETS_CPU_CPUPASSES_H
 #define SPTUNE_TARGETS_CPU_CPUPASSES_H
 
+#include "cpu/FactoredMttkrp.h"
 #include "cpu/GustavsonSpgemm.h"
 #include "cpu/HugePageBuffers.h"
 #include "cpu/ReductionJam.h"
@@ -61,6 +62,7 @@ constexpr const char *kOmpThreadsAttrName = "sptune.omp_threads";
 SPTUNE_LISTING_ENUM_PARSER(::mlir::sptune::ParallelizationChoice)
 SPTUNE_LISTING_ENUM_PARSER(::mlir::sptune::Simd32Choice)
 SPTUNE_LISTING_ENUM_PARSER(::mlir::sptune::GustavsonAccumulator)
+SPTUNE_LISTING_ENUM_PARSER(::mlir::sptune::MttkrpForm)
 
 namespace mlir {
 namespace sptune {
@@ -150,6 +152,10 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       llvm::cl::desc("Where the Gustavson kernel keeps a row's sums"),
       llvm::cl::init(GustavsonAccumulator::Auto),
       SPTUNE_GUSTAVSON_ACCUMULATOR_VALUES};
+  PassOptions::Option<MttkrpForm> mttkrpForm{
+      *this, "mttkrp-form",
+      llvm::cl::desc("How sptune's MTTKRP kernel sums a slice"),
+      llvm::cl::init(MttkrpForm::Auto), SPTUNE_MTTKRP_FORM_VALUES};
 };
 
 /// Adds the CPU lowering (scheduled sparse kernels to the LLVM dialect with

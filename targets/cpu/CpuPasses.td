@@ -86,10 +86,11 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "consumes its result in one loop over the rows, the scores never "
            "stored (cpu/SampledAggregation.h; false: two kernels)">,
     Option<"factoredMttkrp", "factored-mttkrp", "bool", /*default=*/"true",
-           "Compute an MTTKRP over CSF that has no schedule with sptune's "
-           "kernel, each fiber's sum formed once and A's row kept in "
-           "registers (cpu/FactoredMttkrp.h; false: the sparsifier's loop "
-           "nest, with the rule for kernels without a schedule)">,
+           "Compute an MTTKRP over CSF or COO that has no schedule with "
+           "sptune's kernel, A's row kept in registers, each fiber's sum "
+           "formed once or each entry added (mttkrp-form; "
+           "cpu/FactoredMttkrp.h; false: the sparsifier's loop nest, with the "
+           "rule for kernels without a schedule)">,
     Option<"batchedRowsSpmm", "batched-rows-spmm", "bool", /*default=*/"true",
            "Compute a batched SpMM over dense batches of CSR rows that has "
            "no schedule with sptune's kernel, the batches' rows as one CSR "
@@ -106,6 +107,13 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            /*default=*/"::mlir::sptune::GustavsonAccumulator::Auto",
            "Where the Gustavson kernel keeps a row's sums",
            "SPTUNE_GUSTAVSON_ACCUMULATOR_VALUES">,
+    Option<"mttkrpForm", "mttkrp-form", "::mlir::sptune::MttkrpForm",
+           /*default=*/"::mlir::sptune::MttkrpForm::Auto",
+           "How sptune's MTTKRP kernel sums a slice: per fiber (factored) "
+           "or per entry (entry-wise; auto: entry-wise over COO and over "
+           "CSF whose typical entry's fiber has fewer than 8 entries, "
+           "cpu/FactoredMttkrp.h)",
+           "SPTUNE_MTTKRP_FORM_VALUES">,
     Option<"threads", "threads", "int", /*default=*/"-1",
            "The OpenMP threads the Gustavson and batched SpMM kernels cut "
            "their rows for, as "

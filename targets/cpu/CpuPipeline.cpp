@@ -45,6 +45,7 @@ void mlir::sptune::buildCpuLoweringPipeline(OpPassManager &pm,
   sparsify.batchedRowsSpmm = opts.batchedRowsSpmm;
   sparsify.gustavsonOnePassBytes = opts.gustavsonOnePassBytes;
   sparsify.gustavsonAccumulator = opts.gustavsonAccumulator;
+  sparsify.mttkrpForm = opts.mttkrpForm;
   sparsify.threads = opts.threads;
   sparsify.matrix = opts.matrix;
   sparsify.parallelizeUnscheduled = opts.parallelizeUnscheduled;

@@ -366,7 +366,7 @@ struct CpuSparsifyPass
         failed(defineGustavsonKernels(module)))
       return signalPassFailure();
     if (failed(defineSampledAggregationKernels(module)) ||
-        failed(defineFactoredMttkrpKernels(module, threads)) ||
+        failed(defineFactoredMttkrpKernels(module, threads, mttkrpForm)) ||
         failed(defineBatchedRowsSpmmKernels(module, threads)))
       return signalPassFailure();
   }

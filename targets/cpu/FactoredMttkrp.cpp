@@ -127,6 +127,21 @@ void fillRows(OpBuilder &b, Location loc, Value a, Value filled, Value lo,
           });
 }
 
+/// `row` + B(i, k, l) C(k, :) D(l, :) for the entry of value `value` at
+/// (k, l): one multiply and one fused multiply-add per vector, with no fiber
+/// sum (the entry-wise form, for fibers of about one entry).
+Value addEntry(OpBuilder &b, Location loc, Value row, Value value, Value c,
+               Value k, Value d, Value l) {
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  auto rowType = cast<VectorType>(row.getType());
+  Value v = vector::BroadcastOp::create(b, loc, rowType, value);
+  Value vc = arith::MulFOp::create(
+      b, loc, v, vector::LoadOp::create(b, loc, rowType, c, ValueRange{k, c0}));
+  return vector::FMAOp::create(
+      b, loc, vc, vector::LoadOp::create(b, loc, rowType, d, ValueRange{l, c0}),
+      row);
+}
+
 /// What both bodies start with: B's slices (its first level's size), A
 /// (allocated on a cache line, as bufferization allocates it), and a row of
 /// A's fill value and one of zeros in vector registers.
@@ -147,11 +162,61 @@ OutputA allocateA(OpBuilder &b, Location loc, Value specifier, MemRefType aType,
               arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0)))};
 }
 
+/// Whether the fibers of slices [first, slices) are short for the typical
+/// entry: the mean length of the fiber holding an entry (sum over fibers of
+/// length^2 / entries), estimated from kFiberLengthSamples entries evenly
+/// spaced (each fiber found by a binary search over the fibers' entry
+/// positions), is below kShortFiberLength. False without entries.
+Value shortFibers(OpBuilder &b, Location loc, Value fiberPositions,
+                  Value entryPositions, Value first, Value slices) {
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value firstFiber = loadPosition(b, loc, fiberPositions, first);
+  Value endFiber = loadPosition(b, loc, fiberPositions, slices);
+  Value firstEntry = loadPosition(b, loc, entryPositions, firstFiber);
+  Value entries = arith::SubIOp::create(
+      b, loc, loadPosition(b, loc, entryPositions, endFiber), firstEntry);
+  Value samples = index(kFiberLengthSamples);
+  auto sum = scf::ForOp::create(
+      b, loc, index(0), samples, index(1), ValueRange{index(0)},
+      [&](OpBuilder &b, Location loc, Value n, ValueRange total) {
+        // Entry firstEntry + entries (2 n + 1) / (2 samples).
+        Value p = arith::AddIOp::create(
+            b, loc, firstEntry,
+            arith::DivUIOp::create(
+                b, loc,
+                arith::MulIOp::create(
+                    b, loc, entries,
+                    arith::AddIOp::create(
+                        b, loc, arith::MulIOp::create(b, loc, n, index(2)),
+                        index(1))),
+                arith::MulIOp::create(b, loc, samples, index(2))));
+        // Its fiber: the one before the first fiber starting after p.
+        Value after =
+            firstRowReaching(b, loc, entryPositions, firstFiber, endFiber,
+                             arith::AddIOp::create(b, loc, p, index(1)));
+        Value f = arith::SubIOp::create(b, loc, after, index(1));
+        auto [from, to] = loadPositionRange(b, loc, entryPositions, f);
+        scf::YieldOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, total[0],
+                                  arith::SubIOp::create(b, loc, to, from))
+                .getResult());
+      });
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, entries,
+                                    index(0));
+  Value shortOnes =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, sum.getResult(0),
+                            index(kShortFiberLength * kFiberLengthSamples));
+  return arith::AndIOp::create(b, loc, any, shortOnes);
+}
+
 /// The kernel's body on its buffers (the file header's loop). `args`: B's
 /// buffers (positions and coordinates of each compressed level, values,
 /// specifier), C, D and A's fill value.
 void buildBody(OpBuilder &b, Location loc, func::FuncOp f, MemRefType aType,
-               bool denseSlices, bool parallel, int threads) {
+               bool denseSlices, bool parallel, int threads, MttkrpForm form) {
   ValueRange args = f.getArguments();
   unsigned n = 0;
   Value slicePositions, sliceCoordinates;
@@ -181,6 +246,14 @@ void buildBody(OpBuilder &b, Location loc, func::FuncOp f, MemRefType aType,
           scf::YieldOp::create(b, loc);
         });
   }
+  // Entry-wise when `form` says so, or, for `auto`, when B's fibers are
+  // short for the typical entry (the file header).
+  Value entryWise =
+      form == MttkrpForm::Auto
+          ? shortFibers(b, loc, fiberPositions, entryPositions, first, slices)
+          : arith::ConstantIntOp::create(b, loc, b.getI1Type(),
+                                         form == MttkrpForm::EntryWise)
+                .getResult();
   // Slice s: A(i, :) = fill + sum over its fibers (k) of
   // C(k, :) (sum over the fiber's entries (l) of B(i, k, l) D(l, :)).
   auto slice = [&](OpBuilder &b, Location loc, Value s) {
@@ -213,31 +286,86 @@ void buildBody(OpBuilder &b, Location loc, func::FuncOp f, MemRefType aType,
                arith::SelectOp::create(b, loc, last, rows, after));
     }
     auto [firstFiber, endFiber] = loadPositionRange(b, loc, fiberPositions, s);
-    auto fibers = scf::ForOp::create(
-        b, loc, firstFiber, endFiber, c1, ValueRange{filled},
-        [&](OpBuilder &b, Location loc, Value f, ValueRange out) {
-          Value k = loadPosition(b, loc, fiberCoordinates, f);
-          auto [first, end] = loadPositionRange(b, loc, entryPositions, f);
-          Value fiberSum = scaledRowSum(
-              b, loc, first, end, zero, entryCoordinates, values, rowType,
-              [&](OpBuilder &b, Location loc, Value l) -> Value {
-                return vector::LoadOp::create(b, loc, rowType, d,
-                                              ValueRange{l, c0});
-              });
-          Value ck =
-              vector::LoadOp::create(b, loc, rowType, c, ValueRange{k, c0});
-          // A fiber without entries (possible in assembled storage) adds
-          // nothing, as in the sparsifier's loops: 0 * C(k, :) would turn an
-          // infinite or NaN C(k, :) into NaN.
-          Value added = vector::FMAOp::create(b, loc, fiberSum, ck, out[0]);
-          Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                              first, end);
-          scf::YieldOp::create(
-              b, loc,
-              arith::SelectOp::create(b, loc, empty, out[0], added)
-                  .getResult());
+    // Entry-wise: one loop over the slice's entries, adding B(i, k, l)
+    // C(k, :) D(l, :) each; the fiber f holding entry p (so its k) follows
+    // p without a branch (one step where p reaches f's end; fibers without
+    // entries, possible in assembled storage, are stepped over by a loop
+    // that almost never runs).
+    auto entryWiseRow = [&](OpBuilder &b, Location loc) -> Value {
+      Value firstEntry = loadPosition(b, loc, entryPositions, firstFiber);
+      Value endEntry = loadPosition(b, loc, entryPositions, endFiber);
+      auto entries = scf::ForOp::create(
+          b, loc, firstEntry, endEntry, c1, ValueRange{filled, firstFiber},
+          [&](OpBuilder &b, Location loc, Value p, ValueRange carried) {
+            auto endOf = [&](OpBuilder &b, Location loc, Value f) {
+              return loadPosition(b, loc, entryPositions,
+                                  arith::AddIOp::create(b, loc, f, c1));
+            };
+            auto pastEnd = [&](OpBuilder &b, Location loc, Value f) -> Value {
+              return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, p,
+                                           endOf(b, loc, f));
+            };
+            Value f = carried[1];
+            f = arith::AddIOp::create(
+                b, loc, f,
+                arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                             pastEnd(b, loc, f)));
+            auto skip = scf::WhileOp::create(
+                b, loc, TypeRange{f.getType()}, ValueRange{f},
+                [&](OpBuilder &b, Location loc, ValueRange args) {
+                  scf::ConditionOp::create(b, loc, pastEnd(b, loc, args[0]),
+                                           args);
+                },
+                [&](OpBuilder &b, Location loc, ValueRange args) {
+                  scf::YieldOp::create(
+                      b, loc,
+                      arith::AddIOp::create(b, loc, args[0], c1).getResult());
+                });
+            f = skip.getResult(0);
+            Value row = addEntry(b, loc, carried[0],
+                                 memref::LoadOp::create(b, loc, values, p), c,
+                                 loadPosition(b, loc, fiberCoordinates, f), d,
+                                 loadPosition(b, loc, entryCoordinates, p));
+            scf::YieldOp::create(b, loc, ValueRange{row, f});
+          });
+      return entries.getResult(0);
+    };
+    auto factoredRow = [&](OpBuilder &b, Location loc) -> Value {
+      auto fibers = scf::ForOp::create(
+          b, loc, firstFiber, endFiber, c1, ValueRange{filled},
+          [&](OpBuilder &b, Location loc, Value f, ValueRange out) {
+            Value k = loadPosition(b, loc, fiberCoordinates, f);
+            auto [first, end] = loadPositionRange(b, loc, entryPositions, f);
+            Value fiberSum = scaledRowSum(
+                b, loc, first, end, zero, entryCoordinates, values, rowType,
+                [&](OpBuilder &b, Location loc, Value l) -> Value {
+                  return vector::LoadOp::create(b, loc, rowType, d,
+                                                ValueRange{l, c0});
+                });
+            Value ck =
+                vector::LoadOp::create(b, loc, rowType, c, ValueRange{k, c0});
+            // A fiber without entries (possible in assembled storage) adds
+            // nothing, as in the sparsifier's loops: 0 * C(k, :) would turn an
+            // infinite or NaN C(k, :) into NaN.
+            Value added = vector::FMAOp::create(b, loc, fiberSum, ck, out[0]);
+            Value empty = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::eq, first, end);
+            scf::YieldOp::create(
+                b, loc,
+                arith::SelectOp::create(b, loc, empty, out[0], added)
+                    .getResult());
+          });
+      return fibers.getResult(0);
+    };
+    auto row = scf::IfOp::create(
+        b, loc, entryWise,
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, entryWiseRow(b, loc));
+        },
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, factoredRow(b, loc));
         });
-    vector::StoreOp::create(b, loc, fibers.getResult(0), a, ValueRange{i, c0});
+    vector::StoreOp::create(b, loc, row.getResult(0), a, ValueRange{i, c0});
   };
   // Blocks of slices of equal work, one per thread: a slice's entries and
   // fibers.
@@ -266,7 +394,7 @@ void buildBody(OpBuilder &b, Location loc, func::FuncOp f, MemRefType aType,
 /// rows of A.
 void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
                   RankedTensorType bType, MemRefType aType, bool parallel,
-                  int threads) {
+                  int threads, MttkrpForm form) {
   ValueRange args = f.getArguments();
   CooEntries entries(b, loc, bType, args);
   unsigned n = entries.consumed();
@@ -291,11 +419,106 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
                       fillRows(b, loc, a, filled, c0, rows);
                       scf::YieldOp::create(b, loc);
                     });
-  // A block's entries [from, to) in one pass, in order: a fiber's sum of
-  // B(i, k, l) D(l, :) grows entry by entry; where (i, k) changes, the
-  // fiber ends: C(k, :) times its sum is added to the slice's row, and
-  // where i changes the row is stored (A(i, :) = fill + sum over the
-  // slice's fibers). The last fiber and slice end after the loop.
+  // Factored: a fiber's sum of B(i, k, l) D(l, :) grows entry by entry;
+  // where (i, k) changes, the fiber ends: C(k, :) times its sum is added to
+  // the slice's row, and where i changes the row is stored (A(i, :) = fill
+  // + sum over the slice's fibers). The last fiber and slice end after the
+  // loop. Returns the last slice's row.
+  auto walkFactored = [&](OpBuilder &b, Location loc, Value from, Value to,
+                          Value firstRow) -> Value {
+    Value i0 = coordinate(b, loc, 0, from), k0 = coordinate(b, loc, 1, from);
+    fillRows(b, loc, a, filled, firstRow, i0);
+    auto walk = scf::ForOp::create(
+        b, loc, from, to, c1, ValueRange{i0, k0, zero, filled},
+        [&](OpBuilder &b, Location loc, Value e, ValueRange carried) {
+          Value i = coordinate(b, loc, 0, e), k = coordinate(b, loc, 1, e);
+          Value newSlice = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ne, i, carried[0]);
+          Value newFiber = arith::OrIOp::create(
+              b, loc, newSlice,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k,
+                                    carried[1]));
+          auto ended = scf::IfOp::create(
+              b, loc, newFiber,
+              [&](OpBuilder &b, Location loc) {
+                Value ck = vector::LoadOp::create(b, loc, rowType, c,
+                                                  ValueRange{carried[1], c0});
+                Value row =
+                    vector::FMAOp::create(b, loc, carried[2], ck, carried[3]);
+                auto stored = scf::IfOp::create(
+                    b, loc, newSlice,
+                    [&](OpBuilder &b, Location loc) {
+                      vector::StoreOp::create(b, loc, row, a,
+                                              ValueRange{carried[0], c0});
+                      fillRows(b, loc, a, filled,
+                               arith::AddIOp::create(b, loc, carried[0], c1),
+                               i);
+                      scf::YieldOp::create(b, loc, filled);
+                    },
+                    [&](OpBuilder &b, Location loc) {
+                      scf::YieldOp::create(b, loc, row);
+                    });
+                scf::YieldOp::create(b, loc,
+                                     ValueRange{zero, stored.getResult(0)});
+              },
+              [&](OpBuilder &b, Location loc) {
+                scf::YieldOp::create(b, loc,
+                                     ValueRange{carried[2], carried[3]});
+              });
+          Value v = vector::BroadcastOp::create(
+              b, loc, rowType, memref::LoadOp::create(b, loc, values, e));
+          Value dl = vector::LoadOp::create(
+              b, loc, rowType, d, ValueRange{coordinate(b, loc, 2, e), c0});
+          Value fiberSum =
+              vector::FMAOp::create(b, loc, v, dl, ended.getResult(0));
+          scf::YieldOp::create(b, loc,
+                               ValueRange{i, k, fiberSum, ended.getResult(1)});
+        });
+    ValueRange last = walk.getResults();
+    Value ck =
+        vector::LoadOp::create(b, loc, rowType, c, ValueRange{last[1], c0});
+    vector::StoreOp::create(b, loc,
+                            vector::FMAOp::create(b, loc, last[2], ck, last[3]),
+                            a, ValueRange{last[0], c0});
+    return last[0];
+  };
+  // Entry-wise: each entry adds B(i, k, l) C(k, :) D(l, :) to the slice's
+  // row, which is stored where i changes, and after the loop. Returns the
+  // last slice's row.
+  auto walkEntryWise = [&](OpBuilder &b, Location loc, Value from, Value to,
+                           Value firstRow) -> Value {
+    Value i0 = coordinate(b, loc, 0, from);
+    fillRows(b, loc, a, filled, firstRow, i0);
+    auto walk = scf::ForOp::create(
+        b, loc, from, to, c1, ValueRange{i0, filled},
+        [&](OpBuilder &b, Location loc, Value e, ValueRange carried) {
+          Value i = coordinate(b, loc, 0, e);
+          Value newSlice = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ne, i, carried[0]);
+          auto started = scf::IfOp::create(
+              b, loc, newSlice,
+              [&](OpBuilder &b, Location loc) {
+                vector::StoreOp::create(b, loc, carried[1], a,
+                                        ValueRange{carried[0], c0});
+                fillRows(b, loc, a, filled,
+                         arith::AddIOp::create(b, loc, carried[0], c1), i);
+                scf::YieldOp::create(b, loc, filled);
+              },
+              [&](OpBuilder &b, Location loc) {
+                scf::YieldOp::create(b, loc, carried[1]);
+              });
+          Value row =
+              addEntry(b, loc, started.getResult(0),
+                       memref::LoadOp::create(b, loc, values, e), c,
+                       coordinate(b, loc, 1, e), d, coordinate(b, loc, 2, e));
+          scf::YieldOp::create(b, loc, ValueRange{i, row});
+        });
+    ValueRange last = walk.getResults();
+    vector::StoreOp::create(b, loc, last[1], a, ValueRange{last[0], c0});
+    return last[0];
+  };
+  // A block's entries [from, to) in one pass, in order (entry-wise unless
+  // `form` asks for factored sums).
   auto block = [&](OpBuilder &b, Location loc, Value from, Value to) {
     Value firstRow = entries.ownedRow(b, loc, from, rows, sliceOf);
     Value endRow = entries.ownedRow(b, loc, to, rows, sliceOf);
@@ -304,66 +527,11 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
     auto walked = scf::IfOp::create(
         b, loc, any,
         [&](OpBuilder &b, Location loc) {
-          Value i0 = coordinate(b, loc, 0, from),
-                k0 = coordinate(b, loc, 1, from);
-          fillRows(b, loc, a, filled, firstRow, i0);
-          auto walk = scf::ForOp::create(
-              b, loc, from, to, c1, ValueRange{i0, k0, zero, filled},
-              [&](OpBuilder &b, Location loc, Value e, ValueRange carried) {
-                Value i = coordinate(b, loc, 0, e),
-                      k = coordinate(b, loc, 1, e);
-                Value newSlice = arith::CmpIOp::create(
-                    b, loc, arith::CmpIPredicate::ne, i, carried[0]);
-                Value newFiber = arith::OrIOp::create(
-                    b, loc, newSlice,
-                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k,
-                                          carried[1]));
-                auto ended = scf::IfOp::create(
-                    b, loc, newFiber,
-                    [&](OpBuilder &b, Location loc) {
-                      Value ck = vector::LoadOp::create(
-                          b, loc, rowType, c, ValueRange{carried[1], c0});
-                      Value row = vector::FMAOp::create(b, loc, carried[2], ck,
-                                                        carried[3]);
-                      auto stored = scf::IfOp::create(
-                          b, loc, newSlice,
-                          [&](OpBuilder &b, Location loc) {
-                            vector::StoreOp::create(b, loc, row, a,
-                                                    ValueRange{carried[0], c0});
-                            fillRows(
-                                b, loc, a, filled,
-                                arith::AddIOp::create(b, loc, carried[0], c1),
-                                i);
-                            scf::YieldOp::create(b, loc, filled);
-                          },
-                          [&](OpBuilder &b, Location loc) {
-                            scf::YieldOp::create(b, loc, row);
-                          });
-                      scf::YieldOp::create(
-                          b, loc, ValueRange{zero, stored.getResult(0)});
-                    },
-                    [&](OpBuilder &b, Location loc) {
-                      scf::YieldOp::create(b, loc,
-                                           ValueRange{carried[2], carried[3]});
-                    });
-                Value v = vector::BroadcastOp::create(
-                    b, loc, rowType, memref::LoadOp::create(b, loc, values, e));
-                Value dl = vector::LoadOp::create(
-                    b, loc, rowType, d,
-                    ValueRange{coordinate(b, loc, 2, e), c0});
-                Value fiberSum =
-                    vector::FMAOp::create(b, loc, v, dl, ended.getResult(0));
-                scf::YieldOp::create(
-                    b, loc, ValueRange{i, k, fiberSum, ended.getResult(1)});
-              });
-          ValueRange last = walk.getResults();
-          Value ck = vector::LoadOp::create(b, loc, rowType, c,
-                                            ValueRange{last[1], c0});
-          vector::StoreOp::create(
-              b, loc, vector::FMAOp::create(b, loc, last[2], ck, last[3]), a,
-              ValueRange{last[0], c0});
+          Value last = form == MttkrpForm::Factored
+                           ? walkFactored(b, loc, from, to, firstRow)
+                           : walkEntryWise(b, loc, from, to, firstRow);
           scf::YieldOp::create(
-              b, loc, arith::AddIOp::create(b, loc, last[0], c1).getResult());
+              b, loc, arith::AddIOp::create(b, loc, last, c1).getResult());
         },
         [&](OpBuilder &b, Location loc) {
           scf::YieldOp::create(b, loc, firstRow);
@@ -378,7 +546,8 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
 } // namespace
 
 LogicalResult mlir::sptune::defineFactoredMttkrpKernels(ModuleOp module,
-                                                        int threads) {
+                                                        int threads,
+                                                        MttkrpForm form) {
   return defineDeclaredKernels(
       module, kFactoredMttkrpAttrName, 4,
       [&](func::FuncOp f, bool parallel,
@@ -408,10 +577,11 @@ LogicalResult mlir::sptune::defineFactoredMttkrpKernels(ModuleOp module,
         if (failed(b))
           return failure();
         if (isOrderedCoo(tensors[0], 3))
-          buildCooBody(*b, f.getLoc(), f, tensors[0], aType, parallel, threads);
+          buildCooBody(*b, f.getLoc(), f, tensors[0], aType, parallel, threads,
+                       form);
         else
           buildBody(*b, f.getLoc(), f, aType, bType.isDenseLvl(0), parallel,
-                    threads);
+                    threads, form);
         return success();
       });
 }

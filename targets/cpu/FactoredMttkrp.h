@@ -18,6 +18,26 @@
 // static over blocks was 0.98-1.05x. A first try, on a tensor of another
 // generator, had found blocks 10% slower: 24.8 against 22.6 ms.)
 //
+// A slice is summed in one of two forms (MttkrpForm, the `mttkrp-form`
+// option):
+//   - factored, as above: the fewest multiplies and C(k, :) read once per
+//     fiber, but a loop per fiber, whose end a branch predictor misses when
+//     fibers are short and of varying length;
+//   - entry-wise: one loop over the slice's entries adding B(i, k, l)
+//     C(k, :) D(l, :) each (one multiply more per entry and column, C(k, :)
+//     read per entry), the fiber of entry p (so its k) following p without
+//     a branch over CSF, read from the entry over COO.
+// `auto` (the default) takes entry-wise over COO, and over CSF when the
+// fiber holding a typical entry (the entry-weighted mean fiber length,
+// estimated from kFiberLengthSamples evenly spaced entries, each fiber
+// found by a binary search: a few thousand loads) has fewer than
+// kShortFiberLength entries. Measured on the Intel Xeon VM (docs/
+// results.md "MTTKRP on tensors of sptune's own generator"): entry-wise is
+// 1.07-1.29x faster on uniform tensors, whose typical entry's fiber holds
+// 1.5-5 entries, and factored 1.03-1.09x faster on power-law tensors,
+// whose typical entry lies in a fiber of 13-94 entries (heavy fibers,
+// their C(k, :) from L3).
+//
 // An MTTKRP is computed so (else the sparsifier computes it, with the CPU
 // target's rule for kernels without a schedule; whyNotFactoredMttkrp says
 // why; `factored-mttkrp=false` and `parallelize-unscheduled=false` turn the
@@ -32,9 +52,9 @@
 //         slices or fibers: the entries are cut into one block per thread
 //         of equal entries, each cut moved forward to the start of a slice
 //         (so that no two blocks write one row of A), and a block walks its
-//         entries once, a fiber ending where (i, k) changes and a slice
-//         where i does (one pass: 10-14% faster than finding each end
-//         first);
+//         entries once, a slice ending where i changes (and, factored, a
+//         fiber where (i, k) does; one pass: 10-14% faster than finding
+//         each end first);
 //   - it reads C(k, j) and D(l, j) with j contiguous and writes A(i, j),
 //     i, k, l B's dimensions in order, and j of one static size (the rank)
 //     with a row of at most kMaxMttkrpRowBytes;
@@ -73,6 +93,25 @@ namespace sptune {
 /// the sparsifier.
 constexpr int64_t kMaxMttkrpRowBytes = 512;
 
+/// How the kernel sums a slice (the file header): `auto` decides at run
+/// time from B's entries per fiber.
+enum class MttkrpForm { Auto, Factored, EntryWise };
+#define SPTUNE_MTTKRP_FORM_VALUES                                              \
+  ::llvm::cl::values(                                                          \
+      clEnumValN(::mlir::sptune::MttkrpForm::Auto, "auto",                     \
+                 "entry-wise over COO, and over CSF whose typical entry's "    \
+                 "fiber has fewer than 8 entries; else factored"),             \
+      clEnumValN(::mlir::sptune::MttkrpForm::Factored, "factored",             \
+                 "each fiber's sum of B D formed once, times C"),              \
+      clEnumValN(::mlir::sptune::MttkrpForm::EntryWise, "entry-wise",          \
+                 "B(i, k, l) C(k, :) D(l, :) added per entry"))
+
+/// `auto` over CSF sums a slice entry-wise when the fiber holding a typical
+/// entry has fewer than this many entries (estimated from
+/// kFiberLengthSamples entries; the file header).
+constexpr int64_t kShortFiberLength = 8;
+constexpr int64_t kFiberLengthSamples = 256;
+
 /// The attribute that marks a declared kernel: a dictionary
 /// {types = [B, C, D, A], parallel = bool}.
 constexpr const char *kFactoredMttkrpAttrName = "sptune.factored_mttkrp";
@@ -99,9 +138,11 @@ void outlineFactoredMttkrp(RewriterBase &rewriter, const FactoredMttkrp &mttkrp,
 /// `module` its body on the buffers its signature now has. Fails (with an
 /// error on the function) when its marks or signature are not the ones
 /// outlineFactoredMttkrp and code generation give.
-/// `threads`: the blocks a COO tensor's entries are cut into when the kernel
-/// runs in parallel (0: omp_get_max_threads() at run time).
-LogicalResult defineFactoredMttkrpKernels(ModuleOp module, int threads);
+/// `threads`: the blocks B's slices (CSF) or entries (COO) are cut into when
+/// the kernel runs in parallel (0: omp_get_max_threads() at run time);
+/// `form`: how a slice is summed.
+LogicalResult defineFactoredMttkrpKernels(ModuleOp module, int threads,
+                                          MttkrpForm form = MttkrpForm::Auto);
 
 } // namespace sptune
 } // namespace mlir

@@ -1,8 +1,9 @@
 // MTTKRP over COO, A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j),
 // computed by sptune-lower-cpu's factored kernel (targets/cpu/
 // FactoredMttkrp.h: the entries cut into blocks of equal entries moved to
-// slice starts, each walked once, fibers and slices ending where their
-// coordinates change) against
+// slice starts, each walked once entry by entry, a slice ending where its
+// coordinate changes; or, by option, with each fiber's sum formed once, a
+// fiber ending where (i, k) changes) against
 // upstream's sparsifier on the same program: f64 with static shapes and
 // coordinates as an array of structures, A filled with 0.5 (an empty slice
 // keeps it); f32 with dynamic shapes and 32-bit coordinates one buffer per
@@ -19,6 +20,8 @@
 // RUN: sptune-opt %s --sptune-lower-cpu | env OMP_NUM_THREADS=7 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=threads=5 | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=parallelization=none | %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=mttkrp-form=factored | env OMP_NUM_THREADS=3 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu="mttkrp-form=factored threads=5" | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=factored-mttkrp=false | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
 // RUN: sptune-opt %s --sptune-cpu-sparsify=parallelization=none | FileCheck %s --check-prefix=SEQ
@@ -47,16 +50,14 @@
 // IR-LABEL: func.func private @sptune_mttkrp_0(
 // IR-SAME:    memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xf32>,
 // IR-SAME:    -> memref<?x8xf32>
-// One pass over a block's entries: where (i, k) changes, C(k, :) times the
-// fiber's sum joins the slice's row; where i changes, the row is stored.
+// One pass over a block's entries, entry-wise: where i changes, the row is
+// stored; each entry adds B(i, k, l) C(k, :) D(l, :) to the slice's row.
 // IR:         scf.parallel
-// IR:           scf.for {{.*}} iter_args({{.*}}) -> (index, index, vector<8xf32>, vector<8xf32>)
+// IR:           scf.for {{.*}} iter_args({{.*}}) -> (index, vector<8xf32>)
 // IR:             scf.if
-// IR:               vector.fma {{.*}} : vector<8xf32>
-// IR:               scf.if
-// IR:                 vector.store {{.*}} : memref<?x8xf32>, vector<8xf32>
+// IR:               vector.store {{.*}} : memref<?x8xf32>, vector<8xf32>
+// IR:             arith.mulf {{.*}} : vector<8xf32>
 // IR:             vector.fma {{.*}} : vector<8xf32>
-// IR:           vector.fma {{.*}} : vector<8xf32>
 // IR:           vector.store {{.*}} : memref<?x8xf32>, vector<8xf32>
 // IR-LABEL: func.func private @sptune_mttkrp(
 // IR:         memref.reinterpret_cast {{.*}} to offset: [2], sizes: [{{.*}}], strides: [3]

@@ -8,14 +8,20 @@
 // assembled tensor with a fiber of no entries; rows before, between and
 // after the slices filled with 1.5. Each with
 // one and three OpenMP threads, in seven blocks of slices of equal work by
-// option (more blocks than some tensors have slices), in one thread by
-// option, and with the kernel turned off.
+// option (more blocks than some tensors have slices), each slice summed as
+// `auto` decides (entry-wise: these fibers are short) and in each form by
+// option (factored, entry-wise), in one thread by option, and with the
+// kernel turned off.
 //
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils,%mlir_runner_utils,%omp_lib
 // RUN: sptune-opt %s --sparsifier | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env OMP_NUM_THREADS=1 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu | env OMP_NUM_THREADS=3 %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=threads=7 | %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=mttkrp-form=factored | env OMP_NUM_THREADS=3 %{run} | FileCheck %s
+// RUN: sptune-opt %s --sptune-lower-cpu=mttkrp-form=entry-wise | env OMP_NUM_THREADS=3 %{run} | FileCheck %s
+// RUN: not sptune-opt %s --sptune-lower-cpu=mttkrp-form=fast 2>&1 | FileCheck %s --check-prefix=BAD-FORM
+// BAD-FORM: mttkrp-form{{.*}}fast{{.*}}auto{{.*}}factored{{.*}}entry-wise
 // RUN: sptune-opt %s --sptune-lower-cpu=parallelization=none | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=factored-mttkrp=false | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
@@ -41,6 +47,8 @@
 // the slice after it or the last; then B without entries.
 // CHECK-NEXT: ( ( 1.5, 1.5, 1.5 ), ( 3.5, 1.5, -4.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 5.5, 11.5 ), ( 1.5, 1.5, 1.5 ) )
 // CHECK-NEXT: ( ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ), ( 1.5, 1.5, 1.5 ) )
+// Entry-wise past fibers without entries: 2 C(2, :) D(1, :), 3 C(0, :) D(0, :).
+// CHECK-NEXT: ( ( 2, 4, 6 ), ( 3, 6, 9 ) )
 //
 // IR-LABEL: func.func private @sptune_mttkrp_1(
 // IR-SAME:    memref<?xi32>
@@ -179,6 +187,21 @@ module {
     return %r : tensor<5x3xf64>
   }
 
+  func.func @skips(%b: tensor<2x3x2xf64, #CSF>, %c: tensor<3x3xf64>, %d: tensor<2x3xf64>) -> tensor<2x3xf64> {
+    %zero = arith.constant 0.0 : f64
+    %e = tensor.empty() : tensor<2x3xf64>
+    %a = linalg.fill ins(%zero : f64) outs(%e : tensor<2x3xf64>) -> tensor<2x3xf64>
+    %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%b, %c, %d : tensor<2x3x2xf64, #CSF>, tensor<3x3xf64>, tensor<2x3xf64>) outs(%a : tensor<2x3xf64>) {
+    ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+      %p = arith.mulf %x, %y : f64
+      %q = arith.mulf %p, %z : f64
+      %s = arith.addf %o, %q : f64
+      linalg.yield %s : f64
+    } -> tensor<2x3xf64>
+    return %r : tensor<2x3xf64>
+  }
+
   func.func @main() {
     %c0 = arith.constant 0 : index
     %c3 = arith.constant 3 : index
@@ -276,6 +299,27 @@ module {
     %vaz = vector.transfer_read %az[%c0, %c0], %z64 : tensor<5x3xf64>, vector<5x3xf64>
     vector.print %vaz : vector<5x3xf64>
     bufferization.dealloc_tensor %bz : tensor<5x3x4xf64, #CSF>
+
+    // Entry-wise (2 entries, 5 fibers): slice 0 (i = 0) has fibers k = 0
+    // and 1 without entries, then k = 2 with B(0, 2, 1) = 2; slice 1 has
+    // k = 0 with B(1, 0, 0) = 3, then k = 2 without entries. C(1, :) is
+    // infinite and never read.
+    %q0 = arith.constant dense<[0, 2]> : tensor<2xindex>
+    %j0 = arith.constant dense<[0, 1]> : tensor<2xindex>
+    %q1 = arith.constant dense<[0, 3, 5]> : tensor<3xindex>
+    %j1 = arith.constant dense<[0, 1, 2, 0, 2]> : tensor<5xindex>
+    %q2 = arith.constant dense<[0, 0, 0, 1, 2, 2]> : tensor<6xindex>
+    %j2 = arith.constant dense<[1, 0]> : tensor<2xindex>
+    %qv = arith.constant dense<[2.0, 3.0]> : tensor<2xf64>
+    %bk = sparse_tensor.assemble (%q0, %j0, %q1, %j1, %q2, %j2), %qv
+      : (tensor<2xindex>, tensor<2xindex>, tensor<3xindex>, tensor<5xindex>, tensor<6xindex>, tensor<2xindex>), tensor<2xf64> to tensor<2x3x2xf64, #CSF>
+    %ck0 = arith.constant dense<[[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]> : tensor<3x3xf64>
+    %c1i = arith.constant 1 : index
+    %ck = tensor.insert %inf into %ck0[%c1i, %c0] : tensor<3x3xf64>
+    %dk = arith.constant dense<[[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]]> : tensor<2x3xf64>
+    %ak = call @skips(%bk, %ck, %dk) : (tensor<2x3x2xf64, #CSF>, tensor<3x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+    %vak = vector.transfer_read %ak[%c0, %c0], %z64 : tensor<2x3xf64>, vector<2x3xf64>
+    vector.print %vak : vector<2x3xf64>
 
     bufferization.dealloc_tensor %b : tensor<5x3x4xf64, #CSF>
     bufferization.dealloc_tensor %b32 : tensor<?x?x?xf32, #DCSF>
