@@ -161,8 +161,11 @@ def generate(matrix_tool, spec, path, timeout):
     """Writes the tensor of a gen3: spec as an extended FROSTT file, generated
     by sptune's own generator (`sptune-matrix gen`: the same tensor for the
     same spec in every tool)."""
-    result = subprocess.run([matrix_tool, "gen", spec, "-o", path], capture_output=True,
-                            text=True, timeout=timeout)
+    try:
+        result = subprocess.run([matrix_tool, "gen", spec, "-o", path], capture_output=True,
+                                text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        sys.exit("mttkrp: generating '%s' took over %g s" % (spec, timeout))
     if result.returncode != 0:
         sys.exit("mttkrp: bad tensor spec '%s': %s" % (spec, result.stderr.strip()))
 

@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 using namespace sptune;
@@ -80,8 +82,11 @@ public:
 
 private:
   llvm::Error fail(const std::string &message) const {
-    return makeError(std::string(name) + ":" + std::to_string(lines.line()) +
-                     ": " + message);
+    return failAt(lines.line(), message);
+  }
+  llvm::Error failAt(int64_t line, const std::string &message) const {
+    return makeError(std::string(name) + ":" + std::to_string(line) + ": " +
+                     message);
   }
   /// Reads the fields of an entry line into `t` (coordinates one-based, at
   /// most `limit[m]` in mode m).
@@ -101,7 +106,8 @@ llvm::Error Parser::addEntry(CooTensor &t,
   for (int m = 0; m < 3; ++m) {
     int64_t v = 0;
     if (!parseInt(f[m], v))
-      return fail("coordinate " + quotedToken(f[m]) + " is not an integer");
+      return fail("coordinate " + quotedToken(f[m]) +
+                  " is not an integer of at most 64 bits");
     if (v < 1 || v > limit[m])
       return fail("coordinate " + std::to_string(v) + " of mode " +
                   std::to_string(m) + " is outside [1, " +
@@ -109,8 +115,18 @@ llvm::Error Parser::addEntry(CooTensor &t,
     c[m] = static_cast<int32_t>(v - 1);
   }
   double value = 0;
-  if (!parseReal(f[3], value))
-    return fail("value " + quotedToken(f[3]) + " is not a finite number");
+  auto [end, ec] =
+      std::from_chars(f[3].data(), f[3].data() + f[3].size(), value);
+  if (end != f[3].data() + f[3].size() ||
+      (ec != std::errc() && ec != std::errc::result_out_of_range))
+    return fail("value " + quotedToken(f[3]) + " is not a number");
+  if (ec == std::errc::result_out_of_range) {
+    // Below the smallest double: strtod rounds it as MLIR's reader does
+    // (to 0 or a subnormal); above the largest it is infinite.
+    value = std::strtod(std::string(f[3]).c_str(), nullptr);
+  }
+  if (!std::isfinite(value))
+    return fail("value " + quotedToken(f[3]) + " is not a finite double");
   t.add(c[0], c[1], c[2], value);
   return llvm::Error::success();
 }
@@ -124,6 +140,7 @@ llvm::Expected<CooTensor> Parser::parse() {
                                           kMaxMatrixDim};
   if (lines.fields().size() == 2) {
     // Extended: `rank nnz`, the sizes, then nnz entries.
+    const int64_t headerLine = lines.line();
     int64_t rank = 0, nnz = 0;
     if (!parseInt(lines.fields()[0], rank) || !parseInt(lines.fields()[1], nnz))
       return fail("expected a header 'RANK NNZ' of two integers");
@@ -138,13 +155,13 @@ llvm::Expected<CooTensor> Parser::parse() {
       return fail("expected the three sizes, found " +
                   std::to_string(lines.fields().size()) + " fields");
     for (int m = 0; m < 3; ++m)
-      if (!parseInt(lines.fields()[m], t.dims[m]) || t.dims[m] < 1 ||
+      if (!parseInt(lines.fields()[m], t.dims[m]) || t.dims[m] < 0 ||
           t.dims[m] > kMaxMatrixDim)
         return fail("size " + quotedToken(lines.fields()[m]) + " of mode " +
-                    std::to_string(m) + " is not an integer in [1, " +
+                    std::to_string(m) + " is not an integer in [0, " +
                     std::to_string(kMaxMatrixDim) + "]");
-    // A header may claim more entries than the text can hold: reserve no
-    // more than its lines allow.
+    // A header may claim more entries than the file holds: at most 2^20
+    // are reserved ahead.
     for (auto &c : t.coords)
       c.reserve(size_t(std::min<int64_t>(nnz, 1 << 20)));
     int64_t read = 0;
@@ -156,8 +173,9 @@ llvm::Expected<CooTensor> Parser::parse() {
       ++read;
     }
     if (read != nnz)
-      return fail("the header announces " + std::to_string(nnz) +
-                  " entries, the file has " + std::to_string(read));
+      return failAt(headerLine, "the header announces " + std::to_string(nnz) +
+                                    " entries, the file has " +
+                                    std::to_string(read));
   } else {
     // Plain: entries only; each size is the largest coordinate.
     if (lines.fields().size() != 4)

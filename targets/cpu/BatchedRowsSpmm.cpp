@@ -5,6 +5,7 @@
 #include "cpu/BalancedRows.h"
 #include "cpu/CooEntries.h"
 #include "cpu/FilledOutput.h"
+#include "cpu/HugePageBuffers.h"
 #include "cpu/KernelOutlining.h"
 
 #include "sptune/Analysis/KernelMatcher.h"
@@ -114,8 +115,11 @@ OutputC allocateC(OpBuilder &b, Location loc, Value specifier, MemRefType cType,
     sizes.push_back(batches);
   if (cType.isDynamicDim(1))
     sizes.push_back(rowsPerBatch);
-  Value c =
+  auto alloc =
       memref::AllocOp::create(b, loc, cType, sizes, b.getI64IntegerAttr(64));
+  // Written in each call: a large C on huge pages (cpu/HugePageBuffers.h).
+  alloc->setAttr(kHugePageBufferAttrName, b.getUnitAttr());
+  Value c = alloc;
   auto rowType = VectorType::get({cType.getDimSize(2)}, cType.getElementType());
   return {batches, rowsPerBatch, c,
           vector::BroadcastOp::create(b, loc, rowType, fill)};

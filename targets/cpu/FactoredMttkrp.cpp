@@ -5,6 +5,7 @@
 #include "cpu/BalancedRows.h"
 #include "cpu/CooEntries.h"
 #include "cpu/FilledOutput.h"
+#include "cpu/HugePageBuffers.h"
 #include "cpu/KernelOutlining.h"
 
 #include "sptune/Analysis/KernelMatcher.h"
@@ -152,9 +153,12 @@ OutputA allocateA(OpBuilder &b, Location loc, Value specifier, MemRefType aType,
                   Value fill) {
   Type element = aType.getElementType();
   Value rows = levelSize(b, loc, specifier, 0);
-  Value a = memref::AllocOp::create(
+  auto alloc = memref::AllocOp::create(
       b, loc, aType, aType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{},
       b.getI64IntegerAttr(64));
+  // Written in each call: a large A on huge pages (cpu/HugePageBuffers.h).
+  alloc->setAttr(kHugePageBufferAttrName, b.getUnitAttr());
+  Value a = alloc;
   auto rowType = VectorType::get({aType.getDimSize(1)}, element);
   return {rows, a, vector::BroadcastOp::create(b, loc, rowType, fill),
           vector::BroadcastOp::create(
@@ -178,37 +182,47 @@ Value shortFibers(OpBuilder &b, Location loc, Value fiberPositions,
   Value entries = arith::SubIOp::create(
       b, loc, loadPosition(b, loc, entryPositions, endFiber), firstEntry);
   Value samples = index(kFiberLengthSamples);
-  auto sum = scf::ForOp::create(
-      b, loc, index(0), samples, index(1), ValueRange{index(0)},
-      [&](OpBuilder &b, Location loc, Value n, ValueRange total) {
-        // Entry firstEntry + entries (2 n + 1) / (2 samples).
-        Value p = arith::AddIOp::create(
-            b, loc, firstEntry,
-            arith::DivUIOp::create(
-                b, loc,
-                arith::MulIOp::create(
-                    b, loc, entries,
-                    arith::AddIOp::create(
-                        b, loc, arith::MulIOp::create(b, loc, n, index(2)),
-                        index(1))),
-                arith::MulIOp::create(b, loc, samples, index(2))));
-        // Its fiber: the one before the first fiber starting after p.
-        Value after =
-            firstRowReaching(b, loc, entryPositions, firstFiber, endFiber,
-                             arith::AddIOp::create(b, loc, p, index(1)));
-        Value f = arith::SubIOp::create(b, loc, after, index(1));
-        auto [from, to] = loadPositionRange(b, loc, entryPositions, f);
-        scf::YieldOp::create(
-            b, loc,
-            arith::AddIOp::create(b, loc, total[0],
-                                  arith::SubIOp::create(b, loc, to, from))
-                .getResult());
-      });
   Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, entries,
                                     index(0));
-  Value shortOnes =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, sum.getResult(0),
-                            index(kShortFiberLength * kFiberLengthSamples));
+  // Without entries nothing is sampled (the search would find no fiber).
+  auto sampled = scf::IfOp::create(
+      b, loc, any,
+      [&](OpBuilder &b, Location loc) {
+        auto sum = scf::ForOp::create(
+            b, loc, index(0), samples, index(1), ValueRange{index(0)},
+            [&](OpBuilder &b, Location loc, Value n, ValueRange total) {
+              // Entry firstEntry + entries (2 n + 1) / (2 samples).
+              Value p = arith::AddIOp::create(
+                  b, loc, firstEntry,
+                  arith::DivUIOp::create(
+                      b, loc,
+                      arith::MulIOp::create(
+                          b, loc, entries,
+                          arith::AddIOp::create(
+                              b, loc,
+                              arith::MulIOp::create(b, loc, n, index(2)),
+                              index(1))),
+                      arith::MulIOp::create(b, loc, samples, index(2))));
+              // Its fiber: the one before the first fiber starting after p.
+              Value after =
+                  firstRowReaching(b, loc, entryPositions, firstFiber, endFiber,
+                                   arith::AddIOp::create(b, loc, p, index(1)));
+              Value f = arith::SubIOp::create(b, loc, after, index(1));
+              auto [from, to] = loadPositionRange(b, loc, entryPositions, f);
+              scf::YieldOp::create(
+                  b, loc,
+                  arith::AddIOp::create(b, loc, total[0],
+                                        arith::SubIOp::create(b, loc, to, from))
+                      .getResult());
+            });
+        scf::YieldOp::create(b, loc, sum.getResult(0));
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, index(0));
+      });
+  Value shortOnes = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, sampled.getResult(0),
+      index(kShortFiberLength * kFiberLengthSamples));
   return arith::AndIOp::create(b, loc, any, shortOnes);
 }
 

@@ -83,6 +83,7 @@ std::optional<int64_t> staticBytes(memref::AllocOp alloc,
 /// A copy of `alloc` (same sizes) aligned to a huge page.
 Value hugePageAlignedCopy(OpBuilder &b, Location loc, memref::AllocOp alloc) {
   auto copy = cast<memref::AllocOp>(b.clone(*alloc));
+  copy->removeAttr(kHugePageBufferAttrName);
   copy.setAlignment(
       std::max<int64_t>(kHugePageBytes, alloc.getAlignment().value_or(0)));
   return copy.getResult();
@@ -95,13 +96,15 @@ FailureOr<int64_t> mlir::sptune::adviseHugePages(ModuleOp module,
   SmallVector<memref::AllocOp> allocs;
   for (auto func : module.getOps<func::FuncOp>()) {
     // Scheduled kernels, and the SpGEMM kernels sptune writes itself
-    // (GustavsonSpgemm.h).
-    if (!func->hasAttr(SptuneDialect::kScheduleAttrName) &&
-        !func->hasAttr(kGustavsonKernelAttrName))
-      continue;
+    // (GustavsonSpgemm.h), whole; elsewhere the allocations marked
+    // kHugePageBufferAttrName (the outputs of sptune's other kernels).
+    bool whole = func->hasAttr(SptuneDialect::kScheduleAttrName) ||
+                 func->hasAttr(kGustavsonKernelAttrName);
     DataLayout layout = DataLayout::closest(func);
     bool gustavson = func->hasAttr(kGustavsonKernelAttrName);
     func.walk([&](memref::AllocOp alloc) {
+      if (!whole && !alloc->hasAttr(kHugePageBufferAttrName))
+        return;
       // A Gustavson kernel's blocks allocate their workspaces inside its
       // parallel loops: left as they are (C's buffers, the work and the row
       // starts are advised).
@@ -145,7 +148,9 @@ FailureOr<int64_t> mlir::sptune::adviseHugePages(ModuleOp module,
             scf::YieldOp::create(t, l, hugePageAlignedCopy(t, l, alloc));
           },
           [&](OpBuilder &t, Location l) {
-            scf::YieldOp::create(t, l, t.clone(*alloc)->getResult(0));
+            Operation *small = t.clone(*alloc);
+            small->removeAttr(kHugePageBufferAttrName);
+            scf::YieldOp::create(t, l, small->getResult(0));
           });
       buffer = choice.getResult(0);
     }

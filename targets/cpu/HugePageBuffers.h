@@ -33,11 +33,17 @@ constexpr int64_t kDefaultHugePageMinBytes = 4 << 20;
 constexpr int32_t kMadvHugePage = 14;
 constexpr int64_t kHugePageBytes = 2 << 20;
 
+/// Marks a `memref.alloc` of a kernel sptune writes itself, outside the
+/// scheduled functions, as one to advise: the output the MTTKRP and batched
+/// SpMM kernels allocate in each call (A of a tall tensor's MTTKRP is
+/// 256 MB: 65,536 small pages to fault in per call).
+constexpr const char *kHugePageBufferAttrName = "sptune.huge_page_buffer";
+
 /// For each `memref.alloc` (identity layout, integer, index or float
 /// elements) in the functions of `module` that carry a `#sptune.schedule`,
-/// and outside the parallel loops of the Gustavson SpGEMM kernels
+/// outside the parallel loops of the Gustavson SpGEMM kernels
 /// (`sptune.gustavson_kernel`: C's buffers, the work and the row starts, not
-/// the blocks' workspaces),
+/// the blocks' workspaces), and marked kHugePageBufferAttrName anywhere,
 /// when the buffer has at least `minBytes` bytes (at run time, for dynamic
 /// sizes): allocates it aligned to 2 MiB (the allocation is padded by that
 /// much address space, never touched) and calls madvise(MADV_HUGEPAGE) on

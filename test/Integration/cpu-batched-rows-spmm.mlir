@@ -36,7 +36,7 @@
 // IR-SAME:    -> memref<?x?x8xf64>
 // IR-LABEL: func.func private @sptune_batched_spmm(
 // IR-SAME:    -> memref<2x3x4xf32>
-// IR:         memref.alloc() {alignment = 64 : i64} : memref<2x3x4xf32>
+// IR:         memref.alloc() {alignment = 64 : i64, sptune.huge_page_buffer} : memref<2x3x4xf32>
 // IR:         %[[PER_BATCH:.*]] = arith.maxui
 // IR:         %[[THREADS:.*]] = call @omp_get_max_threads()
 // IR-NEXT:    %[[DEFAULT:.*]] = arith.index_cast %[[THREADS]]

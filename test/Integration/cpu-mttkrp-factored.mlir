@@ -67,7 +67,7 @@
 // IR:           vector.store {{.*}} : memref<?x8xf32>, vector<8xf32>
 // IR-LABEL: func.func private @sptune_mttkrp(
 // IR-SAME:    -> memref<5x3xf64>
-// IR:         memref.alloc() {alignment = 64 : i64} : memref<5x3xf64>
+// IR:         memref.alloc() {alignment = 64 : i64, sptune.huge_page_buffer} : memref<5x3xf64>
 // Rows of no slice hold the fill's value.
 // IR:         scf.for
 // IR:           vector.store

@@ -19,8 +19,14 @@
 // (B C) D = inf.
 // SHORT-FACTORED-NEXT: ( ( 2e+200, 2e+200 ), ( 1e+200, 1e+200 ) )
 // SHORT-ENTRY-NEXT:    ( ( inf, inf ), ( inf, inf ) )
+// The same with dense slices (the fibers searched from the first slice's).
+// LONG-FACTORED-NEXT: ( ( {{[0-9.e+]+}}, {{[0-9.e+]+}} ), ( 0, 0 ) )
+// LONG-ENTRY-NEXT:    ( ( {{-?nan}}, {{-?nan}} ), ( 0, 0 ) )
+// SHORT-FACTORED-NEXT: ( ( 2e+200, 2e+200 ), ( 1e+200, 1e+200 ) )
+// SHORT-ENTRY-NEXT:    ( ( inf, inf ), ( inf, inf ) )
 
 #CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
+#DCSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : dense, k : compressed, l : compressed) }>
 #B = affine_map<(i, j, k, l) -> (i, k, l)>
 #C = affine_map<(i, j, k, l) -> (k, j)>
 #D = affine_map<(i, j, k, l) -> (l, j)>
@@ -32,6 +38,20 @@ module {
     %a = linalg.fill ins(%zero : f64) outs(%e : tensor<2x2xf64>) -> tensor<2x2xf64>
     %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
       ins(%b, %c, %d : tensor<2x12x12xf64, #CSF>, tensor<12x2xf64>, tensor<12x2xf64>) outs(%a : tensor<2x2xf64>) {
+    ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+      %p = arith.mulf %x, %y : f64
+      %q = arith.mulf %p, %z : f64
+      %s = arith.addf %o, %q : f64
+      linalg.yield %s : f64
+    } -> tensor<2x2xf64>
+    return %r : tensor<2x2xf64>
+  }
+  func.func @mtd(%b: tensor<2x12x12xf64, #DCSF>, %c: tensor<12x2xf64>, %d: tensor<12x2xf64>) -> tensor<2x2xf64> {
+    %zero = arith.constant 0.0 : f64
+    %e = tensor.empty() : tensor<2x2xf64>
+    %a = linalg.fill ins(%zero : f64) outs(%e : tensor<2x2xf64>) -> tensor<2x2xf64>
+    %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%b, %c, %d : tensor<2x12x12xf64, #DCSF>, tensor<12x2xf64>, tensor<12x2xf64>) outs(%a : tensor<2x2xf64>) {
     ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
       %p = arith.mulf %x, %y : f64
       %q = arith.mulf %p, %z : f64
@@ -58,6 +78,14 @@ module {
     %as = call @mt(%bs, %c, %d) : (tensor<2x12x12xf64, #CSF>, tensor<12x2xf64>, tensor<12x2xf64>) -> tensor<2x2xf64>
     %vs = vector.transfer_read %as[%c0, %c0], %z : tensor<2x2xf64>, vector<2x2xf64>
     vector.print %vs : vector<2x2xf64>
+    %dl = sparse_tensor.convert %long : tensor<2x12x12xf64> to tensor<2x12x12xf64, #DCSF>
+    %adl = call @mtd(%dl, %c, %d) : (tensor<2x12x12xf64, #DCSF>, tensor<12x2xf64>, tensor<12x2xf64>) -> tensor<2x2xf64>
+    %vdl = vector.transfer_read %adl[%c0, %c0], %z : tensor<2x2xf64>, vector<2x2xf64>
+    vector.print %vdl : vector<2x2xf64>
+    %ds = sparse_tensor.convert %short : tensor<2x12x12xf64> to tensor<2x12x12xf64, #DCSF>
+    %ads = call @mtd(%ds, %c, %d) : (tensor<2x12x12xf64, #DCSF>, tensor<12x2xf64>, tensor<12x2xf64>) -> tensor<2x2xf64>
+    %vds = vector.transfer_read %ads[%c0, %c0], %z : tensor<2x2xf64>, vector<2x2xf64>
+    vector.print %vds : vector<2x2xf64>
     return
   }
 }

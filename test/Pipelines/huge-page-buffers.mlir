@@ -1,6 +1,7 @@
 // sptune-huge-page-buffers: a scheduled kernel's buffers of at least
 // min-bytes start on a 2 MiB boundary and are advised onto transparent huge
-// pages; smaller ones, and functions without a schedule, are left alone.
+// pages; smaller ones, and functions without a schedule (but for the
+// allocations marked sptune.huge_page_buffer), are left alone.
 //
 // RUN: sptune-opt %s -split-input-file -verify-diagnostics --sptune-huge-page-buffers | FileCheck %s
 // RUN: sptune-opt %s -split-input-file -verify-diagnostics --sptune-huge-page-buffers=min-bytes=1024 | FileCheck %s --check-prefix=SMALL
@@ -50,6 +51,16 @@
 // CHECK-LABEL: func.func @unscheduled
 // CHECK-NEXT:    memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK-NOT:     madvise
+// An output sptune's own kernels allocate (MTTKRP's A, batched SpMM's C),
+// marked sptune.huge_page_buffer in a function without a schedule: advised,
+// the mark dropped; the function's other buffers are not.
+// CHECK-LABEL: func.func @own_kernel
+// CHECK:         memref.alloc(%{{.*}}) {alignment = 2097152 : i64} : memref<?x32xf64>
+// CHECK-NOT:     sptune.huge_page_buffer
+// CHECK:         func.call @madvise
+// CHECK:         memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK-NOT:     madvise
+// CHECK:         return
 // A Gustavson SpGEMM kernel (sptune.gustavson_kernel): C's buffers are
 // advised; its blocks' workspaces, allocated in its parallel loop, are not.
 // CHECK-LABEL: func.func @gustavson
@@ -73,6 +84,12 @@ func.func @unscheduled(%n: index) {
   %b = memref.alloc(%n) : memref<?xf32>
   memref.dealloc %b : memref<?xf32>
   return
+}
+func.func @own_kernel(%n: index) -> memref<?x32xf64> {
+  %a = memref.alloc(%n) {alignment = 64 : i64, sptune.huge_page_buffer} : memref<?x32xf64>
+  %t = memref.alloc(%n) : memref<?xf64>
+  memref.dealloc %t : memref<?xf64>
+  return %a : memref<?x32xf64>
 }
 func.func @gustavson(%n: index) attributes {sptune.gustavson_kernel} {
   %b = memref.alloc(%n) : memref<?xf32>

@@ -46,10 +46,10 @@ Commands:
   stats [--json] [--time] <path-or-spec>...
                             structural statistics of Matrix Market files or
                             generator specs: a table, or one JSON object per
-                            line with --json; --time adds load and stats time.
-                            Tensors (gen3: specs, .tns FROSTT files) get
-                            their own table after the matrices' (slices,
-                            fibers, entries per slice and fiber)
+                            line with --json; --time adds load and stats time
+                            (matrices). Tensors (gen3: specs, .tns FROSTT
+                            files) get their own table after the matrices'
+                            (slices, fibers, entries per slice and fiber)
   spec <spec>               print the canonical form of a generator spec
                             (gen: or gen3:)
   reorder <path-or-spec> -o <out.mtx> [--order <order.txt>] [--rows-only]
@@ -108,6 +108,17 @@ int runGen(const std::vector<std::string> &args) {
                  llvm::toString(std::move(error)).c_str());
     return 1;
   };
+  auto endsWith = [&](std::string_view ext) {
+    return output.size() > ext.size() &&
+           output.compare(output.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  if (isTensorGenSpec(spec) ? endsWith(".mtx") : endsWith(".tns"))
+    return usageError(std::string("'gen' writes ") +
+                      (isTensorGenSpec(spec) ? "a gen3: tensor as FROSTT, not "
+                                               "into '"
+                                             : "a gen: matrix as Matrix "
+                                               "Market, not into '") +
+                      output + "'");
   if (isTensorGenSpec(spec)) {
     if (pattern)
       return usageError("'--pattern' writes matrices only (FROSTT files "

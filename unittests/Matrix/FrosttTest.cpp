@@ -8,6 +8,8 @@
 #include "Support/ErrorTesting.h"
 #include "gtest/gtest.h"
 
+#include <cstdlib>
+
 using namespace sptune;
 using sptune::test::TempDir;
 
@@ -48,20 +50,41 @@ TEST(FrosttTest, PlainFilesTakeTheirSizesFromTheCoordinates) {
 TEST(FrosttTest, RejectsMalformedFilesWithTheirLine) {
   expectError("2 1\n3 3\n1 1 1.0\n", 1, "rank 2");
   expectError("3 1\n3 3\n1 1 1 1.0\n", 2, "three sizes");
-  expectError("3 1\n3 0 3\n1 1 1 1.0\n", 2, "size '0' of mode 1");
+  expectError("3 1\n3 -1 3\n1 1 1 1.0\n", 2, "size '-1' of mode 1");
+  expectError("3 1\n3 0 3\n1 1 1 1.0\n", 3,
+              "coordinate 1 of mode 1 is outside [1, 0]");
   expectError("3 2\n2 2 2\n1 1 1 1.0\n3 1 1 2.0\n", 4,
               "coordinate 3 of mode 0 is outside [1, 2]");
   expectError("3 2\n2 2 2\n1 1 1 1.0\n0 1 1 2.0\n", 4, "outside [1, 2]");
-  expectError("3 3\n2 2 2\n1 1 1 1.0\n", 3,
+  expectError("3 3\n2 2 2\n1 1 1 1.0\n# end\n", 1,
               "announces 3 entries, the file has 1");
   expectError("3 1\n2 2 2\n1 1 1 1.0\n2 2 2 1.0\n", 4,
               "more entries than the header's 1");
   expectError("3 1\n2 2 2\n1 x 1 1.0\n", 3, "coordinate 'x' is not an integer");
-  expectError("3 1\n2 2 2\n1 1 1 nan\n", 3, "not a finite number");
+  expectError("3 1\n2 2 2\n1 1 1 nan\n", 3, "not a finite double");
+  expectError("3 1\n2 2 2\n1 1 1 1e400\n", 3, "not a finite double");
+  expectError("3 1\n2 2 2\n1 1 1 1.0x\n", 3, "value '1.0x' is not a number");
+  expectError("3 1\n2 2 2\n99999999999999999999 1 1 1\n", 3,
+              "not an integer of at most 64 bits");
   expectError("3 1\n2 2 2\n1 1 1\n", 3, "(4 fields), found 3");
   expectError("1 2 3\n", 1, "a header 'RANK NNZ' or an entry");
   expectError("3 -1\n2 2 2\n", 1, "negative entry count");
   expectError("3 1\n", 1, "sizes line is missing");
+}
+
+TEST(FrosttTest, ValuesBelowTheSmallestDoubleRoundAsStrtodDoes) {
+  CooTensor t = test::value(
+      parseFrostt("3 2\n1 1 2\n1 1 1 1e-400\n1 1 2 -4e-320\n", "t.tns"));
+  ASSERT_EQ(t.nnz(), 2);
+  EXPECT_EQ(t.values[0], 0.0);
+  EXPECT_EQ(t.values[1], std::strtod("-4e-320", nullptr));
+}
+
+TEST(FrosttTest, SizesOfZeroHoldNoEntriesAndWriteBack) {
+  CooTensor t = test::value(parseFrostt("3 0\n0 4 5\n", "t.tns"));
+  EXPECT_EQ(t.dims, (std::array<int64_t, 3>{0, 4, 5}));
+  std::string text = test::value(formatFrostt(t));
+  EXPECT_EQ(text, "3 0\n0 4 5\n");
 }
 
 TEST(FrosttTest, RejectsEmptyAndMissingFiles) {
