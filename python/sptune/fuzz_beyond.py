@@ -127,16 +127,18 @@ class BeyondCase:
         3-D kernels' outer loop (i, or the batch) indexes the output and
         comes first (under COO, sptune's own kernels walk the entries in
         blocks: cpu/CooEntries.h), except where a dense outer level of one
-        position is folded away, and where sptune's batched kernel
-        (cpu/BatchedRowsSpmm.h) over dense batches of CSR rows or either
-        kernel over COO cuts its rows or entries into threads=1 block: one
-        iteration of its loop over blocks, folded away."""
+        position is folded away, and where sptune's own kernels cut their
+        rows, slices or entries into threads=1 block (one iteration of
+        their loop over blocks, folded away): the batched kernel
+        (cpu/BatchedRowsSpmm.h) over dense batches of CSR rows, the MTTKRP
+        kernel (cpu/FactoredMttkrp.h) over CSF, either over COO."""
         if self.kind == "half":
             return False
         if self.encoding.startswith("coo"):
             return self.threads != 1
-        if (self.kind == "batched" and self.encoding == "dense-dense-compressed"
-                and self.threads == 1):
+        own_kernel = ((self.kind == "batched" and self.encoding == "dense-dense-compressed")
+                      or (self.kind == "mttkrp" and self.encoding in ("csf", "dense-csr")))
+        if own_kernel and self.threads == 1:
             return False
         outer_dense = ENCODINGS_3D[self.encoding].startswith("(i : dense")
         return not (outer_dense and self.shape[0] == 1)
