@@ -197,7 +197,6 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
   Value values = args[n++], specifier = args[n++];
   Value bMat = args[n++], fill = args[n++];
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
   auto [batches, rowsPerBatch, c, filled] =
       allocateC(b, loc, specifier, cType, fill);
   // C's rows, batch after batch.
@@ -227,57 +226,27 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
     scf::YieldOp::create(b, loc);
   });
   auto block = [&](OpBuilder &b, Location loc, Value from, Value to) {
-    Value firstRow = entries.ownedRow(b, loc, from, allRows, rowOf);
-    Value endRow = entries.ownedRow(b, loc, to, allRows, rowOf);
-    Value any =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, from, to);
-    auto walked = scf::IfOp::create(
-        b, loc, any,
-        [&](OpBuilder &b, Location loc) {
-          Value r0 = rowOf(b, loc, from);
-          fillRows(b, loc, firstRow, r0);
-          auto walk = scf::ForOp::create(
-              b, loc, from, to, c1, ValueRange{r0, filled},
-              [&](OpBuilder &b, Location loc, Value e, ValueRange carried) {
-                Value batch = entries.coordinate(b, loc, 0, e);
-                Value r = arith::AddIOp::create(
-                    b, loc, arith::MulIOp::create(b, loc, batch, rowsPerBatch),
-                    entries.coordinate(b, loc, 1, e));
-                Value newRow = arith::CmpIOp::create(
-                    b, loc, arith::CmpIPredicate::ne, r, carried[0]);
-                auto started = scf::IfOp::create(
-                    b, loc, newRow,
-                    [&](OpBuilder &b, Location loc) {
-                      vector::StoreOp::create(b, loc, carried[1], rowsOfC,
-                                              ValueRange{carried[0], c0});
-                      fillRows(b, loc,
-                               arith::AddIOp::create(b, loc, carried[0], c1),
-                               r);
-                      scf::YieldOp::create(b, loc, filled);
-                    },
-                    [&](OpBuilder &b, Location loc) {
-                      scf::YieldOp::create(b, loc, carried[1]);
-                    });
+    entries.ownedBlock(
+        b, loc, from, to, allRows, rowOf, fillRows,
+        [&](OpBuilder &b, Location loc, Value from, Value to,
+            Value firstRow) -> Value {
+          return CooEntries::walkRowSums(
+              b, loc, from, to, firstRow, filled, rowOf,
+              [&](OpBuilder &b, Location loc, Value row, Value r) {
+                vector::StoreOp::create(b, loc, row, rowsOfC,
+                                        ValueRange{r, c0});
+              },
+              fillRows,
+              [&](OpBuilder &b, Location loc, Value e, Value sum) -> Value {
                 Value v = vector::BroadcastOp::create(
                     b, loc, rowType, memref::LoadOp::create(b, loc, values, e));
                 Value bk = vector::LoadOp::create(
                     b, loc, rowType, bMat,
-                    ValueRange{batch, entries.coordinate(b, loc, 2, e), c0});
-                Value sum =
-                    vector::FMAOp::create(b, loc, v, bk, started.getResult(0));
-                scf::YieldOp::create(b, loc, ValueRange{r, sum});
+                    ValueRange{entries.coordinate(b, loc, 0, e),
+                               entries.coordinate(b, loc, 2, e), c0});
+                return vector::FMAOp::create(b, loc, v, bk, sum);
               });
-          ValueRange last = walk.getResults();
-          vector::StoreOp::create(b, loc, last[1], rowsOfC,
-                                  ValueRange{last[0], c0});
-          scf::YieldOp::create(
-              b, loc, arith::AddIOp::create(b, loc, last[0], c1).getResult());
-        },
-        [&](OpBuilder &b, Location loc) {
-          scf::YieldOp::create(b, loc, firstRow);
         });
-    // The rows after the block's last row that it owns.
-    fillRows(b, loc, walked.getResult(0), endRow);
   };
   entries.blocks(b, loc, /*groupLevels=*/2, parallel, threads, f, block);
   func::ReturnOp::create(b, loc, c);

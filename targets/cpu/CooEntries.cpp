@@ -141,6 +141,67 @@ Value CooEntries::ownedRow(
   return row.getResult(0);
 }
 
+void CooEntries::ownedBlock(
+    OpBuilder &b, Location loc, Value from, Value to, Value rows,
+    function_ref<Value(OpBuilder &, Location, Value)> rowOf,
+    function_ref<void(OpBuilder &, Location, Value, Value)> fillRows,
+    function_ref<Value(OpBuilder &, Location, Value, Value, Value)> walk)
+    const {
+  Value firstRow = ownedRow(b, loc, from, rows, rowOf);
+  Value endRow = ownedRow(b, loc, to, rows, rowOf);
+  Value any =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, from, to);
+  auto walked = scf::IfOp::create(
+      b, loc, any,
+      [&](OpBuilder &b, Location loc) {
+        Value last = walk(b, loc, from, to, firstRow);
+        scf::YieldOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, last,
+                                  arith::ConstantIndexOp::create(b, loc, 1))
+                .getResult());
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, firstRow);
+      });
+  // The rows after the block's last row that it owns.
+  fillRows(b, loc, walked.getResult(0), endRow);
+}
+
+Value CooEntries::walkRowSums(
+    OpBuilder &b, Location loc, Value from, Value to, Value firstRow,
+    Value filled, function_ref<Value(OpBuilder &, Location, Value)> rowOf,
+    function_ref<void(OpBuilder &, Location, Value, Value)> storeRow,
+    function_ref<void(OpBuilder &, Location, Value, Value)> fillRows,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> addEntry) {
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  Value r0 = rowOf(b, loc, from);
+  fillRows(b, loc, firstRow, r0);
+  auto walk = scf::ForOp::create(
+      b, loc, from, to, c1, ValueRange{r0, filled},
+      [&](OpBuilder &b, Location loc, Value e, ValueRange carried) {
+        Value r = rowOf(b, loc, e);
+        Value newRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             r, carried[0]);
+        auto started = scf::IfOp::create(
+            b, loc, newRow,
+            [&](OpBuilder &b, Location loc) {
+              storeRow(b, loc, carried[1], carried[0]);
+              fillRows(b, loc, arith::AddIOp::create(b, loc, carried[0], c1),
+                       r);
+              scf::YieldOp::create(b, loc, filled);
+            },
+            [&](OpBuilder &b, Location loc) {
+              scf::YieldOp::create(b, loc, carried[1]);
+            });
+        scf::YieldOp::create(
+            b, loc, ValueRange{r, addEntry(b, loc, e, started.getResult(0))});
+      });
+  ValueRange last = walk.getResults();
+  storeRow(b, loc, last[1], last[0]);
+  return last[0];
+}
+
 void CooEntries::blocks(
     OpBuilder &b, Location loc, unsigned groupLevels, bool parallel,
     int threads, Operation *within,

@@ -70,6 +70,31 @@ public:
   Value ownedRow(OpBuilder &b, Location loc, Value p, Value rows,
                  function_ref<Value(OpBuilder &, Location, Value)> rowOf) const;
 
+  /// A block [from, to) of `blocks` for a kernel whose entry e writes row
+  /// rowOf(e) of `rows`: `walk(from, to, firstRow)` walks its entries (when
+  /// it has any), filling the rows it owns before its first entry's from
+  /// `firstRow`, and returns the last row it wrote; then the rows it owns
+  /// after that are filled (`fillRows(lo, hi)`).
+  void
+  ownedBlock(OpBuilder &b, Location loc, Value from, Value to, Value rows,
+             function_ref<Value(OpBuilder &, Location, Value)> rowOf,
+             function_ref<void(OpBuilder &, Location, Value, Value)> fillRows,
+             function_ref<Value(OpBuilder &, Location, Value, Value, Value)>
+                 walk) const;
+
+  /// The walk of ownedBlock for a row of sums carried in registers: the
+  /// rows [firstRow, rowOf(from)) filled, then the entries [from, to) in
+  /// order, `addEntry(e, row)` the row after entry e; where rowOf changes
+  /// the finished row is stored (`storeRow(row, r)`), the rows between
+  /// filled, and the next row starts from `filled`; the last row is stored
+  /// after the loop. Returns the last row written.
+  static Value walkRowSums(
+      OpBuilder &b, Location loc, Value from, Value to, Value firstRow,
+      Value filled, function_ref<Value(OpBuilder &, Location, Value)> rowOf,
+      function_ref<void(OpBuilder &, Location, Value, Value)> storeRow,
+      function_ref<void(OpBuilder &, Location, Value, Value)> fillRows,
+      function_ref<Value(OpBuilder &, Location, Value, Value)> addEntry);
+
 private:
   /// The first entry at or after p that starts a group (p itself at first
   /// and end).

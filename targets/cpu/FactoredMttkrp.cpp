@@ -501,57 +501,34 @@ void buildCooBody(OpBuilder &b, Location loc, func::FuncOp f,
   // last slice's row.
   auto walkEntryWise = [&](OpBuilder &b, Location loc, Value from, Value to,
                            Value firstRow) -> Value {
-    Value i0 = coordinate(b, loc, 0, from);
-    fillRows(b, loc, a, filled, firstRow, i0);
-    auto walk = scf::ForOp::create(
-        b, loc, from, to, c1, ValueRange{i0, filled},
-        [&](OpBuilder &b, Location loc, Value e, ValueRange carried) {
-          Value i = coordinate(b, loc, 0, e);
-          Value newSlice = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::ne, i, carried[0]);
-          auto started = scf::IfOp::create(
-              b, loc, newSlice,
-              [&](OpBuilder &b, Location loc) {
-                vector::StoreOp::create(b, loc, carried[1], a,
-                                        ValueRange{carried[0], c0});
-                fillRows(b, loc, a, filled,
-                         arith::AddIOp::create(b, loc, carried[0], c1), i);
-                scf::YieldOp::create(b, loc, filled);
-              },
-              [&](OpBuilder &b, Location loc) {
-                scf::YieldOp::create(b, loc, carried[1]);
-              });
-          Value row =
-              addEntry(b, loc, started.getResult(0),
-                       memref::LoadOp::create(b, loc, values, e), c,
-                       coordinate(b, loc, 1, e), d, coordinate(b, loc, 2, e));
-          scf::YieldOp::create(b, loc, ValueRange{i, row});
+    return CooEntries::walkRowSums(
+        b, loc, from, to, firstRow, filled, sliceOf,
+        [&](OpBuilder &b, Location loc, Value row, Value i) {
+          vector::StoreOp::create(b, loc, row, a, ValueRange{i, c0});
+        },
+        [&](OpBuilder &b, Location loc, Value lo, Value hi) {
+          fillRows(b, loc, a, filled, lo, hi);
+        },
+        [&](OpBuilder &b, Location loc, Value e, Value row) {
+          return addEntry(
+              b, loc, row, memref::LoadOp::create(b, loc, values, e), c,
+              coordinate(b, loc, 1, e), d, coordinate(b, loc, 2, e));
         });
-    ValueRange last = walk.getResults();
-    vector::StoreOp::create(b, loc, last[1], a, ValueRange{last[0], c0});
-    return last[0];
   };
   // A block's entries [from, to) in one pass, in order (entry-wise unless
   // `form` asks for factored sums).
   auto block = [&](OpBuilder &b, Location loc, Value from, Value to) {
-    Value firstRow = entries.ownedRow(b, loc, from, rows, sliceOf);
-    Value endRow = entries.ownedRow(b, loc, to, rows, sliceOf);
-    Value any =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, from, to);
-    auto walked = scf::IfOp::create(
-        b, loc, any,
-        [&](OpBuilder &b, Location loc) {
-          Value last = form == MttkrpForm::Factored
-                           ? walkFactored(b, loc, from, to, firstRow)
-                           : walkEntryWise(b, loc, from, to, firstRow);
-          scf::YieldOp::create(
-              b, loc, arith::AddIOp::create(b, loc, last, c1).getResult());
+    entries.ownedBlock(
+        b, loc, from, to, rows, sliceOf,
+        [&](OpBuilder &b, Location loc, Value lo, Value hi) {
+          fillRows(b, loc, a, filled, lo, hi);
         },
-        [&](OpBuilder &b, Location loc) {
-          scf::YieldOp::create(b, loc, firstRow);
+        [&](OpBuilder &b, Location loc, Value from, Value to,
+            Value firstRow) -> Value {
+          return form == MttkrpForm::Factored
+                     ? walkFactored(b, loc, from, to, firstRow)
+                     : walkEntryWise(b, loc, from, to, firstRow);
         });
-    // The rows after the block's last slice that it owns.
-    fillRows(b, loc, a, filled, walked.getResult(0), endRow);
   };
   entries.blocks(b, loc, /*groupLevels=*/1, parallel, threads, f, block);
   func::ReturnOp::create(b, loc, a);
