@@ -122,8 +122,13 @@ llvm::Error Parser::addEntry(CooTensor &t,
     return fail("value " + quotedToken(f[3]) + " is not a number");
   if (ec == std::errc::result_out_of_range) {
     // Below the smallest double: strtod rounds it as MLIR's reader does
-    // (to 0 or a subnormal); above the largest it is infinite.
-    value = std::strtod(std::string(f[3]).c_str(), nullptr);
+    // (to 0 or a subnormal); above the largest it is infinite. (Under a
+    // locale whose decimal point is not '.', strtod stops early: refused.)
+    std::string token(f[3]);
+    char *stop = nullptr;
+    value = std::strtod(token.c_str(), &stop);
+    if (stop != token.c_str() + token.size())
+      return fail("value " + quotedToken(f[3]) + " is not a number");
   }
   if (!std::isfinite(value))
     return fail("value " + quotedToken(f[3]) + " is not a finite double");

@@ -34,9 +34,9 @@
 // kShortFiberLength entries. Measured on the Intel Xeon VM (docs/
 // results.md "MTTKRP on tensors of sptune's own generator"): entry-wise is
 // 1.07-1.29x faster on uniform tensors, whose typical entry's fiber holds
-// 1.5-5 entries, and factored 1.03-1.09x faster on power-law tensors,
-// whose typical entry lies in a fiber of 13-94 entries (heavy fibers,
-// their C(k, :) from L3).
+// 1.5-5 entries; on power-law tensors, whose typical entry lies in a fiber
+// of 17-88 entries (heavy fibers, their C(k, :) from L3), factored took
+// 0.89-1.04x entry-wise's time (faster or even).
 //
 // An MTTKRP is computed so (else the sparsifier computes it, with the CPU
 // target's rule for kernels without a schedule; whyNotFactoredMttkrp says

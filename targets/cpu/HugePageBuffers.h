@@ -36,7 +36,7 @@ constexpr int64_t kHugePageBytes = 2 << 20;
 /// Marks a `memref.alloc` of a kernel sptune writes itself, outside the
 /// scheduled functions, as one to advise: the output the MTTKRP and batched
 /// SpMM kernels allocate in each call (A of a tall tensor's MTTKRP is
-/// 256 MB: 65,536 small pages to fault in per call).
+/// 256 MB: 62,500 small pages to fault in per call).
 constexpr const char *kHugePageBufferAttrName = "sptune.huge_page_buffer";
 
 /// For each `memref.alloc` (identity layout, integer, index or float
