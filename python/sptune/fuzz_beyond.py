@@ -14,7 +14,8 @@ sptune tunes the f16 / bf16 SpMM (it must get a schedule) and passes the
 3-D kernels through untuned with a remark (they must get none, and a
 parallel loop from the CPU target's rule or sptune's own kernels). The
 program runs through extract-kernels, default-schedule or autotune
-(heuristic), apply-schedule and sptune-lower-cpu with a random `threads=`;
+(heuristic), apply-schedule and sptune-lower-cpu with a random `threads=`
+(and, for MTTKRP, a random `mttkrp-form=`);
 its printed result (f16 / bf16 widened to f32 to print) must match a Python
 reference to the element type's precision, and so must upstream's.
 """
@@ -83,6 +84,9 @@ class BeyondCase:
         # write it into the rows without entries themselves; a zero would
         # hide a row they leave unwritten in freshly mapped memory).
         self.fill = 0.0 if self.kind == "half" else rng.choice([0.0, 0.5, -1.5])
+        # How sptune's MTTKRP kernel sums a slice (None: `auto`).
+        self.mttkrp_form = (rng.choice([None, "factored", "entry-wise"])
+                            if self.kind == "mttkrp" else None)
 
     @staticmethod
     def _random_tensor(rng, shape, density):
@@ -107,9 +111,10 @@ class BeyondCase:
     def sptune_args(self, workdir):
         tuner = ("--sptune-default-schedule" if self.tuner == "default-schedule"
                  else "--sptune-autotune=mode=heuristic")
+        options = (["threads=%d" % self.threads] if self.threads else []) + (
+            ["mttkrp-form=" + self.mttkrp_form] if self.mttkrp_form else [])
         return ["--sptune-extract-kernels", tuner, "--sptune-apply-schedule",
-                "--sptune-lower-cpu" +
-                ("=threads=%d" % self.threads if self.threads else "")]
+                "--sptune-lower-cpu" + ("=" + " ".join(options) if options else "")]
 
     def schedule_args(self, workdir):
         return self.sptune_args(workdir)[:-1]
