@@ -93,6 +93,7 @@ TensorStats sptune::computeTensorStats(const CooTensor &t) {
   s.entriesPerSlice = perSlice.spread();
   s.fibersPerSlice = fibersPerSlice.spread();
   s.entriesPerFiber = perFiber.spread();
+  s.typicalFiberLength = s.nnz > 0 ? perFiber.sumSquares / double(s.nnz) : 0;
   s.distinctJ = countDistinct(t.coords[1], t.dims[1]);
   s.distinctK = countDistinct(t.coords[2], t.dims[2]);
   return s;
@@ -107,6 +108,7 @@ std::string TensorStats::toJson() const {
                        {"entries_per_slice", spreadJson(entriesPerSlice)},
                        {"fibers_per_slice", spreadJson(fibersPerSlice)},
                        {"entries_per_fiber", spreadJson(entriesPerFiber)},
+                       {"typical_fiber_length", typicalFiberLength},
                        {"distinct_j", distinctJ},
                        {"distinct_k", distinctK}};
   std::string out;
@@ -117,7 +119,7 @@ std::string TensorStats::toJson() const {
 
 std::string sptune::tensorStatsTableHeader() {
   return "                      dims          nnz    density   slices     "
-         "fibers  nnz/slice max/slice  nnz/fiber max/fiber  id\n";
+         "fibers  nnz/slice max/slice  nnz/fiber max/fiber typ/fiber  id\n";
 }
 
 std::string sptune::tensorStatsTableRow(const TensorStats &s,
@@ -126,11 +128,12 @@ std::string sptune::tensorStatsTableRow(const TensorStats &s,
   std::snprintf(dims, sizeof(dims), "%lldx%lldx%lld", (long long)s.dims[0],
                 (long long)s.dims[1], (long long)s.dims[2]);
   std::snprintf(row, sizeof(row),
-                "%26s %12lld %10.3g %8lld %10lld %10.2f %9lld %10.2f %9lld",
+                "%26s %12lld %10.3g %8lld %10lld %10.2f %9lld %10.2f %9lld "
+                "%9.2f",
                 dims, (long long)s.nnz, s.density, (long long)s.slices,
                 (long long)s.fibers, s.entriesPerSlice.mean,
                 (long long)s.entriesPerSlice.max, s.entriesPerFiber.mean,
-                (long long)s.entriesPerFiber.max);
+                (long long)s.entriesPerFiber.max, s.typicalFiberLength);
   return std::string(row) + "  " + id + "\n";
 }
 

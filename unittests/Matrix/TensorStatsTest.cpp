@@ -31,6 +31,8 @@ TEST(TensorStatsTest, CountsSlicesAndFibers) {
   EXPECT_EQ(s.fibersPerSlice.max, 2);
   EXPECT_DOUBLE_EQ(s.entriesPerFiber.mean, 2);
   EXPECT_EQ(s.entriesPerFiber.max, 3);
+  // Fibers of 3, 1 and 2 entries: (9 + 1 + 4) / 6.
+  EXPECT_DOUBLE_EQ(s.typicalFiberLength, 14.0 / 6);
   EXPECT_EQ(s.distinctJ, 3);
   EXPECT_EQ(s.distinctK, 4);
   std::string json = s.toJson();
@@ -51,6 +53,7 @@ TEST(TensorStatsTest, EmptyTensor) {
   EXPECT_EQ(s.fibers, 0);
   EXPECT_EQ(s.entriesPerFiber.max, 0);
   EXPECT_EQ(s.distinctK, 0);
+  EXPECT_EQ(s.typicalFiberLength, 0);
 }
 
 } // namespace

@@ -35,6 +35,10 @@ struct TensorStats {
   int64_t slices = 0, fibers = 0;
   /// Entries per slice, fibers per slice, entries per fiber.
   CountSpread entriesPerSlice, fibersPerSlice, entriesPerFiber;
+  /// The entries of the fiber holding a typical entry: the entry-weighted
+  /// mean fiber length, sum over fibers of length^2 / nnz (what the CPU
+  /// MTTKRP kernel's `mttkrp-form=auto` estimates, cpu/FactoredMttkrp.h).
+  double typicalFiberLength = 0;
   /// Distinct j and distinct k among the entries (how much of the factor
   /// matrices a kernel reads).
   int64_t distinctJ = 0, distinctK = 0;
