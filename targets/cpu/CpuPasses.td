@@ -229,12 +229,14 @@ def CpuHugePageBuffers : Pass<"sptune-huge-page-buffers", "ModuleOp"> {
   let summary = "Put the large buffers a kernel allocates on huge pages";
   let description = [{
     After sparsification and bufferization, in functions carrying a
-    `#sptune.schedule`, and outside the parallel loops of the SpGEMM kernels
-    sptune writes (`sptune.gustavson_kernel`): each `memref.alloc` of at least `min-bytes` bytes
+    `#sptune.schedule`, outside the parallel loops of the SpGEMM kernels
+    sptune writes (`sptune.gustavson_kernel`), and anywhere for allocations
+    marked `sptune.huge_page_buffer` (the outputs of sptune's MTTKRP and
+    batched SpMM kernels): each `memref.alloc` of at least `min-bytes` bytes
     (checked at run time for dynamic sizes) is aligned to 2 MiB and followed
     by `madvise(MADV_HUGEPAGE)` on the 2 MiB pages the buffer covers
     entirely, `madvise` declared in the module. A kernel that allocates per call
-    (SDDMM's copy of S and its B^T, SpGEMM's C) then faults its buffers in 2 MiB at a
+    (SDDMM's copy of S and its B^T, SpGEMM's C, MTTKRP's A) then faults its buffers in 2 MiB at a
     time instead of 4 KiB, where the OS has transparent huge pages
     (`always` or `madvise`); elsewhere the call changes nothing. Linux only:
     the CPU pipeline adds it when sptune is built for Linux.
