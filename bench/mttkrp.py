@@ -9,16 +9,17 @@ in ordered COO; rank R = 32). For each tensor, in interleaved rounds:
 - sptune: the program below, through `sptune-opt --sptune-extract-kernels
   --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu` as
   users run it, compiled as sptune's ahead-of-time path compiles kernels
-  (clang -O3 -march=native; `--no-native`: mlir-runner's JIT). sptune has
-  no schedule for 3-D kernels: MTTKRP passes through with a remark, and
-  sptune-lower-cpu computes it with its factored kernel
-  (targets/cpu/FactoredMttkrp.h: each fiber's sum formed once, A's row in
-  vector registers, slices in parallel);
-- sptune, the sparsifier's loop nest: the same with
+  (clang -O3 -march=native; `--no-native`: mlir-runner's JIT). MTTKRP is
+  the kernel type `mttkrp`, given the heuristic's schedule (no measurer
+  or model takes a 3-D tensor yet), and sptune-lower-cpu computes it with
+  its MTTKRP kernel (targets/cpu/FactoredMttkrp.h: slices in parallel,
+  each summed factored or entry-wise by the kernel's run-time rule, A's
+  row in vector registers);
+- sptune, the sparsifier's loop nest: the program not scheduled, through
   `--sptune-lower-cpu=factored-mttkrp=false`, the CPU target's rule for
   kernels without a schedule (targets/cpu/UnscheduledKernels.h: here the
   slice loop parallel, the rank loop in 8 lanes);
-- sptune, upstream's defaults: the same with
+- sptune, upstream's defaults: the program not scheduled, through
   `--sptune-lower-cpu=parallelize-unscheduled=false` (one thread, scalar:
   what sptune did before the rule);
 - hand: `sptune-mttkrp-baselines` (bench/mttkrp-baselines.cpp, -O3
@@ -50,6 +51,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -65,13 +67,12 @@ DEFAULT_TENSORS = ["gen3:uniform:dims=2000x2000x2000,nnz=2000000,seed=1",
 #: sptune-opt's arguments per program.
 VARIANTS = {"sptune": ["--sptune-extract-kernels", "--sptune-default-schedule",
                        "--sptune-apply-schedule", "--sptune-lower-cpu"],
-            "sptune_upstream": ["--sptune-extract-kernels",
-                                "--sptune-default-schedule",
-                                "--sptune-apply-schedule",
-                                "--sptune-lower-cpu=parallelize-unscheduled=false"],
-            "sptune_loop_nest": ["--sptune-extract-kernels", "--sptune-default-schedule",
-                                 "--sptune-apply-schedule",
-                                 "--sptune-lower-cpu=factored-mttkrp=false"]}
+            # Not scheduled (a scheduled MTTKRP is the kernel's: turning the
+            # kernel off would be an error): upstream's defaults, and the
+            # CPU target's rule for unscheduled kernels over the
+            # sparsifier's loop nest.
+            "sptune_upstream": ["--sptune-lower-cpu=parallelize-unscheduled=false"],
+            "sptune_loop_nest": ["--sptune-lower-cpu=factored-mttkrp=false"]}
 
 PROGRAM = """
 #B = #sparse_tensor.encoding<{ map = (i, k, l) -> ENCODING }>
@@ -152,6 +153,16 @@ func.func @factor(%n: index, %mul: i64, %step: i64, %mod: i64) -> tensor<?xRANKx
 }
 """
 
+#: With --schedules: sptune's program under each schedule of the CPU's
+#: MTTKRP space (the kernel's knobs: one thread or all, each form), beside
+#: the heuristic's ("sptune"): how much a tuner choosing among them could
+#: gain over the heuristic on each tensor.
+SCHEDULES = {"schedule_serial_factored": "cpu mttkrp, parallel = none, form = factored",
+             "schedule_serial_entry_wise": "cpu mttkrp, parallel = none, form = entry_wise",
+             "schedule_parallel_factored": "cpu mttkrp, parallel = outer, form = factored",
+             "schedule_parallel_entry_wise":
+                 "cpu mttkrp, parallel = outer, form = entry_wise"}
+
 #: B's storage by --format: CSF (every level compressed) or COO (ordered,
 #: its coordinates an array of structures), as the tensor is read.
 ENCODINGS = {"csf": "(i : compressed, k : compressed, l : compressed)",
@@ -181,6 +192,30 @@ def lower(opt, arguments, reps, rank, path, native, storage="csf"):
                  .replace("ENCODING", ENCODINGS[storage]))
     lowered = path + ".ll.mlir"
     run.run([opt, src] + arguments + ["-o", lowered], what="sptune-opt")
+    return runner_bench.compile_native(lowered, path) if native else lowered
+
+
+def lower_scheduled(opt, schedule, reps, rank, path, native, storage="csf"):
+    """The program given `schedule` in place of the heuristic's, applied and
+    lowered as `lower` does."""
+    src = path + ".src.mlir"
+    with open(src, "w") as fh:
+        fh.write(PROGRAM.replace("CALLS", str(reps + 1)).replace("RANK", str(rank))
+                 .replace("ENCODING", ENCODINGS[storage]))
+    marked = path + ".marked.mlir"
+    run.run([opt, src, "--sptune-extract-kernels", "--sptune-default-schedule",
+             "-o", marked], what="sptune-opt")
+    with open(marked) as fh:
+        text, replaced = re.subn(r"#sptune\.schedule<cpu mttkrp,[^>]*>",
+                                 "#sptune.schedule<%s>" % schedule, fh.read())
+    if replaced != 1:
+        sys.exit("mttkrp: expected one MTTKRP schedule in the program, found %d"
+                 % replaced)
+    with open(marked, "w") as fh:
+        fh.write(text)
+    lowered = path + ".ll.mlir"
+    run.run([opt, marked, "--sptune-apply-schedule", "--sptune-lower-cpu", "-o", lowered],
+            what="sptune-opt")
     return runner_bench.compile_native(lowered, path) if native else lowered
 
 
@@ -215,6 +250,10 @@ def main(argv=None):
                     help="how sptune's programs store B: csf (every level compressed, "
                     "the default) or coo (ordered, an array of structures); the hand "
                     "kernel builds its CSF from the file either way")
+    ap.add_argument("--schedules", action="store_true",
+                    help="also time sptune's program under each schedule of the "
+                    "MTTKRP space (one thread or all, factored or entry-wise) and "
+                    "report the best against the heuristic's")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--plot", help="write a bar chart of the speedups here (.png)")
     ap.add_argument("tensors", nargs="*", help="extended FROSTT files or gen3: specs "
@@ -234,6 +273,11 @@ def main(argv=None):
         programs = {name: lower(opt, arguments, args.reps, args.rank,
                                 os.path.join(tmp, name), args.native, args.format)
                     for name, arguments in VARIANTS.items()}
+        if args.schedules:
+            programs.update({name: lower_scheduled(opt, schedule, args.reps, args.rank,
+                                                   os.path.join(tmp, name), args.native,
+                                                   args.format)
+                             for name, schedule in SCHEDULES.items()})
         for n, spec in enumerate(tensors):
             path = spec
             if spec.startswith("gen3:"):
@@ -256,6 +300,10 @@ def main(argv=None):
                    "slices": info["slices"], "fibers": info["fibers"],
                    "seconds": best, "agree": agreeing,
                    "speedup_vs_hand": {k: best["hand"] / best[k] for k in VARIANTS}}
+            if args.schedules:
+                fastest = min(SCHEDULES, key=lambda k: best[k])
+                row["best_schedule"] = SCHEDULES[fastest]
+                row["oracle_over_heuristic"] = best["sptune"] / best[fastest]
             rows.append(row)
             print("mttkrp: %d/%d %s: hand %.4f s, sptune %.4f s (%.2fx), the sparsifier's "
                   "loop nest %.4f s (%.2fx), with upstream's defaults %.4f s (%.2fx)%s" % (
@@ -265,14 +313,24 @@ def main(argv=None):
                       row["speedup_vs_hand"]["sptune_upstream"],
                       "" if all(agreeing.values()) else "  RESULTS DIFFER %s" % agreeing),
                   file=sys.stderr, flush=True)
+            if args.schedules:
+                print("mttkrp:   schedules: %s; the best (%s) %.2fx the heuristic's" % (
+                    ", ".join("%s %.4f s" % (k.replace("schedule_", ""), best[k])
+                              for k in SCHEDULES),
+                    row["best_schedule"], row["oracle_over_heuristic"]),
+                      file=sys.stderr, flush=True)
     summary = {"geomean_speedup_vs_hand": {k: geomean(r["speedup_vs_hand"][k] for r in rows)
                                            for k in VARIANTS},
                "all_agree": all(all(r["agree"].values()) for r in rows)}
+    if args.schedules:
+        summary["geomean_oracle_over_heuristic"] = geomean(
+            r["oracle_over_heuristic"] for r in rows)
     out = {"bench": "mttkrp", "machine": run.machine(), "rounds": args.rounds,
            "reps": args.reps, "rank": args.rank, "native": args.native,
            "format": args.format,
            "threads": info["threads"] if rows else None,
            "variants": {k: " ".join(v) for k, v in VARIANTS.items()},
+           "schedules": SCHEDULES if args.schedules else {},
            "rows": rows, "summary": summary}
     bench_output.emit(out, args.json, args.plot, plot)
     return 0 if summary["all_agree"] else 1

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Analysis/KernelMatcher.h"
+#include "sptune/Analysis/MttkrpForm.h"
 #include "sptune/Analysis/SpgemmForm.h"
 #include "sptune/Schedule/KernelTypes.h"
 #include "sptune/Support/Error.h"
@@ -585,7 +586,33 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
       succeeded(d))
     match.descriptor = std::move(*d);
 
-  // Operand types: ranked tensors of matrices/vectors with one element type.
+  // An MTTKRP (its sparse operand a 3-D tensor) is the kernel type
+  // `mttkrp` in the forms sptune's kernel computes (MttkrpForm.h), else it
+  // passes through with the reason.
+  FailureOr<Assignment> mttkrp = failure();
+  if (match.descriptor && match.descriptor->shapeName() == "mttkrp") {
+    MttkrpInputs inputs;
+    if (std::string why = whyNotKernelMttkrp(op, &inputs); !why.empty()) {
+      match.reason = "an MTTKRP that sptune's kernel does not compute: " + why;
+      return match;
+    }
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<unsigned> ikl = operandLoops(maps[inputs.b]);
+    Assignment a;
+    a.kind = KernelKind::MTTKRP;
+    a.loopRoles.assign(op.getNumLoops(), LoopRole::J);
+    a.loopRoles[ikl[0]] = LoopRole::I;
+    a.loopRoles[ikl[1]] = LoopRole::K;
+    a.loopRoles[ikl[2]] = LoopRole::L;
+    for (unsigned n = 0; n < 3; ++n)
+      a.operandKinds.push_back(n == inputs.b ? OperandKind::Sparse
+                                             : OperandKind::Dense);
+    a.operandKinds.push_back(OperandKind::Out);
+    mttkrp = std::move(a);
+  }
+
+  // Operand types: ranked tensors of matrices/vectors (an MTTKRP's 3-D
+  // tensor) with one element type.
   Type elementType;
   for (auto [n, operand] : llvm::enumerate(op->getOperands())) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
@@ -593,7 +620,7 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
       match.reason = "operand #" + std::to_string(n) + " is not a ranked tensor";
       return match;
     }
-    if (type.getRank() < 1 || type.getRank() > 2) {
+    if (type.getRank() < 1 || type.getRank() > (succeeded(mttkrp) ? 3 : 2)) {
       match.reason = "operand #" + std::to_string(n) + " has rank " +
                      std::to_string(type.getRank()) +
                      " (only matrices and vectors are supported)";
@@ -627,7 +654,9 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
   }
 
   FailureOr<Assignment> a = failure();
-  if (succeeded(body))
+  if (succeeded(mttkrp))
+    a = std::move(mttkrp);
+  else if (succeeded(body))
     a = assignRoles(op, body->kind, match.reason);
   else
     match.reason = bodyReason;

@@ -162,8 +162,10 @@ static sparse_tensor::LevelType toLevelType(st::LevelFormat f) {
 sparse_tensor::SparseTensorEncodingAttr
 mlir::sptune::buildScheduledEncoding(KernelAttr kernel,
                                      const st::Schedule &schedule) {
-  // An SpGEMM's storage is its operands' own (KernelType::SpGEMM).
-  if (kernel.getKind() == KernelKind::SpGEMM)
+  // An SpGEMM's or MTTKRP's storage is its operands' own
+  // (KernelType::SpGEMM, KernelType::MTTKRP).
+  if (kernel.getKind() == KernelKind::SpGEMM ||
+      kernel.getKind() == KernelKind::MTTKRP)
     return kernel.getEncoding();
   MLIRContext *ctx = kernel.getContext();
   SmallVector<LoopRole> roles =

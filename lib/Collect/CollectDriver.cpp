@@ -6,6 +6,7 @@
 #include "sptune/CostModel/CostModel.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Support/Error.h"
+#include "sptune/Target/Measurer.h"
 #include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
 
@@ -155,9 +156,13 @@ int sptune::runCollectDriver(CollectDriverOptions o,
   unsigned shardIndex = 0, shardCount = 1;
   if (!o.shard.empty() && !parseShare(o.shard, shardIndex, shardCount))
     return fail("--shard wants I/N with 0 <= I < N, got '" + o.shard + "'");
-  for (const std::string &k : o.plan.collect.kernels)
-    if (!parseKernelType(k))
+  for (const std::string &k : o.plan.collect.kernels) {
+    std::optional<KernelType> kernel = parseKernelType(k);
+    if (!kernel)
       return fail("unknown kernel '" + k + "'");
+    if (std::string why = whyKernelNotMeasured(*kernel); !why.empty())
+      return fail("--kernel " + k + ": " + why);
+  }
   llvm::Expected<const Target &> target =
       TargetRegistry::get(o.plan.collect.target);
   if (!target)

@@ -3,9 +3,10 @@
 #include "sptune/Collect/WorkerProtocol.h"
 
 #include "MeasurementJson.h"
-#include "sptune/Target/Target.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Support/Json.h"
+#include "sptune/Target/Measurer.h"
+#include "sptune/Target/Target.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -49,6 +50,9 @@ llvm::Error MeasureRequest::validate() const {
     return makeError("unknown kernel '" + kernel +
                      "' (expected spmm, sddmm, spmv, spgemm, hadamard or an "
                      "added kernel type)");
+  if (std::string why = whyKernelNotMeasured(*parseKernelType(kernel));
+      !why.empty())
+    return makeError(why);
   if (free < 1 || free > 1 << 16)
     return makeError("free size must be in [1, 65536]");
   if (elementBits != 32 && elementBits != 64)

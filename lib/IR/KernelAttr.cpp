@@ -230,6 +230,8 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   } else if (kind != KernelKind::SpMV) {
     expectedRoles.insert(expectedRoles.begin() + 1, LoopRole::J);
   }
+  if (kind == KernelKind::MTTKRP)
+    expectedRoles.push_back(LoopRole::L);
   if (loopRoles.size() != loopSizes.size())
     return emitError() << "loop roles and loop sizes differ in length";
   if (!sameRoleSet(loopRoles, expectedRoles) ||
@@ -298,6 +300,22 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               "none transposed";
     }
 
+  // MTTKRP is matched untransposed only (MttkrpForm.h): B(i, k, l),
+  // C(k, j), D(l, j), A(i, j), each with its dimensions in this order.
+  if (kind == KernelKind::MTTKRP)
+    for (auto [o, rs] : llvm::enumerate(roles)) {
+      using R = LoopRole;
+      SmallVector<LoopRole> r(rs.begin(), rs.end());
+      if (r != SmallVector<LoopRole>{R::I, R::K, R::L} &&
+          r != SmallVector<LoopRole>{R::K, R::J} &&
+          r != SmallVector<LoopRole>{R::L, R::J} &&
+          r != SmallVector<LoopRole>{R::I, R::J})
+        return emitError() << "operand #" << o << " of a 'mttkrp' kernel is "
+                           << rolesToString(rs)
+                           << ": its operands are (i, k, l), (k, j), (l, j) "
+                              "and (i, j), none transposed";
+    }
+
   // Kind-specific signature, compared as multisets of (kind, role set).
   SmallVector<OperandSignature> signature;
   using K = OperandKind;
@@ -317,6 +335,12 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     signature = {{K::Sparse, {R::I, R::K}},
                  {K::Sparse, {R::K, R::J}},
                  {K::SparseOut, {R::I, R::J}}};
+    break;
+  case KernelKind::MTTKRP:
+    signature = {{K::Sparse, {R::I, R::K, R::L}},
+                 {K::Dense, {R::K, R::J}},
+                 {K::Dense, {R::L, R::J}},
+                 {K::Out, {R::I, R::J}}};
     break;
   case KernelKind::SDDMM:
     if (operandKinds.size() == 3) // sampling through the sparse output
@@ -368,9 +392,15 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << ", got " << elementType;
   if (!encoding)
     return emitError() << "missing sparse encoding";
-  if (encoding.getDimRank() != 2)
+  if (kind == KernelKind::MTTKRP) {
+    if (encoding.getDimRank() != 3)
+      return emitError() << "an 'mttkrp' kernel's sparse operand is a 3-D "
+                            "tensor, its encoding has dimension rank "
+                         << encoding.getDimRank();
+  } else if (encoding.getDimRank() != 2) {
     return emitError() << "the sparse operand must be a matrix, its encoding "
                           "has dimension rank "
                        << encoding.getDimRank();
+  }
   return success();
 }

@@ -13,7 +13,7 @@
 using namespace sptune;
 
 namespace {
-constexpr size_t kBuiltinKernels = 5;
+constexpr size_t kBuiltinKernels = 6;
 
 llvm::Expected<KernelTypeInfo> infoFromPattern(std::string_view name,
                                                const KernelDescriptor &p);
@@ -68,6 +68,16 @@ const std::vector<KernelTypeInfo> &builtinKernels() {
     spgemm.free = Role::J;
     spgemm.reduction = Role::K;
     k.push_back(std::move(spgemm));
+    // MTTKRP: A(i,j) += B(i,k,l) * C(k,j) * D(l,j), B sparse. A schedule
+    // describes B's slices (i) and fibers (k), the stand-in for B's own
+    // storage (nothing is converted); j, the rank, is its free loop. No
+    // dense layouts: the kernel reads C, D and A with j contiguous.
+    KernelTypeInfo mttkrp;
+    mttkrp.name = "mttkrp";
+    mttkrp.col = Role::K;
+    mttkrp.free = Role::J;
+    mttkrp.reduction = Role::K;
+    k.push_back(std::move(mttkrp));
     return k;
   }();
   return kernels;
@@ -115,7 +125,8 @@ llvm::Expected<KernelTypeInfo> infoFromPattern(std::string_view name,
   std::vector<Role> roles;
   for (const KernelLoop &l : p.loops) {
     std::optional<Role> r = parseRole(l.name);
-    if (!r || std::find(roles.begin(), roles.end(), *r) != roles.end())
+    if (!r || *r == Role::L ||
+        std::find(roles.begin(), roles.end(), *r) != roles.end())
       return refuse("loops are named 'i', 'j' and 'k', each once (got '" +
                     l.name + "')");
     roles.push_back(*r);
@@ -254,9 +265,9 @@ const KernelTypeInfo &sptune::kernelTypeInfo(KernelType k) {
 }
 
 std::vector<KernelType> sptune::allKernelTypes() {
-  std::vector<KernelType> out = {KernelType::SpMM, KernelType::SDDMM,
-                                 KernelType::SpMV, KernelType::Hadamard,
-                                 KernelType::SpGEMM};
+  std::vector<KernelType> out = {KernelType::SpMM,   KernelType::SDDMM,
+                                 KernelType::SpMV,   KernelType::Hadamard,
+                                 KernelType::SpGEMM, KernelType::MTTKRP};
   AddedKernels &a = added();
   std::lock_guard<std::mutex> lock(a.mutex);
   for (size_t n = 0; n < a.infos.size(); ++n)

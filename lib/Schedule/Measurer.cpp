@@ -25,6 +25,13 @@ std::string Measurer::baselineSchedule(std::string_view,
   return "";
 }
 
+std::string sptune::whyKernelNotMeasured(KernelType kernel) {
+  if (kernel == KernelType::MTTKRP)
+    return "MTTKRP kernels are not measured: measurements are made on a "
+           "matrix, and an MTTKRP's sparse operand is a 3-D tensor";
+  return "";
+}
+
 double sptune::measurementBytes(const KernelSpec &spec, int64_t rows,
                                 int64_t cols, int64_t nnz) {
   double element = spec.elementBits / 8.0, free = double(spec.free);

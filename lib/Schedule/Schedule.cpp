@@ -81,12 +81,14 @@ const char *sptune::toString(Role r) {
     return "j";
   case Role::K:
     return "k";
+  case Role::L:
+    return "l";
   }
   return "?";
 }
 
 std::optional<Role> sptune::parseRole(std::string_view s) {
-  for (Role r : {Role::I, Role::J, Role::K})
+  for (Role r : {Role::I, Role::J, Role::K, Role::L})
     if (s == toString(r))
       return r;
   return std::nullopt;

@@ -173,6 +173,22 @@ std::string sptune::whyIllegal(const Schedule &s) {
              "[i, k, j], widths = [64, 64] (the operands' own, whatever "
              "they are), no split, no tile";
   }
+  // MTTKRP likewise, slice by slice on B's own CSF or COO storage (a
+  // target's own kernel, KernelType::MTTKRP): levels = [i : dense, k :
+  // compressed] stand for B's slices and fibers, whatever its levels and
+  // widths; B's third level, l, is no part of a schedule. The kernel keeps
+  // the rank j in vector registers: no tile.
+  if (s.kernel == KernelType::MTTKRP) {
+    Schedule csr = Schedule::csr(s.target, s.kernel);
+    if (s.splitRow != 1 || s.splitCol != 1 || s.tile != 0 ||
+        (hasStorageLevels(s) &&
+         (s.levels != csr.levels || s.loopOrder != csr.loopOrder ||
+          s.posWidth != 64 || s.crdWidth != 64)))
+      return "an MTTKRP kernel is computed slice by slice on B's own CSF or "
+             "COO storage: levels = [i : dense, k : compressed], order = "
+             "[i, k, j], widths = [64, 64] (B's own, whatever they are), no "
+             "split, no tile";
+  }
   if (const TargetKnobs *knobs = lookupTargetKnobs(s.target))
     return knobs->whyIllegal(s);
   return "";

@@ -315,9 +315,12 @@ std::string mlir::sptune::whyTargetRefusesKernel(linalg::LinalgOp op,
                                                  KernelAttr kernel,
                                                  const ::sptune::Target &target) {
   if (kernel.getKind() == KernelKind::SpGEMM &&
-      !target.computesSparseProducts())
+      !target.hasOwnKernel(kernel.getKind()))
     return "target '" + std::string(target.name()) +
            "' has no sparse x sparse product kernel";
+  if (kernel.getKind() == KernelKind::MTTKRP &&
+      !target.hasOwnKernel(kernel.getKind()))
+    return "target '" + std::string(target.name()) + "' has no MTTKRP kernel";
   std::string elementType;
   llvm::raw_string_ostream os(elementType);
   os << kernel.getElementType();
@@ -378,12 +381,14 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
     rewriter.eraseOp(op);
     return success();
   }
-  // An SpGEMM keeps its operands' storage: the target's lowering hands it to
-  // its row-wise kernel, built as the schedule's knobs say
-  // (KernelType::SpGEMM). It is generalized here, as every scheduled kernel
-  // is (generalizing a named op later would drop its schedule). Its function
-  // takes no schedule: the kernel gets a function of its own there.
-  if (kernel.getKind() == KernelKind::SpGEMM) {
+  // An SpGEMM or MTTKRP keeps its operands' storage: the target's lowering
+  // hands it to a kernel of its own, built as the schedule's knobs say
+  // (KernelType::SpGEMM, KernelType::MTTKRP). It is generalized here, as
+  // every scheduled kernel is (generalizing a named op later would drop its
+  // schedule). Its function takes no schedule: the kernel gets a function
+  // of its own there.
+  if (kernel.getKind() == KernelKind::SpGEMM ||
+      kernel.getKind() == KernelKind::MTTKRP) {
     FailureOr<linalg::GenericOp> scheduled = asGeneric(rewriter, op);
     if (failed(scheduled))
       return failure();

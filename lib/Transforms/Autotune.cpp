@@ -176,7 +176,10 @@ FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
   k.applicable = [kernel, target](const st::Schedule &s) {
     return whyScheduleDoesNotFit(kernel, *target, s);
   };
-  if (failed(matrixSourceFor(k, k.kernel.getSparseOperand(), o.matrix)))
+  // An MTTKRP's sparse operand is a 3-D tensor, which no matrix describes
+  // (tuneKernel schedules it by the heuristic).
+  if (k.type != st::KernelType::MTTKRP &&
+      failed(matrixSourceFor(k, k.kernel.getSparseOperand(), o.matrix)))
     return failure();
   k.transposed = isSparseOperandTransposed(k.kernel);
   // Measured in the float form of its width: the JIT measurer feeds f32 or
@@ -355,6 +358,27 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
     op->setAttr(SptuneDialect::kScheduleAttrName,
                 ScheduleAttr::get(op->getContext(), s));
   };
+  // MTTKRP: the heuristic (its kernel's run-time rule decides the form);
+  // no measurer, cost model or database reads a 3-D tensor yet.
+  if (k.type == st::KernelType::MTTKRP) {
+    llvm::Expected<st::Schedule> s =
+        untunedSchedule(k.kernel, *k.target, k.free);
+    if (!s)
+      return op->emitError("sptune-autotune: neither the heuristic nor the "
+                           "reference schedule fits this MTTKRP: ")
+             << llvm::toString(s.takeError());
+    attach(*s);
+    InFlightDiagnostic remark = op->emitRemark(
+        "sptune-autotune: MTTKRP kernels are scheduled by the heuristic (no "
+        "measurer, cost model or tuning database takes a 3-D tensor yet; a "
+        "matrix given with matrix= or 'sptune.matrix' is not read): chose ");
+    remark << s->str();
+    if (o.measureTopK > 0)
+      remark << "; nothing measured";
+    if (o.multiversion > 0)
+      remark << " (not multi-versioned: " << whyNotMultiversioned(k) << ")";
+    return success();
+  }
   if (k.source.empty()) {
     std::string notVersioned;
     if (o.multiversion > 0) {

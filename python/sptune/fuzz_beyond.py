@@ -10,9 +10,12 @@ beyond SpMM, SDDMM and SpMV in f32 / f64 (issue 33).
   linalg.batch_matmul;
 - half: SpMM over CSR in f16 or bf16.
 
-sptune tunes the f16 / bf16 SpMM (it must get a schedule) and passes the
-3-D kernels through untuned with a remark (they must get none, and a
-parallel loop from the CPU target's rule or sptune's own kernels). The
+sptune tunes the f16 / bf16 SpMM and an MTTKRP over CSF or ordered COO
+(the kernel type `mttkrp`: the heuristic's schedule, its kernel's knobs);
+they must get a schedule. Batched products and MTTKRPs in other storage
+pass through untuned with a remark (they must get none). Every 3-D kernel
+must get a parallel loop from the CPU target's rule or sptune's own
+kernels. The
 program runs through extract-kernels, default-schedule or autotune
 (heuristic), apply-schedule and sptune-lower-cpu with a random `threads=`
 (and, for MTTKRP, a random `mttkrp-form=`);
@@ -123,8 +126,14 @@ class BeyondCase:
         return [UPSTREAM_PIPELINE]
 
     def expected_schedules(self):
-        """The f16 / bf16 SpMM is tuned; the 3-D kernels pass through."""
-        return collections.Counter(["spmm"] if self.kind == "half" else [])
+        """The f16 / bf16 SpMM is tuned, and an MTTKRP that sptune's kernel
+        computes (include/sptune/Analysis/MttkrpForm.h: CSF or ordered COO,
+        not dense-dense-compressed); the others pass through."""
+        if self.kind == "half":
+            return collections.Counter(["spmm"])
+        if self.kind == "mttkrp" and self.encoding != "dense-dense-compressed":
+            return collections.Counter(["mttkrp"])
+        return collections.Counter()
 
     def expects_parallel_loop(self):
         """Whether the CPU target's rule for kernels without a schedule
@@ -151,8 +160,9 @@ class BeyondCase:
     def why_kernels_unused(self, lowered, scheduled):
         why = why_schedules_differ(scheduled, self.expected_schedules())
         if not why and self.expects_parallel_loop() and "omp.wsloop" not in lowered:
-            why = ("the %s kernel has no schedule, but the CPU target's rule "
-                   "for such kernels leaves no parallel loop (no omp.wsloop)"
+            why = ("the %s kernel runs in parallel (sptune's own kernel, or "
+                   "the CPU target's rule for kernels without a schedule), but "
+                   "the lowered program has no parallel loop (no omp.wsloop)"
                    % self.kind)
         return why
 

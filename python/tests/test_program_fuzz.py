@@ -204,13 +204,26 @@ class Beyond(unittest.TestCase):
         # f16 / bf16 sums of these values are exact: any difference is wrong.
         self.assertIn("value 3", half.check("1.5\n3\n-1\n-1.25\n"))
 
-    def test_only_the_half_spmm_is_tuned(self):
+    def test_the_half_spmm_and_the_kernels_mttkrp_are_tuned(self):
         spmm = "%1 = linalg.matmul {sptune.schedule = #sptune.schedule<cpu spmm, y>}\n"
+        mttkrp = "%1 = linalg.generic {sptune.schedule = #sptune.schedule<cpu mttkrp, y>}\n"
         self.assertEqual(beyond("half", (1, 1), {}, 1).why_kernels_unused("", spmm), "")
-        self.assertIn("expected {}", beyond("mttkrp", (1, 1, 1), {}, 1)
+        self.assertIn("expected {'mttkrp': 1}", beyond("mttkrp", (1, 1, 1), {}, 1,
+                                                      encoding="csf")
                       .why_kernels_unused("", spmm))
         self.assertIn("expected {'spmm': 1}", beyond("half", (1, 1), {}, 1)
                       .why_kernels_unused("", ""))
+        # An MTTKRP the kernel does not compute, and batched products, pass
+        # through.
+        for kind, encoding in [("mttkrp", "dense-dense-compressed"),
+                               ("batched", "csf")]:
+            case = beyond(kind, (1, 1, 1), {}, 1, encoding=encoding)
+            self.assertIn("expected {}", case.why_kernels_unused("", mttkrp))
+            self.assertEqual(case.why_kernels_unused("omp.wsloop {\n", ""), "")
+        for encoding in ["csf", "dense-csr", "coo", "coo-soa32"]:
+            case = beyond("mttkrp", (1, 1, 1), {}, 1, encoding=encoding)
+            self.assertEqual(case.why_kernels_unused("omp.wsloop {\n", mttkrp), "",
+                             encoding)
 
     def test_the_3d_kernels_must_run_in_parallel(self):
         loop = "omp.wsloop {\n"
@@ -229,8 +242,10 @@ class Beyond(unittest.TestCase):
             case = beyond(kind, shape, {}, 1, encoding=encoding, threads=threads)
             self.assertEqual(case.expects_parallel_loop(), parallel,
                              (kind, encoding, shape, threads))
-            self.assertEqual(case.why_kernels_unused(loop, ""), "")
-            why = case.why_kernels_unused("scf.for\n", "")
+            scheduled = ("linalg.generic {sptune.schedule = #sptune.schedule<cpu "
+                         "mttkrp, y>}\n" if case.expected_schedules() else "")
+            self.assertEqual(case.why_kernels_unused(loop, scheduled), "")
+            why = case.why_kernels_unused("scf.for\n", scheduled)
             if parallel:
                 self.assertIn("no omp.wsloop", why)
             else:

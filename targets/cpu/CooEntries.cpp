@@ -14,20 +14,6 @@ using namespace mlir;
 using namespace mlir::sptune;
 namespace st = mlir::sparse_tensor;
 
-bool mlir::sptune::isOrderedCoo(Type type, unsigned rank) {
-  if (rank < 2 || !isPlainSparseStorage(type, rank))
-    return false;
-  st::SparseTensorType t(cast<RankedTensorType>(type));
-  if (!t.isCompressedLvl(0) || !t.isUniqueLvl(rank - 1))
-    return false;
-  for (st::Level l = 0; l < rank; ++l)
-    if (!t.isOrderedLvl(l) || (l > 0 && !t.isSingletonLvl(l)))
-      return false;
-  // One array of structures from the first level, or one buffer per level.
-  st::Level aosStart = t.getAoSCOOStart();
-  return aosStart == 0 || aosStart == rank;
-}
-
 CooEntries::CooEntries(OpBuilder &b, Location loc, RankedTensorType type,
                        ValueRange buffers) {
   st::SparseTensorType t(type);

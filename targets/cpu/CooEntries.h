@@ -14,6 +14,8 @@
 #ifndef SPTUNE_TARGETS_CPU_COOENTRIES_H
 #define SPTUNE_TARGETS_CPU_COOENTRIES_H
 
+#include "sptune/Analysis/SparseStorage.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -21,15 +23,8 @@
 namespace mlir {
 namespace sptune {
 
-/// Whether `type` is ordered COO of rank `rank`: plain storage
-/// (isPlainSparseStorage), a compressed level then singleton ones, every
-/// level ordered (a group's entries are contiguous), the last unique (where
-/// it is not, the sparsifier's loops take one of the entries stored at the
-/// same coordinates, and a kernel adding them all would differ), its
-/// coordinates one array of structures or (`soa`) one buffer per level.
-bool isOrderedCoo(Type type, unsigned rank);
-
-/// The entries of an ordered COO tensor (isOrderedCoo), read from its
+/// The entries of an ordered COO tensor (isOrderedCoo,
+/// sptune/Analysis/SparseStorage.h), read from its
 /// buffers after code generation.
 class CooEntries {
 public:

@@ -72,7 +72,14 @@ Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
   // accumulator of the SpGEMM kernel"): the dense workspace beat the hash table
   // on every one (the hash table 0.27x-0.96x its speed); the hash table won by
   // at most 1.10x, on generated products of millions of scattered columns.
-  if (kernel == KernelType::SpGEMM) {
+  // MTTKRP: the kernel on B's own storage, one block of slices of equal
+  // work per thread; its form is left auto: to the lowering's mttkrp-form
+  // option, by default the kernel's run-time rule (entry-wise over COO and
+  // over CSF whose typical entry's fiber holds fewer than 8 entries; on the
+  // Intel Xeon VM, docs/results.md "MTTKRP on tensors of sptune's own
+  // generator", entry-wise was 1.07-1.29x faster on uniform tensors and
+  // factored 0.89-1.04x of entry-wise's time on power-law ones).
+  if (kernel == KernelType::SpGEMM || kernel == KernelType::MTTKRP) {
     Schedule s = Schedule::csr(TargetKind::CPU, kernel);
     cpuKnobs(s).parallel = ParallelKind::Outer;
     return canonicalize(s);

@@ -54,11 +54,23 @@ const char *sptune::toString(SpgemmPasses p) {
   return "auto";
 }
 
+const char *sptune::toString(MttkrpForm f) {
+  switch (f) {
+  case MttkrpForm::Auto:
+    return "auto";
+  case MttkrpForm::Factored:
+    return "factored";
+  case MttkrpForm::EntryWise:
+    return "entry_wise";
+  }
+  return "auto";
+}
+
 bool CpuKnobs::operator==(const CpuKnobs &o) const {
   return parallel == o.parallel && threads == o.threads && omp == o.omp &&
          chunk == o.chunk && vectorLength == o.vectorLength &&
          simdIndex32 == o.simdIndex32 && rowOrder == o.rowOrder &&
-         accumulator == o.accumulator && passes == o.passes;
+         accumulator == o.accumulator && passes == o.passes && form == o.form;
 }
 
 std::string sptune::whyNotReorderable(const Schedule &s) {
@@ -134,6 +146,8 @@ public:
       out += std::string(", accumulator = ") + toString(c.accumulator);
     if (c.passes != SpgemmPasses::Auto)
       out += std::string(", passes = ") + toString(c.passes);
+    if (c.form != MttkrpForm::Auto)
+      out += std::string(", form = ") + toString(c.form);
   }
 
   KnobParseResult parseKnob(std::string_view key, ScheduleTokenSource &t,
@@ -150,6 +164,8 @@ public:
                                                      SpgemmAccumulator::Hash};
     static const SpgemmPasses kPasses[] = {
         SpgemmPasses::Auto, SpgemmPasses::One, SpgemmPasses::Two};
+    static const MttkrpForm kForm[] = {MttkrpForm::Auto, MttkrpForm::Factored,
+                                       MttkrpForm::EntryWise};
     bool ok;
     if (key == "parallel")
       ok = parseEnum(t, cpuKnobs(s).parallel, kParallel, "parallelization");
@@ -170,6 +186,8 @@ public:
                      "SpGEMM accumulator");
     else if (key == "passes")
       ok = parseEnum(t, cpuKnobs(s).passes, kPasses, "SpGEMM passes");
+    else if (key == "form")
+      ok = parseEnum(t, cpuKnobs(s).form, kForm, "MTTKRP form");
     else
       return KnobParseResult::NotAKnob;
     return ok ? KnobParseResult::Parsed : KnobParseResult::Failed;
@@ -200,6 +218,17 @@ public:
     if (!spgemm && (c.accumulator != SpgemmAccumulator::Auto ||
                     c.passes != SpgemmPasses::Auto))
       return "accumulator and passes are knobs of SpGEMM kernels only";
+    // Likewise MTTKRP's kernel: one block of slices of equal work per
+    // thread, each slice summed as `form` says.
+    bool mttkrp = s.kernel == KernelType::MTTKRP;
+    if (mttkrp && (c.omp != OmpScheduleKind::Static || c.chunk != 0 ||
+                   c.vectorLength != 0 || c.simdIndex32 ||
+                   c.rowOrder != RowOrderKind::Natural))
+      return "an MTTKRP kernel takes parallel, threads and form only (its "
+             "slices are cut into one block of equal work per thread): omp "
+             "= static, chunk = 0, vl = 0, simd32 = false and no reorder";
+    if (!mttkrp && c.form != MttkrpForm::Auto)
+      return "form is a knob of MTTKRP kernels only";
     // Found by sptune-fuzz, reproduced with mlir-opt 22.1: vectorized SpMV
     // over COO storage (either orientation) computes wrong sums; and so does
     // any vectorized innermost loop over a singleton level once its dense

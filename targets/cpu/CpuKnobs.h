@@ -42,6 +42,14 @@ enum class SpgemmAccumulator : uint8_t { Auto, Dense, Hash };
 /// 1 GiB by default).
 enum class SpgemmPasses : uint8_t { Auto, One, Two };
 
+/// How the MTTKRP kernel (cpu/FactoredMttkrp.h) sums a slice of B: per
+/// fiber, the fiber's sum of B D times C once (factored, SPLATT's), or
+/// B(i, k, l) C(k, :) D(l, :) added per entry (entry-wise); auto leaves it
+/// to the lowering's mttkrp-form option, whose default, auto, decides when
+/// the kernel runs (entry-wise over COO, and over CSF whose typical entry's
+/// fiber holds fewer than 8 entries). Also the lowering option's values.
+enum class MttkrpForm : uint8_t { Auto, Factored, EntryWise };
+
 /// "none", "outer".
 const char *toString(ParallelKind);
 /// "none", "rcm".
@@ -52,6 +60,8 @@ const char *toString(OmpScheduleKind);
 const char *toString(SpgemmAccumulator);
 /// "auto", "one", "two".
 const char *toString(SpgemmPasses);
+/// "auto", "factored", "entry_wise" (as a schedule prints it).
+const char *toString(MttkrpForm);
 
 /// The most threads a schedule (and the lowering passes' `threads`
 /// override) may ask for.
@@ -78,6 +88,10 @@ struct CpuKnobs : KnobValuesOf<CpuKnobs> {
   /// thread).
   SpgemmAccumulator accumulator = SpgemmAccumulator::Auto;
   SpgemmPasses passes = SpgemmPasses::Auto;
+  /// MTTKRP only (printed as `form = factored` when not auto; an MTTKRP
+  /// kernel takes none of the knobs above but `parallel` and `threads`: its
+  /// slices are cut into one block of equal work per thread).
+  MttkrpForm form = MttkrpForm::Auto;
   bool operator==(const CpuKnobs &) const;
 };
 

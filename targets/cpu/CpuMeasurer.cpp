@@ -142,6 +142,11 @@ Measurement CpuMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
                                    const Schedule *schedule,
                                    const MeasureOptions &opts) {
   Measurement result;
+  if (std::string why = whyKernelNotMeasured(spec.kernel); !why.empty()) {
+    result.status = MeasureStatus::Illegal;
+    result.reason = why;
+    return result;
+  }
   // An SpGEMM is measured as A A (benchDescriptor).
   if (spec.kernel == KernelType::SpGEMM && m.rows != m.cols) {
     result.status = MeasureStatus::Illegal;

@@ -100,12 +100,15 @@ static uint64_t layoutCombinations(const CpuSpaceConfig &cfg, KernelType k) {
                           : 1;
 }
 
-/// The number of SpGEMM kernel knob combinations of `kernel` (1 for others).
-static uint64_t spgemmCombinations(const CpuSpaceConfig &cfg, KernelType k) {
-  return k == KernelType::SpGEMM
-             ? std::max<uint64_t>(1, cfg.accumulators.size()) *
-                   std::max<uint64_t>(1, cfg.passes.size())
-             : 1;
+/// The number of combinations of the knobs of `k`'s own kernel (SpGEMM's
+/// accumulator and passes, MTTKRP's form; 1 for other kernels).
+static uint64_t ownKernelCombinations(const CpuSpaceConfig &cfg, KernelType k) {
+  if (k == KernelType::SpGEMM)
+    return std::max<uint64_t>(1, cfg.accumulators.size()) *
+           std::max<uint64_t>(1, cfg.passes.size());
+  if (k == KernelType::MTTKRP)
+    return std::max<uint64_t>(1, cfg.mttkrpForms.size());
+  return 1;
 }
 
 uint64_t CpuScheduleSpace::knobCombinations(KernelType kernel) const {
@@ -114,17 +117,18 @@ uint64_t CpuScheduleSpace::knobCombinations(KernelType kernel) const {
   for (int vl : cfg.vectorLengths)
     vector += vl == 0 ? 1 : 2;
   return cfg.tiles.size() * cfg.widths.size() * parallel * vector *
-         layoutCombinations(cfg, kernel) * spgemmCombinations(cfg, kernel) *
+         layoutCombinations(cfg, kernel) * ownKernelCombinations(cfg, kernel) *
          std::max<uint64_t>(1, cfg.rowOrders.size());
 }
 
 void CpuScheduleSpace::applyKnobs(Schedule &s, uint64_t index) const {
   uint64_t parallel = 1 + cfg.threads.size() * cfg.omp.size();
   uint64_t layouts = layoutCombinations(cfg, s.kernel);
-  // SpGEMM's own knobs (set after the others below reset the block).
-  uint64_t spgemm = spgemmCombinations(cfg, s.kernel);
-  uint64_t spgemmIndex = index % spgemm;
-  index /= spgemm;
+  // The knobs of SpGEMM's and MTTKRP's own kernels (set after the others
+  // below reset the block).
+  uint64_t own = ownKernelCombinations(cfg, s.kernel);
+  uint64_t ownIndex = index % own;
+  index /= own;
   // (The row order first: with one order, every other knob keeps the index
   // it had before the knob joined the space.)
   uint64_t orders = std::max<uint64_t>(1, cfg.rowOrders.size());
@@ -155,13 +159,14 @@ void CpuScheduleSpace::applyKnobs(Schedule &s, uint64_t index) const {
   if (s.kernel == KernelType::SpGEMM) {
     if (!cfg.accumulators.empty())
       cpuKnobs(s).accumulator =
-          cfg.accumulators[spgemmIndex % cfg.accumulators.size()];
+          cfg.accumulators[ownIndex % cfg.accumulators.size()];
     if (!cfg.passes.empty())
       cpuKnobs(s).passes =
-          cfg.passes[spgemmIndex /
-                     std::max<size_t>(1, cfg.accumulators.size()) %
+          cfg.passes[ownIndex / std::max<size_t>(1, cfg.accumulators.size()) %
                      cfg.passes.size()];
   }
+  if (s.kernel == KernelType::MTTKRP && !cfg.mttkrpForms.empty())
+    cpuKnobs(s).form = cfg.mttkrpForms[ownIndex % cfg.mttkrpForms.size()];
   for (int vl : cfg.vectorLengths) {
     uint64_t variants = vl == 0 ? 1 : 2;
     if (index < variants) {
@@ -236,9 +241,10 @@ void CpuScheduleSpace::enumerate(
 std::vector<Schedule> CpuScheduleSpace::sample(const ProblemShape &shape,
                                                size_t count,
                                                uint64_t seed) const {
-  // SpGEMM's few schedules (its knobs only) are a sliver of the knob grid:
-  // rejection sampling would spend its whole budget missing them.
-  if (shape.kernel == KernelType::SpGEMM)
+  // SpGEMM's and MTTKRP's few schedules (their kernels' knobs only) are a
+  // sliver of the knob grid: rejection sampling would spend its whole
+  // budget missing them.
+  if (shape.kernel == KernelType::SpGEMM || shape.kernel == KernelType::MTTKRP)
     return ScheduleSpace::sample(shape, count, seed);
   std::vector<Schedule> bases = structures(shape.kernel);
   if (shape.rows > 0 && shape.cols > 0)

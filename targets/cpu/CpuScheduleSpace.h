@@ -51,6 +51,11 @@ struct CpuSpaceConfig {
   std::vector<SpgemmAccumulator> accumulators = {SpgemmAccumulator::Dense,
                                                  SpgemmAccumulator::Hash};
   std::vector<SpgemmPasses> passes = {SpgemmPasses::One, SpgemmPasses::Two};
+  /// MTTKRP's kernel knob (its only storage is B's own, and it takes no
+  /// OpenMP schedule, chunk or vectors): both forms chosen outright (`auto`,
+  /// decided when the kernel runs, is the heuristic's).
+  std::vector<MttkrpForm> mttkrpForms = {MttkrpForm::Factored,
+                                         MttkrpForm::EntryWise};
   bool includeCoo = true;
   /// Every layout of the kernel's dense operands (Schedule::denseTransposed),
   /// or only the natural one.

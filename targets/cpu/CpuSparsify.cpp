@@ -313,27 +313,57 @@ struct CpuSparsifyPass
         outlineSampledAggregation(rewriter, pair,
                                   runsInParallel(pair.schedule));
     }
-    // MTTKRPs over CSF without a schedule: sptune's factored kernel, called
-    // here and defined on its buffers after sparsification. Each is matched
+    // MTTKRPs over CSF or COO: sptune's kernel, called here and defined on
+    // its buffers after sparsification. Each is matched
     // again when it is outlined: outlining one replaces its result, which a
     // later one may read as a factor (CP-ALS's updates in turn).
     // So are batched SpMMs over dense batches of CSR rows
     // (cpu/BatchedRowsSpmm.h).
+    // A scheduled MTTKRP (the kernel type `mttkrp`) is always the
+    // kernel's: its schedule's knobs are the kernel's, and one the kernel
+    // cannot take is an error rather than a silently ignored schedule.
     SmallVector<linalg::LinalgOp> unscheduled;
-    if (parallelizeUnscheduled && !enableRuntimeLibrary)
-      module->walk([&](linalg::LinalgOp op) {
-        if (!op->hasAttr(SptuneDialect::kScheduleAttrName) && inThisModule(op))
-          unscheduled.push_back(op);
-      });
+    module->walk([&](linalg::LinalgOp op) {
+      auto attr = dyn_cast_or_null<ScheduleAttr>(
+          op->getAttr(SptuneDialect::kScheduleAttrName));
+      if (attr ? attr.getSchedule().kernel == ::sptune::KernelType::MTTKRP
+               : parallelizeUnscheduled && !enableRuntimeLibrary &&
+                     inThisModule(op))
+        unscheduled.push_back(op);
+    });
     for (linalg::LinalgOp op : unscheduled) {
       FactoredMttkrp mttkrp;
       BatchedRowsSpmm batched;
-      if (factoredMttkrp && whyNotFactoredMttkrp(op, mttkrp).empty())
-        outlineFactoredMttkrp(rewriter, mttkrp, runsInParallel(ScheduleAttr()));
-      else if (batchedRowsSpmm && whyNotBatchedRowsSpmm(op, batched).empty())
+      auto attr = dyn_cast_or_null<ScheduleAttr>(
+          op->getAttr(SptuneDialect::kScheduleAttrName));
+      if (attr) {
+        std::string why =
+            !inThisModule(op)
+                ? "it is in a module nested in the one sptune-cpu-sparsify "
+                  "runs on"
+            : enableRuntimeLibrary ? "the runtime library does not use it"
+            : !factoredMttkrp      ? "factored-mttkrp=false turns it off"
+                                   : whyNotFactoredMttkrp(op, mttkrp);
+        if (!why.empty()) {
+          op->emitError("sptune: this MTTKRP's schedule is for sptune's "
+                        "MTTKRP kernel, which cannot compute it: ")
+              << why;
+          ok = false;
+          continue;
+        }
+        outlineFactoredMttkrp(rewriter, mttkrp, runsInParallel(attr),
+                              mttkrpSettings(attr));
+      } else if (factoredMttkrp && whyNotFactoredMttkrp(op, mttkrp).empty()) {
+        outlineFactoredMttkrp(rewriter, mttkrp, runsInParallel(ScheduleAttr()),
+                              mttkrpSettings(ScheduleAttr()));
+      } else if (batchedRowsSpmm &&
+                 whyNotBatchedRowsSpmm(op, batched).empty()) {
         outlineBatchedRowsSpmm(rewriter, batched,
                                runsInParallel(ScheduleAttr()));
+      }
     }
+    if (!ok)
+      return signalPassFailure();
     // MLIR's sparsifier takes one setting per module; sptune gives each
     // function its own (functionSettings), and when functions ask for
     // different ones, sparsifies a copy of the module per setting and takes
@@ -422,6 +452,27 @@ struct CpuSparsifyPass
     settings.threads = !parallel      ? 1
                        : threads >= 0 ? static_cast<int>(threads)
                                       : scheduleThreads;
+    return settings;
+  }
+
+  /// How the MTTKRP kernel of an op with the schedule `attr` (or none) is
+  /// built. As for the Gustavson kernel, an option given explicitly wins
+  /// over every schedule (`mttkrp-form` other than auto, `parallelization`,
+  /// `threads` of 0 or more) and one left at its default lets the schedule
+  /// decide; a sequential kernel is one block.
+  MttkrpSettings mttkrpSettings(ScheduleAttr attr) {
+    MttkrpSettings settings;
+    settings.form = mttkrpForm;
+    int scheduleThreads = 0;
+    if (attr) {
+      const ::sptune::CpuKnobs &knobs = cpuKnobs(attr.getSchedule());
+      if (mttkrpForm == MttkrpForm::Auto)
+        settings.form = knobs.form;
+      scheduleThreads = knobs.threads;
+    }
+    settings.threads = !runsInParallel(attr) ? 0
+                       : threads >= 0        ? static_cast<int>(threads)
+                                             : scheduleThreads;
     return settings;
   }
 

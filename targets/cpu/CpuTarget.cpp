@@ -39,7 +39,9 @@ public:
   }
 
   /// The Gustavson kernel (cpu/GustavsonSpgemm.h).
-  bool computesSparseProducts() const override { return true; }
+  bool hasOwnKernel(KernelType kernel) const override {
+    return kernel == KernelType::SpGEMM || kernel == KernelType::MTTKRP;
+  }
 
   const TargetKnobs &knobs() const override { return cpuTargetKnobs(); }
   const KnobEncoding &knobEncoding() const override { return encoding; }

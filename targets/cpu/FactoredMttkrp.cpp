@@ -4,6 +4,7 @@
 
 #include "cpu/BalancedRows.h"
 #include "cpu/CooEntries.h"
+#include "cpu/CpuPasses.h"
 #include "cpu/FilledOutput.h"
 #include "cpu/HugePageBuffers.h"
 #include "cpu/KernelOutlining.h"
@@ -23,24 +24,72 @@ using namespace mlir;
 using namespace mlir::sptune;
 namespace st = mlir::sparse_tensor;
 
-namespace {
-
-/// Whether `type` is a 3-D tensor the kernel reads as CSF: plain storage
-/// (isPlainSparseStorage), the first level dense or compressed and ordered,
-/// the others compressed, every compressed level unique.
-bool isCsf(Type type) {
-  if (!isPlainSparseStorage(type, 3))
-    return false;
-  st::SparseTensorType t(cast<RankedTensorType>(type));
-  auto compressed = [&](st::Level l) {
-    return t.isCompressedLvl(l) && t.isUniqueLvl(l);
-  };
-  // Slices in order: each fills the rows of no slice before it.
-  return (t.isDenseLvl(0) || (compressed(0) && t.isOrderedLvl(0))) &&
-         compressed(1) && compressed(2);
+std::string mlir::sptune::whyNotFactoredMttkrp(linalg::LinalgOp op,
+                                               FactoredMttkrp &mttkrp) {
+  MttkrpInputs inputs;
+  if (std::string why = whyNotKernelMttkrp(op, &inputs); !why.empty())
+    return why;
+  mttkrp.op = op;
+  mttkrp.b = op.getDpsInputOperand(inputs.b)->get();
+  mttkrp.c = op.getDpsInputOperand(inputs.c)->get();
+  mttkrp.d = op.getDpsInputOperand(inputs.d)->get();
+  mttkrp.fillValue = freshFillValue(op.getDpsInitOperand(0)->get());
+  return "";
 }
 
-/// CSF, or ordered COO (cpu/CooEntries.h).
+void mlir::sptune::outlineFactoredMttkrp(RewriterBase &rewriter,
+                                         const FactoredMttkrp &mttkrp,
+                                         bool parallel,
+                                         const MttkrpSettings &settings) {
+  SmallVector<NamedAttribute> marks = {rewriter.getNamedAttr(
+      kMttkrpSettingsAttrName,
+      rewriter.getDictionaryAttr(
+          {rewriter.getNamedAttr(
+               "form",
+               rewriter.getStringAttr(::sptune::toString(settings.form))),
+           rewriter.getNamedAttr(
+               "threads", rewriter.getI64IntegerAttr(settings.threads))}))};
+  if (parallel && settings.threads > 0)
+    marks.push_back(rewriter.getNamedAttr(
+        kOmpThreadsAttrName, rewriter.getI32IntegerAttr(settings.threads)));
+  replaceWithKernelCall(rewriter, mttkrp.op, "sptune_mttkrp",
+                        kFactoredMttkrpAttrName, {mttkrp.b, mttkrp.c, mttkrp.d},
+                        mttkrp.fillValue, parallel, marks);
+}
+
+/// The settings `f` carries (kMttkrpSettingsAttrName), `defaults` when it
+/// carries none; an error on `f` when they are malformed.
+static FailureOr<MttkrpSettings> settingsOf(func::FuncOp f,
+                                            const MttkrpSettings &defaults) {
+  Attribute attr = f->getAttr(kMttkrpSettingsAttrName);
+  if (!attr)
+    return defaults;
+  auto dict = dyn_cast<DictionaryAttr>(attr);
+  auto form = dict ? dict.getAs<StringAttr>("form") : StringAttr();
+  auto threads = dict ? dict.getAs<IntegerAttr>("threads") : IntegerAttr();
+  MttkrpSettings settings;
+  bool known = false;
+  for (MttkrpForm candidate :
+       {MttkrpForm::Auto, MttkrpForm::Factored, MttkrpForm::EntryWise})
+    if (form && form.getValue() == ::sptune::toString(candidate)) {
+      settings.form = candidate;
+      known = true;
+    }
+  if (!dict || dict.size() != 2 || !known || !threads || threads.getInt() < 0 ||
+      threads.getInt() > ::sptune::kMaxCpuThreads)
+    return f.emitError("sptune: the MTTKRP kernel's '")
+           << kMttkrpSettingsAttrName
+           << "' must be {form = \"auto\" | \"factored\" | \"entry_wise\", "
+              "threads = N} with N in [0, "
+           << ::sptune::kMaxCpuThreads << "]";
+  settings.threads = static_cast<int>(threads.getInt());
+  f->removeAttr(kMttkrpSettingsAttrName);
+  return settings;
+}
+
+namespace {
+
+/// CSF, or ordered COO (sptune/Analysis/SparseStorage.h).
 bool isCsfOrCoo(Type type) { return isCsf(type) || isOrderedCoo(type, 3); }
 
 /// The rank R when `type` is a dense R-column matrix of `element` (R static,
@@ -48,75 +97,6 @@ bool isCsfOrCoo(Type type) { return isCsf(type) || isOrderedCoo(type, 3); }
 int64_t factorRank(Type type, Type element) {
   return staticRowWidth(type, element, 2, kMaxMttkrpRowBytes);
 }
-
-} // namespace
-
-std::string mlir::sptune::whyNotFactoredMttkrp(linalg::LinalgOp op,
-                                               FactoredMttkrp &mttkrp) {
-  llvm::Expected<::sptune::KernelDescriptor> described =
-      describedPlainKernel(op, "mttkrp", "an MTTKRP", 3);
-  if (!described)
-    return llvm::toString(described.takeError());
-  const ::sptune::KernelDescriptor &d = *described;
-  const auto &ops = d.operands;
-  unsigned sparse = 0;
-  while (sparse < 3 && !ops[sparse].sparse())
-    ++sparse;
-  if (sparse == 3 || ops[3].kind != ::sptune::KernelOperand::Kind::Output)
-    return "its output is sparse";
-  const std::vector<unsigned> &ikl = ops[sparse].dims;
-  if (ops[3].dims.size() != 2 || ops[3].dims[0] != ikl[0] ||
-      llvm::is_contained(ikl, ops[3].dims[1]))
-    return "it does not write A(i, j) with i the sparse operand's first "
-           "dimension";
-  unsigned j = ops[3].dims[1];
-  int cIdx = -1, dIdx = -1;
-  for (unsigned n = 0; n < 3; ++n) {
-    if (n == sparse)
-      continue;
-    if (ops[n].dims == std::vector<unsigned>{ikl[1], j})
-      cIdx = static_cast<int>(n);
-    else if (ops[n].dims == std::vector<unsigned>{ikl[2], j})
-      dIdx = static_cast<int>(n);
-  }
-  if (cIdx < 0 || dIdx < 0)
-    return "it does not read C(k, j) and D(l, j) with j contiguous, k and l "
-           "the sparse operand's second and third dimensions";
-  mttkrp.op = op;
-  mttkrp.b = op.getDpsInputOperand(sparse)->get();
-  mttkrp.c = op.getDpsInputOperand(cIdx)->get();
-  mttkrp.d = op.getDpsInputOperand(dIdx)->get();
-  if (!isCsfOrCoo(mttkrp.b.getType()))
-    return "its sparse operand is neither CSF (levels in dimension order, "
-           "the first dense or compressed and ordered, the others "
-           "compressed, unique) "
-           "nor ordered COO (a compressed level and two singleton ones, the "
-           "last unique)";
-  Type element = getElementTypeOrSelf(mttkrp.b.getType());
-  if (!element.isF32() && !element.isF64())
-    return "its element type is not f32 or f64";
-  Value init = op.getDpsInitOperand(0)->get();
-  int64_t rank = factorRank(init.getType(), element);
-  if (rank < 0 || factorRank(mttkrp.c.getType(), element) != rank ||
-      factorRank(mttkrp.d.getType(), element) != rank)
-    return "its rank is dynamic, its rows above " +
-           std::to_string(kMaxMttkrpRowBytes) +
-           " bytes, or its operands of different element types";
-  mttkrp.fillValue = freshFillValue(init);
-  if (!mttkrp.fillValue || mttkrp.fillValue.getType() != element)
-    return "its output does not start from a linalg.fill of a fresh tensor";
-  return "";
-}
-
-void mlir::sptune::outlineFactoredMttkrp(RewriterBase &rewriter,
-                                         const FactoredMttkrp &mttkrp,
-                                         bool parallel) {
-  replaceWithKernelCall(rewriter, mttkrp.op, "sptune_mttkrp",
-                        kFactoredMttkrpAttrName, {mttkrp.b, mttkrp.c, mttkrp.d},
-                        mttkrp.fillValue, parallel);
-}
-
-namespace {
 
 /// Stores `filled` into the rows [lo, hi) of `a`, in order.
 void fillRows(OpBuilder &b, Location loc, Value a, Value filled, Value lo,
@@ -554,6 +534,10 @@ LogicalResult mlir::sptune::defineFactoredMttkrpKernels(ModuleOp module,
                     "with C, D and A of one static number of columns, f32 or "
                     "f64, rows of at most "
                  << kMaxMttkrpRowBytes << " bytes";
+        FailureOr<MttkrpSettings> settings =
+            settingsOf(f, MttkrpSettings{form, threads});
+        if (failed(settings))
+          return failure();
         st::SparseTensorType bType(tensors[0]);
         SmallVector<Type> inputs = sparseBufferTypes(tensors[0]);
         // C, D, A's fill value; A.
@@ -568,11 +552,11 @@ LogicalResult mlir::sptune::defineFactoredMttkrpKernels(ModuleOp module,
         if (failed(b))
           return failure();
         if (isOrderedCoo(tensors[0], 3))
-          buildCooBody(*b, f.getLoc(), f, tensors[0], aType, parallel, threads,
-                       form);
+          buildCooBody(*b, f.getLoc(), f, tensors[0], aType, parallel,
+                       settings->threads, settings->form);
         else
           buildBody(*b, f.getLoc(), f, aType, bType.isDenseLvl(0), parallel,
-                    threads, form);
+                    settings->threads, settings->form);
         return success();
       });
 }

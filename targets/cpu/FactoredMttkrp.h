@@ -42,8 +42,9 @@
 // target's rule for kernels without a schedule; whyNotFactoredMttkrp says
 // why; `factored-mttkrp=false` and `parallelize-unscheduled=false` turn the
 // kernel off) when
-//   - it has no schedule and its body is a plain multiply-accumulate (no
-//     invariant factor);
+//   - its body is a plain multiply-accumulate (no invariant factor); with
+//     a schedule (the kernel type `mttkrp`, whose knobs are the kernel's:
+//     parallel, threads, form), or without one;
 //   - B is its only sparse operand: rank 3, levels in dimension order, not
 //     a slice, no explicit or implicit value, stored as
 //       - CSF: the first level dense or compressed and ordered, the two
@@ -58,7 +59,8 @@
 //   - it reads C(k, j) and D(l, j) with j contiguous and writes A(i, j),
 //     i, k, l B's dimensions in order, and j of one static size (the rank)
 //     with a row of at most kMaxMttkrpRowBytes;
-//   - A starts from a linalg.fill of a fresh tensor (cpu/FilledOutput.h:
+//   - A starts from a linalg.fill of a fresh tensor
+//   (sptune/Analysis/FilledValue.h:
 //     the kernel allocates A, rows of no slice hold the fill's value, the
 //     others start from it; over CSF each slice fills the rows of no slice
 //     between the previous slice and itself (the last also those after
@@ -68,14 +70,18 @@
 //   - one element type, f32 or f64.
 //
 // The op is replaced, before sparsification, by a call to a declared
-// function (one per signature and parallelism in the module), whose body is
-// written on the buffers that code generation gives its arguments
+// function (one per signature, parallelism and settings in the module), whose
+// body is written on the buffers that code generation gives its arguments
 // (defineFactoredMttkrpKernels), as for the fused SDDMM-SpMM kernel.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SPTUNE_TARGETS_CPU_FACTOREDMTTKRP_H
 #define SPTUNE_TARGETS_CPU_FACTOREDMTTKRP_H
+
+#include "cpu/CpuKnobs.h"
+
+#include "sptune/Analysis/MttkrpForm.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -87,23 +93,18 @@
 namespace mlir {
 namespace sptune {
 
-/// The widest row of A (the rank) the kernel keeps in vector registers, in
-/// bytes: 64 f64 or 128 f32, 8 AVX-512 registers for A's row and 8 for the
-/// fiber's sum (AVX2's 16 registers spill some); wider ranks are left to
-/// the sparsifier.
-constexpr int64_t kMaxMttkrpRowBytes = 512;
-
 /// How the kernel sums a slice (the file header): `auto` decides at run
-/// time from B's entries per fiber.
-enum class MttkrpForm { Auto, Factored, EntryWise };
+/// time from B's entries per fiber. The schedule knob's type
+/// (cpu/CpuKnobs.h), also the lowering's `mttkrp-form` option.
+using MttkrpForm = ::sptune::MttkrpForm;
 #define SPTUNE_MTTKRP_FORM_VALUES                                              \
   ::llvm::cl::values(                                                          \
-      clEnumValN(::mlir::sptune::MttkrpForm::Auto, "auto",                     \
+      clEnumValN(::sptune::MttkrpForm::Auto, "auto",                           \
                  "entry-wise over COO, and over CSF whose typical entry's "    \
                  "fiber has fewer than 8 entries; else factored"),             \
-      clEnumValN(::mlir::sptune::MttkrpForm::Factored, "factored",             \
+      clEnumValN(::sptune::MttkrpForm::Factored, "factored",                   \
                  "each fiber's sum of B D formed once, times C"),              \
-      clEnumValN(::mlir::sptune::MttkrpForm::EntryWise, "entry-wise",          \
+      clEnumValN(::sptune::MttkrpForm::EntryWise, "entry-wise",                \
                  "B(i, k, l) C(k, :) D(l, :) added per entry"))
 
 /// `auto` over CSF sums a slice entry-wise when the fiber holding a typical
@@ -116,6 +117,22 @@ constexpr int64_t kFiberLengthSamples = 256;
 /// {types = [B, C, D, A], parallel = bool}.
 constexpr const char *kFactoredMttkrpAttrName = "sptune.factored_mttkrp";
 
+/// The attribute that holds a declared kernel's settings (MttkrpSettings),
+/// a dictionary {form = "auto" | "factored" | "entry_wise", threads = N};
+/// a declaration without it (written by hand) takes the lowering's
+/// `mttkrp-form` and `threads` options.
+constexpr const char *kMttkrpSettingsAttrName = "sptune.mttkrp_settings";
+
+/// How an MTTKRP's kernel is built: the lowering's options given
+/// explicitly, else its schedule's knobs, else the options' defaults
+/// (CpuSparsify).
+struct MttkrpSettings {
+  MttkrpForm form = MttkrpForm::Auto;
+  /// The blocks B is cut into and its team size when parallel (> 0), else
+  /// the OpenMP runtime's default team (0).
+  int threads = 0;
+};
+
 /// An MTTKRP as the kernel reads it.
 struct FactoredMttkrp {
   linalg::LinalgOp op;
@@ -125,14 +142,18 @@ struct FactoredMttkrp {
 };
 
 /// Why `op` cannot run as the factored kernel (the file header's
-/// conditions), or "" when it can, with `mttkrp` filled in.
+/// conditions, sptune/Analysis/MttkrpForm.h), or "" when it can, with
+/// `mttkrp` filled in.
 std::string whyNotFactoredMttkrp(linalg::LinalgOp op, FactoredMttkrp &mttkrp);
 
 /// Replaces `mttkrp.op` with a call to a declared kernel that computes A;
 /// A's fill and fresh tensor go where nothing else uses them. `parallel`:
-/// the slice loop runs in parallel (else in one thread).
+/// the slice loop runs in parallel (else in one thread). `settings`: how
+/// the kernel is built (kMttkrpSettingsAttrName; its team size, when
+/// parallel with threads > 0, as kOmpThreadsAttrName): one kernel per
+/// signature, parallelism and settings.
 void outlineFactoredMttkrp(RewriterBase &rewriter, const FactoredMttkrp &mttkrp,
-                           bool parallel);
+                           bool parallel, const MttkrpSettings &settings);
 
 /// After the sparsifier's code generation: gives every declared kernel of
 /// `module` its body on the buffers its signature now has. Fails (with an
@@ -140,7 +161,8 @@ void outlineFactoredMttkrp(RewriterBase &rewriter, const FactoredMttkrp &mttkrp,
 /// outlineFactoredMttkrp and code generation give.
 /// `threads`: the blocks B's slices (CSF) or entries (COO) are cut into when
 /// the kernel runs in parallel (0: omp_get_max_threads() at run time);
-/// `form`: how a slice is summed.
+/// `form`: how a slice is summed. A kernel with settings
+/// (kMttkrpSettingsAttrName) takes its own instead.
 LogicalResult defineFactoredMttkrpKernels(ModuleOp module, int threads,
                                           MttkrpForm form = MttkrpForm::Auto);
 

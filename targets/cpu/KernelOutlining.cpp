@@ -57,7 +57,8 @@ func::FuncOp mlir::sptune::declareKernel(ModuleOp module, Location loc,
 void mlir::sptune::replaceWithKernelCall(RewriterBase &rewriter,
                                          linalg::LinalgOp op, StringRef name,
                                          StringRef attrName, ValueRange inputs,
-                                         Value fillValue, bool parallel) {
+                                         Value fillValue, bool parallel,
+                                         ArrayRef<NamedAttribute> extraMarks) {
   Location loc = op->getLoc();
   rewriter.setInsertionPoint(op);
   SmallVector<Value> operands(inputs);
@@ -65,12 +66,14 @@ void mlir::sptune::replaceWithKernelCall(RewriterBase &rewriter,
   Type result = op->getResult(0).getType();
   SmallVector<Type> types(inputs.getTypes());
   types.push_back(result);
-  // One declaration per signature and parallelism.
+  // One declaration per signature, parallelism and extra marks.
+  SmallVector<NamedAttribute> marks = {
+      rewriter.getNamedAttr(attrName, kernelMarks(rewriter, parallel, types))};
+  marks.append(extraMarks.begin(), extraMarks.end());
   func::FuncOp callee = declareKernel(
       op->getParentOfType<ModuleOp>(), loc, name,
       rewriter.getFunctionType(ValueRange(operands).getTypes(), {result}),
-      {rewriter.getNamedAttr(attrName, kernelMarks(rewriter, parallel, types))},
-      inputs.size());
+      marks, inputs.size());
   auto call = func::CallOp::create(rewriter, loc, callee, operands);
   Operation *fill = op.getDpsInitOperand(0)->get().getDefiningOp();
   rewriter.replaceOp(op, call.getResults());
@@ -117,29 +120,6 @@ Type mlir::sptune::floatElementOf(ArrayRef<RankedTensorType> types,
     return {};
   Type element = types[0].getElementType();
   return element.isF32() || element.isF64() ? element : Type();
-}
-
-bool mlir::sptune::isPlainSparseStorage(Type type, unsigned rank) {
-  auto ranked = dyn_cast<RankedTensorType>(type);
-  if (!ranked)
-    return false;
-  sparse_tensor::SparseTensorType t(ranked);
-  return t.hasEncoding() && !t.getEncoding().isSlice() && !t.getExplicitVal() &&
-         !t.getImplicitVal() && t.getDimRank() == rank &&
-         t.getLvlRank() == rank && t.isIdentity();
-}
-
-int64_t mlir::sptune::staticRowWidth(Type type, Type element, unsigned rank,
-                                     int64_t maxBytes) {
-  auto t = dyn_cast<RankedTensorType>(type);
-  if (!t || t.getEncoding() || t.getRank() != rank ||
-      t.isDynamicDim(rank - 1) || t.getDimSize(rank - 1) < 1 ||
-      t.getElementType() != element ||
-      // Compared as elements: a huge static size must not overflow.
-      t.getDimSize(rank - 1) >
-          maxBytes * 8 / static_cast<int64_t>(element.getIntOrFloatBitWidth()))
-    return -1;
-  return t.getDimSize(rank - 1);
 }
 
 llvm::Expected<::sptune::KernelDescriptor>

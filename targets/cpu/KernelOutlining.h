@@ -17,6 +17,7 @@
 #include "cpu/BalancedRows.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "sptune/Analysis/SparseStorage.h"
 #include "sptune/Schedule/KernelDescriptor.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -47,14 +48,15 @@ func::FuncOp declareKernel(ModuleOp module, Location loc, StringRef name,
                            unsigned readOnly);
 
 /// Replaces `op`, whose output starts from a fill of a fresh tensor
-/// (cpu/FilledOutput.h), with a call to the kernel `name` (declareKernel)
-/// marked `attrName` = {parallel = `parallel`, types = the types of
-/// `inputs` then of `op`'s result}, taking `inputs` (read only) and then
-/// the fill's value `fillValue`; the fill and its fresh tensor go where
-/// nothing else uses them.
+/// (sptune/Analysis/FilledValue.h), with a call to the kernel `name`
+/// (declareKernel) marked `attrName` = {parallel = `parallel`, types = the
+/// types of `inputs` then of `op`'s result} and `extraMarks`, taking
+/// `inputs` (read only) and then the fill's value `fillValue`; the fill and
+/// its fresh tensor go where nothing else uses them.
 void replaceWithKernelCall(RewriterBase &rewriter, linalg::LinalgOp op,
                            StringRef name, StringRef attrName,
-                           ValueRange inputs, Value fillValue, bool parallel);
+                           ValueRange inputs, Value fillValue, bool parallel,
+                           ArrayRef<NamedAttribute> extraMarks = {});
 
 /// The mark {parallel = `parallel`, types = `types`}.
 DictionaryAttr kernelMarks(Builder &b, bool parallel, TypeRange types);
@@ -75,19 +77,6 @@ LogicalResult defineDeclaredKernels(
 /// is f32 or f64 (the kernels' element types); else null.
 Type floatElementOf(ArrayRef<RankedTensorType> types,
                     function_ref<bool(Type)> isStorage);
-
-/// Whether `type` is sparse storage a kernel sptune writes itself can read
-/// from its buffers: rank `rank`, levels in dimension order, not a slice
-/// (whose buffers are its parent's), its stored values the values (no
-/// explicit or implicit value in the encoding). The level types are the
-/// caller's to check.
-bool isPlainSparseStorage(Type type, unsigned rank);
-
-/// N when `type` is a dense tensor of rank `rank` and element type
-/// `element` whose innermost dimension is static, N, with rows of at most
-/// `maxBytes`; else -1.
-int64_t staticRowWidth(Type type, Type element, unsigned rank,
-                       int64_t maxBytes);
 
 /// The descriptor of `op` when it has no schedule and is `what`: of the
 /// shape `shape` (KernelDescriptor::shapeName) with a plain

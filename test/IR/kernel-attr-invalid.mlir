@@ -170,8 +170,8 @@
 #CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
 
 // Unknown loop role.
-// expected-error @below {{unknown loop role 'l'}}
-#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, l : 4], operands = [sparse(i, l), dense(l, j), out(i, j)],
+// expected-error @below {{unknown loop role 'm'}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, m : 4], operands = [sparse(i, m), dense(m, j), out(i, j)],
                     type = f32, encoding = #CSR>
 
 // -----
@@ -279,4 +279,40 @@
 // Its operands are not transposed.
 // expected-error @below {{operand #0 of a 'spgemm' kernel is (k, i): its operands are (i, k), (k, j) and (i, j), none transposed}}
 #k = #sptune.kernel<spgemm, loops = [i : 8, j : 8, k : 4], operands = [sparse(k, i), sparse(k, j), sparse_out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
+
+// An MTTKRP has a loop per role i, j, k, l.
+// expected-error @below {{'mttkrp' kernel needs one loop per role (i, j, k, l), got (i, j, k)}}
+#k = #sptune.kernel<mttkrp, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k, k), dense(k, j), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSF>
+
+// -----
+
+#CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
+
+// Its operands are not transposed.
+// expected-error @below {{operand #1 of a 'mttkrp' kernel is (j, k): its operands are (i, k, l), (k, j), (l, j) and (i, j), none transposed}}
+#k = #sptune.kernel<mttkrp, loops = [i : 8, j : 8, k : 4, l : 4], operands = [sparse(i, k, l), dense(j, k), dense(l, j), out(i, j)],
+                    type = f32, encoding = #CSF>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Its sparse operand is a 3-D tensor.
+// expected-error @below {{an 'mttkrp' kernel's sparse operand is a 3-D tensor, its encoding has dimension rank 2}}
+#k = #sptune.kernel<mttkrp, loops = [i : 8, j : 8, k : 4, l : 4], operands = [sparse(i, k, l), dense(k, j), dense(l, j), out(i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// `l` is MTTKRP's loop only.
+// expected-error @below {{'spmm' kernel needs one loop per role (i, j, k), got (i, j, l)}}
+#k = #sptune.kernel<spmm, loops = [i : 8, j : 8, l : 4], operands = [sparse(i, l), dense(l, j), out(i, j)],
                     type = f32, encoding = #CSR>

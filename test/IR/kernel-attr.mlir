@@ -161,3 +161,17 @@ func.func private @spgemm() attributes {
                      operands = [sparse(k, j), sparse(i, k), sparse_out(i, j)],
                      type = f64, encoding = #CSR>
 }
+
+// -----
+
+#CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
+
+// MTTKRP: B(i, k, l) is the sparse operand (the encoding is its), `l` the
+// loop only it and D index.
+// CHECK-LABEL: func.func private @mttkrp()
+// CHECK-SAME: k = #sptune.kernel<mttkrp, loops = [i : 8, j : 16, k : ?, l : 5], operands = [dense(k, j), sparse(i, k, l), dense(l, j), out(i, j)], type = f32, encoding = #{{.*}}>
+func.func private @mttkrp() attributes {
+  k = #sptune.kernel<mttkrp, loops = [i : 8, j : 16, k : ?, l : 5],
+                     operands = [dense(k, j), sparse(i, k, l), dense(l, j), out(i, j)],
+                     type = f32, encoding = #CSF>
+}

@@ -11,6 +11,16 @@
 // RUN: sptune-opt %s --sptune-lower-cpu=mttkrp-form=factored | env OMP_NUM_THREADS=2 %{run} | FileCheck %s --check-prefixes=LONG-FACTORED,SHORT-FACTORED
 // RUN: sptune-opt %s --sptune-lower-cpu=mttkrp-form=entry-wise | env OMP_NUM_THREADS=2 %{run} | FileCheck %s --check-prefixes=LONG-ENTRY,SHORT-ENTRY
 //
+// Scheduled (the kernel type `mttkrp`): the heuristic leaves the form to
+// the kernel's rule; a schedule's `form` forces it; the lowering's option,
+// given explicitly, wins over the schedule.
+// DEFINE: %{schedule} = sptune-opt %s --sptune-extract-kernels --sptune-default-schedule
+// DEFINE: %{lower} = sptune-opt --sptune-apply-schedule --sptune-lower-cpu
+// RUN: %{schedule} | %{lower} | env OMP_NUM_THREADS=2 %{run} | FileCheck %s --check-prefixes=LONG-FACTORED,SHORT-ENTRY
+// RUN: %{schedule} | sed -e 's/simd32 = false>/simd32 = false, form = factored>/' | %{lower} | env OMP_NUM_THREADS=2 %{run} | FileCheck %s --check-prefixes=LONG-FACTORED,SHORT-FACTORED
+// RUN: %{schedule} | sed -e 's/parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false>/parallel = outer, threads = 3, form = entry_wise>/' | %{lower} | env OMP_NUM_THREADS=2 %{run} | FileCheck %s --check-prefixes=LONG-ENTRY,SHORT-ENTRY
+// RUN: %{schedule} | sed -e 's/simd32 = false>/simd32 = false, form = factored>/' | sptune-opt --sptune-apply-schedule --sptune-lower-cpu=mttkrp-form=entry-wise | env OMP_NUM_THREADS=2 %{run} | FileCheck %s --check-prefixes=LONG-ENTRY,SHORT-ENTRY
+//
 // The long fiber: factored, sum_l B D is +-1 each, cancelling to (almost)
 // nothing before C; entry-wise, B C overflows to +-inf and inf - inf is NaN.
 // LONG-FACTORED: ( ( {{[0-9.e+]+}}, {{[0-9.e+]+}} ), ( 0, 0 ) )

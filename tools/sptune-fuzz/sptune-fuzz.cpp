@@ -15,6 +15,7 @@
 #include "sptune/Collect/WorkerPool.h"
 #include "sptune/Matrix/MatrixSource.h"
 #include "sptune/Support/Error.h"
+#include "sptune/Target/Measurer.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -110,6 +111,10 @@ int main(int argc, char **argv) {
     std::optional<KernelType> kernel = parseKernelType(name);
     if (!kernel) {
       llvm::errs() << "sptune-fuzz: unknown kernel '" << name << "'\n";
+      return 2;
+    }
+    if (std::string why = whyKernelNotMeasured(*kernel); !why.empty()) {
+      llvm::errs() << "sptune-fuzz: --kernel " << name << ": " << why << "\n";
       return 2;
     }
     for (size_t m = 0; m < sources.size(); ++m) {

@@ -246,4 +246,28 @@ TEST(CpuScheduleSpace, SpgemmVariesTheGustavsonKernelsKnobsOnly) {
   EXPECT_EQ(space.sample(shape, 8, 1).size(), 8u);
 }
 
+TEST(CpuScheduleSpace, MttkrpVariesTheKernelsKnobsOnly) {
+  // The default space: B's own storage, and the knobs parallel (one
+  // thread or all) and the form (factored or entry-wise): 2 x 2 schedules.
+  CpuScheduleSpace space;
+  ProblemShape shape{KernelType::MTTKRP, 64, 64, 32, 500};
+  std::set<std::string> seen;
+  std::set<int> forms;
+  space.enumerate(shape, [&](const Schedule &s) {
+    EXPECT_TRUE(isLegal(s)) << s.str() << ": " << whyIllegal(s);
+    EXPECT_EQ(s.levels,
+              Schedule::csr(TargetKind::CPU, KernelType::MTTKRP).levels)
+        << s.str();
+    EXPECT_EQ(cpuKnobs(s).vectorLength, 0) << s.str();
+    EXPECT_EQ(cpuKnobs(s).omp, OmpScheduleKind::Static) << s.str();
+    EXPECT_NE(cpuKnobs(s).form, MttkrpForm::Auto) << s.str();
+    forms.insert(static_cast<int>(cpuKnobs(s).form));
+    EXPECT_TRUE(seen.insert(s.str()).second) << "duplicate " << s.str();
+    return true;
+  });
+  EXPECT_EQ(seen.size(), 4u);
+  EXPECT_EQ(forms.size(), 2u);
+  EXPECT_EQ(space.sample(shape, 4, 1).size(), 4u);
+}
+
 } // namespace

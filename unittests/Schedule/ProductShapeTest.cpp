@@ -60,6 +60,11 @@ TEST(ProductShape, BuiltInTypesHaveTheirs) {
   EXPECT_EQ(productShape(KernelType::SpGEMM), ProductShape::Other);
   EXPECT_EQ(parseKernelType("spgemm"), KernelType::SpGEMM);
   EXPECT_TRUE(isBuiltinKernelType(KernelType::SpGEMM));
+  // MTTKRP's sparse operand is a 3-D tensor.
+  EXPECT_EQ(productShape(KernelType::MTTKRP), ProductShape::Other);
+  EXPECT_EQ(parseKernelType("mttkrp"), KernelType::MTTKRP);
+  EXPECT_TRUE(isBuiltinKernelType(KernelType::MTTKRP));
+  EXPECT_FALSE(hasMatrixProductShape(KernelType::MTTKRP));
 }
 
 TEST(ProductShape, AddedTypesOfTheFormsHaveThem) {

@@ -326,6 +326,46 @@ TEST(Schedule, SpgemmKnobs) {
   }
 }
 
+TEST(Schedule, MttkrpKnobs) {
+  // `form` printed when not auto; parsed back.
+  Schedule s = parseOrDie("cpu mttkrp, parallel = outer, threads = 3, "
+                          "form = entry_wise");
+  EXPECT_TRUE(isLegal(s)) << whyIllegal(s);
+  EXPECT_EQ(cpuKnobs(s).form, MttkrpForm::EntryWise);
+  EXPECT_NE(s.str().find("form = entry_wise"), std::string::npos) << s.str();
+  EXPECT_EQ(parseOrDie(s.str()), s);
+  EXPECT_EQ(parseOrDie("cpu mttkrp").str().find("form"), std::string::npos);
+  // The kernel takes no vectors, OpenMP schedule, chunk, row order, tile,
+  // split or storage but B's own; a schedule names no `l`; other kernels
+  // take no form.
+  for (const char *bad :
+       {"cpu mttkrp, parallel = outer, vl = 8",
+        "cpu mttkrp, parallel = outer, omp = dynamic, chunk = 16",
+        "cpu mttkrp, reorder = rcm", "cpu mttkrp, tile = 8",
+        "cpu mttkrp, levels = [i : compressed, k : compressed]",
+        "cpu mttkrp, widths = [32, 32]", "cpu spmm, form = factored",
+        "cpu spgemm, form = entry_wise"}) {
+    std::string error;
+    std::optional<Schedule> parsed = takeValue(parseSchedule(bad), error);
+    ASSERT_TRUE(parsed) << bad << ": " << error;
+    EXPECT_FALSE(isLegal(*parsed)) << bad;
+  }
+  std::string error;
+  EXPECT_FALSE(takeValue(parseSchedule("cpu mttkrp, levels = [i : dense, k : "
+                                       "compressed, l : compressed]"),
+                         error));
+  EXPECT_NE(error.find("got 'l'"), std::string::npos) << error;
+}
+
+TEST(DefaultSchedule, MttkrpIsTheKernelInParallelWithItsRuntimeForm) {
+  Schedule s = defaultSchedule(TargetKind::CPU, KernelType::MTTKRP);
+  EXPECT_TRUE(isLegal(s)) << s.str() << ": " << whyIllegal(s);
+  EXPECT_EQ(s.levels,
+            Schedule::csr(TargetKind::CPU, KernelType::MTTKRP).levels);
+  EXPECT_EQ(cpuKnobs(s).parallel, ParallelKind::Outer);
+  EXPECT_EQ(cpuKnobs(s).form, MttkrpForm::Auto);
+}
+
 TEST(DefaultSchedule, SpgemmIsTheGustavsonKernelInParallel) {
   MatrixStats stats;
   stats.rows = stats.cols = 100000;

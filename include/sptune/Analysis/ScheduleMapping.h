@@ -62,7 +62,8 @@ bool hasNarrowWidths(sparse_tensor::SparseTensorEncodingAttr enc);
 /// schedule keeps its levels, the operand's own encoding (its widths win
 /// over the schedule's 32 or 64: nothing is converted; a schedule that
 /// changes the levels converts through convertSparseStorage). An SpGEMM's is
-/// its A's own encoding (its schedule converts nothing).
+/// its A's own encoding, an MTTKRP's its B's (their schedules convert
+/// nothing).
 sparse_tensor::SparseTensorEncodingAttr
 buildScheduledEncoding(KernelAttr kernel, const ::sptune::Schedule &schedule);
 

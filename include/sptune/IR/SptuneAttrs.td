@@ -46,18 +46,20 @@ def Sptune_KernelAttr : Sptune_Attr<"Kernel", "kernel"> {
                    encoding = #sparse_tensor.encoding<{...}>>
     ```
 
-    - the kind (`spmm`, `sddmm`, `spmv`, `spgemm`, `hadamard`, or a kind
-      added at run time);
+    - the kind (`spmm`, `sddmm`, `spmv`, `spgemm`, `mttkrp`, `hadamard`, or
+      a kind added at run time);
     - `loops`: the iteration dimensions of the op in their current order
       (`d0` first), each with its canonical role and its static size (`?` when
       dynamic); the order of the roles is the kernel's current loop order;
     - `operands`: one entry per operand of the op (inputs then outputs): its
       kind (`sparse`, `dense`, `out`, or `sparse_out` for a sparse output: an
       SDDMM's that shares the sampling pattern, an SpGEMM's) and the roles indexing its dimensions, in order —
-      `dense(j, k)` is a transposed dense operand;
+      `dense(j, k)` is a transposed dense operand; an MTTKRP's are
+      `sparse(i, k, l), dense(k, j), dense(l, j), out(i, j)`;
     - `type`: the element type;
     - `encoding`: the current `#sparse_tensor.encoding` of the sparse operand
-      (an SpGEMM's A(i, k)).
+      (an SpGEMM's A(i, k); an MTTKRP's 3-D B(i, k, l), every other kind's
+      sparse operand is a matrix).
   }];
   let parameters = (ins
     "::mlir::sptune::KernelKind":$kind,

@@ -4,8 +4,8 @@
 // roles index its sparse operand (row, column), which loop the sparse operand
 // does not index (the "free" loop), which one is a reduction, and the dense
 // operands whose storage order a schedule may choose. SpMM, SDDMM, SpMV,
-// the sparse ⊙ dense (Hadamard) product and the sparse x sparse product
-// (SpGEMM) are built in (KernelType's
+// the sparse ⊙ dense (Hadamard) product, the sparse x sparse product
+// (SpGEMM) and MTTKRP are built in (KernelType's
 // enumerators); more are added at run time with addKernelType from a
 // canonical form, a KernelDescriptor whose loops are named by their roles —
 // docs/kernels.md shows it with a toy added by one registration line.
@@ -13,9 +13,9 @@
 // The Hadamard product and added types are defined by their canonical form:
 // their properties are derived from it, and an op is of such a type when its
 // descriptor is the form up to the names of its loops
-// (matchKernelTypeByForm). SpMM, SDDMM, SpMV and SpGEMM keep the matcher's
-// own rules (sptune/Analysis/KernelMatcher.h), which accept more spellings
-// (either operand order, transposed inputs, the in-place SDDMM).
+// (matchKernelTypeByForm). SpMM, SDDMM, SpMV, SpGEMM and MTTKRP keep the
+// matcher's own rules (sptune/Analysis/KernelMatcher.h), which accept more
+// spellings (either operand order, transposed inputs, the in-place SDDMM).
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,7 +59,7 @@ struct KernelTypeInfo {
   std::vector<DenseOperandInfo> denseOperands;
   /// Types defined by their form (the Hadamard product, added types): the
   /// canonical form (loops named "i", "j", "k" by role, sizes dynamic).
-  /// Empty for SpMM, SDDMM, SpMV and SpGEMM.
+  /// Empty for SpMM, SDDMM, SpMV, SpGEMM and MTTKRP.
   std::optional<KernelDescriptor> pattern;
 };
 
@@ -69,7 +69,8 @@ const KernelTypeInfo &kernelTypeInfo(KernelType k);
 /// Every kernel type, the built-in ones first, then in the order added.
 std::vector<KernelType> allKernelTypes();
 
-/// True for KernelType's enumerators (SpMM, SDDMM, SpMV, Hadamard, SpGEMM).
+/// True for KernelType's enumerators (SpMM, SDDMM, SpMV, Hadamard, SpGEMM,
+/// MTTKRP).
 bool isBuiltinKernelType(KernelType k);
 
 /// Whether `name` can name a kernel type: a lower-case identifier of at most
@@ -106,7 +107,8 @@ enum class ProductShape : uint8_t {
   /// C(i,j) = A(i,j) * B(i,j), A sparse (the Hadamard product).
   Elementwise,
   /// Any other form (SpGEMM's among them: its second sparse input is no
-  /// dense operand a library baseline or a simulator could be handed).
+  /// dense operand a library baseline or a simulator could be handed;
+  /// MTTKRP's, whose sparse operand is a 3-D tensor).
   Other
 };
 

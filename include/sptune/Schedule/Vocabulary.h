@@ -34,7 +34,13 @@ enum class KernelType : uint8_t {
   /// sparse (CSR): computed row by row by a target's own kernel (the CPU's
   /// Gustavson product), whose knobs a schedule chooses; its storage is
   /// the operands' own (nothing is converted).
-  SpGEMM
+  SpGEMM,
+  /// The matricized tensor times Khatri-Rao product (mode 1)
+  /// A(i,j) += B(i,k,l) * C(k,j) * D(l,j), B a sparse 3-D tensor (CSF or
+  /// COO), C, D and A dense: computed by a target's own kernel (the CPU's,
+  /// slice by slice), whose knobs a schedule chooses; its storage is B's
+  /// own (nothing is converted).
+  MTTKRP
 };
 
 /// The kernel a value names until it is told another (a default-constructed
@@ -45,18 +51,21 @@ inline constexpr KernelType kDefaultKernelType = KernelType::SpMM;
 /// The canonical role of an iteration dimension. For SpMM / SpMV, `i` is the
 /// free dimension of the sparse operand, `k` the reduction and `j` the free
 /// dimension of the dense operand; for SDDMM `i`, `j` are the sampled
-/// (sparse) dimensions and `k` the reduction.
-enum class Role : uint8_t { I, J, K };
+/// (sparse) dimensions and `k` the reduction. `l` is the second reduction of
+/// MTTKRP's B(i,k,l), which only a kernel's description (#sptune.kernel)
+/// names: schedules describe the sparse operand's `i` and `k` (a schedule
+/// naming `l` is illegal).
+enum class Role : uint8_t { I, J, K, L };
 
 /// Which part of a role a loop or level stands for.
 enum class Part : uint8_t { Whole, Outer, Inner };
 
 /// "cpu", "nvvm", "spade" (or the name a run-time target was added with).
 const char *toString(TargetKind);
-/// "spmm", "sddmm", "spmv", "hadamard", "spgemm" (or the name a run-time
-/// kernel type was added with).
+/// "spmm", "sddmm", "spmv", "hadamard", "spgemm", "mttkrp" (or the name a
+/// run-time kernel type was added with).
 const char *toString(KernelType);
-/// "i", "j", "k".
+/// "i", "j", "k", "l".
 const char *toString(Role);
 
 std::optional<TargetKind> parseTargetKind(std::string_view);

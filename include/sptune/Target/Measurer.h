@@ -44,6 +44,10 @@ struct KernelSpec {
   std::optional<KernelDescriptor> descriptor;
 };
 
+/// Why no measurer times kernels of type `kernel`, or "": MTTKRP's sparse
+/// operand is a 3-D tensor, and measurements are made on matrices.
+std::string whyKernelNotMeasured(KernelType kernel);
+
 /// Bytes a measurement of `spec` on a rows x cols matrix of `nnz` entries
 /// allocates besides the matrix: the dense inputs, the output and the
 /// reference result it is checked against. A double: 2^31 rows times a

@@ -116,12 +116,12 @@ public:
     return "";
   }
 
-  /// Whether the target computes sparse x sparse products
-  /// (KernelType::SpGEMM) with a kernel of its own that its schedules'
-  /// knobs build; one that does not leaves them unscheduled, with a remark.
-  /// The default: no (a schedule applied to an SpGEMM converts nothing, so
-  /// only a target with such a kernel can honour one).
-  virtual bool computesSparseProducts() const { return false; }
+  /// Whether the target computes kernels of type `kernel` with a kernel of
+  /// its own that its schedules' knobs build: the kernel types whose
+  /// schedules convert nothing (KernelType::SpGEMM, KernelType::MTTKRP),
+  /// so that only a target with such a kernel can honour one. One that does
+  /// not leaves them unscheduled, with a remark. The default: no.
+  virtual bool hasOwnKernel(KernelType kernel) const { return false; }
 
   /// The target's own part of its schedules (sptune/Schedule/TargetKnobs.h):
   /// how they are defaulted, printed, parsed, checked and canonicalized.

@@ -32,8 +32,8 @@ struct ScheduleRewriteOptions {
 /// Why `target` takes no schedule for `op`, the kernel `kernel`, or an empty
 /// string: its element type or its body is one the target does not tune
 /// (Target::whyUnsupportedElementType, Target::whyUnsupportedBody), or it is
-/// an SpGEMM and the target has no kernel for it
-/// (Target::computesSparseProducts). The
+/// an SpGEMM or MTTKRP and the target has no kernel for it
+/// (Target::hasOwnKernel). The
 /// tuner leaves such a kernel unscheduled (whyLeftUnscheduled); a
 /// hand-written schedule for it is refused by applySchedule.
 std::string whyTargetRefusesKernel(linalg::LinalgOp op, KernelAttr kernel,

@@ -1,0 +1,129 @@
+// MTTKRP as a scheduled kernel type: recognized by the matcher in the forms
+// sptune's kernel computes (inputs in any order; B(i, k, l) is the
+// schedule's sparse operand), given a schedule by sptune-default-schedule
+// and sptune-autotune (B's own storage, and the kernel's knobs: parallel,
+// threads, form), applied without converting anything, and lowered by
+// sptune-cpu-sparsify into a kernel built as each MTTKRP's schedule says.
+//
+// RUN: sptune-opt %s --sptune-extract-kernels 2>/dev/null | FileCheck %s --check-prefix=KERNEL
+// KERNEL: #[[CSF:.+]] = #sparse_tensor.encoding<{ map = (d0, d1, d2) -> (d0 : compressed, d1 : compressed, d2 : compressed) }>
+// KERNEL: #[[COO:.+]] = #sparse_tensor.encoding<{ map = (d0, d1, d2) -> (d0 : compressed(nonunique), d1 : singleton(nonunique), d2 : singleton) }>
+// KERNEL-LABEL: func.func @csf(
+// KERNEL: sptune.kernel = #sptune.kernel<mttkrp, loops = [i : 3, j : 4, k : 5, l : 6], operands = [sparse(i, k, l), dense(k, j), dense(l, j), out(i, j)], type = f64, encoding = #[[CSF]]>
+// KERNEL-LABEL: func.func @coo_inputs_swapped(
+// KERNEL: sptune.kernel = #sptune.kernel<mttkrp, loops = [i : 3, j : 4, k : 5, l : 6], operands = [dense(l, j), sparse(i, k, l), dense(k, j), out(i, j)], type = f32, encoding = #[[COO]]>
+// KERNEL-LABEL: func.func @transposed_factor(
+// KERNEL-NOT: sptune.kernel
+// KERNEL-LABEL: func.func @accumulates(
+// KERNEL-NOT: sptune.kernel
+// KERNEL: return
+//
+// MTTKRPs the kernel does not compute pass through, with the reason.
+// RUN: sptune-opt %s --sptune-extract-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNTUNED
+// UNTUNED: remark: sptune: not a recognized sparse kernel: an MTTKRP that sptune's kernel does not compute: it does not read C(k, j) and D(l, j) with j contiguous, k and l the sparse operand's second and third dimensions
+// UNTUNED: remark: sptune: not a recognized sparse kernel: an MTTKRP that sptune's kernel does not compute: its output does not start from a linalg.fill of a fresh tensor
+// UNTUNED-NOT: remark
+//
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT-LABEL: func.func @csf(
+// DEFAULT: sptune.schedule = #sptune.schedule<cpu mttkrp, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false>
+//
+// sptune-autotune takes the heuristic (no measurer or model reads a 3-D
+// tensor), and says so; a matrix given is not read.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen:uniform:rows=8,cols=5,nnz=12,seed=1 measure-top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=TUNED
+// TUNED: remark: sptune-autotune: MTTKRP kernels are scheduled by the heuristic (no measurer, cost model or tuning database takes a 3-D tensor yet; a matrix given with matrix= or 'sptune.matrix' is not read): chose cpu mttkrp, levels = [i : dense, k : compressed], {{.*}}parallel = outer, threads = 0{{.*}}; nothing measured
+// TUNED: remark: sptune-autotune: MTTKRP kernels are scheduled by the heuristic
+//
+// The GPU and SPADE targets leave MTTKRP unscheduled, with a remark.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=target=nvvm --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=NVVM
+// NVVM: remark: sptune-autotune: left unscheduled: target 'nvvm' has no MTTKRP kernel
+// NVVM-NOT: sptune.schedule
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=target=spade --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SPADE
+// SPADE: remark: sptune-autotune: left unscheduled: target 'spade' has no MTTKRP kernel
+// SPADE-NOT: sptune.schedule
+//
+// Applied: the op is generalized, on its own storage, with its schedule.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule 2>/dev/null | FileCheck %s --check-prefix=APPLIED
+// APPLIED-LABEL: func.func @csf(
+// APPLIED-NOT: sparse_tensor.convert
+// APPLIED: linalg.generic {{{.*}}sptune.schedule = #sptune.schedule<cpu mttkrp,
+// APPLIED-NOT: sptune.kernel
+// APPLIED: return
+//
+// Lowered with each MTTKRP's knobs: @csf entry-wise in three blocks (its
+// team of three), @coo_inputs_swapped factored in one thread; one kernel
+// function each, its settings spent.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e '/@csf(/,/return/s/threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false/threads = 3, form = entry_wise/' -e '/@coo_inputs_swapped(/,/return/s/parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false/parallel = none, form = factored/' | sptune-opt --sptune-apply-schedule --sptune-cpu-sparsify | FileCheck %s --check-prefix=LOWERED
+// LOWERED-DAG: func.func private @sptune_mttkrp{{(_[0-9]+)?}}({{.*}}memref<?xf32>{{.*}}) -> memref<3x4xf32> {
+// LOWERED-DAG: func.func private @sptune_mttkrp{{(_[0-9]+)?}}({{.*}}memref<?xf64>{{.*}}) -> memref<3x4xf64> attributes {sptune.omp_threads = 3 : i32} {
+// LOWERED-NOT: sptune.mttkrp_settings
+// LOWERED-NOT: sptune.factored_mttkrp
+//
+// The lowering's options win over the schedule's knobs.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e '/@csf(/,/return/s/threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false/threads = 3, form = entry_wise/' | sptune-opt --sptune-apply-schedule --sptune-cpu-sparsify="threads=2 mttkrp-form=factored" --mlir-print-debuginfo=false -o - | FileCheck %s --check-prefix=OPTIONS
+// OPTIONS: func.func private @sptune_mttkrp{{(_[0-9]+)?}}({{.*}}memref<?xf64>{{.*}}) -> memref<3x4xf64> attributes {sptune.omp_threads = 2 : i32} {
+
+#CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
+#COO = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique), k : singleton(nonunique), l : singleton) }>
+#B = affine_map<(i, j, k, l) -> (i, k, l)>
+#C = affine_map<(i, j, k, l) -> (k, j)>
+#Ct = affine_map<(i, j, k, l) -> (j, k)>
+#D = affine_map<(i, j, k, l) -> (l, j)>
+#A = affine_map<(i, j, k, l) -> (i, j)>
+
+func.func @csf(%b: tensor<3x5x6xf64, #CSF>, %c: tensor<5x4xf64>, %d: tensor<6x4xf64>) -> tensor<3x4xf64> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<3x4xf64>
+  %a = linalg.fill ins(%zero : f64) outs(%e : tensor<3x4xf64>) -> tensor<3x4xf64>
+  %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+    ins(%b, %c, %d : tensor<3x5x6xf64, #CSF>, tensor<5x4xf64>, tensor<6x4xf64>) outs(%a : tensor<3x4xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<3x4xf64>
+  return %r : tensor<3x4xf64>
+}
+
+func.func @coo_inputs_swapped(%d: tensor<6x4xf32>, %b: tensor<3x5x6xf32, #COO>, %c: tensor<5x4xf32>) -> tensor<3x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x4xf32>
+  %a = linalg.fill ins(%zero : f32) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r = linalg.generic {indexing_maps = [#D, #B, #C, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+    ins(%d, %b, %c : tensor<6x4xf32>, tensor<3x5x6xf32, #COO>, tensor<5x4xf32>) outs(%a : tensor<3x4xf32>) {
+  ^bb0(%z: f32, %x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %q = arith.mulf %p, %z : f32
+    %s = arith.addf %o, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
+
+func.func @transposed_factor(%b: tensor<3x5x6xf64, #CSF>, %c: tensor<4x5xf64>, %d: tensor<6x4xf64>) -> tensor<3x4xf64> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<3x4xf64>
+  %a = linalg.fill ins(%zero : f64) outs(%e : tensor<3x4xf64>) -> tensor<3x4xf64>
+  %r = linalg.generic {indexing_maps = [#B, #Ct, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+    ins(%b, %c, %d : tensor<3x5x6xf64, #CSF>, tensor<4x5xf64>, tensor<6x4xf64>) outs(%a : tensor<3x4xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<3x4xf64>
+  return %r : tensor<3x4xf64>
+}
+
+func.func @accumulates(%b: tensor<3x5x6xf64, #CSF>, %c: tensor<5x4xf64>, %d: tensor<6x4xf64>, %a: tensor<3x4xf64>) -> tensor<3x4xf64> {
+  %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+    ins(%b, %c, %d : tensor<3x5x6xf64, #CSF>, tensor<5x4xf64>, tensor<6x4xf64>) outs(%a : tensor<3x4xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<3x4xf64>
+  return %r : tensor<3x4xf64>
+}
