@@ -7,6 +7,7 @@
 #include "sptune/CostModel/TrainingRun.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Support/Files.h"
+#include "sptune/Target/Measurer.h"
 #include "sptune/Target/Target.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -124,6 +125,8 @@ std::string sptune::whyInvalidLearnOptions(const LearnDriverOptions &o) {
     std::optional<KernelType> kernel = parseKernelType(k);
     if (!kernel)
       return "unknown kernel '" + k + "'";
+    if (std::string why = whyKernelNotMeasured(*kernel); !why.empty())
+      return "--kernel " + k + ": " + why;
     if (!hasKernelFeature(*kernel))
       return "--kernel " + k + ": the cost model has no feature for '" + k +
              "' kernels (its measurements are collected, not learned from)";
@@ -270,6 +273,8 @@ int sptune::runLearnDriver(LearnDriverOptions o,
       std::optional<KernelType> kernel = parseKernelType(k);
       if (!kernel)
         return fail("unknown kernel '" + k + "'");
+      if (std::string why = whyKernelNotMeasured(*kernel); !why.empty())
+        return fail("--kernel " + k + ": " + why);
       if (!hasKernelFeature(*kernel))
         return fail("--kernel " + k + ": the cost model has no feature for '" +
                     k + "' kernels");

@@ -15,8 +15,8 @@ programs (docs/reliability.md, "The program fuzzer"):
   narrow storage, sparse ⊙ dense), through extract-kernels, a tuner mode
   and sptune-lower-cpu; every kernel must get a schedule;
 - beyond (sptune.fuzz_beyond): MTTKRP and batched SpMM on 3-D sparse
-  tensors (passed through untuned: they must get no schedule) and SpMM in
-  f16 / bf16 (tuned);
+  tensors (an MTTKRP over CSF or ordered COO must get the kernel type
+  `mttkrp`'s schedule, the others none) and SpMM in f16 / bf16 (tuned);
 - unscheduled (sptune.fuzz_unscheduled): random linalg.generic kernels
   lowered by sptune-lower-cpu alone, each with the CPU target's rule for
   kernels without a schedule.

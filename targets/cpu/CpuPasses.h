@@ -51,9 +51,9 @@ enum class Simd32Choice { Auto, On, Off };
 /// A function's OpenMP team size (i32 > 0) for a function that carries no
 /// schedule: sptune-omp-schedule sets it as `num_threads` on the function's
 /// `omp.parallel` ops unless its `threads` option is set, and removes it.
-/// The Gustavson kernel of a scheduled SpGEMM carries it (its schedule's
-/// threads), not a schedule, which the loop passes for the sparsifier's
-/// kernels would read.
+/// The Gustavson kernel of a scheduled SpGEMM and the MTTKRP kernel carry
+/// it (their schedule's or the lowering's threads), not a schedule, which
+/// the loop passes for the sparsifier's kernels would read.
 constexpr const char *kOmpThreadsAttrName = "sptune.omp_threads";
 
 } // namespace sptune
@@ -118,9 +118,9 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> factoredMttkrp{
       *this, "factored-mttkrp",
-      llvm::cl::desc("MTTKRP over CSF without a schedule by sptune's kernel, "
-                     "each fiber's sum formed once (false: the "
-                     "sparsifier's loop nest)"),
+      llvm::cl::desc("MTTKRP over CSF or COO by sptune's kernel (false: "
+                     "the sparsifier's loop nest for one without a "
+                     "schedule, an error for a scheduled one)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> batchedRowsSpmm{
       *this, "batched-rows-spmm",

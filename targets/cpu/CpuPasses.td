@@ -45,12 +45,16 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     is made (cpu/SampledAggregation.h says when), unless
     `fuse-sddmm-spmm=false`.
 
-    An MTTKRP without a schedule on a CSF tensor is computed by sptune's
-    kernel (cpu/FactoredMttkrp.h says when): per fiber, the sum of its
-    entries times the rows of the last factor, multiplied once by the row of
-    the other, A's row in vector registers across the slice, slices in
-    parallel; unless `factored-mttkrp=false` or
-    `parallelize-unscheduled=false` (upstream's defaults). So is a batched
+    An MTTKRP over CSF or COO is computed by sptune's kernel
+    (cpu/FactoredMttkrp.h says when): per fiber, the sum of its entries
+    times the rows of the last factor, multiplied once by the row of the
+    other, or per entry (`mttkrp-form`), A's row in vector registers across
+    the slice, slices in parallel. One without a schedule falls back to the
+    sparsifier with `factored-mttkrp=false` or
+    `parallelize-unscheduled=false` (upstream's defaults); a scheduled one
+    (the kernel type `mttkrp`, whose knobs are the kernel's) is the
+    kernel's, and `factored-mttkrp=false` or the runtime library make it an
+    error. So is a batched
     SpMM over dense batches of CSR rows (cpu/BatchedRowsSpmm.h): its rows
     as one CSR matrix, all in parallel, unless `batched-rows-spmm=false` or
     `parallelize-unscheduled=false`. Neither kernel is used with the
@@ -86,8 +90,8 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "consumes its result in one loop over the rows, the scores never "
            "stored (cpu/SampledAggregation.h; false: two kernels)">,
     Option<"factoredMttkrp", "factored-mttkrp", "bool", /*default=*/"true",
-           "Compute an MTTKRP over CSF or COO that has no schedule with "
-           "sptune's kernel, A's row kept in registers, each fiber's sum "
+           "Compute an MTTKRP over CSF or COO with sptune's kernel (a "
+           "scheduled one always: false makes it an error), A's row kept in registers, each fiber's sum "
            "formed once or each entry added (mttkrp-form; "
            "cpu/FactoredMttkrp.h; false: the sparsifier's loop nest, with the "
            "rule for kernels without a schedule)">,
@@ -115,8 +119,8 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "cpu/FactoredMttkrp.h)",
            "SPTUNE_MTTKRP_FORM_VALUES">,
     Option<"threads", "threads", "int", /*default=*/"-1",
-           "The OpenMP threads the Gustavson and batched SpMM kernels cut "
-           "their rows for, as "
+           "The OpenMP threads the Gustavson, MTTKRP and batched SpMM "
+           "kernels cut their rows or slices for, as "
            "sptune-omp-schedule's option (-1: from the schedules, the "
            "runtime's default team without one; 0: the runtime's default "
            "team)">,
@@ -140,7 +144,8 @@ def CpuOmpSchedule : Pass<"sptune-omp-schedule", "ModuleOp"> {
     `#sptune.schedule`, sets `num_threads` on its `omp.parallel` ops and the
     schedule kind and chunk size on its `omp.wsloop` ops from the schedule
     (options override when set); for one carrying `sptune.omp_threads` (the
-    Gustavson kernel of a scheduled SpGEMM), `num_threads` from it. The
+    Gustavson kernel of a scheduled SpGEMM, an MTTKRP kernel),
+    `num_threads` from it. The
     function's attributes are consumed (removed), so the lowered module does
     not depend on sptune.
   }];

@@ -38,7 +38,8 @@ public:
              productShape(kernel) == ProductShape::SampledMatrixMatrix);
   }
 
-  /// The Gustavson kernel (cpu/GustavsonSpgemm.h).
+  /// The Gustavson kernel (cpu/GustavsonSpgemm.h) and the MTTKRP kernel
+  /// (cpu/FactoredMttkrp.h).
   bool hasOwnKernel(KernelType kernel) const override {
     return kernel == KernelType::SpGEMM || kernel == KernelType::MTTKRP;
   }

@@ -41,7 +41,9 @@
 // An MTTKRP is computed so (else the sparsifier computes it, with the CPU
 // target's rule for kernels without a schedule; whyNotFactoredMttkrp says
 // why; `factored-mttkrp=false` and `parallelize-unscheduled=false` turn the
-// kernel off) when
+// kernel off for an MTTKRP without a schedule, and a scheduled one it
+// cannot compute, or that `factored-mttkrp=false` or the runtime library
+// would leave to the sparsifier, is an error) when
 //   - its body is a plain multiply-accumulate (no invariant factor); with
 //     a schedule (the kernel type `mttkrp`, whose knobs are the kernel's:
 //     parallel, threads, form), or without one;

@@ -1,9 +1,10 @@
 //===- UnscheduledKernels.h - Lowering kernels without a schedule -*- C++
 //-*-===//
 //
-// Part of sptune. Sparse kernels outside the schedule space (MTTKRP and
-// batched products on 3-D tensors, dense-output products sptune does not
-// recognize, ...) carry no #sptune.schedule, and upstream's sparsifier run
+// Part of sptune. Sparse kernels outside the schedule space (batched
+// products on 3-D tensors, MTTKRPs sptune's kernel does not compute,
+// dense-output products sptune does not recognize, ...) carry no
+// #sptune.schedule, and upstream's sparsifier run
 // with its defaults computes them on one thread without vectors: 0.23x a
 // hand CSF kernel for MTTKRP (docs/results.md). The CPU target's rule for
 // them, applied by sptune-cpu-sparsify:

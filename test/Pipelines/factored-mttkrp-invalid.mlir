@@ -69,3 +69,17 @@ func.func private @k(memref<?xindex>) -> memref<?x8xi32> attributes {sptune.fact
 // Well-formed marks, but not the buffers code generation gives.
 // expected-error @+1 {{sptune: the factored MTTKRP kernel's signature after sparsification is}}
 func.func private @k(memref<?xindex>) -> memref<?x8xf32> attributes {sptune.factored_mttkrp = {parallel = true, types = [tensor<?x?x?xf32, #CSF>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>]}}
+
+// -----
+
+#CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
+// Settings of an unknown form.
+// expected-error @+1 {{sptune: the MTTKRP kernel's 'sptune.mttkrp_settings' must be {form = "auto" | "factored" | "entry_wise", threads = N} with N in [0, 1024]}}
+func.func private @k(memref<?xindex>) -> memref<?x8xf32> attributes {sptune.factored_mttkrp = {parallel = true, types = [tensor<?x?x?xf32, #CSF>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>]}, sptune.mttkrp_settings = {form = "blocked", threads = 0 : i64}}
+
+// -----
+
+#CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
+// Settings with a negative thread count.
+// expected-error @+1 {{sptune: the MTTKRP kernel's 'sptune.mttkrp_settings' must be}}
+func.func private @k(memref<?xindex>) -> memref<?x8xf32> attributes {sptune.factored_mttkrp = {parallel = true, types = [tensor<?x?x?xf32, #CSF>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>]}, sptune.mttkrp_settings = {form = "factored", threads = -2 : i64}}

@@ -167,3 +167,35 @@ func.func @nvvm(%b: tensor<3x5x6xf64, #CSF>, %c: tensor<5x4xf64>, %d: tensor<6x4
   } -> tensor<3x4xf64>
   return %r : tensor<3x4xf64>
 }
+
+// -----
+
+#CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
+#K = #sptune.kernel<mttkrp, loops = [i : 3, j : 4, k : 5, l : 6], operands = [sparse(i, k, l), dense(k, j), dense(l, j), out(i, j)], type = f64, encoding = #CSF>
+#B = affine_map<(i, j, k, l) -> (i, k, l)>
+#C = affine_map<(i, j, k, l) -> (k, j)>
+#D = affine_map<(i, j, k, l) -> (l, j)>
+#A = affine_map<(i, j, k, l) -> (i, j)>
+
+// A scheduled MTTKRP in a nested module (the kernel is defined among the
+// top module's functions; a function beside it keeps the module nested).
+func.func @outer() {
+  return
+}
+module @nested {
+  func.func @inner(%b: tensor<3x5x6xf64, #CSF>, %c: tensor<5x4xf64>, %d: tensor<6x4xf64>) -> tensor<3x4xf64> {
+    %zero = arith.constant 0.0 : f64
+    %e = tensor.empty() : tensor<3x4xf64>
+    %a = linalg.fill ins(%zero : f64) outs(%e : tensor<3x4xf64>) -> tensor<3x4xf64>
+    // expected-error @+1 {{sptune: this MTTKRP's schedule is for sptune's MTTKRP kernel, which cannot compute it: it is in a module nested in the one sptune-cpu-sparsify runs on}}
+    %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"], sptune.kernel = #K, sptune.schedule = #sptune.schedule<cpu mttkrp>}
+      ins(%b, %c, %d : tensor<3x5x6xf64, #CSF>, tensor<5x4xf64>, tensor<6x4xf64>) outs(%a : tensor<3x4xf64>) {
+    ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+      %p = arith.mulf %x, %y : f64
+      %q = arith.mulf %p, %z : f64
+      %s = arith.addf %o, %q : f64
+      linalg.yield %s : f64
+    } -> tensor<3x4xf64>
+    return %r : tensor<3x4xf64>
+  }
+}

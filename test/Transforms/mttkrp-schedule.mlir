@@ -33,6 +33,8 @@
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen:uniform:rows=8,cols=5,nnz=12,seed=1 measure-top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=TUNED
 // TUNED: remark: sptune-autotune: MTTKRP kernels are scheduled by the heuristic (no measurer, cost model or tuning database takes a 3-D tensor yet; a matrix given with matrix= or 'sptune.matrix' is not read): chose cpu mttkrp, levels = [i : dense, k : compressed], {{.*}}parallel = outer, threads = 0{{.*}}; nothing measured
 // TUNED: remark: sptune-autotune: MTTKRP kernels are scheduled by the heuristic
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="multiversion=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=VERSIONS
+// VERSIONS: remark: sptune-autotune: MTTKRP kernels are scheduled by the heuristic {{.*}} (not multi-versioned: MTTKRP kernels get one schedule (no cost model describes a 3-D tensor))
 //
 // The GPU and SPADE targets leave MTTKRP unscheduled, with a remark.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=target=nvvm --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=NVVM
@@ -41,6 +43,9 @@
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=target=spade --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SPADE
 // SPADE: remark: sptune-autotune: left unscheduled: target 'spade' has no MTTKRP kernel
 // SPADE-NOT: sptune.schedule
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule=target=nvvm --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=NVVM-DEFAULT
+// NVVM-DEFAULT: remark: {{.*}}target 'nvvm' has no MTTKRP kernel
+// NVVM-DEFAULT-NOT: sptune.schedule
 //
 // Applied: the op is generalized, on its own storage, with its schedule.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule 2>/dev/null | FileCheck %s --check-prefix=APPLIED
@@ -51,17 +56,28 @@
 // APPLIED: return
 //
 // Lowered with each MTTKRP's knobs: @csf entry-wise in three blocks (its
-// team of three), @coo_inputs_swapped factored in one thread; one kernel
-// function each, its settings spent.
+// team of three), @coo_inputs_swapped factored in one thread, @csf_again
+// (of @csf's types) by the heuristic; one kernel function per signature and
+// settings, its settings spent.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e '/@csf(/,/return/s/threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false/threads = 3, form = entry_wise/' -e '/@coo_inputs_swapped(/,/return/s/parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false/parallel = none, form = factored/' | sptune-opt --sptune-apply-schedule --sptune-cpu-sparsify | FileCheck %s --check-prefix=LOWERED
 // LOWERED-DAG: func.func private @sptune_mttkrp{{(_[0-9]+)?}}({{.*}}memref<?xf32>{{.*}}) -> memref<3x4xf32> {
 // LOWERED-DAG: func.func private @sptune_mttkrp{{(_[0-9]+)?}}({{.*}}memref<?xf64>{{.*}}) -> memref<3x4xf64> attributes {sptune.omp_threads = 3 : i32} {
+// LOWERED-DAG: func.func private @sptune_mttkrp{{(_[0-9]+)?}}({{.*}}memref<?xf64>{{.*}}) -> memref<3x4xf64> {
 // LOWERED-NOT: sptune.mttkrp_settings
 // LOWERED-NOT: sptune.factored_mttkrp
 //
 // The lowering's options win over the schedule's knobs.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e '/@csf(/,/return/s/threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false/threads = 3, form = entry_wise/' | sptune-opt --sptune-apply-schedule --sptune-cpu-sparsify="threads=2 mttkrp-form=factored" --mlir-print-debuginfo=false -o - | FileCheck %s --check-prefix=OPTIONS
+// (Both f64 MTTKRPs then have the same settings: one kernel function.)
 // OPTIONS: func.func private @sptune_mttkrp{{(_[0-9]+)?}}({{.*}}memref<?xf64>{{.*}}) -> memref<3x4xf64> attributes {sptune.omp_threads = 2 : i32} {
+// OPTIONS-NOT: -> memref<3x4xf64> attributes
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sptune-opt --sptune-apply-schedule --sptune-cpu-sparsify=parallelization=none | FileCheck %s --check-prefix=SERIAL
+// SERIAL: func.func private @sptune_mttkrp
+// SERIAL-NOT: scf.parallel
+// SERIAL-NOT: sptune.omp_threads
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sptune-opt --sptune-apply-schedule --sptune-cpu-sparsify | FileCheck %s --check-prefix=PARALLEL
+// PARALLEL: func.func private @sptune_mttkrp
+// PARALLEL: scf.parallel
 
 #CSF = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed, k : compressed, l : compressed) }>
 #COO = #sparse_tensor.encoding<{ map = (i, k, l) -> (i : compressed(nonunique), k : singleton(nonunique), l : singleton) }>
@@ -117,6 +133,21 @@ func.func @transposed_factor(%b: tensor<3x5x6xf64, #CSF>, %c: tensor<4x5xf64>, %
 }
 
 func.func @accumulates(%b: tensor<3x5x6xf64, #CSF>, %c: tensor<5x4xf64>, %d: tensor<6x4xf64>, %a: tensor<3x4xf64>) -> tensor<3x4xf64> {
+  %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+    ins(%b, %c, %d : tensor<3x5x6xf64, #CSF>, tensor<5x4xf64>, tensor<6x4xf64>) outs(%a : tensor<3x4xf64>) {
+  ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %q = arith.mulf %p, %z : f64
+    %s = arith.addf %o, %q : f64
+    linalg.yield %s : f64
+  } -> tensor<3x4xf64>
+  return %r : tensor<3x4xf64>
+}
+
+func.func @csf_again(%b: tensor<3x5x6xf64, #CSF>, %c: tensor<5x4xf64>, %d: tensor<6x4xf64>) -> tensor<3x4xf64> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<3x4xf64>
+  %a = linalg.fill ins(%zero : f64) outs(%e : tensor<3x4xf64>) -> tensor<3x4xf64>
   %r = linalg.generic {indexing_maps = [#B, #C, #D, #A], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
     ins(%b, %c, %d : tensor<3x5x6xf64, #CSF>, tensor<5x4xf64>, tensor<6x4xf64>) outs(%a : tensor<3x4xf64>) {
   ^bb0(%x: f64, %y: f64, %z: f64, %o: f64):
