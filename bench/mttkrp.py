@@ -340,14 +340,17 @@ def plot(out, path):
     """The report's chart of the speedups over the hand kernel, per tensor."""
     from sptune import report_plots
     rows = out["rows"]
-    labels = {"sptune": "sptune as users run it (its factored kernel)",
+    labels = {"sptune": "sptune as users run it (the heuristic's schedule)",
               "sptune_loop_nest": "sptune, the sparsifier's loop nest (rule for unscheduled kernels)",
               "sptune_upstream": "sptune with upstream's defaults"}
+    # With --schedules, each schedule of the space beside the heuristic's.
+    for key, schedule in out.get("schedules", {}).items():
+        labels[key] = "schedule: " + schedule.replace("cpu mttkrp, ", "")
     fig = report_plots.grouped_bars(
         [r["tensor"].replace("gen3:", "").split(",seed")[0]
          .replace(":dims=", "\n").replace(",", "\n")
          for r in rows],
-        [(label, [r["speedup_vs_hand"][key] for r in rows])
+        [(label, [r["seconds"]["hand"] / r["seconds"][key] for r in rows])
          for key, label in labels.items()],
         title="MTTKRP, f64, rank %d, %s (%s)" % (out["rank"],
                                                  out.get("format", "csf").upper(),
