@@ -10,8 +10,8 @@ in ordered COO; rank R = 32). For each tensor, in interleaved rounds:
   --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu` as
   users run it, compiled as sptune's ahead-of-time path compiles kernels
   (clang -O3 -march=native; `--no-native`: mlir-runner's JIT). MTTKRP is
-  the kernel type `mttkrp`, given the heuristic's schedule (no measurer
-  or model takes a 3-D tensor yet), and sptune-lower-cpu computes it with
+  the kernel type `mttkrp`, given the heuristic's schedule (the program
+  names no tensor to measure on), and sptune-lower-cpu computes it with
   its MTTKRP kernel (targets/cpu/FactoredMttkrp.h: slices in parallel,
   each summed factored or entry-wise by the kernel's run-time rule, A's
   row in vector registers);

@@ -3,6 +3,7 @@
 #include "sptune/Collect/WorkerProtocol.h"
 
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Matrix/TensorSource.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Support/MemoryBudget.h"
 #include "sptune/Target/Target.h"
@@ -25,6 +26,10 @@ using namespace sptune;
 struct MeasureService::Impl {
   std::string loadedSource;
   CsrMatrix matrix;
+  /// An MTTKRP's 3-D tensor (measured by Measurer::measureTensor).
+  std::string loadedTensorSource;
+  CooTensor tensor;
+  MatrixInfo tensorInfo;
   MatrixInfo info;
   MatrixStats stats;
   /// One measurer per target, created on first use (they keep JIT and
@@ -43,6 +48,16 @@ struct MeasureService::Impl {
     matrix = CsrMatrix::fromCoo(std::move(coo));
     stats = computeStats(matrix);
     loadedSource = source;
+    return true;
+  }
+
+  bool loadTensor(const std::string &source, std::string &error) {
+    if (source == loadedTensorSource)
+      return true;
+    loadedTensorSource.clear();
+    if (takeErrorMessage(sptune::loadTensor(source, tensor, tensorInfo), error))
+      return false;
+    loadedTensorSource = source;
     return true;
   }
 
@@ -92,6 +107,8 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
     while (true)
       std::this_thread::sleep_for(std::chrono::seconds(1));
   }
+  if (*parseKernelType(request.kernel) == KernelType::MTTKRP)
+    return handleTensor(request);
   if (!impl->load(request.matrix, error)) {
     m.status = MeasureStatus::Error;
     m.reason = error;
@@ -162,6 +179,68 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
           : llvm::cantFail(parseSchedule(request.schedule)); // validated
   response.schedule = schedule.str();
   m = measurer->measure(matrix, spec, schedule, request.options);
+  return response;
+}
+
+MeasureResponse MeasureService::handleTensor(const MeasureRequest &request) {
+  MeasureResponse response;
+  response.id = request.id;
+  Measurement &m = response.measurement;
+  auto fail = [&](MeasureStatus status, std::string why) {
+    m.status = status;
+    m.reason = std::move(why);
+    return response;
+  };
+  std::string error;
+  if (!isTensorSource(request.matrix))
+    return fail(MeasureStatus::Error,
+                "an MTTKRP is measured on a 3-D tensor: give a gen3: spec or "
+                "a FROSTT .tns file, not '" +
+                    request.matrix + "'");
+  if (!request.baseline.empty() && request.baseline != "heuristic")
+    return fail(MeasureStatus::Illegal,
+                "MTTKRP kernels have no library baseline here (the hand "
+                "kernel is bench/mttkrp.py's)");
+  if (!impl->loadTensor(request.matrix, error))
+    return fail(MeasureStatus::Error, error);
+  const CooTensor &b = impl->tensor;
+  response.matrix = impl->tensorInfo;
+  response.rows = b.dims[0];
+  response.cols = b.dims[1];
+  response.nnz = b.nnz();
+  KernelSpec spec;
+  spec.kernel = KernelType::MTTKRP;
+  spec.free = request.free;
+  spec.elementBits = request.elementBits;
+  spec.descriptor = request.descriptor;
+  llvm::Expected<const Target &> target = TargetRegistry::get(request.target);
+  if (!target)
+    return fail(MeasureStatus::Error, llvm::toString(target.takeError()));
+  // B's entries (loaded, as COO and in the kernel's storage: three
+  // coordinates and a value each), C, D, and A's six copies (the kernel's,
+  // the checked one, the reference's values and bounds, the compared).
+  double element = spec.elementBits / 8.0;
+  double bytes =
+      double(b.nnz()) * (20 + 2 * (3 * 8 + element)) +
+      (double(b.dims[1]) + double(b.dims[2]) + 6 * double(b.dims[0])) *
+          double(spec.free) * 8;
+  if (std::string why =
+          whyOverMemoryBudget(bytes, "the operands of this mttkrp (rank " +
+                                         std::to_string(spec.free) + ")");
+      !why.empty())
+    return fail(MeasureStatus::Illegal, why);
+  if (b.dims[0] == 0 || b.dims[1] == 0 || b.dims[2] == 0)
+    return fail(MeasureStatus::Illegal,
+                "the tensor is empty: there is no kernel to schedule");
+  Measurer *measurer = impl->measurerFor(*target, error);
+  if (!measurer)
+    return fail(MeasureStatus::Error, error);
+  Schedule schedule =
+      request.baseline == "heuristic"
+          ? target->heuristicSchedule(spec.kernel, nullptr, spec.free)
+          : llvm::cantFail(parseSchedule(request.schedule)); // validated
+  response.schedule = schedule.str();
+  m = measurer->measureTensor(b, spec, schedule, request.options);
   return response;
 }
 

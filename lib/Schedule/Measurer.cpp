@@ -27,9 +27,21 @@ std::string Measurer::baselineSchedule(std::string_view,
 
 std::string sptune::whyKernelNotMeasured(KernelType kernel) {
   if (kernel == KernelType::MTTKRP)
-    return "MTTKRP kernels are not measured: measurements are made on a "
-           "matrix, and an MTTKRP's sparse operand is a 3-D tensor";
+    return "MTTKRP kernels are not measured on a matrix: an MTTKRP's sparse "
+           "operand is a 3-D tensor (sptune-measure and sptune-autotune "
+           "measure one on a tensor; collections, datasets and models take "
+           "matrices)";
   return "";
+}
+
+Measurement Measurer::measureTensor(const CooTensor &, const KernelSpec &spec,
+                                    const Schedule &, const MeasureOptions &) {
+  Measurement m;
+  m.status = MeasureStatus::Illegal;
+  m.reason = std::string("target '") + toString(target()) +
+             "' measures no kernel on a 3-D tensor (asked for '" +
+             toString(spec.kernel) + "')";
+  return m;
 }
 
 double sptune::measurementBytes(const KernelSpec &spec, int64_t rows,

@@ -158,36 +158,29 @@ std::string sptune::whyIllegal(const Schedule &s) {
       if (w != 32 && w != 64)
         return "position and coordinate widths must be 32 or 64";
   }
-  // SpGEMM is computed on its operands' own storage, row by row (a target's
-  // row-wise kernel, KernelType::SpGEMM): nothing is converted, so its
-  // schedule has one storage part, CSR in the natural order with the
-  // widths [64, 64] standing for the operands' own, whatever they are.
-  if (s.kernel == KernelType::SpGEMM) {
+  // SpGEMM and MTTKRP are computed by a target's own kernel on their
+  // operands' own storage (KernelType::SpGEMM, KernelType::MTTKRP): nothing
+  // is converted, so their schedules have one storage part, CSR in the
+  // natural order with the widths [64, 64] standing for the operands' own,
+  // whatever they are (an SpGEMM's rows; an MTTKRP's slices and fibers of
+  // CSF or COO, B's third level no part of a schedule). Neither tiles: the
+  // Gustavson kernel's rows are C's, the MTTKRP kernel keeps the rank in
+  // vector registers.
+  if (s.kernel == KernelType::SpGEMM || s.kernel == KernelType::MTTKRP) {
     Schedule csr = Schedule::csr(s.target, s.kernel);
+    bool spgemm = s.kernel == KernelType::SpGEMM;
     if (s.splitRow != 1 || s.splitCol != 1 || s.tile != 0 ||
         (hasStorageLevels(s) &&
          (s.levels != csr.levels || s.loopOrder != csr.loopOrder ||
           s.posWidth != 64 || s.crdWidth != 64)))
-      return "an SpGEMM kernel is computed row by row on its operands' own "
-             "CSR storage: levels = [i : dense, k : compressed], order = "
-             "[i, k, j], widths = [64, 64] (the operands' own, whatever "
-             "they are), no split, no tile";
-  }
-  // MTTKRP likewise, slice by slice on B's own CSF or COO storage (a
-  // target's own kernel, KernelType::MTTKRP): levels = [i : dense, k :
-  // compressed] stand for B's slices and fibers, whatever its levels and
-  // widths; B's third level, l, is no part of a schedule. The kernel keeps
-  // the rank j in vector registers: no tile.
-  if (s.kernel == KernelType::MTTKRP) {
-    Schedule csr = Schedule::csr(s.target, s.kernel);
-    if (s.splitRow != 1 || s.splitCol != 1 || s.tile != 0 ||
-        (hasStorageLevels(s) &&
-         (s.levels != csr.levels || s.loopOrder != csr.loopOrder ||
-          s.posWidth != 64 || s.crdWidth != 64)))
-      return "an MTTKRP kernel is computed slice by slice on B's own CSF or "
-             "COO storage: levels = [i : dense, k : compressed], order = "
-             "[i, k, j], widths = [64, 64] (B's own, whatever they are), no "
-             "split, no tile";
+      return std::string(spgemm ? "an SpGEMM kernel is computed row by row "
+                                  "on its operands' own CSR storage"
+                                : "an MTTKRP kernel is computed slice by "
+                                  "slice on B's own CSF or COO storage") +
+             ": levels = [i : dense, k : compressed], order = [i, k, j], "
+             "widths = [64, 64] (" +
+             (spgemm ? "the operands' own" : "B's own") +
+             ", whatever they are), no split, no tile";
   }
   if (const TargetKnobs *knobs = lookupTargetKnobs(s.target))
     return knobs->whyIllegal(s);

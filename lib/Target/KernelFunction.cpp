@@ -9,8 +9,10 @@
 
 using namespace sptune;
 
-bool sptune::kernelTakesOutput(const KernelDescriptor &d) {
-  if (d.operands.empty())
+bool sptune::kernelTakesOutput(const KernelDescriptor &d,
+                               const KernelFunctionOptions &options) {
+  if (d.operands.empty() ||
+      (options.freshFilledOutput && !d.operands.back().sparse()))
     return false;
   return !d.operands.back().sparse() ||
          d.body == KernelDescriptor::Body::SampledMultiplyAccumulate;
@@ -133,7 +135,7 @@ sptune::printKernelFunction(const KernelDescriptor &d,
   using Body = KernelDescriptor::Body;
   size_t numInputs = d.operands.size() - 1;
   const KernelOperand &out = d.operands.back();
-  bool takesOutput = kernelTakesOutput(d);
+  bool takesOutput = kernelTakesOutput(d, options);
   std::string resultType = kernelOperandType(d, numInputs, options);
 
   std::string text = "  func.func @" + options.name + "(";
@@ -164,7 +166,15 @@ sptune::printKernelFunction(const KernelDescriptor &d,
   std::string init = "%out";
   if (!takesOutput) {
     init = "%fresh";
-    text += "    %fresh = tensor.empty() : " + resultType + "\n";
+    bool filled = options.freshFilledOutput && !out.sparse();
+    text += std::string("    ") + (filled ? "%empty" : "%fresh") +
+            " = tensor.empty() : " + resultType + "\n";
+    if (filled)
+      text += "    %zero = arith.constant " +
+              std::string(out.elementType[0] == 'i' ? "0" : "0.0") + " : " +
+              out.elementType +
+              "\n    %fresh = linalg.fill ins(%zero : " + out.elementType +
+              ") outs(%empty : " + resultType + ") -> " + resultType + "\n";
   }
   // The sampled form reads only the dense inputs; the sparse output is the
   // generic's init.

@@ -16,6 +16,7 @@
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Matrix/Generators.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Matrix/TensorSource.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Target/ScheduleSpace.h"
 #include "sptune/Target/Target.h"
@@ -176,10 +177,9 @@ FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
   k.applicable = [kernel, target](const st::Schedule &s) {
     return whyScheduleDoesNotFit(kernel, *target, s);
   };
-  // An MTTKRP's sparse operand is a 3-D tensor, which no matrix describes
-  // (tuneKernel schedules it by the heuristic).
-  if (k.type != st::KernelType::MTTKRP &&
-      failed(matrixSourceFor(k, k.kernel.getSparseOperand(), o.matrix)))
+  // (An MTTKRP's source names its 3-D tensor: tuneKernel measures on it,
+  // and reads no matrix.)
+  if (failed(matrixSourceFor(k, k.kernel.getSparseOperand(), o.matrix)))
     return failure();
   k.transposed = isSparseOperandTransposed(k.kernel);
   // Measured in the float form of its width: the JIT measurer feeds f32 or
@@ -255,7 +255,8 @@ FailureOr<bool>
 mlir::sptune::scheduleFromDatabase(KernelTuningContext &k,
                                    llvm::StringRef modelIdentity) {
   const KernelTuningOptions &o = *k.options;
-  if (!o.database)
+  // No record describes an MTTKRP's 3-D tensor.
+  if (!o.database || k.type == st::KernelType::MTTKRP)
     return false;
   auto start = std::chrono::steady_clock::now();
   linalg::LinalgOp op = k.op;
@@ -348,6 +349,132 @@ static st::TuningRecord recordOf(const KernelTuningContext &k,
   return r;
 }
 
+/// An MTTKRP: no cost model or tuning database describes a 3-D tensor, so
+/// the heuristic's schedule (its kernel's run-time rule decides the form),
+/// or, with measure-top-k and a tensor (`sptune.matrix` or matrix= naming a
+/// gen3: spec or a .tns file), the fastest of the heuristic's and every
+/// schedule of the target's space (a handful: the kernel's knobs), each
+/// measured on that tensor.
+static LogicalResult tuneMttkrp(KernelTuningContext &k) {
+  const KernelTuningOptions &o = *k.options;
+  linalg::LinalgOp op = k.op;
+  llvm::Expected<st::Schedule> heuristic =
+      untunedSchedule(k.kernel, *k.target, k.free);
+  if (!heuristic)
+    return op->emitError("sptune-autotune: neither the heuristic nor the "
+                         "reference schedule fits this MTTKRP: ")
+           << llvm::toString(heuristic.takeError());
+  std::string notVersioned =
+      o.multiversion > 0
+          ? " (not multi-versioned: " + whyNotMultiversioned(k) + ")"
+          : std::string();
+  auto byHeuristic = [&](const std::string &why) {
+    op->setAttr(SptuneDialect::kScheduleAttrName,
+                ScheduleAttr::get(op->getContext(), *heuristic));
+    op->emitRemark("sptune-autotune: MTTKRP kernels are scheduled by the "
+                   "heuristic (no cost model or tuning database describes a "
+                   "3-D tensor; ")
+        << why << "): chose " << heuristic->str() << notVersioned;
+    return success();
+  };
+  if (o.measureTopK == 0 || !o.measurer)
+    return byHeuristic("measure-top-k= measures the schedules of its space "
+                       "on the tensor that 'sptune.matrix' or matrix= names");
+  if (k.source.empty() || !st::isTensorSource(k.source))
+    return byHeuristic(
+        k.source.empty()
+            ? std::string("no tensor to measure on: give matrix= or a "
+                          "'sptune.matrix' attribute naming a gen3: spec or "
+                          "a .tns file")
+            : "'" + k.source + "' (" + k.sourceOrigin +
+                  ") names a matrix, not a 3-D tensor; nothing measured");
+  // The tensor must have the kernel's static sizes (it is measured with
+  // its own): read where the kernel has one.
+  SmallVector<LoopRole> bRoles =
+      k.kernel.getOperandRoles(k.kernel.getSparseOperand());
+  if (llvm::any_of(bRoles, [&](LoopRole r) {
+        return !ShapedType::isDynamic(k.kernel.getLoopSize(r));
+      })) {
+    st::CooTensor tensor;
+    st::MatrixInfo info;
+    if (llvm::Error e = st::loadTensor(k.source, tensor, info))
+      return op->emitError("sptune-autotune: the tensor of ")
+             << k.sourceOrigin << ": " << llvm::toString(std::move(e));
+    ArrayRef<LoopRole> roles = bRoles;
+    bool fits = true;
+    std::string shape;
+    for (unsigned n = 0; n < 3; ++n) {
+      int64_t size = k.kernel.getLoopSize(roles[n]);
+      fits &= ShapedType::isDynamic(size) || size == tensor.dims[n];
+      shape +=
+          (n ? "x" : "") + (ShapedType::isDynamic(size) ? std::string("?")
+                                                        : std::to_string(size));
+    }
+    if (!fits)
+      return op->emitError("sptune-autotune: tensor '")
+             << k.source << "' (" << k.sourceOrigin << ") is " << tensor.dims[0]
+             << "x" << tensor.dims[1] << "x" << tensor.dims[2]
+             << " but the kernel's sparse operand is " << shape;
+  }
+  std::vector<st::Schedule> candidates = {*heuristic};
+  st::ProblemShape shape;
+  shape.kernel = k.type;
+  shape.free = k.free;
+  k.target->space().enumerate(shape, [&](const st::Schedule &s) {
+    if (k.applicable(s).empty() && k.target->space().fitsThisMachine(s) &&
+        std::find(candidates.begin(), candidates.end(), s) == candidates.end())
+      candidates.push_back(s);
+    return true;
+  });
+  st::KernelSpec spec;
+  spec.kernel = k.type;
+  spec.free = k.free;
+  spec.elementBits = k.elementBits;
+  spec.descriptor = k.descriptor;
+  auto start = std::chrono::steady_clock::now();
+  std::vector<st::Measurement> measured =
+      o.measurer->measure(k.source, spec, candidates, st::MeasureOptions());
+  std::optional<size_t> best;
+  for (size_t n = 0; n < candidates.size() && n < measured.size(); ++n)
+    if (measured[n].ok() &&
+        (!best || measured[n].medianSeconds < measured[*best].medianSeconds))
+      best = n;
+  std::string text;
+  llvm::raw_string_ostream remark(text);
+  remark << "sptune-autotune: MTTKRP measured on its tensor '" << k.source
+         << "' (" << k.sourceOrigin << "): " << candidates.size()
+         << " schedules (the heuristic's and its space's) in "
+         << llvm::format("%.1f", secondsSince(start)) << " s:";
+  for (size_t n = 0; n < candidates.size(); ++n) {
+    remark << (n ? ";" : "") << " [" << candidates[n].str() << "] ";
+    if (n < measured.size() && measured[n].ok())
+      remark << llvm::format("%.3f", measured[n].medianSeconds * 1e3) << " ms";
+    else
+      remark << (n < measured.size() ? st::toString(measured[n].status)
+                                     : "unmeasured")
+             << (n < measured.size() && !measured[n].reason.empty()
+                     ? ": " + measured[n].reason
+                     : std::string());
+  }
+  if (!best) {
+    op->setAttr(SptuneDialect::kScheduleAttrName,
+                ScheduleAttr::get(op->getContext(), *heuristic));
+    op->emitRemark(remark.str() + "; none measured: chose the heuristic's " +
+                   heuristic->str() + notVersioned);
+    return success();
+  }
+  op->setAttr(SptuneDialect::kScheduleAttrName,
+              ScheduleAttr::get(op->getContext(), candidates[*best]));
+  remark << "; chose " << candidates[*best].str();
+  if (*best != 0 && measured[0].ok())
+    remark << " ("
+           << llvm::format("%.2f", measured[0].medianSeconds /
+                                       measured[*best].medianSeconds)
+           << "x the heuristic's)";
+  op->emitRemark(remark.str() + notVersioned);
+  return success();
+}
+
 LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
                                        const st::CostModel &model,
                                        llvm::StringRef note) {
@@ -358,27 +485,8 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
     op->setAttr(SptuneDialect::kScheduleAttrName,
                 ScheduleAttr::get(op->getContext(), s));
   };
-  // MTTKRP: the heuristic (its kernel's run-time rule decides the form);
-  // no measurer, cost model or database reads a 3-D tensor yet.
-  if (k.type == st::KernelType::MTTKRP) {
-    llvm::Expected<st::Schedule> s =
-        untunedSchedule(k.kernel, *k.target, k.free);
-    if (!s)
-      return op->emitError("sptune-autotune: neither the heuristic nor the "
-                           "reference schedule fits this MTTKRP: ")
-             << llvm::toString(s.takeError());
-    attach(*s);
-    InFlightDiagnostic remark = op->emitRemark(
-        "sptune-autotune: MTTKRP kernels are scheduled by the heuristic (no "
-        "measurer, cost model or tuning database takes a 3-D tensor yet; a "
-        "matrix given with matrix= or 'sptune.matrix' is not read): chose ");
-    remark << s->str();
-    if (o.measureTopK > 0)
-      remark << "; nothing measured";
-    if (o.multiversion > 0)
-      remark << " (not multi-versioned: " << whyNotMultiversioned(k) << ")";
-    return success();
-  }
+  if (k.type == st::KernelType::MTTKRP)
+    return tuneMttkrp(k);
   if (k.source.empty()) {
     std::string notVersioned;
     if (o.multiversion > 0) {

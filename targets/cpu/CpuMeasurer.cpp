@@ -7,12 +7,14 @@
 #include "cpu/OpenMpBinding.h"
 #include "cpu/RowOrder.h"
 
+#include "sptune/Analysis/MttkrpForm.h"
 #include "sptune/Config.h"
 #include "sptune/IR/SptuneAttrs.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Matrix/RowOrder.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Target/JitBench.h"
+#include "sptune/Target/TensorBench.h"
 #include "sptune/Transforms/Passes.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -35,6 +37,18 @@ double seconds(std::chrono::steady_clock::time_point since) {
       .count();
 }
 
+/// Illegal when `schedule` is not a CPU schedule for `spec`'s kernel.
+std::optional<Measurement> notForThisKernel(const Schedule &schedule,
+                                            const KernelSpec &spec) {
+  if (schedule.target == TargetKind::CPU && schedule.kernel == spec.kernel)
+    return std::nullopt;
+  Measurement m;
+  m.status = MeasureStatus::Illegal;
+  m.reason = "schedule '" + schedule.str() + "' is not a CPU schedule for '" +
+             toString(spec.kernel) + "'";
+  return m;
+}
+
 } // namespace
 
 struct CpuMeasurer::Impl {
@@ -51,6 +65,19 @@ struct CpuMeasurer::Impl {
   template <typename T>
   Measurement run(const CsrMatrix &m, const KernelSpec &spec,
                   const Schedule *schedule, const MeasureOptions &opts);
+
+  /// Lowers `module` (its schedule applied) as sptune-lower-cpu does with
+  /// `lowering`, JIT-compiles it and caches it under `key`; its compile time
+  /// counts from `start`. Null on failure, with `error` set.
+  CompiledBench *lowerAndJit(const std::string &key, mlir::ModuleOp module,
+                             const mlir::sptune::CpuLoweringOptions &lowering,
+                             std::chrono::steady_clock::time_point start,
+                             const ErrorCollector &diagnostics,
+                             std::string &error);
+
+  template <typename T>
+  Measurement runTensor(const CooTensor &b, const KernelSpec &spec,
+                        const Schedule &schedule, const MeasureOptions &opts);
 
   std::unique_ptr<mlir::MLIRContext> ctx;
   std::map<std::string, std::unique_ptr<CompiledBench>> cache;
@@ -103,7 +130,6 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec,
     error = "lowering failed: " + diagnostics.text();
     return nullptr;
   }
-  mlir::PassManager lower(ctx.get());
   mlir::sptune::CpuLoweringOptions lowering;
   if (!schedule) {
     lowering.parallelization = mlir::sptune::ParallelizationChoice::DenseOuterLoop;
@@ -112,20 +138,30 @@ CompiledBench *CpuMeasurer::Impl::compile(const KernelSpec &spec,
     // one thread), not sptune's Gustavson kernel.
     lowering.gustavsonSpgemm = false;
   }
+  return lowerAndJit(key, *module, lowering, start, diagnostics, error);
+}
+
+CompiledBench *
+CpuMeasurer::Impl::lowerAndJit(const std::string &key, mlir::ModuleOp module,
+                               const mlir::sptune::CpuLoweringOptions &lowering,
+                               std::chrono::steady_clock::time_point start,
+                               const ErrorCollector &diagnostics,
+                               std::string &error) {
+  mlir::PassManager lower(ctx.get());
   mlir::sptune::buildCpuLoweringPipeline(lower, lowering);
-  if (mlir::failed(lower.run(*module))) {
+  if (mlir::failed(lower.run(module))) {
     error = "lowering failed: " + diagnostics.text();
     return nullptr;
   }
   lastModule.clear();
-  llvm::raw_string_ostream(lastModule) << *module;
+  llvm::raw_string_ostream(lastModule) << module;
 
   std::string libDir = SPTUNE_MLIR_LIB_DIR;
   std::string runnerUtils = libDir + "/libmlir_c_runner_utils.so";
   std::string omp = libDir + "/libomp.so";
   llvm::SmallVector<llvm::StringRef, 2> libs = {runnerUtils, omp};
   std::unique_ptr<CompiledBench> compiled;
-  if (takeErrorMessage(jitBench(*module, libs,
+  if (takeErrorMessage(jitBench(module, libs,
                                 /*aggressiveCodegen=*/true,
                                 /*initialize=*/false)
                            .moveInto(compiled),
@@ -204,6 +240,117 @@ Measurement CpuMeasurer::Impl::run(const CsrMatrix &m, const KernelSpec &spec,
   return result;
 }
 
+template <typename T>
+Measurement CpuMeasurer::Impl::runTensor(const CooTensor &b,
+                                         const KernelSpec &spec,
+                                         const Schedule &schedule,
+                                         const MeasureOptions &opts) {
+  Measurement result;
+  auto refuse = [&](MeasureStatus status, std::string why) {
+    result.status = status;
+    result.reason = std::move(why);
+    return result;
+  };
+  if (spec.kernel != KernelType::MTTKRP)
+    return refuse(MeasureStatus::Illegal,
+                  std::string("only MTTKRP kernels are measured on a 3-D "
+                              "tensor, not '") +
+                      toString(spec.kernel) + "'");
+  if (std::string why = whyIllegal(schedule); !why.empty())
+    return refuse(MeasureStatus::Illegal, why);
+  if (spec.free < 1 ||
+      spec.free * spec.elementBits / 8 > mlir::sptune::kMaxMttkrpRowBytes)
+    return refuse(MeasureStatus::Illegal,
+                  "not applicable: sptune's MTTKRP kernel keeps a row of A "
+                  "of at most " +
+                      std::to_string(mlir::sptune::kMaxMttkrpRowBytes) +
+                      " bytes in registers; a rank of " +
+                      std::to_string(spec.free) + " is " +
+                      std::to_string(spec.free * spec.elementBits / 8));
+  if (!b.isCanonical())
+    return refuse(MeasureStatus::Error,
+                  "the tensor's entries are not sorted without repeats");
+  KernelDescriptor d = mttkrpBenchDescriptor(spec, b.dims);
+  std::string key = "tensor|" + d.str() + "|" + schedule.str();
+  size_t before = cache.size();
+  CompiledBench *compiled = nullptr;
+  if (auto it = cache.find(key); it != cache.end()) {
+    compiled = it->second.get();
+  } else {
+    auto start = std::chrono::steady_clock::now();
+    ErrorCollector diagnostics(ctx.get());
+    std::string text, error;
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+    if (takeErrorMessage(buildMttkrpBenchModule(d).moveInto(text), error))
+      return refuse(MeasureStatus::CompileError, error);
+    // The matcher recognizes only the MTTKRPs sptune's kernel computes: an
+    // op in other storage or form has nothing to schedule.
+    if (takeErrorMessage(
+            parseBenchModule(ctx.get(), text, &schedule, diagnostics)
+                .moveInto(module),
+            error)) {
+      bool recognized = error.find("not recognized") == std::string::npos;
+      return refuse(recognized ? MeasureStatus::CompileError
+                               : MeasureStatus::Illegal,
+                    recognized ? error
+                               : "not applicable: the MTTKRP is not one "
+                                 "sptune's kernel computes "
+                                 "(include/sptune/Analysis/MttkrpForm.h)");
+    }
+    mlir::PassManager apply(ctx.get());
+    apply.addPass(mlir::sptune::createApplySchedule());
+    if (mlir::failed(apply.run(*module)))
+      return refuse(MeasureStatus::CompileError,
+                    "lowering failed: " + diagnostics.text());
+    compiled = lowerAndJit(key, *module, mlir::sptune::CpuLoweringOptions(),
+                           start, diagnostics, error);
+    if (!compiled)
+      return refuse(MeasureStatus::CompileError, error);
+  }
+  result.compileSeconds = cache.size() > before ? compiled->compileSeconds : 0;
+
+  TensorBenchInputs<T> in;
+  prepareTensorBenchInputs(b, spec.free, in);
+  int64_t nnz = b.nnz(), rank = spec.free;
+  MemRefArg<int64_t, 1> pos(in.pos.data(), {2});
+  MemRefArg<int64_t, 2> crd(in.crd.data(), {nnz, 3});
+  MemRefArg<T, 1> vals(in.vals.data(), {nnz});
+  MemRefArg<T, 2> c(in.c.data(), {b.dims[1], rank});
+  MemRefArg<T, 2> dd(in.d.data(), {b.dims[2], rank});
+  // C and D in the op's operand order: C(k, j) is the dense input indexed
+  // by B's second dimension.
+  void *first = c.ptr(), *second = dd.ptr();
+  const KernelOperand *bOperand = nullptr;
+  for (const KernelOperand &o : d.operands)
+    if (o.sparse())
+      bOperand = &o;
+  for (unsigned n = 0; n < 3; ++n)
+    if (!d.operands[n].sparse()) {
+      if (d.operands[n].dims[0] != bOperand->dims[1])
+        std::swap(first, second);
+      break;
+    }
+  using Entry = void (*)(void *, void *, void *, void *, void *, void *);
+  if (opts.checkResult) {
+    MemRefArg<T, 2> a(in.a.data(), {b.dims[0], rank});
+    reinterpret_cast<Entry>(compiled->check)(pos.ptr(), crd.ptr(), vals.ptr(),
+                                             first, second, a.ptr());
+    std::vector<double> got(in.a.begin(), in.a.end());
+    std::string wrong =
+        mismatch(in.reference, got, checkTolerance(spec, opts), "A");
+    if (!wrong.empty())
+      return refuse(MeasureStatus::WrongResult, wrong);
+  }
+  auto timed = [&](int reps, std::vector<double> &times) {
+    times.assign(static_cast<size_t>(reps), 0.0);
+    MemRefArg<double, 1> t(times.data(), {reps});
+    reinterpret_cast<Entry>(compiled->time)(pos.ptr(), crd.ptr(), vals.ptr(),
+                                            first, second, t.ptr());
+  };
+  repeatAndSummarize(opts, timed, result);
+  return result;
+}
+
 CpuMeasurer::CpuMeasurer() : impl(std::make_unique<Impl>()) {
   // Constructed where CPU measurements are about to run, so the warning
   // reaches whoever reads this process's stderr (the collector's log).
@@ -215,13 +362,8 @@ Measurement CpuMeasurer::measure(const CsrMatrix &matrix,
                                  const KernelSpec &spec,
                                  const Schedule &schedule,
                                  const MeasureOptions &options) {
-  if (schedule.target != TargetKind::CPU || schedule.kernel != spec.kernel) {
-    Measurement m;
-    m.status = MeasureStatus::Illegal;
-    m.reason = "schedule '" + schedule.str() + "' is not a CPU schedule for '" +
-               toString(spec.kernel) + "'";
-    return m;
-  }
+  if (std::optional<Measurement> refused = notForThisKernel(schedule, spec))
+    return *refused;
   return spec.elementBits == 64
              ? impl->run<double>(matrix, spec, &schedule, options)
              : impl->run<float>(matrix, spec, &schedule, options);
@@ -233,6 +375,17 @@ Measurement CpuMeasurer::measureUpstreamDefault(const CsrMatrix &matrix,
   return spec.elementBits == 64
              ? impl->run<double>(matrix, spec, nullptr, options)
              : impl->run<float>(matrix, spec, nullptr, options);
+}
+
+Measurement CpuMeasurer::measureTensor(const CooTensor &tensor,
+                                       const KernelSpec &spec,
+                                       const Schedule &schedule,
+                                       const MeasureOptions &options) {
+  if (std::optional<Measurement> refused = notForThisKernel(schedule, spec))
+    return *refused;
+  return spec.elementBits == 64
+             ? impl->runTensor<double>(tensor, spec, schedule, options)
+             : impl->runTensor<float>(tensor, spec, schedule, options);
 }
 
 std::string CpuMeasurer::lastModule() const { return impl->lastModule; }

@@ -50,6 +50,13 @@ public:
   std::string baselineSchedule(std::string_view name,
                                const KernelSpec &spec) const override;
 
+  /// An MTTKRP on `tensor` under `schedule` (sptune/Target/TensorBench.h):
+  /// B converted to its storage before the timed calls, the result checked
+  /// against a double-precision reference.
+  Measurement measureTensor(const CooTensor &tensor, const KernelSpec &spec,
+                            const Schedule &schedule,
+                            const MeasureOptions &options) override;
+
   /// The lowered LLVM-dialect module text of the last compile (debugging).
   std::string lastModule() const override;
 

@@ -31,14 +31,18 @@ static cl::OptionCategory category("sptune-measure options");
 
 static cl::opt<bool> worker(cl::cat(category), "worker",
                             cl::desc("Serve JSON requests on stdin"));
-static cl::opt<std::string> matrix(cl::cat(category), "matrix",
-                                   cl::desc("Matrix: .mtx path or gen: spec"));
+static cl::opt<std::string>
+    matrix(cl::cat(category), "matrix",
+           cl::desc("Matrix: .mtx path or gen: spec (an MTTKRP's 3-D "
+                    "tensor: .tns path or gen3: spec)"));
 static cl::opt<std::string>
     kernel(cl::cat(category), "kernel",
-           cl::desc("spmm, sddmm, spmv, hadamard or spgemm (measured as A A)"),
+           cl::desc("spmm, sddmm, spmv, hadamard, spgemm (measured as A A) or "
+                    "mttkrp (on a 3-D tensor, --free its rank)"),
            cl::init("spmm"));
 static cl::opt<int64_t> freeSize(cl::cat(category), "free",
-                                 cl::desc("N of SpMM, K of SDDMM"),
+                                 cl::desc("N of SpMM, K of SDDMM, the rank of "
+                                          "MTTKRP"),
                                  cl::init(64));
 static cl::opt<int> bits(cl::cat(category), "bits",
                          cl::desc("Element bits: 32 or 64"), cl::init(32));

@@ -112,6 +112,10 @@ public:
   void injectFault(bool crash, std::string text);
 
 private:
+  /// `handle` for an MTTKRP: measured on the 3-D tensor the request's
+  /// matrix source names (Measurer::measureTensor).
+  MeasureResponse handleTensor(const MeasureRequest &request);
+
   struct Impl;
   std::unique_ptr<Impl> impl;
 };

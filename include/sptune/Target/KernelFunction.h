@@ -35,6 +35,10 @@ struct KernelFunctionOptions {
   /// The descriptor's levels are what the matcher read; the storage the
   /// kernel is written on is the caller's choice (a schedule's).
   std::string sparseType = "!S";
+  /// A dense output allocated in the function and filled with zeros
+  /// (`tensor.empty`, `linalg.fill`), not an argument: the form sptune's own
+  /// kernels replace (sptune/Analysis/FilledValue.h), e.g. MTTKRP's.
+  bool freshFilledOutput = false;
   /// Rank-2 dense inputs (by operand index) the caller supplies transposed:
   /// the function takes the transpose and undoes it with a linalg.transpose
   /// before the generic, as GNN code reading a feature matrix B^T does.
@@ -48,8 +52,10 @@ std::string kernelOperandType(const KernelDescriptor &d, unsigned n,
                               const KernelFunctionOptions &options,
                               bool transposed = false);
 
-/// Whether the function takes the output as its last argument (see above).
-bool kernelTakesOutput(const KernelDescriptor &d);
+/// Whether the function takes the output as its last argument (see above;
+/// a dense output never with options.freshFilledOutput).
+bool kernelTakesOutput(const KernelDescriptor &d,
+                       const KernelFunctionOptions &options = {});
 
 /// The function's text. Fails, saying why, when the descriptor cannot be
 /// written: a dynamic loop, an `Other` body, no output, sparse operands of

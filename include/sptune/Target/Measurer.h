@@ -10,6 +10,7 @@
 #ifndef SPTUNE_TARGET_MEASURER_H
 #define SPTUNE_TARGET_MEASURER_H
 
+#include "sptune/Matrix/CooTensor.h"
 #include "sptune/Matrix/SparseMatrix.h"
 #include "sptune/Schedule/KernelDescriptor.h"
 #include "sptune/Schedule/Schedule.h"
@@ -44,8 +45,9 @@ struct KernelSpec {
   std::optional<KernelDescriptor> descriptor;
 };
 
-/// Why no measurer times kernels of type `kernel`, or "": MTTKRP's sparse
-/// operand is a 3-D tensor, and measurements are made on matrices.
+/// Why kernels of type `kernel` are not measured on a matrix, or "": an
+/// MTTKRP's sparse operand is a 3-D tensor (Measurer::measureTensor), and
+/// collections, datasets, models and the schedule fuzzer take matrices.
 std::string whyKernelNotMeasured(KernelType kernel);
 
 /// Bytes a measurement of `spec` on a rows x cols matrix of `nnz` entries
@@ -144,6 +146,14 @@ public:
   /// CPU), for the record; empty otherwise.
   virtual std::string baselineSchedule(std::string_view name,
                                        const KernelSpec &spec) const;
+
+  /// Times `schedule` on the 3-D tensor `tensor`: an MTTKRP (spec.kernel,
+  /// spec.free its rank), the kernel sptune measures on a tensor. The
+  /// default measures none: status Illegal with the reason.
+  virtual Measurement measureTensor(const CooTensor &tensor,
+                                    const KernelSpec &spec,
+                                    const Schedule &schedule,
+                                    const MeasureOptions &options);
 
   /// The compiled module of the last measurement, for debugging (empty
   /// where the target compiles none).

@@ -1,0 +1,122 @@
+//===- TensorBenchTest.cpp - The bench of an MTTKRP on a 3-D tensor -------===//
+//
+// The MTTKRP bench (TensorBench.h): its descriptor (the user's op sized to
+// the tensor, or the canonical one), B's encoding, the module's entry points
+// and conversion, and the reference its result is checked against.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sptune/Target/TensorBench.h"
+
+#include "Support/ErrorTesting.h"
+#include "gtest/gtest.h"
+
+using namespace sptune;
+
+namespace {
+
+KernelSpec mttkrpSpec(int64_t rank, int bits) {
+  KernelSpec spec;
+  spec.kernel = KernelType::MTTKRP;
+  spec.free = rank;
+  spec.elementBits = bits;
+  return spec;
+}
+
+TEST(TensorBench, CanonicalDescriptorIsCsfSizedToTheTensor) {
+  KernelDescriptor d = mttkrpBenchDescriptor(mttkrpSpec(8, 64), {3, 4, 5});
+  EXPECT_EQ(d.shapeName(), "mttkrp");
+  ASSERT_EQ(d.loops.size(), 4u);
+  EXPECT_EQ(d.loops[0].size, 3);
+  EXPECT_EQ(d.loops[1].size, 8);
+  EXPECT_EQ(d.loops[2].size, 4);
+  EXPECT_EQ(d.loops[3].size, 5);
+  EXPECT_EQ(d.operands[0].elementType, "f64");
+  EXPECT_EQ(mttkrpBenchEncoding(d),
+            "#sparse_tensor.encoding<{ map = (d0, d1, d2) -> (d0 : "
+            "compressed, d1 : compressed, d2 : compressed) }>");
+}
+
+TEST(TensorBench, TheUsersOpKeepsItsStorageAndOperandOrder) {
+  KernelSpec spec = mttkrpSpec(4, 32);
+  KernelDescriptor user = mttkrpBenchDescriptor(mttkrpSpec(16, 32), {9, 9, 9});
+  // D first, then B in 32-bit COO, then C.
+  std::swap(user.operands[0], user.operands[2]);
+  std::swap(user.operands[1], user.operands[2]);
+  user.operands[1].levels = {"compressed(nonunique)", "singleton(nonunique)",
+                             "singleton"};
+  user.operands[1].posWidth = user.operands[1].crdWidth = 32;
+  spec.descriptor = user;
+  KernelDescriptor d = mttkrpBenchDescriptor(spec, {3, 4, 5});
+  EXPECT_TRUE(d.operands[1].sparse());
+  EXPECT_EQ(d.loops[0].size, 3);
+  EXPECT_EQ(d.loops[1].size, 4); // the rank
+  EXPECT_EQ(mttkrpBenchEncoding(d),
+            "#sparse_tensor.encoding<{ map = (d0, d1, d2) -> (d0 : "
+            "compressed(nonunique), d1 : singleton(nonunique), d2 : "
+            "singleton), posWidth = 32, crdWidth = 32 }>");
+  std::string text = test::value(buildMttkrpBenchModule(d));
+  EXPECT_NE(text.find("sparse_tensor.convert %coo : !COO to !S"),
+            std::string::npos);
+  EXPECT_NE(text.find("func.call @kernel(%d0, %s, %d2)"), std::string::npos)
+      << text;
+  // A user's op of another element type: the canonical one.
+  spec.elementBits = 64;
+  EXPECT_EQ(mttkrpBenchDescriptor(spec, {3, 4, 5}).operands[0].levels,
+            (std::vector<std::string>{"compressed", "compressed",
+                                      "compressed"}));
+}
+
+TEST(TensorBench, ModuleTimesFreshResultsAndChecksOne) {
+  KernelDescriptor d = mttkrpBenchDescriptor(mttkrpSpec(8, 64), {3, 4, 5});
+  std::string text = test::value(buildMttkrpBenchModule(d));
+  for (const char *piece :
+       {"func.func @sptune_time(%pos: memref<?xindex>, %crd: "
+        "memref<?x3xindex>, %vals: memref<?xf64>",
+        "func.func @sptune_check(", "sparse_tensor.assemble (%tp, %tc), %tv",
+        "%fresh = linalg.fill", "bufferization.dealloc_tensor %a",
+        "bufferization.materialize_in_destination %a in restrict writable "
+        "%out : (tensor<3x8xf64>, memref<3x8xf64>) -> ()\n    "
+        "bufferization.dealloc_tensor %a",
+        "bufferization.dealloc_tensor %s : !S"})
+    EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
+  // B stored as the assembled COO: no conversion, nothing of the caller's
+  // freed.
+  d.operands[0].levels = {"compressed(nonunique)", "singleton(nonunique)",
+                          "singleton"};
+  text = test::value(buildMttkrpBenchModule(d));
+  EXPECT_NE(text.find("%s = tensor.cast %coo"), std::string::npos);
+  EXPECT_EQ(text.find("dealloc_tensor %s"), std::string::npos);
+  // Not an MTTKRP.
+  d.operands.pop_back();
+  std::string message;
+  std::string unused;
+  EXPECT_FALSE(test::take(buildMttkrpBenchModule(d), unused, message));
+  EXPECT_NE(message.find("a tensor bench measures MTTKRPs"), std::string::npos)
+      << message;
+}
+
+TEST(TensorBench, ReferenceSumsEachSlicesTerms) {
+  CooTensor b;
+  b.dims = {2, 2, 3};
+  b.add(0, 1, 2, 2.0);
+  b.add(0, 0, 0, -1.0);
+  b.add(1, 1, 1, 0.5);
+  b.canonicalize();
+  TensorBenchInputs<double> in;
+  prepareTensorBenchInputs(b, 2, in);
+  EXPECT_EQ(in.pos, (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(in.crd, (std::vector<int64_t>{0, 0, 0, 0, 1, 2, 1, 1, 1}));
+  ASSERT_EQ(in.reference.values.size(), 4u);
+  for (int64_t j = 0; j < 2; ++j) {
+    double a0 = -1.0 * in.c[0 * 2 + j] * in.d[0 * 2 + j] +
+                2.0 * in.c[1 * 2 + j] * in.d[2 * 2 + j];
+    double a1 = 0.5 * in.c[1 * 2 + j] * in.d[1 * 2 + j];
+    EXPECT_DOUBLE_EQ(in.reference.values[j], a0);
+    EXPECT_DOUBLE_EQ(in.reference.values[2 + j], a1);
+    EXPECT_GT(in.reference.bounds[j], 0.0);
+  }
+  EXPECT_EQ(in.a.size(), 4u);
+}
+
+} // namespace
