@@ -4,6 +4,7 @@
 
 #include "sptune/Matrix/Generators.h"
 #include "sptune/Matrix/MatrixMarket.h"
+#include "sptune/Matrix/TensorGenerators.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -41,6 +42,14 @@ bool sptune::sameMatrixSource(const std::string &a, const std::string &b) {
   bool same = false;
   if (!llvm::sys::fs::equivalent(a, b, same) && same)
     return true;
+  // Two gen3: specs of one tensor (an MTTKRP's source), in any spelling.
+  if (isTensorGenSpec(a) && isTensorGenSpec(b)) {
+    std::optional<TensorGenSpec> ta =
+        llvm::expectedToOptional(parseTensorGenSpec(a));
+    std::optional<TensorGenSpec> tb =
+        llvm::expectedToOptional(parseTensorGenSpec(b));
+    return ta && tb && *ta == *tb;
+  }
   llvm::Expected<GenSpec> ga = parseGenSpec(a);
   llvm::Expected<GenSpec> gb = parseGenSpec(b);
   if (ga && gb)

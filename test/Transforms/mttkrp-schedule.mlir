@@ -39,6 +39,18 @@
 // MEASURED: remark: sptune-autotune: MTTKRP measured on its tensor {{.*}}: 5 schedules (the heuristic's and its space's) in {{[0-9.]+}} s: [cpu mttkrp, {{.*}}] {{[0-9.]+}} ms; [cpu mttkrp, {{.*}}] {{[0-9.]+}} ms; [cpu mttkrp, {{.*}}] {{[0-9.]+}} ms; [cpu mttkrp, {{.*}}] {{[0-9.]+}} ms; [cpu mttkrp, {{.*}}] {{[0-9.]+}} ms; chose cpu mttkrp,
 // MEASURED: remark: sptune-autotune: MTTKRP measured on its tensor {{.*}}: 5 schedules (the heuristic's and its space's) in {{[0-9.]+}} s: [cpu mttkrp, {{.*}}] {{[0-9.]+}} ms; [cpu mttkrp, {{.*}}] {{[0-9.]+}} ms; [cpu mttkrp, {{.*}}] {{[0-9.]+}} ms; [cpu mttkrp, {{.*}}] {{[0-9.]+}} ms; [cpu mttkrp, {{.*}}] {{[0-9.]+}} ms; chose cpu mttkrp,
 // MEASURED-NOT: remark
+// A FROSTT file named by @csf's `sptune.matrix` attribute (the other
+// kernels have none: the heuristic's, with the reason).
+// RUN: printf '3 3\n3 5 6\n1 1 1 1.0\n2 3 4 -2.0\n3 5 6 0.5\n' > %t.tns
+// RUN: sed -e 's|@csf(%b: tensor<3x5x6xf64, #CSF>|@csf(%b: tensor<3x5x6xf64, #CSF> {sptune.matrix = "%t.tns"}|' %s | sptune-opt --sptune-extract-kernels --sptune-autotune="measure-top-k=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=FILE
+// FILE: remark: sptune-autotune: MTTKRP measured on its tensor '{{.*}}.tns' (the 'sptune.matrix' attribute of argument #0 of @csf): 5 schedules {{.*}} ms; chose cpu mttkrp,
+// FILE: remark: sptune-autotune: MTTKRP kernels are scheduled by the heuristic ({{.*}}no tensor to measure on: give matrix= or a 'sptune.matrix' attribute naming a gen3: spec or a .tns file): chose cpu mttkrp,
+// The option and the attribute naming one tensor in two spellings.
+// RUN: sed -e 's|@csf(%b: tensor<3x5x6xf64, #CSF>|@csf(%b: tensor<3x5x6xf64, #CSF> {sptune.matrix = "gen3:uniform:nnz=20,dims=3x5x6,seed=1"}|' %s | sptune-opt --sptune-extract-kernels --sptune-autotune="matrix=gen3:uniform:dims=3x5x6,nnz=20,seed=1 measure-top-k=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SPELLED
+// SPELLED: remark: sptune-autotune: MTTKRP measured on its tensor 'gen3:uniform:nnz=20,dims=3x5x6,seed=1' (the 'sptune.matrix' attribute of argument #0 of @csf and the pass option matrix=): 5 schedules
+// RUN: printf '3 3\n3 5 6\n1 1 1 1.0\n' > %t.cut.tns
+// RUN: sed -e 's|@csf(%b: tensor<3x5x6xf64, #CSF>|@csf(%b: tensor<3x5x6xf64, #CSF> {sptune.matrix = "%t.cut.tns"}|' %s | not sptune-opt --sptune-extract-kernels --sptune-autotune="measure-top-k=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=BADFILE
+// BADFILE: error: sptune-autotune: the tensor of the 'sptune.matrix' attribute of argument #0 of @csf: {{.*}}cut.tns:1: the header announces 3 entries, the file has 1
 // RUN: not sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen3:uniform:dims=4x5x6,nnz=20,seed=1 measure-top-k=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SIZES
 // SIZES: error: sptune-autotune: tensor 'gen3:uniform:dims=4x5x6,nnz=20,seed=1' (the pass option matrix=) is 4x5x6 but the kernel's sparse operand is 3x5x6
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen:uniform:rows=8,cols=5,nnz=12,seed=1 measure-top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=TUNED

@@ -27,7 +27,8 @@ llvm::Error loadMatrix(const std::string &source, CooMatrix &m,
                        MatrixInfo &info);
 
 /// Whether two matrix sources name the same matrix: the same text, the
-/// same file under two paths, or two spellings of one generator spec.
+/// same file under two paths, or two spellings of one generator spec (a
+/// `gen:` spec, or a `gen3:` spec of a 3-D tensor).
 bool sameMatrixSource(const std::string &a, const std::string &b);
 
 } // namespace sptune
