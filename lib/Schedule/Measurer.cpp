@@ -177,6 +177,7 @@ void sptune::repeatAndSummarize(
   // 13 probe).
   constexpr int kFirstBatch = 100;
   int reps = opts.warmups + std::clamp(opts.minReps, 1, kFirstBatch);
+  bool settling = true;
   while (true) {
     double batchStart = elapsed();
     batch(reps, times);
@@ -184,6 +185,21 @@ void sptune::repeatAndSummarize(
     // the bench does around it): the budget is wall-clock time.
     double perRep = (elapsed() - batchStart) / std::max(reps, 1);
     int skip = std::min<int>(opts.warmups, static_cast<int>(times.size()));
+    // A first batch whose median is over kUnsettled times its fastest
+    // repetition was still warming up (memory touched for the first time:
+    // on a VM, an MTTKRP's fresh 128 MB output took 10x its steady time for
+    // its first repetitions, and min_seconds was reached on those alone):
+    // it is dropped, once, and the repetitions start again.
+    constexpr double kUnsettled = 2.0;
+    if (settling && static_cast<int>(times.size()) > skip + 1 &&
+        elapsed() < opts.timeoutSeconds / 4) {
+      settling = false;
+      std::vector<double> first(times.begin() + skip, times.end());
+      double fastest = *std::min_element(first.begin(), first.end());
+      if (median(first) > kUnsettled * fastest)
+        continue;
+    }
+    settling = false;
     samples.insert(samples.end(), times.begin() + skip, times.end());
     double total = 0;
     for (double s : samples)

@@ -226,6 +226,45 @@ TEST(RepeatTest, StaysWithinTheTimeBudgetWhateverMinReps) {
   EXPECT_LT(calls, 10000000);
 }
 
+TEST(RepeatTest, DropsAFirstBatchStillWarmingUp) {
+  // Repetitions 10x slower until memory is warm: the first batch is
+  // dropped, and the summary is the steady time.
+  MeasureOptions options;
+  options.warmups = 1;
+  options.minReps = 5;
+  options.minSeconds = 0;
+  int calls = 0;
+  std::vector<int> batches;
+  Measurement m;
+  repeatAndSummarize(
+      options,
+      [&](int reps, std::vector<double> &times) {
+        batches.push_back(reps);
+        times.clear();
+        for (int r = 0; r < reps; ++r, ++calls)
+          times.push_back(calls < 4 ? 1e-2 : 1e-3);
+      },
+      m);
+  EXPECT_EQ(m.status, MeasureStatus::Ok);
+  EXPECT_EQ(batches, (std::vector<int>{6, 6}));
+  EXPECT_DOUBLE_EQ(m.medianSeconds, 1e-3);
+  EXPECT_EQ(m.reps, 5);
+
+  // Steady from the start, or slow throughout: kept as they are.
+  for (double slow : {1e-3, 1e-2}) {
+    batches.clear();
+    repeatAndSummarize(
+        options,
+        [&](int reps, std::vector<double> &times) {
+          batches.push_back(reps);
+          times.assign(static_cast<size_t>(reps), slow);
+        },
+        m);
+    EXPECT_EQ(batches, (std::vector<int>{6}));
+    EXPECT_DOUBLE_EQ(m.medianSeconds, slow);
+  }
+}
+
 namespace {
 /// Builds, lowers for the CPU and JITs bench modules.
 class JitBenchTest : public ::testing::Test {

@@ -113,7 +113,9 @@ void summarizeSamples(std::vector<double> samples, Measurement &m);
 /// which runs `reps` back-to-back repetitions and stores each one's seconds
 /// in `times` (the first `options.warmups` are warm-ups and dropped), as
 /// often as needed to reach both `minReps` and `minSeconds` (or `maxReps`,
-/// or half the timeout), then summarizes into `m`.
+/// or half the timeout), then summarizes into `m`. A first batch still
+/// warming up (its median over twice its fastest repetition) is dropped
+/// once and run again.
 void repeatAndSummarize(
     const MeasureOptions &options,
     const std::function<void(int reps, std::vector<double> &times)> &batch,
