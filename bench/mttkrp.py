@@ -219,6 +219,27 @@ def lower_scheduled(opt, schedule, reps, rank, path, native, storage="csf"):
     return runner_bench.compile_native(lowered, path) if native else lowered
 
 
+def model_schedule(opt, model, tensor, rank, path, storage="csf"):
+    """The schedule `sptune-autotune model=MODEL` chooses for the program on
+    `tensor` (its cost model's pick, nothing measured), and its remark."""
+    src = path + ".src.mlir"
+    with open(src, "w") as fh:
+        fh.write(PROGRAM.replace("CALLS", "2").replace("RANK", str(rank))
+                 .replace("ENCODING", ENCODINGS[storage]))
+    p = subprocess.run([opt, src, "--sptune-extract-kernels",
+                        "--sptune-autotune=model=%s matrix=%s" % (model, tensor)],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("mttkrp: sptune-autotune with model %s failed on %s:\n%s" % (
+            model, tensor, p.stderr[-2000:]))
+    found = re.findall(r"#sptune\.schedule<(cpu mttkrp,[^>]*)>", p.stdout)
+    remark = [line for line in p.stderr.splitlines() if "sptune-autotune:" in line]
+    if len(found) != 1 or not remark or "ranked by" not in remark[0]:
+        sys.exit("mttkrp: expected the model to rank one MTTKRP on %s, got:\n%s" % (
+            tensor, p.stderr[-2000:]))
+    return found[0], remark[0]
+
+
 def time_program(lowered, tensor, timeout):
     """(fastest seconds, checksum) of one run of a lowered program."""
     bits, seconds = runner_bench.run_program(lowered, tensor, os.environ, timeout,
@@ -254,6 +275,9 @@ def main(argv=None):
                     help="also time sptune's program under each schedule of the "
                     "MTTKRP space (one thread or all, factored or entry-wise) and "
                     "report the best against the heuristic's")
+    ap.add_argument("--model", help="also time sptune's program under the schedule "
+                    "this cost model (a file with an MTTKRP feature: sptune-learn "
+                    "--kernel mttkrp) picks for each tensor, nothing measured")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--plot", help="write a bar chart of the speedups here (.png)")
     ap.add_argument("tensors", nargs="*", help="extended FROSTT files or gen3: specs "
@@ -285,13 +309,21 @@ def main(argv=None):
                 generate(matrix_tool, spec, path, args.timeout)
             elif not os.path.isfile(spec):
                 sys.exit("mttkrp: no tensor file '%s'" % spec)
+            tensor_programs = dict(programs)
+            picked = None
+            if args.model:
+                picked, _ = model_schedule(opt, args.model, path, args.rank,
+                                           os.path.join(tmp, "model-%d" % n), args.format)
+                tensor_programs["sptune_model"] = lower_scheduled(
+                    opt, picked, args.reps, args.rank, os.path.join(tmp, "model-%d" % n),
+                    args.native, args.format)
             best, checksums, info = {}, {}, None
             for _ in range(args.rounds):
                 hand = time_hand(tool, path, args.rank, args.reps, args.timeout)
                 info = info or hand
                 best["hand"] = min(best.get("hand", math.inf), hand["seconds"]["hand"])
                 checksums["hand"] = hand["checksum"]["hand"]
-                for name, program in programs.items():
+                for name, program in tensor_programs.items():
                     t, checksum = time_program(program, path, args.timeout)
                     best[name] = min(best.get(name, math.inf), t)
                     checksums[name] = checksum
@@ -300,6 +332,15 @@ def main(argv=None):
                    "slices": info["slices"], "fibers": info["fibers"],
                    "seconds": best, "agree": agreeing,
                    "speedup_vs_hand": {k: best["hand"] / best[k] for k in VARIANTS}}
+            if picked:
+                row["model_schedule"] = picked
+                row["speedup_vs_hand"]["sptune_model"] = best["hand"] / best["sptune_model"]
+                row["model_over_heuristic"] = best["sptune"] / best["sptune_model"]
+                print("mttkrp:   the model's pick (%s) %.4f s: %.2fx the hand kernel, "
+                      "%.2fx the heuristic's" % (picked, best["sptune_model"],
+                                                 row["speedup_vs_hand"]["sptune_model"],
+                                                 row["model_over_heuristic"]),
+                      file=sys.stderr, flush=True)
             if args.schedules:
                 fastest = min(SCHEDULES, key=lambda k: best[k])
                 row["best_schedule"] = SCHEDULES[fastest]
@@ -322,6 +363,11 @@ def main(argv=None):
     summary = {"geomean_speedup_vs_hand": {k: geomean(r["speedup_vs_hand"][k] for r in rows)
                                            for k in VARIANTS},
                "all_agree": all(all(r["agree"].values()) for r in rows)}
+    if args.model:
+        summary["geomean_speedup_vs_hand"]["sptune_model"] = geomean(
+            r["speedup_vs_hand"]["sptune_model"] for r in rows)
+        summary["geomean_model_over_heuristic"] = geomean(
+            r["model_over_heuristic"] for r in rows)
     if args.schedules:
         summary["geomean_oracle_over_heuristic"] = geomean(
             r["oracle_over_heuristic"] for r in rows)
@@ -331,6 +377,7 @@ def main(argv=None):
            "threads": info["threads"] if rows else None,
            "variants": {k: " ".join(v) for k, v in VARIANTS.items()},
            "schedules": SCHEDULES if args.schedules else {},
+           "model": args.model,
            "rows": rows, "summary": summary}
     bench_output.emit(out, args.json, args.plot, plot)
     return 0 if summary["all_agree"] else 1
@@ -346,6 +393,8 @@ def plot(out, path):
     # With --schedules, each schedule of the space beside the heuristic's.
     for key, schedule in out.get("schedules", {}).items():
         labels[key] = "schedule: " + schedule.replace("cpu mttkrp, ", "")
+    if out.get("model"):
+        labels["sptune_model"] = "sptune, the cost model's pick (model only)"
     fig = report_plots.grouped_bars(
         [r["tensor"].replace("gen3:", "").split(",seed")[0]
          .replace(":dims=", "\n").replace(",", "\n")

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""SpGEMM's cost model learned from no data (issue 33), in replay and live.
+"""SpGEMM's (or MTTKRP's) cost model learned from no data (issue 33), in replay and live.
 
 Takes a dataset in which every schedule of the CPU's SpGEMM space and the
 heuristic baseline were measured on each matrix (`sptune-collect --kernel
@@ -17,6 +17,9 @@ Each round's model is judged on the validation problems: the measured time
 of its favourite schedule against the best measured one (the fraction of
 the best, 1 = always the fastest; the geometric mean over the problems of
 best / pick), next to the heuristic's fraction on the same problems.
+`--kernel mttkrp` does the same for MTTKRP on a dataset of 3-D tensors
+(`sptune-collect --kernel mttkrp --samples 8 --baselines heuristic` on
+gen3: specs or .tns files: every schedule of its space).
 Writes the figures (JSON) and the learning curves (PNG). Runs resume (the
 state directories are sptune-learn's own).
 
@@ -55,7 +58,7 @@ def part_of(matrix_id, validation, reward):
     return "reward" if h < (validation + reward) * 1000 else "train"
 
 
-def split(records, validation, reward, work):
+def split(records, validation, reward, work, kernel):
     """Writes train.jsonl, validation.jsonl (the reported problems) and
     reward.jsonl (the bandit's reward problems, so that it is not steered
     by the figures it is judged on); returns their paths and the training
@@ -65,7 +68,7 @@ def split(records, validation, reward, work):
     files = {name: open(paths[name], "w") for name in names}
     sources = set()
     for r in records:
-        if r.get("kernel") != "spgemm":
+        if r.get("kernel") != kernel:
             continue
         part = part_of(r["matrix"]["id"], validation, reward)
         files[part].write(json.dumps(r) + "\n")
@@ -76,7 +79,7 @@ def split(records, validation, reward, work):
     for name in names:
         if os.path.getsize(paths[name]) == 0:
             sys.exit("spgemm-learn: the split left no %s matrices (the dataset "
-                     "needs more SpGEMM matrices)" % name)
+                     "needs more %s problems)" % (name, kernel))
     return paths, sorted(sources)
 
 
@@ -135,6 +138,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("--dataset", required=True)
+    ap.add_argument("--kernel", choices=["spgemm", "mttkrp"], default="spgemm")
     ap.add_argument("--work", required=True)
     ap.add_argument("--validation-fraction", type=float, default=0.3)
     ap.add_argument("--reward-fraction", type=float, default=0.15)
@@ -148,7 +152,7 @@ def main(argv=None):
     learn = os.path.join(a.build, "bin", "sptune-learn")
     records, bad = dataset.load([a.dataset])
     paths, sources = split(records, a.validation_fraction,
-                           a.reward_fraction, a.work)
+                           a.reward_fraction, a.work, a.kernel)
     val_records, _ = dataset.load([paths["validation"]])
     heuristic, problems = heuristic_fraction(val_records)
     if not problems:
@@ -156,9 +160,9 @@ def main(argv=None):
                  "time and the samples' (collect with --baselines heuristic)")
     print("validation: %d problems; the heuristic's fraction of the best "
           "%.3f" % (problems, heuristic))
-    # --kernel spgemm: live, what is measured; in replay the split above
-    # already kept SpGEMM records only.
-    common = ["--kernel", "spgemm", "--validation", paths["validation"],
+    # --kernel: live, what is measured; in replay the split above already
+    # kept that kernel's records only.
+    common = ["--kernel", a.kernel, "--validation", paths["validation"],
               "--reward-validation", paths["reward"],
               "--rounds-at", a.rounds_at]
     runs = {}
@@ -183,8 +187,9 @@ def main(argv=None):
     machine = next((r.get("machine") for r in records if r.get("machine")), {})
     summary = {
         "bench": "spgemm-learn", "machine": machine,
-        "what": "sptune-learn --kernel spgemm from no data: validation "
-                "fraction of the best measured schedule per round",
+        "what": "sptune-learn --kernel %s from no data: validation "
+                "fraction of the best measured schedule per round" % a.kernel,
+        "kernel": a.kernel,
         "dataset": a.dataset, "unparsed_lines": bad,
         "validation_matrices": problems,
         "heuristic_fraction_of_best": heuristic,
@@ -202,12 +207,14 @@ def main(argv=None):
                     [r["fraction_of_best"] for r in rounds], marker="o",
                     label=name, linestyle="--" if name == "live" else "-")
         ax.axhline(heuristic, color="grey", label="heuristic")
-        ax.axhline(0.9, color="red", linestyle=":", label="bar 0.9")
+        if a.kernel == "spgemm":
+            ax.axhline(0.9, color="red", linestyle=":", label="bar 0.9")
         ax.set_xscale("log")
         ax.set_xlabel("cumulative measurement cost (s)")
         ax.set_ylabel("validation: fraction of the best schedule")
-        ax.set_title("SpGEMM model learned from no data (%d validation "
-                     "matrices)" % problems)
+        ax.set_title("%s model learned from no data (%d validation "
+                     "problems)" % ({"spgemm": "SpGEMM", "mttkrp": "MTTKRP"}[a.kernel],
+                                    problems))
         ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(a.plot, dpi=110)

@@ -49,6 +49,10 @@ static const char *const kSpgemmFeatureNames[] = {
     "spgemm_hash_accumulator", "spgemm_accumulator_auto", "spgemm_two_passes",
     "spgemm_passes_auto"};
 
+/// The names of MttkrpFeatures, in order.
+static const char *const kMttkrpFeatureNames[] = {"mttkrp_factored",
+                                                  "mttkrp_entry_wise"};
+
 /// The common features' names after the target and kernel one-hots.
 static const std::vector<std::string> &sharedFeatureNames() {
   static const std::vector<std::string> names = [] {
@@ -166,6 +170,11 @@ void FeatureLayout::mapCanonical(const Schedule &s, int64_t free, float *common,
     f[2] = g.twoPasses;
     f[3] = g.passesAuto;
   }
+  if (mttkrpOffset > 0) {
+    MttkrpFeatures m = encoding.mttkrp(s);
+    common[mttkrpOffset] = m.factored;
+    common[mttkrpOffset + 1] = m.entryWise;
+  }
   if (rowOrderOffset > 0)
     common[rowOrderOffset] = encoding.rowOrder(s);
   encoding.encode(s, knobs);
@@ -245,7 +254,7 @@ FeatureLayout::of(const std::vector<std::string> &names,
     if (!kernel || !hasKernelFeature(*kernel))
       return makeError("kernel '" + name +
                        "' has no model features (a model can be built for "
-                       "spmm, sddmm, spmv and spgemm)");
+                       "spmm, sddmm, spmv, spgemm and mttkrp)");
     if (layout.hasKernel(*kernel))
       return makeError("kernel '" + name + "' is listed twice");
     layout.kernelNames_.push_back(name);
@@ -257,6 +266,11 @@ FeatureLayout::of(const std::vector<std::string> &names,
   if (layout.hasKernel(KernelType::SpGEMM)) {
     layout.spgemmOffset = static_cast<int>(layout.common.size());
     for (const char *n : kSpgemmFeatureNames)
+      layout.common.push_back(n);
+  }
+  if (layout.hasKernel(KernelType::MTTKRP)) {
+    layout.mttkrpOffset = static_cast<int>(layout.common.size());
+    for (const char *n : kMttkrpFeatureNames)
       layout.common.push_back(n);
   }
   const std::vector<std::string> &known = sharedKnobNames();

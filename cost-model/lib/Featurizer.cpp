@@ -9,6 +9,8 @@
 
 #include "sptune/CostModel/MatrixFeatures.h"
 
+#include "sptune/Matrix/TensorStats.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -183,4 +185,44 @@ MatrixFeatures sptune::featurize(const CsrMatrix &m, const MatrixStats &stats) {
   f.images[1] = normalizedImage(mid);
   f.images[2] = normalizedImage(counts);
   return f;
+}
+
+/// The scalars a tensor's features put in place of the fiber matrix's
+/// diagonal ones (bandwidth and distance from the diagonal mean nothing for
+/// a slice x fiber pattern).
+static constexpr int kTensorScalarsAt = 16;
+
+const std::vector<std::string> &sptune::tensorScalarFeatureNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = scalarFeatureNames();
+    n[kTensorScalarsAt] = "log_tensor_nnz";
+    n[kTensorScalarsAt + 1] = "log_tensor_dim2";
+    n[kTensorScalarsAt + 2] = "log_typical_fiber_length";
+    return n;
+  }();
+  return names;
+}
+
+MatrixFeatures sptune::featurizeTensor(const CooTensor &t) {
+  CsrMatrix fibers = fiberMatrix(t);
+  MatrixFeatures f = featurize(fibers);
+  // Entries per fiber where a matrix has column degrees: the fiber matrix
+  // holds each fiber's entry count as its value.
+  std::array<int64_t, MatrixFeatures::kHistBins> bins{};
+  for (double entries : fibers.values)
+    ++bins[degreeBin(static_cast<int64_t>(entries))];
+  const double count = static_cast<double>(fibers.values.size());
+  for (int b = 0; b < MatrixFeatures::kHistBins; ++b)
+    f.colHist[b] = count > 0 ? static_cast<float>(bins[b] / count) : 0.0f;
+  TensorStats stats = computeTensorStats(t);
+  f.scalars[kTensorScalarsAt] = logp(static_cast<double>(stats.nnz));
+  f.scalars[kTensorScalarsAt + 1] = logp(static_cast<double>(stats.dims[2]));
+  f.scalars[kTensorScalarsAt + 2] = logp(stats.typicalFiberLength);
+  return f;
+}
+
+MatrixFeatures sptune::featurizeOperand(const MeasuredOperand &operand) {
+  if (operand.tensor)
+    return featurizeTensor(*operand.tensor);
+  return featurize(operand.matrix);
 }

@@ -295,11 +295,10 @@ llvm::Expected<PreparedData> readAndFeaturize(const TrainingRunOptions &options,
       p.matrixId = id;
       options.onProgress(p);
     }
-    CooMatrix coo;
-    MatrixInfo info;
+    MeasuredOperand operand;
     std::string error;
     if (source.empty() ||
-        takeErrorMessage(loadMatrix(source, coo, info), error)) {
+        takeErrorMessage(loadMeasuredOperand(source, operand), error)) {
       report.warning("cannot load matrix '" + id + "' (" +
                      (source.empty() ? "no source recorded" : error) +
                      "); skipping its measurements");
@@ -307,7 +306,7 @@ llvm::Expected<PreparedData> readAndFeaturize(const TrainingRunOptions &options,
       summary.unloadableMatrices.push_back(id);
       continue;
     }
-    data.features[id] = featurize(CsrMatrix::fromCoo(std::move(coo)));
+    data.features[id] = featurizeOperand(operand);
   }
   summary.featurizedMatrices = data.features.size();
   report.note(

@@ -160,8 +160,6 @@ int sptune::runCollectDriver(CollectDriverOptions o,
     std::optional<KernelType> kernel = parseKernelType(k);
     if (!kernel)
       return fail("unknown kernel '" + k + "'");
-    if (std::string why = whyKernelNotMeasured(*kernel); !why.empty())
-      return fail("--kernel " + k + ": " + why);
   }
   llvm::Expected<const Target &> target =
       TargetRegistry::get(o.plan.collect.target);
@@ -201,6 +199,16 @@ int sptune::runCollectDriver(CollectDriverOptions o,
   if (plan->matrices == 0 && unreadable == sources.size()) {
     llvm::errs() << "sptune-collect: none of the " << sources.size()
                  << " matrices could be loaded\n";
+    return 1;
+  }
+  size_t unsuited = std::count_if(
+      plan->warnings.begin(), plan->warnings.end(), [](const std::string &w) {
+        return llvm::StringRef(w).starts_with("not planned: ");
+      });
+  if (plan->matrices == 0 && unsuited > 0) {
+    llvm::errs() << "sptune-collect: no kernel given is measured on these "
+                    "sources (an MTTKRP on 3-D tensors, the others on "
+                    "matrices)\n";
     return 1;
   }
   if (shardCount > 1) {

@@ -4,10 +4,12 @@
 
 #include "sptune/Collect/LocalBackend.h"
 
-#include "sptune/Matrix/MatrixSource.h"
+#include "sptune/CostModel/MatrixFeatures.h"
 #include "sptune/Matrix/MatrixStats.h"
+#include "sptune/Matrix/MeasuredOperand.h"
 #include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Support/Error.h"
+#include "sptune/Target/Measurer.h"
 #include "sptune/Target/Target.h"
 #include "sptune/Tune/KnobNeighbourhood.h"
 #include "sptune/Tune/ScheduleTuner.h"
@@ -34,26 +36,41 @@ sptune::planCollection(const std::vector<std::string> &sources,
   CollectionPlan plan;
   std::vector<std::pair<int64_t, std::vector<PlannedRequest>>> perMatrix;
   for (const std::string &source : sources) {
-    CooMatrix coo;
-    MatrixInfo info;
+    MeasuredOperand operand;
     std::string error;
-    if (takeErrorMessage(loadMatrix(source, coo, info), error)) {
+    if (takeErrorMessage(loadMeasuredOperand(source, operand), error)) {
       plan.warnings.push_back("skipping " + source + ": " + error);
       continue;
     }
-    coo.canonicalize();
-    if (coo.nnz() < options.minNnz || coo.nnz() > options.maxNnz)
+    if (operand.nnz < options.minNnz || operand.nnz > options.maxNnz)
+      continue;
+    const MatrixInfo &info = operand.info;
+    // The kernels measured on this operand: an MTTKRP on a tensor, the
+    // others on a matrix.
+    CollectOptions here = collect;
+    llvm::erase_if(here.kernels, [&](const std::string &k) {
+      std::string why =
+          whyNotMeasuredOn(*parseKernelType(k), operand.isTensor(), info.id);
+      if (!why.empty())
+        plan.warnings.push_back("not planned: " + why);
+      return !why.empty();
+    });
+    if (here.kernels.empty())
       continue;
     std::vector<PlannedRequest> requests =
-        planMatrix(source, info.id, coo.rows, coo.cols, coo.nnz(),
-                   target->space(), collect);
-    CsrMatrix csr = CsrMatrix::fromCoo(coo);
+        planMatrix(source, info.id, operand.rows, operand.cols, operand.nnz,
+                   target->space(), here);
+    const CsrMatrix &csr = operand.matrix;
+    std::optional<MatrixFeatures> features;
+    if (options.model)
+      features = featurizeOperand(operand);
     if (options.model) {
       // Active learning: the model's favourites are where its errors
       // matter; measuring them corrects its optimism (winner's curse).
-      for (const std::string &k : collect.kernels) {
+      for (const std::string &k : here.kernels) {
         KernelType kt = *parseKernelType(k);
         TuneOptions tune;
+        tune.features = &*features;
         tune.target = target->kind();
         tune.candidates = options.modelCandidates;
         tune.topK = options.modelTopK;
@@ -71,22 +88,22 @@ sptune::planCollection(const std::vector<std::string> &sources,
         for (const RankedCandidate &c : ranked->top)
           requests.push_back(makeRequest(source, info.id, k,
                                          std::string(dataset::kRoleModel),
-                                         c.schedule.str(), "", collect));
+                                         c.schedule.str(), "", here));
       }
     }
     if (options.neighbours > 0) {
       // The heuristic's neighbourhood: what the training data must hold
       // whatever the sample and the model's favourites happen to miss.
       MatrixStats stats = computeStats(csr);
-      for (const std::string &k : collect.kernels) {
+      for (const std::string &k : here.kernels) {
         KernelType kt = *parseKernelType(k);
         int64_t free = Schedule::freeLoopSize(kt, collect.free);
         Schedule heuristic = target->heuristicSchedule(kt, &stats, free);
         uint64_t seed = collect.seed ^
                         std::hash<std::string>()(info.id + "|" + k + "|nbr");
-        std::vector<Schedule> near =
-            nearestKnobNeighbours(*target, heuristic, options.neighbours,
-                                  coo.rows, coo.cols, coo.nnz(), seed);
+        std::vector<Schedule> near = nearestKnobNeighbours(
+            *target, heuristic, options.neighbours, operand.rows, operand.cols,
+            operand.nnz, seed);
         if (near.size() < options.neighbours)
           plan.warnings.push_back(
               info.id + " " + k + ": " + std::to_string(near.size()) +
@@ -95,14 +112,14 @@ sptune::planCollection(const std::vector<std::string> &sources,
         for (const Schedule &s : near)
           requests.push_back(makeRequest(source, info.id, k,
                                          std::string(dataset::kRoleNeighbour),
-                                         s.str(), "", collect));
+                                         s.str(), "", here));
       }
     }
     // Keyed by content too: another matrix under the same name is measured.
-    std::string hash = matrixContentKey(csr);
+    std::string hash = contentKey(operand.contentHash);
     for (PlannedRequest &p : requests)
       p.key.matrixHash = hash;
-    perMatrix.emplace_back(coo.nnz(), std::move(requests));
+    perMatrix.emplace_back(operand.nnz, std::move(requests));
   }
   if (options.smallestFirst)
     std::stable_sort(

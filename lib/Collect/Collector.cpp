@@ -17,7 +17,7 @@ using namespace sptune;
 llvm::Error sptune::expandMatrixSources(const std::vector<std::string> &inputs,
                                         std::vector<std::string> &sources) {
   for (const std::string &input : inputs) {
-    if (input.rfind("gen:", 0) == 0) {
+    if (input.rfind("gen:", 0) == 0 || input.rfind("gen3:", 0) == 0) {
       sources.push_back(input);
       continue;
     }
@@ -25,7 +25,8 @@ llvm::Error sptune::expandMatrixSources(const std::vector<std::string> &inputs,
       std::error_code ec;
       for (llvm::sys::fs::directory_iterator it(input, ec), end;
            it != end && !ec; it.increment(ec))
-        if (llvm::sys::path::extension(it->path()) == ".mtx")
+        if (llvm::sys::path::extension(it->path()) == ".mtx" ||
+            llvm::sys::path::extension(it->path()) == ".tns")
           sources.push_back(it->path());
       if (ec)
         return makeError("cannot list '" + input + "': " + ec.message());

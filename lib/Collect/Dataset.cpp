@@ -38,9 +38,13 @@ std::string RecordKey::legacyStr() const {
 }
 
 std::string sptune::matrixContentKey(const CsrMatrix &m) {
+  return contentKey(contentHash(m));
+}
+
+std::string sptune::contentKey(uint64_t hash) {
   char hex[17];
   std::snprintf(hex, sizeof(hex), "%016llx",
-                static_cast<unsigned long long>(contentHash(m)));
+                static_cast<unsigned long long>(hash));
   return hex;
 }
 

@@ -125,8 +125,6 @@ std::string sptune::whyInvalidLearnOptions(const LearnDriverOptions &o) {
     std::optional<KernelType> kernel = parseKernelType(k);
     if (!kernel)
       return "unknown kernel '" + k + "'";
-    if (std::string why = whyKernelNotMeasured(*kernel); !why.empty())
-      return "--kernel " + k + ": " + why;
     if (!hasKernelFeature(*kernel))
       return "--kernel " + k + ": the cost model has no feature for '" + k +
              "' kernels (its measurements are collected, not learned from)";
@@ -273,8 +271,6 @@ int sptune::runLearnDriver(LearnDriverOptions o,
       std::optional<KernelType> kernel = parseKernelType(k);
       if (!kernel)
         return fail("unknown kernel '" + k + "'");
-      if (std::string why = whyKernelNotMeasured(*kernel); !why.empty())
-        return fail("--kernel " + k + ": " + why);
       if (!hasKernelFeature(*kernel))
         return fail("--kernel " + k + ": the cost model has no feature for '" +
                     k + "' kernels");

@@ -2,13 +2,15 @@
 
 #include "sptune/Collect/LiveOracle.h"
 
-#include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Collect/Dataset.h"
 #include "sptune/Matrix/MatrixStats.h"
+#include "sptune/Matrix/MeasuredOperand.h"
 #include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Support/Error.h"
-#include "sptune/Target/Target.h"
-#include "sptune/Support/Json.h"
 #include "sptune/Support/Files.h"
+#include "sptune/Support/Json.h"
+#include "sptune/Target/Measurer.h"
+#include "sptune/Target/Target.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -32,31 +34,38 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
   if (!target)
     return target.takeError();
   for (const std::string &source : sources) {
-    CooMatrix coo;
-    MatrixInfo info;
+    MeasuredOperand operand;
     std::string error;
-    if (takeErrorMessage(loadMatrix(source, coo, info), error)) {
+    if (takeErrorMessage(loadMeasuredOperand(source, operand), error)) {
       warnings.push_back("skipping " + source + ": " + error);
       continue;
     }
-    coo.canonicalize();
-    if (coo.nnz() < options.minNnz || coo.nnz() > options.maxNnz ||
+    const MatrixInfo &info = operand.info;
+    if (operand.nnz < options.minNnz || operand.nnz > options.maxNnz ||
         options.excludeMatrixIds.count(info.id))
       continue;
-    CsrMatrix csr = CsrMatrix::fromCoo(coo);
-    MatrixStats stats = computeStats(csr);
-    std::string hash = matrixContentKey(csr);
+    MatrixStats stats = computeStats(operand.matrix);
+    std::string hash = contentKey(operand.contentHash);
     // The collector's sampled schedules, without its baselines: those are
-    // added below as schedules, known before they are measured.
+    // added below as schedules, known before they are measured. Only the
+    // kernels measured on this operand (an MTTKRP on a tensor, the others
+    // on a matrix).
     CollectOptions samplesOnly = collect;
     samplesOnly.baselines.clear();
+    llvm::erase_if(samplesOnly.kernels, [&](const std::string &k) {
+      std::string why =
+          whyNotMeasuredOn(*parseKernelType(k), operand.isTensor(), info.id);
+      if (!why.empty())
+        warnings.push_back("not in the pool: " + why);
+      return !why.empty();
+    });
     std::vector<PlannedRequest> sampled =
-        planMatrix(source, info.id, coo.rows, coo.cols, coo.nnz(),
+        planMatrix(source, info.id, operand.rows, operand.cols, operand.nnz,
                    target->space(), samplesOnly);
-    for (const std::string &kernelName : collect.kernels) {
+    for (const std::string &kernelName : samplesOnly.kernels) {
       KernelType kernel = *parseKernelType(kernelName);
       int64_t free = Schedule::freeLoopSize(kernel, collect.free);
-      MatrixRef ref{info.id, source, coo.rows, coo.cols, coo.nnz()};
+      MatrixRef ref{info.id, source, operand.rows, operand.cols, operand.nnz};
       size_t problem = pool.addProblem({ref, kernel, free, target->kind()});
       auto add = [&](const Schedule &s, bool isDefault, bool isHeuristic) {
         size_t c = pool.addCandidate(problem, s);

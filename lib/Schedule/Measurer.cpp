@@ -28,9 +28,22 @@ std::string Measurer::baselineSchedule(std::string_view,
 std::string sptune::whyKernelNotMeasured(KernelType kernel) {
   if (kernel == KernelType::MTTKRP)
     return "MTTKRP kernels are not measured on a matrix: an MTTKRP's sparse "
-           "operand is a 3-D tensor (sptune-measure and sptune-autotune "
-           "measure one on a tensor; collections, datasets and models take "
-           "matrices)";
+           "operand is a 3-D tensor (sptune-measure, sptune-collect, "
+           "sptune-learn and sptune-autotune measure one on a gen3: spec or "
+           "a .tns file)";
+  return "";
+}
+
+std::string sptune::whyNotMeasuredOn(KernelType kernel, bool isTensor,
+                                     const std::string &id) {
+  bool wantsTensor = kernel == KernelType::MTTKRP;
+  if (wantsTensor && !isTensor)
+    return "an MTTKRP is measured on a 3-D tensor (a gen3: spec or a .tns "
+           "file), not on matrix '" +
+           id + "'";
+  if (!wantsTensor && isTensor)
+    return std::string("3-D tensor '") + id +
+           "' is measured for MTTKRP kernels only, not for " + toString(kernel);
   return "";
 }
 

@@ -349,13 +349,15 @@ static st::TuningRecord recordOf(const KernelTuningContext &k,
   return r;
 }
 
-/// An MTTKRP: no cost model or tuning database describes a 3-D tensor, so
-/// the heuristic's schedule (its kernel's run-time rule decides the form),
-/// or, with measure-top-k and a tensor (`sptune.matrix` or matrix= naming a
-/// gen3: spec or a .tns file), the fastest of the heuristic's and every
-/// schedule of the target's space (a handful: the kernel's knobs), each
-/// measured on that tensor.
-static LogicalResult tuneMttkrp(KernelTuningContext &k) {
+/// An MTTKRP: no tuning database describes a 3-D tensor. Without a tensor
+/// (`sptune.matrix` or matrix= naming a gen3: spec or a .tns file), the
+/// heuristic's schedule (its kernel's run-time rule decides the form); with
+/// one, and measure-top-k, the fastest of the heuristic's and every schedule
+/// of the target's space (a handful: the kernel's knobs), each measured on
+/// that tensor; else the cost model's pick among them when the model has an
+/// MTTKRP feature (featurizeTensor), the heuristic's when it has none.
+static LogicalResult tuneMttkrp(KernelTuningContext &k,
+                                const st::CostModel &model) {
   const KernelTuningOptions &o = *k.options;
   linalg::LinalgOp op = k.op;
   llvm::Expected<st::Schedule> heuristic =
@@ -368,36 +370,43 @@ static LogicalResult tuneMttkrp(KernelTuningContext &k) {
       o.multiversion > 0
           ? " (not multi-versioned: " + whyNotMultiversioned(k) + ")"
           : std::string();
+  bool modelRanks = model.mode() != st::CostModelMode::Heuristic &&
+                    model.supports(o.target) &&
+                    model.supportsKernel(st::KernelType::MTTKRP);
   auto byHeuristic = [&](const std::string &why) {
     op->setAttr(SptuneDialect::kScheduleAttrName,
                 ScheduleAttr::get(op->getContext(), *heuristic));
-    op->emitRemark("sptune-autotune: MTTKRP kernels are scheduled by the "
-                   "heuristic (no cost model or tuning database describes a "
-                   "3-D tensor; ")
+    op->emitRemark("sptune-autotune: MTTKRP scheduled by the heuristic (")
         << why << "): chose " << heuristic->str() << notVersioned;
     return success();
   };
-  if (o.measureTopK == 0 || !o.measurer)
-    return byHeuristic("measure-top-k= measures the schedules of its space "
-                       "on the tensor that 'sptune.matrix' or matrix= names");
+  bool measures = o.measureTopK > 0 && o.measurer;
+  if (!measures && !modelRanks)
+    return byHeuristic(
+        (model.mode() == st::CostModelMode::Heuristic
+             ? std::string("heuristic mode")
+             : model.description() + " has no feature for kernel 'mttkrp'") +
+        "; measure-top-k= measures the schedules of its space on the tensor "
+        "that 'sptune.matrix' or matrix= names");
   if (k.source.empty() || !st::isTensorSource(k.source))
     return byHeuristic(
         k.source.empty()
-            ? std::string("no tensor to measure on: give matrix= or a "
-                          "'sptune.matrix' attribute naming a gen3: spec or "
-                          "a .tns file")
+            ? std::string("no tensor to measure on or rank for: give matrix= "
+                          "or a 'sptune.matrix' attribute naming a gen3: spec "
+                          "or a .tns file")
             : "'" + k.source + "' (" + k.sourceOrigin +
-                  ") names a matrix, not a 3-D tensor; nothing measured");
+                  ") names a matrix, not a 3-D tensor");
   // The tensor must have the kernel's static sizes (it is measured with
-  // its own): read where the kernel has one.
+  // its own): read where the kernel has one, or where the model ranks.
   SmallVector<LoopRole> bRoles =
       k.kernel.getOperandRoles(k.kernel.getSparseOperand());
-  if (llvm::any_of(bRoles, [&](LoopRole r) {
+  std::optional<st::CooTensor> tensor;
+  if (!measures || llvm::any_of(bRoles, [&](LoopRole r) {
         return !ShapedType::isDynamic(k.kernel.getLoopSize(r));
       })) {
-    st::CooTensor tensor;
+    tensor.emplace();
     st::MatrixInfo info;
-    if (llvm::Error e = st::loadTensor(k.source, tensor, info))
+    if (llvm::Error e = st::loadTensor(k.source, *tensor, info))
       return op->emitError("sptune-autotune: the tensor of ")
              << k.sourceOrigin << ": " << llvm::toString(std::move(e));
     ArrayRef<LoopRole> roles = bRoles;
@@ -405,16 +414,17 @@ static LogicalResult tuneMttkrp(KernelTuningContext &k) {
     std::string shape;
     for (unsigned n = 0; n < 3; ++n) {
       int64_t size = k.kernel.getLoopSize(roles[n]);
-      fits &= ShapedType::isDynamic(size) || size == tensor.dims[n];
+      fits &= ShapedType::isDynamic(size) || size == tensor->dims[n];
       shape +=
           (n ? "x" : "") + (ShapedType::isDynamic(size) ? std::string("?")
                                                         : std::to_string(size));
     }
     if (!fits)
       return op->emitError("sptune-autotune: tensor '")
-             << k.source << "' (" << k.sourceOrigin << ") is " << tensor.dims[0]
-             << "x" << tensor.dims[1] << "x" << tensor.dims[2]
-             << " but the kernel's sparse operand is " << shape;
+             << k.source << "' (" << k.sourceOrigin << ") is "
+             << tensor->dims[0] << "x" << tensor->dims[1] << "x"
+             << tensor->dims[2] << " but the kernel's sparse operand is "
+             << shape;
   }
   std::vector<st::Schedule> candidates = {*heuristic};
   st::ProblemShape shape;
@@ -426,12 +436,50 @@ static LogicalResult tuneMttkrp(KernelTuningContext &k) {
       candidates.push_back(s);
     return true;
   });
+  auto start = std::chrono::steady_clock::now();
+  if (!measures) {
+    st::MatrixFeatures features = st::featurizeTensor(*tensor);
+    llvm::Expected<st::Ranking> ranking =
+        model.rank(features, candidates, o.target, k.free);
+    if (!ranking)
+      return op->emitError("sptune-autotune: ranking this MTTKRP's schedules: ")
+             << llvm::toString(ranking.takeError());
+    size_t pick = ranking->order.front();
+    // As for the other kernels: a model file with a guard keeps the
+    // heuristic's schedule unless its pick is trusted to be faster.
+    std::string guardNote;
+    if (pick != 0) {
+      llvm::Expected<std::optional<st::GuardVerdict>> verdict =
+          model.judgeOverHeuristic(features, candidates[pick], *heuristic,
+                                   k.free);
+      if (!verdict)
+        return op->emitError("sptune-autotune: the model guard: ")
+               << llvm::toString(verdict.takeError());
+      if (*verdict) {
+        guardNote = " (" + (*verdict)->str() + ")";
+        if (!(*verdict)->trusted())
+          pick = 0;
+      }
+    }
+    op->setAttr(SptuneDialect::kScheduleAttrName,
+                ScheduleAttr::get(op->getContext(), candidates[pick]));
+    std::string text;
+    llvm::raw_string_ostream remark(text);
+    remark << "sptune-autotune: MTTKRP ranked by " << model.description()
+           << " on its tensor '" << k.source << "' (" << k.sourceOrigin
+           << "): " << candidates.size()
+           << " schedules (the heuristic's and its space's) in "
+           << llvm::format("%.1f", secondsSince(start) * 1e3) << " ms; chose "
+           << candidates[pick].str() << (pick == 0 ? " (the heuristic's)" : "")
+           << guardNote;
+    op->emitRemark(remark.str() + notVersioned);
+    return success();
+  }
   st::KernelSpec spec;
   spec.kernel = k.type;
   spec.free = k.free;
   spec.elementBits = k.elementBits;
   spec.descriptor = k.descriptor;
-  auto start = std::chrono::steady_clock::now();
   std::vector<st::Measurement> measured =
       o.measurer->measure(k.source, spec, candidates, st::MeasureOptions());
   std::optional<size_t> best;
@@ -486,7 +534,7 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
                 ScheduleAttr::get(op->getContext(), s));
   };
   if (k.type == st::KernelType::MTTKRP)
-    return tuneMttkrp(k);
+    return tuneMttkrp(k, model);
   if (k.source.empty()) {
     std::string notVersioned;
     if (o.multiversion > 0) {

@@ -57,11 +57,11 @@ std::string mlir::sptune::whyNotMultiversioned(const KernelTuningContext &k) {
   if (k.type == ::sptune::KernelType::SpGEMM)
     return "SpGEMM kernels get one schedule (multi-versioning picks no "
            "SpGEMM variants; the shipped cost model has no SpGEMM feature)";
-  // Variants are chosen by a matrix's features; an MTTKRP's operand is a
-  // 3-D tensor, which no cost model describes.
+  // Variants are chosen at run time by a matrix's features; an MTTKRP's
+  // operand is a 3-D tensor, whose features no dispatch computes.
   if (k.type == ::sptune::KernelType::MTTKRP)
-    return "MTTKRP kernels get one schedule (no cost model describes a 3-D "
-           "tensor)";
+    return "MTTKRP kernels get one schedule (run-time dispatch reads a "
+           "matrix's features, not a 3-D tensor's)";
   auto func = k.op->getParentOfType<func::FuncOp>();
   if (!func)
     return "the kernel is not in a function";

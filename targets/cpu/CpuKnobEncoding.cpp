@@ -72,6 +72,15 @@ SpgemmFeatures CpuKnobEncoding::spgemm(const Schedule &s) const {
   return f;
 }
 
+MttkrpFeatures CpuKnobEncoding::mttkrp(const Schedule &s) const {
+  MttkrpFeatures f;
+  if (s.kernel != KernelType::MTTKRP)
+    return f;
+  f.factored = cpuKnobs(s).form == MttkrpForm::Factored ? 1.0f : 0.0f;
+  f.entryWise = cpuKnobs(s).form == MttkrpForm::EntryWise ? 1.0f : 0.0f;
+  return f;
+}
+
 float CpuKnobEncoding::rowOrder(const Schedule &s) const {
   return cpuKnobs(s).rowOrder != RowOrderKind::Natural ? 1.0f : 0.0f;
 }

@@ -19,6 +19,7 @@ public:
   void encode(const Schedule &s, float *features) const override;
   ParallelismFeatures parallelism(const Schedule &s) const override;
   SpgemmFeatures spgemm(const Schedule &s) const override;
+  MttkrpFeatures mttkrp(const Schedule &s) const override;
   float rowOrder(const Schedule &s) const override;
   double scaleAnalyticalWork(const Schedule &s, double work,
                              const MatrixStats &stats,

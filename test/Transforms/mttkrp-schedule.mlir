@@ -28,11 +28,12 @@
 // DEFAULT-LABEL: func.func @csf(
 // DEFAULT: sptune.schedule = #sptune.schedule<cpu mttkrp, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false>
 //
-// sptune-autotune: no cost model describes a 3-D tensor; with
-// measure-top-k and a tensor of the kernel's sizes, the heuristic's and
-// every schedule of the space are measured on it and the fastest is taken
-// (which one depends on the machine: only the remark is checked); without,
-// or with a matrix, the heuristic's, and the remark says why.
+// sptune-autotune: with measure-top-k and a tensor of the kernel's sizes,
+// the heuristic's and every schedule of the space are measured on it and
+// the fastest is taken (which one depends on the machine: only the remark
+// is checked); without, or with a matrix, the heuristic's (the shipped cost
+// model has no MTTKRP feature), and the remark says why. A model learned
+// for MTTKRP ranks them instead: test/Learn/mttkrp.test.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen3:uniform:dims=3x5x6,nnz=20,seed=1 measure-top-k=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=MEASURED
 // MEASURED: remark: sptune-autotune: MTTKRP measured on its tensor 'gen3:uniform:dims=3x5x6,nnz=20,seed=1' (the pass option matrix=): 5 schedules (the heuristic's and its space's) in {{[0-9.]+}} s: [cpu mttkrp, {{.*}}parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false] {{[0-9.]+}} ms; [cpu mttkrp, {{.*}}parallel = none, {{.*}}form = factored] {{[0-9.]+}} ms; [{{.*}}] {{[0-9.]+}} ms; [{{.*}}] {{[0-9.]+}} ms; [{{.*}}form = entry_wise] {{[0-9.]+}} ms; chose cpu mttkrp,
 // (@coo_inputs_swapped: f32, D first, B as the assembled COO, unconverted.)
@@ -44,7 +45,7 @@
 // RUN: printf '3 3\n3 5 6\n1 1 1 1.0\n2 3 4 -2.0\n3 5 6 0.5\n' > %t.tns
 // RUN: sed -e 's|@csf(%b: tensor<3x5x6xf64, #CSF>|@csf(%b: tensor<3x5x6xf64, #CSF> {sptune.matrix = "%t.tns"}|' %s | sptune-opt --sptune-extract-kernels --sptune-autotune="measure-top-k=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=FILE
 // FILE: remark: sptune-autotune: MTTKRP measured on its tensor '{{.*}}.tns' (the 'sptune.matrix' attribute of argument #0 of @csf): 5 schedules {{.*}} ms; chose cpu mttkrp,
-// FILE: remark: sptune-autotune: MTTKRP kernels are scheduled by the heuristic ({{.*}}no tensor to measure on: give matrix= or a 'sptune.matrix' attribute naming a gen3: spec or a .tns file): chose cpu mttkrp,
+// FILE: remark: sptune-autotune: MTTKRP scheduled by the heuristic (no tensor to measure on or rank for: give matrix= or a 'sptune.matrix' attribute naming a gen3: spec or a .tns file): chose cpu mttkrp,
 // The option and the attribute naming one tensor in two spellings.
 // RUN: sed -e 's|@csf(%b: tensor<3x5x6xf64, #CSF>|@csf(%b: tensor<3x5x6xf64, #CSF> {sptune.matrix = "gen3:uniform:nnz=20,dims=3x5x6,seed=1"}|' %s | sptune-opt --sptune-extract-kernels --sptune-autotune="matrix=gen3:uniform:dims=3x5x6,nnz=20,seed=1 measure-top-k=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SPELLED
 // SPELLED: remark: sptune-autotune: MTTKRP measured on its tensor 'gen3:uniform:nnz=20,dims=3x5x6,seed=1' (the 'sptune.matrix' attribute of argument #0 of @csf and the pass option matrix=): 5 schedules
@@ -54,11 +55,13 @@
 // RUN: not sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen3:uniform:dims=4x5x6,nnz=20,seed=1 measure-top-k=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SIZES
 // SIZES: error: sptune-autotune: tensor 'gen3:uniform:dims=4x5x6,nnz=20,seed=1' (the pass option matrix=) is 4x5x6 but the kernel's sparse operand is 3x5x6
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen:uniform:rows=8,cols=5,nnz=12,seed=1 measure-top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=TUNED
-// TUNED: remark: sptune-autotune: MTTKRP kernels are scheduled by the heuristic (no cost model or tuning database describes a 3-D tensor; 'gen:uniform:rows=8,cols=5,nnz=12,seed=1' (the pass option matrix=) names a matrix, not a 3-D tensor; nothing measured): chose cpu mttkrp, levels = [i : dense, k : compressed], {{.*}}parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false{{$}}
+// TUNED: remark: sptune-autotune: MTTKRP scheduled by the heuristic ('gen:uniform:rows=8,cols=5,nnz=12,seed=1' (the pass option matrix=) names a matrix, not a 3-D tensor): chose cpu mttkrp, levels = [i : dense, k : compressed], {{.*}}parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false{{$}}
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=HEURISTIC
-// HEURISTIC: remark: sptune-autotune: MTTKRP kernels are scheduled by the heuristic (no cost model or tuning database describes a 3-D tensor; measure-top-k= measures the schedules of its space on the tensor that 'sptune.matrix' or matrix= names): chose cpu mttkrp,
+// HEURISTIC: remark: sptune-autotune: MTTKRP scheduled by the heuristic ({{.*}} has no feature for kernel 'mttkrp'; measure-top-k= measures the schedules of its space on the tensor that 'sptune.matrix' or matrix= names): chose cpu mttkrp,
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=mode=heuristic --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=HEURISTIC-MODE
+// HEURISTIC-MODE: remark: sptune-autotune: MTTKRP scheduled by the heuristic (heuristic mode; measure-top-k= measures
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="multiversion=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=VERSIONS
-// VERSIONS: remark: sptune-autotune: MTTKRP kernels are scheduled by the heuristic {{.*}}simd32 = false (not multi-versioned: MTTKRP kernels get one schedule (no cost model describes a 3-D tensor))
+// VERSIONS: remark: sptune-autotune: MTTKRP scheduled by the heuristic {{.*}}simd32 = false (not multi-versioned: MTTKRP kernels get one schedule (run-time dispatch reads a matrix's features, not a 3-D tensor's))
 //
 // The GPU and SPADE targets leave MTTKRP unscheduled, with a remark.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=target=nvvm --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=NVVM

@@ -256,6 +256,55 @@ TEST(ConfigurationMapperTest, SpgemmLayoutSeesItsChoices) {
   EXPECT_EQ(old.knobs, spmm.knobs);
 }
 
+TEST(ConfigurationMapperTest, MttkrpLayoutSeesItsForm) {
+  llvm::Expected<FeatureLayout> withMttkrp = FeatureLayout::of(
+      layout().targetNames(), modelKernelsFor({KernelType::MTTKRP}));
+  ASSERT_TRUE(static_cast<bool>(withMttkrp))
+      << llvm::toString(withMttkrp.takeError());
+  EXPECT_EQ(withMttkrp->kernelsStr(), "spmm, sddmm, spmv, mttkrp");
+  EXPECT_EQ(withMttkrp->commonSize(), layout().commonSize() + 1 + 2);
+  const std::vector<std::string> &names = withMttkrp->commonNames();
+  EXPECT_EQ(names[names.size() - 2], "mttkrp_factored");
+  EXPECT_EQ(names.back(), "mttkrp_entry_wise");
+  // The tensor's scalars are part of the model's identity.
+  EXPECT_NE(featureSpecString(*withMttkrp).find("log_typical_fiber_length"),
+            std::string::npos);
+  EXPECT_EQ(featureSpecString(layout()).find("tensor_scalars"),
+            std::string::npos);
+
+  // The heuristic's (form auto) and the space's four schedules map apart.
+  Schedule base = Schedule::csr(TargetKind::CPU, KernelType::MTTKRP);
+  std::map<std::vector<float>, std::string> seen;
+  for (ParallelKind parallel : {ParallelKind::None, ParallelKind::Outer})
+    for (MttkrpForm form :
+         {MttkrpForm::Auto, MttkrpForm::Factored, MttkrpForm::EntryWise}) {
+      Schedule s = base;
+      cpuKnobs(s).parallel = parallel;
+      cpuKnobs(s).form = form;
+      s = canonicalize(s);
+      ASSERT_TRUE(isLegal(s)) << s.str() << ": " << whyIllegal(s);
+      MappedSchedule m = withMttkrp->map(s, 32);
+      EXPECT_FLOAT_EQ(m.common[3 + 3], 1.0f) << "kernel_mttkrp";
+      EXPECT_FLOAT_EQ(m.common[m.common.size() - 2],
+                      form == MttkrpForm::Factored ? 1.0f : 0.0f);
+      EXPECT_FLOAT_EQ(m.common.back(),
+                      form == MttkrpForm::EntryWise ? 1.0f : 0.0f);
+      auto [it, inserted] = seen.emplace(flat(m), s.str());
+      EXPECT_TRUE(inserted) << s.str() << "\ncollides with\n" << it->second;
+    }
+  MappedSchedule spmm =
+      withMttkrp->map(Schedule::csr(TargetKind::CPU, KernelType::SpMM), 64);
+  EXPECT_EQ(spmm.common[spmm.common.size() - 2], 0.0f);
+  EXPECT_EQ(spmm.common.back(), 0.0f);
+  // With SpGEMM too, each kernel's features follow in kernel order.
+  llvm::Expected<FeatureLayout> both = FeatureLayout::of(
+      layout().targetNames(),
+      modelKernelsFor({KernelType::SpGEMM, KernelType::MTTKRP}));
+  ASSERT_TRUE(static_cast<bool>(both)) << llvm::toString(both.takeError());
+  EXPECT_EQ(both->commonSize(), layout().commonSize() + 2 + 4 + 2);
+  EXPECT_EQ(both->commonNames().back(), "mttkrp_entry_wise");
+}
+
 TEST(ConfigurationMapperTest, LayoutsRefuseBadKernelLists) {
   auto expectRefused = [](const std::vector<std::string> &kernels,
                           const std::string &why) {

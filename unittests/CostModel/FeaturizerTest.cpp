@@ -4,6 +4,8 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 using namespace sptune;
@@ -160,4 +162,51 @@ TEST(FeaturizerTest, EmptyAndDegenerateMatricesAreFinite) {
   }
   EXPECT_EQ(static_cast<int>(scalarFeatureNames().size()),
             MatrixFeatures::kNumScalars);
+}
+
+TEST(FeaturizerTest, TensorsAreSeenThroughTheirFibers) {
+  // Slice 0: fibers (0,0) of 3 entries and (0,2) of 1; slice 3: (3,1) of 2.
+  CooTensor t;
+  t.dims = {4, 3, 5};
+  for (auto [i, j, k] : std::vector<std::array<int, 3>>{
+           {0, 0, 0}, {0, 0, 1}, {0, 0, 4}, {0, 2, 4}, {3, 1, 0}, {3, 1, 2}})
+    t.add(i, j, k, 1.0);
+  MatrixFeatures f = featurizeTensor(t);
+  ASSERT_TRUE(f.isWellFormed());
+  MatrixFeatures fibers = featurize(fiberMatrix(t));
+  // Images, fibers per slice and the fiber matrix's shape are the fiber
+  // matrix's.
+  EXPECT_EQ(f.images, fibers.images);
+  EXPECT_EQ(f.rowHist, fibers.rowHist);
+  EXPECT_EQ(f.scalars[scalarIndex("log_rows")], std::log1p(4.0f));
+  EXPECT_EQ(f.scalars[scalarIndex("log_nnz")], std::log1p(3.0f));
+  // Entries per fiber (3, 1, 2) where a matrix has column degrees.
+  EXPECT_FLOAT_EQ(f.colHist[degreeBin(1)], 1.0f / 3);
+  EXPECT_FLOAT_EQ(f.colHist[degreeBin(2)], 2.0f / 3);
+  EXPECT_EQ(degreeBin(3), degreeBin(2));
+  // The tensor's own scalars where a matrix has its diagonal ones.
+  const std::vector<std::string> &names = tensorScalarFeatureNames();
+  ASSERT_EQ(names.size(), scalarFeatureNames().size());
+  auto at = [&](const std::string &name) {
+    return f
+        .scalars[std::find(names.begin(), names.end(), name) - names.begin()];
+  };
+  EXPECT_FLOAT_EQ(at("log_tensor_nnz"), std::log1p(6.0f));
+  EXPECT_FLOAT_EQ(at("log_tensor_dim2"), std::log1p(5.0f));
+  EXPECT_FLOAT_EQ(at("log_typical_fiber_length"), std::log1p(14.0f / 6));
+  EXPECT_EQ(std::count(names.begin(), names.end(), "log_bandwidth"), 0);
+  // featurizeOperand dispatches on the operand.
+  MeasuredOperand operand;
+  operand.matrix = fiberMatrix(t);
+  operand.tensor = t;
+  EXPECT_EQ(featurizeOperand(operand).colHist, f.colHist);
+  operand.tensor.reset();
+  EXPECT_EQ(featurizeOperand(operand).colHist, fibers.colHist);
+  // An empty tensor is finite.
+  CooTensor empty;
+  empty.dims = {3, 3, 3};
+  MatrixFeatures e = featurizeTensor(empty);
+  ASSERT_TRUE(e.isWellFormed());
+  for (float x : e.vector())
+    EXPECT_TRUE(std::isfinite(x));
 }

@@ -3,6 +3,7 @@
 #include "cpu/CpuScheduleSpace.h"
 #include "cpu/CpuKnobs.h"
 #include "sptune/Support/Error.h"
+#include "sptune/Target/Measurer.h"
 
 #include "gtest/gtest.h"
 
@@ -268,6 +269,19 @@ TEST(CpuScheduleSpace, MttkrpVariesTheKernelsKnobsOnly) {
   EXPECT_EQ(seen.size(), 4u);
   EXPECT_EQ(forms.size(), 2u);
   EXPECT_EQ(space.sample(shape, 4, 1).size(), 4u);
+}
+
+TEST(CpuScheduleSpace, MttkrpIsMeasuredOnTensorsOnly) {
+  EXPECT_EQ(whyNotMeasuredOn(KernelType::MTTKRP, true, "t"), "");
+  EXPECT_EQ(whyNotMeasuredOn(KernelType::SpMM, false, "m"), "");
+  EXPECT_NE(whyNotMeasuredOn(KernelType::MTTKRP, false, "m")
+                .find("an MTTKRP is measured on a 3-D tensor"),
+            std::string::npos);
+  EXPECT_NE(whyNotMeasuredOn(KernelType::SpGEMM, true, "t")
+                .find("3-D tensor 't' is measured for MTTKRP kernels only"),
+            std::string::npos);
+  EXPECT_NE(whyKernelNotMeasured(KernelType::MTTKRP), "");
+  EXPECT_EQ(whyKernelNotMeasured(KernelType::SpGEMM), "");
 }
 
 } // namespace

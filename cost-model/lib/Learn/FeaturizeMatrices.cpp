@@ -2,7 +2,7 @@
 
 #include "sptune/Learn/LearningPool.h"
 
-#include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Matrix/MeasuredOperand.h"
 #include "sptune/Support/Error.h"
 
 using namespace sptune;
@@ -19,16 +19,15 @@ std::map<std::string, MatrixFeatures> sptune::featurizeMatrices(
       break;
     if (onMatrix)
       onMatrix(++n, matrices.size(), id);
-    CooMatrix coo;
-    MatrixInfo info;
+    MeasuredOperand operand;
     std::string error;
     if (source.empty() ||
-        takeErrorMessage(loadMatrix(source, coo, info), error)) {
+        takeErrorMessage(loadMeasuredOperand(source, operand), error)) {
       unloadable.push_back(
           id + " (" + (source.empty() ? "no source recorded" : error) + ")");
       continue;
     }
-    out[id] = featurize(CsrMatrix::fromCoo(std::move(coo)));
+    out[id] = featurizeOperand(operand);
   }
   return out;
 }

@@ -35,8 +35,9 @@ struct PlannedRequest {
   MeasureRequest request;
 };
 
-/// Expands `inputs` (Matrix Market files, directories of them, `gen:` specs)
-/// into matrix sources, appended to `sources`, sorted and deduplicated.
+/// Expands `inputs` (Matrix Market and FROSTT files, directories of them,
+/// `gen:` and `gen3:` specs) into matrix and tensor sources, appended to
+/// `sources`, sorted and deduplicated.
 /// Fails on the first missing or unlistable input. (Tools take lists as LLVM
 /// response files: `@file` with one input per line.)
 llvm::Error expandMatrixSources(const std::vector<std::string> &inputs,

@@ -45,6 +45,9 @@ struct RecordKey {
 /// The content hash of a matrix as it appears in record keys (16 hex
 /// digits of contentHash: shape, pattern and values).
 std::string matrixContentKey(const CsrMatrix &m);
+/// A content hash (contentHash, tensorContentHash) as it appears in record
+/// keys: 16 hex digits.
+std::string contentKey(uint64_t hash);
 
 /// Machine description stored in every record: the host's name and the
 /// machine descriptor (its bandwidth measured once per process, the first

@@ -54,6 +54,16 @@ struct SpgemmFeatures {
   float passesAuto = 0;      ///< 1 when the lowering picks the pass count
 };
 
+/// An MTTKRP's form in target-neutral terms, for the common feature space
+/// of a model built for MTTKRP: factored (sum each fiber over l, then scale
+/// by C's row once) or entry-wise (one multiply-add per entry and rank
+/// column); neither when the lowering picks at run time. All zero for other
+/// kernels.
+struct MttkrpFeatures {
+  float factored = 0;
+  float entryWise = 0;
+};
+
 /// log2(1 + x) scaled by 1 / scaleBits: about [0, 1] for x up to
 /// 2^scaleBits (negative x counts as 0).
 inline float knobLog2(int64_t x, float scaleBits) {
@@ -94,6 +104,9 @@ public:
   /// another type, or a target that does not compute sparse x sparse
   /// products: all zero).
   virtual SpgemmFeatures spgemm(const Schedule &s) const { return {}; }
+  /// `s`'s MTTKRP form for the common feature space (another kernel type,
+  /// or a target without an MTTKRP kernel of its own: all zero).
+  virtual MttkrpFeatures mttkrp(const Schedule &s) const { return {}; }
   /// 1 when `s` visits the sparse operand's rows in another order than
   /// storage order (the CPU's `reorder = rcm`, SPADE's `reorder`), else 0:
   /// the common feature `rows_reordered` of a model built with the shared

@@ -47,8 +47,14 @@ struct KernelSpec {
 
 /// Why kernels of type `kernel` are not measured on a matrix, or "": an
 /// MTTKRP's sparse operand is a 3-D tensor (Measurer::measureTensor), and
-/// collections, datasets, models and the schedule fuzzer take matrices.
+/// the schedule fuzzer takes matrices.
 std::string whyKernelNotMeasured(KernelType kernel);
+
+/// Why kernels of type `kernel` are not measured on a 3-D tensor (when
+/// `isTensor`) or on a matrix, or "": an MTTKRP wants a tensor, every other
+/// kernel a matrix. `id` names the operand in the message.
+std::string whyNotMeasuredOn(KernelType kernel, bool isTensor,
+                             const std::string &id);
 
 /// Bytes a measurement of `spec` on a rows x cols matrix of `nnz` entries
 /// allocates besides the matrix: the dense inputs, the output and the

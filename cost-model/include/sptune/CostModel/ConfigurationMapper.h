@@ -42,14 +42,16 @@ struct MappedSchedule {
   std::vector<float> knobs;
 };
 
-/// Whether a model can be built for `k`: SpMM, SDDMM, SpMV and SpGEMM. A
+/// Whether a model can be built for `k`: SpMM, SDDMM, SpMV, SpGEMM and
+/// MTTKRP (whose 3-D tensor the model sees through featurizeTensor). A
 /// model's FeatureLayout lists the kernels it has a one-hot position for; a
 /// kernel type added at run time (sptune/Schedule/KernelTypes.h) and the
 /// Hadamard product have no features, so no model ranks their schedules
 /// (CostModel::supportsKernel).
 inline bool hasKernelFeature(KernelType k) {
   return k == KernelType::SpMM || k == KernelType::SDDMM ||
-         k == KernelType::SpMV || k == KernelType::SpGEMM;
+         k == KernelType::SpMV || k == KernelType::SpGEMM ||
+         k == KernelType::MTTKRP;
 }
 
 /// The kernels of a model file that lists none (every model before SpGEMM
@@ -88,8 +90,9 @@ int loopVocabularyIndex(DimPart d);
 ///
 /// Likewise the kernels it is built for: each has a one-hot position, and
 /// SpGEMM adds its algorithmic choices (SpgemmFeatures) at the end of the
-/// common features. A layout without SpGEMM has the common features of
-/// every model before it, so those models keep their shape.
+/// common features, MTTKRP its form (MttkrpFeatures) after them. A layout
+/// without either has the common features of every model before them, so
+/// those models keep their shape.
 class FeatureLayout {
 public:
   /// Every registered target, in registration order: the layout of a new
@@ -161,6 +164,8 @@ private:
   std::vector<KernelType> kernels;
   /// Offset of the SpGEMM features in the common vector (0: none).
   int spgemmOffset = 0;
+  /// Offset of the MTTKRP features in the common vector (0: none).
+  int mttkrpOffset = 0;
   std::vector<std::string> shared_;
   /// Offset of the `rows_reordered` feature (shared knob "row-order"; 0:
   /// none).

@@ -11,6 +11,7 @@
 #define SPTUNE_COSTMODEL_MATRIXFEATURES_H
 
 #include "sptune/Matrix/MatrixStats.h"
+#include "sptune/Matrix/MeasuredOperand.h"
 #include "sptune/Matrix/SparseMatrix.h"
 
 #include <array>
@@ -61,6 +62,19 @@ int degreeBin(int64_t length);
 MatrixFeatures featurize(const CsrMatrix &m);
 /// The same with statistics the caller already has (must be `m`'s).
 MatrixFeatures featurize(const CsrMatrix &m, const MatrixStats &stats);
+
+/// What the cost model sees of an MTTKRP's canonical 3-D tensor, in the
+/// same arrays as a matrix's: the images, row histogram and statistics of
+/// its fiber matrix (slices x fibers, sptune/Matrix/MeasuredOperand.h), the
+/// histogram of entries per fiber in place of the column histogram, and the
+/// tensor's entries, third size and typical fiber length in place of the
+/// three diagonal scalars (tensorScalarFeatureNames). A model tells the two
+/// apart by its kernel feature.
+MatrixFeatures featurizeTensor(const CooTensor &t);
+/// scalarFeatureNames with the three a tensor's features replace.
+const std::vector<std::string> &tensorScalarFeatureNames();
+/// featurizeTensor of a tensor operand, featurize of a matrix.
+MatrixFeatures featurizeOperand(const MeasuredOperand &operand);
 
 } // namespace sptune
 
