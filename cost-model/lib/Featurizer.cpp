@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 using namespace sptune;
 
@@ -187,10 +188,18 @@ MatrixFeatures sptune::featurize(const CsrMatrix &m, const MatrixStats &stats) {
   return f;
 }
 
-/// The scalars a tensor's features put in place of the fiber matrix's
-/// diagonal ones (bandwidth and distance from the diagonal mean nothing for
-/// a slice x fiber pattern).
-static constexpr int kTensorScalarsAt = 16;
+/// Where a tensor's features put its three scalars: in place of the fiber
+/// matrix's diagonal ones (log_bandwidth, rel_bandwidth, rel_diag_distance:
+/// bandwidth and distance from the diagonal mean nothing for a slice x
+/// fiber pattern).
+static const int kTensorScalarsAt = [] {
+  const std::vector<std::string> &names = scalarFeatureNames();
+  auto at = std::find(names.begin(), names.end(), "log_bandwidth");
+  if (at + 2 >= names.end() || at[1] != "rel_bandwidth" ||
+      at[2] != "rel_diag_distance")
+    std::abort(); // the scalars were reordered: featurizeTensor must follow
+  return static_cast<int>(at - names.begin());
+}();
 
 const std::vector<std::string> &sptune::tensorScalarFeatureNames() {
   static const std::vector<std::string> names = [] {

@@ -5,6 +5,7 @@
 #include "sptune/Collect/RequestFile.h"
 #include "sptune/CostModel/CostModel.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Matrix/MeasuredOperand.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Target/Measurer.h"
 #include "sptune/Target/ScheduleSpace.h"
@@ -77,22 +78,23 @@ static int printSpaceSizes(const std::vector<std::string> &sources,
                            const CollectionPlanOptions &plan) {
   const CollectOptions &options = plan.collect;
   for (const std::string &source : sources) {
-    CooMatrix coo;
-    MatrixInfo info;
+    MeasuredOperand operand;
     std::string error;
-    if (takeErrorMessage(loadMatrix(source, coo, info), error)) {
+    if (takeErrorMessage(loadMeasuredOperand(source, operand), error)) {
       llvm::errs() << "sptune-collect: skipping " << source << ": " << error
                    << "\n";
       continue;
     }
-    coo.canonicalize();
-    if (coo.nnz() < plan.minNnz || coo.nnz() > plan.maxNnz)
+    if (operand.nnz < plan.minNnz || operand.nnz > plan.maxNnz)
       continue;
     for (const std::string &k : options.kernels) {
       KernelType kt = *parseKernelType(k);
-      ProblemShape shape{kt, coo.rows, coo.cols,
-                         Schedule::freeLoopSize(kt, options.free), coo.nnz()};
-      llvm::outs() << info.id << " " << k << " " << space.size(shape) << "\n";
+      if (!whyNotMeasuredOn(kt, operand.isTensor(), operand.info.id).empty())
+        continue;
+      ProblemShape shape{kt, operand.rows, operand.cols,
+                         Schedule::freeLoopSize(kt, options.free), operand.nnz};
+      llvm::outs() << operand.info.id << " " << k << " " << space.size(shape)
+                   << "\n";
     }
   }
   return 0;
@@ -201,11 +203,8 @@ int sptune::runCollectDriver(CollectDriverOptions o,
                  << " matrices could be loaded\n";
     return 1;
   }
-  size_t unsuited = std::count_if(
-      plan->warnings.begin(), plan->warnings.end(), [](const std::string &w) {
-        return llvm::StringRef(w).starts_with("not planned: ");
-      });
-  if (plan->matrices == 0 && unsuited > 0) {
+  if (plan->matrices == 0 && unreadable + plan->unsuited == sources.size() &&
+      plan->unsuited > 0) {
     llvm::errs() << "sptune-collect: no kernel given is measured on these "
                     "sources (an MTTKRP on 3-D tensors, the others on "
                     "matrices)\n";

@@ -55,8 +55,10 @@ sptune::planCollection(const std::vector<std::string> &sources,
         plan.warnings.push_back("not planned: " + why);
       return !why.empty();
     });
-    if (here.kernels.empty())
+    if (here.kernels.empty()) {
+      ++plan.unsuited;
       continue;
+    }
     std::vector<PlannedRequest> requests =
         planMatrix(source, info.id, operand.rows, operand.cols, operand.nnz,
                    target->space(), here);

@@ -99,7 +99,9 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
     }
   }
   if (pool.candidates().empty())
-    return failure("no matrix of the pool could be loaded");
+    return failure(
+        "no matrix of the pool could be loaded, or none is measured for the "
+        "kernels given (an MTTKRP on 3-D tensors, the others on matrices)");
   return llvm::Error::success();
 }
 

@@ -35,6 +35,9 @@ llvm::Error sptune::loadTensor(const std::string &source, CooTensor &t,
   if (!read)
     return read.takeError();
   t = std::move(*read);
-  info = detail::fileSourceInfo(source, ".tns");
+  // The id keeps `.tns`: a tensor and a matrix of one stem in one
+  // collection (foo.tns, foo.mtx) must not share an id, which keys their
+  // features in training.
+  info = detail::fileSourceInfo(source, "");
   return llvm::Error::success();
 }

@@ -204,7 +204,9 @@ void sptune::repeatAndSummarize(
     // its first repetitions, and min_seconds was reached on those alone):
     // it is dropped, once, and the repetitions start again.
     constexpr double kUnsettled = 2.0;
-    if (settling && static_cast<int>(times.size()) > skip + 1 &&
+    // (Only a whole batch: a batch cut short by a failing call is all the
+    // times there will be.)
+    if (settling && static_cast<int>(times.size()) == reps && reps > skip + 1 &&
         elapsed() < opts.timeoutSeconds / 4) {
       settling = false;
       std::vector<double> first(times.begin() + skip, times.end());

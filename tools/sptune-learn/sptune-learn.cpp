@@ -46,10 +46,11 @@ namespace cl = llvm::cl;
 static LearnDriverOptions run;
 static cl::OptionCategory category("sptune-learn options");
 
-
-static BoundList matrixInputs(cl::cat(category), cl::Positional, at(run.matrixInputs),
-                         cl::desc("<live pool: .mtx files, directories, gen: "
-                                  "specs, @file = one per line>..."));
+static BoundList
+    matrixInputs(cl::cat(category), cl::Positional, at(run.matrixInputs),
+                 cl::desc("<live pool: .mtx files, directories, gen: "
+                          "specs (MTTKRP: .tns files, gen3: specs), "
+                          "@file = one per line>..."));
 static BoundList replay(cl::cat(category), "replay", at(run.replay),
                    cl::CommaSeparated,
                    cl::desc("Replay these measured datasets (JSONL) instead "
@@ -79,10 +80,13 @@ static BoundOpt<double> rewardFraction(
 static BoundOpt<std::string> target(cl::cat(category), "target", at(run.target),
                                cl::desc("A registered target (cpu)"));
 static BoundList kernels(cl::cat(category), "kernel", at(run.kernels),
-                    cl::CommaSeparated,
-                    cl::desc("Live: spmm, sddmm, spmv, spgemm (default spmm)"));
-static BoundOpt<int64_t> freeSize(cl::cat(category), "free", at(run.free),
-                             cl::desc("Live: N of SpMM, K of SDDMM (64)"));
+                         cl::CommaSeparated,
+                         cl::desc("Live: spmm, sddmm, spmv, spgemm, mttkrp "
+                                  "(default spmm)"));
+static BoundOpt<int64_t>
+    freeSize(cl::cat(category), "free", at(run.free),
+             cl::desc("Live: N of SpMM, K of SDDMM, the rank "
+                      "of MTTKRP (64)"));
 static BoundOpt<unsigned> candidates(cl::cat(category), "candidates",
                                 at(run.candidates),
                                 cl::desc("Live: schedules sampled per problem "

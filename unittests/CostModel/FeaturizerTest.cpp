@@ -178,8 +178,8 @@ TEST(FeaturizerTest, TensorsAreSeenThroughTheirFibers) {
   // matrix's.
   EXPECT_EQ(f.images, fibers.images);
   EXPECT_EQ(f.rowHist, fibers.rowHist);
-  EXPECT_EQ(f.scalars[scalarIndex("log_rows")], std::log1p(4.0f));
-  EXPECT_EQ(f.scalars[scalarIndex("log_nnz")], std::log1p(3.0f));
+  EXPECT_FLOAT_EQ(f.scalars[scalarIndex("log_rows")], std::log1p(4.0f));
+  EXPECT_FLOAT_EQ(f.scalars[scalarIndex("log_nnz")], std::log1p(3.0f));
   // Entries per fiber (3, 1, 2) where a matrix has column degrees.
   EXPECT_FLOAT_EQ(f.colHist[degreeBin(1)], 1.0f / 3);
   EXPECT_FLOAT_EQ(f.colHist[degreeBin(2)], 2.0f / 3);

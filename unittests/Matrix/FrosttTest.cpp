@@ -116,7 +116,8 @@ TEST(FrosttTest, WritesWhatItReadsBack) {
   CooTensor loaded;
   MatrixInfo info;
   ASSERT_TRUE(test::succeeded(loadTensor(path, loaded, info)));
-  EXPECT_EQ(info.id, "w");
+  // The id keeps `.tns`: never the id of a matrix `w.mtx` beside it.
+  EXPECT_EQ(info.id, "w.tns");
   EXPECT_EQ(loaded.values, t.values);
 
   t.coords[1][0] = 1; // outside the 4 x 1 x 3 tensor

@@ -250,6 +250,22 @@ TEST(RepeatTest, DropsAFirstBatchStillWarmingUp) {
   EXPECT_DOUBLE_EQ(m.medianSeconds, 1e-3);
   EXPECT_EQ(m.reps, 5);
 
+  // A first batch cut short (a failing call stops the repetitions) is all
+  // the times there are: kept, however unsettled.
+  batches.clear();
+  calls = 0;
+  repeatAndSummarize(
+      options,
+      [&](int reps, std::vector<double> &times) {
+        batches.push_back(reps);
+        times = {1e-2, 1e-2, 1e-2, 1e-3};
+      },
+      m);
+  // Kept: 3 times of the first batch, then 3 of a batch of 1 + 2.
+  EXPECT_EQ(batches, (std::vector<int>{6, 3}));
+  EXPECT_EQ(m.status, MeasureStatus::Ok);
+  EXPECT_EQ(m.reps, 6);
+
   // Steady from the start, or slow throughout: kept as they are.
   for (double slow : {1e-3, 1e-2}) {
     batches.clear();

@@ -25,7 +25,8 @@ bool isTensorSource(std::string_view source);
 ///  - `gen3:<kind>:...` is parsed and generated; id and source are the
 ///    canonical spec;
 ///  - anything else is read as a FROSTT file; id is the file name without
-///    directories and without a trailing `.tns`, source the absolute path.
+///    directories (`.tns` kept, so that it never equals the id of a matrix
+///    `foo.mtx` beside `foo.tns`), source the absolute path.
 /// Fails with a message (for files `path:LINE: message`), leaving `t` empty.
 llvm::Error loadTensor(const std::string &source, CooTensor &t,
                        MatrixInfo &info);
