@@ -11,8 +11,8 @@ PACKAGES=(
   # clang's runtime builtins: kernel libraries on bf16 call __truncsfbf2 on
   # CPUs without AVX512-BF16, which libgcc before GCC 13 lacks
   libclang-rt-22-dev
-  # cost model
-  libtorch-dev
+  # cost model (zlib: the shipped datasets are gzipped JSONL)
+  libtorch-dev zlib1g-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # library baselines

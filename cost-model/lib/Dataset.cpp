@@ -19,7 +19,51 @@
 #include <random>
 #include <set>
 
+#include <zlib.h>
+
 using namespace sptune;
+
+/// The text of a gzip file (`bytes` starts with gzip's magic), every member
+/// of it (`cat a.gz b.gz` is one valid file), or why it cannot be read.
+static llvm::Expected<std::string> gunzip(llvm::StringRef bytes,
+                                          const std::string &path) {
+  auto corrupt = [&](const std::string &why) {
+    return makeError("cannot read dataset '" + path +
+                     "': not a valid gzip file (" + why + ")");
+  };
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK)
+    return corrupt("zlib could not start");
+  std::string text;
+  stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(bytes.data()));
+  stream.avail_in = static_cast<uInt>(bytes.size());
+  char chunk[1 << 16];
+  int status = Z_OK;
+  while (true) {
+    stream.next_out = reinterpret_cast<Bytef *>(chunk);
+    stream.avail_out = sizeof(chunk);
+    status = inflate(&stream, Z_NO_FLUSH);
+    text.append(chunk, sizeof(chunk) - stream.avail_out);
+    if (status == Z_STREAM_END) {
+      if (stream.avail_in == 0)
+        break;
+      inflateReset(&stream); // the next member
+      continue;
+    }
+    if (status == Z_OK)
+      continue;
+    if (status == Z_BUF_ERROR && stream.avail_in == 0)
+      break; // the input ends inside a member
+    std::string why =
+        stream.msg ? stream.msg : "error " + std::to_string(status);
+    inflateEnd(&stream);
+    return corrupt(why);
+  }
+  inflateEnd(&stream);
+  if (status != Z_STREAM_END)
+    return corrupt("it is cut short");
+  return text;
+}
 
 std::string SampleGroup::key() const {
   return matrix.id + "|" + toString(kernel) + "|" + std::to_string(free) + "|" +
@@ -84,6 +128,15 @@ llvm::Error sptune::forEachDatasetLine(
     return makeError("cannot read dataset '" + path +
                      "': " + buffer.getError().message());
   llvm::StringRef rest = (*buffer)->getBuffer();
+  // The shipped datasets are gzipped (cost-model/data/*.jsonl.gz).
+  std::string unzipped;
+  if (rest.starts_with("\x1f\x8b")) {
+    llvm::Expected<std::string> text = gunzip(rest, path);
+    if (!text)
+      return text.takeError();
+    unzipped = std::move(*text);
+    rest = unzipped;
+  }
   while (!rest.empty()) {
     auto [line, tail] = rest.split('\n');
     rest = tail;

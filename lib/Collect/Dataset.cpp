@@ -1,6 +1,7 @@
 //===- Dataset.cpp - The JSONL dataset of measurements --------------------===//
 
 #include "sptune/Collect/Dataset.h"
+#include "sptune/CostModel/Dataset.h"
 
 #include "sptune/Config.h"
 #include "sptune/Support/Error.h"
@@ -185,41 +186,32 @@ llvm::Error sptune::mergeDatasets(const std::vector<std::string> &inputs,
   std::vector<std::string> order;
   std::unordered_map<std::string, Kept> kept;
   for (const std::string &input : inputs) {
-    std::ifstream in(input);
-    if (!in)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "cannot read '" + input + "'");
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos)
-        continue;
-      ++summary.lines;
-      llvm::Expected<json::Value> v = parseJson(line);
-      if (!v) {
-        llvm::consumeError(v.takeError());
-        ++summary.unreadable;
-        continue;
-      }
-      const json::Object *o = v->getAsObject();
-      std::optional<llvm::StringRef> key =
-          o ? o->getString(dataset::field::kKey) : std::nullopt;
-      if (!key) {
-        ++summary.unreadable;
-        continue;
-      }
-      bool ok = o->getString(dataset::field::kStatus).value_or("") == "ok";
-      auto [it, inserted] = kept.try_emplace(key->str());
-      if (inserted) {
-        order.push_back(key->str());
-        it->second = {line, ok};
-        continue;
-      }
-      ++summary.duplicates;
-      if (ok && !it->second.ok) {
-        it->second = {line, ok};
-        ++summary.replaced;
-      }
-    }
+    // Through the one dataset reader: a gzipped input is inflated.
+    llvm::Error read = forEachDatasetLine(
+        input, [&](llvm::StringRef text, const json::Object *o) {
+          std::string line = text.rtrim("\r").str();
+          ++summary.lines;
+          std::optional<llvm::StringRef> key =
+              o ? o->getString(dataset::field::kKey) : std::nullopt;
+          if (!key) {
+            ++summary.unreadable;
+            return;
+          }
+          bool ok = o->getString(dataset::field::kStatus).value_or("") == "ok";
+          auto [it, inserted] = kept.try_emplace(key->str());
+          if (inserted) {
+            order.push_back(key->str());
+            it->second = {line, ok};
+            return;
+          }
+          ++summary.duplicates;
+          if (ok && !it->second.ok) {
+            it->second = {line, ok};
+            ++summary.replaced;
+          }
+        });
+    if (read)
+      return read;
   }
   std::string text;
   for (const std::string &key : order)

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <set>
 
+#include <zlib.h>
+
 using namespace sptune;
 
 namespace {
@@ -154,6 +156,31 @@ TEST(DatasetTest, ReadsFilesAndReportsMissingOnes) {
   EXPECT_FALSE(test::ok(reader.addFile(path + ".missing"), error));
   EXPECT_NE(error.find(".missing"), std::string::npos) << error;
   std::remove(path.c_str());
+}
+
+TEST(DatasetTest, ReadsGzippedFilesAndRefusesBrokenOnes) {
+  std::string text = record("A", "sample", csrText(), 1e-3) + "\n" +
+                     record("A", "sample", dcsrText(), 2e-3) + "\n";
+  std::string path = testing::TempDir() + "/sptune-dataset-test.jsonl.gz";
+  gzFile out = gzopen(path.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(gzwrite(out, text.data(), static_cast<unsigned>(text.size())),
+            static_cast<int>(text.size()));
+  ASSERT_EQ(gzclose(out), Z_OK);
+  DatasetReader reader;
+  std::string error;
+  ASSERT_TRUE(test::ok(reader.addFile(path), error)) << error;
+  EXPECT_EQ(reader.counts().samples, 2u);
+  EXPECT_EQ(reader.counts().unparsable, 0u);
+
+  // gzip's magic followed by bytes that are not deflate data.
+  std::string broken = testing::TempDir() + "/sptune-dataset-broken.jsonl.gz";
+  { std::ofstream(broken) << "\x1f\x8b\x08\x00garbage that does not inflate"; }
+  DatasetReader refused;
+  EXPECT_FALSE(test::ok(refused.addFile(broken), error));
+  EXPECT_NE(error.find("not a valid gzip file"), std::string::npos) << error;
+  std::remove(path.c_str());
+  std::remove(broken.c_str());
 }
 
 TEST(DatasetTest, SplitsByMatrixNeverBySample) {

@@ -150,7 +150,9 @@ bool recordOnMachine(const llvm::json::Object &record,
 
 /// The one reader of dataset files: calls `onLine` for every line of `path`
 /// that is not blank, with the line and its JSON object (null when the line
-/// is not one). Fails only when the file cannot be read.
+/// is not one). A gzipped file (the shipped `*.jsonl.gz`) is read through
+/// gzip, known by its first two bytes, not its name. Fails only when the
+/// file cannot be read, or is gzip that does not inflate whole.
 llvm::Error
 forEachDatasetLine(const std::string &path,
                    llvm::function_ref<void(llvm::StringRef line,
