@@ -12,16 +12,17 @@ other. For each batch, in interleaved rounds:
   --sptune-default-schedule --sptune-apply-schedule --sptune-lower-cpu` as
   users run it, compiled as sptune's ahead-of-time path compiles kernels
   (clang -O3 -march=native; `--no-native`: mlir-runner's JIT; so is the
-  real loop below). sptune has no schedule for 3-D kernels: the batched
-  product passes through with a remark, and sptune-lower-cpu computes it
-  with its kernel over the batches' rows (targets/cpu/BatchedRowsSpmm.h:
-  all rows in parallel, each row's sums in registers; "kernel_applied" in
-  the JSON; not for rows of C above 512 bytes, N > 128);
-- sptune, the sparsifier's loop nest: the same with
-  `--sptune-lower-cpu=batched-rows-spmm=false`, the CPU target's rule for
-  kernels without a schedule (targets/cpu/UnscheduledKernels.h: the batch
-  loop in parallel, j in 8 lanes; "rule_applied" in the JSON);
-- sptune, upstream's defaults: the same with
+  real loop below). The batched product is the kernel type `batched_spmm`:
+  its schedule (the heuristic's: all rows in parallel) is applied on A's
+  own storage, and sptune-lower-cpu computes it with its kernel over the
+  batches' rows (targets/cpu/BatchedRowsSpmm.h: each row's sums in
+  registers; "kernel_applied" in the JSON; not for rows of C above 512
+  bytes, N > 128, which pass through unscheduled);
+- sptune, the sparsifier's loop nest: the program without a schedule
+  through `--sptune-lower-cpu=batched-rows-spmm=false`, the CPU target's
+  rule for kernels without a schedule (targets/cpu/UnscheduledKernels.h:
+  the batch loop in parallel, j in 8 lanes; "rule_applied" in the JSON);
+- sptune, upstream's defaults: the program without a schedule through
   `--sptune-lower-cpu=parallelize-unscheduled=false` (one thread, scalar);
 - loops over the SpMM baselines: `sptune-measure --baseline eigen | rsb |
   heuristic` (Eigen and librsb as their users build them, and sptune's own
@@ -85,13 +86,10 @@ MIN_SECONDS = 1e-9
 #: sptune-opt's arguments per program.
 VARIANTS = {"sptune": ["--sptune-extract-kernels", "--sptune-default-schedule",
                        "--sptune-apply-schedule", "--sptune-lower-cpu"],
-            "sptune_upstream": ["--sptune-extract-kernels",
-                                "--sptune-default-schedule",
-                                "--sptune-apply-schedule",
-                                "--sptune-lower-cpu=parallelize-unscheduled=false"],
-            "sptune_loop_nest": ["--sptune-extract-kernels", "--sptune-default-schedule",
-                                 "--sptune-apply-schedule",
-                                 "--sptune-lower-cpu=batched-rows-spmm=false"]}
+            # Without a schedule: a scheduled batched SpMM is always the
+            # kernel's (turning the kernel off is an error for it).
+            "sptune_upstream": ["--sptune-lower-cpu=parallelize-unscheduled=false"],
+            "sptune_loop_nest": ["--sptune-lower-cpu=batched-rows-spmm=false"]}
 
 #: B(b, k, j) = ((3 (b K + k) + j) mod 7 + 1) / 8 from %b, %k, %j and %nk
 #: (K): the body of both programs' factor functions.

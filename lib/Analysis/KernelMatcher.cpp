@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Analysis/KernelMatcher.h"
+#include "sptune/Analysis/BatchedSpmmForm.h"
 #include "sptune/Analysis/MttkrpForm.h"
 #include "sptune/Analysis/SpgemmForm.h"
 #include "sptune/Schedule/KernelTypes.h"
@@ -557,6 +558,31 @@ mlir::sptune::describeKernel(linalg::LinalgOp op) {
   return std::move(*described);
 }
 
+std::string mlir::sptune::whyNotPlainProductOfShape(
+    linalg::LinalgOp op, unsigned inputs, StringRef shape, StringRef what,
+    ::sptune::KernelDescriptor &descriptor) {
+  if (op.getNumDpsInputs() != inputs || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1)
+    return "it is not a product of " +
+           (inputs == 2   ? std::string("two")
+            : inputs == 3 ? std::string("three")
+                          : std::to_string(inputs)) +
+           " inputs into one result";
+  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
+  if (!d)
+    return llvm::toString(d.takeError());
+  if (d->shapeName() != shape)
+    return "it is not " + what.str() + " (seen as " +
+           (d->shapeName().empty() ? std::string("no known shape")
+                                   : d->shapeName()) +
+           ")";
+  if (d->body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
+      d->scaled)
+    return "its body is not a plain multiply-accumulate";
+  descriptor = std::move(*d);
+  return "";
+}
+
 SmallVector<InvariantFactor>
 mlir::sptune::invariantFactors(linalg::LinalgOp op) {
   std::string ignored;
@@ -570,6 +596,26 @@ mlir::sptune::invariantFactors(linalg::LinalgOp op) {
       coversInputs(factors, op.getNumDpsInputs()))
     return factors.invariants;
   return {};
+}
+
+/// The roles of a product a target's own kernel computes (an MTTKRP, a
+/// batched SpMM): the loops of its sparse input `sparse` take
+/// `sparseRoles`, every other loop is `j`; its other inputs are dense, its
+/// output dense.
+static Assignment ownKernelRoles(linalg::LinalgOp op, KernelKind kind,
+                                 unsigned sparse,
+                                 ArrayRef<LoopRole> sparseRoles) {
+  Assignment a;
+  a.kind = kind;
+  a.loopRoles.assign(op.getNumLoops(), LoopRole::J);
+  SmallVector<unsigned> loops = operandLoops(op.getIndexingMapsArray()[sparse]);
+  for (auto [loop, role] : llvm::zip(loops, sparseRoles))
+    a.loopRoles[loop] = role;
+  for (unsigned n = 0; n < op.getNumDpsInputs(); ++n)
+    a.operandKinds.push_back(n == sparse ? OperandKind::Sparse
+                                         : OperandKind::Dense);
+  a.operandKinds.push_back(OperandKind::Out);
+  return a;
 }
 
 KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
@@ -588,31 +634,32 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
 
   // An MTTKRP (its sparse operand a 3-D tensor) is the kernel type
   // `mttkrp` in the forms sptune's kernel computes (MttkrpForm.h), else it
-  // passes through with the reason.
-  FailureOr<Assignment> mttkrp = failure();
+  // passes through with the reason: roles assigned here, not by the body.
+  FailureOr<Assignment> ownKernel = failure();
   if (match.descriptor && match.descriptor->shapeName() == "mttkrp") {
     MttkrpInputs inputs;
     if (std::string why = whyNotKernelMttkrp(op, &inputs); !why.empty()) {
       match.reason = "an MTTKRP that sptune's kernel does not compute: " + why;
       return match;
     }
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    SmallVector<unsigned> ikl = operandLoops(maps[inputs.b]);
-    Assignment a;
-    a.kind = KernelKind::MTTKRP;
-    a.loopRoles.assign(op.getNumLoops(), LoopRole::J);
-    a.loopRoles[ikl[0]] = LoopRole::I;
-    a.loopRoles[ikl[1]] = LoopRole::K;
-    a.loopRoles[ikl[2]] = LoopRole::L;
-    for (unsigned n = 0; n < 3; ++n)
-      a.operandKinds.push_back(n == inputs.b ? OperandKind::Sparse
-                                             : OperandKind::Dense);
-    a.operandKinds.push_back(OperandKind::Out);
-    mttkrp = std::move(a);
+    ownKernel = ownKernelRoles(op, KernelKind::MTTKRP, inputs.b,
+                               {LoopRole::I, LoopRole::K, LoopRole::L});
+  }
+  // Likewise a batched SpMM (BatchedSpmmForm.h): the kernel type
+  // `batched_spmm`.
+  if (match.descriptor && match.descriptor->shapeName() == "batched-spmm") {
+    BatchedSpmmInputs inputs;
+    if (std::string why = whyNotKernelBatchedSpmm(op, &inputs); !why.empty()) {
+      match.reason =
+          "a batched SpMM that sptune's kernel does not compute: " + why;
+      return match;
+    }
+    ownKernel = ownKernelRoles(op, KernelKind::BatchedSpMM, inputs.a,
+                               {LoopRole::B, LoopRole::I, LoopRole::K});
   }
 
-  // Operand types: ranked tensors of matrices/vectors (an MTTKRP's 3-D
-  // tensor) with one element type.
+  // Operand types: ranked tensors of matrices/vectors (an MTTKRP's or a
+  // batched SpMM's 3-D tensors) with one element type.
   Type elementType;
   for (auto [n, operand] : llvm::enumerate(op->getOperands())) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
@@ -620,7 +667,7 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
       match.reason = "operand #" + std::to_string(n) + " is not a ranked tensor";
       return match;
     }
-    if (type.getRank() < 1 || type.getRank() > (succeeded(mttkrp) ? 3 : 2)) {
+    if (type.getRank() < 1 || type.getRank() > (succeeded(ownKernel) ? 3 : 2)) {
       match.reason = "operand #" + std::to_string(n) + " has rank " +
                      std::to_string(type.getRank()) +
                      " (only matrices and vectors are supported)";
@@ -654,8 +701,8 @@ KernelMatch mlir::sptune::matchSparseKernel(linalg::LinalgOp op) {
   }
 
   FailureOr<Assignment> a = failure();
-  if (succeeded(mttkrp))
-    a = std::move(mttkrp);
+  if (succeeded(ownKernel))
+    a = std::move(ownKernel);
   else if (succeeded(body))
     a = assignRoles(op, body->kind, match.reason);
   else

@@ -2,7 +2,6 @@
 
 #include "sptune/Analysis/MttkrpForm.h"
 
-#include "sptune/Analysis/FilledValue.h"
 #include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/Analysis/SparseStorage.h"
 
@@ -11,21 +10,11 @@ using namespace mlir::sptune;
 
 std::string mlir::sptune::whyNotKernelMttkrp(linalg::LinalgOp op,
                                              MttkrpInputs *inputs) {
-  if (op.getNumDpsInputs() != 3 || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1)
-    return "it is not a product of three inputs into one result";
-  llvm::Expected<::sptune::KernelDescriptor> described = describeKernel(op);
-  if (!described)
-    return llvm::toString(described.takeError());
-  const ::sptune::KernelDescriptor &d = *described;
-  if (d.shapeName() != "mttkrp")
-    return "it is not an MTTKRP (seen as " +
-           (d.shapeName().empty() ? std::string("no known shape")
-                                  : d.shapeName()) +
-           ")";
-  if (d.body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
-      d.scaled)
-    return "its body is not a plain multiply-accumulate";
+  ::sptune::KernelDescriptor d;
+  if (std::string why =
+          whyNotPlainProductOfShape(op, 3, "mttkrp", "an MTTKRP", d);
+      !why.empty())
+    return why;
   const auto &ops = d.operands;
   unsigned sparse = 0;
   while (sparse < 3 && !ops[sparse].sparse())
@@ -57,22 +46,12 @@ std::string mlir::sptune::whyNotKernelMttkrp(linalg::LinalgOp op,
            "compressed, unique) "
            "nor ordered COO (a compressed level and two singleton ones, the "
            "last unique)";
-  Type element = getElementTypeOrSelf(b.getType());
-  if (!element.isF32() && !element.isF64())
-    return "its element type is not f32 or f64";
-  Value init = op.getDpsInitOperand(0)->get();
-  auto rankOf = [&](Value v) {
-    return staticRowWidth(v.getType(), element, 2, kMaxMttkrpRowBytes);
-  };
-  int64_t rank = rankOf(init);
-  if (rank < 0 || rankOf(op.getDpsInputOperand(c)->get()) != rank ||
-      rankOf(op.getDpsInputOperand(dd)->get()) != rank)
-    return "its rank is dynamic, its rows above " +
-           std::to_string(kMaxMttkrpRowBytes) +
-           " bytes, or its operands of different element types";
-  Value fill = freshFillValue(init);
-  if (!fill || fill.getType() != element)
-    return "its output does not start from a linalg.fill of a fresh tensor";
+  if (std::string why = whyNotKernelOperands(
+          b,
+          {op.getDpsInputOperand(c)->get(), op.getDpsInputOperand(dd)->get()},
+          op.getDpsInitOperand(0)->get(), 2, kMaxMttkrpRowBytes, "rank");
+      !why.empty())
+    return why;
   if (inputs)
     *inputs = {sparse, static_cast<unsigned>(c), static_cast<unsigned>(dd)};
   return "";

@@ -162,10 +162,9 @@ static sparse_tensor::LevelType toLevelType(st::LevelFormat f) {
 sparse_tensor::SparseTensorEncodingAttr
 mlir::sptune::buildScheduledEncoding(KernelAttr kernel,
                                      const st::Schedule &schedule) {
-  // An SpGEMM's or MTTKRP's storage is its operands' own
-  // (KernelType::SpGEMM, KernelType::MTTKRP).
-  if (kernel.getKind() == KernelKind::SpGEMM ||
-      kernel.getKind() == KernelKind::MTTKRP)
+  // An SpGEMM's, MTTKRP's or batched SpMM's storage is its operands' own
+  // (keepsOperandStorage).
+  if (::sptune::keepsOperandStorage(kernel.getKind()))
     return kernel.getEncoding();
   MLIRContext *ctx = kernel.getContext();
   SmallVector<LoopRole> roles =

@@ -1,9 +1,11 @@
 //===- SparseStorage.cpp - Storage a hand-written kernel reads ------------===//
 
 #include "sptune/Analysis/SparseStorage.h"
+#include "sptune/Analysis/FilledValue.h"
 
 #include "mlir/Dialect/SparseTensor/IR/SparseTensor.h"
 #include "mlir/Dialect/SparseTensor/IR/SparseTensorType.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 namespace st = mlir::sparse_tensor;
@@ -55,4 +57,24 @@ int64_t mlir::sptune::staticRowWidth(Type type, Type element, unsigned rank,
           maxBytes * 8 / static_cast<int64_t>(element.getIntOrFloatBitWidth()))
     return -1;
   return t.getDimSize(rank - 1);
+}
+
+std::string mlir::sptune::whyNotKernelOperands(Value sparse, ValueRange dense,
+                                               Value init, unsigned rank,
+                                               int64_t maxBytes,
+                                               llvm::StringRef width) {
+  Type element = getElementTypeOrSelf(sparse.getType());
+  if (!element.isF32() && !element.isF64())
+    return "its element type is not f32 or f64";
+  int64_t n = staticRowWidth(init.getType(), element, rank, maxBytes);
+  if (n < 0 || llvm::any_of(dense, [&](Value v) {
+        return staticRowWidth(v.getType(), element, rank, maxBytes) != n;
+      }))
+    return "its " + width.str() + " is dynamic, its rows above " +
+           std::to_string(maxBytes) +
+           " bytes, or its operands of different element types";
+  Value fill = freshFillValue(init);
+  if (!fill || fill.getType() != element)
+    return "its output does not start from a linalg.fill of a fresh tensor";
+  return "";
 }

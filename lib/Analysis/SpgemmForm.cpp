@@ -64,20 +64,11 @@ int mlir::sptune::spgemmLeftFactor(linalg::LinalgOp op) {
 }
 
 std::string mlir::sptune::whyNotRowWiseSpgemm(linalg::LinalgOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1)
-    return "it is not a product of two inputs into one result";
-  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
-  if (!d)
-    return llvm::toString(d.takeError());
-  if (d->shapeName() != "spgemm")
-    return "it is not a sparse x sparse product (seen as " +
-           (d->shapeName().empty() ? std::string("no known shape")
-                                   : d->shapeName()) +
-           ")";
-  if (d->body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
-      d->scaled)
-    return "its body is not a plain multiply-accumulate";
+  ::sptune::KernelDescriptor d;
+  if (std::string why = whyNotPlainProductOfShape(
+          op, 2, "spgemm", "a sparse x sparse product", d);
+      !why.empty())
+    return why;
   if (spgemmLeftFactor(op) < 0)
     return "it is not C(i, j) += A(i, k) * B(k, j)";
   Type element = getElementTypeOrSelf(op->getResult(0).getType());

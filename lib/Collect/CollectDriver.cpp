@@ -162,6 +162,11 @@ int sptune::runCollectDriver(CollectDriverOptions o,
     std::optional<KernelType> kernel = parseKernelType(k);
     if (!kernel)
       return fail("unknown kernel '" + k + "'");
+    // A kernel measured on neither a matrix nor a 3-D tensor (the batched
+    // SpMM) is refused before anything is read.
+    if (!whyNotMeasuredOn(*kernel, false, "").empty() &&
+        !whyNotMeasuredOn(*kernel, true, "").empty())
+      return fail("--kernel " + k + ": " + whyKernelNotMeasured(*kernel));
   }
   llvm::Expected<const Target &> target =
       TargetRegistry::get(o.plan.collect.target);

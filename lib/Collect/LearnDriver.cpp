@@ -125,9 +125,17 @@ std::string sptune::whyInvalidLearnOptions(const LearnDriverOptions &o) {
     std::optional<KernelType> kernel = parseKernelType(k);
     if (!kernel)
       return "unknown kernel '" + k + "'";
-    if (!hasKernelFeature(*kernel))
+    if (!hasKernelFeature(*kernel)) {
+      // Measured on neither a matrix nor a 3-D tensor: nothing to collect.
+      bool measured = whyNotMeasuredOn(*kernel, false, "").empty() ||
+                      whyNotMeasuredOn(*kernel, true, "").empty();
       return "--kernel " + k + ": the cost model has no feature for '" + k +
-             "' kernels (its measurements are collected, not learned from)";
+             "' kernels (" +
+             (measured ? std::string("its measurements are collected, not "
+                                     "learned from")
+                       : whyKernelNotMeasured(*kernel)) +
+             ")";
+    }
   }
   if (!o.replay.empty())
     return "";

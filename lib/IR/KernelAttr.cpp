@@ -232,6 +232,8 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   }
   if (kind == KernelKind::MTTKRP)
     expectedRoles.push_back(LoopRole::L);
+  if (kind == KernelKind::BatchedSpMM)
+    expectedRoles.insert(expectedRoles.begin(), LoopRole::B);
   if (loopRoles.size() != loopSizes.size())
     return emitError() << "loop roles and loop sizes differ in length";
   if (!sameRoleSet(loopRoles, expectedRoles) ||
@@ -316,6 +318,22 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               "and (i, j), none transposed";
     }
 
+  // The batched SpMM likewise (BatchedSpmmForm.h): A(b, i, k), B(b, k, j),
+  // C(b, i, j).
+  if (kind == KernelKind::BatchedSpMM)
+    for (auto [o, rs] : llvm::enumerate(roles)) {
+      using R = LoopRole;
+      SmallVector<LoopRole> r(rs.begin(), rs.end());
+      if (r != SmallVector<LoopRole>{R::B, R::I, R::K} &&
+          r != SmallVector<LoopRole>{R::B, R::K, R::J} &&
+          r != SmallVector<LoopRole>{R::B, R::I, R::J})
+        return emitError() << "operand #" << o
+                           << " of a 'batched_spmm' kernel is "
+                           << rolesToString(rs)
+                           << ": its operands are (b, i, k), (b, k, j) and "
+                              "(b, i, j), none transposed";
+    }
+
   // Kind-specific signature, compared as multisets of (kind, role set).
   SmallVector<OperandSignature> signature;
   using K = OperandKind;
@@ -341,6 +359,11 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                  {K::Dense, {R::K, R::J}},
                  {K::Dense, {R::L, R::J}},
                  {K::Out, {R::I, R::J}}};
+    break;
+  case KernelKind::BatchedSpMM:
+    signature = {{K::Sparse, {R::B, R::I, R::K}},
+                 {K::Dense, {R::B, R::K, R::J}},
+                 {K::Out, {R::B, R::I, R::J}}};
     break;
   case KernelKind::SDDMM:
     if (operandKinds.size() == 3) // sampling through the sparse output
@@ -392,9 +415,11 @@ KernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << ", got " << elementType;
   if (!encoding)
     return emitError() << "missing sparse encoding";
-  if (kind == KernelKind::MTTKRP) {
+  if (kind == KernelKind::MTTKRP || kind == KernelKind::BatchedSpMM) {
     if (encoding.getDimRank() != 3)
-      return emitError() << "an 'mttkrp' kernel's sparse operand is a 3-D "
+      return emitError() << (kind == KernelKind::MTTKRP ? "an '" : "a '")
+                         << kindName
+                         << "' kernel's sparse operand is a 3-D "
                             "tensor, its encoding has dimension rank "
                          << encoding.getDimRank();
   } else if (encoding.getDimRank() != 2) {

@@ -13,7 +13,7 @@
 using namespace sptune;
 
 namespace {
-constexpr size_t kBuiltinKernels = 6;
+constexpr size_t kBuiltinKernels = 7;
 
 llvm::Expected<KernelTypeInfo> infoFromPattern(std::string_view name,
                                                const KernelDescriptor &p);
@@ -59,25 +59,29 @@ const std::vector<KernelTypeInfo> &builtinKernels() {
     // The sparse ⊙ dense product: built in, but defined by its form like a
     // type added at run time (and recognized by it).
     k.push_back(llvm::cantFail(infoFromPattern("hadamard", hadamardForm())));
+    // The kernels computed by a target's own kernel on the operands' own
+    // storage (keepsOperandStorage): a schedule's i and k stand for the
+    // sparse operand's rows and columns, j is the loop it does not index,
+    // k the reduction; no dense layouts (the kernels read their dense
+    // operands with j contiguous).
+    auto ownKernel = [](const char *name) {
+      KernelTypeInfo info;
+      info.name = name;
+      info.col = Role::K;
+      info.free = Role::J;
+      info.reduction = Role::K;
+      return info;
+    };
     // SpGEMM: C(i,j) += A(i,k) * B(k,j), all three sparse. The schedule's
-    // sparse operand is A; B and C are not scheduled operands (no dense
-    // layouts), and j, which A does not index, is its free loop.
-    KernelTypeInfo spgemm;
-    spgemm.name = "spgemm";
-    spgemm.col = Role::K;
-    spgemm.free = Role::J;
-    spgemm.reduction = Role::K;
-    k.push_back(std::move(spgemm));
+    // sparse operand is A; B and C are not scheduled operands.
+    k.push_back(ownKernel("spgemm"));
     // MTTKRP: A(i,j) += B(i,k,l) * C(k,j) * D(l,j), B sparse. A schedule
-    // describes B's slices (i) and fibers (k), the stand-in for B's own
-    // storage (nothing is converted); j, the rank, is its free loop. No
-    // dense layouts: the kernel reads C, D and A with j contiguous.
-    KernelTypeInfo mttkrp;
-    mttkrp.name = "mttkrp";
-    mttkrp.col = Role::K;
-    mttkrp.free = Role::J;
-    mttkrp.reduction = Role::K;
-    k.push_back(std::move(mttkrp));
+    // describes B's slices (i) and fibers (k); j is the rank.
+    k.push_back(ownKernel("mttkrp"));
+    // The batched SpMM: C(b,i,j) += A(b,i,k) * B(b,k,j), A sparse. A
+    // schedule describes A's rows (i) and columns (k); the batch loop b is
+    // no part of it.
+    k.push_back(ownKernel("batched_spmm"));
     return k;
   }();
   return kernels;
@@ -125,7 +129,7 @@ llvm::Expected<KernelTypeInfo> infoFromPattern(std::string_view name,
   std::vector<Role> roles;
   for (const KernelLoop &l : p.loops) {
     std::optional<Role> r = parseRole(l.name);
-    if (!r || *r == Role::L ||
+    if (!r || *r == Role::L || *r == Role::B ||
         std::find(roles.begin(), roles.end(), *r) != roles.end())
       return refuse("loops are named 'i', 'j' and 'k', each once (got '" +
                     l.name + "')");
@@ -265,9 +269,10 @@ const KernelTypeInfo &sptune::kernelTypeInfo(KernelType k) {
 }
 
 std::vector<KernelType> sptune::allKernelTypes() {
-  std::vector<KernelType> out = {KernelType::SpMM,   KernelType::SDDMM,
-                                 KernelType::SpMV,   KernelType::Hadamard,
-                                 KernelType::SpGEMM, KernelType::MTTKRP};
+  std::vector<KernelType> out = {KernelType::SpMM,       KernelType::SDDMM,
+                                 KernelType::SpMV,       KernelType::Hadamard,
+                                 KernelType::SpGEMM,     KernelType::MTTKRP,
+                                 KernelType::BatchedSpMM};
   AddedKernels &a = added();
   std::lock_guard<std::mutex> lock(a.mutex);
   for (size_t n = 0; n < a.infos.size(); ++n)
@@ -277,6 +282,11 @@ std::vector<KernelType> sptune::allKernelTypes() {
 
 bool sptune::isBuiltinKernelType(KernelType k) {
   return static_cast<size_t>(k) < kBuiltinKernels;
+}
+
+bool sptune::keepsOperandStorage(KernelType k) {
+  return k == KernelType::SpGEMM || k == KernelType::MTTKRP ||
+         k == KernelType::BatchedSpMM;
 }
 
 const char *sptune::toString(KernelType k) {

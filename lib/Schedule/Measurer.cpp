@@ -31,11 +31,17 @@ std::string sptune::whyKernelNotMeasured(KernelType kernel) {
            "operand is a 3-D tensor (sptune-measure, sptune-collect, "
            "sptune-learn and sptune-autotune measure one on a gen3: spec or "
            "a .tns file)";
+  if (kernel == KernelType::BatchedSpMM)
+    return "batched SpMM kernels are not measured: no measurer times a batch "
+           "of matrices yet (sptune-autotune gives one the heuristic's "
+           "schedule)";
   return "";
 }
 
 std::string sptune::whyNotMeasuredOn(KernelType kernel, bool isTensor,
                                      const std::string &id) {
+  if (kernel == KernelType::BatchedSpMM)
+    return whyKernelNotMeasured(kernel);
   bool wantsTensor = kernel == KernelType::MTTKRP;
   if (wantsTensor && !isTensor)
     return "an MTTKRP is measured on a 3-D tensor (a gen3: spec or a .tns "

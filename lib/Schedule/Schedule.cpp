@@ -83,12 +83,14 @@ const char *sptune::toString(Role r) {
     return "k";
   case Role::L:
     return "l";
+  case Role::B:
+    return "b";
   }
   return "?";
 }
 
 std::optional<Role> sptune::parseRole(std::string_view s) {
-  for (Role r : {Role::I, Role::J, Role::K, Role::L})
+  for (Role r : {Role::I, Role::J, Role::K, Role::L, Role::B})
     if (s == toString(r))
       return r;
   return std::nullopt;

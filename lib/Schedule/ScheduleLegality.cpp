@@ -158,29 +158,37 @@ std::string sptune::whyIllegal(const Schedule &s) {
       if (w != 32 && w != 64)
         return "position and coordinate widths must be 32 or 64";
   }
-  // SpGEMM and MTTKRP are computed by a target's own kernel on their
-  // operands' own storage (KernelType::SpGEMM, KernelType::MTTKRP): nothing
+  // SpGEMM, MTTKRP and the batched SpMM are computed by a target's own
+  // kernel on their operands' own storage (keepsOperandStorage): nothing
   // is converted, so their schedules have one storage part, CSR in the
   // natural order with the widths [64, 64] standing for the operands' own,
   // whatever they are (an SpGEMM's rows; an MTTKRP's slices and fibers of
-  // CSF or COO, B's third level no part of a schedule). Neither tiles: the
-  // Gustavson kernel's rows are C's, the MTTKRP kernel keeps the rank in
-  // vector registers.
-  if (s.kernel == KernelType::SpGEMM || s.kernel == KernelType::MTTKRP) {
+  // CSF or COO, B's third level no part of a schedule; a batched SpMM's
+  // rows of every batch, its batch level no part of a schedule). None
+  // tiles: the Gustavson kernel's rows are C's, the MTTKRP and batched
+  // kernels keep a row of their output in vector registers.
+  if (keepsOperandStorage(s.kernel)) {
     Schedule csr = Schedule::csr(s.target, s.kernel);
-    bool spgemm = s.kernel == KernelType::SpGEMM;
+    const char *what =
+        s.kernel == KernelType::SpGEMM
+            ? "an SpGEMM kernel is computed row by row on its operands' own "
+              "CSR storage"
+        : s.kernel == KernelType::MTTKRP
+            ? "an MTTKRP kernel is computed slice by slice on B's own CSF "
+              "or COO storage"
+            : "a batched SpMM kernel is computed row by row over every "
+              "batch on A's own storage (dense batches of CSR rows, or COO)";
+    const char *whose = s.kernel == KernelType::SpGEMM   ? "the operands' own"
+                        : s.kernel == KernelType::MTTKRP ? "B's own"
+                                                         : "A's own";
     if (s.splitRow != 1 || s.splitCol != 1 || s.tile != 0 ||
         (hasStorageLevels(s) &&
          (s.levels != csr.levels || s.loopOrder != csr.loopOrder ||
           s.posWidth != 64 || s.crdWidth != 64)))
-      return std::string(spgemm ? "an SpGEMM kernel is computed row by row "
-                                  "on its operands' own CSR storage"
-                                : "an MTTKRP kernel is computed slice by "
-                                  "slice on B's own CSF or COO storage") +
+      return std::string(what) +
              ": levels = [i : dense, k : compressed], order = [i, k, j], "
              "widths = [64, 64] (" +
-             (spgemm ? "the operands' own" : "B's own") +
-             ", whatever they are), no split, no tile";
+             whose + ", whatever they are), no split, no tile";
   }
   if (const TargetKnobs *knobs = lookupTargetKnobs(s.target))
     return knobs->whyIllegal(s);

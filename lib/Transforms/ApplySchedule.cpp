@@ -321,6 +321,10 @@ std::string mlir::sptune::whyTargetRefusesKernel(linalg::LinalgOp op,
   if (kernel.getKind() == KernelKind::MTTKRP &&
       !target.hasOwnKernel(kernel.getKind()))
     return "target '" + std::string(target.name()) + "' has no MTTKRP kernel";
+  if (kernel.getKind() == KernelKind::BatchedSpMM &&
+      !target.hasOwnKernel(kernel.getKind()))
+    return "target '" + std::string(target.name()) +
+           "' has no batched SpMM kernel";
   std::string elementType;
   llvm::raw_string_ostream os(elementType);
   os << kernel.getElementType();
@@ -381,14 +385,13 @@ LogicalResult mlir::sptune::applySchedule(linalg::LinalgOp op,
     rewriter.eraseOp(op);
     return success();
   }
-  // An SpGEMM or MTTKRP keeps its operands' storage: the target's lowering
-  // hands it to a kernel of its own, built as the schedule's knobs say
-  // (KernelType::SpGEMM, KernelType::MTTKRP). It is generalized here, as
+  // An SpGEMM, MTTKRP or batched SpMM keeps its operands' storage: the
+  // target's lowering hands it to a kernel of its own, built as the
+  // schedule's knobs say (keepsOperandStorage). It is generalized here, as
   // every scheduled kernel is (generalizing a named op later would drop its
   // schedule). Its function takes no schedule: the kernel gets a function
   // of its own there.
-  if (kernel.getKind() == KernelKind::SpGEMM ||
-      kernel.getKind() == KernelKind::MTTKRP) {
+  if (::sptune::keepsOperandStorage(kernel.getKind())) {
     FailureOr<linalg::GenericOp> scheduled = asGeneric(rewriter, op);
     if (failed(scheduled))
       return failure();

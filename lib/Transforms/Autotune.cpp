@@ -256,8 +256,9 @@ FailureOr<bool>
 mlir::sptune::scheduleFromDatabase(KernelTuningContext &k,
                                    llvm::StringRef modelIdentity) {
   const KernelTuningOptions &o = *k.options;
-  // No record describes an MTTKRP's 3-D tensor.
-  if (!o.database || k.type == st::KernelType::MTTKRP)
+  // No record describes an MTTKRP's 3-D tensor or a batch of matrices.
+  if (!o.database || k.type == st::KernelType::MTTKRP ||
+      k.type == st::KernelType::BatchedSpMM)
     return false;
   auto start = std::chrono::steady_clock::now();
   linalg::LinalgOp op = k.op;
@@ -350,6 +351,19 @@ static st::TuningRecord recordOf(const KernelTuningContext &k,
   return r;
 }
 
+/// The heuristic's schedule for `k` (else the reference schedule), or an
+/// error on its op when neither fits the kernel (`what`: "MTTKRP").
+static FailureOr<st::Schedule> heuristicOrError(KernelTuningContext &k,
+                                                StringRef what) {
+  llvm::Expected<st::Schedule> heuristic =
+      untunedSchedule(k.kernel, *k.target, k.free);
+  if (!heuristic)
+    return k.op->emitError("sptune-autotune: neither the heuristic nor the "
+                           "reference schedule fits this ")
+           << what << ": " << llvm::toString(heuristic.takeError());
+  return *heuristic;
+}
+
 /// An MTTKRP: no tuning database describes a 3-D tensor. Without a tensor
 /// (`sptune.matrix` or matrix= naming a gen3: spec or a .tns file), the
 /// heuristic's schedule (its kernel's run-time rule decides the form); with
@@ -361,12 +375,9 @@ static LogicalResult tuneMttkrp(KernelTuningContext &k,
                                 const st::CostModel &model) {
   const KernelTuningOptions &o = *k.options;
   linalg::LinalgOp op = k.op;
-  llvm::Expected<st::Schedule> heuristic =
-      untunedSchedule(k.kernel, *k.target, k.free);
-  if (!heuristic)
-    return op->emitError("sptune-autotune: neither the heuristic nor the "
-                         "reference schedule fits this MTTKRP: ")
-           << llvm::toString(heuristic.takeError());
+  FailureOr<st::Schedule> heuristic = heuristicOrError(k, "MTTKRP");
+  if (failed(heuristic))
+    return failure();
   std::string notVersioned =
       o.multiversion > 0
           ? " (not multi-versioned: " + whyNotMultiversioned(k) + ")"
@@ -533,6 +544,36 @@ static LogicalResult tuneMttkrp(KernelTuningContext &k,
   return success();
 }
 
+/// A batched SpMM: the heuristic's schedule (its kernel over all rows of
+/// all batches, in parallel). Nothing measures a batch of matrices yet and
+/// no cost model has a feature for one, so a matrix named for it is not
+/// read; the remark says so.
+static LogicalResult tuneBatchedSpmm(KernelTuningContext &k,
+                                     const st::CostModel &model) {
+  const KernelTuningOptions &o = *k.options;
+  linalg::LinalgOp op = k.op;
+  FailureOr<st::Schedule> heuristic = heuristicOrError(k, "batched SpMM");
+  if (failed(heuristic))
+    return failure();
+  op->setAttr(SptuneDialect::kScheduleAttrName,
+              ScheduleAttr::get(op->getContext(), *heuristic));
+  std::string why =
+      model.mode() == st::CostModelMode::Heuristic
+          ? std::string("heuristic mode")
+          : model.description() + " has no feature for kernel 'batched_spmm'";
+  InFlightDiagnostic remark =
+      op->emitRemark("sptune-autotune: batched SpMM scheduled by the "
+                     "heuristic (")
+      << why << "; no measurer times a batch of matrices, so measure-top-k= "
+      << "measures nothing): chose " << heuristic->str() << "; tuned for no "
+      << "matrix";
+  if (!k.source.empty())
+    remark << " ('" << k.source << "', " << k.sourceOrigin << ", is not read)";
+  if (o.multiversion > 0)
+    remark << " (not multi-versioned: " << whyNotMultiversioned(k) << ")";
+  return success();
+}
+
 LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
                                        const st::CostModel &model,
                                        llvm::StringRef note) {
@@ -545,6 +586,8 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
   };
   if (k.type == st::KernelType::MTTKRP)
     return tuneMttkrp(k, model);
+  if (k.type == st::KernelType::BatchedSpMM)
+    return tuneBatchedSpmm(k, model);
   if (k.source.empty()) {
     std::string notVersioned;
     if (o.multiversion > 0) {

@@ -62,6 +62,9 @@ std::string mlir::sptune::whyNotMultiversioned(const KernelTuningContext &k) {
   if (k.type == ::sptune::KernelType::MTTKRP)
     return "MTTKRP kernels get one schedule (run-time dispatch reads a "
            "matrix's features, not a 3-D tensor's)";
+  if (k.type == ::sptune::KernelType::BatchedSpMM)
+    return "batched SpMM kernels get one schedule (run-time dispatch reads a "
+           "matrix's features, not a batch's)";
   auto func = k.op->getParentOfType<func::FuncOp>();
   if (!func)
     return "the kernel is not in a function";

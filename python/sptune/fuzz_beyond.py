@@ -10,10 +10,11 @@ beyond SpMM, SDDMM and SpMV in f32 / f64 (issue 33).
   linalg.batch_matmul;
 - half: SpMM over CSR in f16 or bf16.
 
-sptune tunes the f16 / bf16 SpMM and an MTTKRP over CSF or ordered COO
-(the kernel type `mttkrp`: the heuristic's schedule, its kernel's knobs);
-they must get a schedule. Batched products and MTTKRPs in other storage
-pass through untuned with a remark (they must get none). Every 3-D kernel
+sptune tunes the f16 / bf16 SpMM, an MTTKRP over CSF or ordered COO (the
+kernel type `mttkrp`: the heuristic's schedule, its kernel's knobs) and a
+batched SpMM over dense batches of CSR rows or ordered COO (the kernel
+type `batched_spmm`, likewise); they must get a schedule. Those in other
+storage pass through untuned with a remark (they must get none). Every 3-D kernel
 must get a parallel loop from the CPU target's rule or sptune's own
 kernels. The
 program runs through extract-kernels, default-schedule or autotune
@@ -126,13 +127,17 @@ class BeyondCase:
         return [UPSTREAM_PIPELINE]
 
     def expected_schedules(self):
-        """The f16 / bf16 SpMM is tuned, and an MTTKRP that sptune's kernel
-        computes (include/sptune/Analysis/MttkrpForm.h: CSF or ordered COO,
-        not dense-dense-compressed); the others pass through."""
+        """The f16 / bf16 SpMM is tuned, and an MTTKRP or batched SpMM that
+        sptune's kernel computes (include/sptune/Analysis/MttkrpForm.h: CSF
+        or ordered COO, not dense-dense-compressed; BatchedSpmmForm.h: dense
+        batches of CSR rows or ordered COO); the others pass through."""
         if self.kind == "half":
             return collections.Counter(["spmm"])
         if self.kind == "mttkrp" and self.encoding != "dense-dense-compressed":
             return collections.Counter(["mttkrp"])
+        if self.kind == "batched" and self.encoding in (
+                "dense-dense-compressed", "coo", "coo-soa32"):
+            return collections.Counter(["batched_spmm"])
         return collections.Counter()
 
     def expects_parallel_loop(self):

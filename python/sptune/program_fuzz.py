@@ -16,7 +16,9 @@ programs (docs/reliability.md, "The program fuzzer"):
   and sptune-lower-cpu; every kernel must get a schedule;
 - beyond (sptune.fuzz_beyond): MTTKRP and batched SpMM on 3-D sparse
   tensors (an MTTKRP over CSF or ordered COO must get the kernel type
-  `mttkrp`'s schedule, the others none) and SpMM in f16 / bf16 (tuned);
+  `mttkrp`'s schedule, a batched SpMM over dense batches of CSR rows or
+  ordered COO `batched_spmm`'s, the others none) and SpMM in f16 / bf16
+  (tuned);
 - unscheduled (sptune.fuzz_unscheduled): random linalg.generic kernels
   lowered by sptune-lower-cpu alone, each with the CPU target's rule for
   kernels without a schedule.

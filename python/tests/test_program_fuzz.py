@@ -213,10 +213,10 @@ class Beyond(unittest.TestCase):
                       .why_kernels_unused("", spmm))
         self.assertIn("expected {'spmm': 1}", beyond("half", (1, 1), {}, 1)
                       .why_kernels_unused("", ""))
-        # An MTTKRP the kernel does not compute, and batched products, pass
+        # An MTTKRP or batched product the kernels do not compute passes
         # through.
         for kind, encoding in [("mttkrp", "dense-dense-compressed"),
-                               ("batched", "csf")]:
+                               ("batched", "csf"), ("batched", "dense-csr")]:
             case = beyond(kind, (1, 1, 1), {}, 1, encoding=encoding)
             self.assertIn("expected {}", case.why_kernels_unused("", mttkrp))
             self.assertEqual(case.why_kernels_unused("omp.wsloop {\n", ""), "")
@@ -224,6 +224,14 @@ class Beyond(unittest.TestCase):
             case = beyond("mttkrp", (1, 1, 1), {}, 1, encoding=encoding)
             self.assertEqual(case.why_kernels_unused("omp.wsloop {\n", mttkrp), "",
                              encoding)
+        batched = ("%1 = linalg.generic {sptune.schedule = "
+                   "#sptune.schedule<cpu batched_spmm, y>}\n")
+        for encoding in ["dense-dense-compressed", "coo", "coo-soa32"]:
+            case = beyond("batched", (1, 1, 1), {}, 1, encoding=encoding)
+            self.assertEqual(case.why_kernels_unused("omp.wsloop {\n", batched), "",
+                             encoding)
+            self.assertIn("expected {'batched_spmm': 1}",
+                          case.why_kernels_unused("omp.wsloop {\n", ""))
 
     def test_the_3d_kernels_must_run_in_parallel(self):
         loop = "omp.wsloop {\n"
@@ -242,8 +250,9 @@ class Beyond(unittest.TestCase):
             case = beyond(kind, shape, {}, 1, encoding=encoding, threads=threads)
             self.assertEqual(case.expects_parallel_loop(), parallel,
                              (kind, encoding, shape, threads))
-            scheduled = ("linalg.generic {sptune.schedule = #sptune.schedule<cpu "
-                         "mttkrp, y>}\n" if case.expected_schedules() else "")
+            scheduled = "".join(
+                "linalg.generic {sptune.schedule = #sptune.schedule<cpu %s, y>}\n"
+                % k for k in case.expected_schedules())
             self.assertEqual(case.why_kernels_unused(loop, scheduled), "")
             why = case.why_kernels_unused("scf.for\n", scheduled)
             if parallel:

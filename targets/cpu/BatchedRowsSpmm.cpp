@@ -4,6 +4,7 @@
 
 #include "cpu/BalancedRows.h"
 #include "cpu/CooEntries.h"
+#include "cpu/CpuPasses.h"
 #include "cpu/FilledOutput.h"
 #include "cpu/HugePageBuffers.h"
 #include "cpu/KernelOutlining.h"
@@ -25,17 +26,6 @@ namespace st = mlir::sparse_tensor;
 
 namespace {
 
-/// Whether `type` is a 3-D tensor of dense batches of CSR rows: plain
-/// storage (isPlainSparseStorage), levels dense, dense, then compressed and
-/// unique.
-bool isBatchedCsr(Type type) {
-  if (!isPlainSparseStorage(type, 3))
-    return false;
-  st::SparseTensorType t(cast<RankedTensorType>(type));
-  return t.isDenseLvl(0) && t.isDenseLvl(1) && t.isCompressedLvl(2) &&
-         t.isUniqueLvl(2);
-}
-
 /// Dense batches of CSR rows, or ordered COO (cpu/CooEntries.h).
 bool isBatchedCsrOrCoo(Type type) {
   return isBatchedCsr(type) || isOrderedCoo(type, 3);
@@ -51,51 +41,43 @@ int64_t rowWidth(Type type, Type element) {
 
 std::string mlir::sptune::whyNotBatchedRowsSpmm(linalg::LinalgOp op,
                                                 BatchedRowsSpmm &spmm) {
-  llvm::Expected<::sptune::KernelDescriptor> described =
-      describedPlainKernel(op, "batched-spmm", "a batched SpMM", 2);
-  if (!described)
-    return llvm::toString(described.takeError());
-  const ::sptune::KernelDescriptor &d = *described;
-  const auto &ops = d.operands;
-  unsigned sparse = ops[0].sparse() ? 0 : 1;
-  if (!ops[sparse].sparse() || ops[1 - sparse].sparse() ||
-      ops[2].kind != ::sptune::KernelOperand::Kind::Output)
-    return "it does not have one sparse input and a dense output";
-  const std::vector<unsigned> &bik = ops[sparse].dims;
-  const std::vector<unsigned> &out = ops[2].dims;
-  if (out.size() != 3 || out[0] != bik[0] || out[1] != bik[1] ||
-      llvm::is_contained(bik, out[2]) ||
-      ops[1 - sparse].dims != std::vector<unsigned>{bik[0], bik[2], out[2]})
-    return "it does not compute C(b, i, j) += A(b, i, k) B(b, k, j) with j "
-           "contiguous";
+  BatchedSpmmInputs inputs;
+  if (std::string why = whyNotKernelBatchedSpmm(op, &inputs); !why.empty())
+    return why;
   spmm.op = op;
-  spmm.a = op.getDpsInputOperand(sparse)->get();
-  spmm.b = op.getDpsInputOperand(1 - sparse)->get();
-  if (!isBatchedCsrOrCoo(spmm.a.getType()))
-    return "its sparse operand is neither dense batches of CSR rows nor "
-           "ordered COO (a compressed level and two singleton ones, the last "
-           "unique)";
-  Type element = getElementTypeOrSelf(spmm.a.getType());
-  if (!element.isF32() && !element.isF64())
-    return "its element type is not f32 or f64";
-  Value init = op.getDpsInitOperand(0)->get();
-  int64_t width = rowWidth(init.getType(), element);
-  if (width < 0 || rowWidth(spmm.b.getType(), element) != width)
-    return "its N is dynamic, its rows above " +
-           std::to_string(kMaxBatchedRowBytes) +
-           " bytes, or its operands of different element types";
-  spmm.fillValue = freshFillValue(init);
-  if (!spmm.fillValue || spmm.fillValue.getType() != element)
-    return "its output does not start from a linalg.fill of a fresh tensor";
+  spmm.a = op.getDpsInputOperand(inputs.a)->get();
+  spmm.b = op.getDpsInputOperand(inputs.b)->get();
+  spmm.fillValue = freshFillValue(op.getDpsInitOperand(0)->get());
   return "";
 }
 
 void mlir::sptune::outlineBatchedRowsSpmm(RewriterBase &rewriter,
                                           const BatchedRowsSpmm &spmm,
-                                          bool parallel) {
+                                          bool parallel, int threads) {
+  SmallVector<NamedAttribute> marks = {rewriter.getNamedAttr(
+      kBatchedSpmmThreadsAttrName, rewriter.getI64IntegerAttr(threads))};
+  if (parallel && threads > 0)
+    marks.push_back(rewriter.getNamedAttr(kOmpThreadsAttrName,
+                                          rewriter.getI32IntegerAttr(threads)));
   replaceWithKernelCall(rewriter, spmm.op, "sptune_batched_spmm",
                         kBatchedRowsSpmmAttrName, {spmm.a, spmm.b},
-                        spmm.fillValue, parallel);
+                        spmm.fillValue, parallel, marks);
+}
+
+/// The blocks `f` carries (kBatchedSpmmThreadsAttrName), `defaults` when it
+/// carries none; an error on `f` when they are malformed.
+static FailureOr<int> blocksOf(func::FuncOp f, int defaults) {
+  Attribute attr = f->getAttr(kBatchedSpmmThreadsAttrName);
+  if (!attr)
+    return defaults;
+  auto threads = dyn_cast<IntegerAttr>(attr);
+  if (!threads || threads.getInt() < 0 ||
+      threads.getInt() > ::sptune::kMaxCpuThreads)
+    return f.emitError("sptune: the batched SpMM kernel's '")
+           << kBatchedSpmmThreadsAttrName << "' must be an integer in [0, "
+           << ::sptune::kMaxCpuThreads << "]";
+  f->removeAttr(kBatchedSpmmThreadsAttrName);
+  return static_cast<int>(threads.getInt());
 }
 
 namespace {
@@ -270,6 +252,9 @@ LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module,
                     "innermost "
                     "size, f32 or f64, rows of at most "
                  << kMaxBatchedRowBytes << " bytes";
+        FailureOr<int> blocks = blocksOf(f, threads);
+        if (failed(blocks))
+          return failure();
         SmallVector<Type> inputs = sparseBufferTypes(tensors[0]);
         // B, C's fill value; C.
         inputs.append(
@@ -282,9 +267,9 @@ LogicalResult mlir::sptune::defineBatchedRowsSpmmKernels(ModuleOp module,
         if (failed(b))
           return failure();
         if (isOrderedCoo(tensors[0], 3))
-          buildCooBody(*b, f.getLoc(), f, tensors[0], cType, parallel, threads);
+          buildCooBody(*b, f.getLoc(), f, tensors[0], cType, parallel, *blocks);
         else
-          buildBody(*b, f.getLoc(), f.getArguments(), cType, parallel, threads,
+          buildBody(*b, f.getLoc(), f.getArguments(), cType, parallel, *blocks,
                     f);
         return success();
       });

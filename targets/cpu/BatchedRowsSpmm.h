@@ -14,10 +14,13 @@
 // block's rows rather than divided out of each), as its scheduled 2-D SpMM
 // keeps a row of C.
 //
-// A batched SpMM is computed so (else by the sparsifier; whyNotBatchedRowsSpmm
+// A batched SpMM is computed so when it has a schedule (the kernel type
+// `batched_spmm`, which the matcher gives only to batched SpMMs this kernel
+// computes: sptune/Analysis/BatchedSpmmForm.h), or when it has none and
+// meets the conditions below (else by the sparsifier; whyNotBatchedRowsSpmm
 // says why; `batched-rows-spmm=false` and `parallelize-unscheduled=false`
-// turn the kernel off) when
-//   - it has no schedule and its body is a plain multiply-accumulate;
+// turn the kernel off for unscheduled ones):
+//   - its body is a plain multiply-accumulate;
 //   - A is its only sparse operand, levels in dimension order, not a
 //     slice, no explicit or implicit value, stored as dense batches of CSR
 //     rows (b : dense, i : dense, k : compressed and unique) or as ordered
@@ -41,6 +44,8 @@
 #ifndef SPTUNE_TARGETS_CPU_BATCHEDROWSSPMM_H
 #define SPTUNE_TARGETS_CPU_BATCHEDROWSSPMM_H
 
+#include "sptune/Analysis/BatchedSpmmForm.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -51,14 +56,15 @@
 namespace mlir {
 namespace sptune {
 
-/// The widest row of C the kernel keeps in vector registers, in bytes: 128
-/// f32 or 64 f64, 8 AVX-512 registers; wider rows are left to the
-/// sparsifier.
-constexpr int64_t kMaxBatchedRowBytes = 512;
-
 /// The attribute that marks a declared kernel: a dictionary
 /// {types = [A, B, C], parallel = bool}.
 constexpr const char *kBatchedRowsSpmmAttrName = "sptune.batched_rows_spmm";
+
+/// The attribute that holds a declared kernel's blocks (an i64: the blocks
+/// its rows are cut into when it runs in parallel, 0 for one per thread of
+/// OpenMP's team at run time).
+constexpr const char *kBatchedSpmmThreadsAttrName =
+    "sptune.batched_spmm_threads";
 
 /// A batched SpMM as the kernel reads it.
 struct BatchedRowsSpmm {
@@ -68,22 +74,27 @@ struct BatchedRowsSpmm {
 };
 
 /// Why `op` cannot run as the batched-rows kernel (the file header's
-/// conditions), or "" when it can, with `spmm` filled in.
+/// conditions, sptune/Analysis/BatchedSpmmForm.h), or "" when it can, with
+/// `spmm` filled in. Whether `op` has a schedule is the caller's concern.
 std::string whyNotBatchedRowsSpmm(linalg::LinalgOp op, BatchedRowsSpmm &spmm);
 
 /// Replaces `spmm.op` with a call to a declared kernel that computes C; C's
 /// fill and fresh tensor go where nothing else uses them. `parallel`: the
-/// row loop runs in parallel (else in one thread).
+/// row loop runs in parallel (else in one thread); `threads`: its blocks
+/// (kBatchedSpmmThreadsAttrName; its team size, when parallel with threads
+/// > 0, as kOmpThreadsAttrName): one kernel per signature, parallelism and
+/// blocks.
 void outlineBatchedRowsSpmm(RewriterBase &rewriter, const BatchedRowsSpmm &spmm,
-                            bool parallel);
+                            bool parallel, int threads);
 
 /// After the sparsifier's code generation: gives every declared kernel of
 /// `module` its body on the buffers its signature now has. Fails (with an
 /// error on the function) when its marks or signature are not the ones
 /// outlineBatchedRowsSpmm and code generation give. A parallel kernel cuts
-/// its rows into blocks of equal work, `threads` of them when > 0 (the
-/// pipeline's `threads` option), else one per thread of OpenMP's default
-/// team (rowBlocks).
+/// its rows into blocks of equal work: its own blocks
+/// (kBatchedSpmmThreadsAttrName) when it has them, else `threads` of them
+/// when > 0 (the pipeline's `threads` option); 0 is one per thread of
+/// OpenMP's default team (rowBlocks).
 LogicalResult defineBatchedRowsSpmmKernels(ModuleOp module, int threads);
 
 } // namespace sptune

@@ -79,7 +79,11 @@ Schedule sptune::cpuHeuristicSchedule(KernelType kernel,
   // Intel Xeon VM, docs/results.md "MTTKRP on tensors of sptune's own
   // generator", entry-wise was 1.07-1.29x faster on uniform tensors and
   // factored 0.89-1.04x of entry-wise's time on power-law ones).
-  if (kernel == KernelType::SpGEMM || kernel == KernelType::MTTKRP) {
+  // The batched SpMM: the kernel on A's own storage, all rows of all
+  // batches in one block of equal work per thread (on the Intel Xeon VM,
+  // docs/results.md "Batched SpMM by sptune's own kernel", 1.76x the
+  // sparsifier's loop nest over the batches).
+  if (keepsOperandStorage(kernel)) {
     Schedule s = Schedule::csr(TargetKind::CPU, kernel);
     cpuKnobs(s).parallel = ParallelKind::Outer;
     return canonicalize(s);

@@ -229,6 +229,15 @@ public:
              "= static, chunk = 0, vl = 0, simd32 = false and no reorder";
     if (!mttkrp && c.form != MttkrpForm::Auto)
       return "form is a knob of MTTKRP kernels only";
+    // And the batched SpMM's: one block of rows (of every batch) of equal
+    // work per thread, each row's sums in vector registers.
+    if (s.kernel == KernelType::BatchedSpMM &&
+        (c.omp != OmpScheduleKind::Static || c.chunk != 0 ||
+         c.vectorLength != 0 || c.simdIndex32 ||
+         c.rowOrder != RowOrderKind::Natural))
+      return "a batched SpMM kernel takes parallel and threads only (its rows "
+             "are cut into one block of equal work per thread): omp = "
+             "static, chunk = 0, vl = 0, simd32 = false and no reorder";
     // Found by sptune-fuzz, reproduced with mlir-opt 22.1: vectorized SpMV
     // over COO storage (either orientation) computes wrong sums; and so does
     // any vectorized innermost loop over a singleton level once its dense

@@ -124,9 +124,10 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> batchedRowsSpmm{
       *this, "batched-rows-spmm",
-      llvm::cl::desc("Batched SpMM over dense batches of CSR rows without a "
-                     "schedule by sptune's kernel, all rows in parallel "
-                     "(false: the sparsifier's loop nest)"),
+      llvm::cl::desc("Batched SpMM over dense batches of CSR rows or COO "
+                     "by sptune's kernel, all rows in parallel (false: the "
+                     "sparsifier's loop nest for one without a schedule, an "
+                     "error for a scheduled one)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> parallelizeUnscheduled{
       *this, "parallelize-unscheduled",

@@ -19,7 +19,7 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     whose functions ask for different settings is sparsified once per
     setting, each function taken from the copy made with its own.
 
-    A sparse kernel without a schedule (MTTKRP, batched products, ...) gets
+    A sparse kernel without a schedule (products sptune does not tune, ...) gets
     the CPU target's rule (cpu/UnscheduledKernels.h): its outermost loop
     parallel where whichever loop the sparsifier puts there is a parallel
     loop indexing the dense output, and 8 vector lanes where a parallel loop
@@ -55,9 +55,13 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
     (the kernel type `mttkrp`, whose knobs are the kernel's) is the
     kernel's, and `factored-mttkrp=false` or the runtime library make it an
     error. So is a batched
-    SpMM over dense batches of CSR rows (cpu/BatchedRowsSpmm.h): its rows
-    as one CSR matrix, all in parallel, unless `batched-rows-spmm=false` or
-    `parallelize-unscheduled=false`. Neither kernel is used with the
+    SpMM over dense batches of CSR rows or COO (cpu/BatchedRowsSpmm.h): its
+    rows as one CSR matrix, in blocks of equal work, in parallel. One
+    without a schedule falls back to the sparsifier with
+    `batched-rows-spmm=false` or `parallelize-unscheduled=false`; a
+    scheduled one (the kernel type `batched_spmm`: its `parallel` and
+    `threads`) is the kernel's, and `batched-rows-spmm=false` or the
+    runtime library make it an error. Neither kernel is used with the
     runtime library.
 
     A kernel whose schedule has `reorder = rcm` gets its row order computed
@@ -96,11 +100,12 @@ def CpuSparsify : Pass<"sptune-cpu-sparsify", "ModuleOp"> {
            "cpu/FactoredMttkrp.h; false: the sparsifier's loop nest, with the "
            "rule for kernels without a schedule)">,
     Option<"batchedRowsSpmm", "batched-rows-spmm", "bool", /*default=*/"true",
-           "Compute a batched SpMM over dense batches of CSR rows that has "
-           "no schedule with sptune's kernel, the batches' rows as one CSR "
-           "matrix, all in parallel, each row's sums in registers "
-           "(cpu/BatchedRowsSpmm.h; false: the sparsifier's loop nest, with "
-           "the rule for kernels without a schedule)">,
+           "Compute a batched SpMM over dense batches of CSR rows or COO "
+           "with sptune's kernel (a scheduled one always: false makes it an "
+           "error), the batches' rows as one CSR matrix, all in parallel, "
+           "each row's sums in registers (cpu/BatchedRowsSpmm.h; false: the "
+           "sparsifier's loop nest, with the rule for kernels without a "
+           "schedule)">,
     Option<"gustavsonOnePassBytes", "gustavson-one-pass-bytes", "int64_t",
            /*default=*/"1073741824",
            "The Gustavson kernel computes a product in one pass when its "
@@ -144,7 +149,8 @@ def CpuOmpSchedule : Pass<"sptune-omp-schedule", "ModuleOp"> {
     `#sptune.schedule`, sets `num_threads` on its `omp.parallel` ops and the
     schedule kind and chunk size on its `omp.wsloop` ops from the schedule
     (options override when set); for one carrying `sptune.omp_threads` (the
-    Gustavson kernel of a scheduled SpGEMM, an MTTKRP kernel),
+    Gustavson kernel of a scheduled SpGEMM, an MTTKRP or batched SpMM
+    kernel),
     `num_threads` from it. The
     function's attributes are consumed (removed), so the lowered module does
     not depend on sptune.

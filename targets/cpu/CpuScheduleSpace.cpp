@@ -101,7 +101,8 @@ static uint64_t layoutCombinations(const CpuSpaceConfig &cfg, KernelType k) {
 }
 
 /// The number of combinations of the knobs of `k`'s own kernel (SpGEMM's
-/// accumulator and passes, MTTKRP's form; 1 for other kernels).
+/// accumulator and passes, MTTKRP's form; 1 for other kernels, the batched
+/// SpMM's among them: its kernel's knobs are parallel and threads).
 static uint64_t ownKernelCombinations(const CpuSpaceConfig &cfg, KernelType k) {
   if (k == KernelType::SpGEMM)
     return std::max<uint64_t>(1, cfg.accumulators.size()) *
@@ -241,10 +242,10 @@ void CpuScheduleSpace::enumerate(
 std::vector<Schedule> CpuScheduleSpace::sample(const ProblemShape &shape,
                                                size_t count,
                                                uint64_t seed) const {
-  // SpGEMM's and MTTKRP's few schedules (their kernels' knobs only) are a
-  // sliver of the knob grid: rejection sampling would spend its whole
-  // budget missing them.
-  if (shape.kernel == KernelType::SpGEMM || shape.kernel == KernelType::MTTKRP)
+  // SpGEMM's, MTTKRP's and the batched SpMM's few schedules (their
+  // kernels' knobs only) are a sliver of the knob grid: rejection sampling
+  // would spend its whole budget missing them.
+  if (keepsOperandStorage(shape.kernel))
     return ScheduleSpace::sample(shape, count, seed);
   std::vector<Schedule> bases = structures(shape.kernel);
   if (shape.rows > 0 && shape.cols > 0)

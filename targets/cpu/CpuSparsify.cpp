@@ -319,14 +319,17 @@ struct CpuSparsifyPass
     // later one may read as a factor (CP-ALS's updates in turn).
     // So are batched SpMMs over dense batches of CSR rows
     // (cpu/BatchedRowsSpmm.h).
-    // A scheduled MTTKRP (the kernel type `mttkrp`) is always the
-    // kernel's: its schedule's knobs are the kernel's, and one the kernel
-    // cannot take is an error rather than a silently ignored schedule.
+    // A scheduled MTTKRP (the kernel type `mttkrp`) or batched SpMM
+    // (`batched_spmm`) is always the kernel's: its schedule's knobs are the
+    // kernel's, and one the kernel cannot take is an error rather than a
+    // silently ignored schedule.
     SmallVector<linalg::LinalgOp> unscheduled;
     module->walk([&](linalg::LinalgOp op) {
       auto attr = dyn_cast_or_null<ScheduleAttr>(
           op->getAttr(SptuneDialect::kScheduleAttrName));
-      if (attr ? attr.getSchedule().kernel == ::sptune::KernelType::MTTKRP
+      if (attr ? attr.getSchedule().kernel == ::sptune::KernelType::MTTKRP ||
+                     attr.getSchedule().kernel ==
+                         ::sptune::KernelType::BatchedSpMM
                : parallelizeUnscheduled && !enableRuntimeLibrary &&
                      inThisModule(op))
         unscheduled.push_back(op);
@@ -336,21 +339,37 @@ struct CpuSparsifyPass
       BatchedRowsSpmm batched;
       auto attr = dyn_cast_or_null<ScheduleAttr>(
           op->getAttr(SptuneDialect::kScheduleAttrName));
-      if (attr) {
+      // Why a scheduled op cannot be the kernel `kernel` (turned on by
+      // `enabled`, off by `option`), else the kernel's own reason; reported
+      // as an error.
+      auto refused = [&](StringRef kernel, bool enabled, StringRef option,
+                         llvm::function_ref<std::string()> kernelWhy) {
         std::string why =
             !inThisModule(op)
                 ? "it is in a module nested in the one sptune-cpu-sparsify "
                   "runs on"
             : enableRuntimeLibrary ? "the runtime library does not use it"
-            : !factoredMttkrp      ? "factored-mttkrp=false turns it off"
-                                   : whyNotFactoredMttkrp(op, mttkrp);
-        if (!why.empty()) {
-          op->emitError("sptune: this MTTKRP's schedule is for sptune's "
-                        "MTTKRP kernel, which cannot compute it: ")
-              << why;
-          ok = false;
+            : !enabled             ? option.str() + "=false turns it off"
+                                   : kernelWhy();
+        if (why.empty())
+          return false;
+        op->emitError("sptune: this ")
+            << kernel << "'s schedule is for sptune's " << kernel
+            << " kernel, which cannot compute it: " << why;
+        ok = false;
+        return true;
+      };
+      if (attr &&
+          attr.getSchedule().kernel == ::sptune::KernelType::BatchedSpMM) {
+        if (refused("batched SpMM", batchedRowsSpmm, "batched-rows-spmm",
+                    [&] { return whyNotBatchedRowsSpmm(op, batched); }))
           continue;
-        }
+        outlineBatchedRowsSpmm(rewriter, batched, runsInParallel(attr),
+                               blocksOf(attr));
+      } else if (attr) {
+        if (refused("MTTKRP", factoredMttkrp, "factored-mttkrp",
+                    [&] { return whyNotFactoredMttkrp(op, mttkrp); }))
+          continue;
         outlineFactoredMttkrp(rewriter, mttkrp, runsInParallel(attr),
                               mttkrpSettings(attr));
       } else if (factoredMttkrp && whyNotFactoredMttkrp(op, mttkrp).empty()) {
@@ -359,7 +378,8 @@ struct CpuSparsifyPass
       } else if (batchedRowsSpmm &&
                  whyNotBatchedRowsSpmm(op, batched).empty()) {
         outlineBatchedRowsSpmm(rewriter, batched,
-                               runsInParallel(ScheduleAttr()));
+                               runsInParallel(ScheduleAttr()),
+                               blocksOf(ScheduleAttr()));
       }
     }
     if (!ok)
@@ -474,6 +494,18 @@ struct CpuSparsifyPass
                        : threads >= 0        ? static_cast<int>(threads)
                                              : scheduleThreads;
     return settings;
+  }
+
+  /// The blocks of the batched SpMM kernel of an op with the schedule
+  /// `attr` (or none): as for the MTTKRP kernel, `threads` of 0 or more
+  /// wins over every schedule, else the schedule's; a sequential kernel is
+  /// one block.
+  int blocksOf(ScheduleAttr attr) {
+    if (!runsInParallel(attr))
+      return 0;
+    if (threads >= 0)
+      return static_cast<int>(threads);
+    return attr ? cpuKnobs(attr.getSchedule()).threads : 0;
   }
 
   /// The Gustavson kernels' bodies, and the lowering of their sorts.

@@ -38,10 +38,11 @@ public:
              productShape(kernel) == ProductShape::SampledMatrixMatrix);
   }
 
-  /// The Gustavson kernel (cpu/GustavsonSpgemm.h) and the MTTKRP kernel
-  /// (cpu/FactoredMttkrp.h).
+  /// The Gustavson kernel (cpu/GustavsonSpgemm.h), the MTTKRP kernel
+  /// (cpu/FactoredMttkrp.h) and the batched SpMM kernel
+  /// (cpu/BatchedRowsSpmm.h).
   bool hasOwnKernel(KernelType kernel) const override {
-    return kernel == KernelType::SpGEMM || kernel == KernelType::MTTKRP;
+    return keepsOperandStorage(kernel);
   }
 
   const TargetKnobs &knobs() const override { return cpuTargetKnobs(); }

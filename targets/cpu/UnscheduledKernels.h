@@ -2,8 +2,8 @@
 //-*-===//
 //
 // Part of sptune. Sparse kernels outside the schedule space (batched
-// products on 3-D tensors, MTTKRPs sptune's kernel does not compute,
-// dense-output products sptune does not recognize, ...) carry no
+// products and MTTKRPs sptune's kernels do not compute, dense-output
+// products sptune does not recognize, ...) carry no
 // #sptune.schedule, and upstream's sparsifier run
 // with its defaults computes them on one thread without vectors: 0.23x a
 // hand CSF kernel for MTTKRP (docs/results.md). The CPU target's rule for

@@ -339,15 +339,31 @@ func.func @four_loops(%a: tensor<8x4xf32, #CSR>, %b: tensor<4x16xf32>,
   map = (b, i, j) -> (b : dense, i : dense, j : compressed)
 }>
 
-// Batched SpMM: 3-D tensors.
+// A batched SpMM into the caller's C: the kernel type `batched_spmm` only
+// when its C starts from a fill of a fresh tensor (BatchedSpmmForm.h).
 // CHECK-LABEL: func.func @batch_matmul
 func.func @batch_matmul(%a: tensor<2x8x4xf32, #C3>, %b: tensor<2x4x16xf32>,
                         %c: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
-  // expected-remark @below {{operand #0 has rank 3 (only matrices and vectors are supported)}}
+  // expected-remark @below {{a batched SpMM that sptune's kernel does not compute: its output does not start from a linalg.fill of a fresh tensor}}
   %0 = linalg.batch_matmul
       ins(%a, %b : tensor<2x8x4xf32, #C3>, tensor<2x4x16xf32>)
       outs(%c : tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
   return %0 : tensor<2x8x16xf32>
+}
+
+// Other products of 3-D tensors (here sparse ⊙ dense) have no kernel type.
+// CHECK-LABEL: func.func @tensor_product
+func.func @tensor_product(%a: tensor<2x8x4xf32, #C3>, %b: tensor<2x8x4xf32>,
+                          %c: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  // expected-remark @below {{operand #0 has rank 3 (only matrices and vectors are supported)}}
+  %0 = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %b : tensor<2x8x4xf32, #C3>, tensor<2x8x4xf32>)
+      outs(%c : tensor<2x8x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    linalg.yield %p : f32
+  } -> tensor<2x8x4xf32>
+  return %0 : tensor<2x8x4xf32>
 }
 
 // -----

@@ -316,3 +316,39 @@
 // expected-error @below {{'spmm' kernel needs one loop per role (i, j, k), got (i, j, l)}}
 #k = #sptune.kernel<spmm, loops = [i : 8, j : 8, l : 4], operands = [sparse(i, l), dense(l, j), out(i, j)],
                     type = f32, encoding = #CSR>
+
+// -----
+
+#BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
+
+// A batched SpMM has a loop per role b, i, j, k.
+// expected-error @below {{'batched_spmm' kernel needs one loop per role (b, i, j, k), got (i, j, k)}}
+#k = #sptune.kernel<batched_spmm, loops = [i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
+                    type = f32, encoding = #BCSR>
+
+// -----
+
+#BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
+
+// Its operands are not transposed.
+// expected-error @below {{operand #1 of a 'batched_spmm' kernel is (b, j, k): its operands are (b, i, k), (b, k, j) and (b, i, j), none transposed}}
+#k = #sptune.kernel<batched_spmm, loops = [b : 2, i : 8, j : 8, k : 4], operands = [sparse(b, i, k), dense(b, j, k), out(b, i, j)],
+                    type = f32, encoding = #BCSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// Its sparse operand is a 3-D tensor.
+// expected-error @below {{a 'batched_spmm' kernel's sparse operand is a 3-D tensor, its encoding has dimension rank 2}}
+#k = #sptune.kernel<batched_spmm, loops = [b : 2, i : 8, j : 8, k : 4], operands = [sparse(b, i, k), dense(b, k, j), out(b, i, j)],
+                    type = f32, encoding = #CSR>
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (i, j) -> (i : dense, j : compressed) }>
+
+// `b` is the batched SpMM's loop only.
+// expected-error @below {{'spmm' kernel needs one loop per role (i, j, k), got (b, i, j, k)}}
+#k = #sptune.kernel<spmm, loops = [b : 2, i : 8, j : 8, k : 4], operands = [sparse(i, k), dense(k, j), out(i, j)],
+                    type = f32, encoding = #CSR>

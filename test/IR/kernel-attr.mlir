@@ -175,3 +175,17 @@ func.func private @mttkrp() attributes {
                      operands = [dense(k, j), sparse(i, k, l), dense(l, j), out(i, j)],
                      type = f32, encoding = #CSF>
 }
+
+// -----
+
+#BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
+
+// The batched SpMM: A(b, i, k) is the sparse operand, `b` the batch loop
+// every operand is indexed by.
+// CHECK-LABEL: func.func private @batched_spmm()
+// CHECK-SAME: k = #sptune.kernel<batched_spmm, loops = [b : 4, i : ?, j : 16, k : 8], operands = [dense(b, k, j), sparse(b, i, k), out(b, i, j)], type = f64, encoding = #{{.*}}>
+func.func private @batched_spmm() attributes {
+  k = #sptune.kernel<batched_spmm, loops = [b : 4, i : ?, j : 16, k : 8],
+                     operands = [dense(b, k, j), sparse(b, i, k), out(b, i, j)],
+                     type = f64, encoding = #BCSR>
+}

@@ -19,6 +19,18 @@
 // RUN: sptune-opt %s --sptune-lower-cpu=threads=5 | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=parallelization=none | %{run} | FileCheck %s
 // RUN: sptune-opt %s --sptune-lower-cpu=batched-rows-spmm=false | %{run} | FileCheck %s
+//
+// Scheduled (the kernel type `batched_spmm`, by sptune-autotune): the
+// heuristic's schedule, five blocks by a schedule's threads, one thread by
+// a schedule's parallel = none.
+// DEFINE: %{schedule} = sptune-opt %s --sptune-extract-kernels --sptune-autotune 2>/dev/null
+// DEFINE: %{lower} = sptune-opt --sptune-apply-schedule --sptune-lower-cpu
+// RUN: %{schedule} | %{lower} | env OMP_NUM_THREADS=3 %{run} | FileCheck %s
+// RUN: %{schedule} | sed -e 's/parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false>/parallel = outer, threads = 5>/' | %{lower} | %{run} | FileCheck %s
+// RUN: %{schedule} | sed -e 's/parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false>/parallel = none>/' | %{lower} | %{run} | FileCheck %s
+// RUN: %{schedule} | grep -c 'sptune.schedule = #sptune.schedule<cpu batched_spmm' | FileCheck %s --check-prefix=SCHEDULED
+// (Two of the three batched SpMMs: the third is left to the sparsifier.)
+// SCHEDULED: {{^}}2{{$}}
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify | FileCheck %s --check-prefix=IR
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=parallelization=none | FileCheck %s --check-prefix=SEQ
 // RUN: sptune-opt %s --linalg-generalize-named-ops --sptune-cpu-sparsify=threads=3 | FileCheck %s --check-prefix=TEAM

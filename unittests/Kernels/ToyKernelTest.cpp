@@ -195,6 +195,14 @@ TEST_F(ToyKernel, FormsAScheduleCannotDescribeAreRefused) {
   d.loops[1].name = "x";
   EXPECT_NE(refusal("bad_loop", d).find("named 'i', 'j' and 'k'"),
             std::string::npos);
+  // The roles only built-in kinds have: MTTKRP's `l`, the batch loop `b`.
+  for (const char *role : {"l", "b"}) {
+    d = st::test::columnScaleForm();
+    d.loops[1].name = role;
+    EXPECT_NE(refusal("bad_loop", d).find("named 'i', 'j' and 'k'"),
+              std::string::npos)
+        << role;
+  }
   d = st::test::columnScaleForm();
   d.body = st::KernelDescriptor::Body::MultiplyAccumulate;
   EXPECT_NE(refusal("no_reduction", d).find("one reduction loop"),

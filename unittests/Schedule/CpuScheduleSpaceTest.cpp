@@ -271,6 +271,31 @@ TEST(CpuScheduleSpace, MttkrpVariesTheKernelsKnobsOnly) {
   EXPECT_EQ(space.sample(shape, 4, 1).size(), 4u);
 }
 
+TEST(CpuScheduleSpace, BatchedSpmmVariesParallelismOnly) {
+  // The default space: A's own storage, in one thread or in all.
+  CpuScheduleSpace space;
+  ProblemShape shape{KernelType::BatchedSpMM, 64, 64, 32, 500};
+  std::set<std::string> seen;
+  space.enumerate(shape, [&](const Schedule &s) {
+    EXPECT_TRUE(isLegal(s)) << s.str() << ": " << whyIllegal(s);
+    EXPECT_EQ(s.levels,
+              Schedule::csr(TargetKind::CPU, KernelType::BatchedSpMM).levels)
+        << s.str();
+    EXPECT_EQ(cpuKnobs(s).vectorLength, 0) << s.str();
+    EXPECT_TRUE(seen.insert(s.str()).second) << "duplicate " << s.str();
+    return true;
+  });
+  EXPECT_EQ(seen.size(), 2u);
+  EXPECT_EQ(space.sample(shape, 2, 1).size(), 2u);
+  // Nothing measures a batch of matrices yet: refused with the reason.
+  EXPECT_NE(whyKernelNotMeasured(KernelType::BatchedSpMM)
+                .find("batched SpMM kernels are not measured"),
+            std::string::npos);
+  EXPECT_EQ(whyNotMeasuredOn(KernelType::BatchedSpMM, false, "m"),
+            whyKernelNotMeasured(KernelType::BatchedSpMM));
+  EXPECT_NE(whyNotMeasuredOn(KernelType::BatchedSpMM, true, "t"), "");
+}
+
 TEST(CpuScheduleSpace, MttkrpIsMeasuredOnTensorsOnly) {
   EXPECT_EQ(whyNotMeasuredOn(KernelType::MTTKRP, true, "t"), "");
   EXPECT_EQ(whyNotMeasuredOn(KernelType::SpMM, false, "m"), "");

@@ -65,6 +65,19 @@ TEST(ProductShape, BuiltInTypesHaveTheirs) {
   EXPECT_EQ(parseKernelType("mttkrp"), KernelType::MTTKRP);
   EXPECT_TRUE(isBuiltinKernelType(KernelType::MTTKRP));
   EXPECT_FALSE(hasMatrixProductShape(KernelType::MTTKRP));
+  // So is the batched SpMM's; the batch loop is the role `b`.
+  EXPECT_EQ(productShape(KernelType::BatchedSpMM), ProductShape::Other);
+  EXPECT_EQ(parseKernelType("batched_spmm"), KernelType::BatchedSpMM);
+  EXPECT_TRUE(isBuiltinKernelType(KernelType::BatchedSpMM));
+  EXPECT_FALSE(hasMatrixProductShape(KernelType::BatchedSpMM));
+  EXPECT_EQ(parseRole("b"), Role::B);
+  EXPECT_STREQ(toString(Role::B), "b");
+  for (KernelType k :
+       {KernelType::SpGEMM, KernelType::MTTKRP, KernelType::BatchedSpMM})
+    EXPECT_TRUE(keepsOperandStorage(k)) << toString(k);
+  for (KernelType k : {KernelType::SpMM, KernelType::SDDMM, KernelType::SpMV,
+                       KernelType::Hadamard})
+    EXPECT_FALSE(keepsOperandStorage(k)) << toString(k);
 }
 
 TEST(ProductShape, AddedTypesOfTheFormsHaveThem) {

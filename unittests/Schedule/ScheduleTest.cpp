@@ -357,6 +357,45 @@ TEST(Schedule, MttkrpKnobs) {
   EXPECT_NE(error.find("got 'l'"), std::string::npos) << error;
 }
 
+TEST(Schedule, BatchedSpmmKnobs) {
+  Schedule s = parseOrDie("cpu batched_spmm, parallel = outer, threads = 3");
+  EXPECT_TRUE(isLegal(s)) << whyIllegal(s);
+  EXPECT_EQ(cpuKnobs(s).threads, 3);
+  EXPECT_EQ(parseOrDie(s.str()), s);
+  EXPECT_TRUE(isLegal(parseOrDie("cpu batched_spmm, parallel = none")));
+  // The kernel takes no vectors, OpenMP schedule, chunk, row order, tile,
+  // split, form or storage but A's own; a schedule names no `b`.
+  for (const char *bad :
+       {"cpu batched_spmm, parallel = outer, vl = 8",
+        "cpu batched_spmm, parallel = outer, omp = dynamic, chunk = 16",
+        "cpu batched_spmm, reorder = rcm", "cpu batched_spmm, tile = 8",
+        "cpu batched_spmm, split = [2, 1]",
+        "cpu batched_spmm, levels = [i : compressed, k : compressed]",
+        "cpu batched_spmm, widths = [32, 32]",
+        "cpu batched_spmm, form = factored",
+        "cpu batched_spmm, accumulator = hash"}) {
+    std::string error;
+    std::optional<Schedule> parsed = takeValue(parseSchedule(bad), error);
+    ASSERT_TRUE(parsed) << bad << ": " << error;
+    EXPECT_FALSE(isLegal(*parsed)) << bad;
+  }
+  std::string error;
+  EXPECT_FALSE(takeValue(
+      parseSchedule("cpu batched_spmm, levels = [b : dense, i : dense, k : "
+                    "compressed]"),
+      error));
+  EXPECT_NE(error.find("got 'b'"), std::string::npos) << error;
+}
+
+TEST(DefaultSchedule, BatchedSpmmIsTheKernelInParallel) {
+  Schedule s = defaultSchedule(TargetKind::CPU, KernelType::BatchedSpMM);
+  EXPECT_TRUE(isLegal(s)) << s.str() << ": " << whyIllegal(s);
+  EXPECT_EQ(s.levels,
+            Schedule::csr(TargetKind::CPU, KernelType::BatchedSpMM).levels);
+  EXPECT_EQ(cpuKnobs(s).parallel, ParallelKind::Outer);
+  EXPECT_EQ(cpuKnobs(s).threads, 0);
+}
+
 TEST(DefaultSchedule, MttkrpIsTheKernelInParallelWithItsRuntimeForm) {
   Schedule s = defaultSchedule(TargetKind::CPU, KernelType::MTTKRP);
   EXPECT_TRUE(isLegal(s)) << s.str() << ": " << whyIllegal(s);

@@ -45,6 +45,17 @@ bool hasSparseOperand(Operation *op);
 /// an indexing map that is not a projected permutation, several outputs).
 llvm::Expected<::sptune::KernelDescriptor> describeKernel(linalg::LinalgOp op);
 
+/// Why `op` is not a plain product of `inputs` inputs into one result whose
+/// descriptor has the known shape `shape` (KernelDescriptor::shapeName(),
+/// `what` naming it in the reason: "an MTTKRP"), its body a plain
+/// multiply-accumulate (no invariant factor); "" with `descriptor` set when
+/// it is. The opening checks of the forms a target's own kernel computes
+/// (SpgemmForm.h, MttkrpForm.h, BatchedSpmmForm.h).
+std::string whyNotPlainProductOfShape(linalg::LinalgOp op, unsigned inputs,
+                                      llvm::StringRef shape,
+                                      llvm::StringRef what,
+                                      ::sptune::KernelDescriptor &descriptor);
+
 /// A factor of a kernel's product that no loop changes
 /// (KernelDescriptor::scaled): a constant or a value defined outside the
 /// op, by which the product is multiplied or (a non-zero constant) divided.

@@ -12,8 +12,11 @@
 #define SPTUNE_ANALYSIS_SPARSESTORAGE_H
 
 #include "mlir/IR/Types.h"
+#include "mlir/IR/Value.h"
+#include "mlir/IR/ValueRange.h"
 
 #include <cstdint>
+#include <string>
 
 namespace mlir {
 namespace sptune {
@@ -43,6 +46,16 @@ bool isCsf(Type type);
 /// `maxBytes`; else -1.
 int64_t staticRowWidth(Type type, Type element, unsigned rank,
                        int64_t maxBytes);
+
+/// Why the operands of a product on `sparse` are not what a kernel sptune
+/// writes itself reads, or "": one element type, f32 or f64; the dense
+/// inputs `dense` and the output `init`, of rank `rank`, with one static
+/// innermost size (`width` names it in the reason: "N", "rank") and rows of
+/// at most `maxBytes`; `init` a linalg.fill of a fresh tensor
+/// (sptune/Analysis/FilledValue.h).
+std::string whyNotKernelOperands(Value sparse, ValueRange dense, Value init,
+                                 unsigned rank, int64_t maxBytes,
+                                 llvm::StringRef width);
 
 } // namespace sptune
 } // namespace mlir

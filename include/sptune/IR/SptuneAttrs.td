@@ -46,8 +46,8 @@ def Sptune_KernelAttr : Sptune_Attr<"Kernel", "kernel"> {
                    encoding = #sparse_tensor.encoding<{...}>>
     ```
 
-    - the kind (`spmm`, `sddmm`, `spmv`, `spgemm`, `mttkrp`, `hadamard`, or
-      a kind added at run time);
+    - the kind (`spmm`, `sddmm`, `spmv`, `spgemm`, `mttkrp`, `batched_spmm`,
+      `hadamard`, or a kind added at run time);
     - `loops`: the iteration dimensions of the op in their current order
       (`d0` first), each with its canonical role and its static size (`?` when
       dynamic); the order of the roles is the kernel's current loop order;
@@ -55,11 +55,12 @@ def Sptune_KernelAttr : Sptune_Attr<"Kernel", "kernel"> {
       kind (`sparse`, `dense`, `out`, or `sparse_out` for a sparse output: an
       SDDMM's that shares the sampling pattern, an SpGEMM's) and the roles indexing its dimensions, in order —
       `dense(j, k)` is a transposed dense operand; an MTTKRP's are
-      `sparse(i, k, l), dense(k, j), dense(l, j), out(i, j)`;
+      `sparse(i, k, l), dense(k, j), dense(l, j), out(i, j)`, a batched
+      SpMM's `sparse(b, i, k), dense(b, k, j), out(b, i, j)`;
     - `type`: the element type;
     - `encoding`: the current `#sparse_tensor.encoding` of the sparse operand
-      (an SpGEMM's A(i, k); an MTTKRP's 3-D B(i, k, l), every other kind's
-      sparse operand is a matrix).
+      (an SpGEMM's A(i, k); an MTTKRP's 3-D B(i, k, l), a batched SpMM's 3-D
+      A(b, i, k); every other kind's sparse operand is a matrix).
   }];
   let parameters = (ins
     "::mlir::sptune::KernelKind":$kind,

@@ -5,7 +5,7 @@
 // does not index (the "free" loop), which one is a reduction, and the dense
 // operands whose storage order a schedule may choose. SpMM, SDDMM, SpMV,
 // the sparse ⊙ dense (Hadamard) product, the sparse x sparse product
-// (SpGEMM) and MTTKRP are built in (KernelType's
+// (SpGEMM), MTTKRP and the batched SpMM are built in (KernelType's
 // enumerators); more are added at run time with addKernelType from a
 // canonical form, a KernelDescriptor whose loops are named by their roles —
 // docs/kernels.md shows it with a toy added by one registration line.
@@ -13,7 +13,8 @@
 // The Hadamard product and added types are defined by their canonical form:
 // their properties are derived from it, and an op is of such a type when its
 // descriptor is the form up to the names of its loops
-// (matchKernelTypeByForm). SpMM, SDDMM, SpMV, SpGEMM and MTTKRP keep the
+// (matchKernelTypeByForm). SpMM, SDDMM, SpMV, SpGEMM, MTTKRP and the
+// batched SpMM keep the
 // matcher's own rules (sptune/Analysis/KernelMatcher.h), which accept more
 // spellings (either operand order, transposed inputs, the in-place SDDMM).
 //
@@ -59,7 +60,7 @@ struct KernelTypeInfo {
   std::vector<DenseOperandInfo> denseOperands;
   /// Types defined by their form (the Hadamard product, added types): the
   /// canonical form (loops named "i", "j", "k" by role, sizes dynamic).
-  /// Empty for SpMM, SDDMM, SpMV, SpGEMM and MTTKRP.
+  /// Empty for SpMM, SDDMM, SpMV, SpGEMM, MTTKRP and the batched SpMM.
   std::optional<KernelDescriptor> pattern;
 };
 
@@ -70,8 +71,15 @@ const KernelTypeInfo &kernelTypeInfo(KernelType k);
 std::vector<KernelType> allKernelTypes();
 
 /// True for KernelType's enumerators (SpMM, SDDMM, SpMV, Hadamard, SpGEMM,
-/// MTTKRP).
+/// MTTKRP, BatchedSpMM).
 bool isBuiltinKernelType(KernelType k);
+
+/// True for the kernel types a target's own kernel computes on the
+/// operands' own storage, built as a schedule's knobs say (SpGEMM, MTTKRP,
+/// the batched SpMM): nothing is converted, and a schedule's storage part
+/// is a stand-in (CSR in the natural order, widths [64, 64]) for whatever
+/// the operands' is.
+bool keepsOperandStorage(KernelType k);
 
 /// Whether `name` can name a kernel type: a lower-case identifier of at most
 /// 32 characters (letters, digits, '_'; a letter first).

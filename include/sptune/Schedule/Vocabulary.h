@@ -40,7 +40,12 @@ enum class KernelType : uint8_t {
   /// COO), C, D and A dense: computed by a target's own kernel (the CPU's,
   /// slice by slice), whose knobs a schedule chooses; its storage is B's
   /// own (nothing is converted).
-  MTTKRP
+  MTTKRP,
+  /// The batched SpMM C(b,i,j) += A(b,i,k) * B(b,k,j), A sparse (dense
+  /// batches of CSR rows, or COO), B and C dense: computed by a target's own
+  /// kernel (the CPU's, over all rows of all batches), whose knobs a
+  /// schedule chooses; its storage is A's own (nothing is converted).
+  BatchedSpMM
 };
 
 /// The kernel a value names until it is told another (a default-constructed
@@ -54,18 +59,20 @@ inline constexpr KernelType kDefaultKernelType = KernelType::SpMM;
 /// (sparse) dimensions and `k` the reduction. `l` is the second reduction of
 /// MTTKRP's B(i,k,l), which only a kernel's description (#sptune.kernel)
 /// names: schedules describe the sparse operand's `i` and `k` (a schedule
-/// naming `l` is illegal).
-enum class Role : uint8_t { I, J, K, L };
+/// naming `l` is illegal). `b` is the batch loop of a batched SpMM
+/// (KernelType::BatchedSpMM), likewise named by a kernel's description
+/// only.
+enum class Role : uint8_t { I, J, K, L, B };
 
 /// Which part of a role a loop or level stands for.
 enum class Part : uint8_t { Whole, Outer, Inner };
 
 /// "cpu", "nvvm", "spade" (or the name a run-time target was added with).
 const char *toString(TargetKind);
-/// "spmm", "sddmm", "spmv", "hadamard", "spgemm", "mttkrp" (or the name a
-/// run-time kernel type was added with).
+/// "spmm", "sddmm", "spmv", "hadamard", "spgemm", "mttkrp", "batched_spmm"
+/// (or the name a run-time kernel type was added with).
 const char *toString(KernelType);
-/// "i", "j", "k", "l".
+/// "i", "j", "k", "l", "b".
 const char *toString(Role);
 
 std::optional<TargetKind> parseTargetKind(std::string_view);

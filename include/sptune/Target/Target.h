@@ -118,7 +118,8 @@ public:
 
   /// Whether the target computes kernels of type `kernel` with a kernel of
   /// its own that its schedules' knobs build: the kernel types whose
-  /// schedules convert nothing (KernelType::SpGEMM, KernelType::MTTKRP),
+  /// schedules convert nothing (keepsOperandStorage: SpGEMM, MTTKRP, the
+  /// batched SpMM),
   /// so that only a target with such a kernel can honour one. One that does
   /// not leaves them unscheduled, with a remark. The default: no.
   virtual bool hasOwnKernel(KernelType kernel) const { return false; }

@@ -32,7 +32,7 @@ struct ScheduleRewriteOptions {
 /// Why `target` takes no schedule for `op`, the kernel `kernel`, or an empty
 /// string: its element type or its body is one the target does not tune
 /// (Target::whyUnsupportedElementType, Target::whyUnsupportedBody), or it is
-/// an SpGEMM or MTTKRP and the target has no kernel for it
+/// an SpGEMM, MTTKRP or batched SpMM and the target has no kernel for it
 /// (Target::hasOwnKernel). The
 /// tuner leaves such a kernel unscheduled (whyLeftUnscheduled); a
 /// hand-written schedule for it is refused by applySchedule.

@@ -1,0 +1,142 @@
+// The batched SpMM as a scheduled kernel type: recognized by the matcher in
+// the forms sptune's kernel computes (A(b, i, k) in dense batches of CSR
+// rows or COO, inputs in either order; A is the schedule's sparse operand),
+// given a schedule by sptune-default-schedule and sptune-autotune (A's own
+// storage, and the kernel's knobs: parallel, threads), applied without
+// converting anything, and lowered by sptune-cpu-sparsify into a kernel
+// built as each batched SpMM's schedule says.
+//
+// RUN: sptune-opt %s --sptune-extract-kernels 2>/dev/null | FileCheck %s --check-prefix=KERNEL
+// KERNEL: #[[BCSR:.+]] = #sparse_tensor.encoding<{ map = (d0, d1, d2) -> (d0 : dense, d1 : dense, d2 : compressed) }>
+// KERNEL: #[[BCOO:.+]] = #sparse_tensor.encoding<{ map = (d0, d1, d2) -> (d0 : compressed(nonunique), d1 : singleton(nonunique), d2 : singleton) }>
+// KERNEL-LABEL: func.func @csr(
+// KERNEL: sptune.kernel = #sptune.kernel<batched_spmm, loops = [b : 2, i : 3, j : 8, k : 4], operands = [sparse(b, i, k), dense(b, k, j), out(b, i, j)], type = f32, encoding = #[[BCSR]]>
+// KERNEL-LABEL: func.func @coo_b_first(
+// KERNEL: sptune.kernel = #sptune.kernel<batched_spmm, loops = [b : 2, i : 3, j : 8, k : 4], operands = [dense(b, k, j), sparse(b, i, k), out(b, i, j)], type = f64, encoding = #[[BCOO]]>
+// KERNEL-LABEL: func.func @accumulates(
+// KERNEL-NOT: sptune.kernel
+// KERNEL-LABEL: func.func @wide(
+// KERNEL-NOT: sptune.kernel
+// KERNEL: return
+//
+// Batched SpMMs the kernel does not compute pass through, with the reason.
+// RUN: sptune-opt %s --sptune-extract-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNTUNED
+// UNTUNED: remark: sptune: not a recognized sparse kernel: a batched SpMM that sptune's kernel does not compute: its output does not start from a linalg.fill of a fresh tensor
+// UNTUNED: remark: sptune: not a recognized sparse kernel: a batched SpMM that sptune's kernel does not compute: its N is dynamic, its rows above 512 bytes, or its operands of different element types
+// UNTUNED-NOT: remark
+//
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT-LABEL: func.func @csr(
+// DEFAULT: sptune.schedule = #sptune.schedule<cpu batched_spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false>
+//
+// sptune-autotune gives the heuristic's schedule (no measurer times a batch
+// of matrices, no cost model has a feature for one) and says so, and that
+// a matrix named for it is not read.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=HEURISTIC
+// HEURISTIC: remark: sptune-autotune: batched SpMM scheduled by the heuristic ({{.*}} has no feature for kernel 'batched_spmm'; no measurer times a batch of matrices, so measure-top-k= measures nothing): chose cpu batched_spmm, levels = [i : dense, k : compressed], {{.*}}parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false; tuned for no matrix{{$}}
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=mode=heuristic --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=HEURISTIC-MODE
+// HEURISTIC-MODE: remark: sptune-autotune: batched SpMM scheduled by the heuristic (heuristic mode; no measurer
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen:uniform:rows=6,cols=4,nnz=8,seed=1 measure-top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=MATRIX
+// MATRIX: remark: sptune-autotune: batched SpMM scheduled by the heuristic ({{.*}}): chose cpu batched_spmm, {{.*}}; tuned for no matrix ('gen:uniform:rows=6,cols=4,nnz=8,seed=1', the pass option matrix=, is not read){{$}}
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="multiversion=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=VERSIONS
+// VERSIONS: remark: sptune-autotune: batched SpMM scheduled by the heuristic {{.*}}; tuned for no matrix (not multi-versioned: batched SpMM kernels get one schedule (run-time dispatch reads a matrix's features, not a batch's))
+//
+// Nothing measures or learns one yet: the tools say so before reading
+// anything.
+// RUN: not sptune-collect gen:uniform:rows=8,cols=8,nnz=10,seed=1 --kernel batched_spmm --out %t.jsonl 2>&1 | FileCheck %s --check-prefix=COLLECT
+// COLLECT: sptune-collect: --kernel batched_spmm: batched SpMM kernels are not measured: no measurer times a batch of matrices yet
+// RUN: not sptune-learn --replay %t.jsonl --kernel batched_spmm --state %t.learn 2>&1 | FileCheck %s --check-prefix=LEARN
+// LEARN: --kernel batched_spmm: the cost model has no feature for 'batched_spmm' kernels (batched SpMM kernels are not measured
+// RUN: not sptune-measure --kernel batched_spmm --matrix gen:uniform:rows=8,cols=8,nnz=10,seed=1 --schedule "cpu batched_spmm, parallel = outer" 2>&1 | FileCheck %s --check-prefix=MEASURE
+// MEASURE: "reason":"batched SpMM kernels are not measured{{.*}}"status":"illegal"
+//
+// The GPU and SPADE targets leave the batched SpMM unscheduled, with a
+// remark.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=target=nvvm --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=NVVM
+// NVVM: remark: sptune-autotune: left unscheduled: target 'nvvm' has no batched SpMM kernel
+// NVVM-NOT: sptune.schedule
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=target=spade --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SPADE
+// SPADE: remark: sptune-autotune: left unscheduled: target 'spade' has no batched SpMM kernel
+// SPADE-NOT: sptune.schedule
+//
+// Applied: the op is generalized, on its own storage, with its schedule.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule --sptune-apply-schedule 2>/dev/null | FileCheck %s --check-prefix=APPLIED
+// APPLIED-LABEL: func.func @csr(
+// APPLIED-NOT: sparse_tensor.convert
+// APPLIED: linalg.generic {{{.*}}sptune.schedule = #sptune.schedule<cpu batched_spmm,
+// APPLIED-NOT: sptune.kernel
+// APPLIED: return
+//
+// Lowered with each batched SpMM's knobs: @csr in three blocks (its team of
+// three), @coo_b_first in one thread, @csr_again (of @csr's types) by the
+// heuristic; one kernel function per signature and settings, its settings
+// spent.
+// DEFINE: %{knobs} = sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sed -e '/@csr(/,/return/s/threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false/threads = 3/' -e '/@coo_b_first(/,/return/s/parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false/parallel = none/'
+// RUN: %{knobs} | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify --mlir-print-debuginfo=false -o - | FileCheck %s --check-prefix=LOWERED
+// LOWERED-DAG: func.func private @sptune_batched_spmm{{(_[0-9]+)?}}({{.*}}memref<?xf32>{{.*}}) -> memref<2x3x8xf32> attributes {sptune.omp_threads = 3 : i32} {
+// LOWERED-DAG: func.func private @sptune_batched_spmm{{(_[0-9]+)?}}({{.*}}memref<?xf32>{{.*}}) -> memref<2x3x8xf32> {
+// LOWERED-DAG: func.func private @sptune_batched_spmm{{(_[0-9]+)?}}({{.*}}memref<?xf64>{{.*}}) -> memref<2x3x8xf64> {
+// LOWERED-NOT: sptune.batched_spmm_threads
+// LOWERED-NOT: sptune.batched_rows_spmm
+//
+// The lowering's options win over the schedule's knobs.
+// RUN: %{knobs} | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify="threads=2" --mlir-print-debuginfo=false -o - | FileCheck %s --check-prefix=OPTIONS
+// (Both f32 batched SpMMs then have the same settings: one kernel function.)
+// OPTIONS: func.func private @sptune_batched_spmm{{(_[0-9]+)?}}({{.*}}memref<?xf32>{{.*}}) -> memref<2x3x8xf32> attributes {sptune.omp_threads = 2 : i32} {
+// OPTIONS-NOT: -> memref<2x3x8xf32> attributes
+// RUN: %{knobs} | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify=parallelization=none | FileCheck %s --check-prefix=SERIAL
+// SERIAL: func.func private @sptune_batched_spmm
+// SERIAL-NOT: scf.parallel
+// SERIAL-NOT: sptune.omp_threads
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-default-schedule 2>/dev/null | sptune-opt --sptune-apply-schedule --linalg-generalize-named-ops --sptune-cpu-sparsify | FileCheck %s --check-prefix=PARALLEL
+// PARALLEL: func.func private @sptune_batched_spmm
+// PARALLEL: scf.parallel
+
+#BCSR = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : dense, i : dense, k : compressed) }>
+#BCOO = #sparse_tensor.encoding<{ map = (b, i, k) -> (b : compressed(nonunique), i : singleton(nonunique), k : singleton) }>
+
+func.func @csr(%a: tensor<2x3x4xf32, #BCSR>, %b: tensor<2x4x8xf32>) -> tensor<2x3x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x8xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x3x4xf32, #BCSR>, tensor<2x4x8xf32>) outs(%c : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  return %r : tensor<2x3x8xf32>
+}
+
+// B first, in the operands and the body.
+func.func @coo_b_first(%b: tensor<2x4x8xf64>, %a: tensor<2x3x4xf64, #BCOO>) -> tensor<2x3x8xf64> {
+  %z = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<2x3x8xf64>
+  %c = linalg.fill ins(%z : f64) outs(%e : tensor<2x3x8xf64>) -> tensor<2x3x8xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, i, j, k) -> (b, k, j)>, affine_map<(b, i, j, k) -> (b, i, k)>, affine_map<(b, i, j, k) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+    ins(%b, %a : tensor<2x4x8xf64>, tensor<2x3x4xf64, #BCOO>) outs(%c : tensor<2x3x8xf64>) {
+  ^bb0(%x: f64, %y: f64, %o: f64):
+    %p = arith.mulf %x, %y : f64
+    %s = arith.addf %o, %p : f64
+    linalg.yield %s : f64
+  } -> tensor<2x3x8xf64>
+  return %r : tensor<2x3x8xf64>
+}
+
+// Into the caller's C: the sparsifier's.
+func.func @accumulates(%a: tensor<2x3x4xf32, #BCSR>, %b: tensor<2x4x8xf32>, %c: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x3x4xf32, #BCSR>, tensor<2x4x8xf32>) outs(%c : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  return %r : tensor<2x3x8xf32>
+}
+
+// Rows of 1024 bytes: wider than the kernel keeps in registers.
+func.func @wide(%a: tensor<2x3x4xf64, #BCSR>, %b: tensor<2x4x128xf64>) -> tensor<2x3x128xf64> {
+  %z = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<2x3x128xf64>
+  %c = linalg.fill ins(%z : f64) outs(%e : tensor<2x3x128xf64>) -> tensor<2x3x128xf64>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x3x4xf64, #BCSR>, tensor<2x4x128xf64>) outs(%c : tensor<2x3x128xf64>) -> tensor<2x3x128xf64>
+  return %r : tensor<2x3x128xf64>
+}
+
+func.func @csr_again(%a: tensor<2x3x4xf32, #BCSR>, %b: tensor<2x4x8xf32>) -> tensor<2x3x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x8xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x3x4xf32, #BCSR>, tensor<2x4x8xf32>) outs(%c : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  return %r : tensor<2x3x8xf32>
+}
