@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -24,7 +25,8 @@
 using namespace sptune;
 
 /// The text of a gzip file (`bytes` starts with gzip's magic), every member
-/// of it (`cat a.gz b.gz` is one valid file), or why it cannot be read.
+/// of it (`cat a.gz b.gz` is one valid file; zeros after the last member,
+/// as some writers pad, are ignored), or why it cannot be read.
 static llvm::Expected<std::string> gunzip(llvm::StringRef bytes,
                                           const std::string &path) {
   auto corrupt = [&](const std::string &why) {
@@ -34,25 +36,39 @@ static llvm::Expected<std::string> gunzip(llvm::StringRef bytes,
   z_stream stream{};
   if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK)
     return corrupt("zlib could not start");
+  // zlib counts input in uInt: a file of 4 GiB or more is fed in pieces.
+  size_t fed = 0;
+  auto feed = [&] {
+    size_t piece =
+        std::min<size_t>(bytes.size() - fed, std::numeric_limits<uInt>::max());
+    stream.next_in =
+        reinterpret_cast<Bytef *>(const_cast<char *>(bytes.data() + fed));
+    stream.avail_in = static_cast<uInt>(piece);
+    fed += piece;
+  };
+  auto inputLeft = [&] { return stream.avail_in > 0 || fed < bytes.size(); };
+  feed();
   std::string text;
-  stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(bytes.data()));
-  stream.avail_in = static_cast<uInt>(bytes.size());
   char chunk[1 << 16];
   int status = Z_OK;
   while (true) {
+    if (stream.avail_in == 0 && fed < bytes.size())
+      feed();
     stream.next_out = reinterpret_cast<Bytef *>(chunk);
     stream.avail_out = sizeof(chunk);
     status = inflate(&stream, Z_NO_FLUSH);
     text.append(chunk, sizeof(chunk) - stream.avail_out);
     if (status == Z_STREAM_END) {
-      if (stream.avail_in == 0)
+      size_t at = fed - stream.avail_in;
+      if (!inputLeft() ||
+          bytes.drop_front(at).find_first_not_of('\0') == llvm::StringRef::npos)
         break;
       inflateReset(&stream); // the next member
       continue;
     }
     if (status == Z_OK)
       continue;
-    if (status == Z_BUF_ERROR && stream.avail_in == 0)
+    if (status == Z_BUF_ERROR && !inputLeft())
       break; // the input ends inside a member
     std::string why =
         stream.msg ? stream.msg : "error " + std::to_string(status);

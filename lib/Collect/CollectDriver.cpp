@@ -168,6 +168,9 @@ int sptune::runCollectDriver(CollectDriverOptions o,
         !whyNotMeasuredOn(*kernel, true, "").empty())
       return fail("--kernel " + k + ": " + whyKernelNotMeasured(*kernel));
   }
+  // Before anything is read or measured.
+  if (std::string why = whyNotPlainDatasetOutput(o.out); !why.empty())
+    return fail("--out: " + why);
   llvm::Expected<const Target &> target =
       TargetRegistry::get(o.plan.collect.target);
   if (!target)

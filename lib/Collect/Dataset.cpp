@@ -21,6 +21,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace sptune;
@@ -160,6 +161,9 @@ llvm::Error sptune::mergeDatasets(const std::vector<std::string> &inputs,
   // A collector appending to the output holds its lock for the whole run:
   // renamed over, its file would be unlinked and everything it appended
   // after the read lost. Take the lock (held until the rename) or refuse.
+  if (std::string why = whyNotPlainDatasetOutput(output); !why.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot write the dataset: " + why);
   int lock = -1;
   if (whyNotReplaceable(output).empty() && llvm::sys::fs::exists(output)) {
     lock = ::open(output.c_str(), O_RDONLY | O_CLOEXEC);
@@ -220,8 +224,33 @@ llvm::Error sptune::mergeDatasets(const std::vector<std::string> &inputs,
   return replaceFileAtomically(output, text);
 }
 
+std::string sptune::whyNotPlainDatasetOutput(const std::string &path) {
+  llvm::StringRef name(path);
+  if (name.ends_with(".gz"))
+    return "'" + path +
+           "' names a gzipped file, but sptune writes datasets as plain "
+           "JSONL (appending to them): give a .jsonl path, and gzip it when "
+           "it is complete";
+  // Only a regular file is probed: opening a pipe would wait for a writer.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return "";
+  char magic[2] = {0, 0};
+  if (FILE *probe = std::fopen(path.c_str(), "rb")) {
+    size_t got = std::fread(magic, 1, 2, probe);
+    std::fclose(probe);
+    if (got == 2 && magic[0] == '\x1f' && magic[1] == '\x8b')
+      return "'" + path +
+             "' is gzipped, but sptune writes datasets as plain JSONL "
+             "(appending to them): gunzip it first, or write to another file";
+  }
+  return "";
+}
+
 llvm::Error DatasetWriter::open(const std::string &path, bool syncEach) {
   if (std::string why = whyNotAFile(path); !why.empty())
+    return makeError("cannot write the dataset: " + why);
+  if (std::string why = whyNotPlainDatasetOutput(path); !why.empty())
     return makeError("cannot write the dataset: " + why);
   // A line cut by a kill would glue onto the next record: start on a fresh
   // line when the file does not end with one.

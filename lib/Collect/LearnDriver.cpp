@@ -1,6 +1,7 @@
 //===- LearnDriver.cpp - What sptune-learn does, as a library call --------===//
 
 #include "sptune/Collect/LearnDriver.h"
+#include "sptune/Collect/Dataset.h"
 #include "sptune/Collect/LiveOracle.h"
 #include "sptune/Collect/WorkerProtocol.h"
 #include "sptune/CostModel/ConfigurationMapper.h"
@@ -293,6 +294,9 @@ int sptune::runLearnDriver(LearnDriverOptions o,
     CollectionRunOptions run;
     run.datasetPath =
         o.dataset.empty() ? options.stateDir + "/measurements.jsonl" : o.dataset;
+    if (std::string why = whyNotPlainDatasetOutput(run.datasetPath);
+        !why.empty())
+      return fail("--dataset: " + why);
     run.worker.executable = o.workerExe;
     run.worker.timeoutSeconds = o.timeout;
     run.workers = o.workers;

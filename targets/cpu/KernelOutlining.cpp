@@ -4,7 +4,6 @@
 
 #include "cpu/FilledOutput.h"
 
-#include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Support/Error.h"
 
@@ -120,25 +119,6 @@ Type mlir::sptune::floatElementOf(ArrayRef<RankedTensorType> types,
     return {};
   Type element = types[0].getElementType();
   return element.isF32() || element.isF64() ? element : Type();
-}
-
-llvm::Expected<::sptune::KernelDescriptor>
-mlir::sptune::describedPlainKernel(linalg::LinalgOp op, StringRef shape,
-                                   StringRef what, unsigned inputs) {
-  if (op->hasAttr(SptuneDialect::kScheduleAttrName))
-    return ::sptune::makeError("it has a schedule");
-  llvm::Expected<::sptune::KernelDescriptor> d = describeKernel(op);
-  if (!d) {
-    llvm::consumeError(d.takeError());
-    return ::sptune::makeError("its body cannot be described");
-  }
-  if (d->shapeName() != shape ||
-      d->body != ::sptune::KernelDescriptor::Body::MultiplyAccumulate ||
-      d->scaled || op.getNumDpsInputs() != inputs || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1)
-    return ::sptune::makeError("it is not " + what +
-                               " with a plain multiply-accumulate body");
-  return d;
 }
 
 Value mlir::sptune::levelSize(OpBuilder &b, Location loc, Value specifier,

@@ -78,14 +78,6 @@ LogicalResult defineDeclaredKernels(
 Type floatElementOf(ArrayRef<RankedTensorType> types,
                     function_ref<bool(Type)> isStorage);
 
-/// The descriptor of `op` when it has no schedule and is `what`: of the
-/// shape `shape` (KernelDescriptor::shapeName) with a plain
-/// multiply-accumulate body (no invariant factor), `inputs` inputs and one
-/// result; else an error saying why.
-llvm::Expected<::sptune::KernelDescriptor>
-describedPlainKernel(linalg::LinalgOp op, StringRef shape, StringRef what,
-                     unsigned inputs);
-
 /// The size of level `level` of a sparse tensor, read from its storage
 /// specifier (an index).
 Value levelSize(OpBuilder &b, Location loc, Value specifier, int64_t level);

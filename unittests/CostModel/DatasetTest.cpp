@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include <zlib.h>
@@ -173,14 +174,38 @@ TEST(DatasetTest, ReadsGzippedFilesAndRefusesBrokenOnes) {
   EXPECT_EQ(reader.counts().samples, 2u);
   EXPECT_EQ(reader.counts().unparsable, 0u);
 
-  // gzip's magic followed by bytes that are not deflate data.
+  // Zeros after the last member (as some writers pad) are no member.
+  { std::ofstream(path, std::ios::app).write("\0\0\0\0", 4); }
+  DatasetReader padded;
+  ASSERT_TRUE(test::ok(padded.addFile(path), error)) << error;
+  EXPECT_EQ(padded.counts().samples, 2u);
+
+  // gzip's header followed by bytes that are not deflate data.
   std::string broken = testing::TempDir() + "/sptune-dataset-broken.jsonl.gz";
-  { std::ofstream(broken) << "\x1f\x8b\x08\x00garbage that does not inflate"; }
+  {
+    static const char bytes[] =
+        "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"
+        "\xff\xff\xff\xff garbage that does not inflate";
+    std::ofstream(broken, std::ios::binary).write(bytes, sizeof bytes - 1);
+  }
   DatasetReader refused;
   EXPECT_FALSE(test::ok(refused.addFile(broken), error));
   EXPECT_NE(error.find("not a valid gzip file"), std::string::npos) << error;
+  EXPECT_EQ(error.find("cut short"), std::string::npos) << error;
+  // And one cut short.
+  std::string cut = testing::TempDir() + "/sptune-dataset-cut.jsonl.gz";
+  {
+    std::ifstream in(path, std::ios::binary);
+    std::string whole((std::istreambuf_iterator<char>(in)),
+                      std::istreambuf_iterator<char>());
+    std::ofstream(cut, std::ios::binary).write(whole.data(), 20);
+  }
+  DatasetReader shortened;
+  EXPECT_FALSE(test::ok(shortened.addFile(cut), error));
+  EXPECT_NE(error.find("it is cut short"), std::string::npos) << error;
   std::remove(path.c_str());
   std::remove(broken.c_str());
+  std::remove(cut.c_str());
 }
 
 TEST(DatasetTest, SplitsByMatrixNeverBySample) {

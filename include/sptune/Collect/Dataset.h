@@ -63,6 +63,12 @@ std::string datasetRecord(const RecordKey &key, const MeasureRequest &request,
                           const MeasureResponse &response,
                           const MachineInfo &machine);
 
+/// Why sptune cannot write the dataset `path`, or "": it appends plain
+/// JSONL, so a name ending in .gz, or an existing file that is gzipped,
+/// is refused (appended to, a gzipped file would become one that no
+/// reader inflates whole).
+std::string whyNotPlainDatasetOutput(const std::string &path);
+
 /// The keys of the parseable records of `path` (a missing file is empty).
 /// `badLines` counts lines that do not parse (e.g. cut by a kill). With
 /// `skipTransient`, a key whose records all failed for a reason that may
