@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""SpGEMM's (or MTTKRP's) cost model learned from no data (issue 33), in replay and live.
+"""SpGEMM's (or MTTKRP's, or the batched SpMM's) cost model learned from no data (issue 33), in replay and live.
 
 Takes a dataset in which every schedule of the CPU's SpGEMM space and the
 heuristic baseline were measured on each matrix (`sptune-collect --kernel
@@ -17,9 +17,10 @@ Each round's model is judged on the validation problems: the measured time
 of its favourite schedule against the best measured one (the fraction of
 the best, 1 = always the fastest; the geometric mean over the problems of
 best / pick), next to the heuristic's fraction on the same problems.
-`--kernel mttkrp` does the same for MTTKRP on a dataset of 3-D tensors
-(`sptune-collect --kernel mttkrp --samples 8 --baselines heuristic` on
-gen3: specs or .tns files: every schedule of its space).
+`--kernel mttkrp` and `--kernel batched_spmm` do the same for MTTKRP and
+the batched SpMM on a dataset of 3-D tensors (`sptune-collect --kernel
+mttkrp --samples 8 --baselines heuristic` on gen3: specs or .tns files:
+every schedule of its space).
 Writes the figures (JSON) and the learning curves (PNG). Runs resume (the
 state directories are sptune-learn's own).
 
@@ -138,7 +139,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("--dataset", required=True)
-    ap.add_argument("--kernel", choices=["spgemm", "mttkrp"], default="spgemm")
+    ap.add_argument("--kernel", choices=["spgemm", "mttkrp", "batched_spmm"],
+                    default="spgemm")
     ap.add_argument("--work", required=True)
     ap.add_argument("--validation-fraction", type=float, default=0.3)
     ap.add_argument("--reward-fraction", type=float, default=0.15)
@@ -213,7 +215,8 @@ def main(argv=None):
         ax.set_xlabel("cumulative measurement cost (s)")
         ax.set_ylabel("validation: fraction of the best schedule")
         ax.set_title("%s model learned from no data (%d validation "
-                     "problems)" % ({"spgemm": "SpGEMM", "mttkrp": "MTTKRP"}[a.kernel],
+                     "problems)" % ({"spgemm": "SpGEMM", "mttkrp": "MTTKRP",
+                                     "batched_spmm": "batched SpMM"}[a.kernel],
                                     problems))
         ax.legend(fontsize=8)
         fig.tight_layout()

@@ -254,7 +254,8 @@ FeatureLayout::of(const std::vector<std::string> &names,
     if (!kernel || !hasKernelFeature(*kernel))
       return makeError("kernel '" + name +
                        "' has no model features (a model can be built for "
-                       "spmm, sddmm, spmv, spgemm and mttkrp)");
+                       "spmm, sddmm, spmv, spgemm, mttkrp and "
+                       "batched_spmm)");
     if (layout.hasKernel(*kernel))
       return makeError("kernel '" + name + "' is listed twice");
     layout.kernelNames_.push_back(name);

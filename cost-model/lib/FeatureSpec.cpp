@@ -22,9 +22,11 @@ std::string sptune::featureSpecString(const FeatureLayout &layout) {
   s += ";hist=log2x" + std::to_string(MatrixFeatures::kHistBins) + ";scalars=";
   for (const std::string &n : scalarFeatureNames())
     s += n + ",";
-  // A model of MTTKRP reads three scalars of a tensor where a matrix has
-  // others (featurizeTensor): part of its identity, absent from the others'.
-  if (layout.hasKernel(KernelType::MTTKRP)) {
+  // A model of a kernel on a 3-D tensor (MTTKRP, batched SpMM) reads three
+  // scalars of a tensor where a matrix has others (featurizeTensor): part of
+  // its identity, absent from the others'.
+  if (layout.hasKernel(KernelType::MTTKRP) ||
+      layout.hasKernel(KernelType::BatchedSpMM)) {
     s += ";tensor_scalars=";
     for (const std::string &n : tensorScalarFeatureNames())
       s += n + ",";

@@ -214,7 +214,8 @@ int sptune::runCollectDriver(CollectDriverOptions o,
   if (plan->matrices == 0 && unreadable + plan->unsuited == sources.size() &&
       plan->unsuited > 0) {
     llvm::errs() << "sptune-collect: no kernel given is measured on these "
-                    "sources (an MTTKRP on 3-D tensors, the others on "
+                    "sources (an MTTKRP and a batched SpMM on 3-D tensors, "
+                    "the others on "
                     "matrices)\n";
     return 1;
   }

@@ -45,8 +45,8 @@ sptune::planCollection(const std::vector<std::string> &sources,
     if (operand.nnz < options.minNnz || operand.nnz > options.maxNnz)
       continue;
     const MatrixInfo &info = operand.info;
-    // The kernels measured on this operand: an MTTKRP on a tensor, the
-    // others on a matrix.
+    // The kernels measured on this operand: an MTTKRP and a batched SpMM on
+    // a tensor, the others on a matrix.
     CollectOptions here = collect;
     llvm::erase_if(here.kernels, [&](const std::string &k) {
       std::string why =

@@ -48,8 +48,8 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
     std::string hash = contentKey(operand.contentHash);
     // The collector's sampled schedules, without its baselines: those are
     // added below as schedules, known before they are measured. Only the
-    // kernels measured on this operand (an MTTKRP on a tensor, the others
-    // on a matrix).
+    // kernels measured on this operand (an MTTKRP and a batched SpMM on a
+    // tensor, the others on a matrix).
     CollectOptions samplesOnly = collect;
     samplesOnly.baselines.clear();
     llvm::erase_if(samplesOnly.kernels, [&](const std::string &k) {
@@ -101,7 +101,8 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
   if (pool.candidates().empty())
     return failure(
         "no matrix of the pool could be loaded, or none is measured for the "
-        "kernels given (an MTTKRP on 3-D tensors, the others on matrices)");
+        "kernels given (an MTTKRP and a batched SpMM on 3-D tensors, the "
+        "others on matrices)");
   return llvm::Error::success();
 }
 

@@ -26,7 +26,8 @@ using namespace sptune;
 struct MeasureService::Impl {
   std::string loadedSource;
   CsrMatrix matrix;
-  /// An MTTKRP's 3-D tensor (measured by Measurer::measureTensor).
+  /// The 3-D tensor of an MTTKRP or a batched SpMM (measured by
+  /// Measurer::measureTensor).
   std::string loadedTensorSource;
   CooTensor tensor;
   MatrixInfo tensorInfo;
@@ -107,7 +108,7 @@ MeasureResponse MeasureService::handle(const MeasureRequest &request) {
     while (true)
       std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  if (*parseKernelType(request.kernel) == KernelType::MTTKRP)
+  if (isMeasuredOnTensor(*parseKernelType(request.kernel)))
     return handleTensor(request);
   if (!impl->load(request.matrix, error)) {
     m.status = MeasureStatus::Error;
@@ -192,15 +193,21 @@ MeasureResponse MeasureService::handleTensor(const MeasureRequest &request) {
     return response;
   };
   std::string error;
+  KernelType kernel = *parseKernelType(request.kernel); // validated
+  bool batched = kernel == KernelType::BatchedSpMM;
   if (!isTensorSource(request.matrix))
     return fail(MeasureStatus::Error,
-                "an MTTKRP is measured on a 3-D tensor: give a gen3: spec or "
-                "a FROSTT .tns file, not '" +
+                std::string(batched ? "a batched SpMM" : "an MTTKRP") +
+                    " is measured on a 3-D tensor: give a gen3: spec or a "
+                    "FROSTT .tns file, not '" +
                     request.matrix + "'");
   if (!request.baseline.empty() && request.baseline != "heuristic")
     return fail(MeasureStatus::Illegal,
-                "MTTKRP kernels have no library baseline here (the hand "
-                "kernel is bench/mttkrp.py's)");
+                batched ? "batched SpMM kernels have no library baseline here "
+                          "(bench/batched-spmm.py times Eigen's SpMMs over "
+                          "the batches)"
+                        : "MTTKRP kernels have no library baseline here (the "
+                          "hand kernel is bench/mttkrp.py's)");
   if (!impl->loadTensor(request.matrix, error))
     return fail(MeasureStatus::Error, error);
   const CooTensor &b = impl->tensor;
@@ -209,23 +216,27 @@ MeasureResponse MeasureService::handleTensor(const MeasureRequest &request) {
   response.cols = b.dims[1];
   response.nnz = b.nnz();
   KernelSpec spec;
-  spec.kernel = KernelType::MTTKRP;
+  spec.kernel = kernel;
   spec.free = request.free;
   spec.elementBits = request.elementBits;
   spec.descriptor = request.descriptor;
   llvm::Expected<const Target &> target = TargetRegistry::get(request.target);
   if (!target)
     return fail(MeasureStatus::Error, llvm::toString(target.takeError()));
-  // B's entries (loaded, as COO and in the kernel's storage: three
-  // coordinates and a value each), C, D, and A's six copies (the kernel's,
-  // the checked one, the reference's values and bounds, the compared).
+  // The tensor's entries (loaded, as COO and in the kernel's storage: three
+  // coordinates and a value each), the dense inputs (an MTTKRP's C and D, a
+  // batched SpMM's B), and the output's six copies (the kernel's, the
+  // checked one, the reference's values and bounds, the compared).
   double element = spec.elementBits / 8.0;
-  double bytes =
-      double(b.nnz()) * (20 + 2 * (3 * 8 + element)) +
-      (double(b.dims[1]) + double(b.dims[2]) + 6 * double(b.dims[0])) *
-          double(spec.free) * 8;
+  double denseRows = batched ? double(b.dims[0]) * double(b.dims[2])
+                             : double(b.dims[1]) + double(b.dims[2]);
+  double outRows =
+      batched ? double(b.dims[0]) * double(b.dims[1]) : double(b.dims[0]);
+  double bytes = double(b.nnz()) * (20 + 2 * (3 * 8 + element)) +
+                 (denseRows + 6 * outRows) * double(spec.free) * 8;
   if (std::string why =
-          whyOverMemoryBudget(bytes, "the operands of this mttkrp (rank " +
+          whyOverMemoryBudget(bytes, "the operands of this " + request.kernel +
+                                         (batched ? " (N " : " (rank ") +
                                          std::to_string(spec.free) + ")");
       !why.empty())
     return fail(MeasureStatus::Illegal, why);

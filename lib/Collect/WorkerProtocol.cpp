@@ -47,10 +47,10 @@ llvm::Error MeasureRequest::validate() const {
   if (matrix.empty())
     return makeError("no matrix given");
   if (!parseKernelType(kernel))
-    return makeError(
-        "unknown kernel '" + kernel +
-        "' (expected spmm, sddmm, spmv, spgemm, mttkrp, hadamard or "
-        "an added kernel type)");
+    return makeError("unknown kernel '" + kernel +
+                     "' (expected spmm, sddmm, spmv, spgemm, mttkrp, "
+                     "batched_spmm, hadamard or "
+                     "an added kernel type)");
   if (free < 1 || free > 1 << 16)
     return makeError("free size must be in [1, 65536]");
   if (elementBits != 32 && elementBits != 64)
@@ -60,7 +60,10 @@ llvm::Error MeasureRequest::validate() const {
   // SpMM, SDDMM and SpMV by their shape; a kind defined by its form (the
   // sparse ⊙ dense product, added kinds) by that form.
   auto describes = [&](const KernelDescriptor &d) {
-    if (d.shapeName() == kernel)
+    // Shapes are named with '-' ("batched-spmm"), kernel types with '_'.
+    std::string shape = d.shapeName();
+    std::replace(shape.begin(), shape.end(), '-', '_');
+    if (shape == kernel)
       return true;
     std::optional<KernelTypeMatch> m = matchKernelTypeByForm(d);
     return m && toString(m->type) == kernel;

@@ -289,6 +289,10 @@ bool sptune::keepsOperandStorage(KernelType k) {
          k == KernelType::BatchedSpMM;
 }
 
+bool sptune::isMeasuredOnTensor(KernelType k) {
+  return k == KernelType::MTTKRP || k == KernelType::BatchedSpMM;
+}
+
 const char *sptune::toString(KernelType k) {
   return kernelTypeInfo(k).name.c_str();
 }

@@ -32,24 +32,26 @@ std::string sptune::whyKernelNotMeasured(KernelType kernel) {
            "sptune-learn and sptune-autotune measure one on a gen3: spec or "
            "a .tns file)";
   if (kernel == KernelType::BatchedSpMM)
-    return "batched SpMM kernels are not measured: no measurer times a batch "
-           "of matrices yet (sptune-autotune gives one the heuristic's "
-           "schedule)";
+    return "batched SpMM kernels are not measured on a matrix: a batched "
+           "SpMM's sparse operand is a 3-D tensor, its batches the first "
+           "dimension (sptune-measure, sptune-collect and sptune-autotune "
+           "measure one on a gen3: spec or a .tns file)";
   return "";
 }
 
 std::string sptune::whyNotMeasuredOn(KernelType kernel, bool isTensor,
                                      const std::string &id) {
-  if (kernel == KernelType::BatchedSpMM)
-    return whyKernelNotMeasured(kernel);
-  bool wantsTensor = kernel == KernelType::MTTKRP;
+  bool wantsTensor = isMeasuredOnTensor(kernel);
   if (wantsTensor && !isTensor)
-    return "an MTTKRP is measured on a 3-D tensor (a gen3: spec or a .tns "
-           "file), not on matrix '" +
+    return std::string(kernel == KernelType::MTTKRP ? "an MTTKRP"
+                                                    : "a batched SpMM") +
+           " is measured on a 3-D tensor (a gen3: spec or a .tns file), not "
+           "on matrix '" +
            id + "'";
   if (!wantsTensor && isTensor)
     return std::string("3-D tensor '") + id +
-           "' is measured for MTTKRP kernels only, not for " + toString(kernel);
+           "' is measured for MTTKRP and batched SpMM kernels only, not for " +
+           toString(kernel);
   return "";
 }
 

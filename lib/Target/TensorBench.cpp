@@ -5,6 +5,8 @@
 #include "sptune/Support/Error.h"
 #include "sptune/Target/KernelFunction.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -16,43 +18,63 @@ static const char *kAssembledCoo =
     "#sparse_tensor.encoding<{ map = (d0, d1, d2) -> (d0 : "
     "compressed(nonunique), d1 : singleton(nonunique), d2 : singleton) }>";
 
-KernelDescriptor sptune::mttkrpBenchDescriptor(
-    const KernelSpec &spec, const std::array<int64_t, 3> &dims) {
+KernelDescriptor
+sptune::tensorBenchDescriptor(const KernelSpec &spec,
+                              const std::array<int64_t, 3> &dims) {
+  bool batched = spec.kernel == KernelType::BatchedSpMM;
   std::string et = spec.elementBits == 64 ? "f64" : "f32";
-  if (spec.descriptor && spec.descriptor->shapeName() == "mttkrp" &&
-      std::all_of(spec.descriptor->operands.begin(),
-                  spec.descriptor->operands.end(),
-                  [&](const KernelOperand &o) { return o.elementType == et; })) {
+  if (spec.descriptor &&
+      spec.descriptor->shapeName() == (batched ? "batched-spmm" : "mttkrp") &&
+      std::all_of(
+          spec.descriptor->operands.begin(), spec.descriptor->operands.end(),
+          [&](const KernelOperand &o) { return o.elementType == et; })) {
     KernelDescriptor d = *spec.descriptor;
     d.scaled = false;
-    for (const KernelOperand &o : d.operands) {
-      if (o.sparse() && o.dims.size() == 3)
-        for (unsigned n = 0; n < 3; ++n)
-          d.loops[o.dims[n]].size = dims[n];
-      if (o.output() && o.dims.size() == 2)
-        d.loops[o.dims[1]].size = spec.free;
-    }
+    // The sparse operand's loops take the tensor's sizes, the output's
+    // others (the rank, N) spec.free.
+    const KernelOperand *sparse = nullptr;
+    for (const KernelOperand &o : d.operands)
+      if (o.sparse() && !o.output() && o.dims.size() == 3)
+        sparse = &o;
+    for (unsigned n = 0; sparse && n < 3; ++n)
+      d.loops[sparse->dims[n]].size = dims[n];
+    for (unsigned loop : d.operands.back().dims)
+      if (!sparse || llvm::find(sparse->dims, loop) == sparse->dims.end())
+        d.loops[loop].size = spec.free;
     return d;
   }
   using Kind = KernelOperand::Kind;
   KernelDescriptor d;
-  d.loops = {{"i", false, dims[0]},
-             {"j", false, spec.free},
-             {"k", true, dims[1]},
-             {"l", true, dims[2]}};
-  auto operand = [&](Kind kind, std::vector<unsigned> loops) {
+  auto operand = [&](Kind kind, std::vector<unsigned> loops,
+                     std::vector<std::string> levels = {}) {
     KernelOperand o;
     o.kind = kind;
     o.elementType = et;
     o.dims = std::move(loops);
-    if (o.sparse())
-      o.levels = {"compressed", "compressed", "compressed"};
+    o.levels = std::move(levels);
     d.operands.push_back(std::move(o));
   };
-  operand(Kind::Sparse, {0, 2, 3});
-  operand(Kind::Dense, {2, 1});
-  operand(Kind::Dense, {3, 1});
-  operand(Kind::Output, {0, 1});
+  if (batched) {
+    // C(b, i, j) = sum over k of A(b, i, k) B(b, k, j), A in dense batches
+    // of CSR rows (the batched kernel's storage, BatchedSpmmForm.h).
+    d.loops = {{"b", false, dims[0]},
+               {"i", false, dims[1]},
+               {"j", false, spec.free},
+               {"k", true, dims[2]}};
+    operand(Kind::Sparse, {0, 1, 3}, {"dense", "dense", "compressed"});
+    operand(Kind::Dense, {0, 3, 2});
+    operand(Kind::Output, {0, 1, 2});
+  } else {
+    d.loops = {{"i", false, dims[0]},
+               {"j", false, spec.free},
+               {"k", true, dims[1]},
+               {"l", true, dims[2]}};
+    operand(Kind::Sparse, {0, 2, 3},
+            {"compressed", "compressed", "compressed"});
+    operand(Kind::Dense, {2, 1});
+    operand(Kind::Dense, {3, 1});
+    operand(Kind::Output, {0, 1});
+  }
   d.body = KernelDescriptor::Body::MultiplyAccumulate;
   return d;
 }
@@ -66,7 +88,7 @@ static const KernelOperand *sparseTensorOf(const KernelDescriptor &d) {
   return nullptr;
 }
 
-std::string sptune::mttkrpBenchEncoding(const KernelDescriptor &d) {
+std::string sptune::tensorBenchEncoding(const KernelDescriptor &d) {
   const KernelOperand *b = sparseTensorOf(d);
   if (!b)
     return "";
@@ -82,12 +104,16 @@ std::string sptune::mttkrpBenchEncoding(const KernelDescriptor &d) {
 }
 
 llvm::Expected<std::string>
-sptune::buildMttkrpBenchModule(const KernelDescriptor &d) {
+sptune::buildTensorBenchModule(const KernelDescriptor &d) {
   const KernelOperand *b = sparseTensorOf(d);
-  if (d.shapeName() != "mttkrp" || !b || d.operands.size() != 4)
-    return makeError("a tensor bench measures MTTKRPs; this kernel is " +
-                     (d.shapeName().empty() ? std::string("of no known shape")
-                                            : "an " + d.shapeName()));
+  std::string shapeName = d.shapeName();
+  bool known = (shapeName == "mttkrp" && d.operands.size() == 4) ||
+               (shapeName == "batched-spmm" && d.operands.size() == 3);
+  if (!known || !b)
+    return makeError("a tensor bench measures MTTKRPs and batched SpMMs; "
+                     "this kernel is " +
+                     (shapeName.empty() ? std::string("of no known shape")
+                                        : "a " + shapeName));
   KernelFunctionOptions options;
   options.freshFilledOutput = true;
   std::string kernel;
@@ -97,7 +123,7 @@ sptune::buildMttkrpBenchModule(const KernelDescriptor &d) {
   auto size = [&](unsigned loop) { return std::to_string(d.loops[loop].size); };
   std::string shape =
       size(b->dims[0]) + "x" + size(b->dims[1]) + "x" + size(b->dims[2]);
-  std::string encoding = mttkrpBenchEncoding(d);
+  std::string encoding = tensorBenchEncoding(d);
   bool converted = encoding != kAssembledCoo;
   // The dense operands in operand order (C and D, in whichever order the op
   // has them), and A.
@@ -112,7 +138,8 @@ sptune::buildMttkrpBenchModule(const KernelDescriptor &d) {
     std::string t = tensorType(n);
     return "memref<" + t.substr(t.find('<') + 1);
   };
-  std::string resultType = tensorType(3);
+  unsigned out = static_cast<unsigned>(d.operands.size() - 1);
+  std::string resultType = tensorType(out);
 
   auto prologue = [&](const char *name, const std::string &last) {
     std::string text = "  func.func @" + std::string(name) +
@@ -143,7 +170,7 @@ sptune::buildMttkrpBenchModule(const KernelDescriptor &d) {
     return text;
   };
   std::string args, types;
-  for (unsigned n = 0; n < 3; ++n) {
+  for (unsigned n = 0; n < out; ++n) {
     args += (n ? ", " : "") +
             (d.operands[n].sparse() ? std::string("%s") : "%d" + std::to_string(n));
     types += (n ? ", " : "") + tensorType(n);
@@ -169,21 +196,21 @@ sptune::buildMttkrpBenchModule(const KernelDescriptor &d) {
           "      memref.store %dt, %times[%i] : memref<?xf64>\n"
           "      bufferization.dealloc_tensor %a : " +
           resultType + "\n    }\n" + freeB + "    return\n  }\n";
-  text += prologue("sptune_check", "%out: " + memrefType(3));
+  text += prologue("sptune_check", "%out: " + memrefType(out));
   text += "    %a = " + call +
           "    bufferization.materialize_in_destination %a in restrict "
           "writable %out : (" +
-          resultType + ", " + memrefType(3) +
+          resultType + ", " + memrefType(out) +
           ") -> ()\n    bufferization.dealloc_tensor %a : " + resultType +
-          "\n" + freeB +
-          "    return\n  }\n";
+          "\n" + freeB + "    return\n  }\n";
   return text + "}\n";
 }
 
 template <typename T>
-void sptune::prepareTensorBenchInputs(const CooTensor &b, int64_t rank,
-                                      TensorBenchInputs<T> &in) {
+void sptune::prepareTensorBenchInputs(const CooTensor &b, KernelType kernel,
+                                      int64_t free, TensorBenchInputs<T> &in) {
   int bits = sizeof(T) == 8 ? 64 : 32;
+  bool batched = kernel == KernelType::BatchedSpMM;
   int64_t nnz = b.nnz();
   in.pos = {0, nnz};
   in.crd.resize(static_cast<size_t>(3 * nnz));
@@ -194,37 +221,49 @@ void sptune::prepareTensorBenchInputs(const CooTensor &b, int64_t rank,
     in.vals[p] = static_cast<T>(b.values[p]);
   }
   auto dense = [&](int64_t rows, uint64_t seed, AlignedVector<T> &out) {
-    std::vector<float> v = denseInput(rows, rank, seed);
+    std::vector<float> v = denseInput(rows, free, seed);
     out.assign(v.begin(), v.end());
   };
   // Seeds as BenchInputs gives the dense inputs of a kernel of two.
-  dense(b.dims[1], 3, in.c);
-  dense(b.dims[2], 4, in.d);
-  in.a.assign(static_cast<size_t>(b.dims[0] * rank), T(0));
+  in.dense.clear();
+  in.dense.resize(batched ? 1 : 2);
+  if (batched) {
+    dense(b.dims[0] * b.dims[2], 3, in.dense[0]); // B(b, k, :) at b K + k
+  } else {
+    dense(b.dims[1], 3, in.dense[0]);
+    dense(b.dims[2], 4, in.dense[1]);
+  }
+  // The output's rows: A(i, :) of an MTTKRP, C(b, i, :) of a batched SpMM
+  // (at b I + i).
+  int64_t rows = batched ? b.dims[0] * b.dims[1] : b.dims[0];
+  in.out.assign(static_cast<size_t>(rows * free), T(0));
   ReferenceResult &r = in.reference;
-  r.values.assign(static_cast<size_t>(b.dims[0] * rank), 0.0);
+  r.values.assign(static_cast<size_t>(rows * free), 0.0);
   r.bounds.assign(r.values.size(), 0.0);
-  std::vector<double> terms(static_cast<size_t>(b.dims[0]), 1.0);
+  std::vector<double> terms(static_cast<size_t>(rows), 1.0);
   for (int64_t p = 0; p < nnz; ++p) {
     int64_t i = b.coords[0][p], k = b.coords[1][p], l = b.coords[2][p];
     double v = valueAt(b.values[p], bits);
-    terms[i] += 1;
-    for (int64_t j = 0; j < rank; ++j) {
-      double t = v * static_cast<double>(in.c[k * rank + j]) *
-                 static_cast<double>(in.d[l * rank + j]);
-      r.values[i * rank + j] += t;
-      r.bounds[i * rank + j] += std::fabs(t);
+    int64_t row = batched ? i * b.dims[1] + k : i;
+    terms[row] += 1;
+    for (int64_t j = 0; j < free; ++j) {
+      double t = batched ? v * static_cast<double>(
+                                   in.dense[0][(i * b.dims[2] + l) * free + j])
+                         : v * static_cast<double>(in.dense[0][k * free + j]) *
+                               static_cast<double>(in.dense[1][l * free + j]);
+      r.values[row * free + j] += t;
+      r.bounds[row * free + j] += std::fabs(t);
     }
   }
-  // As referenceSpMM: any summation order of a slice's terms.
-  for (int64_t i = 0; i < b.dims[0]; ++i)
-    for (int64_t j = 0; j < rank; ++j)
-      r.bounds[i * rank + j] *= terms[i];
+  // As referenceSpMM: any summation order of a row's terms.
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t j = 0; j < free; ++j)
+      r.bounds[row * free + j] *= terms[row];
 }
 
-template void sptune::prepareTensorBenchInputs<float>(const CooTensor &,
-                                                      int64_t,
-                                                      TensorBenchInputs<float> &);
 template void
-sptune::prepareTensorBenchInputs<double>(const CooTensor &, int64_t,
+sptune::prepareTensorBenchInputs<float>(const CooTensor &, KernelType, int64_t,
+                                        TensorBenchInputs<float> &);
+template void
+sptune::prepareTensorBenchInputs<double>(const CooTensor &, KernelType, int64_t,
                                          TensorBenchInputs<double> &);

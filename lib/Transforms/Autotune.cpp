@@ -178,8 +178,8 @@ FailureOr<KernelTuningContext> mlir::sptune::resolveKernelTuning(
   k.applicable = [kernel, target](const st::Schedule &s) {
     return whyScheduleDoesNotFit(kernel, *target, s);
   };
-  // (An MTTKRP's source names its 3-D tensor: tuneKernel measures on it,
-  // and reads no matrix.)
+  // (An MTTKRP's or a batched SpMM's source names its 3-D tensor:
+  // tuneKernel measures on it, and reads no matrix.)
   if (failed(matrixSourceFor(k, k.kernel.getSparseOperand(), o.matrix)))
     return failure();
   k.transposed = isSparseOperandTransposed(k.kernel);
@@ -256,9 +256,8 @@ FailureOr<bool>
 mlir::sptune::scheduleFromDatabase(KernelTuningContext &k,
                                    llvm::StringRef modelIdentity) {
   const KernelTuningOptions &o = *k.options;
-  // No record describes an MTTKRP's 3-D tensor or a batch of matrices.
-  if (!o.database || k.type == st::KernelType::MTTKRP ||
-      k.type == st::KernelType::BatchedSpMM)
+  // No record describes a 3-D tensor (an MTTKRP's, a batch of matrices).
+  if (!o.database || st::isMeasuredOnTensor(k.type))
     return false;
   auto start = std::chrono::steady_clock::now();
   linalg::LinalgOp op = k.op;
@@ -352,7 +351,8 @@ static st::TuningRecord recordOf(const KernelTuningContext &k,
 }
 
 /// The heuristic's schedule for `k` (else the reference schedule), or an
-/// error on its op when neither fits the kernel (`what`: "MTTKRP").
+/// error on its op when neither fits the kernel (`what`: "MTTKRP", "batched
+/// SpMM").
 static FailureOr<st::Schedule> heuristicOrError(KernelTuningContext &k,
                                                 StringRef what) {
   llvm::Expected<st::Schedule> heuristic =
@@ -364,18 +364,22 @@ static FailureOr<st::Schedule> heuristicOrError(KernelTuningContext &k,
   return *heuristic;
 }
 
-/// An MTTKRP: no tuning database describes a 3-D tensor. Without a tensor
-/// (`sptune.matrix` or matrix= naming a gen3: spec or a .tns file), the
-/// heuristic's schedule (its kernel's run-time rule decides the form); with
-/// one, and measure-top-k, the fastest of the heuristic's and every schedule
-/// of the target's space (a handful: the kernel's knobs), each measured on
-/// that tensor; else the cost model's pick among them when the model has an
-/// MTTKRP feature (featurizeTensor), the heuristic's when it has none.
-static LogicalResult tuneMttkrp(KernelTuningContext &k,
-                                const st::CostModel &model) {
+/// A kernel whose sparse operand is a 3-D tensor (st::isMeasuredOnTensor:
+/// an MTTKRP, a batched SpMM): no tuning database describes one. Without a
+/// tensor (`sptune.matrix` or matrix= naming a gen3: spec or a .tns file),
+/// the heuristic's schedule (an MTTKRP's kernel's run-time rule decides its
+/// form); with one, and measure-top-k, the fastest of the heuristic's and
+/// every schedule of the target's space (a handful: the kernel's knobs),
+/// each measured on that tensor; else the cost model's pick among them when
+/// the model has the kernel's feature (featurizeTensor; MTTKRP only), the
+/// heuristic's when it has none.
+static LogicalResult tuneTensorKernel(KernelTuningContext &k,
+                                      const st::CostModel &model) {
   const KernelTuningOptions &o = *k.options;
   linalg::LinalgOp op = k.op;
-  FailureOr<st::Schedule> heuristic = heuristicOrError(k, "MTTKRP");
+  bool mttkrp = k.type == st::KernelType::MTTKRP;
+  StringRef what = mttkrp ? "MTTKRP" : "batched SpMM";
+  FailureOr<st::Schedule> heuristic = heuristicOrError(k, what);
   if (failed(heuristic))
     return failure();
   std::string notVersioned =
@@ -383,28 +387,30 @@ static LogicalResult tuneMttkrp(KernelTuningContext &k,
           ? " (not multi-versioned: " + whyNotMultiversioned(k) + ")"
           : std::string();
   bool modelRanks = model.mode() != st::CostModelMode::Heuristic &&
-                    model.supports(o.target) &&
-                    model.supportsKernel(st::KernelType::MTTKRP);
+                    model.supports(o.target) && model.supportsKernel(k.type);
   // A model's MTTKRP data are measurements of the canonical MTTKRP, B in
   // CSF (sptune-collect, TensorBench.h), and its features see the tensor,
   // not its storage: over COO, whose best form differs (entry-wise on the
   // AMD EPYC VM, where the model's pick, factored, was 0.92x the
   // heuristic's: docs/results.md), the rule is kept.
-  bool bInCsf = isCsf(op->getOperand(k.kernel.getSparseOperand()).getType());
+  bool storageRanked =
+      !mttkrp || isCsf(op->getOperand(k.kernel.getSparseOperand()).getType());
   auto byHeuristic = [&](const std::string &why) {
     op->setAttr(SptuneDialect::kScheduleAttrName,
                 ScheduleAttr::get(op->getContext(), *heuristic));
-    op->emitRemark("sptune-autotune: MTTKRP scheduled by the heuristic (")
-        << why << "): chose " << heuristic->str() << notVersioned;
+    op->emitRemark("sptune-autotune: ")
+        << what << " scheduled by the heuristic (" << why << "): chose "
+        << heuristic->str() << notVersioned;
     return success();
   };
   bool measures = o.measureTopK > 0 && o.measurer;
-  if (!measures && (!modelRanks || !bInCsf))
+  if (!measures && (!modelRanks || !storageRanked))
     return byHeuristic(
         (model.mode() == st::CostModelMode::Heuristic
              ? std::string("heuristic mode")
          : !modelRanks
-             ? model.description() + " has no feature for kernel 'mttkrp'"
+             ? model.description() + " has no feature for kernel '" +
+                   st::toString(k.type) + "'"
              : std::string("a cost model ranks an MTTKRP over CSF, where its "
                            "data were measured; B is not in CSF")) +
         "; measure-top-k= measures the schedules of its space on the tensor "
@@ -463,8 +469,8 @@ static LogicalResult tuneMttkrp(KernelTuningContext &k,
     llvm::Expected<st::Ranking> ranking =
         model.rank(features, candidates, o.target, k.free);
     if (!ranking)
-      return op->emitError("sptune-autotune: ranking this MTTKRP's schedules: ")
-             << llvm::toString(ranking.takeError());
+      return op->emitError("sptune-autotune: ranking this ")
+             << what << "'s schedules: " << llvm::toString(ranking.takeError());
     size_t pick = ranking->order.front();
     // As for the other kernels: a model file with a guard keeps the
     // heuristic's schedule unless its pick is trusted to be faster.
@@ -486,9 +492,9 @@ static LogicalResult tuneMttkrp(KernelTuningContext &k,
                 ScheduleAttr::get(op->getContext(), candidates[pick]));
     std::string text;
     llvm::raw_string_ostream remark(text);
-    remark << "sptune-autotune: MTTKRP ranked by " << model.description()
-           << " on its tensor '" << k.source << "' (" << k.sourceOrigin
-           << "): " << candidates.size()
+    remark << "sptune-autotune: " << what << " ranked by "
+           << model.description() << " on its tensor '" << k.source << "' ("
+           << k.sourceOrigin << "): " << candidates.size()
            << " schedules (the heuristic's and its space's) in "
            << llvm::format("%.1f", secondsSince(start) * 1e3) << " ms; chose "
            << candidates[pick].str() << (pick == 0 ? " (the heuristic's)" : "")
@@ -510,14 +516,14 @@ static LogicalResult tuneMttkrp(KernelTuningContext &k,
       best = n;
   std::string text;
   llvm::raw_string_ostream remark(text);
-  remark << "sptune-autotune: MTTKRP measured on its tensor '" << k.source
-         << "' (" << k.sourceOrigin << "): " << candidates.size()
+  remark << "sptune-autotune: " << what << " measured on its tensor '"
+         << k.source << "' (" << k.sourceOrigin << "): " << candidates.size()
          << " schedules (the heuristic's and its space's) in "
          << llvm::format("%.1f", secondsSince(start)) << " s:";
   for (size_t n = 0; n < candidates.size(); ++n) {
     remark << (n ? ";" : "") << " [" << candidates[n].str() << "] ";
     if (n < measured.size() && measured[n].ok())
-      remark << llvm::format("%.3f", measured[n].medianSeconds * 1e3) << " ms";
+      remark << llvm::format("%.4f", measured[n].medianSeconds * 1e3) << " ms";
     else
       remark << (n < measured.size() ? st::toString(measured[n].status)
                                      : "unmeasured")
@@ -544,36 +550,6 @@ static LogicalResult tuneMttkrp(KernelTuningContext &k,
   return success();
 }
 
-/// A batched SpMM: the heuristic's schedule (its kernel over all rows of
-/// all batches, in parallel). Nothing measures a batch of matrices yet and
-/// no cost model has a feature for one, so a matrix named for it is not
-/// read; the remark says so.
-static LogicalResult tuneBatchedSpmm(KernelTuningContext &k,
-                                     const st::CostModel &model) {
-  const KernelTuningOptions &o = *k.options;
-  linalg::LinalgOp op = k.op;
-  FailureOr<st::Schedule> heuristic = heuristicOrError(k, "batched SpMM");
-  if (failed(heuristic))
-    return failure();
-  op->setAttr(SptuneDialect::kScheduleAttrName,
-              ScheduleAttr::get(op->getContext(), *heuristic));
-  std::string why =
-      model.mode() == st::CostModelMode::Heuristic
-          ? std::string("heuristic mode")
-          : model.description() + " has no feature for kernel 'batched_spmm'";
-  InFlightDiagnostic remark =
-      op->emitRemark("sptune-autotune: batched SpMM scheduled by the "
-                     "heuristic (")
-      << why << "; no measurer times a batch of matrices, so measure-top-k= "
-      << "measures nothing): chose " << heuristic->str() << "; tuned for no "
-      << "matrix";
-  if (!k.source.empty())
-    remark << " ('" << k.source << "', " << k.sourceOrigin << ", is not read)";
-  if (o.multiversion > 0)
-    remark << " (not multi-versioned: " << whyNotMultiversioned(k) << ")";
-  return success();
-}
-
 LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
                                        const st::CostModel &model,
                                        llvm::StringRef note) {
@@ -584,10 +560,8 @@ LogicalResult mlir::sptune::tuneKernel(KernelTuningContext &k,
     op->setAttr(SptuneDialect::kScheduleAttrName,
                 ScheduleAttr::get(op->getContext(), s));
   };
-  if (k.type == st::KernelType::MTTKRP)
-    return tuneMttkrp(k, model);
-  if (k.type == st::KernelType::BatchedSpMM)
-    return tuneBatchedSpmm(k, model);
+  if (st::isMeasuredOnTensor(k.type))
+    return tuneTensorKernel(k, model);
   if (k.source.empty()) {
     std::string notVersioned;
     if (o.multiversion > 0) {

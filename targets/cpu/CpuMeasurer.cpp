@@ -7,6 +7,7 @@
 #include "cpu/OpenMpBinding.h"
 #include "cpu/RowOrder.h"
 
+#include "sptune/Analysis/BatchedSpmmForm.h"
 #include "sptune/Analysis/MttkrpForm.h"
 #include "sptune/Config.h"
 #include "sptune/IR/SptuneAttrs.h"
@@ -27,6 +28,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 
 using namespace sptune;
 
@@ -251,26 +253,30 @@ Measurement CpuMeasurer::Impl::runTensor(const CooTensor &b,
     result.reason = std::move(why);
     return result;
   };
-  if (spec.kernel != KernelType::MTTKRP)
+  if (!isMeasuredOnTensor(spec.kernel))
     return refuse(MeasureStatus::Illegal,
-                  std::string("only MTTKRP kernels are measured on a 3-D "
-                              "tensor, not '") +
+                  std::string("only MTTKRP and batched SpMM kernels are "
+                              "measured on a 3-D tensor, not '") +
                       toString(spec.kernel) + "'");
+  bool batched = spec.kernel == KernelType::BatchedSpMM;
   if (std::string why = whyIllegal(schedule); !why.empty())
     return refuse(MeasureStatus::Illegal, why);
-  if (spec.free < 1 ||
-      spec.free * spec.elementBits / 8 > mlir::sptune::kMaxMttkrpRowBytes)
+  int64_t maxRowBytes = batched ? mlir::sptune::kMaxBatchedRowBytes
+                                : mlir::sptune::kMaxMttkrpRowBytes;
+  if (spec.free < 1 || spec.free * spec.elementBits / 8 > maxRowBytes)
     return refuse(MeasureStatus::Illegal,
-                  "not applicable: sptune's MTTKRP kernel keeps a row of A "
-                  "of at most " +
-                      std::to_string(mlir::sptune::kMaxMttkrpRowBytes) +
-                      " bytes in registers; a rank of " +
+                  std::string("not applicable: sptune's ") +
+                      (batched ? "batched SpMM kernel keeps a row of C"
+                               : "MTTKRP kernel keeps a row of A") +
+                      " of at most " + std::to_string(maxRowBytes) +
+                      " bytes in registers; " +
+                      (batched ? "an N of " : "a rank of ") +
                       std::to_string(spec.free) + " is " +
                       std::to_string(spec.free * spec.elementBits / 8));
   if (!b.isCanonical())
     return refuse(MeasureStatus::Error,
                   "the tensor's entries are not sorted without repeats");
-  KernelDescriptor d = mttkrpBenchDescriptor(spec, b.dims);
+  KernelDescriptor d = tensorBenchDescriptor(spec, b.dims);
   std::string key = "tensor|" + d.str() + "|" + schedule.str();
   size_t before = cache.size();
   CompiledBench *compiled = nullptr;
@@ -281,21 +287,25 @@ Measurement CpuMeasurer::Impl::runTensor(const CooTensor &b,
     ErrorCollector diagnostics(ctx.get());
     std::string text, error;
     mlir::OwningOpRef<mlir::ModuleOp> module;
-    if (takeErrorMessage(buildMttkrpBenchModule(d).moveInto(text), error))
+    if (takeErrorMessage(buildTensorBenchModule(d).moveInto(text), error))
       return refuse(MeasureStatus::CompileError, error);
-    // The matcher recognizes only the MTTKRPs sptune's kernel computes: an
-    // op in other storage or form has nothing to schedule.
+    // The matcher recognizes only the MTTKRPs and batched SpMMs sptune's
+    // kernels compute: an op in other storage or form has nothing to
+    // schedule.
     if (takeErrorMessage(
             parseBenchModule(ctx.get(), text, &schedule, diagnostics)
                 .moveInto(module),
             error)) {
       bool recognized = error.find("not recognized") == std::string::npos;
-      return refuse(recognized ? MeasureStatus::CompileError
-                               : MeasureStatus::Illegal,
-                    recognized ? error
-                               : "not applicable: the MTTKRP is not one "
-                                 "sptune's kernel computes "
-                                 "(include/sptune/Analysis/MttkrpForm.h)");
+      return refuse(
+          recognized ? MeasureStatus::CompileError : MeasureStatus::Illegal,
+          recognized ? error
+          : batched  ? "not applicable: the batched SpMM is not one sptune's "
+                       "kernel computes "
+                       "(include/sptune/Analysis/BatchedSpmmForm.h)"
+                     : "not applicable: the MTTKRP is not one sptune's "
+                       "kernel computes "
+                       "(include/sptune/Analysis/MttkrpForm.h)");
     }
     mlir::PassManager apply(ctx.get());
     apply.addPass(mlir::sptune::createApplySchedule());
@@ -310,42 +320,64 @@ Measurement CpuMeasurer::Impl::runTensor(const CooTensor &b,
   result.compileSeconds = cache.size() > before ? compiled->compileSeconds : 0;
 
   TensorBenchInputs<T> in;
-  prepareTensorBenchInputs(b, spec.free, in);
-  int64_t nnz = b.nnz(), rank = spec.free;
+  prepareTensorBenchInputs(b, spec.kernel, spec.free, in);
+  int64_t nnz = b.nnz(), free = spec.free;
   MemRefArg<int64_t, 1> pos(in.pos.data(), {2});
   MemRefArg<int64_t, 2> crd(in.crd.data(), {nnz, 3});
   MemRefArg<T, 1> vals(in.vals.data(), {nnz});
-  MemRefArg<T, 2> c(in.c.data(), {b.dims[1], rank});
-  MemRefArg<T, 2> dd(in.d.data(), {b.dims[2], rank});
-  // C and D in the op's operand order: C(k, j) is the dense input indexed
-  // by B's second dimension.
-  void *first = c.ptr(), *second = dd.ptr();
-  const KernelOperand *bOperand = nullptr;
-  for (const KernelOperand &o : d.operands)
-    if (o.sparse())
-      bOperand = &o;
-  for (unsigned n = 0; n < 3; ++n)
-    if (!d.operands[n].sparse()) {
-      if (d.operands[n].dims[0] != bOperand->dims[1])
-        std::swap(first, second);
-      break;
-    }
-  using Entry = void (*)(void *, void *, void *, void *, void *, void *);
+  // The entry points' arguments but the last (times, or the output): the
+  // tensor's entries, then the dense inputs in the op's operand order.
+  llvm::SmallVector<void *, 5> args = {pos.ptr(), crd.ptr(), vals.ptr()};
+  void *out = nullptr;
+  std::optional<MemRefArg<T, 3>> bDense, cOut; // batched SpMM
+  std::optional<MemRefArg<T, 2>> c, dd, aOut;  // MTTKRP
+  if (batched) {
+    bDense.emplace(in.dense[0].data(),
+                   std::array<int64_t, 3>{b.dims[0], b.dims[2], free});
+    cOut.emplace(in.out.data(),
+                 std::array<int64_t, 3>{b.dims[0], b.dims[1], free});
+    args.push_back(bDense->ptr());
+    out = cOut->ptr();
+  } else {
+    c.emplace(in.dense[0].data(), std::array<int64_t, 2>{b.dims[1], free});
+    dd.emplace(in.dense[1].data(), std::array<int64_t, 2>{b.dims[2], free});
+    aOut.emplace(in.out.data(), std::array<int64_t, 2>{b.dims[0], free});
+    // C(k, j) is the dense input indexed by B's second dimension.
+    const KernelOperand *bOperand = nullptr;
+    for (const KernelOperand &o : d.operands)
+      if (o.sparse())
+        bOperand = &o;
+    bool cFirst = true;
+    for (unsigned n = 0; n < 3; ++n)
+      if (!d.operands[n].sparse()) {
+        cFirst = d.operands[n].dims[0] == bOperand->dims[1];
+        break;
+      }
+    args.push_back(cFirst ? c->ptr() : dd->ptr());
+    args.push_back(cFirst ? dd->ptr() : c->ptr());
+    out = aOut->ptr();
+  }
+  auto invoke = [&](BenchEntry entry, void *last) {
+    if (args.size() == 4)
+      reinterpret_cast<void (*)(void *, void *, void *, void *, void *)>(entry)(
+          args[0], args[1], args[2], args[3], last);
+    else
+      reinterpret_cast<void (*)(void *, void *, void *, void *, void *,
+                                void *)>(entry)(args[0], args[1], args[2],
+                                                args[3], args[4], last);
+  };
   if (opts.checkResult) {
-    MemRefArg<T, 2> a(in.a.data(), {b.dims[0], rank});
-    reinterpret_cast<Entry>(compiled->check)(pos.ptr(), crd.ptr(), vals.ptr(),
-                                             first, second, a.ptr());
-    std::vector<double> got(in.a.begin(), in.a.end());
-    std::string wrong =
-        mismatch(in.reference, got, checkTolerance(spec, opts), "A");
+    invoke(compiled->check, out);
+    std::vector<double> got(in.out.begin(), in.out.end());
+    std::string wrong = mismatch(in.reference, got, checkTolerance(spec, opts),
+                                 batched ? "C" : "A");
     if (!wrong.empty())
       return refuse(MeasureStatus::WrongResult, wrong);
   }
   auto timed = [&](int reps, std::vector<double> &times) {
     times.assign(static_cast<size_t>(reps), 0.0);
     MemRefArg<double, 1> t(times.data(), {reps});
-    reinterpret_cast<Entry>(compiled->time)(pos.ptr(), crd.ptr(), vals.ptr(),
-                                            first, second, t.ptr());
+    invoke(compiled->time, t.ptr());
   };
   repeatAndSummarize(opts, timed, result);
   return result;

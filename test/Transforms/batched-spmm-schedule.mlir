@@ -2,9 +2,10 @@
 // the forms sptune's kernel computes (A(b, i, k) in dense batches of CSR
 // rows or COO, inputs in either order; A is the schedule's sparse operand),
 // given a schedule by sptune-default-schedule and sptune-autotune (A's own
-// storage, and the kernel's knobs: parallel, threads), applied without
-// converting anything, and lowered by sptune-cpu-sparsify into a kernel
-// built as each batched SpMM's schedule says.
+// storage, and the kernel's knobs: parallel, threads; measured on a 3-D
+// tensor), applied without converting anything, and lowered by
+// sptune-cpu-sparsify into a kernel built as each batched SpMM's schedule
+// says.
 //
 // RUN: sptune-opt %s --sptune-extract-kernels 2>/dev/null | FileCheck %s --check-prefix=KERNEL
 // KERNEL: #[[BCSR:.+]] = #sparse_tensor.encoding<{ map = (d0, d1, d2) -> (d0 : dense, d1 : dense, d2 : compressed) }>
@@ -29,27 +30,49 @@
 // DEFAULT-LABEL: func.func @csr(
 // DEFAULT: sptune.schedule = #sptune.schedule<cpu batched_spmm, levels = [i : dense, k : compressed], split = [1, 1], order = [i, k, j], widths = [64, 64], tile = 0, parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false>
 //
-// sptune-autotune gives the heuristic's schedule (no measurer times a batch
-// of matrices, no cost model has a feature for one) and says so, and that
-// a matrix named for it is not read.
+// sptune-autotune without a tensor to measure on gives the heuristic's
+// schedule and says why (the shipped model has no feature for the kind).
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=HEURISTIC
-// HEURISTIC: remark: sptune-autotune: batched SpMM scheduled by the heuristic ({{.*}} has no feature for kernel 'batched_spmm'; no measurer times a batch of matrices, so measure-top-k= measures nothing): chose cpu batched_spmm, levels = [i : dense, k : compressed], {{.*}}parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false; tuned for no matrix{{$}}
+// HEURISTIC: remark: sptune-autotune: batched SpMM scheduled by the heuristic ({{.*}} has no feature for kernel 'batched_spmm'; measure-top-k= measures the schedules of its space on the tensor that 'sptune.matrix' or matrix= names): chose cpu batched_spmm, levels = [i : dense, k : compressed], {{.*}}parallel = outer, threads = 0, omp = static, chunk = 0, vl = 0, simd32 = false{{$}}
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=mode=heuristic --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=HEURISTIC-MODE
-// HEURISTIC-MODE: remark: sptune-autotune: batched SpMM scheduled by the heuristic (heuristic mode; no measurer
+// HEURISTIC-MODE: remark: sptune-autotune: batched SpMM scheduled by the heuristic (heuristic mode; measure-top-k=
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen:uniform:rows=6,cols=4,nnz=8,seed=1 measure-top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=MATRIX
-// MATRIX: remark: sptune-autotune: batched SpMM scheduled by the heuristic ({{.*}}): chose cpu batched_spmm, {{.*}}; tuned for no matrix ('gen:uniform:rows=6,cols=4,nnz=8,seed=1', the pass option matrix=, is not read){{$}}
+// MATRIX: remark: sptune-autotune: batched SpMM scheduled by the heuristic ('gen:uniform:rows=6,cols=4,nnz=8,seed=1' (the pass option matrix=) names a matrix, not a 3-D tensor): chose cpu batched_spmm,
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="multiversion=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=VERSIONS
-// VERSIONS: remark: sptune-autotune: batched SpMM scheduled by the heuristic {{.*}}; tuned for no matrix (not multi-versioned: batched SpMM kernels get one schedule (run-time dispatch reads a matrix's features, not a batch's))
+// VERSIONS: remark: sptune-autotune: batched SpMM scheduled by the heuristic {{.*}} (not multi-versioned: batched SpMM kernels get one schedule (run-time dispatch reads a matrix's features, not a batch's))
 //
-// Nothing measures or learns one yet: the tools say so before reading
-// anything.
-// RUN: not sptune-collect gen:uniform:rows=8,cols=8,nnz=10,seed=1 --kernel batched_spmm --out %t.jsonl 2>&1 | FileCheck %s --check-prefix=COLLECT
-// COLLECT: sptune-collect: --kernel batched_spmm: batched SpMM kernels are not measured: no measurer times a batch of matrices yet
-// RUN: not sptune-learn --replay %t.jsonl --kernel batched_spmm --state %t.learn 2>&1 | FileCheck %s --check-prefix=LEARN
-// LEARN: --kernel batched_spmm: the cost model has no feature for 'batched_spmm' kernels (batched SpMM kernels are not measured
-// RUN: not sptune-measure --kernel batched_spmm --matrix gen:uniform:rows=8,cols=8,nnz=10,seed=1 --schedule "cpu batched_spmm, parallel = outer" 2>&1 | FileCheck %s --check-prefix=MEASURE
-// MEASURE: "reason":"batched SpMM kernels are not measured{{.*}}"status":"illegal"
+// With a 3-D tensor of the kernel's sizes (its first dimension the batches)
+// and measure-top-k, the heuristic's and the space's schedules are measured
+// on it (each result checked against a reference) and the fastest is taken:
+// the f32 CSR kernels and the f64 COO one whose B comes first, each as the
+// user wrote it.
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen3:uniform:dims=2x3x4,nnz=8,seed=1 measure-top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=MEASURED
+// MEASURED: remark: sptune-autotune: batched SpMM measured on its tensor 'gen3:uniform:dims=2x3x4,nnz=8,seed=1' (the pass option matrix=): 2 schedules (the heuristic's and its space's) in {{[0-9.]+}} s: [cpu batched_spmm, {{.*}}parallel = outer, threads = 0, {{.*}}] {{[0-9.]+}} ms; [cpu batched_spmm, {{.*}}parallel = none, {{.*}}] {{[0-9.]+}} ms; chose cpu batched_spmm,
+// MEASURED: remark: sptune-autotune: batched SpMM measured on its tensor {{.*}}] {{[0-9.]+}} ms; [{{.*}}] {{[0-9.]+}} ms; chose
+// MEASURED: remark: sptune-autotune: batched SpMM measured on its tensor {{.*}}] {{[0-9.]+}} ms; [{{.*}}] {{[0-9.]+}} ms; chose
+// RUN: not sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen3:uniform:dims=2x3x5,nnz=8,seed=1 measure-top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SHAPE
+// SHAPE: error: sptune-autotune: tensor 'gen3:uniform:dims=2x3x5,nnz=8,seed=1' (the pass option matrix=) is 2x3x5 but the kernel's sparse operand is 2x3x4
 //
+// The tools measure one on a 3-D tensor, and refuse a matrix, a row wider
+// than the kernel keeps in registers, and a library baseline.
+// RUN: sptune-measure --kernel batched_spmm --matrix "gen3:powerlaw:dims=3x40x50,nnz=500,seed=2" --free 16 --bits 64 --schedule "cpu batched_spmm, parallel = none" --min-seconds 0 | FileCheck %s --check-prefix=MEASURE
+// RUN: sptune-measure --kernel batched_spmm --matrix "gen3:powerlaw:dims=3x40x50,nnz=500,seed=2" --free 8 --baseline heuristic --min-seconds 0 | FileCheck %s --check-prefix=MEASURE
+// MEASURE: "matrix":{"cols":40,"id":"gen3:powerlaw:dims=3x40x50,nnz=500,seed=2","nnz":500,"rows":3,{{.*}}"schedule":"cpu batched_spmm, {{.*}}","status":"ok"
+// RUN: not sptune-measure --kernel batched_spmm --matrix gen:uniform:rows=8,cols=8,nnz=10,seed=1 --schedule "cpu batched_spmm, parallel = outer" 2>&1 | FileCheck %s --check-prefix=MEASURE-MATRIX
+// MEASURE-MATRIX: a batched SpMM is measured on a 3-D tensor: give a gen3: spec or a FROSTT .tns file, not 'gen:uniform:rows=8,cols=8,nnz=10,seed=1'
+// RUN: not sptune-measure --kernel batched_spmm --matrix "gen3:uniform:dims=2x3x4,nnz=8,seed=1" --free 65 --bits 64 --baseline heuristic 2>&1 | FileCheck %s --check-prefix=MEASURE-WIDE
+// MEASURE-WIDE: not applicable: sptune's batched SpMM kernel keeps a row of C of at most 512 bytes in registers; an N of 65 is 520
+// RUN: not sptune-measure --kernel batched_spmm --matrix "gen3:uniform:dims=2x3x4,nnz=8,seed=1" --baseline eigen 2>&1 | FileCheck %s --check-prefix=MEASURE-LIB
+// MEASURE-LIB: batched SpMM kernels have no library baseline here
+//
+// sptune-collect measures the space on tensors (a matrix given beside them
+// is not planned for the kind), and sptune-learn learns from the records.
+// RUN: rm -f %t.jsonl
+// RUN: sptune-collect "gen3:uniform:dims=2x30x40,nnz=200,seed=1" "gen3:powerlaw:dims=8x60x60,nnz=900,seed=2" gen:uniform:rows=8,cols=8,nnz=10,seed=1 --kernel batched_spmm --free 8 --samples 2 --baselines heuristic --min-seconds 0 --out %t.jsonl 2>&1 | FileCheck %s --check-prefix=COLLECT
+// COLLECT: not planned: a batched SpMM is measured on a 3-D tensor (a gen3: spec or a .tns file), not on matrix 'gen:uniform:rows=8,cols=8,nnz=10,seed=1'
+// COLLECT: ok: 6
+// RUN: FileCheck %s --check-prefix=RECORDS < %t.jsonl
+// RECORDS-COUNT-6: "kernel":"batched_spmm"{{.*}}"status":"ok"
 // The GPU and SPADE targets leave the batched SpMM unscheduled, with a
 // remark.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=target=nvvm --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=NVVM

@@ -305,6 +305,29 @@ TEST(ConfigurationMapperTest, MttkrpLayoutSeesItsForm) {
   EXPECT_EQ(both->commonNames().back(), "mttkrp_entry_wise");
 }
 
+TEST(ConfigurationMapperTest, BatchedSpmmLayoutSeesItsTensorAndParallelism) {
+  llvm::Expected<FeatureLayout> batched = FeatureLayout::of(
+      layout().targetNames(), modelKernelsFor({KernelType::BatchedSpMM}));
+  ASSERT_TRUE(static_cast<bool>(batched))
+      << llvm::toString(batched.takeError());
+  EXPECT_EQ(batched->kernelsStr(), "spmm, sddmm, spmv, batched_spmm");
+  // A one-hot and nothing else of its own: its knobs are parallel and
+  // threads, which every kernel's features have.
+  EXPECT_EQ(batched->commonSize(), layout().commonSize() + 1);
+  EXPECT_NE(featureSpecString(*batched).find("log_typical_fiber_length"),
+            std::string::npos);
+  // Its two schedules (the heuristic's all rows in parallel, one thread)
+  // map apart.
+  Schedule parallel = Schedule::csr(TargetKind::CPU, KernelType::BatchedSpMM);
+  cpuKnobs(parallel).parallel = ParallelKind::Outer;
+  Schedule serial = parallel;
+  cpuKnobs(serial).parallel = ParallelKind::None;
+  MappedSchedule p = batched->map(canonicalize(parallel), 16);
+  MappedSchedule one = batched->map(canonicalize(serial), 16);
+  EXPECT_NE(flat(p), flat(one));
+  EXPECT_FLOAT_EQ(p.common[3 + 3], 1.0f) << "kernel_batched_spmm";
+}
+
 TEST(ConfigurationMapperTest, LayoutsRefuseBadKernelLists) {
   auto expectRefused = [](const std::vector<std::string> &kernels,
                           const std::string &why) {

@@ -287,23 +287,27 @@ TEST(CpuScheduleSpace, BatchedSpmmVariesParallelismOnly) {
   });
   EXPECT_EQ(seen.size(), 2u);
   EXPECT_EQ(space.sample(shape, 2, 1).size(), 2u);
-  // Nothing measures a batch of matrices yet: refused with the reason.
-  EXPECT_NE(whyKernelNotMeasured(KernelType::BatchedSpMM)
-                .find("batched SpMM kernels are not measured"),
-            std::string::npos);
-  EXPECT_EQ(whyNotMeasuredOn(KernelType::BatchedSpMM, false, "m"),
-            whyKernelNotMeasured(KernelType::BatchedSpMM));
-  EXPECT_NE(whyNotMeasuredOn(KernelType::BatchedSpMM, true, "t"), "");
 }
 
-TEST(CpuScheduleSpace, MttkrpIsMeasuredOnTensorsOnly) {
+TEST(CpuScheduleSpace, MttkrpAndBatchedSpmmAreMeasuredOnTensorsOnly) {
+  EXPECT_TRUE(isMeasuredOnTensor(KernelType::BatchedSpMM));
+  EXPECT_TRUE(isMeasuredOnTensor(KernelType::MTTKRP));
+  EXPECT_FALSE(isMeasuredOnTensor(KernelType::SpGEMM));
+  EXPECT_EQ(whyNotMeasuredOn(KernelType::BatchedSpMM, true, "t"), "");
+  EXPECT_NE(whyNotMeasuredOn(KernelType::BatchedSpMM, false, "m")
+                .find("a batched SpMM is measured on a 3-D tensor"),
+            std::string::npos);
+  EXPECT_NE(whyKernelNotMeasured(KernelType::BatchedSpMM)
+                .find("batched SpMM kernels are not measured on a matrix"),
+            std::string::npos);
   EXPECT_EQ(whyNotMeasuredOn(KernelType::MTTKRP, true, "t"), "");
   EXPECT_EQ(whyNotMeasuredOn(KernelType::SpMM, false, "m"), "");
   EXPECT_NE(whyNotMeasuredOn(KernelType::MTTKRP, false, "m")
                 .find("an MTTKRP is measured on a 3-D tensor"),
             std::string::npos);
   EXPECT_NE(whyNotMeasuredOn(KernelType::SpGEMM, true, "t")
-                .find("3-D tensor 't' is measured for MTTKRP kernels only"),
+                .find("3-D tensor 't' is measured for MTTKRP and batched "
+                      "SpMM kernels only"),
             std::string::npos);
   EXPECT_NE(whyKernelNotMeasured(KernelType::MTTKRP), "");
   EXPECT_EQ(whyKernelNotMeasured(KernelType::SpGEMM), "");

@@ -112,8 +112,8 @@ public:
   void injectFault(bool crash, std::string text);
 
 private:
-  /// `handle` for an MTTKRP: measured on the 3-D tensor the request's
-  /// matrix source names (Measurer::measureTensor).
+  /// `handle` for an MTTKRP or a batched SpMM: measured on the 3-D tensor the
+  /// request's matrix source names (Measurer::measureTensor).
   MeasureResponse handleTensor(const MeasureRequest &request);
 
   struct Impl;

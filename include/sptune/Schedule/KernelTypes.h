@@ -81,6 +81,11 @@ bool isBuiltinKernelType(KernelType k);
 /// the operands' is.
 bool keepsOperandStorage(KernelType k);
 
+/// True for the kernel types whose sparse operand is a 3-D tensor, measured
+/// on one (a gen3: spec or a .tns file; Measurer::measureTensor): MTTKRP
+/// and the batched SpMM (its batches the tensor's first dimension).
+bool isMeasuredOnTensor(KernelType k);
+
 /// Whether `name` can name a kernel type: a lower-case identifier of at most
 /// 32 characters (letters, digits, '_'; a letter first).
 bool isKernelTypeName(std::string_view name);

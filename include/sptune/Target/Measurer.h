@@ -46,13 +46,15 @@ struct KernelSpec {
 };
 
 /// Why kernels of type `kernel` are not measured on a matrix, or "": an
-/// MTTKRP's sparse operand is a 3-D tensor (Measurer::measureTensor), and
-/// the schedule fuzzer takes matrices.
+/// MTTKRP's and a batched SpMM's sparse operand is a 3-D tensor
+/// (Measurer::measureTensor, isMeasuredOnTensor), and the schedule fuzzer
+/// takes matrices.
 std::string whyKernelNotMeasured(KernelType kernel);
 
 /// Why kernels of type `kernel` are not measured on a 3-D tensor (when
-/// `isTensor`) or on a matrix, or "": an MTTKRP wants a tensor, every other
-/// kernel a matrix. `id` names the operand in the message.
+/// `isTensor`) or on a matrix, or "": an MTTKRP and a batched SpMM want a
+/// tensor, every other kernel a matrix. `id` names the operand in the
+/// message.
 std::string whyNotMeasuredOn(KernelType kernel, bool isTensor,
                              const std::string &id);
 
@@ -155,9 +157,10 @@ public:
   virtual std::string baselineSchedule(std::string_view name,
                                        const KernelSpec &spec) const;
 
-  /// Times `schedule` on the 3-D tensor `tensor`: an MTTKRP (spec.kernel,
-  /// spec.free its rank), the kernel sptune measures on a tensor. The
-  /// default measures none: status Illegal with the reason.
+  /// Times `schedule` on the 3-D tensor `tensor` for the kernels measured
+  /// on one (isMeasuredOnTensor): an MTTKRP (spec.free its rank) or a
+  /// batched SpMM (the tensor's first dimension its batches, spec.free its
+  /// N). The default measures none: status Illegal with the reason.
   virtual Measurement measureTensor(const CooTensor &tensor,
                                     const KernelSpec &spec,
                                     const Schedule &schedule,

@@ -1,21 +1,28 @@
-//===- TensorBench.h - The JIT bench of a kernel on a 3-D tensor -*- C++ -*-===//
+//===- TensorBench.h - The JIT bench of a kernel on a 3-D tensor -*- C++
+//-*-===//
 //
-// Part of sptune. What the CPU measurer compiles and feeds to time an MTTKRP,
-// A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j), on a 3-D tensor
-// (Measurer::measureTensor), as BenchModule.h and BenchInputs.h do for the
-// kernels of one sparse matrix:
-//   - `@kernel`, the MTTKRP's descriptor written as linalg
-//     (sptune/Target/KernelFunction.h) on B's storage, A a fresh tensor
-//     filled with zeros (the form sptune's MTTKRP kernel computes);
-//   - @sptune_time(pos, crd, vals, C, D, times) (C and D in the op's
-//     operand order): B assembled as ordered COO
-//     from its entries (crd an nnz x 3 array of structures) and converted to
-//     B's storage, not timed; each call of @kernel timed with rtclock, its
-//     fresh A freed;
-//   - @sptune_check(pos, crd, vals, C, D, A): one call, A written out and
-//     the fresh one freed;
-//   - C and D deterministic (denseInput of sptune/Matrix/Reference.h), and
-//     the double-precision reference A with per-value error bounds.
+// Part of sptune. What the CPU measurer compiles and feeds to time a kernel
+// whose sparse operand is a 3-D tensor (Measurer::measureTensor,
+// isMeasuredOnTensor), as BenchModule.h and BenchInputs.h do for the kernels
+// of one sparse matrix:
+//   - an MTTKRP, A(i, j) = sum over k, l of B(i, k, l) C(k, j) D(l, j), B the
+//     tensor, j of the rank's size;
+//   - a batched SpMM, C(b, i, j) = sum over k of A(b, i, k) B(b, k, j), A the
+//     tensor (its first dimension the batches), j of N's size.
+// The module holds
+//   - `@kernel`, the kernel's descriptor written as linalg
+//     (sptune/Target/KernelFunction.h) on the tensor's storage, the output a
+//     fresh tensor filled with zeros (the form sptune's MTTKRP and batched
+//     kernels compute);
+//   - @sptune_time(pos, crd, vals, <dense inputs>, times) (the dense inputs
+//     in the op's operand order): the tensor assembled as ordered COO from
+//     its entries (crd an nnz x 3 array of structures) and converted to its
+//     storage, not timed; each call of @kernel timed with rtclock, its fresh
+//     output freed;
+//   - @sptune_check(pos, crd, vals, <dense inputs>, out): one call, the
+//     output written out and the fresh one freed;
+// and the inputs are deterministic (denseInput of sptune/Matrix/Reference.h)
+// with a double-precision reference and per-value error bounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,38 +44,45 @@
 
 namespace sptune {
 
-/// The MTTKRP `spec` names on a tensor of `dims`: the user's op
-/// (spec.descriptor, sized to the tensor and the rank spec.free) when it is
-/// an MTTKRP of spec's float type, else the canonical one (loops i, j, k, l;
-/// B(i, k, l) in CSF, C(k, j), D(l, j), A(i, j)).
-KernelDescriptor mttkrpBenchDescriptor(const KernelSpec &spec,
+/// The kernel `spec` names on a tensor of `dims` (spec.kernel an MTTKRP or
+/// a batched SpMM): the user's op (spec.descriptor, its sparse operand's
+/// loops sized to the tensor, the output's others to spec.free) when it is
+/// one of that kind and of spec's float type, else the canonical one: an
+/// MTTKRP of loops i, j, k, l, B(i, k, l) in CSF, C(k, j), D(l, j), A(i, j);
+/// a batched SpMM of loops b, i, j, k, A(b, i, k) in dense batches of CSR
+/// rows, B(b, k, j), C(b, i, j).
+KernelDescriptor tensorBenchDescriptor(const KernelSpec &spec,
                                        const std::array<int64_t, 3> &dims);
 
-/// The printed #sparse_tensor.encoding of B in `d` (its levels in dimension
-/// order, its widths).
-std::string mttkrpBenchEncoding(const KernelDescriptor &d);
+/// The printed #sparse_tensor.encoding of the rank-3 sparse operand of `d`
+/// (its levels in dimension order, its widths).
+std::string tensorBenchEncoding(const KernelDescriptor &d);
 
-/// The bench module (the file header) of the MTTKRP `d`. Fails, saying why,
-/// when `d` is not an MTTKRP of static sizes.
-llvm::Expected<std::string> buildMttkrpBenchModule(const KernelDescriptor &d);
+/// The bench module (the file header) of `d`. Fails, saying why, when `d`
+/// is not an MTTKRP or a batched SpMM of static sizes.
+llvm::Expected<std::string> buildTensorBenchModule(const KernelDescriptor &d);
 
-/// The inputs of an MTTKRP bench on `b` in the element type T.
+/// The inputs of a bench on the tensor `b` in the element type T.
 template <typename T> struct TensorBenchInputs {
-  /// B's entries as ordered COO: positions [0, nnz], coordinates (i, k, l)
-  /// per entry, values.
+  /// The tensor's entries as ordered COO: positions [0, nnz], coordinates
+  /// (three per entry), values.
   std::vector<int64_t> pos, crd;
   std::vector<T> vals;
-  /// C (dims[1] x rank), D (dims[2] x rank), and A (dims[0] x rank) for
-  /// @sptune_check to write; on cache lines.
-  AlignedVector<T> c, d, a;
+  /// The dense inputs, on cache lines: an MTTKRP's C (dims[1] x rank) and D
+  /// (dims[2] x rank); a batched SpMM's B (dims[0] x dims[2] x N).
+  std::vector<AlignedVector<T>> dense;
+  /// The output for @sptune_check to write: an MTTKRP's A (dims[0] x
+  /// rank), a batched SpMM's C (dims[0] x dims[1] x N).
+  AlignedVector<T> out;
   ReferenceResult reference;
 };
 
-/// Fills `in` for an MTTKRP of rank `rank` on `b` (canonical: sorted, no
-/// repeats). The reference reads B's values at T's precision.
+/// Fills `in` for a kernel of type `kernel` (MTTKRP or BatchedSpMM) with
+/// `free` columns (the rank, N) on `b` (canonical: sorted, no repeats). The
+/// reference reads the tensor's values at T's precision.
 template <typename T>
-void prepareTensorBenchInputs(const CooTensor &b, int64_t rank,
-                              TensorBenchInputs<T> &in);
+void prepareTensorBenchInputs(const CooTensor &b, KernelType kernel,
+                              int64_t free, TensorBenchInputs<T> &in);
 
 } // namespace sptune
 

@@ -42,8 +42,10 @@ struct MappedSchedule {
   std::vector<float> knobs;
 };
 
-/// Whether a model can be built for `k`: SpMM, SDDMM, SpMV, SpGEMM and
-/// MTTKRP (whose 3-D tensor the model sees through featurizeTensor). A
+/// Whether a model can be built for `k`: SpMM, SDDMM, SpMV, SpGEMM, MTTKRP
+/// and the batched SpMM (whose 3-D tensors the model sees through
+/// featurizeTensor: a batched SpMM's slices are its batches, its fibers its
+/// rows). A
 /// model's FeatureLayout lists the kernels it has a one-hot position for; a
 /// kernel type added at run time (sptune/Schedule/KernelTypes.h) and the
 /// Hadamard product have no features, so no model ranks their schedules
@@ -51,7 +53,7 @@ struct MappedSchedule {
 inline bool hasKernelFeature(KernelType k) {
   return k == KernelType::SpMM || k == KernelType::SDDMM ||
          k == KernelType::SpMV || k == KernelType::SpGEMM ||
-         k == KernelType::MTTKRP;
+         k == KernelType::MTTKRP || k == KernelType::BatchedSpMM;
 }
 
 /// The kernels of a model file that lists none (every model before SpGEMM

@@ -63,7 +63,8 @@ MatrixFeatures featurize(const CsrMatrix &m);
 /// The same with statistics the caller already has (must be `m`'s).
 MatrixFeatures featurize(const CsrMatrix &m, const MatrixStats &stats);
 
-/// What the cost model sees of an MTTKRP's canonical 3-D tensor, in the
+/// What the cost model sees of the 3-D tensor of an MTTKRP or a batched
+/// SpMM (its batches the slices, its rows the fibers), in the
 /// same arrays as a matrix's: the images, row histogram and statistics of
 /// its fiber matrix (slices x fibers, sptune/Matrix/MeasuredOperand.h), the
 /// histogram of entries per fiber in place of the column histogram, and the
