@@ -65,14 +65,8 @@
 // RUN: not sptune-measure --kernel batched_spmm --matrix "gen3:uniform:dims=2x3x4,nnz=8,seed=1" --baseline eigen 2>&1 | FileCheck %s --check-prefix=MEASURE-LIB
 // MEASURE-LIB: batched SpMM kernels have no library baseline here
 //
-// sptune-collect measures the space on tensors (a matrix given beside them
-// is not planned for the kind), and sptune-learn learns from the records.
-// RUN: rm -f %t.jsonl
-// RUN: sptune-collect "gen3:uniform:dims=2x30x40,nnz=200,seed=1" "gen3:powerlaw:dims=8x60x60,nnz=900,seed=2" gen:uniform:rows=8,cols=8,nnz=10,seed=1 --kernel batched_spmm --free 8 --samples 2 --baselines heuristic --min-seconds 0 --out %t.jsonl 2>&1 | FileCheck %s --check-prefix=COLLECT
-// COLLECT: not planned: a batched SpMM is measured on a 3-D tensor (a gen3: spec or a .tns file), not on matrix 'gen:uniform:rows=8,cols=8,nnz=10,seed=1'
-// COLLECT: ok: 6
-// RUN: FileCheck %s --check-prefix=RECORDS < %t.jsonl
-// RECORDS-COUNT-6: "kernel":"batched_spmm"{{.*}}"status":"ok"
+// (Collecting, learning and ranking by a model: test/Learn/batched-spmm.test.)
+//
 // The GPU and SPADE targets leave the batched SpMM unscheduled, with a
 // remark.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=target=nvvm --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=NVVM

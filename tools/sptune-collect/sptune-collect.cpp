@@ -40,15 +40,17 @@ static cl::OptionCategory category("sptune-collect options");
 
 static BoundList matrixInputs(
     cl::cat(category), cl::Positional, cl::ZeroOrMore, at(run.matrixInputs),
-    cl::desc("<matrix: .mtx file, directory, gen: spec; an MTTKRP's 3-D "
-             "tensor: .tns file, gen3: spec; @file = one per line>..."));
+    cl::desc("<matrix: .mtx file, directory, gen: spec; an MTTKRP's or a "
+             "batched SpMM's 3-D tensor: .tns file, gen3: spec; @file = one "
+             "per line>..."));
 static cl::list<std::string> kernels(cl::cat(category), "kernel",
                                      cl::desc("spmm (default), sddmm, spmv, "
-                                              "spgemm, mttkrp (on tensors)"),
+                                              "spgemm, mttkrp and batched_spmm "
+                                              "(on tensors)"),
                                      cl::CommaSeparated);
 static BoundOpt<int64_t> freeSize(cl::cat(category), "free", at(collect.free),
-                                  cl::desc("N of SpMM, K of SDDMM, the rank of "
-                                           "MTTKRP (64)"));
+                                  cl::desc("N of SpMM and batched SpMM, K of "
+                                           "SDDMM, the rank of MTTKRP (64)"));
 static BoundOpt<size_t> samples(cl::cat(category), "samples", at(collect.samples),
                            cl::desc("Sampled schedules per matrix and kernel "
                                     "(40; at most 100000)"));

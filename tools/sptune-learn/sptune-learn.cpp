@@ -49,7 +49,8 @@ static cl::OptionCategory category("sptune-learn options");
 static BoundList
     matrixInputs(cl::cat(category), cl::Positional, at(run.matrixInputs),
                  cl::desc("<live pool: .mtx files, directories, gen: "
-                          "specs (MTTKRP: .tns files, gen3: specs), "
+                          "specs (MTTKRP, batched SpMM: .tns files, gen3: "
+                          "specs), "
                           "@file = one per line>..."));
 static BoundList replay(cl::cat(category), "replay", at(run.replay),
                    cl::CommaSeparated,
@@ -81,12 +82,12 @@ static BoundOpt<std::string> target(cl::cat(category), "target", at(run.target),
                                cl::desc("A registered target (cpu)"));
 static BoundList kernels(cl::cat(category), "kernel", at(run.kernels),
                          cl::CommaSeparated,
-                         cl::desc("Live: spmm, sddmm, spmv, spgemm, mttkrp "
-                                  "(default spmm)"));
+                         cl::desc("Live: spmm, sddmm, spmv, spgemm, mttkrp, "
+                                  "batched_spmm (default spmm)"));
 static BoundOpt<int64_t>
     freeSize(cl::cat(category), "free", at(run.free),
-             cl::desc("Live: N of SpMM, K of SDDMM, the rank "
-                      "of MTTKRP (64)"));
+             cl::desc("Live: N of SpMM and batched SpMM, K of SDDMM, the "
+                      "rank of MTTKRP (64)"));
 static BoundOpt<unsigned> candidates(cl::cat(category), "candidates",
                                 at(run.candidates),
                                 cl::desc("Live: schedules sampled per problem "

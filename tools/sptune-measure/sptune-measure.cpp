@@ -33,16 +33,17 @@ static cl::opt<bool> worker(cl::cat(category), "worker",
                             cl::desc("Serve JSON requests on stdin"));
 static cl::opt<std::string>
     matrix(cl::cat(category), "matrix",
-           cl::desc("Matrix: .mtx path or gen: spec (an MTTKRP's 3-D "
-                    "tensor: .tns path or gen3: spec)"));
+           cl::desc("Matrix: .mtx path or gen: spec (an MTTKRP's or a "
+                    "batched SpMM's 3-D tensor: .tns path or gen3: spec)"));
 static cl::opt<std::string>
     kernel(cl::cat(category), "kernel",
-           cl::desc("spmm, sddmm, spmv, hadamard, spgemm (measured as A A) or "
-                    "mttkrp (on a 3-D tensor, --free its rank)"),
+           cl::desc("spmm, sddmm, spmv, hadamard, spgemm (measured as A A), "
+                    "mttkrp (on a 3-D tensor, --free its rank) or batched_spmm "
+                    "(on a 3-D tensor, its batches the first dimension)"),
            cl::init("spmm"));
 static cl::opt<int64_t> freeSize(cl::cat(category), "free",
-                                 cl::desc("N of SpMM, K of SDDMM, the rank of "
-                                          "MTTKRP"),
+                                 cl::desc("N of SpMM and batched SpMM, K of "
+                                          "SDDMM, the rank of MTTKRP"),
                                  cl::init(64));
 static cl::opt<int> bits(cl::cat(category), "bits",
                          cl::desc("Element bits: 32 or 64"), cl::init(32));
