@@ -162,11 +162,21 @@ def main(argv=None):
                  "time and the samples' (collect with --baselines heuristic)")
     print("validation: %d problems; the heuristic's fraction of the best "
           "%.3f" % (problems, heuristic))
-    # --kernel: live, what is measured; in replay the split above already
-    # kept that kernel's records only.
+    # --kernel, --free: live, what is measured (the dataset's N or rank,
+    # which the validation problems were measured at; live sptune-learn
+    # measures f32, as the collector does); in replay the split above
+    # already kept that kernel's records.
+    kept = [r for r in records if r.get("kernel") == a.kernel]
+    frees = {r.get("free") for r in kept}
+    bits = {r.get("bits", 32) for r in kept}
+    if len(frees) != 1 or bits != {32}:
+        sys.exit("spgemm-learn: the dataset's %s records have free sizes %s "
+                 "and element widths %s; a run learns one free size, in f32"
+                 % (a.kernel, sorted(frees), sorted(bits)))
     common = ["--kernel", a.kernel, "--validation", paths["validation"],
               "--reward-validation", paths["reward"],
               "--rounds-at", a.rounds_at]
+    live_shape = ["--free", str(frees.pop())]
     runs = {}
     for seed in parse_seeds(a.seeds):
         state = os.path.join(a.work, "replay-%d" % seed)
@@ -180,7 +190,7 @@ def main(argv=None):
         with open(listing, "w") as f:
             f.write("\n".join(sources) + "\n")
         run([learn, "@" + listing, "--workers", "1", "--state", state,
-             "--out", state + ".pt"] + common, state + ".log")
+             "--out", state + ".pt"] + common + live_shape, state + ".log")
         runs["live"] = rounds_of(state)
     for name, rounds in runs.items():
         print("%s: %s" % (name, ", ".join(

@@ -162,8 +162,9 @@ int sptune::runCollectDriver(CollectDriverOptions o,
     std::optional<KernelType> kernel = parseKernelType(k);
     if (!kernel)
       return fail("unknown kernel '" + k + "'");
-    // A kernel measured on neither a matrix nor a 3-D tensor (the batched
-    // SpMM) is refused before anything is read.
+    // A kernel measured on neither a matrix nor a 3-D tensor (none of the
+    // built-in kinds since the batched SpMM is measured on tensors; kept for
+    // kinds that may be) is refused before anything is read.
     if (!whyNotMeasuredOn(*kernel, false, "").empty() &&
         !whyNotMeasuredOn(*kernel, true, "").empty())
       return fail("--kernel " + k + ": " + whyKernelNotMeasured(*kernel));

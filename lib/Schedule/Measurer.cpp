@@ -34,8 +34,8 @@ std::string sptune::whyKernelNotMeasured(KernelType kernel) {
   if (kernel == KernelType::BatchedSpMM)
     return "batched SpMM kernels are not measured on a matrix: a batched "
            "SpMM's sparse operand is a 3-D tensor, its batches the first "
-           "dimension (sptune-measure, sptune-collect and sptune-autotune "
-           "measure one on a gen3: spec or a .tns file)";
+           "dimension (sptune-measure, sptune-collect, sptune-learn and "
+           "sptune-autotune measure one on a gen3: spec or a .tns file)";
   return "";
 }
 

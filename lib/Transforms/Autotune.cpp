@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sptune/Transforms/Autotune.h"
+#include "sptune/Analysis/BatchedSpmmForm.h"
 #include "sptune/Analysis/KernelMatcher.h"
 #include "sptune/Analysis/ScheduleMapping.h"
 #include "sptune/Analysis/SparseStorage.h"
@@ -371,8 +372,8 @@ static FailureOr<st::Schedule> heuristicOrError(KernelTuningContext &k,
 /// form); with one, and measure-top-k, the fastest of the heuristic's and
 /// every schedule of the target's space (a handful: the kernel's knobs),
 /// each measured on that tensor; else the cost model's pick among them when
-/// the model has the kernel's feature (featurizeTensor; MTTKRP only), the
-/// heuristic's when it has none.
+/// the model has the kernel's feature (featurizeTensor) and the tensor is
+/// stored as the model's data were measured, else the heuristic's.
 static LogicalResult tuneTensorKernel(KernelTuningContext &k,
                                       const st::CostModel &model) {
   const KernelTuningOptions &o = *k.options;
@@ -388,13 +389,20 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
           : std::string();
   bool modelRanks = model.mode() != st::CostModelMode::Heuristic &&
                     model.supports(o.target) && model.supportsKernel(k.type);
-  // A model's MTTKRP data are measurements of the canonical MTTKRP, B in
-  // CSF (sptune-collect, TensorBench.h), and its features see the tensor,
-  // not its storage: over COO, whose best form differs (entry-wise on the
-  // AMD EPYC VM, where the model's pick, factored, was 0.92x the
-  // heuristic's: docs/results.md), the rule is kept.
-  bool storageRanked =
-      !mttkrp || isCsf(op->getOperand(k.kernel.getSparseOperand()).getType());
+  // A model's data are measurements of the canonical kernel (sptune-collect,
+  // TensorBench.h): an MTTKRP's B in CSF, a batched SpMM's A in dense
+  // batches of CSR rows; and its features see the tensor, not its storage.
+  // Over COO, whose kernel runs otherwise (an MTTKRP's best form differs:
+  // entry-wise on the AMD EPYC VM, where the model's pick, factored, was
+  // 0.92x the heuristic's, docs/results.md; a batched SpMM's blocks are cut
+  // by entries, not rows), the rule is kept.
+  Type sparseType = op->getOperand(k.kernel.getSparseOperand()).getType();
+  bool storageRanked = mttkrp ? isCsf(sparseType) : isBatchedCsr(sparseType);
+  const char *measuredStorage =
+      mttkrp ? "a cost model ranks an MTTKRP over CSF, where its data were "
+               "measured; B is not in CSF"
+             : "a cost model ranks a batched SpMM over dense batches of CSR "
+               "rows, where its data were measured; A is not stored so";
   auto byHeuristic = [&](const std::string &why) {
     op->setAttr(SptuneDialect::kScheduleAttrName,
                 ScheduleAttr::get(op->getContext(), *heuristic));
@@ -408,11 +416,9 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
     return byHeuristic(
         (model.mode() == st::CostModelMode::Heuristic
              ? std::string("heuristic mode")
-         : !modelRanks
-             ? model.description() + " has no feature for kernel '" +
-                   st::toString(k.type) + "'"
-             : std::string("a cost model ranks an MTTKRP over CSF, where its "
-                           "data were measured; B is not in CSF")) +
+         : !modelRanks ? model.description() + " has no feature for kernel '" +
+                             st::toString(k.type) + "'"
+                       : std::string(measuredStorage)) +
         "; measure-top-k= measures the schedules of its space on the tensor "
         "that 'sptune.matrix' or matrix= names");
   if (k.source.empty() || !st::isTensorSource(k.source))

@@ -1,5 +1,4 @@
-//===- TensorBenchTest.cpp - The bench of a kernel on a 3-D tensor
-//---------===//
+//===- TensorBenchTest.cpp - The bench of a kernel on a 3-D tensor -------===//
 //
 // The tensor bench of an MTTKRP and of a batched SpMM (TensorBench.h): its
 // descriptor (the user's op sized to the tensor, or the canonical one), the

@@ -55,8 +55,8 @@ struct CollectionPlanOptions {
 struct CollectionPlan {
   std::vector<PlannedRequest> requests;
   size_t matrices = 0; ///< matrices planned
-  /// Sources none of the kernels is measured on (a tensor without MTTKRP, a
-  /// matrix with MTTKRP alone).
+  /// Sources none of the kernels is measured on (a tensor without MTTKRP or
+  /// a batched SpMM, a matrix with only those).
   size_t unsuited = 0;
   /// Sources that could not be loaded or ranked, with the reason (they are
   /// skipped, not fatal).

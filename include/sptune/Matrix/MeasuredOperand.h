@@ -3,7 +3,8 @@
 // Part of sptune. A dataset record, a learning pool's problem and a training
 // run name the sparse operand of a measured kernel by its source: a matrix
 // (`.mtx`, `gen:`) for SpMM, SDDMM, SpMV and SpGEMM, or a 3-D tensor
-// (`.tns`, `gen3:`) for MTTKRP. One loader gives what they need of either:
+// (`.tns`, `gen3:`) for MTTKRP and the batched SpMM. One loader gives what
+// they need of either:
 // identity, the sizes records carry, a content hash for record keys, and a
 // matrix for statistics and features (a tensor's fiber matrix).
 //

@@ -1,5 +1,4 @@
-//===- TensorBench.h - The JIT bench of a kernel on a 3-D tensor -*- C++
-//-*-===//
+//===- TensorBench.h - A kernel's JIT bench on a 3-D tensor -----*- C++ -*-===//
 //
 // Part of sptune. What the CPU measurer compiles and feeds to time a kernel
 // whose sparse operand is a 3-D tensor (Measurer::measureTensor,

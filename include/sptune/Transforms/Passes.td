@@ -144,12 +144,14 @@ def Autotune : Pass<"sptune-autotune", "ModuleOp"> {
            "Development mode: append the rankings here (JSON lines)">,
     Option<"matrix", "matrix", "std::string", /*default=*/"\"\"",
            "The matrix of every kernel: .mtx path or gen: spec (an "
-           "MTTKRP's 3-D tensor: .tns path or gen3: spec)">,
+           "MTTKRP's or a batched SpMM's 3-D tensor: .tns path or gen3: "
+           "spec)">,
     Option<"topK", "top-k", "unsigned", /*default=*/"5",
            "Candidates shown in the remark">,
     Option<"measureTopK", "measure-top-k", "unsigned", /*default=*/"0",
-           "Measure the best k candidates and keep the fastest (an MTTKRP: "
-           "the heuristic's and every schedule of its space, on its tensor)">,
+           "Measure the best k candidates and keep the fastest (an MTTKRP, a "
+           "batched SpMM: the heuristic's and every schedule of its space, on "
+           "its tensor)">,
     Option<"measureHeuristic", "measure-heuristic", "bool", /*default=*/"true",
            "When measuring, also measure the heuristic schedule if the model "
            "did not rank it among the best k (a measured choice is then never "
