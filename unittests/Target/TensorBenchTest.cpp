@@ -16,12 +16,17 @@ using namespace sptune;
 
 namespace {
 
-KernelSpec mttkrpSpec(int64_t rank, int bits) {
+/// A spec of `kernel` with `free` columns (the rank, N) of `bits`.
+KernelSpec tensorSpec(KernelType kernel, int64_t free, int bits) {
   KernelSpec spec;
-  spec.kernel = KernelType::MTTKRP;
-  spec.free = rank;
+  spec.kernel = kernel;
+  spec.free = free;
   spec.elementBits = bits;
   return spec;
+}
+
+KernelSpec mttkrpSpec(int64_t rank, int bits) {
+  return tensorSpec(KernelType::MTTKRP, rank, bits);
 }
 
 TEST(TensorBench, CanonicalDescriptorIsCsfSizedToTheTensor) {
@@ -123,11 +128,7 @@ TEST(TensorBench, ReferenceSumsEachSlicesTerms) {
 }
 
 KernelSpec batchedSpec(int64_t n, int bits) {
-  KernelSpec spec;
-  spec.kernel = KernelType::BatchedSpMM;
-  spec.free = n;
-  spec.elementBits = bits;
-  return spec;
+  return tensorSpec(KernelType::BatchedSpMM, n, bits);
 }
 
 TEST(TensorBench, BatchedSpmmIsDenseBatchesOfCsrRows) {
