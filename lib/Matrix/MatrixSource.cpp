@@ -42,7 +42,8 @@ bool sptune::sameMatrixSource(const std::string &a, const std::string &b) {
   bool same = false;
   if (!llvm::sys::fs::equivalent(a, b, same) && same)
     return true;
-  // Two gen3: specs of one tensor (an MTTKRP's source), in any spelling.
+  // Two gen3: specs of one tensor (an MTTKRP's or a batched SpMM's
+  // source), in any spelling.
   if (isTensorGenSpec(a) && isTensorGenSpec(b)) {
     std::optional<TensorGenSpec> ta =
         llvm::expectedToOptional(parseTensorGenSpec(a));

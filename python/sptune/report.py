@@ -51,6 +51,9 @@ BUILDERS = {
                      "batched_spmm"),
     "spgemm-learn": ("An SpGEMM model learned from no data", "spgemm_learn"),
 }
+# The kernel of a spgemm-learn results file, as its section's title names it.
+LEARNED_KERNELS = {"spgemm": "n SpGEMM", "mttkrp": "n MTTKRP",
+                   "batched_spmm": " batched SpMM"}
 WRITERS = dict(report_formats.FORMATS)
 
 
@@ -77,6 +80,10 @@ def build(paths, title="sptune report"):
     for path, fmt, data in loaded:
         name, builder = BUILDERS[fmt]
         builder = getattr(report_sections, builder)
+        if fmt == "spgemm-learn" and isinstance(data, dict):
+            # One bench learns SpGEMM's, MTTKRP's or the batched SpMM's model.
+            name = "A%s model learned from no data" % LEARNED_KERNELS.get(
+                data.get("kernel", "spgemm"), "n SpGEMM")
         # A file of a known shape can still hold fields of the wrong type:
         # say which file, not a traceback from deep in a plot.
         try:
