@@ -35,7 +35,7 @@ checksum of A (sum of A(i, j) ((i + j) mod 3 + 1)); the fastest over the
 rounds is kept, and the checksums must agree (1e-9 relative).
 
     bench/mttkrp.py [--build build] [--rounds 3] [--reps 5] [--rank 32] [--no-native]
-        [--format csf|coo]
+        [--format csf|coo] [--schedules] [--model FILE] [--factor-rows M[,M...]]
         [--json OUT] [--plot OUT.png] [TENSOR ...]
 
 A TENSOR is an extended FROSTT file (`3 NNZ`, the sizes, one-based
@@ -219,7 +219,7 @@ def lower_scheduled(opt, schedule, reps, rank, path, native, storage="csf"):
     return runner_bench.compile_native(lowered, path) if native else lowered
 
 
-def model_schedule(opt, model, tensor, rank, path, storage="csf"):
+def model_schedule(opt, model, tensor, rank, path, timeout, storage="csf"):
     """The schedule `sptune-autotune model=MODEL` chooses for the program on
     `tensor` (its cost model's pick, nothing measured; the heuristic's over
     COO, which the model's data did not measure), and its remark."""
@@ -227,9 +227,13 @@ def model_schedule(opt, model, tensor, rank, path, storage="csf"):
     with open(src, "w") as fh:
         fh.write(PROGRAM.replace("CALLS", "2").replace("RANK", str(rank))
                  .replace("ENCODING", ENCODINGS[storage]))
-    p = subprocess.run([opt, src, "--sptune-extract-kernels",
-                        "--sptune-autotune=model=%s matrix=%s" % (model, tensor)],
-                       capture_output=True, text=True)
+    try:
+        p = subprocess.run([opt, src, "--sptune-extract-kernels",
+                            "--sptune-autotune=model=%s matrix=%s" % (model, tensor)],
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        sys.exit("mttkrp: sptune-autotune with model %s took over %g s on %s" % (
+            model, timeout, tensor))
     if p.returncode != 0:
         sys.exit("mttkrp: sptune-autotune with model %s failed on %s:\n%s" % (
             model, tensor, p.stderr[-2000:]))
@@ -248,13 +252,31 @@ def time_program(lowered, tensor, timeout):
     return float(seconds), runner_bench.f64_of_bits(bits)
 
 
-def time_hand(tool, tensor, rank, reps, timeout):
-    p = subprocess.run([tool, tensor, "--rank", str(rank), "--reps", str(reps)],
-                       capture_output=True, text=True, timeout=timeout)
+def time_hand(tool, tensor, rank, reps, timeout, factor_rows=None):
+    """The hand kernel's JSON; with `factor_rows`, its locality ceiling
+    (bench/mttkrp-baselines.cpp's --factor-rows: k and l modulo that)."""
+    try:
+        p = subprocess.run([tool, tensor, "--rank", str(rank), "--reps", str(reps)]
+                           + (["--factor-rows", str(factor_rows)] if factor_rows else []),
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        sys.exit("mttkrp: sptune-mttkrp-baselines took over %g s on %s" % (timeout, tensor))
     if p.returncode != 0:
         sys.exit("mttkrp: sptune-mttkrp-baselines failed on %s:\n%s" % (
             tensor, p.stderr[-2000:]))
     return json.loads(p.stdout)
+
+
+def factor_rows_list(text):
+    """--factor-rows: a comma-separated list of positive row counts."""
+    try:
+        rows = [int(x) for x in text.split(",")]
+    except ValueError:
+        rows = []
+    if not rows or any(r < 1 for r in rows):
+        raise argparse.ArgumentTypeError("expected positive row counts separated by "
+                                         "commas, got '%s'" % text)
+    return rows
 
 
 def main(argv=None):
@@ -279,6 +301,12 @@ def main(argv=None):
     ap.add_argument("--model", help="also time sptune's program under the schedule "
                     "this cost model (a file with an MTTKRP feature: sptune-learn "
                     "--kernel mttkrp) picks for each tensor, nothing measured")
+    ap.add_argument("--factor-rows", type=factor_rows_list, default=[], metavar="M[,M...]",
+                    help="also time the hand kernel's locality ceiling for each M: its "
+                    "loops over the tensor's slices, fibers and entries reading only M "
+                    "rows of C and D (k and l modulo M; not the tensor's MTTKRP, so no "
+                    "checksum is compared): how much faster it could be if no factor "
+                    "read missed the cache those rows fit in")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--plot", help="write a bar chart of the speedups here (.png)")
     ap.add_argument("tensors", nargs="*", help="extended FROSTT files or gen3: specs "
@@ -314,7 +342,8 @@ def main(argv=None):
             picked = None
             if args.model:
                 picked, why = model_schedule(opt, args.model, path, args.rank,
-                                             os.path.join(tmp, "model-%d" % n), args.format)
+                                             os.path.join(tmp, "model-%d" % n), args.timeout,
+                                             args.format)
                 tensor_programs["sptune_model"] = lower_scheduled(
                     opt, picked, args.reps, args.rank, os.path.join(tmp, "model-%d" % n),
                     args.native, args.format)
@@ -328,6 +357,10 @@ def main(argv=None):
                     t, checksum = time_program(program, path, args.timeout)
                     best[name] = min(best.get(name, math.inf), t)
                     checksums[name] = checksum
+                for m in args.factor_rows:
+                    ceiling = time_hand(tool, path, args.rank, args.reps, args.timeout, m)
+                    key = "hand_factor_rows_%d" % m
+                    best[key] = min(best.get(key, math.inf), ceiling["seconds"]["hand"])
             agreeing = {k: agree(v, checksums["hand"]) for k, v in checksums.items()}
             row = {"tensor": spec, "dims": info["dims"], "nnz": info["nnz"],
                    "slices": info["slices"], "fibers": info["fibers"],
@@ -343,6 +376,13 @@ def main(argv=None):
                                                  row["speedup_vs_hand"]["sptune_model"],
                                                  row["model_over_heuristic"]),
                       file=sys.stderr, flush=True)
+            if args.factor_rows:
+                row["ceiling_over_hand"] = {str(m): best["hand"] / best["hand_factor_rows_%d" % m]
+                                            for m in args.factor_rows}
+                print("mttkrp:   the hand kernel's locality ceiling: %s" % ", ".join(
+                    "%d factor rows %.4f s (%.2fx)" % (m, best["hand_factor_rows_%d" % m],
+                                                       row["ceiling_over_hand"][str(m)])
+                    for m in args.factor_rows), file=sys.stderr, flush=True)
             if args.schedules:
                 fastest = min(SCHEDULES, key=lambda k: best[k])
                 row["best_schedule"] = SCHEDULES[fastest]
@@ -370,6 +410,10 @@ def main(argv=None):
             r["speedup_vs_hand"]["sptune_model"] for r in rows)
         summary["geomean_model_over_heuristic"] = geomean(
             r["model_over_heuristic"] for r in rows)
+    if args.factor_rows:
+        summary["geomean_ceiling_over_hand"] = {
+            str(m): geomean(r["ceiling_over_hand"][str(m)] for r in rows)
+            for m in args.factor_rows}
     if args.schedules:
         summary["geomean_oracle_over_heuristic"] = geomean(
             r["oracle_over_heuristic"] for r in rows)
@@ -379,7 +423,7 @@ def main(argv=None):
            "threads": info["threads"] if rows else None,
            "variants": {k: " ".join(v) for k, v in VARIANTS.items()},
            "schedules": SCHEDULES if args.schedules else {},
-           "model": args.model,
+           "model": args.model, "factor_rows": args.factor_rows,
            "rows": rows, "summary": summary}
     bench_output.emit(out, args.json, args.plot, plot)
     return 0 if summary["all_agree"] else 1
@@ -397,6 +441,10 @@ def plot(out, path):
         labels[key] = "schedule: " + schedule.replace("cpu mttkrp, ", "")
     if out.get("model"):
         labels["sptune_model"] = "sptune, the cost model's pick (model only)"
+    # With --factor-rows, the hand kernel's locality ceilings.
+    for m in out.get("factor_rows", []):
+        labels["hand_factor_rows_%d" % m] = ("the hand kernel's ceiling: %d rows of C and D "
+                                             "(not an MTTKRP of the tensor)" % m)
     fig = report_plots.grouped_bars(
         [r["tensor"].replace("gen3:", "").split(",seed")[0]
          .replace(":dims=", "\n").replace(",", "\n")
