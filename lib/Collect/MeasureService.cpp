@@ -225,7 +225,8 @@ MeasureResponse MeasureService::handleTensor(const MeasureRequest &request) {
     return fail(MeasureStatus::Error, llvm::toString(target.takeError()));
   // The tensor's entries (loaded, as COO and in the kernel's storage: three
   // coordinates and a value each), the dense inputs (an MTTKRP's C and D, a
-  // batched SpMM's B), and the output's six copies (the kernel's, the
+  // batched SpMM's B: each generated in f32, then copied into the element
+  // type, both held at once), and the output's six copies (the kernel's, the
   // checked one, the reference's values and bounds, the compared).
   double element = spec.elementBits / 8.0;
   double denseRows = batched ? double(b.dims[0]) * double(b.dims[2])
@@ -233,7 +234,8 @@ MeasureResponse MeasureService::handleTensor(const MeasureRequest &request) {
   double outRows =
       batched ? double(b.dims[0]) * double(b.dims[1]) : double(b.dims[0]);
   double bytes = double(b.nnz()) * (20 + 2 * (3 * 8 + element)) +
-                 (denseRows + 6 * outRows) * double(spec.free) * 8;
+                 denseRows * double(spec.free) * (4 + element) +
+                 6 * outRows * double(spec.free) * 8;
   if (std::string why =
           whyOverMemoryBudget(bytes, "the operands of this " + request.kernel +
                                          (batched ? " (N " : " (rank ") +

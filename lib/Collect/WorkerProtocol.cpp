@@ -72,8 +72,8 @@ llvm::Error MeasureRequest::validate() const {
     return makeError("the descriptor is " +
                      (descriptor->shapeName().empty()
                           ? std::string("of no shape sptune names")
-                          : "an " + descriptor->shapeName()) +
-                     ", not an " + kernel + ": " + descriptor->str());
+                          : "of shape '" + descriptor->shapeName() + "'") +
+                     ", not of kernel '" + kernel + "': " + descriptor->str());
   std::vector<std::string> baselines = t->baselines();
   baselines.insert(baselines.begin(), "heuristic");
   if (!baseline.empty() &&

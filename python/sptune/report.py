@@ -81,9 +81,12 @@ def build(paths, title="sptune report"):
         name, builder = BUILDERS[fmt]
         builder = getattr(report_sections, builder)
         if fmt == "spgemm-learn" and isinstance(data, dict):
-            # One bench learns SpGEMM's, MTTKRP's or the batched SpMM's model.
-            name = "A%s model learned from no data" % LEARNED_KERNELS.get(
-                data.get("kernel", "spgemm"), "n SpGEMM")
+            # One bench learns SpGEMM's, MTTKRP's or the batched SpMM's model
+            # (a kernel field of another type names none of them).
+            kernel = data.get("kernel", "spgemm")
+            name = "A%s model learned from no data" % (
+                LEARNED_KERNELS.get(kernel, "n SpGEMM") if isinstance(kernel, str)
+                else "n SpGEMM")
         # A file of a known shape can still hold fields of the wrong type:
         # say which file, not a traceback from deep in a plot.
         try:

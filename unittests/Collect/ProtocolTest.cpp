@@ -76,8 +76,9 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
   asWritten.kernel = "spmv";
   asWritten.schedule = "cpu spmv";
   EXPECT_FALSE(test::ok(asWritten.validate(), error));
-  EXPECT_NE(error.find("the descriptor is an spmm, not an spmv"),
-            std::string::npos)
+  EXPECT_NE(
+      error.find("the descriptor is of shape 'spmm', not of kernel 'spmv'"),
+      std::string::npos)
       << error;
   // A kind defined by its form is checked by that form: the sparse ⊙ dense
   // product, into dense and into sparse storage (its shape is named
@@ -97,7 +98,8 @@ TEST(WorkerProtocol, RequestRoundTripsAndValidates) {
     hadamard.kernel = "spmv";
     hadamard.schedule = "cpu spmv";
     EXPECT_FALSE(test::ok(hadamard.validate(), error));
-    EXPECT_NE(error.find("the descriptor is an sparse-elementwise, not an spmv"),
+    EXPECT_NE(error.find("the descriptor is of shape 'sparse-elementwise', not "
+                         "of kernel 'spmv'"),
               std::string::npos)
         << error;
   }
