@@ -227,6 +227,9 @@ MatrixFeatures sptune::featurizeTensor(const CooTensor &t) {
   f.scalars[kTensorScalarsAt] = logp(static_cast<double>(stats.nnz));
   f.scalars[kTensorScalarsAt + 1] = logp(static_cast<double>(stats.dims[2]));
   f.scalars[kTensorScalarsAt + 2] = logp(stats.typicalFiberLength);
+  // What the heuristic reads of the tensor (tensorHeuristicStats): its
+  // stored entries as nnz; the features above are computed already.
+  f.stats.nnz = stats.nnz;
   return f;
 }
 

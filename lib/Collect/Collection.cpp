@@ -96,7 +96,7 @@ sptune::planCollection(const std::vector<std::string> &sources,
     if (options.neighbours > 0) {
       // The heuristic's neighbourhood: what the training data must hold
       // whatever the sample and the model's favourites happen to miss.
-      MatrixStats stats = computeStats(csr);
+      MatrixStats stats = heuristicStats(operand);
       for (const std::string &k : here.kernels) {
         KernelType kt = *parseKernelType(k);
         int64_t free = Schedule::freeLoopSize(kt, collect.free);

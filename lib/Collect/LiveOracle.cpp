@@ -44,7 +44,7 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
     if (operand.nnz < options.minNnz || operand.nnz > options.maxNnz ||
         options.excludeMatrixIds.count(info.id))
       continue;
-    MatrixStats stats = computeStats(operand.matrix);
+    MatrixStats stats = heuristicStats(operand);
     std::string hash = contentKey(operand.contentHash);
     // The collector's sampled schedules, without its baselines: those are
     // added below as schedules, known before they are measured. Only the

@@ -3,6 +3,7 @@
 #include "sptune/Collect/WorkerProtocol.h"
 
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Matrix/MeasuredOperand.h"
 #include "sptune/Matrix/TensorSource.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Support/MemoryBudget.h"
@@ -248,10 +249,14 @@ MeasureResponse MeasureService::handleTensor(const MeasureRequest &request) {
   Measurer *measurer = impl->measurerFor(*target, error);
   if (!measurer)
     return fail(MeasureStatus::Error, error);
-  Schedule schedule =
-      request.baseline == "heuristic"
-          ? target->heuristicSchedule(spec.kernel, nullptr, spec.free)
-          : llvm::cantFail(parseSchedule(request.schedule)); // validated
+  // The heuristic reads the tensor's stored entries (a batched SpMM's
+  // threshold of one thread).
+  Schedule schedule = [&] {
+    if (request.baseline != "heuristic")
+      return llvm::cantFail(parseSchedule(request.schedule)); // validated
+    MatrixStats stats = tensorHeuristicStats(b);
+    return target->heuristicSchedule(spec.kernel, &stats, spec.free);
+  }();
   response.schedule = schedule.str();
   m = measurer->measureTensor(b, spec, schedule, request.options);
   return response;

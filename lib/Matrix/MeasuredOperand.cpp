@@ -54,6 +54,18 @@ uint64_t sptune::tensorContentHash(const CooTensor &t) {
   return h;
 }
 
+MatrixStats sptune::tensorHeuristicStats(const CooTensor &t) {
+  MatrixStats stats = computeStats(fiberMatrix(t));
+  stats.nnz = t.nnz();
+  return stats;
+}
+
+MatrixStats sptune::heuristicStats(const MeasuredOperand &operand) {
+  if (operand.tensor)
+    return tensorHeuristicStats(*operand.tensor);
+  return computeStats(operand.matrix);
+}
+
 CsrMatrix sptune::fiberMatrix(const CooTensor &t) {
   CsrMatrix m;
   m.rows = t.dims[0];

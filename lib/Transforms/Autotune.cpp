@@ -18,6 +18,7 @@
 #include "sptune/IR/SptuneDialect.h"
 #include "sptune/Matrix/Generators.h"
 #include "sptune/Matrix/MatrixSource.h"
+#include "sptune/Matrix/MeasuredOperand.h"
 #include "sptune/Matrix/TensorSource.h"
 #include "sptune/Support/Error.h"
 #include "sptune/Target/ScheduleSpace.h"
@@ -351,13 +352,14 @@ static st::TuningRecord recordOf(const KernelTuningContext &k,
   return r;
 }
 
-/// The heuristic's schedule for `k` (else the reference schedule), or an
-/// error on its op when neither fits the kernel (`what`: "MTTKRP", "batched
-/// SpMM").
-static FailureOr<st::Schedule> heuristicOrError(KernelTuningContext &k,
-                                                StringRef what) {
+/// The heuristic's schedule for `k` on a sparse operand of `stats` (null:
+/// not known), else the reference schedule, or an error on its op when
+/// neither fits the kernel (`what`: "MTTKRP", "batched SpMM").
+static FailureOr<st::Schedule>
+heuristicOrError(KernelTuningContext &k, StringRef what,
+                 const st::MatrixStats *stats = nullptr) {
   llvm::Expected<st::Schedule> heuristic =
-      untunedSchedule(k.kernel, *k.target, k.free);
+      untunedSchedule(k.kernel, *k.target, k.free, stats);
   if (!heuristic)
     return k.op->emitError("sptune-autotune: neither the heuristic nor the "
                            "reference schedule fits this ")
@@ -373,7 +375,9 @@ static FailureOr<st::Schedule> heuristicOrError(KernelTuningContext &k,
 /// every schedule of the target's space (a handful: the kernel's knobs),
 /// each measured on that tensor; else the cost model's pick among them when
 /// the model has the kernel's feature (featurizeTensor) and the tensor is
-/// stored as the model's data were measured, else the heuristic's.
+/// stored as the model's data were measured, else the heuristic's on that
+/// tensor (tensorHeuristicStats: a batched SpMM's threshold of one thread
+/// reads its stored entries).
 static LogicalResult tuneTensorKernel(KernelTuningContext &k,
                                       const st::CostModel &model) {
   const KernelTuningOptions &o = *k.options;
@@ -412,6 +416,40 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
     return success();
   };
   bool measures = o.measureTopK > 0 && o.measurer;
+  bool haveTensor = !k.source.empty() && st::isTensorSource(k.source);
+  st::CooTensor tensor;
+  // A tensor named is read, whatever follows: the heuristic counts its
+  // stored entries (a batched SpMM's threshold of one thread), a model
+  // ranks by its features, and it must have the kernel's static sizes (it
+  // is measured with its own).
+  if (haveTensor) {
+    SmallVector<LoopRole> bRoles =
+        k.kernel.getOperandRoles(k.kernel.getSparseOperand());
+    st::MatrixInfo info;
+    if (llvm::Error e = st::loadTensor(k.source, tensor, info))
+      return op->emitError("sptune-autotune: the tensor of ")
+             << k.sourceOrigin << ": " << llvm::toString(std::move(e));
+    ArrayRef<LoopRole> roles = bRoles;
+    bool fits = true;
+    std::string operandShape;
+    for (unsigned n = 0; n < 3; ++n) {
+      int64_t size = k.kernel.getLoopSize(roles[n]);
+      fits &= ShapedType::isDynamic(size) || size == tensor.dims[n];
+      operandShape +=
+          (n ? "x" : "") + (ShapedType::isDynamic(size) ? std::string("?")
+                                                        : std::to_string(size));
+    }
+    if (!fits)
+      return op->emitError("sptune-autotune: tensor '")
+             << k.source << "' (" << k.sourceOrigin << ") is " << tensor.dims[0]
+             << "x" << tensor.dims[1] << "x" << tensor.dims[2]
+             << " but the kernel's sparse operand is " << operandShape;
+    // The heuristic's schedule on this tensor (its work known).
+    st::MatrixStats stats = st::tensorHeuristicStats(tensor);
+    heuristic = heuristicOrError(k, what, &stats);
+    if (failed(heuristic))
+      return failure();
+  }
   if (!measures && (!modelRanks || !storageRanked))
     return byHeuristic(
         (model.mode() == st::CostModelMode::Heuristic
@@ -421,7 +459,7 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
                        : std::string(measuredStorage)) +
         "; measure-top-k= measures the schedules of its space on the tensor "
         "that 'sptune.matrix' or matrix= names");
-  if (k.source.empty() || !st::isTensorSource(k.source))
+  if (!haveTensor)
     return byHeuristic(
         k.source.empty()
             ? std::string("no tensor to measure on or rank for: give matrix= "
@@ -429,36 +467,6 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
                           "or a .tns file")
             : "'" + k.source + "' (" + k.sourceOrigin +
                   ") names a matrix, not a 3-D tensor");
-  // The tensor must have the kernel's static sizes (it is measured with
-  // its own): read where the kernel has one, or where the model ranks.
-  SmallVector<LoopRole> bRoles =
-      k.kernel.getOperandRoles(k.kernel.getSparseOperand());
-  std::optional<st::CooTensor> tensor;
-  if (!measures || llvm::any_of(bRoles, [&](LoopRole r) {
-        return !ShapedType::isDynamic(k.kernel.getLoopSize(r));
-      })) {
-    tensor.emplace();
-    st::MatrixInfo info;
-    if (llvm::Error e = st::loadTensor(k.source, *tensor, info))
-      return op->emitError("sptune-autotune: the tensor of ")
-             << k.sourceOrigin << ": " << llvm::toString(std::move(e));
-    ArrayRef<LoopRole> roles = bRoles;
-    bool fits = true;
-    std::string shape;
-    for (unsigned n = 0; n < 3; ++n) {
-      int64_t size = k.kernel.getLoopSize(roles[n]);
-      fits &= ShapedType::isDynamic(size) || size == tensor->dims[n];
-      shape +=
-          (n ? "x" : "") + (ShapedType::isDynamic(size) ? std::string("?")
-                                                        : std::to_string(size));
-    }
-    if (!fits)
-      return op->emitError("sptune-autotune: tensor '")
-             << k.source << "' (" << k.sourceOrigin << ") is "
-             << tensor->dims[0] << "x" << tensor->dims[1] << "x"
-             << tensor->dims[2] << " but the kernel's sparse operand is "
-             << shape;
-  }
   std::vector<st::Schedule> candidates = {*heuristic};
   st::ProblemShape shape;
   shape.kernel = k.type;
@@ -471,7 +479,7 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
   });
   auto start = std::chrono::steady_clock::now();
   if (!measures) {
-    st::MatrixFeatures features = st::featurizeTensor(*tensor);
+    st::MatrixFeatures features = st::featurizeTensor(tensor);
     llvm::Expected<st::Ranking> ranking =
         model.rank(features, candidates, o.target, k.free);
     if (!ranking)
@@ -685,9 +693,9 @@ FailureOr<bool> mlir::sptune::scheduleFromDatabase(
 
 llvm::Expected<st::Schedule>
 mlir::sptune::untunedSchedule(KernelAttr kernel, const st::Target &target,
-                              int64_t free) {
+                              int64_t free, const st::MatrixStats *stats) {
   st::Schedule heuristic =
-      target.heuristicSchedule(kernel.getKind(), nullptr, free);
+      target.heuristicSchedule(kernel.getKind(), stats, free);
   std::string why = whyScheduleDoesNotFit(kernel, target, heuristic);
   if (why.empty())
     return heuristic;

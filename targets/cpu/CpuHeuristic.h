@@ -21,8 +21,9 @@ namespace sptune {
 /// it: load-imbalanced rows get dynamic OpenMP scheduling, mostly empty rows
 /// a compressed row level, SDDMM a transposed B when it pays, and a kernel
 /// with too little work to share (stored entries times `free`, against a
-/// threshold per kernel shape) one thread. `free` is the size of the free
-/// dense loop (0 = unknown).
+/// threshold per kernel shape; a batched SpMM's, whose `stats` are its
+/// tensor's, tensorHeuristicStats, takes SpMM's) one thread. `free` is the
+/// size of the free dense loop (0 = unknown).
 Schedule cpuHeuristicSchedule(KernelType kernel, const MatrixStats *stats,
                               int64_t free);
 

@@ -38,6 +38,13 @@
 // HEURISTIC-MODE: remark: sptune-autotune: batched SpMM scheduled by the heuristic (heuristic mode; measure-top-k=
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen:uniform:rows=6,cols=4,nnz=8,seed=1 measure-top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=MATRIX
 // MATRIX: remark: sptune-autotune: batched SpMM scheduled by the heuristic ('gen:uniform:rows=6,cols=4,nnz=8,seed=1' (the pass option matrix=) names a matrix, not a 3-D tensor): chose cpu batched_spmm,
+// Given a tensor, the heuristic reads its stored entries: 8 entries times
+// N = 8 is far below SpMM's threshold (65,536 multiply-adds), one thread;
+// without one the work is unknown, all rows in parallel (above).
+// RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen3:uniform:dims=2x3x4,nnz=8,seed=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=HEURISTIC-TENSOR
+// HEURISTIC-TENSOR: remark: sptune-autotune: batched SpMM scheduled by the heuristic ({{.*}} has no feature for kernel 'batched_spmm'; {{.*}}): chose cpu batched_spmm, levels = [i : dense, k : compressed], {{.*}}parallel = none,
+// The tensor must have the kernel's sizes even when nothing is measured.
+// RUN: not sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen3:uniform:dims=2x3x5,nnz=8,seed=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SHAPE
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="multiversion=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=VERSIONS
 // VERSIONS: remark: sptune-autotune: batched SpMM scheduled by the heuristic {{.*}} (not multi-versioned: batched SpMM kernels get one schedule (run-time dispatch reads a matrix's features, not a batch's))
 //
@@ -45,9 +52,9 @@
 // and measure-top-k, the heuristic's and the space's schedules are measured
 // on it (each result checked against a reference) and the fastest is taken:
 // the f32 CSR kernels and the f64 COO one whose B comes first, each as the
-// user wrote it.
+// user wrote it. The heuristic's (one thread, on this tensor) comes first.
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen3:uniform:dims=2x3x4,nnz=8,seed=1 measure-top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=MEASURED
-// MEASURED: remark: sptune-autotune: batched SpMM measured on its tensor 'gen3:uniform:dims=2x3x4,nnz=8,seed=1' (the pass option matrix=): 2 schedules (the heuristic's and its space's) in {{[0-9.]+}} s: [cpu batched_spmm, {{.*}}parallel = outer, threads = 0, {{.*}}] {{[0-9.]+}} ms; [cpu batched_spmm, {{.*}}parallel = none, {{.*}}] {{[0-9.]+}} ms; chose cpu batched_spmm,
+// MEASURED: remark: sptune-autotune: batched SpMM measured on its tensor 'gen3:uniform:dims=2x3x4,nnz=8,seed=1' (the pass option matrix=): 2 schedules (the heuristic's and its space's) in {{[0-9.]+}} s: [cpu batched_spmm, {{.*}}parallel = none, {{.*}}] {{[0-9.]+}} ms; [cpu batched_spmm, {{.*}}parallel = outer, threads = 0, {{.*}}] {{[0-9.]+}} ms; chose cpu batched_spmm,
 // MEASURED: remark: sptune-autotune: batched SpMM measured on its tensor {{.*}}] {{[0-9.]+}} ms; [{{.*}}] {{[0-9.]+}} ms; chose
 // MEASURED: remark: sptune-autotune: batched SpMM measured on its tensor {{.*}}] {{[0-9.]+}} ms; [{{.*}}] {{[0-9.]+}} ms; chose
 // RUN: not sptune-opt %s --sptune-extract-kernels --sptune-autotune="matrix=gen3:uniform:dims=2x3x5,nnz=8,seed=1 measure-top-k=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SHAPE
@@ -58,6 +65,12 @@
 // RUN: sptune-measure --kernel batched_spmm --matrix "gen3:powerlaw:dims=3x40x50,nnz=500,seed=2" --free 16 --bits 64 --schedule "cpu batched_spmm, parallel = none" --min-seconds 0 | FileCheck %s --check-prefix=MEASURE
 // RUN: sptune-measure --kernel batched_spmm --matrix "gen3:powerlaw:dims=3x40x50,nnz=500,seed=2" --free 8 --baseline heuristic --min-seconds 0 | FileCheck %s --check-prefix=MEASURE
 // MEASURE: "matrix":{"cols":40,"id":"gen3:powerlaw:dims=3x40x50,nnz=500,seed=2","nnz":500,"rows":3,{{.*}}"schedule":"cpu batched_spmm, {{.*}}","status":"ok"
+// The heuristic's schedule on that tensor: 500 entries times N = 8, one
+// thread; on one of 2,048 entries at N = 32, all rows in parallel.
+// RUN: sptune-measure --kernel batched_spmm --matrix "gen3:powerlaw:dims=3x40x50,nnz=500,seed=2" --free 8 --baseline heuristic --min-seconds 0 | FileCheck %s --check-prefix=MEASURE-ONE
+// MEASURE-ONE: "schedule":"cpu batched_spmm, {{.*}}parallel = none,
+// RUN: sptune-measure --kernel batched_spmm --matrix "gen3:uniform:dims=4x64x64,nnz=2048,seed=2" --free 32 --baseline heuristic --min-seconds 0 | FileCheck %s --check-prefix=MEASURE-ALL
+// MEASURE-ALL: "schedule":"cpu batched_spmm, {{.*}}parallel = outer,
 // RUN: not sptune-measure --kernel batched_spmm --matrix gen:uniform:rows=8,cols=8,nnz=10,seed=1 --schedule "cpu batched_spmm, parallel = outer" 2>&1 | FileCheck %s --check-prefix=MEASURE-MATRIX
 // MEASURE-MATRIX: a batched SpMM is measured on a 3-D tensor: give a gen3: spec or a FROSTT .tns file, not 'gen:uniform:rows=8,cols=8,nnz=10,seed=1'
 // RUN: not sptune-measure --kernel batched_spmm --matrix "gen3:uniform:dims=2x3x4,nnz=8,seed=1" --free 65 --bits 64 --baseline heuristic 2>&1 | FileCheck %s --check-prefix=MEASURE-WIDE

@@ -35,6 +35,24 @@ TEST(MeasuredOperandTest, FiberMatrixHoldsEachFibersEntryCount) {
   EXPECT_EQ(none.rowPtr, (std::vector<int64_t>{0, 0, 0}));
 }
 
+TEST(MeasuredOperandTest, HeuristicStatsCountATensorsEntries) {
+  // The fiber matrix's statistics, with the tensor's 6 entries as nnz (its
+  // 3 fibers are the fiber matrix's).
+  MatrixStats stats = tensorHeuristicStats(threeFibers());
+  EXPECT_EQ(stats.nnz, 6);
+  EXPECT_EQ(stats.rows, 4);
+  EXPECT_EQ(stats.cols, 3);
+  EXPECT_EQ(stats.emptyRows, 2);
+  MeasuredOperand tensor;
+  tensor.tensor = threeFibers();
+  tensor.matrix = fiberMatrix(*tensor.tensor);
+  EXPECT_EQ(heuristicStats(tensor).nnz, 6);
+  // A matrix's own statistics.
+  MeasuredOperand matrix;
+  matrix.matrix = fiberMatrix(threeFibers());
+  EXPECT_EQ(heuristicStats(matrix).nnz, 3);
+}
+
 TEST(MeasuredOperandTest, TensorContentHashSeesSizesPatternAndValues) {
   CooTensor t = threeFibers();
   uint64_t h = tensorContentHash(t);

@@ -522,6 +522,16 @@ TEST(DefaultSchedule, RunsTinyKernelsInOneThread) {
       ParallelKind::Outer);
   // The Hadamard product has no threshold measured: parallel.
   EXPECT_EQ(parallelOf(KernelType::Hadamard, 10, 0), ParallelKind::Outer);
+  // The batched SpMM takes SpMM's threshold over its tensor's stored
+  // entries; MTTKRP and SpGEMM, not measured small, stay parallel.
+  EXPECT_EQ(parallelOf(KernelType::BatchedSpMM, 2047, 32), ParallelKind::None);
+  EXPECT_EQ(parallelOf(KernelType::BatchedSpMM, 2048, 32), ParallelKind::Outer);
+  EXPECT_EQ(parallelOf(KernelType::BatchedSpMM, 10, 0), ParallelKind::Outer);
+  EXPECT_EQ(cpuKnobs(defaultSchedule(TargetKind::CPU, KernelType::BatchedSpMM))
+                .parallel,
+            ParallelKind::Outer);
+  EXPECT_EQ(parallelOf(KernelType::MTTKRP, 10, 32), ParallelKind::Outer);
+  EXPECT_EQ(parallelOf(KernelType::SpGEMM, 10, 0), ParallelKind::Outer);
   // One thread takes no OpenMP schedule, and keeps its vectors.
   MatrixStats tiny;
   tiny.rows = tiny.cols = 50;

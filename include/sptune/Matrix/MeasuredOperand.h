@@ -14,6 +14,7 @@
 #define SPTUNE_MATRIX_MEASUREDOPERAND_H
 
 #include "sptune/Matrix/CooTensor.h"
+#include "sptune/Matrix/MatrixStats.h"
 #include "sptune/Matrix/SparseMatrix.h"
 
 #include "llvm/Support/Error.h"
@@ -52,6 +53,16 @@ uint64_t tensorContentHash(const CooTensor &t);
 /// pattern of CSF's first two levels, what an MTTKRP over the tensor walks
 /// before its innermost loop.
 CsrMatrix fiberMatrix(const CooTensor &t);
+
+/// The statistics a target's heuristic reads of a 3-D tensor (its `stats`
+/// for a kernel measured on one): its fiber matrix's, but with the tensor's
+/// stored entries as nnz, which a kernel's work is counted in (a batched
+/// SpMM's threshold of one thread, CpuHeuristic.cpp).
+MatrixStats tensorHeuristicStats(const CooTensor &t);
+
+/// The statistics a target's heuristic reads of `operand`: a matrix's own,
+/// a tensor's tensorHeuristicStats.
+MatrixStats heuristicStats(const MeasuredOperand &operand);
 
 } // namespace sptune
 

@@ -67,7 +67,9 @@ public:
   virtual const ScheduleSpace &space() const = 0;
 
   /// The model-free schedule (MLGO's heuristic mode). `stats` may be null;
-  /// `free` is the free dense loop's size (0 = unknown).
+  /// of a kernel measured on a 3-D tensor they are tensorHeuristicStats
+  /// (MeasuredOperand.h: its stored entries as nnz). `free` is the free
+  /// dense loop's size (0 = unknown).
   virtual Schedule heuristicSchedule(KernelType kernel,
                                      const MatrixStats *stats,
                                      int64_t free) const = 0;

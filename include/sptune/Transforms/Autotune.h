@@ -130,13 +130,14 @@ std::string whyLeftUnscheduled(linalg::LinalgOp op, KernelAttr kernel,
                                const ::sptune::Target &target);
 
 /// The schedule a pass attaches to `kernel` when nothing is tuned: the
-/// target's heuristic for free size `free` (0 = unknown), or its reference
-/// schedule where the heuristic does not fit the op (the in-place SDDMM
-/// needs its reduction outermost or above an innermost sparse level), or
-/// an error saying why the heuristic does not fit where neither does.
+/// target's heuristic for free size `free` (0 = unknown) and the sparse
+/// operand's `stats` (null = unknown), or its reference schedule where the
+/// heuristic does not fit the op (the in-place SDDMM needs its reduction
+/// outermost or above an innermost sparse level), or an error saying why
+/// the heuristic does not fit where neither does.
 llvm::Expected<::sptune::Schedule>
-untunedSchedule(KernelAttr kernel, const ::sptune::Target &target,
-                int64_t free);
+untunedSchedule(KernelAttr kernel, const ::sptune::Target &target, int64_t free,
+                const ::sptune::MatrixStats *stats = nullptr);
 
 /// Resolves `op`'s context; fails with an error on `op` when it carries no
 /// #sptune.kernel, the target is not registered or cannot run the kernel,
