@@ -61,9 +61,11 @@ MatrixStats sptune::tensorHeuristicStats(const CooTensor &t) {
 }
 
 MatrixStats sptune::heuristicStats(const MeasuredOperand &operand) {
+  // A tensor's `matrix` is its fiber matrix already.
+  MatrixStats stats = computeStats(operand.matrix);
   if (operand.tensor)
-    return tensorHeuristicStats(*operand.tensor);
-  return computeStats(operand.matrix);
+    stats.nnz = operand.tensor->nnz();
+  return stats;
 }
 
 CsrMatrix sptune::fiberMatrix(const CooTensor &t) {

@@ -417,23 +417,24 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
   };
   bool measures = o.measureTopK > 0 && o.measurer;
   bool haveTensor = !k.source.empty() && st::isTensorSource(k.source);
+  // A tensor named is read, as a matrix is: a missing or malformed one, or
+  // one of other sizes than the kernel's static ones, is an error whether
+  // or not anything uses it (for matrices:
+  // test/Transforms/autotune-matrix-provenance.mlir); a batched SpMM's
+  // heuristic counts its stored entries (its threshold of one thread), and
+  // a model ranks by its features.
+  SmallVector<LoopRole> bRoles =
+      k.kernel.getOperandRoles(k.kernel.getSparseOperand());
   st::CooTensor tensor;
-  // A tensor named is read, whatever follows: the heuristic counts its
-  // stored entries (a batched SpMM's threshold of one thread), a model
-  // ranks by its features, and it must have the kernel's static sizes (it
-  // is measured with its own).
   if (haveTensor) {
-    SmallVector<LoopRole> bRoles =
-        k.kernel.getOperandRoles(k.kernel.getSparseOperand());
     st::MatrixInfo info;
     if (llvm::Error e = st::loadTensor(k.source, tensor, info))
       return op->emitError("sptune-autotune: the tensor of ")
              << k.sourceOrigin << ": " << llvm::toString(std::move(e));
-    ArrayRef<LoopRole> roles = bRoles;
     bool fits = true;
     std::string operandShape;
     for (unsigned n = 0; n < 3; ++n) {
-      int64_t size = k.kernel.getLoopSize(roles[n]);
+      int64_t size = k.kernel.getLoopSize(bRoles[n]);
       fits &= ShapedType::isDynamic(size) || size == tensor.dims[n];
       operandShape +=
           (n ? "x" : "") + (ShapedType::isDynamic(size) ? std::string("?")
@@ -516,6 +517,8 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
     op->emitRemark(remark.str() + notVersioned);
     return success();
   }
+  // The measurer reads the tensor itself: no second copy held meanwhile.
+  tensor = st::CooTensor();
   st::KernelSpec spec;
   spec.kernel = k.type;
   spec.free = k.free;

@@ -52,11 +52,16 @@ static int64_t sequentialWorkThreshold(ProductShape shape) {
 /// vectors; its work the tensor's stored entries times N). Measured on the
 /// 2-core AMD EPYC VM (docs/results.md "A batched SpMM model learned from
 /// no data": 108 generated tensors of 1 to 512 batches, 12 to 2.1 million
-/// entries, both schedules of its space, f32, N = 32): one thread won on
-/// all 42 tensors below the threshold (under 2,048 entries; by up to 52x),
-/// and on 14 of the 66 above it, 13 of them under 10,000 entries (by up to
-/// 2.7x). Over those measurements the rule's schedule is 0.940 of the best
-/// in geometric mean, against 0.398 for all rows in parallel everywhere.
+/// entries, both schedules of its space, f32, N = 32; each schedule's
+/// fastest measurement): one thread won on all 42 tensors below the
+/// threshold (under 2,048 entries; by up to 52x), and on 14 of the 66 above
+/// it, 13 of them under 10,000 entries (by up to 2.7x; the 14th, by 5.8x,
+/// is a noisy measurement). Scored as bench/spgemm-learn.py scores it, the
+/// rule's schedule is 0.970 of the best in geometric mean on the 41
+/// validation tensors of docs/results.md (0.935 on all 108), against 0.392
+/// (0.394) for all rows in parallel everywhere. (A threshold of 131,072
+/// would score 0.957 (0.958); `<=` instead of `<`, 0.979 (0.962), owing to
+/// four tensors of exactly 2,048 entries. The rule keeps SpMM's.)
 static int64_t sequentialWorkThreshold(KernelType kernel) {
   if (kernel == KernelType::BatchedSpMM)
     return sequentialWorkThreshold(ProductShape::MatrixMatrix);

@@ -59,6 +59,11 @@
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=HEURISTIC
 // HEURISTIC: remark: sptune-autotune: MTTKRP scheduled by the heuristic ({{.*}} has no feature for kernel 'mttkrp'; measure-top-k= measures the schedules of its space on the tensor that 'sptune.matrix' or matrix= names): chose cpu mttkrp,
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune=mode=heuristic --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=HEURISTIC-MODE
+// A tensor named is read even where the heuristic decides: a missing file
+// and one of other sizes are errors, as for a matrix.
+// RUN: not sptune-opt %s --sptune-extract-kernels --sptune-autotune="mode=heuristic matrix=%t.missing.tns" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=HEURISTIC-MISSING
+// HEURISTIC-MISSING: error: sptune-autotune: the tensor of the pass option matrix=: {{.*}}missing.tns: cannot open
+// RUN: not sptune-opt %s --sptune-extract-kernels --sptune-autotune="mode=heuristic matrix=gen3:uniform:dims=4x5x6,nnz=20,seed=1" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=SIZES
 // HEURISTIC-MODE: remark: sptune-autotune: MTTKRP scheduled by the heuristic (heuristic mode; measure-top-k= measures
 // RUN: sptune-opt %s --sptune-extract-kernels --sptune-autotune="multiversion=2" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=VERSIONS
 // VERSIONS: remark: sptune-autotune: MTTKRP scheduled by the heuristic {{.*}}simd32 = false (not multi-versioned: MTTKRP kernels get one schedule (run-time dispatch reads a matrix's features, not a 3-D tensor's))
