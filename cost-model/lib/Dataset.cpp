@@ -83,7 +83,8 @@ static llvm::Expected<std::string> gunzip(llvm::StringRef bytes,
 
 std::string SampleGroup::key() const {
   return matrix.id + "|" + toString(kernel) + "|" + std::to_string(free) + "|" +
-         toString(target);
+         toString(target) +
+         (elementBits == 32 ? "" : "|" + std::to_string(elementBits) + "-bit");
 }
 
 std::optional<double> SampleGroup::defaultTime() const {
@@ -239,15 +240,15 @@ llvm::Error DatasetReader::addFile(const std::string &path) {
       });
 }
 
-DatasetReader::Accumulator &DatasetReader::accumulator(const MatrixRef &m,
-                                                       KernelType k,
-                                                       int64_t free,
-                                                       TargetKind t) {
+DatasetReader::Accumulator &
+DatasetReader::accumulator(const MatrixRef &m, KernelType k, int64_t free,
+                           TargetKind t, int elementBits) {
   SampleGroup probe;
   probe.matrix = m;
   probe.kernel = k;
   probe.free = free;
   probe.target = t;
+  probe.elementBits = elementBits;
   auto [it, inserted] = groups_.try_emplace(probe.key());
   if (inserted)
     it->second.group = probe;
@@ -326,8 +327,10 @@ bool DatasetReader::addRecord(const llvm::json::Object *rec) {
       parseTargetKind(std::string_view(targetName->data(), targetName->size()));
   // A free size no measurement can have (over the worker protocol's 65536):
   // a record with 2^62 trained as if valid (issue 13 probe).
+  // Records without `bits` predate it: the collector measured f32 then.
+  int64_t bits = rec->getInteger(f::kBits).value_or(32);
   if (!id || id->empty() || !kernel || !target || *free < 0 ||
-      *free > (1 << 16)) {
+      *free > (1 << 16) || (bits != 32 && bits != 64)) {
     ++counts_.unparsable;
     return false;
   }
@@ -354,7 +357,8 @@ bool DatasetReader::addRecord(const llvm::json::Object *rec) {
   m.rows = matrix->getInteger(mf::kRows).value_or(0);
   m.cols = matrix->getInteger(mf::kCols).value_or(0);
   m.nnz = matrix->getInteger(mf::kNnz).value_or(0);
-  Accumulator &acc = accumulator(m, *kernel, *free, *target);
+  Accumulator &acc =
+      accumulator(m, *kernel, *free, *target, static_cast<int>(bits));
   if (acc.group.matrix.source.empty())
     acc.group.matrix = m;
 
@@ -417,6 +421,23 @@ std::vector<SampleGroup> DatasetReader::groups() const {
               return a.key() < b.key();
             });
   return out;
+}
+
+std::string
+sptune::whyMixedElementWidths(const std::vector<SampleGroup> &groups) {
+  std::map<int, size_t> perWidth;
+  for (const SampleGroup &g : groups)
+    ++perWidth[g.elementBits];
+  if (perWidth.size() < 2)
+    return "";
+  std::string list;
+  for (const auto &[bits, count] : perWidth)
+    list += (list.empty() ? "" : ", ") + std::to_string(bits) +
+            "-bit: " + std::to_string(count) +
+            (count == 1 ? " problem" : " problems");
+  return "the datasets hold kernels of more than one element width (" + list +
+         "); a cost model does not see the width, so learn from one "
+         "(sptune-collect --bits)";
 }
 
 std::vector<SampleGroup> sptune::filterTarget(std::vector<SampleGroup> groups,

@@ -274,6 +274,8 @@ llvm::Expected<PreparedData> readAndFeaturize(const TrainingRunOptions &options,
     return failure(std::string("the datasets hold no successful measurement "
                                "for target '") +
                    toString(target) + "'");
+  if (std::string why = whyMixedElementWidths(data.groups); !why.empty())
+    return failure(why);
 
   std::map<std::string, std::string> sources;
   for (const SampleGroup &g : data.groups)

@@ -126,6 +126,9 @@ static std::string prepare(CollectDriverOptions &o, const Target &target) {
     return "--min-reps, --min-seconds or --timeout out of range: " + why;
   if (options.free < 1 || options.free > (1 << 16))
     return "--free must be in [1, 65536], got " + std::to_string(options.free);
+  if (options.elementBits != 32 && options.elementBits != 64)
+    return "--bits must be 32 (f32) or 64 (f64), got " +
+           std::to_string(options.elementBits);
   if (o.workers < 1 || o.workers > kMaxWorkers)
     return "--workers must be in [1, " + std::to_string(kMaxWorkers) +
            "], got " + std::to_string(o.workers);

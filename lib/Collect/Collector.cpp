@@ -52,6 +52,7 @@ PlannedRequest sptune::makeRequest(const std::string &source,
   int64_t free = Schedule::freeLoopSize(kernel, options.free);
   PlannedRequest p;
   p.key = {matrixId, kernelName, free, options.target, role, schedule};
+  p.key.elementBits = options.elementBits;
   p.request.target = options.target;
   p.request.matrix = source;
   p.request.kernel = kernelName;

@@ -29,8 +29,9 @@ namespace json = llvm::json;
 
 std::string RecordKey::str() const {
   return matrixId + (matrixHash.empty() ? "" : "@" + matrixHash) + "|" +
-         kernel + "|" + std::to_string(free) + "|" + target + "|" + role +
-         "|" + schedule;
+         kernel + "|" + std::to_string(free) + "|" + target + "|" + role + "|" +
+         schedule +
+         (elementBits == 32 ? "" : "|" + std::to_string(elementBits) + "-bit");
 }
 
 std::string RecordKey::legacyStr() const {

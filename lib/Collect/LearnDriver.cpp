@@ -74,6 +74,10 @@ readGroups(const std::vector<std::string> &files, TargetKind kind) {
         llvm::inconvertibleErrorCode(),
         "no usable measurement for target '%s' in %s", toString(kind),
         llvm::join(files, ", ").c_str());
+  if (std::string why = whyMixedElementWidths(groups); !why.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
+                                   llvm::join(files, ", ").c_str(),
+                                   why.c_str());
   return groups;
 }
 
@@ -146,6 +150,8 @@ std::string sptune::whyInvalidLearnOptions(const LearnDriverOptions &o) {
     return "--workers must be in [1, " + std::to_string(kMaxWorkers) + "]";
   if (o.free < 1 || o.free > (1 << 16))
     return "--free must be in [1, 65536]";
+  if (o.elementBits != 32 && o.elementBits != 64)
+    return "--bits must be 32 (f32) or 64 (f64)";
   if (o.candidates > kMaxSamples)
     return "--candidates must be at most " + std::to_string(kMaxSamples);
   MeasureOptions measure;
@@ -226,11 +232,30 @@ int sptune::runLearnDriver(LearnDriverOptions o,
       return fail(llvm::toString(rs.takeError()));
     rewardSet = std::move(*rs);
   }
+  // One element width throughout: the validation and reward problems score
+  // what the pool's measurements teach, and a live pool measures at --bits.
+  std::vector<SampleGroup> fixedProblems = validation;
+  fixedProblems.insert(fixedProblems.end(), rewardSet.begin(), rewardSet.end());
+  if (std::string why = whyMixedElementWidths(fixedProblems); !why.empty())
+    return fail("--validation and --reward-validation: " + why);
+  if (!isReplay && !fixedProblems.empty() &&
+      fixedProblems.front().elementBits != o.elementBits)
+    return fail("the validation problems were measured with " +
+                std::to_string(fixedProblems.front().elementBits) +
+                "-bit elements, but the live pool measures " +
+                std::to_string(o.elementBits) + "-bit ones (--bits)");
   if (isReplay) {
     llvm::Expected<std::vector<SampleGroup>> groups =
         readGroups(o.replay, kind);
     if (!groups)
       return fail(llvm::toString(groups.takeError()));
+    if (!fixedProblems.empty() &&
+        fixedProblems.front().elementBits != groups->front().elementBits)
+      return fail("the replayed problems were measured with " +
+                  std::to_string(groups->front().elementBits) +
+                  "-bit elements, the validation or reward problems with " +
+                  std::to_string(fixedProblems.front().elementBits) +
+                  "-bit ones");
     std::vector<SampleGroup> poolGroups;
     if (!o.validationData.empty()) {
       poolGroups = std::move(*groups);
@@ -285,6 +310,7 @@ int sptune::runLearnDriver(LearnDriverOptions o,
                     k + "' kernels");
     }
     live.collect.free = o.free;
+    live.collect.elementBits = o.elementBits;
     live.collect.samples = o.candidates;
     live.collect.seed = options.seed;
     live.collect.measure.minSeconds = o.minSeconds;

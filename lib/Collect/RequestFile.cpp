@@ -25,10 +25,10 @@ llvm::Error sptune::writeRequestFile(const std::string &path,
   std::string text;
   for (size_t i = 0; i < pending.requests.size(); ++i) {
     const RecordKey &k = pending.keys[i];
-    json::Object key{{"matrix", k.matrixId}, {"hash", k.matrixHash},
-                     {"kernel", k.kernel},   {"free", k.free},
-                     {"target", k.target},   {"role", k.role},
-                     {"schedule", k.schedule}};
+    json::Object key{{"matrix", k.matrixId},   {"hash", k.matrixHash},
+                     {"kernel", k.kernel},     {"free", k.free},
+                     {"target", k.target},     {"role", k.role},
+                     {"schedule", k.schedule}, {"bits", k.elementBits}};
     json::Object line{{"key", std::move(key)},
                       {"request", pending.requests[i].toJson()}};
     llvm::raw_string_ostream(text) << json::Value(std::move(line)) << "\n";
@@ -69,6 +69,7 @@ sptune::readRequestFile(const std::string &path, unsigned task,
     k.target = key->getString("target").value_or("").str();
     k.role = key->getString("role").value_or("").str();
     k.schedule = key->getString("schedule").value_or("").str();
+    k.elementBits = static_cast<int>(key->getInteger("bits").value_or(32));
     MeasureRequest q;
     std::string error;
     if (takeErrorMessage(MeasureRequest::fromJson(request->str(), q), error))

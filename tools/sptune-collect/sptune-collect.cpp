@@ -51,6 +51,10 @@ static cl::list<std::string> kernels(cl::cat(category), "kernel",
 static BoundOpt<int64_t> freeSize(cl::cat(category), "free", at(collect.free),
                                   cl::desc("N of SpMM and batched SpMM, K of "
                                            "SDDMM, the rank of MTTKRP (64)"));
+static BoundOpt<int> elementBits(cl::cat(category), "bits",
+                                 at(collect.elementBits),
+                                 cl::desc("The kernels' element width: 32 "
+                                          "(f32, default) or 64 (f64)"));
 static BoundOpt<size_t> samples(cl::cat(category), "samples", at(collect.samples),
                            cl::desc("Sampled schedules per matrix and kernel "
                                     "(40; at most 100000)"));

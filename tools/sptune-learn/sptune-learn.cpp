@@ -88,6 +88,9 @@ static BoundOpt<int64_t>
     freeSize(cl::cat(category), "free", at(run.free),
              cl::desc("Live: N of SpMM and batched SpMM, K of SDDMM, the "
                       "rank of MTTKRP (64)"));
+static BoundOpt<int> elementBits(cl::cat(category), "bits", at(run.elementBits),
+                                 cl::desc("Live: the kernels' element width, "
+                                          "32 (f32, default) or 64 (f64)"));
 static BoundOpt<unsigned> candidates(cl::cat(category), "candidates",
                                 at(run.candidates),
                                 cl::desc("Live: schedules sampled per problem "

@@ -109,6 +109,8 @@ TEST(RequestFile, TasksSplitTheLinesAndRoundTrip) {
     pending.requests.push_back(p.request);
     pending.keys.push_back(p.key);
   }
+  // An f64 request keeps its width, in its request and in its key.
+  pending.requests[1].elementBits = pending.keys[1].elementBits = 64;
   ASSERT_FALSE(bool(writeRequestFile(dir + "/r.jsonl", pending)));
   std::set<std::string> keys;
   for (unsigned t = 0; t < 3; ++t) {
@@ -123,6 +125,11 @@ TEST(RequestFile, TasksSplitTheLinesAndRoundTrip) {
                 "gen:uniform:rows=8,cols=8,nnz=10,seed=" +
                     share->keys[i].schedule.substr(9));
       EXPECT_EQ(share->keys[i].matrixHash, "0123456789abcdef");
+      bool f64 = t == 1 && i == 0; // line 1 of the file: task 1's first
+      EXPECT_EQ(share->keys[i].elementBits, f64 ? 64 : 32);
+      EXPECT_EQ(share->requests[i].elementBits, f64 ? 64 : 32);
+      EXPECT_EQ(llvm::StringRef(share->keys[i].str()).ends_with("|64-bit"),
+                f64);
     }
   }
   EXPECT_EQ(keys.size(), 10u);

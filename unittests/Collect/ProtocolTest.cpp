@@ -313,6 +313,24 @@ TEST(Dataset, KeysOfWrittenRecordsAreReadBackAndCutLinesSkipped) {
   std::remove(path.c_str());
 }
 
+TEST(Dataset, AnF64MeasurementHasAKeyOfItsOwn) {
+  CollectOptions options;
+  options.kernels = {"mttkrp"};
+  options.free = 32;
+  PlannedRequest f32 =
+      makeRequest("gen3:uniform:i=8,j=8,k=8,nnz=20", "t", "mttkrp", "sample",
+                  "cpu mttkrp", "", options);
+  options.elementBits = 64;
+  PlannedRequest f64 =
+      makeRequest("gen3:uniform:i=8,j=8,k=8,nnz=20", "t", "mttkrp", "sample",
+                  "cpu mttkrp", "", options);
+  // 32-bit keys are those of records written before the width was a key's.
+  EXPECT_EQ(f32.key.str(), "t|mttkrp|32|cpu|sample|cpu mttkrp");
+  EXPECT_EQ(f64.key.str(), "t|mttkrp|32|cpu|sample|cpu mttkrp|64-bit");
+  EXPECT_EQ(f32.request.elementBits, 32);
+  EXPECT_EQ(f64.request.elementBits, 64);
+}
+
 TEST(Dataset, TransientFailuresAreRetriedAndWritersExclude) {
   std::string path = ::testing::TempDir() + "sptune-dataset-retry.jsonl";
   std::remove(path.c_str());

@@ -119,6 +119,40 @@ TEST(DatasetTest, KernelsTheModelHasNoFeatureForAreLeftOut) {
   ASSERT_EQ(reader.groups().size(), 1u);
 }
 
+TEST(DatasetTest, ElementWidthsAreGroupsApartAndCannotTrainTogether) {
+  // The record's "bits" spliced in after "free" (records without it are
+  // f32, as the collector measured before it had --bits).
+  auto withBits = [](std::string r, const std::string &bits) {
+    size_t at = r.find(", \"target\"");
+    return r.insert(at, ", \"bits\": " + bits);
+  };
+  DatasetReader reader;
+  EXPECT_TRUE(reader.addLine(record("A", "sample", csrText(), 2e-3)));
+  EXPECT_TRUE(
+      reader.addLine(withBits(record("A", "sample", csrText(), 3e-3), "32")));
+  EXPECT_TRUE(
+      reader.addLine(withBits(record("A", "sample", csrText(), 5e-3), "64")));
+  EXPECT_FALSE(
+      reader.addLine(withBits(record("A", "sample", csrText(), 1e-3), "16")));
+  EXPECT_EQ(reader.counts().unparsable, 1u);
+  std::vector<SampleGroup> groups = reader.groups();
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].key(), "A|spmm|64|cpu");
+  EXPECT_EQ(groups[0].elementBits, 32);
+  // The f32 group merged the two 32-bit records (geometric mean), and the
+  // f64 one kept its own time.
+  EXPECT_NEAR(groups[0].samples[0].time, std::sqrt(2e-3 * 3e-3), 1e-9);
+  EXPECT_EQ(groups[1].key(), "A|spmm|64|cpu|64-bit");
+  EXPECT_EQ(groups[1].elementBits, 64);
+  EXPECT_NEAR(groups[1].samples[0].time, 5e-3, 1e-12);
+  std::string why = whyMixedElementWidths(groups);
+  EXPECT_NE(why.find("(32-bit: 1 problem, 64-bit: 1 problem)"),
+            std::string::npos)
+      << why;
+  EXPECT_EQ(whyMixedElementWidths({groups[1]}), "");
+  EXPECT_EQ(whyMixedElementWidths({}), "");
+}
+
 TEST(DatasetTest, MergesRepeatedMeasurementsByGeometricMean) {
   DatasetReader reader;
   reader.addLine(record("A", "sample", csrText(), 1e-3));

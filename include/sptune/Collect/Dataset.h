@@ -35,7 +35,11 @@ struct RecordKey {
   /// matrixContentKey of the matrix (empty in records written before
   /// content keys: their key is legacyStr()).
   std::string matrixHash;
-  /// "id@hash|kernel|free|target|role|schedule".
+  /// The width of the kernel's elements (32: f32; 64: f64).
+  int elementBits = 32;
+  /// "id@hash|kernel|free|target|role|schedule", then "|<bits>-bit" when
+  /// the elements are not 32-bit: an f64 measurement is not an f32 one's
+  /// resume key, and 32-bit keys are those of records before the width.
   std::string str() const;
   /// The key without the content hash, as records written before content
   /// keys have it.

@@ -83,6 +83,8 @@ struct LearnDriverOptions {
   /// Live measurement.
   std::vector<std::string> kernels;
   int64_t free = 64;
+  /// The kernels' element width: 32 (f32) or 64 (f64).
+  int elementBits = 32;
   unsigned candidates = 60;
   int64_t maxNnz = INT64_MAX;
   std::string dataset;

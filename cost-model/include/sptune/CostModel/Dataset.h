@@ -58,6 +58,10 @@ struct SampleGroup {
   KernelType kernel = kDefaultKernelType;
   int64_t free = 0;
   TargetKind target = TargetKind::CPU;
+  /// The width of the kernel's elements in bits (the records' `bits`: 32,
+  /// f32, the collector's default; 64, f64). Runtimes of one matrix at two
+  /// widths are two groups, never one.
+  int elementBits = 32;
   /// Distinct canonical schedules (repeated measurements merged by geometric
   /// mean), sorted by their printed form.
   std::vector<MeasuredSchedule> samples;
@@ -68,7 +72,8 @@ struct SampleGroup {
   /// fastest measurement of each.
   std::map<std::string, double> libraryTimes;
 
-  /// "<matrix id>|<kernel>|<free>|<target>".
+  /// "<matrix id>|<kernel>|<free>|<target>", then "|<bits>-bit" when the
+  /// elements are not 32-bit (so that 32-bit groups keep their keys).
   std::string key() const;
   /// The MLIR default's runtime: its baseline record, else the sample whose
   /// schedule is `mlirDefaultSchedule`; nullopt when neither was measured.
@@ -136,7 +141,7 @@ private:
     std::map<std::string, Repeats> times;
   };
   Accumulator &accumulator(const MatrixRef &m, KernelType k, int64_t free,
-                           TargetKind t);
+                           TargetKind t, int elementBits);
   std::unordered_map<std::string, Accumulator> groups_;
   DatasetCounts counts_;
   std::string machineFilter_;
@@ -183,6 +188,12 @@ llvm::Error filterDatasetByMachine(const std::string &input,
 /// written before it existed) compile time plus the timed repetitions; 0
 /// when neither can be read.
 double recordMeasurementCost(const llvm::json::Object &record);
+
+/// Why `groups` cannot train one cost model, or "": they hold kernels of
+/// more than one element width (a model's features do not see the width,
+/// so f32 and f64 runtimes of one matrix would be two answers to one
+/// question). `sptune-train` and `sptune-learn` refuse such datasets.
+std::string whyMixedElementWidths(const std::vector<SampleGroup> &groups);
 
 /// Groups of `target` only.
 std::vector<SampleGroup> filterTarget(std::vector<SampleGroup> groups,
