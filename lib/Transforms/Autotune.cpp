@@ -42,6 +42,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace mlir {
 namespace sptune {
@@ -426,6 +427,10 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
   SmallVector<LoopRole> bRoles =
       k.kernel.getOperandRoles(k.kernel.getSparseOperand());
   st::CooTensor tensor;
+  // A model's features of the tensor, computed with the heuristic's
+  // statistics (featurizeTensor's `stats` are tensorHeuristicStats): one
+  // pass over its fiber matrix, not two.
+  std::optional<st::MatrixFeatures> features;
   if (haveTensor) {
     st::MatrixInfo info;
     if (llvm::Error e = st::loadTensor(k.source, tensor, info))
@@ -446,7 +451,13 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
              << "x" << tensor.dims[1] << "x" << tensor.dims[2]
              << " but the kernel's sparse operand is " << operandShape;
     // The heuristic's schedule on this tensor (its work known).
-    st::MatrixStats stats = st::tensorHeuristicStats(tensor);
+    st::MatrixStats stats;
+    if (!measures && modelRanks && storageRanked) {
+      features = st::featurizeTensor(tensor);
+      stats = features->stats;
+    } else {
+      stats = st::tensorHeuristicStats(tensor);
+    }
     heuristic = heuristicOrError(k, what, &stats);
     if (failed(heuristic))
       return failure();
@@ -480,9 +491,9 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
   });
   auto start = std::chrono::steady_clock::now();
   if (!measures) {
-    st::MatrixFeatures features = st::featurizeTensor(tensor);
+    assert(features && "a model ranks only a tensor it has featurized");
     llvm::Expected<st::Ranking> ranking =
-        model.rank(features, candidates, o.target, k.free);
+        model.rank(*features, candidates, o.target, k.free);
     if (!ranking)
       return op->emitError("sptune-autotune: ranking this ")
              << what << "'s schedules: " << llvm::toString(ranking.takeError());
@@ -492,7 +503,7 @@ static LogicalResult tuneTensorKernel(KernelTuningContext &k,
     std::string guardNote;
     if (pick != 0) {
       llvm::Expected<std::optional<st::GuardVerdict>> verdict =
-          model.judgeOverHeuristic(features, candidates[pick], *heuristic,
+          model.judgeOverHeuristic(*features, candidates[pick], *heuristic,
                                    k.free);
       if (!verdict)
         return op->emitError("sptune-autotune: the model guard: ")
