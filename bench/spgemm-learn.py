@@ -162,24 +162,24 @@ def main(argv=None):
                  "time and the samples' (collect with --baselines heuristic)")
     print("validation: %d problems; the heuristic's fraction of the best "
           "%.3f" % (problems, heuristic))
-    # --kernel, --free: live, what is measured (the dataset's N or rank,
-    # which the validation problems were measured at; live sptune-learn
-    # measures f32, as the collector does); in replay the split above
-    # already kept that kernel's records.
-    # A problem's records are compared by time, so they must share one
-    # element width in replay too (the problems are grouped without it).
+    # --kernel, --free, --bits: live, what is measured (the dataset's N or
+    # rank and element width, which the validation problems were measured
+    # at); in replay the split above already kept that kernel's records.
+    # A model learns one element width (sptune-learn refuses two), in replay
+    # too.
     kept = [r for r in records if r.get("kernel") == a.kernel]
     frees = {r.get("free") for r in kept}
     bits = {r.get("bits", 32) for r in kept}
-    if len(bits) > 1 or (a.live and (len(frees) != 1 or None in frees or bits != {32})):
+    if len(bits) > 1 or (a.live and (len(frees) != 1 or None in frees)):
         sys.exit("spgemm-learn: the dataset's %s records have free sizes %s "
-                 "and element widths %s; a run learns one element width (a live "
-                 "one one free size, in f32)"
+                 "and element widths %s; a run learns one element width (and a "
+                 "live run one free size)"
                  % (a.kernel, sorted(map(str, frees)), sorted(map(str, bits))))
     common = ["--kernel", a.kernel, "--validation", paths["validation"],
               "--reward-validation", paths["reward"],
               "--rounds-at", a.rounds_at]
-    live_shape = ["--free", str(next(iter(frees)))] if a.live else []
+    live_shape = (["--free", str(next(iter(frees))), "--bits", str(next(iter(bits)))]
+                  if a.live else [])
     runs = {}
     for seed in parse_seeds(a.seeds):
         state = os.path.join(a.work, "replay-%d" % seed)

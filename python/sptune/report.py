@@ -51,9 +51,17 @@ BUILDERS = {
                      "batched_spmm"),
     "spgemm-learn": ("An SpGEMM model learned from no data", "spgemm_learn"),
 }
-# The kernel of a spgemm-learn results file, as its section's title names it.
+# The kernel of a spgemm-learn results file, as its section's title names it
+# (SpGEMM's when the file names none of them).
 LEARNED_KERNELS = {"spgemm": "n SpGEMM", "mttkrp": "n MTTKRP",
                    "batched_spmm": " batched SpMM"}
+
+
+def learned_kernel_title(kernel):
+    """The title of a spgemm-learn section for a file's `kernel` field (of
+    any type)."""
+    words = LEARNED_KERNELS.get(kernel) if isinstance(kernel, str) else None
+    return "A%s model learned from no data" % (words or LEARNED_KERNELS["spgemm"])
 WRITERS = dict(report_formats.FORMATS)
 
 
@@ -83,10 +91,7 @@ def build(paths, title="sptune report"):
         if fmt == "spgemm-learn" and isinstance(data, dict):
             # One bench learns SpGEMM's, MTTKRP's or the batched SpMM's model
             # (a kernel field of another type names none of them).
-            kernel = data.get("kernel", "spgemm")
-            name = "A%s model learned from no data" % (
-                LEARNED_KERNELS.get(kernel, "n SpGEMM") if isinstance(kernel, str)
-                else "n SpGEMM")
+            name = learned_kernel_title(data.get("kernel", "spgemm"))
         # A file of a known shape can still hold fields of the wrong type:
         # say which file, not a traceback from deep in a plot.
         try:

@@ -407,6 +407,17 @@ class SyntheticResults(Page):
         self.assertIn("the variant hash (gustavson-accumulator=hash) 0.50x", text)
         self.assertNotIn("MLIR's default", text)
 
+    def test_learned_kernel_titles(self):
+        # A spgemm-learn file's section is titled by its kernel field; one
+        # naming no kernel the bench learns, or of another type, is SpGEMM's.
+        self.assertEqual(report.learned_kernel_title("mttkrp"),
+                         "An MTTKRP model learned from no data")
+        self.assertEqual(report.learned_kernel_title("batched_spmm"),
+                         "A batched SpMM model learned from no data")
+        for other in ("spgemm", "spmm", 3, None, ["mttkrp"], {"k": 1}):
+            self.assertEqual(report.learned_kernel_title(other),
+                             "An SpGEMM model learned from no data")
+
     def test_rounds_of_a_single_line(self):
         path = self.write("rounds.jsonl", [{"round": 1, "strategy": "random", "arm": None,
                                             "measured": 3, "total_measured": 3, "cost_s": 1.5,
