@@ -24,7 +24,7 @@ def parse_time(s):
 
 def analyze(records, min_nnz=0):
     rows = []
-    for (mid, kernel, free, target), recs in sorted(dataset.problems(records).items()):
+    for (mid, kernel, free, target, bits), recs in sorted(dataset.problems(records).items()):
         nnz = recs[0]["matrix"]["nnz"]
         if nnz < min_nnz:
             continue
@@ -43,7 +43,7 @@ def analyze(records, min_nnz=0):
         best_t, best = min(ok, key=lambda x: x[0]) if ok else (None, None)
         compile_times = [r.get("compile_s", 0) for r in recs if r.get("compile_s")]
         rows.append({
-            "matrix": mid, "kernel": kernel, "free": free, "nnz": nnz,
+            "matrix": mid, "kernel": kernel, "free": free, "bits": bits, "nnz": nnz,
             "samples": len(samples), "samples_ok": len(ok),
             "mlir_default_s": mlir, "eigen_s": eigen, "rsb_s": rsb, "heuristic_s": heur,
             "best_sample_s": best_t,

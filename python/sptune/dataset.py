@@ -39,11 +39,14 @@ def append_record(path, record):
 
 
 def problems(records):
-    """Groups records by (matrix id, kernel, free, target): one problem each,
-    with its baselines and samples (the latest record wins for a key)."""
+    """Groups records by (matrix id, kernel, free, target, element bits): one
+    problem each, with its baselines and samples (the latest record wins for
+    a key). A record without "bits" is f32 (32), as the collector measured
+    before it had --bits; f32 and f64 runtimes are never one problem's."""
     groups = defaultdict(dict)
     for r in records:
-        problem = (r["matrix"]["id"], r["kernel"], r["free"], r["target"])
+        problem = (r["matrix"]["id"], r["kernel"], r["free"], r["target"],
+                   r.get("bits", 32))
         groups[problem][r["key"]] = r
     return {p: list(g.values()) for p, g in groups.items()}
 

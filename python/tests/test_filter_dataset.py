@@ -70,3 +70,23 @@ class FilterDataset(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Problems(unittest.TestCase):
+    """sptune.dataset.problems: one problem per matrix, kernel, free size,
+    target and element width."""
+
+    def test_element_widths_are_problems_apart(self):
+        from sptune import dataset
+
+        def rec(key, bits=None):
+            r = {"matrix": {"id": "t"}, "kernel": "mttkrp", "free": 32,
+                 "target": "cpu", "key": key}
+            if bits is not None:
+                r["bits"] = bits
+            return r
+        got = dataset.problems([rec("a"), rec("b", 32), rec("a|64-bit", 64)])
+        self.assertEqual(sorted(got), [("t", "mttkrp", 32, "cpu", 32),
+                                       ("t", "mttkrp", 32, "cpu", 64)])
+        self.assertEqual(len(got[("t", "mttkrp", 32, "cpu", 32)]), 2)
+        self.assertEqual(got[("t", "mttkrp", 32, "cpu", 64)][0]["key"], "a|64-bit")
