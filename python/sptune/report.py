@@ -62,6 +62,8 @@ def learned_kernel_title(kernel):
     any type)."""
     words = LEARNED_KERNELS.get(kernel) if isinstance(kernel, str) else None
     return "A%s model learned from no data" % (words or LEARNED_KERNELS["spgemm"])
+
+
 WRITERS = dict(report_formats.FORMATS)
 
 
