@@ -436,8 +436,8 @@ sptune::whyMixedElementWidths(const std::vector<SampleGroup> &groups) {
             "-bit: " + std::to_string(count) +
             (count == 1 ? " problem" : " problems");
   return "the datasets hold kernels of more than one element width (" + list +
-         "); a cost model does not see the width, so learn from one "
-         "(sptune-collect --bits)";
+         "); a cost model does not see the width: give it the records of one "
+         "`bits` (sptune-collect --bits measures one width per dataset)";
 }
 
 std::vector<SampleGroup> sptune::filterTarget(std::vector<SampleGroup> groups,

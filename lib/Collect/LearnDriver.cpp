@@ -142,6 +142,8 @@ std::string sptune::whyInvalidLearnOptions(const LearnDriverOptions &o) {
              ")";
     }
   }
+  if (o.elementBits != 32 && o.elementBits != 64)
+    return "--bits must be 32 (f32) or 64 (f64)";
   if (!o.replay.empty())
     return "";
   // Live measurement: checked before anything is measured (a bad value
@@ -150,8 +152,6 @@ std::string sptune::whyInvalidLearnOptions(const LearnDriverOptions &o) {
     return "--workers must be in [1, " + std::to_string(kMaxWorkers) + "]";
   if (o.free < 1 || o.free > (1 << 16))
     return "--free must be in [1, 65536]";
-  if (o.elementBits != 32 && o.elementBits != 64)
-    return "--bits must be 32 (f32) or 64 (f64)";
   if (o.candidates > kMaxSamples)
     return "--candidates must be at most " + std::to_string(kMaxSamples);
   MeasureOptions measure;
@@ -249,6 +249,12 @@ int sptune::runLearnDriver(LearnDriverOptions o,
         readGroups(o.replay, kind);
     if (!groups)
       return fail(llvm::toString(groups.takeError()));
+    // A replay learns the data's width; --bits (the live pool's, 32 by
+    // default) is refused only where it asks for f64 and the data are not.
+    if (o.elementBits == 64 && groups->front().elementBits != 64)
+      return fail("--bits 64: the replayed problems were measured with " +
+                  std::to_string(groups->front().elementBits) +
+                  "-bit elements");
     if (!fixedProblems.empty() &&
         fixedProblems.front().elementBits != groups->front().elementBits)
       return fail("the replayed problems were measured with " +

@@ -66,7 +66,8 @@ llvm::Error LiveOracle::buildPool(const std::vector<std::string> &sources,
       KernelType kernel = *parseKernelType(kernelName);
       int64_t free = Schedule::freeLoopSize(kernel, collect.free);
       MatrixRef ref{info.id, source, operand.rows, operand.cols, operand.nnz};
-      size_t problem = pool.addProblem({ref, kernel, free, target->kind()});
+      size_t problem = pool.addProblem(
+          {ref, kernel, free, target->kind(), collect.elementBits});
       auto add = [&](const Schedule &s, bool isDefault, bool isHeuristic) {
         size_t c = pool.addCandidate(problem, s);
         pool.markBaseline(c, isDefault, isHeuristic);

@@ -75,14 +75,16 @@ def records(data_paths):
 
 def heuristic_schedules(data_paths):
     """{group key: the heuristic's schedule} from the datasets' records of
-    role baseline:heuristic."""
+    role baseline:heuristic; keys as SampleGroup::key() writes them in the
+    scores file ("|64-bit" after the target for f64 kernels)."""
     out = {}
     for r in records(data_paths):
         if r.get("role") != "baseline:heuristic" or r.get("status") != "ok":
             continue
         key = "|".join([r["matrix"]["id"], r["kernel"], str(r["free"]),
                         r["target"]])
-        out[key] = r["schedule"]
+        bits = r.get("bits", 32)
+        out[key + ("" if bits == 32 else "|%s-bit" % bits)] = r["schedule"]
     return out
 
 

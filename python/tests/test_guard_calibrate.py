@@ -191,6 +191,15 @@ class Calibration(unittest.TestCase):
                         "schedule": HEUR if role != "sample" else "x"}) + "\n")
             self.assertEqual(gc.heuristic_schedules([data]),
                              {"M|spmm|64|cpu": HEUR})
+            # An f64 problem's key is the trainer's (SampleGroup::key()).
+            wide = os.path.join(tmp, "w.jsonl")
+            with open(wide, "w") as f:
+                f.write(json.dumps({
+                    "role": "baseline:heuristic", "status": "ok", "bits": 64,
+                    "kernel": "spmm", "free": 64, "target": "cpu",
+                    "matrix": {"id": "M"}, "schedule": HEUR}) + "\n")
+            self.assertEqual(gc.heuristic_schedules([wide]),
+                             {"M|spmm|64|cpu|64-bit": HEUR})
             self.assertEqual(gc.data_machines([data]), [])
             with open(data, "a") as f:
                 for cpu in ["B cpu", "A cpu", "B cpu"]:

@@ -90,7 +90,8 @@ static BoundOpt<int64_t>
                       "rank of MTTKRP (64)"));
 static BoundOpt<int> elementBits(cl::cat(category), "bits", at(run.elementBits),
                                  cl::desc("Live: the kernels' element width, "
-                                          "32 (f32, default) or 64 (f64)"));
+                                          "32 (f32, default) or 64 (f64); a "
+                                          "replay learns its data's width"));
 static BoundOpt<unsigned> candidates(cl::cat(category), "candidates",
                                 at(run.candidates),
                                 cl::desc("Live: schedules sampled per problem "

@@ -443,6 +443,20 @@ TEST(LearningPoolTest, MeasuredGroupsCarryBaselinesAndLeaveOutFailures) {
   ASSERT_EQ(other.measuredGroups().size(), 1u);
   EXPECT_FALSE(other.measuredGroups()[0].mlirDefaultTime.has_value());
   EXPECT_FALSE(other.measuredGroups()[0].heuristicTime.has_value());
+
+  // An f64 problem is keyed apart (a state of f32 measurements never
+  // resumes as f64 ones) and its measured group keeps the width.
+  PoolProblem wide = problem("a", KernelType::SpMM);
+  wide.elementBits = 64;
+  size_t w = other.addProblem(wide);
+  EXPECT_EQ(other.problems()[q].key(), "a|spmm|16|cpu");
+  EXPECT_EQ(other.problems()[w].key(), "a|spmm|16|cpu|64-bit");
+  other.record(other.addCandidate(w, s[0]), {true, 2e-3, 0.1});
+  std::vector<SampleGroup> both = other.measuredGroups();
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].elementBits, 32);
+  EXPECT_EQ(both[1].elementBits, 64);
+  EXPECT_EQ(both[1].key(), other.problems()[w].key());
 }
 
 TEST(LearningPoolTest, FeaturizeMatricesLeavesOutUnloadable) {

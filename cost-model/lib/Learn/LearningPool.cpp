@@ -14,6 +14,7 @@ std::string PoolProblem::key() const {
   g.kernel = kernel;
   g.free = free;
   g.target = target;
+  g.elementBits = elementBits;
   return g.key();
 }
 
@@ -109,6 +110,7 @@ LearningPool::measuredGroups(const std::vector<bool> &excluded) const {
     g.kernel = problems_[p].kernel;
     g.free = problems_[p].free;
     g.target = problems_[p].target;
+    g.elementBits = problems_[p].elementBits;
     for (size_t c : byProblem_[p])
       if (outcomes_[c] && outcomes_[c]->ok &&
           !(c < excluded.size() && excluded[c])) {

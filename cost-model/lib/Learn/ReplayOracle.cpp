@@ -9,7 +9,8 @@ MeasurementOracle::~MeasurementOracle() = default;
 ReplayOracle::ReplayOracle(const std::vector<SampleGroup> &groups,
                            LearningPool &pool) {
   for (const SampleGroup &g : groups) {
-    size_t p = pool.addProblem({g.matrix, g.kernel, g.free, g.target});
+    size_t p =
+        pool.addProblem({g.matrix, g.kernel, g.free, g.target, g.elementBits});
     for (const MeasuredSchedule &m : g.samples) {
       size_t c = pool.addCandidate(p, m.schedule);
       pool.markBaseline(c, m.isMlirDefault, m.isHeuristic);

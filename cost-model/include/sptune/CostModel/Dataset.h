@@ -192,7 +192,8 @@ double recordMeasurementCost(const llvm::json::Object &record);
 /// Why `groups` cannot train one cost model, or "": they hold kernels of
 /// more than one element width (a model's features do not see the width,
 /// so f32 and f64 runtimes of one matrix would be two answers to one
-/// question). `sptune-train` and `sptune-learn` refuse such datasets.
+/// question). `sptune-train` (training and --evaluate) and `sptune-learn`
+/// refuse such datasets.
 std::string whyMixedElementWidths(const std::vector<SampleGroup> &groups);
 
 /// Groups of `target` only.

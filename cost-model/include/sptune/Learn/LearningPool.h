@@ -37,6 +37,10 @@ struct PoolProblem {
   KernelType kernel = kDefaultKernelType;
   int64_t free = 0;
   TargetKind target = TargetKind::CPU;
+  /// The kernel's element width (SampleGroup::elementBits): part of the
+  /// key, so that a learner's state of f32 measurements never resumes as
+  /// f64 ones.
+  int elementBits = 32;
   /// Same as `SampleGroup::key()`.
   std::string key() const;
 };
