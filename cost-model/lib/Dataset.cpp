@@ -83,8 +83,7 @@ static llvm::Expected<std::string> gunzip(llvm::StringRef bytes,
 
 std::string SampleGroup::key() const {
   return matrix.id + "|" + toString(kernel) + "|" + std::to_string(free) + "|" +
-         toString(target) +
-         (elementBits == 32 ? "" : "|" + std::to_string(elementBits) + "-bit");
+         toString(target) + dataset::elementWidthKeySuffix(elementBits);
 }
 
 std::optional<double> SampleGroup::defaultTime() const {

@@ -4,9 +4,10 @@
 #include "sptune/CostModel/Dataset.h"
 
 #include "sptune/Config.h"
+#include "sptune/Schedule/DatasetSchema.h"
 #include "sptune/Support/Error.h"
-#include "sptune/Support/Json.h"
 #include "sptune/Support/Files.h"
+#include "sptune/Support/Json.h"
 
 #include "MeasurementJson.h"
 
@@ -30,8 +31,7 @@ namespace json = llvm::json;
 std::string RecordKey::str() const {
   return matrixId + (matrixHash.empty() ? "" : "@" + matrixHash) + "|" +
          kernel + "|" + std::to_string(free) + "|" + target + "|" + role + "|" +
-         schedule +
-         (elementBits == 32 ? "" : "|" + std::to_string(elementBits) + "-bit");
+         schedule + dataset::elementWidthKeySuffix(elementBits);
 }
 
 std::string RecordKey::legacyStr() const {

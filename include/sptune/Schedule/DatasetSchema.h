@@ -99,6 +99,15 @@ inline std::string baselineRole(std::string_view name) {
   return std::string(kBaselinePrefix) + std::string(name);
 }
 
+/// What a key (a record's resume key, a problem's group key) ends with
+/// for kernels of `elementBits`-bit elements: "" for 32 (f32, the keys of
+/// records written before the width was a key's), else "|<bits>-bit", so
+/// that an f64 measurement is never an f32 one's.
+inline std::string elementWidthKeySuffix(int elementBits) {
+  return elementBits == 32 ? std::string()
+                           : "|" + std::to_string(elementBits) + "-bit";
+}
+
 /// The baseline's name of a "baseline:<name>" role, else nullopt.
 inline std::optional<std::string_view> baselineOfRole(std::string_view role) {
   if (role.substr(0, kBaselinePrefix.size()) != kBaselinePrefix)
